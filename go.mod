@@ -1,0 +1,3 @@
+module github.com/godlpack/godlpack
+
+go 1.26
