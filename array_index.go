@@ -1,0 +1,246 @@
+package main
+
+// array_index.go: __getitem__/__setitem__ with NumPy's basic indexing (ints,
+// slices with any step, Ellipsis, None) returning views that share memory.
+
+// #include "godlpack.h"
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack"
+)
+
+// selection is the result of applying an index to an array.
+type selection struct {
+	offset  int64 // element offset of the first selected element
+	shape   []int64
+	strides []int64
+	scalar  bool // every dimension was indexed by an integer
+}
+
+func selectIndex(a *C.gd_array, key *C.PyObject) (selection, error) {
+	shape, strides := arrayShape(a), arrayStrides(a)
+	items, isTuple := []*C.PyObject{key}, false
+	if C.gd_tuple_check(key) != 0 {
+		items, _ = sequenceItems(key)
+		isTuple = true
+	}
+	// Count the dimensions the index consumes, to expand a single Ellipsis.
+	consumed, ellipses := 0, 0
+	for _, it := range items {
+		switch {
+		case C.gd_is_ellipsis(it) != 0:
+			ellipses++
+		case C.gd_is_none(it) != 0:
+		default:
+			consumed++
+		}
+	}
+	if ellipses > 1 {
+		return selection{}, indexErrorf("an index can only have a single ellipsis ('...')")
+	}
+	if consumed > len(shape) {
+		return selection{}, indexErrorf("too many indices for array: array is %d-dimensional, but %d were indexed",
+			len(shape), consumed)
+	}
+	var sel selection
+	dim := 0
+	ints := 0
+	for _, it := range items {
+		switch {
+		case C.gd_is_ellipsis(it) != 0:
+			for n := len(shape) - consumed; n > 0; n-- {
+				sel.shape = append(sel.shape, shape[dim])
+				sel.strides = append(sel.strides, strides[dim])
+				dim++
+			}
+		case C.gd_is_none(it) != 0:
+			sel.shape = append(sel.shape, 1)
+			sel.strides = append(sel.strides, 0)
+		case C.gd_slice_check(it) != 0:
+			var start, stop, step C.Py_ssize_t
+			if C.PySlice_Unpack(it, &start, &stop, &step) < 0 {
+				return selection{}, errPySet
+			}
+			n := C.PySlice_AdjustIndices(C.Py_ssize_t(shape[dim]), &start, &stop, step)
+			if n > 0 {
+				sel.offset += int64(start) * strides[dim]
+			}
+			sel.shape = append(sel.shape, int64(n))
+			sel.strides = append(sel.strides, strides[dim]*int64(step))
+			dim++
+		case C.gd_index_check(it) != 0 && C.gd_bool_check(it) == 0:
+			i, err := asInt64(it, "index")
+			if err != nil {
+				return selection{}, err
+			}
+			if i < -shape[dim] || i >= shape[dim] {
+				return selection{}, indexErrorf("index %d is out of bounds for axis %d with size %d", i, dim, shape[dim])
+			}
+			if i < 0 {
+				i += shape[dim]
+			}
+			sel.offset += i * strides[dim]
+			dim++
+			ints++
+		default:
+			return selection{}, indexErrorf("only integers, slices (`:`), ellipsis (`...`) and None " +
+				"are valid indices; got " + typeName(it))
+		}
+	}
+	for ; dim < len(shape); dim++ {
+		sel.shape = append(sel.shape, shape[dim])
+		sel.strides = append(sel.strides, strides[dim])
+	}
+	sel.scalar = ints == len(shape) && len(sel.shape) == 0 && (isTuple || len(shape) > 0) && ellipses == 0
+	return sel, nil
+}
+
+// viewOf makes the array a selection describes.
+func viewOf(a *C.gd_array, sel selection) (*C.gd_array, error) {
+	bits := int64(elemBits(a))
+	if bits < 8 {
+		// Packed sub-byte elements share bytes: only byte-aligned contiguous views exist.
+		if (sel.offset*bits)%8 != 0 || !dlpack.IsCContiguous(sel.shape, sel.strides) {
+			return nil, valueErrorf("cannot make a view of a packed %s array that is not contiguous "+
+				"and byte-aligned; index element by element or copy first", arrayDType(a).Name)
+		}
+		strides := dlpack.ContiguousStrides(sel.shape)
+		return newView(a, unsafe.Add(unsafe.Pointer(a.data), sel.offset*bits/8), sel.shape, strides)
+	}
+	return newView(a, unsafe.Add(unsafe.Pointer(a.data), sel.offset*bits/8), sel.shape, sel.strides)
+}
+
+//export goArrayGetItem
+func goArrayGetItem(self, key *C.PyObject) *C.PyObject {
+	a := toArray(self)
+	sel, err := selectIndex(a, key)
+	if err != nil {
+		return fail(err)
+	}
+	if sel.scalar {
+		return scalarToPy(getElement(a, sel.offset))
+	}
+	v, err := viewOf(a, sel)
+	if err != nil {
+		return fail(err)
+	}
+	return asObject(v)
+}
+
+//export goArrayItem
+func goArrayItem(self *C.PyObject, i C.Py_ssize_t) *C.PyObject {
+	key := C.PyLong_FromSsize_t(i)
+	if key == nil {
+		return nil
+	}
+	defer C.gd_decref(key)
+	return goArrayGetItem(self, key)
+}
+
+//export goArraySetItem
+func goArraySetItem(self, key, value *C.PyObject) C.int {
+	if err := setItem(toArray(self), key, value); err != nil {
+		setError(err)
+		return -1
+	}
+	return 0
+}
+
+func setItem(a *C.gd_array, key, value *C.PyObject) error {
+	if value == nil {
+		return valueErrorf("cannot delete array elements")
+	}
+	if arrayReadOnly(a) {
+		return valueErrorf("assignment destination is read-only")
+	}
+	sel, err := selectIndex(a, key)
+	if err != nil {
+		return err
+	}
+	if _, isSeq := sequenceItems(value); !isSeq && !isArray(value) && C.PyObject_CheckBuffer(value) == 0 {
+		s, err := pyToScalar(value)
+		if err != nil {
+			return err
+		}
+		return fillSelection(a, sel, s)
+	}
+	src, err := arrayFrom(value, arrayDType(a))
+	if err != nil {
+		return err
+	}
+	defer C.gd_decref(asObject(src))
+	if src.owner == a.owner {
+		// The source may overlap the destination: read it fully before writing.
+		cp, err := copyArray(src)
+		if err != nil {
+			return err
+		}
+		defer C.gd_decref(asObject(cp))
+		src = cp
+	}
+	srcStrides, err := broadcastStrides(arrayShape(src), arrayStrides(src), sel.shape)
+	if err != nil {
+		return err
+	}
+	return assign(a, sel, src, srcStrides)
+}
+
+// broadcastStrides gives src's strides for viewing it as shape, by NumPy's rules.
+func broadcastStrides(srcShape, srcStrides, shape []int64) ([]int64, error) {
+	if len(srcShape) > len(shape) {
+		return nil, valueErrorf("could not broadcast input array from shape %v into shape %v", srcShape, shape)
+	}
+	out := make([]int64, len(shape))
+	lead := len(shape) - len(srcShape)
+	for i := range srcShape {
+		switch {
+		case srcShape[i] == shape[lead+i]:
+			out[lead+i] = srcStrides[i]
+		case srcShape[i] == 1:
+			out[lead+i] = 0
+		default:
+			return nil, valueErrorf("could not broadcast input array from shape %v into shape %v", srcShape, shape)
+		}
+	}
+	return out, nil
+}
+
+func fillSelection(a *C.gd_array, sel selection, s dlpack.Scalar) error {
+	n, _ := dlpack.NumElements(sel.shape)
+	if n == 0 {
+		// NumPy still converts (and range-checks) the value; so do we, on a scratch element.
+		scratch := make([]byte, 16)
+		return arrayDType(a).Set(scratch, 0, false, s)
+	}
+	it := newOffsetIter(sel.shape, sel.strides)
+	for i := int64(0); i < n; i++ {
+		if err := setElement(a, sel.offset+it.next(), s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func assign(a *C.gd_array, sel selection, src *C.gd_array, srcStrides []int64) error {
+	n, _ := dlpack.NumElements(sel.shape)
+	if n == 0 {
+		return nil
+	}
+	bits := elemBits(a)
+	if bits >= 8 && !arrayPadded(a) && !arrayPadded(src) && src.dtype_index == a.dtype_index {
+		dst := unsafe.Add(unsafe.Pointer(a.data), sel.offset*int64(bits/8))
+		dlpack.CopyStrided(dst, sel.strides, unsafe.Pointer(src.data), srcStrides, sel.shape, bits/8)
+		return nil
+	}
+	dit := newOffsetIter(sel.shape, sel.strides)
+	sit := newOffsetIter(sel.shape, srcStrides)
+	for i := int64(0); i < n; i++ {
+		if err := setElement(a, sel.offset+dit.next(), getElement(src, sit.next())); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+/* array_type.c: the static tables of godlpack.Array (type spec, slots, methods,
+ * getters), which cgo cannot express. Each entry points either at a C hot path
+ * (dlpack_export.c) or at a method implemented in Go (array*.go), exported
+ * through cgo as go*. */
+#include "godlpack.h"
+#include "_cgo_export.h"
+
+PyTypeObject *gd_ArrayType;
+
+gd_array *gd_array_alloc(int32_t ndim) {
+    gd_array *a = (gd_array *)gd_ArrayType->tp_alloc(gd_ArrayType, 2 * (Py_ssize_t)ndim);
+    if (a == NULL) {
+        return NULL;
+    }
+    a->owner = NULL;
+    a->data = NULL;
+    a->ndim = ndim;
+    a->shape = a->dims;
+    a->strides = a->dims + ndim;
+    a->flags = 0;
+    a->dtype_index = 0;
+    a->device_type = GD_KDLCPU;
+    a->device_id = 0;
+    return a;
+}
+
+int gd_array_check(PyObject *o) { return Py_TYPE(o) == gd_ArrayType; }
+
+static void array_dealloc(PyObject *self) {
+    gd_array *a = (gd_array *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    if (a->owner != NULL) {
+        gd_owner_decref(a->owner);
+    }
+    tp->tp_free(self);
+    Py_DECREF(tp); /* instances of heap types own a reference to their type */
+}
+
+static Py_ssize_t array_length(PyObject *self) {
+    gd_array *a = (gd_array *)self;
+    if (a->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "len() of a 0-d array");
+        return -1;
+    }
+    return (Py_ssize_t)a->shape[0];
+}
+
+static PyObject *array_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs) {
+    (void)tp;
+    return goArrayNew(args, kwargs);
+}
+
+
+static PyGetSetDef array_getset[] = {
+    {"shape", (getter)goArrayGet_shape, NULL, "Tuple of the array's dimensions.", NULL},
+    {"strides", (getter)goArrayGet_strides, NULL,
+     "Tuple of strides in elements (not bytes), as in DLPack.", NULL},
+    {"dtype", (getter)goArrayGet_dtype, NULL,
+     "Element type; compares equal to its name, e.g. 'float32'.", NULL},
+    {"ndim", (getter)goArrayGet_ndim, NULL, "Number of dimensions.", NULL},
+    {"size", (getter)goArrayGet_size, NULL, "Number of elements.", NULL},
+    {"itemsize", (getter)goArrayGet_itemsize, NULL,
+     "Bytes per element (1 for the packed sub-byte float6/float4 types).", NULL},
+    {"nbytes", (getter)goArrayGet_nbytes, NULL, "Bytes the elements occupy.", NULL},
+    {"readonly", (getter)goArrayGet_readonly, NULL, "True if writes are refused.", NULL},
+    {"flags", (getter)goArrayGet_flags, NULL,
+     "Dict of flags: readonly, is_copied, c_contiguous, owndata, subbyte_padded.", NULL},
+    {"data_ptr", (getter)goArrayGet_data_ptr, NULL, "Address of element 0, as an int.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef array_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))gd_array_dlpack, METH_FASTCALL | METH_KEYWORDS,
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+     "Export the array as a DLPack capsule (array API standard).\n\n"
+     "max_version: None or a (major, minor) tuple; major >= 1 gives a 'dltensor_versioned'\n"
+     "    capsule (DLManagedTensorVersioned), else a legacy 'dltensor' capsule.\n"
+     "stream: must be None (CPU memory has no stream); anything else raises ValueError.\n"
+     "dl_device: None, the array's own device or (kDLCPU, 0); another raises BufferError.\n"
+     "copy: None or False share memory (never copies); True exports a fresh copy and sets\n"
+     "    the IS_COPIED flag.\n\n"
+     "Read-only arrays carry the READ_ONLY flag and cannot be exported in the legacy\n"
+     "format (BufferError). Wrong argument types raise TypeError."},
+    {"__dlpack_device__", gd_array_dlpack_device, METH_NOARGS,
+     "__dlpack_device__($self, /)\n--\n\nReturn (DLDeviceType.kDLCPU, 0) for arrays in CPU memory."},
+    {"tolist", (PyCFunction)goArrayTolist, METH_NOARGS,
+     "tolist($self, /)\n--\n\nReturn the elements as nested Python lists of Python scalars."},
+    {"copy", (PyCFunction)goArrayCopyMethod, METH_NOARGS,
+     "copy($self, /)\n--\n\nReturn a C-contiguous, writable, Go-owned copy."},
+    {"reshape", (PyCFunction)goArrayReshape, METH_VARARGS,
+     "reshape($self, *shape)\n--\n\nReturn a view with a new shape (one -1 is inferred); "
+     "raises ValueError if the sizes differ or the array is not contiguous."},
+    {"toreadonly", (PyCFunction)goArrayToReadonly, METH_NOARGS,
+     "toreadonly($self, /)\n--\n\nReturn a read-only view of the same memory."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot array_slots[] = {
+    {Py_tp_doc, "Array(obj, dtype=None)\n--\n\n"
+                "An n-dimensional array whose memory is owned by godlpack (Go) or borrowed\n"
+                "zero-copy from another DLPack producer. Array(obj) is asarray(obj)."},
+    {Py_tp_new, array_new},
+    {Py_tp_dealloc, array_dealloc},
+    {Py_tp_repr, goArrayRepr},
+    {Py_tp_methods, array_methods},
+    {Py_tp_getset, array_getset},
+    {Py_mp_length, array_length},
+    {Py_sq_length, array_length},
+    {Py_mp_subscript, goArrayGetItem},
+    {Py_mp_ass_subscript, goArraySetItem},
+    {Py_sq_item, goArrayItem},
+    {0, NULL},
+};
+
+static PyType_Spec array_spec = {
+    .name = "godlpack.Array",
+    .basicsize = offsetof(gd_array, dims),
+    .itemsize = sizeof(int64_t),
+    /* Not a base type: the exchange API table on this type must describe every
+     * instance exactly, which a subclass could not promise. */
+    .flags = Py_TPFLAGS_DEFAULT,
+    .slots = array_slots,
+};
+
+int gd_array_type_init(PyObject *module) {
+    gd_ArrayType = (PyTypeObject *)PyType_FromSpec(&array_spec);
+    if (gd_ArrayType == NULL) {
+        return -1;
+    }
+    Py_INCREF(gd_ArrayType); /* the module keeps one reference, we keep this one */
+    if (PyModule_AddObject(module, "Array", (PyObject *)gd_ArrayType) < 0) {
+        Py_DECREF(gd_ArrayType);
+        return -1;
+    }
+    return 0;
+}

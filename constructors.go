@@ -1,0 +1,324 @@
+package main
+
+// constructors.go: the module functions that make Go-owned arrays: empty, zeros,
+// ones, full, arange, and the Array(obj) constructor.
+
+// #include "godlpack.h"
+import "C"
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack"
+)
+
+var defaultDType = mustDType("float32")
+
+func mustDType(name string) *dlpack.DType {
+	d, ok := dlpack.ByName(name)
+	if !ok {
+		panic("godlpack: dtype table lacks " + name)
+	}
+	return d
+}
+
+// resolveDType accepts a dtype name (or godlpack.dtype), the Python types
+// bool/int/float/complex, or anything with a dtype-name attribute (NumPy and
+// ml_dtypes dtypes and scalar types). nil or None gives def.
+func resolveDType(o *C.PyObject, def *dlpack.DType) (*dlpack.DType, error) {
+	if o == nil || C.gd_is_none(o) != 0 {
+		return def, nil
+	}
+	switch o {
+	case C.gd_bool_type():
+		return mustDType("bool"), nil
+	case C.gd_long_type():
+		return mustDType("int64"), nil
+	case C.gd_float_type():
+		return mustDType("float64"), nil
+	case C.gd_complex_type():
+		return mustDType("complex128"), nil
+	}
+	name := ""
+	if C.gd_unicode_check(o) != 0 {
+		name, _ = goString(o)
+	} else {
+		attr := "name"
+		if C.gd_type_check(o) != 0 {
+			attr = "__name__"
+		}
+		if s, ok := stringAttr(o, attr); ok {
+			name = s
+		}
+	}
+	if name == "bool_" {
+		name = "bool"
+	}
+	if d, ok := dlpack.ByName(name); ok {
+		return d, nil
+	}
+	r := C.PyObject_Repr(o)
+	if r == nil {
+		return nil, errPySet
+	}
+	defer C.gd_decref(r)
+	s, _ := goString(r)
+	return nil, typeErrorf("data type %s not understood", s)
+}
+
+func stringAttr(o *C.PyObject, name string) (string, bool) {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	v := C.PyObject_GetAttrString(o, cs)
+	if v == nil {
+		C.PyErr_Clear()
+		return "", false
+	}
+	defer C.gd_decref(v)
+	if C.gd_unicode_check(v) == 0 {
+		return "", false
+	}
+	s, err := goString(v)
+	return s, err == nil
+}
+
+func makeFilled(fname string, args, kwargs *C.PyObject, fill *dlpack.Scalar) *C.PyObject {
+	p, err := parseArgs(fname, args, kwargs, []string{"shape", "dtype"}, 1)
+	if err != nil {
+		return fail(err)
+	}
+	shape, err := parseShape(p[0])
+	if err != nil {
+		return fail(err)
+	}
+	dt, err := resolveDType(p[1], defaultDType)
+	if err != nil {
+		return fail(err)
+	}
+	a, err := newOwnedArray(dt, shape, fill != nil && isZero(*fill))
+	if err != nil {
+		return fail(err)
+	}
+	if fill != nil && !isZero(*fill) {
+		if err := fillAll(a, *fill); err != nil {
+			C.gd_decref(asObject(a))
+			return fail(err)
+		}
+	}
+	return asObject(a)
+}
+
+func isZero(s dlpack.Scalar) bool {
+	return s.Kind == dlpack.KindInt && s.I == 0
+}
+
+// fillAll writes s into every element of a new contiguous array: the first
+// element is converted once, then its bytes are replicated.
+func fillAll(a *C.gd_array, s dlpack.Scalar) error {
+	n := arraySize(a)
+	if n == 0 {
+		return arrayDType(a).Set(make([]byte, 16), 0, false, s)
+	}
+	bits := elemBits(a)
+	if bits < 8 {
+		for i := int64(0); i < n; i++ {
+			if err := setElement(a, i, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := setElement(a, 0, s); err != nil {
+		return err
+	}
+	size := int64(bits / 8)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(a.data)), n*size)
+	for filled := size; filled < int64(len(buf)); filled *= 2 {
+		copy(buf[filled:], buf[:filled])
+	}
+	return nil
+}
+
+//export goEmpty
+func goEmpty(_, args, kwargs *C.PyObject) *C.PyObject {
+	return makeFilled("empty", args, kwargs, nil)
+}
+
+//export goZeros
+func goZeros(_, args, kwargs *C.PyObject) *C.PyObject {
+	return makeFilled("zeros", args, kwargs, &dlpack.Scalar{Kind: dlpack.KindInt})
+}
+
+//export goOnes
+func goOnes(_, args, kwargs *C.PyObject) *C.PyObject {
+	return makeFilled("ones", args, kwargs, &dlpack.Scalar{Kind: dlpack.KindInt, I: 1})
+}
+
+//export goFull
+func goFull(_, args, kwargs *C.PyObject) *C.PyObject {
+	p, err := parseArgs("full", args, kwargs, []string{"shape", "fill_value", "dtype"}, 2)
+	if err != nil {
+		return fail(err)
+	}
+	shape, err := parseShape(p[0])
+	if err != nil {
+		return fail(err)
+	}
+	s, err := pyToScalar(p[1])
+	if err != nil {
+		return fail(err)
+	}
+	dt, err := resolveDType(p[2], inferScalarDType(s))
+	if err != nil {
+		return fail(err)
+	}
+	a, err := newOwnedArray(dt, shape, false)
+	if err != nil {
+		return fail(err)
+	}
+	if err := fillAll(a, s); err != nil {
+		C.gd_decref(asObject(a))
+		return fail(err)
+	}
+	return asObject(a)
+}
+
+// inferScalarDType is NumPy's default dtype for a Python scalar.
+func inferScalarDType(s dlpack.Scalar) *dlpack.DType {
+	switch s.Kind {
+	case dlpack.KindBool:
+		return mustDType("bool")
+	case dlpack.KindInt:
+		return mustDType("int64")
+	case dlpack.KindUint:
+		return mustDType("uint64")
+	case dlpack.KindFloat:
+		return mustDType("float64")
+	default:
+		return mustDType("complex128")
+	}
+}
+
+//export goArange
+func goArange(_, args, kwargs *C.PyObject) *C.PyObject {
+	p, err := parseArgs("arange", args, kwargs, []string{"start", "stop", "step", "dtype"}, 1)
+	if err != nil {
+		return fail(err)
+	}
+	start, stop, step := p[0], p[1], p[2]
+	if stop == nil || C.gd_is_none(stop) != 0 {
+		start, stop = nil, start // arange(stop)
+	}
+	vals := make([]dlpack.Scalar, 3)
+	defaults := []int64{0, 0, 1}
+	allInt := true
+	for i, o := range []*C.PyObject{start, stop, step} {
+		if o == nil || C.gd_is_none(o) != 0 {
+			vals[i] = dlpack.Scalar{Kind: dlpack.KindInt, I: defaults[i]}
+			continue
+		}
+		s, err := pyToScalar(o)
+		if err != nil {
+			return fail(err)
+		}
+		switch s.Kind {
+		case dlpack.KindInt, dlpack.KindBool:
+			if s.Kind == dlpack.KindBool {
+				s = dlpack.Scalar{Kind: dlpack.KindInt, I: map[bool]int64{false: 0, true: 1}[s.B]}
+			}
+		case dlpack.KindFloat:
+			allInt = false
+		default:
+			return fail(typeErrorf("arange() arguments must be real numbers"))
+		}
+		vals[i] = s
+	}
+	f := func(s dlpack.Scalar) float64 {
+		if s.Kind == dlpack.KindFloat {
+			return s.F
+		}
+		return float64(s.I)
+	}
+	var n int64
+	if allInt {
+		b, e, st := vals[0].I, vals[1].I, vals[2].I
+		if st == 0 {
+			return fail(valueErrorf("arange(): step must not be zero"))
+		}
+		if (st > 0 && e > b) || (st < 0 && e < b) {
+			n = (e - b + st - sign(st)) / st
+		}
+	} else {
+		b, e, st := f(vals[0]), f(vals[1]), f(vals[2])
+		if st == 0 || math.IsNaN(b) || math.IsNaN(e) || math.IsNaN(st) || math.IsInf(b, 0) || math.IsInf(e, 0) {
+			return fail(valueErrorf("arange(): arguments must be finite and step non-zero"))
+		}
+		if c := math.Ceil((e - b) / st); c > 0 {
+			if c > float64(math.MaxInt32)*1024 {
+				return fail(valueErrorf("arange(): too many elements (%g)", c))
+			}
+			n = int64(c)
+		}
+	}
+	def := mustDType("int64")
+	if !allInt {
+		def = mustDType("float64")
+	}
+	dt, err := resolveDType(p[3], def)
+	if err != nil {
+		return fail(err)
+	}
+	a, err := newOwnedArray(dt, []int64{n}, false)
+	if err != nil {
+		return fail(err)
+	}
+	for i := int64(0); i < n; i++ {
+		var s dlpack.Scalar
+		if allInt {
+			s = dlpack.Scalar{Kind: dlpack.KindInt, I: vals[0].I + i*vals[2].I}
+		} else {
+			s = dlpack.Scalar{Kind: dlpack.KindFloat, F: f(vals[0]) + float64(i)*f(vals[2])}
+		}
+		if err := setElement(a, i, s); err != nil {
+			C.gd_decref(asObject(a))
+			return fail(err)
+		}
+	}
+	return asObject(a)
+}
+
+func sign(v int64) int64 {
+	if v < 0 {
+		return -1
+	}
+	return 1
+}
+
+//export goAsarray
+func goAsarray(_, args, kwargs *C.PyObject) *C.PyObject {
+	p, err := parseArgs("asarray", args, kwargs, []string{"obj", "dtype"}, 1)
+	if err != nil {
+		return fail(err)
+	}
+	var dt *dlpack.DType
+	if p[1] != nil && C.gd_is_none(p[1]) == 0 {
+		if dt, err = resolveDType(p[1], nil); err != nil {
+			return fail(err)
+		}
+	}
+	if isArray(p[0]) && (dt == nil || int(toArray(p[0]).dtype_index) == dt.Index) {
+		C.gd_incref(p[0]) // already an Array of that dtype: no copy, like numpy.asarray
+		return p[0]
+	}
+	a, err := arrayFrom(p[0], dt)
+	if err != nil {
+		return fail(err)
+	}
+	return asObject(a)
+}
+
+//export goArrayNew
+func goArrayNew(args, kwargs *C.PyObject) *C.PyObject {
+	return goAsarray(nil, args, kwargs)
+}

@@ -1,0 +1,256 @@
+package main
+
+// convert.go: arrays from Python data (nested sequences, scalars, buffer-protocol
+// objects, other Arrays) and back to Python (tolist, repr).
+
+// #include "godlpack.h"
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/godlpack/godlpack/arrayfmt"
+	"github.com/godlpack/godlpack/dlpack"
+)
+
+// arrayFrom returns a new reference to an Array holding obj's values as dt (or the
+// inferred dtype when dt is nil). An Array of the right dtype is returned itself.
+func arrayFrom(obj *C.PyObject, dt *dlpack.DType) (*C.gd_array, error) {
+	if isArray(obj) {
+		a := toArray(obj)
+		if dt == nil || int(a.dtype_index) == dt.Index {
+			C.gd_incref(obj)
+			return a, nil
+		}
+		return convertArray(a, dt)
+	}
+	if _, isSeq := sequenceItems(obj); !isSeq && C.PyObject_CheckBuffer(obj) != 0 {
+		a, err := fromBuffer(obj)
+		if err != nil || dt == nil || int(a.dtype_index) == dt.Index {
+			return a, err
+		}
+		defer C.gd_decref(asObject(a))
+		return convertArray(a, dt)
+	}
+	return fromNested(obj, dt)
+}
+
+// convertArray copies a into a new contiguous array of dtype dt, element by element.
+func convertArray(a *C.gd_array, dt *dlpack.DType) (*C.gd_array, error) {
+	out, err := newOwnedArray(dt, arrayShape(a), false)
+	if err != nil {
+		return nil, err
+	}
+	n := arraySize(a)
+	it := newOffsetIter(arrayShape(a), arrayStrides(a))
+	for i := int64(0); i < n; i++ {
+		if err := setElement(out, i, getElement(a, it.next())); err != nil {
+			C.gd_decref(asObject(out))
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// bufferFormats maps struct-module format codes to dtype names.
+var bufferFormats = map[string]string{
+	"?": "bool", "b": "int8", "B": "uint8", "c": "uint8", "h": "int16", "H": "uint16",
+	"i": "int32", "I": "uint32", "l": "int64", "L": "uint64", "q": "int64", "Q": "uint64",
+	"n": "int64", "N": "uint64", "e": "float16", "f": "float32", "d": "float64",
+	"Zf": "complex64", "Zd": "complex128",
+}
+
+// fromBuffer copies a buffer-protocol object (bytes, array.array, memoryview,
+// NumPy arrays...) into a new Go-owned array.
+func fromBuffer(obj *C.PyObject) (*C.gd_array, error) {
+	var view C.Py_buffer
+	if C.PyObject_GetBuffer(obj, &view, C.PyBUF_RECORDS_RO) < 0 {
+		return nil, errPySet
+	}
+	defer C.PyBuffer_Release(&view)
+	format := "B"
+	if view.format != nil {
+		format = C.GoString(view.format)
+	}
+	if len(format) > 1 && (format[0] == '@' || format[0] == '=' || format[0] == '<') {
+		format = format[1:]
+	}
+	name, ok := bufferFormats[format]
+	if !ok {
+		return nil, bufferErrorf("unsupported buffer format %q (big-endian or structured data cannot be imported)", format)
+	}
+	dt := mustDType(name)
+	if int(view.itemsize) != dt.ItemSize() {
+		return nil, bufferErrorf("buffer format %q has itemsize %d, expected %d", format, view.itemsize, dt.ItemSize())
+	}
+	nd := int(view.ndim)
+	shape := make([]int64, nd)
+	byteStrides := make([]int64, nd)
+	for i := 0; i < nd; i++ {
+		shape[i] = int64(*(*C.Py_ssize_t)(unsafe.Add(unsafe.Pointer(view.shape), i*C.sizeof_Py_ssize_t)))
+		if view.strides != nil {
+			byteStrides[i] = int64(*(*C.Py_ssize_t)(unsafe.Add(unsafe.Pointer(view.strides), i*C.sizeof_Py_ssize_t)))
+		}
+	}
+	if view.strides == nil {
+		for i, s := range dlpack.ContiguousStrides(shape) {
+			byteStrides[i] = s * int64(view.itemsize)
+		}
+	}
+	a, err := newOwnedArray(dt, shape, false)
+	if err != nil {
+		return nil, err
+	}
+	// Copy bytes with one more dimension for the bytes of an element, so any byte
+	// strides work, aligned to the element size or not.
+	item := int64(view.itemsize)
+	dstStrides := append(dlpack.ContiguousStrides(shape), 1)
+	for i := range shape {
+		dstStrides[i] *= item
+	}
+	dlpack.CopyStrided(unsafe.Pointer(a.data), dstStrides, unsafe.Pointer(view.buf),
+		append(byteStrides, 1), append(shape, item), 1)
+	return a, nil
+}
+
+// fromNested converts nested lists/tuples of Python scalars (or one scalar).
+func fromNested(obj *C.PyObject, dt *dlpack.DType) (*C.gd_array, error) {
+	var shape []int64
+	for o := obj; ; {
+		items, isSeq := sequenceItems(o)
+		if !isSeq {
+			break
+		}
+		if len(shape) == dlpack.MaxNDim {
+			return nil, valueErrorf("nested sequences are deeper than %d dimensions", dlpack.MaxNDim)
+		}
+		shape = append(shape, int64(len(items)))
+		if len(items) == 0 {
+			break
+		}
+		o = items[0]
+	}
+	var vals []dlpack.Scalar
+	if err := collectNested(obj, shape, &vals); err != nil {
+		return nil, err
+	}
+	if dt == nil {
+		dt = inferDType(vals)
+	}
+	a, err := newOwnedArray(dt, shape, false)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range vals {
+		if err := setElement(a, int64(i), s); err != nil {
+			C.gd_decref(asObject(a))
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+func collectNested(o *C.PyObject, shape []int64, vals *[]dlpack.Scalar) error {
+	items, isSeq := sequenceItems(o)
+	if len(shape) == 0 {
+		if isSeq {
+			return valueErrorf("setting an array element with a sequence: the nested sequences have an " +
+				"inhomogeneous shape")
+		}
+		s, err := pyToScalar(o)
+		if err != nil {
+			return err
+		}
+		*vals = append(*vals, s)
+		return nil
+	}
+	if !isSeq || int64(len(items)) != shape[0] {
+		return valueErrorf("setting an array element with a sequence: the nested sequences have an " +
+			"inhomogeneous shape")
+	}
+	for _, it := range items {
+		if err := collectNested(it, shape[1:], vals); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inferDType picks NumPy's dtype for a set of Python scalars: bool, int64 (uint64
+// when a value only fits there), float64 or complex128.
+func inferDType(vals []dlpack.Scalar) *dlpack.DType {
+	if len(vals) == 0 {
+		return mustDType("float64")
+	}
+	kind := dlpack.KindBool
+	neg := false
+	for _, s := range vals {
+		if s.Kind > kind {
+			kind = s.Kind
+		}
+		if s.Kind == dlpack.KindInt && s.I < 0 {
+			neg = true
+		}
+	}
+	switch kind {
+	case dlpack.KindBool:
+		return mustDType("bool")
+	case dlpack.KindInt:
+		return mustDType("int64")
+	case dlpack.KindUint:
+		if neg {
+			return mustDType("float64")
+		}
+		return mustDType("uint64")
+	case dlpack.KindFloat:
+		return mustDType("float64")
+	default:
+		return mustDType("complex128")
+	}
+}
+
+//export goArrayTolist
+func goArrayTolist(self, _ *C.PyObject) *C.PyObject {
+	a := toArray(self)
+	return tolist(a, 0, 0)
+}
+
+func tolist(a *C.gd_array, dim int, off int64) *C.PyObject {
+	shape, strides := arrayShape(a), arrayStrides(a)
+	if dim == len(shape) {
+		return scalarToPy(getElement(a, off))
+	}
+	l := C.PyList_New(C.Py_ssize_t(shape[dim]))
+	if l == nil {
+		return nil
+	}
+	for i := int64(0); i < shape[dim]; i++ {
+		item := tolist(a, dim+1, off+i*strides[dim])
+		if item == nil {
+			C.gd_decref(l)
+			return nil
+		}
+		C.gd_list_set(l, C.Py_ssize_t(i), item)
+	}
+	return l
+}
+
+//export goArrayRepr
+func goArrayRepr(self *C.PyObject) *C.PyObject {
+	a := toArray(self)
+	shape := arrayShape(a)
+	strides := arrayStrides(a)
+	// get(flat) maps a C-order element number to its strided offset.
+	get := func(flat int64) dlpack.Scalar {
+		off := int64(0)
+		for d := len(shape) - 1; d >= 0; d-- {
+			off += (flat % shape[d]) * strides[d]
+			flat /= shape[d]
+		}
+		return getElement(a, off)
+	}
+	s := arrayfmt.Repr("Array", arrayDType(a), shape, get)
+	cs := C.CString(s)
+	defer C.free(unsafe.Pointer(cs))
+	return C.PyUnicode_FromString(cs)
+}

@@ -1,0 +1,289 @@
+/* dlpack_export.c: the producer side of the DLPack Python protocol, kept in C
+ * because it is the hot path of numpy.from_dlpack / torch.from_dlpack on our
+ * arrays: one call here makes no C->Go crossing unless copy=True is asked for.
+ *
+ * Each export is one malloc holding the managed tensor and its shape and strides,
+ * so one free releases all. The managed tensor holds a reference on the array's
+ * owner, not on the Python object, so its deleter needs no GIL and is safe from
+ * any thread and after interpreter finalization. */
+#include "godlpack.h"
+#include "_cgo_export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char NAME_VERSIONED[] = "dltensor_versioned";
+static const char NAME_LEGACY[] = "dltensor";
+
+static PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy;
+/* DLDeviceType, the IntEnum defined by the Python package; ints until it is set. */
+static PyObject *device_enum;
+/* (kDLCPU, 0) is by far the common answer of __dlpack_device__: cached. */
+static PyObject *cpu0;
+
+int gd_export_init(void) {
+    kw_stream = PyUnicode_InternFromString("stream");
+    kw_max_version = PyUnicode_InternFromString("max_version");
+    kw_dl_device = PyUnicode_InternFromString("dl_device");
+    kw_copy = PyUnicode_InternFromString("copy");
+    return (kw_stream && kw_max_version && kw_dl_device && kw_copy) ? 0 : -1;
+}
+
+void gd_set_device_enum(PyObject *e) {
+    Py_XINCREF(e);
+    Py_XSETREF(device_enum, e);
+    Py_CLEAR(cpu0);
+}
+
+static void deleter_versioned(DLManagedTensorVersioned *m) {
+    if (m == NULL) {
+        return;
+    }
+    gd_owner_decref((gd_owner *)m->manager_ctx);
+    gd_live_add(-1);
+    free(m);
+}
+
+static void deleter_legacy(DLManagedTensor *m) {
+    if (m == NULL) {
+        return;
+    }
+    gd_owner_decref((gd_owner *)m->manager_ctx);
+    gd_live_add(-1);
+    free(m);
+}
+
+/* Fills t to view a, with shape and strides copied to dims (2*ndim int64). */
+static void fill_tensor(DLTensor *t, gd_array *a, int64_t *dims) {
+    t->data = a->data; /* element 0 itself: byte_offset 0, as today's consumers expect */
+    t->device.device_type = a->device_type == GD_KDLCPU ? GD_KDLCPU : a->device_type;
+    t->device.device_id = a->device_id;
+    t->ndim = a->ndim;
+    t->dtype = a->dtype;
+    t->byte_offset = 0;
+    if (a->ndim == 0) {
+        t->shape = NULL;
+        t->strides = NULL;
+        return;
+    }
+    memcpy(dims, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+    memcpy(dims + a->ndim, a->strides, sizeof(int64_t) * (size_t)a->ndim);
+    t->shape = dims;
+    t->strides = dims + a->ndim; /* never NULL for ndim > 0, as v1.2+ requires */
+}
+
+DLManagedTensorVersioned *gd_export_versioned(gd_array *a, uint64_t extra_flags, DLPackVersion v) {
+    DLManagedTensorVersioned *m =
+        malloc(sizeof *m + 2 * sizeof(int64_t) * (size_t)a->ndim);
+    if (m == NULL) {
+        return NULL;
+    }
+    gd_live_add(1);
+    gd_owner_incref(a->owner);
+    m->version = v;
+    m->manager_ctx = a->owner;
+    m->deleter = deleter_versioned;
+    m->flags = (a->flags & (GD_FLAG_READ_ONLY | GD_FLAG_SUBBYTE_PADDED)) | extra_flags;
+    fill_tensor(&m->dl_tensor, a, (int64_t *)(m + 1));
+    return m;
+}
+
+DLManagedTensor *gd_export_legacy(gd_array *a) {
+    DLManagedTensor *m = malloc(sizeof *m + 2 * sizeof(int64_t) * (size_t)a->ndim);
+    if (m == NULL) {
+        return NULL;
+    }
+    gd_live_add(1);
+    gd_owner_incref(a->owner);
+    m->manager_ctx = a->owner;
+    m->deleter = deleter_legacy;
+    fill_tensor(&m->dl_tensor, a, (int64_t *)(m + 1));
+    return m;
+}
+
+/* A capsule destructor calls the deleter only while the capsule still has its
+ * unused name: a consumer that renamed it to used_* owns the tensor. */
+static void capsule_destructor_versioned(PyObject *cap) {
+    if (PyCapsule_IsValid(cap, NAME_VERSIONED)) {
+        DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, NAME_VERSIONED);
+        m->deleter(m);
+    }
+}
+
+static void capsule_destructor_legacy(PyObject *cap) {
+    if (PyCapsule_IsValid(cap, NAME_LEGACY)) {
+        DLManagedTensor *m = PyCapsule_GetPointer(cap, NAME_LEGACY);
+        m->deleter(m);
+    }
+}
+
+static int parse_pair(PyObject *o, long *first, long *second) {
+    if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2) {
+        return -1;
+    }
+    PyObject *a = PyTuple_GET_ITEM(o, 0), *b = PyTuple_GET_ITEM(o, 1);
+    if (!PyLong_Check(a) || !PyLong_Check(b)) {
+        return -1;
+    }
+    *first = PyLong_AsLong(a);
+    *second = PyLong_AsLong(b);
+    if ((*first == -1 || *second == -1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    return 0;
+}
+
+static int kw_is(PyObject *name, PyObject *interned) {
+    return name == interned || PyUnicode_Compare(name, interned) == 0;
+}
+
+PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
+    gd_array *self = (gd_array *)self_;
+    PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
+    if (nargs != 0) {
+        PyErr_SetString(PyExc_TypeError,
+                        "__dlpack__() takes no positional arguments: stream, max_version, "
+                        "dl_device and copy are keyword-only");
+        return NULL;
+    }
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+        if (kw_is(k, kw_max_version)) {
+            max_version = args[i];
+        } else if (kw_is(k, kw_stream)) {
+            stream = args[i];
+        } else if (kw_is(k, kw_dl_device)) {
+            dl_device = args[i];
+        } else if (kw_is(k, kw_copy)) {
+            copy = args[i];
+        } else {
+            PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'", k);
+            return NULL;
+        }
+    }
+
+    /* stream: CPU memory has no stream, so the array API allows only None. */
+    if (stream != Py_None) {
+        PyErr_SetString(PyExc_ValueError,
+                        "__dlpack__: stream must be None for CPU arrays (they have no stream)");
+        return NULL;
+    }
+    int versioned = 0;
+    DLPackVersion version = {GD_DLPACK_MAJOR, GD_DLPACK_MINOR};
+    if (max_version != Py_None) {
+        long major, minor;
+        if (parse_pair(max_version, &major, &minor) != 0) {
+            PyErr_SetString(PyExc_TypeError,
+                             "__dlpack__: max_version must be None or a (major, minor) tuple of ints");
+            return NULL;
+        }
+        /* major >= 1 asks for DLManagedTensorVersioned; report no newer minor than
+         * the consumer knows (1.x share one ABI). */
+        if (major >= 1) {
+            versioned = 1;
+            if (major == GD_DLPACK_MAJOR && minor >= 0 && minor < GD_DLPACK_MINOR) {
+                version.minor = (uint32_t)minor;
+            }
+        }
+    }
+    if (dl_device != Py_None) {
+        long dtype, did;
+        if (parse_pair(dl_device, &dtype, &did) != 0) {
+            PyErr_SetString(PyExc_TypeError,
+                            "__dlpack__: dl_device must be None or a (device_type, device_id) tuple of ints");
+            return NULL;
+        }
+        int same = dtype == self->device_type && did == self->device_id;
+        int cpu = dtype == GD_KDLCPU && did == 0;
+        if (!same && !cpu) {
+            PyErr_Format(PyExc_BufferError,
+                         "__dlpack__: cannot export to device (%ld, %ld): this array is in CPU "
+                         "memory (device (%d, %d))",
+                         dtype, did, (int)self->device_type, (int)self->device_id);
+            return NULL;
+        }
+    }
+    int want_copy = 0;
+    if (copy == Py_True) {
+        want_copy = 1;
+    } else if (copy != Py_False && copy != Py_None) {
+        PyErr_SetString(PyExc_TypeError, "__dlpack__: copy must be True, False or None");
+        return NULL;
+    }
+
+    gd_array *src = self;
+    uint64_t extra = 0;
+    if (want_copy) {
+        /* copy=True: a fresh contiguous copy that the consumer owns alone. */
+        src = (gd_array *)goCopyArray((PyObject *)self);
+        if (src == NULL) {
+            return NULL;
+        }
+        extra = GD_FLAG_IS_COPIED;
+    }
+    PyObject *cap = NULL;
+    if (versioned) {
+        DLManagedTensorVersioned *m = gd_export_versioned(src, extra, version);
+        if (m == NULL) {
+            PyErr_NoMemory();
+        } else if ((cap = PyCapsule_New(m, NAME_VERSIONED, capsule_destructor_versioned)) == NULL) {
+            m->deleter(m);
+        }
+    } else if (src->flags & GD_FLAG_READ_ONLY) {
+        PyErr_SetString(PyExc_BufferError,
+                        "__dlpack__: a read-only array cannot be exported as a legacy 'dltensor' "
+                        "capsule, which has no read-only flag; pass max_version=(1, 0) or later");
+    } else if (src->flags & GD_FLAG_SUBBYTE_PADDED) {
+        PyErr_SetString(PyExc_BufferError,
+                        "__dlpack__: a padded sub-byte array cannot be exported as a legacy "
+                        "'dltensor' capsule, which has no padded flag; pass max_version=(1, 0) or later");
+    } else {
+        DLManagedTensor *m = gd_export_legacy(src);
+        if (m == NULL) {
+            PyErr_NoMemory();
+        } else if ((cap = PyCapsule_New(m, NAME_LEGACY, capsule_destructor_legacy)) == NULL) {
+            m->deleter(m);
+        }
+    }
+    if (src != self) {
+        Py_DECREF(src);
+    }
+    return cap;
+}
+
+PyObject *gd_device_tuple(int32_t device_type, int32_t device_id) {
+    PyObject *t = PyLong_FromLong(device_type);
+    if (t != NULL && device_enum != NULL) {
+        PyObject *e = PyObject_CallOneArg(device_enum, t);
+        Py_DECREF(t);
+        t = e;
+    }
+    if (t == NULL) {
+        return NULL;
+    }
+    PyObject *id = PyLong_FromLong(device_id);
+    if (id == NULL) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    PyObject *r = PyTuple_Pack(2, t, id);
+    Py_DECREF(t);
+    Py_DECREF(id);
+    return r;
+}
+
+PyObject *gd_array_dlpack_device(PyObject *self_, PyObject *unused) {
+    (void)unused;
+    gd_array *self = (gd_array *)self_;
+    if (self->device_type == GD_KDLCPU && self->device_id == 0) {
+        if (cpu0 == NULL && (cpu0 = gd_device_tuple(GD_KDLCPU, 0)) == NULL) {
+            return NULL;
+        }
+        return Py_NewRef(cpu0);
+    }
+    return gd_device_tuple(self->device_type, self->device_id);
+}
+

@@ -1,0 +1,171 @@
+/* godlpack.h: the C-side declarations shared by the cgo binding (Go) and the few C
+ * files that hold what cgo cannot express (static type/method tables, CPython
+ * macros) and the hot paths that must not cross into Go (export, deleters,
+ * exchange-API functions: a C->Go crossing costs ~90 ns, more than the whole
+ * budget of those calls; see docs/design.md).
+ *
+ * Memory model: every byte an Array views lives in C memory behind a gd_owner, a
+ * small atomically reference-counted record. Arrays, views and exported managed
+ * tensors each hold one reference; the last one to let go releases the memory
+ * (free for Go-owned buffers, the producer's deleter for imported ones). Nothing
+ * here touches Python, so an owner can be released from any thread, without the
+ * GIL, and after interpreter finalization. */
+#ifndef GODLPACK_H
+#define GODLPACK_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* ---- DLPack v1.3 ABI (written from the header's stated layout) ---- */
+typedef struct { uint32_t major, minor; } DLPackVersion;
+typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
+typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape;
+    int64_t *strides;
+    uint64_t byte_offset;
+} DLTensor;
+typedef struct DLManagedTensor {
+    DLTensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+typedef struct DLManagedTensorVersioned {
+    DLPackVersion version;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensorVersioned *self);
+    uint64_t flags;
+    DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+
+#define GD_DLPACK_MAJOR 1
+#define GD_DLPACK_MINOR 3
+#define GD_KDLCPU 1
+#define GD_FLAG_READ_ONLY ((uint64_t)1 << 0)
+#define GD_FLAG_IS_COPIED ((uint64_t)1 << 1)
+#define GD_FLAG_SUBBYTE_PADDED ((uint64_t)1 << 2)
+#define GD_ALIGN 256
+#define GD_MAX_NDIM 64
+
+typedef int (*DLPackManagedTensorAllocator)(DLTensor *prototype, DLManagedTensorVersioned **out,
+                                            void *error_ctx,
+                                            void (*SetError)(void *error_ctx, const char *kind,
+                                                             const char *message));
+typedef int (*DLPackManagedTensorFromPyObjectNoSync)(void *py_object, DLManagedTensorVersioned **out);
+typedef int (*DLPackDLTensorFromPyObjectNoSync)(void *py_object, DLTensor *out);
+typedef int (*DLPackCurrentWorkStream)(int32_t device_type, int32_t device_id, void **out_current_stream);
+typedef int (*DLPackManagedTensorToPyObjectNoSync)(DLManagedTensorVersioned *tensor, void **out_py_object);
+typedef struct DLPackExchangeAPIHeader {
+    DLPackVersion version;
+    struct DLPackExchangeAPIHeader *prev_api;
+} DLPackExchangeAPIHeader;
+typedef struct DLPackExchangeAPI {
+    DLPackExchangeAPIHeader header;
+    DLPackManagedTensorAllocator managed_tensor_allocator;
+    DLPackManagedTensorFromPyObjectNoSync managed_tensor_from_py_object_no_sync;
+    DLPackManagedTensorToPyObjectNoSync managed_tensor_to_py_object_no_sync;
+    DLPackDLTensorFromPyObjectNoSync dltensor_from_py_object_no_sync;
+    DLPackCurrentWorkStream current_work_stream;
+} DLPackExchangeAPI;
+
+/* ---- owners: who keeps an Array's bytes alive ---- */
+enum gd_owner_kind {
+    GD_OWNER_OWNED = 0,          /* our aligned allocation; data follows the header */
+    GD_OWNER_FOREIGN_VERSIONED,  /* a producer's DLManagedTensorVersioned */
+    GD_OWNER_FOREIGN_LEGACY,     /* a producer's DLManagedTensor */
+};
+typedef struct gd_owner {
+    _Atomic int64_t refs;
+    int32_t kind;
+    void *foreign;   /* the producer's managed tensor, for the FOREIGN kinds */
+    int64_t nbytes;  /* bytes of data for OWNED */
+} gd_owner;
+
+/* The owned allocation puts the owner header in the first GD_ALIGN bytes so the
+ * data that follows starts 256-byte aligned, and one free() releases both. */
+gd_owner *gd_owner_new_owned(int64_t nbytes, int zero, char **data_out);
+gd_owner *gd_owner_new_foreign(void *managed, int versioned);
+static inline void gd_owner_incref(gd_owner *o) {
+    atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed);
+}
+void gd_owner_decref(gd_owner *o);
+int64_t gd_live_allocations(void);
+void gd_live_add(int64_t delta);
+
+/* ---- the Array object ---- */
+typedef struct {
+    PyObject_VAR_HEAD        /* ob_size = ndim; the var part holds shape then strides */
+    gd_owner *owner;
+    char *data;              /* address of element 0 */
+    int64_t *shape;          /* -> dims[0..ndim) */
+    int64_t *strides;        /* -> dims[ndim..2ndim), in elements */
+    uint64_t flags;          /* GD_FLAG_* (READ_ONLY, IS_COPIED, SUBBYTE_PADDED) */
+    int32_t ndim;
+    DLDataType dtype;
+    int32_t dtype_index;     /* index into the dtype table (dlpack.All()) */
+    int32_t device_type;     /* kDLCPU, or the host-accessible type it was imported as */
+    int32_t device_id;
+    int64_t dims[1];
+} gd_array;
+
+extern PyTypeObject *gd_ArrayType;
+int gd_array_type_init(PyObject *module);
+/* A new Array of ndim dims, viewing data of owner (one new owner reference is taken). */
+gd_array *gd_array_alloc(int32_t ndim);
+int gd_array_check(PyObject *o);
+
+/* ---- export (dlpack_export.c) ---- */
+PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused);
+DLManagedTensorVersioned *gd_export_versioned(gd_array *a, uint64_t extra_flags, DLPackVersion v);
+DLManagedTensor *gd_export_legacy(gd_array *a);
+
+/* ---- errors raised from Go (Python's exception objects are C globals) ---- */
+void gd_raise(int kind, const char *msg);
+enum { GD_ERR_TYPE = 1, GD_ERR_VALUE, GD_ERR_BUFFER, GD_ERR_INDEX, GD_ERR_OVERFLOW,
+       GD_ERR_MEMORY, GD_ERR_RUNTIME, GD_ERR_NOTIMPL };
+
+/* ---- small wrappers for CPython macros and variadics cgo cannot call ---- */
+static inline void gd_incref(PyObject *o) { Py_INCREF(o); }
+static inline void gd_decref(PyObject *o) { Py_DECREF(o); }
+static inline void gd_xdecref(PyObject *o) { Py_XDECREF(o); }
+static inline PyObject *gd_none(void) { Py_RETURN_NONE; }
+static inline PyObject *gd_bool(int v) { return PyBool_FromLong(v); }
+static inline PyObject *gd_notimplemented(void) { Py_RETURN_NOTIMPLEMENTED; }
+static inline int gd_is_none(PyObject *o) { return o == Py_None; }
+static inline int gd_is_true(PyObject *o) { return o == Py_True; }
+static inline int gd_is_false(PyObject *o) { return o == Py_False; }
+static inline int gd_is_ellipsis(PyObject *o) { return o == Py_Ellipsis; }
+static inline int gd_tuple_check(PyObject *o) { return PyTuple_Check(o); }
+static inline int gd_list_check(PyObject *o) { return PyList_Check(o); }
+static inline int gd_long_check(PyObject *o) { return PyLong_Check(o); }
+static inline int gd_float_check(PyObject *o) { return PyFloat_Check(o); }
+static inline int gd_complex_check(PyObject *o) { return PyComplex_Check(o); }
+static inline int gd_bool_check(PyObject *o) { return PyBool_Check(o); }
+static inline int gd_unicode_check(PyObject *o) { return PyUnicode_Check(o); }
+static inline int gd_slice_check(PyObject *o) { return PySlice_Check(o); }
+static inline int gd_index_check(PyObject *o) { return PyIndex_Check(o); }
+static inline int gd_type_check(PyObject *o) { return PyType_Check(o); }
+static inline int gd_capsule_check(PyObject *o) { return PyCapsule_CheckExact(o); }
+static inline PyObject *gd_type_of(PyObject *o) { return (PyObject *)Py_TYPE(o); }
+static inline PyObject *gd_float_type(void) { return (PyObject *)&PyFloat_Type; }
+static inline PyObject *gd_long_type(void) { return (PyObject *)&PyLong_Type; }
+static inline PyObject *gd_bool_type(void) { return (PyObject *)&PyBool_Type; }
+static inline PyObject *gd_complex_type(void) { return (PyObject *)&PyComplex_Type; }
+static inline PyObject *gd_tuple_item(PyObject *t, Py_ssize_t i) { return PyTuple_GET_ITEM(t, i); }
+static inline PyObject *gd_list_item(PyObject *t, Py_ssize_t i) { return PyList_GET_ITEM(t, i); }
+static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
+static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
+static inline PyObject *gd_args_item(PyObject *const *args, Py_ssize_t i) { return args[i]; }
+static inline PyObject *gd_call1(PyObject *f, PyObject *a) { return PyObject_CallOneArg(f, a); }
+/* Py_BuildValue is variadic: one fixed-signature wrapper per use from Go. */
+static inline PyObject *gd_build_dtype_row(const char *name, int code, int bits, int kind) {
+    return Py_BuildValue("(siii)", name, code, bits, kind);
+}
+#endif

@@ -1,0 +1,92 @@
+/* module.c: the module's static method table and creation, which cgo cannot
+ * express; PyInit__godlpack itself is exported from Go (module.go). */
+#include "godlpack.h"
+#include "_cgo_export.h"
+
+int gd_export_init(void);
+void gd_set_device_enum(PyObject *e);
+
+void gd_raise(int kind, const char *msg) {
+    PyObject *exc;
+    switch (kind) {
+    case GD_ERR_TYPE: exc = PyExc_TypeError; break;
+    case GD_ERR_VALUE: exc = PyExc_ValueError; break;
+    case GD_ERR_BUFFER: exc = PyExc_BufferError; break;
+    case GD_ERR_INDEX: exc = PyExc_IndexError; break;
+    case GD_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
+    case GD_ERR_MEMORY: exc = PyExc_MemoryError; break;
+    case GD_ERR_NOTIMPL: exc = PyExc_NotImplementedError; break;
+    default: exc = PyExc_RuntimeError; break;
+    }
+    PyErr_SetString(exc, msg);
+}
+
+static PyObject *mod_live_allocations(PyObject *m, PyObject *unused) {
+    (void)m;
+    (void)unused;
+    return PyLong_FromLongLong(gd_live_allocations());
+}
+
+static PyObject *mod_set_device_enum(PyObject *m, PyObject *e) {
+    (void)m;
+    gd_set_device_enum(e);
+    Py_RETURN_NONE;
+}
+
+/* Two no-ops, one in C and one in Go, so bench/ can show the cost of a C->Go
+ * crossing in the same run as the figures that motivate the C hot paths. */
+static PyObject *mod_noop_c(PyObject *m, PyObject *unused) {
+    (void)m;
+    (void)unused;
+    Py_RETURN_NONE;
+}
+
+#define KW (METH_VARARGS | METH_KEYWORDS)
+static PyMethodDef module_methods[] = {
+    {"empty", (PyCFunction)(void (*)(void))goEmpty, KW,
+     "empty(shape, dtype='float32')\n--\n\nA new array of the given shape and dtype, "
+     "uninitialized (its memory is 256-byte aligned)."},
+    {"zeros", (PyCFunction)(void (*)(void))goZeros, KW,
+     "zeros(shape, dtype='float32')\n--\n\nA new array filled with zeros."},
+    {"ones", (PyCFunction)(void (*)(void))goOnes, KW,
+     "ones(shape, dtype='float32')\n--\n\nA new array filled with ones."},
+    {"full", (PyCFunction)(void (*)(void))goFull, KW,
+     "full(shape, fill_value, dtype='float32')\n--\n\nA new array filled with fill_value."},
+    {"arange", (PyCFunction)(void (*)(void))goArange, KW,
+     "arange(start, stop=None, step=1, dtype=None)\n--\n\nEvenly spaced values in "
+     "[start, stop), like range(); dtype defaults to int64 for ints, else float64."},
+    {"asarray", (PyCFunction)(void (*)(void))goAsarray, KW,
+     "asarray(obj, dtype=None)\n--\n\nA new Go-owned array copied from nested lists/tuples of "
+     "Python scalars, a scalar, a godlpack.Array, or any buffer-protocol object."},
+    {"_live_allocations", mod_live_allocations, METH_NOARGS,
+     "Number of live C allocations (owners and exported managed tensors); for tests."},
+    {"_set_device_enum", mod_set_device_enum, METH_O, "Internal: register DLDeviceType."},
+    {"_set_dtypes", (PyCFunction)goSetDtypes, METH_O, "Internal: register the dtype objects."},
+    {"_dtype_table", (PyCFunction)goDtypeTable, METH_NOARGS,
+     "Internal: (name, code, bits, kind) of every dtype, in table order."},
+    {"_noop_c", mod_noop_c, METH_NOARGS, "A no-op implemented in C (benchmarks)."},
+    {"_noop_go", (PyCFunction)goNoop, METH_NOARGS, "A no-op implemented in Go (benchmarks)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "godlpack._godlpack",
+    .m_doc = "godlpack's extension module, written in Go: see the godlpack package.",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyObject *gd_module_create(void) {
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (gd_export_init() < 0 || gd_array_type_init(m) < 0 ||
+        PyModule_AddIntConstant(m, "DLPACK_MAJOR_VERSION", GD_DLPACK_MAJOR) < 0 ||
+        PyModule_AddIntConstant(m, "DLPACK_MINOR_VERSION", GD_DLPACK_MINOR) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,66 @@
+// Command godlpack is the c-shared CPython extension module godlpack._godlpack:
+// the DLPack protocol for Go-owned arrays. Build it with build.py, which runs
+// `go build -buildmode=c-shared` against the headers of the target interpreter.
+// See docs/design.md for the layers and who owns which memory.
+package main
+
+// #include "godlpack.h"
+// PyObject *gd_module_create(void);
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack"
+)
+
+// A c-shared build needs a main function, which is never called.
+func main() {}
+
+// dtypeObjects holds the Python dtype objects (godlpack.dtype, a str subclass)
+// by dlpack.DType.Index. They are created by the Python package at import and
+// live for the life of the process, so Go keeps only their addresses.
+var dtypeObjects []*C.PyObject
+
+//export PyInit__godlpack
+func PyInit__godlpack() *C.PyObject {
+	return C.gd_module_create()
+}
+
+//export goSetDtypes
+func goSetDtypes(_, seq *C.PyObject) *C.PyObject {
+	items, ok := sequenceItems(seq)
+	if !ok || len(items) != len(dlpack.All()) {
+		return fail(typeErrorf("_set_dtypes expects a tuple of %d dtype objects", len(dlpack.All())))
+	}
+	objs := make([]*C.PyObject, len(items))
+	for i, it := range items {
+		C.gd_incref(it) // kept for the life of the process
+		objs[i] = it
+	}
+	dtypeObjects = objs
+	return C.gd_none()
+}
+
+//export goDtypeTable
+func goDtypeTable(_, _unused *C.PyObject) *C.PyObject {
+	all := dlpack.All()
+	t := C.PyTuple_New(C.Py_ssize_t(len(all)))
+	if t == nil {
+		return nil
+	}
+	for i, d := range all {
+		cname := C.CString(d.Name)
+		row := C.gd_build_dtype_row(cname, C.int(d.DL.Code), C.int(d.DL.Bits), C.int(d.Kind))
+		C.free(unsafe.Pointer(cname))
+		if row == nil {
+			C.gd_decref(t)
+			return nil
+		}
+		C.gd_tuple_set(t, C.Py_ssize_t(i), row)
+	}
+	return t
+}
+
+//export goNoop
+func goNoop(_, _unused *C.PyObject) *C.PyObject { return C.gd_none() }

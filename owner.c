@@ -1,0 +1,89 @@
+/* owner.c: reference-counted owners of array memory (see godlpack.h). Pure C with
+ * no Python calls, so the last reference may be dropped from any thread, without
+ * the GIL, or after the interpreter has finalized. */
+#include "godlpack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Every malloc'd block that backs an exchange (owners and exported managed tensors)
+ * is counted, so tests can prove that each one is freed exactly once. */
+static _Atomic int64_t live_allocations;
+
+void gd_live_add(int64_t delta) {
+    atomic_fetch_add_explicit(&live_allocations, delta, memory_order_relaxed);
+}
+
+int64_t gd_live_allocations(void) {
+    return atomic_load_explicit(&live_allocations, memory_order_relaxed);
+}
+
+gd_owner *gd_owner_new_owned(int64_t nbytes, int zero, char **data_out) {
+    if (nbytes < 0 || (uint64_t)nbytes > (uint64_t)PTRDIFF_MAX - 2 * GD_ALIGN) {
+        return NULL;
+    }
+    /* aligned_alloc wants a size that is a multiple of the alignment. A zero-size
+     * array still gets a distinct, aligned, non-NULL data address: consumers such
+     * as NumPy and PyTorch treat NULL data as an error even for empty tensors. */
+    size_t total = GD_ALIGN + (((size_t)nbytes + GD_ALIGN - 1) / GD_ALIGN) * GD_ALIGN;
+    if (nbytes == 0) {
+        total += GD_ALIGN;
+    }
+    char *block = aligned_alloc(GD_ALIGN, total);
+    if (block == NULL) {
+        return NULL;
+    }
+    if (zero) {
+        memset(block + GD_ALIGN, 0, total - GD_ALIGN);
+    }
+    gd_owner *o = (gd_owner *)block;
+    atomic_init(&o->refs, 1);
+    o->kind = GD_OWNER_OWNED;
+    o->foreign = NULL;
+    o->nbytes = nbytes;
+    *data_out = block + GD_ALIGN;
+    gd_live_add(1);
+    return o;
+}
+
+gd_owner *gd_owner_new_foreign(void *managed, int versioned) {
+    gd_owner *o = malloc(sizeof *o);
+    if (o == NULL) {
+        return NULL;
+    }
+    atomic_init(&o->refs, 1);
+    o->kind = versioned ? GD_OWNER_FOREIGN_VERSIONED : GD_OWNER_FOREIGN_LEGACY;
+    o->foreign = managed;
+    o->nbytes = 0;
+    gd_live_add(1);
+    return o;
+}
+
+void gd_owner_decref(gd_owner *o) {
+    /* acq_rel: the thread that frees must see every write made through other refs. */
+    if (atomic_fetch_sub_explicit(&o->refs, 1, memory_order_acq_rel) != 1) {
+        return;
+    }
+    switch (o->kind) {
+    case GD_OWNER_FOREIGN_VERSIONED: {
+        DLManagedTensorVersioned *m = o->foreign;
+        /* The producer's deleter is called exactly once, here, when our last holder
+         * lets go. A NULL deleter means the producer keeps its memory itself. */
+        if (m != NULL && m->deleter != NULL) {
+            m->deleter(m);
+        }
+        break;
+    }
+    case GD_OWNER_FOREIGN_LEGACY: {
+        DLManagedTensor *m = o->foreign;
+        if (m != NULL && m->deleter != NULL) {
+            m->deleter(m);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    gd_live_add(-1);
+    free(o);
+}

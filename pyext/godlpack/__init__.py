@@ -1,0 +1,49 @@
+"""godlpack: Go-backed n-dimensional arrays that speak DLPack.
+
+``godlpack.Array`` memory is owned by Go (C memory managed by the Go extension)
+or borrowed zero-copy from another DLPack producer. Hand an Array to
+``numpy.from_dlpack``, ``torch.from_dlpack``, JAX or TVM-FFI with no copy.
+"""
+
+from __future__ import annotations
+
+from . import _godlpack
+from ._godlpack import (
+    DLPACK_MAJOR_VERSION,
+    DLPACK_MINOR_VERSION,
+    Array,
+    _live_allocations,
+    arange,
+    asarray,
+    empty,
+    full,
+    ones,
+    zeros,
+)
+from ._types import DLDeviceType, dtype
+from ._version import __version__
+
+#: The DLPack version godlpack speaks, as (major, minor).
+DLPACK_VERSION = (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION)
+
+#: Every supported dtype, in the extension's table order.
+dtypes: tuple[dtype, ...] = tuple(dtype(*row) for row in _godlpack._dtype_table())
+_godlpack._set_dtypes(dtypes)
+_godlpack._set_device_enum(DLDeviceType)
+globals().update({d.name: d for d in dtypes})  # godlpack.float32, godlpack.bfloat16, ...
+
+__all__ = [
+    "DLPACK_VERSION",
+    "Array",
+    "DLDeviceType",
+    "__version__",
+    "arange",
+    "asarray",
+    "dtype",
+    "dtypes",
+    "empty",
+    "full",
+    "ones",
+    "zeros",
+    *(d.name for d in dtypes),
+]
