@@ -48,8 +48,8 @@ func ContiguousStrides(shape []int64) []int64 {
 // IsCContiguous reports whether shape/strides describe row-major packed elements.
 // Strides of dimensions of extent 1 do not matter, and an empty array is contiguous.
 func IsCContiguous(shape, strides []int64) bool {
-	if n, _ := NumElements(shape); n == 0 {
-		return true
+	if n, err := NumElements(shape); err != nil || n == 0 { // a negative or overflowing shape is not contiguous
+		return err == nil
 	}
 	want := int64(1)
 	for i := len(shape) - 1; i >= 0; i-- {
@@ -99,7 +99,7 @@ func ByteSize(n int64, elemBits int) (int64, error) {
 	if !ok {
 		return 0, ErrOverflow
 	}
-	return (bitsTotal + 7) / 8, nil
+	return bitsTotal/8 + (bitsTotal%8+7)/8, nil // not (bitsTotal+7)/8: that wraps near MaxInt64
 }
 
 func mulInt64(a, b int64) (int64, bool) {
