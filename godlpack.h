@@ -17,62 +17,10 @@
 #include <Python.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
-/* ---- DLPack v1.3 ABI (written from the header's stated layout) ---- */
-typedef struct { uint32_t major, minor; } DLPackVersion;
-typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
-typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
-typedef struct {
-    void *data;
-    DLDevice device;
-    int32_t ndim;
-    DLDataType dtype;
-    int64_t *shape;
-    int64_t *strides;
-    uint64_t byte_offset;
-} DLTensor;
-typedef struct DLManagedTensor {
-    DLTensor dl_tensor;
-    void *manager_ctx;
-    void (*deleter)(struct DLManagedTensor *self);
-} DLManagedTensor;
-typedef struct DLManagedTensorVersioned {
-    DLPackVersion version;
-    void *manager_ctx;
-    void (*deleter)(struct DLManagedTensorVersioned *self);
-    uint64_t flags;
-    DLTensor dl_tensor;
-} DLManagedTensorVersioned;
-
-#define GD_DLPACK_MAJOR 1
-#define GD_DLPACK_MINOR 3
-#define GD_KDLCPU 1
-#define GD_FLAG_READ_ONLY ((uint64_t)1 << 0)
-#define GD_FLAG_IS_COPIED ((uint64_t)1 << 1)
-#define GD_FLAG_SUBBYTE_PADDED ((uint64_t)1 << 2)
-#define GD_ALIGN 256
-#define GD_MAX_NDIM 64
-
-typedef int (*DLPackManagedTensorAllocator)(DLTensor *prototype, DLManagedTensorVersioned **out,
-                                            void *error_ctx,
-                                            void (*SetError)(void *error_ctx, const char *kind,
-                                                             const char *message));
-typedef int (*DLPackManagedTensorFromPyObjectNoSync)(void *py_object, DLManagedTensorVersioned **out);
-typedef int (*DLPackDLTensorFromPyObjectNoSync)(void *py_object, DLTensor *out);
-typedef int (*DLPackCurrentWorkStream)(int32_t device_type, int32_t device_id, void **out_current_stream);
-typedef int (*DLPackManagedTensorToPyObjectNoSync)(DLManagedTensorVersioned *tensor, void **out_py_object);
-typedef struct DLPackExchangeAPIHeader {
-    DLPackVersion version;
-    struct DLPackExchangeAPIHeader *prev_api;
-} DLPackExchangeAPIHeader;
-typedef struct DLPackExchangeAPI {
-    DLPackExchangeAPIHeader header;
-    DLPackManagedTensorAllocator managed_tensor_allocator;
-    DLPackManagedTensorFromPyObjectNoSync managed_tensor_from_py_object_no_sync;
-    DLPackManagedTensorToPyObjectNoSync managed_tensor_to_py_object_no_sync;
-    DLPackDLTensorFromPyObjectNoSync dltensor_from_py_object_no_sync;
-    DLPackCurrentWorkStream current_work_stream;
-} DLPackExchangeAPI;
+#include "dlpack_abi.h"
+#include "fast_import.h"
 
 /* ---- owners: who keeps an Array's bytes alive ---- */
 enum gd_owner_kind {
@@ -125,6 +73,39 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused);
 DLManagedTensorVersioned *gd_export_versioned(gd_array *a, uint64_t extra_flags, DLPackVersion v);
 DLManagedTensor *gd_export_legacy(gd_array *a);
+
+/* ---- import (dlpack_import.c) ---- */
+extern const char *const gd_name_versioned, *const gd_name_legacy, *const gd_name_used_versioned,
+    *const gd_name_used_legacy, *const gd_name_exchange_api;
+int gd_import_init(void);
+PyObject *gd_call_dlpack(PyObject *obj, PyObject *dl_device, PyObject *copy);
+PyObject *gd_call_dlpack_legacy(PyObject *obj);
+int gd_has_dlpack(PyObject *obj);
+const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp);
+int gd_exchange_from_py(const DLPackExchangeAPI *api, PyObject *obj, DLManagedTensorVersioned **out);
+int gd_error_is_buffer_error(void);
+extern gd_dtype_slot_table gd_dtype_slots;
+const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp);
+PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+int gd_error_is_type_error(void);
+/* Call a producer's deleter (a C function pointer), if it has one. */
+static inline void gd_call_deleter(void *m, int versioned) {
+    if (m == NULL) {
+        return;
+    }
+    if (versioned) {
+        DLManagedTensorVersioned *v = m;
+        if (v->deleter != NULL) {
+            v->deleter(v);
+        }
+    } else {
+        DLManagedTensor *l = m;
+        if (l->deleter != NULL) {
+            l->deleter(l);
+        }
+    }
+}
+PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
 
 /* ---- errors raised from Go (Python's exception objects are C globals) ---- */
 void gd_raise(int kind, const char *msg);

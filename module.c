@@ -58,6 +58,18 @@ static PyMethodDef module_methods[] = {
     {"asarray", (PyCFunction)(void (*)(void))goAsarray, KW,
      "asarray(obj, dtype=None)\n--\n\nA new Go-owned array copied from nested lists/tuples of "
      "Python scalars, a scalar, a godlpack.Array, or any buffer-protocol object."},
+    {"from_dlpack", (PyCFunction)(void (*)(void))gd_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
+     "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
+     "Import x zero-copy as a godlpack.Array (array API standard).\n\n"
+     "x: an object with __dlpack__/__dlpack_device__ (NumPy, PyTorch, JAX, TVM-FFI...), or a\n"
+     "    raw DLPack capsule ('dltensor' or 'dltensor_versioned'), which is consumed.\n"
+     "device: None, 'cpu' or (DLDeviceType.kDLCPU, 0); a CPU device asks a non-CPU producer\n"
+     "    for a CPU copy through dl_device.\n"
+     "copy: None or False share the producer's memory (False raises BufferError if it\n"
+     "    cannot); True returns a Go-owned copy and releases the producer's tensor at once.\n\n"
+     "Types whose class has __dlpack_c_exchange_api__ (torch.Tensor) are imported through\n"
+     "the DLPack C exchange API with no capsule. Every malformed tensor raises BufferError\n"
+     "naming the field, and its deleter is still called exactly once."},
     {"_live_allocations", mod_live_allocations, METH_NOARGS,
      "Number of live C allocations (owners and exported managed tensors); for tests."},
     {"_set_device_enum", mod_set_device_enum, METH_O, "Internal: register DLDeviceType."},
@@ -82,7 +94,7 @@ PyObject *gd_module_create(void) {
     if (m == NULL) {
         return NULL;
     }
-    if (gd_export_init() < 0 || gd_array_type_init(m) < 0 ||
+    if (gd_export_init() < 0 || gd_import_init() < 0 || gd_array_type_init(m) < 0 ||
         PyModule_AddIntConstant(m, "DLPACK_MAJOR_VERSION", GD_DLPACK_MAJOR) < 0 ||
         PyModule_AddIntConstant(m, "DLPACK_MINOR_VERSION", GD_DLPACK_MINOR) < 0) {
         Py_DECREF(m);

@@ -24,6 +24,7 @@ var dtypeObjects []*C.PyObject
 
 //export PyInit__godlpack
 func PyInit__godlpack() *C.PyObject {
+	fillDTypeSlots()
 	return C.gd_module_create()
 }
 

@@ -1,0 +1,223 @@
+/* dlpack_import.c: the C helpers of the import path that cgo cannot express:
+ * calling obj.__dlpack__ with keywords (vectorcall with a kwnames tuple), and
+ * calling a producer's exchange-API function pointer. The logic (which call to
+ * make, validation, capsule renaming) is Go's, in import.go and capsule.go. */
+#include "godlpack.h"
+#include "_cgo_export.h"
+
+const char *const gd_name_versioned = "dltensor_versioned";
+const char *const gd_name_legacy = "dltensor";
+const char *const gd_name_used_versioned = "used_dltensor_versioned";
+const char *const gd_name_used_legacy = "used_dltensor";
+const char *const gd_name_exchange_api = "dlpack_exchange_api";
+
+static PyObject *s_dlpack, *s_exchange_attr, *kwn_mv, *kwn_mv_dev, *kwn_mv_copy, *kwn_mv_dev_copy;
+static PyObject *max_version_13;
+
+int gd_import_init(void) {
+    s_dlpack = PyUnicode_InternFromString("__dlpack__");
+    s_exchange_attr = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
+    kwn_mv = Py_BuildValue("(s)", "max_version");
+    kwn_mv_dev = Py_BuildValue("(ss)", "max_version", "dl_device");
+    kwn_mv_copy = Py_BuildValue("(ss)", "max_version", "copy");
+    kwn_mv_dev_copy = Py_BuildValue("(sss)", "max_version", "dl_device", "copy");
+    max_version_13 = Py_BuildValue("(ii)", GD_DLPACK_MAJOR, GD_DLPACK_MINOR);
+    return (s_dlpack && s_exchange_attr && kwn_mv && kwn_mv_dev && kwn_mv_copy && kwn_mv_dev_copy &&
+            max_version_13)
+               ? 0
+               : -1;
+}
+
+/* obj.__dlpack__(max_version=(1, 3)[, dl_device=...][, copy=...]); NULL args are left out. */
+PyObject *gd_call_dlpack(PyObject *obj, PyObject *dl_device, PyObject *copy) {
+    PyObject *args[4] = {obj, max_version_13, NULL, NULL};
+    PyObject *kwnames = kwn_mv;
+    size_t n = 2;
+    if (dl_device != NULL && copy != NULL) {
+        args[2] = dl_device;
+        args[3] = copy;
+        kwnames = kwn_mv_dev_copy;
+        n = 4;
+    } else if (dl_device != NULL) {
+        args[2] = dl_device;
+        kwnames = kwn_mv_dev;
+        n = 3;
+    } else if (copy != NULL) {
+        args[2] = copy;
+        kwnames = kwn_mv_copy;
+        n = 3;
+    }
+    return PyObject_VectorcallMethod(s_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+}
+
+/* obj.__dlpack__() as producers that predate max_version understand it. */
+PyObject *gd_call_dlpack_legacy(PyObject *obj) {
+    return PyObject_CallMethodNoArgs(obj, s_dlpack);
+}
+
+int gd_has_dlpack(PyObject *obj) {
+    PyObject *m = PyObject_GetAttr((PyObject *)Py_TYPE(obj), s_dlpack);
+    if (m == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_DECREF(m);
+    return 1;
+}
+
+/* The producer's DLPackExchangeAPI for type tp, or NULL (no error set) if the type
+ * has none or it is of another major version. */
+const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp) {
+    PyObject *cap = PyObject_GetAttr((PyObject *)tp, s_exchange_attr);
+    if (cap == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    const DLPackExchangeAPI *api = NULL;
+    if (PyCapsule_IsValid(cap, gd_name_exchange_api)) {
+        api = PyCapsule_GetPointer(cap, gd_name_exchange_api);
+        if (api != NULL && (api->header.version.major != GD_DLPACK_MAJOR ||
+                            api->managed_tensor_from_py_object_no_sync == NULL)) {
+            api = NULL;
+        }
+    }
+    Py_DECREF(cap);
+    return api;
+}
+
+int gd_exchange_from_py(const DLPackExchangeAPI *api, PyObject *obj, DLManagedTensorVersioned **out) {
+    return api->managed_tensor_from_py_object_no_sync(obj, out);
+}
+
+int gd_error_is_buffer_error(void) { return PyErr_ExceptionMatches(PyExc_BufferError); }
+int gd_error_is_type_error(void) { return PyErr_ExceptionMatches(PyExc_TypeError); }
+
+/* ---- the fast path of godlpack.from_dlpack(x) with no keywords ---- */
+
+gd_dtype_slot_table gd_dtype_slots; /* filled by Go at module init (import.go) */
+
+/* A few producer types and their exchange APIs, looked up once per type as the
+ * spec allows. Each cached type is kept alive by a reference we hold, so its
+ * address cannot be reused by another type. Types past the cache's size are
+ * looked up each time. Touched only with the GIL held. */
+#define GD_API_CACHE 16
+static struct {
+    PyTypeObject *type;
+    const DLPackExchangeAPI *api;
+} api_cache[GD_API_CACHE];
+
+const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp) {
+    for (int i = 0; i < GD_API_CACHE; i++) {
+        if (api_cache[i].type == tp) {
+            return api_cache[i].api;
+        }
+        if (api_cache[i].type == NULL) {
+            api_cache[i].api = gd_exchange_api_of(tp);
+            Py_INCREF(tp);
+            api_cache[i].type = tp;
+            return api_cache[i].api;
+        }
+    }
+    return gd_exchange_api_of(tp);
+}
+
+/* An Array owning a managed tensor that passed gd_fast_check; NULL with an
+ * exception set on allocation failure (the tensor is then not taken over). */
+static PyObject *array_from_fast(const gd_fast_view *v, void *managed, int versioned) {
+    gd_array *a = gd_array_alloc(v->ndim);
+    if (a == NULL) {
+        return NULL;
+    }
+    a->owner = gd_owner_new_foreign(managed, versioned);
+    if (a->owner == NULL) {
+        Py_DECREF(a);
+        return PyErr_NoMemory();
+    }
+    a->data = v->data;
+    a->dtype = v->dtype;
+    a->dtype_index = v->dtype_index;
+    a->flags = v->flags;
+    if (v->ndim > 0) {
+        memcpy(a->shape, v->shape, sizeof(int64_t) * (size_t)v->ndim);
+        memcpy(a->strides, v->strides, sizeof(int64_t) * (size_t)v->ndim);
+    }
+    return (PyObject *)a;
+}
+
+/* Consumes a capsule on the fast path; declines (NULL, no error) to Go. */
+static PyObject *fast_consume(PyObject *cap) {
+    const char *name = PyCapsule_GetName(cap);
+    int versioned;
+    if (name == gd_name_versioned || (name != NULL && strcmp(name, gd_name_versioned) == 0)) {
+        versioned = 1;
+    } else if (name == gd_name_legacy || (name != NULL && strcmp(name, gd_name_legacy) == 0)) {
+        versioned = 0;
+    } else {
+        PyErr_Clear();
+        return NULL;
+    }
+    void *m = PyCapsule_GetPointer(cap, name);
+    gd_fast_view v;
+    if (m == NULL || !gd_fast_check(m, versioned, gd_dtype_slots, &v)) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *a = array_from_fast(&v, m, versioned);
+    if (a != NULL) {
+        /* Consumed: the capsule's destructor must leave the tensor to us now. */
+        PyCapsule_SetName(cap, versioned ? gd_name_used_versioned : gd_name_used_legacy);
+    }
+    return a;
+}
+
+PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    if (nargs != 1 || kwnames != NULL) {
+        return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
+    }
+    PyObject *x = args[0];
+    PyTypeObject *tp = Py_TYPE(x);
+    if (tp == &PyCapsule_Type) {
+        PyObject *a = fast_consume(x);
+        return (a != NULL || PyErr_Occurred()) ? a : goConsumeCapsule(x);
+    }
+    if (tp == gd_ArrayType) {
+        return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
+    }
+    const DLPackExchangeAPI *api = gd_exchange_api_cached(tp);
+    if (api != NULL) {
+        DLManagedTensorVersioned *m = NULL;
+        if (api->managed_tensor_from_py_object_no_sync(x, &m) == 0 && m != NULL) {
+            gd_fast_view v;
+            if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
+                PyObject *a = array_from_fast(&v, m, 1);
+                if (a == NULL) {
+                    m->deleter(m);
+                }
+                return a;
+            }
+            return goAdoptVersioned(m); /* Go validates, or rejects and deletes */
+        }
+        if (!PyErr_ExceptionMatches(PyExc_BufferError)) {
+            return PyErr_Occurred() ? NULL : goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
+        }
+        PyErr_Clear(); /* BufferError: __dlpack__ may do better */
+    }
+    PyObject *cap = gd_call_dlpack(x, NULL, NULL);
+    if (cap == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            /* An old producer, or none: Go retries the old call or explains. */
+            PyErr_Clear();
+            return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
+        }
+        return NULL;
+    }
+    PyObject *a = NULL;
+    if (Py_TYPE(cap) != &PyCapsule_Type) {
+        PyErr_Format(PyExc_TypeError, "%s.__dlpack__() returned %s, not a DLPack capsule", tp->tp_name,
+                     Py_TYPE(cap)->tp_name);
+    } else if ((a = fast_consume(cap)) == NULL && !PyErr_Occurred()) {
+        a = goConsumeCapsule(cap);
+    }
+    Py_DECREF(cap);
+    return a;
+}

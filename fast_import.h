@@ -1,0 +1,105 @@
+/* fast_import.h: the C fast path's check of a foreign managed tensor.
+ *
+ * The Go validator (dlpack/validate.go) is the authority on what godlpack
+ * accepts. This check exists because the import of a NumPy array must cost no
+ * more than NumPy's own (~170 ns), and a C->Go crossing alone costs ~90 ns. It
+ * ACCEPTS only the plain case (CPU, known whole-byte dtype, strides present,
+ * nothing overflowing) and otherwise DECLINES, handing the tensor to the Go
+ * validator, which accepts it or rejects it with a message naming the field. It
+ * never rejects. internal/fastcheck fuzzes it against the Go validator: whatever
+ * it accepts, Go accepts with the same view. */
+#ifndef GODLPACK_FAST_IMPORT_H
+#define GODLPACK_FAST_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dlpack_abi.h"
+
+/* gd_dtype_slots[code][bits] is 1 + the dtype's index in the Go table for
+ * whole-byte dtypes the fast path takes, else 0. Go fills it at module init. */
+#define GD_DTYPE_CODES 32
+typedef int8_t gd_dtype_slot_table[GD_DTYPE_CODES][256];
+
+typedef struct {
+    char *data;             /* element 0: data + byte_offset */
+    const int64_t *shape;   /* the producer's arrays: copy before trusting later */
+    const int64_t *strides;
+    int32_t ndim;
+    int32_t dtype_index;
+    uint64_t flags;         /* READ_ONLY / IS_COPIED only */
+    DLDataType dtype;
+} gd_fast_view;
+
+/* Returns 1 and fills out if the tensor is plain; 0 to let Go decide. */
+static inline int gd_fast_check(const void *managed, int versioned, const gd_dtype_slot_table slots,
+                                gd_fast_view *out) {
+    const DLTensor *t;
+    uint64_t flags = 0;
+    if (versioned) {
+        const DLManagedTensorVersioned *m = managed;
+        if (m->version.major != 1) {
+            return 0;
+        }
+        flags = m->flags;
+        if ((flags & ~(uint64_t)3) != 0) { /* only READ_ONLY and IS_COPIED */
+            return 0;
+        }
+        t = &m->dl_tensor;
+    } else {
+        t = &((const DLManagedTensor *)managed)->dl_tensor;
+    }
+    if (t->device.device_type != 1 || t->data == NULL || t->dtype.lanes != 1 ||
+        t->dtype.code >= GD_DTYPE_CODES) {
+        return 0;
+    }
+    int slot = slots[t->dtype.code][t->dtype.bits];
+    if (slot <= 0 || t->ndim < 0 || t->ndim > 64 ||
+        (t->ndim > 0 && (t->shape == NULL || t->strides == NULL))) {
+        return 0;
+    }
+    int64_t item = t->dtype.bits / 8;
+    int64_t lo = 0, hi = 0; /* element offsets reached, relative to element 0 */
+    int empty = 0;
+    for (int32_t i = 0; i < t->ndim; i++) {
+        int64_t d = t->shape[i];
+        if (d < 0) {
+            return 0;
+        }
+        if (d == 0) {
+            empty = 1;
+        }
+    }
+    if (!empty) {
+        int64_t count = 1;
+        for (int32_t i = 0; i < t->ndim; i++) {
+            int64_t reach;
+            if (__builtin_mul_overflow(count, t->shape[i], &count) ||
+                __builtin_mul_overflow(t->shape[i] - 1, t->strides[i], &reach) ||
+                (reach < 0 ? __builtin_add_overflow(lo, reach, &lo)
+                           : __builtin_add_overflow(hi, reach, &hi))) {
+                return 0;
+            }
+        }
+        /* Address arithmetic in 128 bits: no wrap to reason about. */
+        __int128 base = (__int128)(uintptr_t)t->data + t->byte_offset;
+        __int128 first = base + (__int128)lo * item;
+        __int128 end = base + ((__int128)hi + 1) * item; /* one past the last byte */
+        if (base > (__int128)UINTPTR_MAX || first < 0 || end > (__int128)UINTPTR_MAX ||
+            end - first > (__int128)INT64_MAX) {
+            return 0;
+        }
+    } else if (t->byte_offset > UINT64_MAX - (uint64_t)(uintptr_t)t->data) {
+        return 0;
+    }
+    out->data = (char *)t->data + t->byte_offset;
+    out->shape = t->shape;
+    out->strides = t->strides;
+    out->ndim = t->ndim;
+    out->dtype_index = slot - 1;
+    out->flags = flags;
+    out->dtype = t->dtype;
+    return 1;
+}
+
+#endif

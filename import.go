@@ -1,0 +1,226 @@
+package main
+
+// import.go: godlpack.from_dlpack, the consumer side of DLPack: raw capsules,
+// objects with __dlpack__, and types with the C exchange API (torch.Tensor),
+// which are imported with no capsule at all.
+
+// #include "godlpack.h"
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack"
+)
+
+// fillDTypeSlots writes the Go dtype table into the C fast path's lookup table,
+// so the two can never disagree on which (code, bits) means which dtype.
+func fillDTypeSlots() {
+	for _, d := range dlpack.All() {
+		if !d.SubByte() && int(d.DL.Code) < C.GD_DTYPE_CODES {
+			C.gd_dtype_slots[d.DL.Code][d.DL.Bits] = C.int8_t(d.Index + 1)
+		}
+	}
+}
+
+//export goConsumeCapsule
+func goConsumeCapsule(capsule *C.PyObject) *C.PyObject {
+	a, err := consumeCapsule(capsule)
+	if err != nil {
+		return fail(err)
+	}
+	return asObject(a)
+}
+
+//export goAdoptVersioned
+func goAdoptVersioned(m *C.DLManagedTensorVersioned) *C.PyObject {
+	a, err := adoptManaged(unsafe.Pointer(m), true)
+	if err != nil {
+		return fail(err)
+	}
+	return asObject(a)
+}
+
+type importRequest struct {
+	cpuDevice bool // device= asked explicitly for (kDLCPU, 0)
+	copy      *C.PyObject
+	wantCopy  bool
+	noCopy    bool
+}
+
+//export goFromDLPack
+func goFromDLPack(_ *C.PyObject, args **C.PyObject, nargs C.Py_ssize_t, kwnames *C.PyObject) *C.PyObject {
+	if nargs != 1 {
+		return fail(typeErrorf("from_dlpack() takes exactly one positional argument (%d given)", nargs))
+	}
+	argv := unsafe.Slice(args, int(nargs)+kwCount(kwnames))
+	x := argv[0]
+	var device, copyArg *C.PyObject
+	for i := 0; i < kwCount(kwnames); i++ {
+		name, err := goString(C.gd_tuple_item(kwnames, C.Py_ssize_t(i)))
+		if err != nil {
+			return fail(err)
+		}
+		switch name {
+		case "device":
+			device = argv[1+i]
+		case "copy":
+			copyArg = argv[1+i]
+		default:
+			return fail(typeErrorf("from_dlpack() got an unexpected keyword argument '%s'", name))
+		}
+	}
+	req, err := parseImportRequest(device, copyArg)
+	if err != nil {
+		return fail(err)
+	}
+	a, err := importObject(x, req)
+	if err != nil {
+		return fail(err)
+	}
+	return asObject(a)
+}
+
+func kwCount(kwnames *C.PyObject) int {
+	if kwnames == nil {
+		return 0
+	}
+	return int(C.PyTuple_Size(kwnames))
+}
+
+func parseImportRequest(device, copyArg *C.PyObject) (importRequest, error) {
+	var req importRequest
+	if copyArg != nil && C.gd_is_none(copyArg) == 0 {
+		switch {
+		case C.gd_is_true(copyArg) != 0:
+			req.wantCopy = true
+		case C.gd_is_false(copyArg) != 0:
+			req.noCopy = true
+		default:
+			return req, typeErrorf("from_dlpack(): copy must be True, False or None, not %s", typeName(copyArg))
+		}
+		req.copy = copyArg
+	}
+	if device == nil || C.gd_is_none(device) != 0 {
+		return req, nil
+	}
+	if C.gd_unicode_check(device) != 0 {
+		s, _ := goString(device)
+		if s != "cpu" {
+			return req, valueErrorf("from_dlpack(): unsupported device %q: godlpack arrays live in CPU memory "+
+				"(use None, 'cpu' or (DLDeviceType.kDLCPU, 0))", s)
+		}
+		req.cpuDevice = true
+		return req, nil
+	}
+	items, ok := sequenceItems(device)
+	if !ok || len(items) != 2 {
+		return req, typeErrorf("from_dlpack(): device must be None, 'cpu' or a (device_type, device_id) tuple")
+	}
+	dt, err := asInt64(items[0], "device type")
+	if err != nil {
+		return req, err
+	}
+	id, err := asInt64(items[1], "device id")
+	if err != nil {
+		return req, err
+	}
+	if dt != int64(dlpack.CPU) || id != 0 {
+		return req, valueErrorf("from_dlpack(): unsupported device (%d, %d): godlpack arrays live in CPU "+
+			"memory (kDLCPU, 0)", dt, id)
+	}
+	req.cpuDevice = true
+	return req, nil
+}
+
+func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
+	var a *C.gd_array
+	var err error
+	switch {
+	case C.gd_capsule_check(x) != 0:
+		a, err = consumeCapsule(x)
+	case isArray(x):
+		// Our own array: the protocol would hand back the same memory and owner.
+		src := toArray(x)
+		a, err = newView(src, unsafe.Pointer(src.data), arrayShape(src), arrayStrides(src))
+	default:
+		a, err = importProducer(x, req)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if req.wantCopy && a.flags&C.GD_FLAG_IS_COPIED == 0 {
+		// copy=True: a Go-owned copy; dropping a releases the producer's tensor now.
+		cp, err := copyArray(a)
+		C.gd_decref(asObject(a))
+		if err != nil {
+			return nil, err
+		}
+		cp.flags |= C.GD_FLAG_IS_COPIED
+		return cp, nil
+	}
+	return a, nil
+}
+
+// importProducer asks an object with the DLPack protocol for its tensor.
+func importProducer(x *C.PyObject, req importRequest) (*C.gd_array, error) {
+	tp := (*C.PyTypeObject)(unsafe.Pointer(C.gd_type_of(x)))
+	// Fast path: the type's C exchange API, with no capsule and no Python call.
+	// With an explicit device the producer must hear dl_device, so __dlpack__ is used.
+	if !req.cpuDevice {
+		if api := C.gd_exchange_api_cached(tp); api != nil {
+			var m *C.DLManagedTensorVersioned
+			if C.gd_exchange_from_py(api, x, &m) == 0 && m != nil {
+				return adoptManaged(unsafe.Pointer(m), true)
+			}
+			if C.gd_error_is_buffer_error() == 0 {
+				return nil, pyCheckOr(bufferErrorf("the exchange API of %s failed without an exception", typeName(x)))
+			}
+			C.PyErr_Clear() // BufferError: try __dlpack__, which may do better
+		}
+	}
+	if C.gd_has_dlpack(x) == 0 {
+		return nil, typeErrorf("from_dlpack(): %s does not support the DLPack protocol (no __dlpack__ "+
+			"method) and is not a DLPack capsule", typeName(x))
+	}
+	var dlDevice *C.PyObject
+	if req.cpuDevice {
+		dlDevice = C.gd_device_tuple(C.int32_t(dlpack.CPU), 0)
+		if dlDevice == nil {
+			return nil, errPySet
+		}
+		defer C.gd_decref(dlDevice)
+	}
+	capsule := C.gd_call_dlpack(x, dlDevice, req.copy)
+	if capsule == nil && C.gd_error_is_type_error() != 0 {
+		// A producer that predates max_version/dl_device/copy (array API < 2023.12).
+		if dlDevice != nil || req.copy != nil {
+			return nil, errPySet // it cannot honour them: let its TypeError speak
+		}
+		C.PyErr_Clear()
+		capsule = C.gd_call_dlpack_legacy(x)
+	}
+	if capsule == nil {
+		return nil, errPySet
+	}
+	defer C.gd_decref(capsule)
+	if C.gd_capsule_check(capsule) == 0 {
+		return nil, typeErrorf("%s.__dlpack__() returned %s, not a DLPack capsule", typeName(x), typeName(capsule))
+	}
+	return consumeCapsule(capsule)
+}
+
+func pyCheckOr(err error) error {
+	if C.PyErr_Occurred() != nil {
+		return errPySet
+	}
+	return err
+}
+
+func callDeleter(m unsafe.Pointer, versioned bool) {
+	v := C.int(0)
+	if versioned {
+		v = 1
+	}
+	C.gd_call_deleter(m, v)
+}
