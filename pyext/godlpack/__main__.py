@@ -1,0 +1,59 @@
+"""python -m godlpack: a demo of Go-owned memory shared with NumPy and PyTorch.
+
+`python -m godlpack info` prints what this build speaks and what it finds installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import godlpack
+
+
+def demo() -> int:
+    a = godlpack.arange(12, dtype="float32").reshape(3, 4)
+    print("A Go-owned array (its memory lives in C, managed by the Go extension):")
+    print(a)
+    print(f"  data at {a.data_ptr:#x} (256-byte aligned: {a.data_ptr % 256 == 0})\n")
+    try:
+        import numpy as np
+    except ImportError:
+        print("NumPy is not installed: pip install numpy to see the zero-copy hand-off.")
+        return 1
+    n = np.from_dlpack(a)
+    n[0, 0] = 100.0
+    print("numpy.from_dlpack(a) shares the memory, no copy:")
+    print(f"  numpy data at {n.ctypes.data:#x}, same address: {n.ctypes.data == a.data_ptr}")
+    print(f"  after n[0, 0] = 100 in NumPy, the Go array reads a[0, 0] = {a[0, 0]}")
+    try:
+        import torch
+    except ImportError:
+        print("\nPyTorch is not installed; skipping the PyTorch part of the demo.")
+        return 0
+    t = torch.from_dlpack(a[:, ::2])
+    t.mul_(2)
+    print("\ntorch.from_dlpack(a[:, ::2]) views every other column, and t.mul_(2) doubles them:")
+    print(a)
+    back = godlpack.from_dlpack(torch.ones(2, 2, dtype=torch.bfloat16))
+    print(f"\ngodlpack.from_dlpack(torch bfloat16 tensor) -> {back!r}")
+    return 0
+
+
+def info() -> int:
+    print(f"godlpack {godlpack.__version__}, DLPack {godlpack.DLPACK_VERSION[0]}."
+          f"{godlpack.DLPACK_VERSION[1]}")
+    print("dtypes:", ", ".join(d.name for d in godlpack.dtypes))
+    print("devices: kDLCPU (exports and imports); kDLCUDAHost, kDLROCMHost, kDLCUDAManaged "
+          "(imports: host-accessible)")
+    for name in ("numpy", "torch", "jax", "tvm_ffi", "ml_dtypes"):
+        try:
+            mod = importlib.import_module(name)
+            print(f"  {name}: {getattr(mod, '__version__', 'installed')}")
+        except ImportError:
+            print(f"  {name}: not installed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(info() if sys.argv[1:] == ["info"] else demo())
