@@ -14,10 +14,9 @@ from __future__ import annotations
 import argparse
 import timeit
 
+import godlpack as g
 import numpy as np
 import torch
-
-import godlpack as g
 
 
 def ns_per_call(stmt: str, env: dict, number: int, repeat: int) -> float:

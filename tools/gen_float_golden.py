@@ -67,7 +67,7 @@ def bits_of_f64(x):
 
 
 def hex64(x):
-    return "%016x" % bits_of_f64(float(x))
+    return f"{bits_of_f64(float(x)):016x}"
 
 
 def storage_uint(dt):
@@ -106,17 +106,41 @@ def f32_neighbours(x):
 def common_inputs(rng):
     xs = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan]
     # NaNs with payloads: NumPy's float16 cast keeps the top payload bits.
-    for b in (0x7FF0000000000001, 0x7FF4000000000000, 0xFFF8000000000001,
-              0x7FF8000000000123, 0x7FFFFFFFFFFFFFFF, 0x7FF0040000000000):
+    for b in (
+        0x7FF0000000000001,
+        0x7FF4000000000000,
+        0xFFF8000000000001,
+        0x7FF8000000000123,
+        0x7FFFFFFFFFFFFFFF,
+        0x7FF0040000000000,
+    ):
         xs.append(f64_from_bits(b))
     # float64 and float32 extremes; the float32 ones pin the float32 step of
     # ml_dtypes' cast (overflow to inf, rounding to zero, subnormals).
     f32max = float(np.finfo(np.float32).max)
-    xs += [5e-324, 1e-300, 1e-45, 1e300, 1.7976931348623157e308,
-           f32max, f32max * (1 + 2.0**-25), f32max * (1 + 2.0**-24),
-           2.0**-149, 2.0**-150, 2.0**-150 * (1 + 2.0**-20), 2.0**-151,
-           2.0**-126, 2.0**-127, 2.0**-128, 1.5 * 2.0**-127, 1.01 * 2.0**-127,
-           2.0**127, 2.0**128, 1.5 * 2.0**127, 1.25 * 2.0**127]
+    xs += [
+        5e-324,
+        1e-300,
+        1e-45,
+        1e300,
+        1.7976931348623157e308,
+        f32max,
+        f32max * (1 + 2.0**-25),
+        f32max * (1 + 2.0**-24),
+        2.0**-149,
+        2.0**-150,
+        2.0**-150 * (1 + 2.0**-20),
+        2.0**-151,
+        2.0**-126,
+        2.0**-127,
+        2.0**-128,
+        1.5 * 2.0**-127,
+        1.01 * 2.0**-127,
+        2.0**127,
+        2.0**128,
+        1.5 * 2.0**127,
+        1.25 * 2.0**127,
+    ]
     for e in range(-160, 141):
         p = 2.0**e
         xs += [p, 1.5 * p, p * (1 + 2.0**-30), p * (1 - 2.0**-30), 1.75 * p]
@@ -194,14 +218,16 @@ def main():
     for name in FORMATS:
         decoded = decode_all(name)
         extra = extra_inputs(name, decoded, rng)
-        doc["formats"].append({
-            "name": name,
-            "bits": BITS.get(name, 8),
-            "decode": [hex64(v) for v in decoded],
-            "encode_common": encode(name, common),
-            "extra_inputs": [hex64(x) for x in extra],
-            "encode_extra": encode(name, extra),
-        })
+        doc["formats"].append(
+            {
+                "name": name,
+                "bits": BITS.get(name, 8),
+                "decode": [hex64(v) for v in decoded],
+                "encode_common": encode(name, common),
+                "extra_inputs": [hex64(x) for x in extra],
+                "encode_extra": encode(name, extra),
+            }
+        )
     data = json.dumps(doc, separators=(",", ":")).encode()
     # mtime=0 keeps the file byte-identical across regenerations.
     with open(path, "wb") as f:
@@ -209,8 +235,11 @@ def main():
             gz.write(data)
     check_double_rounding()
     n_extra = sum(len(f["extra_inputs"]) for f in doc["formats"])
-    print(f"wrote {path}: {len(common)} common inputs, {n_extra} extra inputs, "
-          f"{len(data)} bytes of JSON, {os.path.getsize(path)} gzipped", file=sys.stderr)
+    print(
+        f"wrote {path}: {len(common)} common inputs, {n_extra} extra inputs, "
+        f"{len(data)} bytes of JSON, {os.path.getsize(path)} gzipped",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

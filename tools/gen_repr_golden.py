@@ -17,13 +17,13 @@ reads any other element.
 Usage (NumPy 2.4 and ml_dtypes 0.6 are what the goldens were made with):
   python tools/gen_repr_golden.py            # writes the JSON next to the test
 """
+
 import json
-import math
 import os
 import sys
 
-import numpy as np
 import ml_dtypes
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "arrayfmt", "testdata", "repr_golden.json")
@@ -57,7 +57,7 @@ def add(name, a, dtype=None):
         "name": name,
         "dtype": a.dtype.name,
         "shape": list(a.shape),
-        "repr": "Array(" + r[len("array("):],
+        "repr": "Array(" + r[len("array(") :],
     }
     enc = encode(a)
     if a.size > np.get_printoptions()["threshold"]:
@@ -73,9 +73,20 @@ def add(name, a, dtype=None):
 
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 NPFLOATS = ["float16", "float32", "float64"]
-ML = ["bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",
-      "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
-      "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
+ML = [
+    "bfloat16",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float4_e2m1fn",
+]
 
 
 def ml(name):
@@ -108,7 +119,7 @@ add("int64 4-d summarized", np.arange(1125).reshape(5, 5, 5, 9))
 add("uint8 summarized wraps", np.arange(2000) % 256, "uint8")
 add("int64 summarized short axis", np.arange(1010).reshape(2, 505))
 add("int64 summarized 2x7x100", np.arange(1400).reshape(2, 7, 100) - 700)
-add("int64 random", rng.integers(-10**12, 10**12, size=(4, 5)))
+add("int64 random", rng.integers(-(10**12), 10**12, size=(4, 5)))
 
 # ---- bool ----
 add("bool 1-d", [True, False, True])
@@ -189,7 +200,10 @@ add("float64 3-d summarized", np.linspace(0, 1, 1331).reshape(11, 11, 11))
 add("float64 summarized nan", np.where(np.arange(1100) % 7 == 0, np.nan, np.arange(1100) / 8))
 add("float64 uniform", rng.uniform(0, 1, 8))
 add("float64 neg zero mix", [-0.0, 1.5, -2.25])
-add("float32 extras new line", np.arange(13, dtype=np.float32) * np.float32(1.125) + np.float32(1000))
+add(
+    "float32 extras new line",
+    np.arange(13, dtype=np.float32) * np.float32(1.125) + np.float32(1000),
+)
 add("float32 random exotic", (rng.standard_normal(10) * 10.0 ** rng.integers(-8, 8, 10)), "float32")
 add("float64 random exotic", (rng.standard_normal(10) * 10.0 ** rng.integers(-30, 30, 10)))
 add("float16 all values slice", np.arange(0, 65536, 977, dtype=np.uint16).view(np.float16))
@@ -215,8 +229,26 @@ for t in ML:
     vals = [0.0, 1.0, -1.5, 3.25, 0.3, 100.0, 1e-2, -0.0]
     add(f"{t} basic", np.array(vals, dtype=np.float32).astype(ml(t)))
     add(f"{t} 0-d", np.array(2.5, dtype=np.float32).astype(ml(t)))
-add("bfloat16 digits", [1.0, 2.5, 3.14159, -0.0, 1e-5, 123456.0, 1234567.0, 1e10,
-                        0.1, 1 / 3, 100.0, 1e6, 65504.0, 3e38], ml_dtypes.bfloat16)
+add(
+    "bfloat16 digits",
+    [
+        1.0,
+        2.5,
+        3.14159,
+        -0.0,
+        1e-5,
+        123456.0,
+        1234567.0,
+        1e10,
+        0.1,
+        1 / 3,
+        100.0,
+        1e6,
+        65504.0,
+        3e38,
+    ],
+    ml_dtypes.bfloat16,
+)
 add("bfloat16 nonfinite", [np.nan, -np.nan, np.inf, -np.inf, 1.0], ml_dtypes.bfloat16)
 add("bfloat16 2-d", np.arange(6, dtype=np.float32).reshape(2, 3) / 3, ml_dtypes.bfloat16)
 add("bfloat16 3-d", np.arange(12, dtype=np.float32).reshape(2, 3, 2) * 1.25, ml_dtypes.bfloat16)
@@ -225,8 +257,14 @@ add("bfloat16 summarized", np.arange(2000, dtype=np.float32), ml_dtypes.bfloat16
 add("bfloat16 random", rng.standard_normal((3, 4)).astype(np.float32) * 1000, ml_dtypes.bfloat16)
 add("float8_e4m3fn all", np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn))
 add("float8_e5m2 all", np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e5m2))
-add("float8_e4m3fnuz nan", np.array([np.nan, 1.0], dtype=np.float32).astype(ml_dtypes.float8_e4m3fnuz))
-add("float8_e8m0fnu powers", np.array([2.0 ** -127, 0.5, 1, 2.0 ** 127], dtype=np.float32).astype(ml_dtypes.float8_e8m0fnu))
+add(
+    "float8_e4m3fnuz nan",
+    np.array([np.nan, 1.0], dtype=np.float32).astype(ml_dtypes.float8_e4m3fnuz),
+)
+add(
+    "float8_e8m0fnu powers",
+    np.array([2.0**-127, 0.5, 1, 2.0**127], dtype=np.float32).astype(ml_dtypes.float8_e8m0fnu),
+)
 add("float4_e2m1fn all", np.arange(16, dtype=np.uint8).view(ml_dtypes.float4_e2m1fn))
 add("float6_e3m2fn wide", np.linspace(-28, 28, 40).astype(np.float32), ml_dtypes.float6_e3m2fn)
 

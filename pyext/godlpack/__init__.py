@@ -12,7 +12,7 @@ from ._godlpack import (
     DLPACK_MAJOR_VERSION,
     DLPACK_MINOR_VERSION,
     Array,
-    _live_allocations,
+    _live_allocations,  # noqa: F401 - for tests: live C allocations
     arange,
     asarray,
     empty,

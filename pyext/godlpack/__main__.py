@@ -41,11 +41,15 @@ def demo() -> int:
 
 
 def info() -> int:
-    print(f"godlpack {godlpack.__version__}, DLPack {godlpack.DLPACK_VERSION[0]}."
-          f"{godlpack.DLPACK_VERSION[1]}")
+    print(
+        f"godlpack {godlpack.__version__}, DLPack {godlpack.DLPACK_VERSION[0]}."
+        f"{godlpack.DLPACK_VERSION[1]}"
+    )
     print("dtypes:", ", ".join(d.name for d in godlpack.dtypes))
-    print("devices: kDLCPU (exports and imports); kDLCUDAHost, kDLROCMHost, kDLCUDAManaged "
-          "(imports: host-accessible)")
+    print(
+        "devices: kDLCPU (exports and imports); kDLCUDAHost, kDLROCMHost, kDLCUDAManaged "
+        "(imports: host-accessible)"
+    )
     for name in ("numpy", "torch", "jax", "tvm_ffi", "ml_dtypes"):
         try:
             mod = importlib.import_module(name)
