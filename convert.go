@@ -63,11 +63,19 @@ var bufferFormats = map[string]string{
 // fromBuffer copies a buffer-protocol object (bytes, array.array, memoryview,
 // NumPy arrays...) into a new Go-owned array.
 func fromBuffer(obj *C.PyObject) (*C.gd_array, error) {
-	var view C.Py_buffer
-	if C.PyObject_GetBuffer(obj, &view, C.PyBUF_RECORDS_RO) < 0 {
+	// The Py_buffer lives in C memory: exporters may point its shape at its own
+	// len field (PyBuffer_FillInfo does), which in Go memory would be a Go
+	// pointer to a Go pointer handed to C.
+	pview := (*C.Py_buffer)(C.calloc(1, C.sizeof_Py_buffer))
+	if pview == nil {
+		return nil, memoryErrorf("out of memory")
+	}
+	defer C.free(unsafe.Pointer(pview))
+	if C.PyObject_GetBuffer(obj, pview, C.PyBUF_RECORDS_RO) < 0 {
 		return nil, errPySet
 	}
-	defer C.PyBuffer_Release(&view)
+	defer C.PyBuffer_Release(pview)
+	view := pview
 	format := "B"
 	if view.format != nil {
 		format = C.GoString(view.format)
@@ -176,20 +184,21 @@ func collectNested(o *C.PyObject, shape []int64, vals *[]dlpack.Scalar) error {
 	return nil
 }
 
-// inferDType picks NumPy's dtype for a set of Python scalars: bool, int64 (uint64
-// when a value only fits there), float64 or complex128.
+// inferDType picks NumPy's dtype for a set of Python scalars: bool, int64, uint64
+// when every integer only fits there, float64 (NumPy promotes int64 with uint64 to
+// float64) or complex128.
 func inferDType(vals []dlpack.Scalar) *dlpack.DType {
 	if len(vals) == 0 {
 		return mustDType("float64")
 	}
 	kind := dlpack.KindBool
-	neg := false
+	signed := false // some integer fits int64
 	for _, s := range vals {
 		if s.Kind > kind {
 			kind = s.Kind
 		}
-		if s.Kind == dlpack.KindInt && s.I < 0 {
-			neg = true
+		if s.Kind == dlpack.KindInt {
+			signed = true
 		}
 	}
 	switch kind {
@@ -198,7 +207,7 @@ func inferDType(vals []dlpack.Scalar) *dlpack.DType {
 	case dlpack.KindInt:
 		return mustDType("int64")
 	case dlpack.KindUint:
-		if neg {
+		if signed {
 			return mustDType("float64")
 		}
 		return mustDType("uint64")
