@@ -1,0 +1,256 @@
+"""Shared set-up for godlpack's Python tests.
+
+Import order: the in-tree build (``<repo>/pyext/godlpack/_godlpack*.so``, made by
+``python build.py ext``) is preferred; without one, an importable godlpack (an installed
+wheel, or PYTHONPATH) is used. With neither, the whole run fails at once with a message
+saying how to build: a missing extension must never look like a passing (or skipped) run.
+
+NumPy, PyTorch and ml_dtypes are required: they are imported here unconditionally, so a
+missing one fails the run instead of skipping tests.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import glob
+import os
+import subprocess
+import sys
+import sysconfig
+import types
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYEXT = os.path.join(REPO, "pyext")
+_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+
+def _in_tree_build() -> str | None:
+    hits = glob.glob(os.path.join(PYEXT, "godlpack", "_godlpack*" + _SUFFIX))
+    return hits[0] if hits else None
+
+
+if _in_tree_build() is not None and PYEXT not in sys.path:
+    sys.path.insert(0, PYEXT)
+
+try:
+    import godlpack
+except ImportError as exc:  # pragma: no cover - the message is the point
+    raise RuntimeError(
+        "godlpack's extension module is not built and no installed godlpack was found.\n"
+        f"Build it in place first:  {sys.executable} build.py ext   (from {REPO})\n"
+        f"expected: {os.path.join(PYEXT, 'godlpack', '_godlpack' + _SUFFIX)}\n"
+        f"import error: {exc!r}"
+    ) from exc
+
+# Required consumers: an ImportError here fails the run (never a skip).
+import ml_dtypes  # noqa: E402,F401
+import numpy  # noqa: E402,F401
+import torch  # noqa: E402,F401
+
+#: sys.path entries a child interpreter needs to import the same godlpack.
+GODLPACK_PATH = os.path.dirname(os.path.dirname(os.path.abspath(godlpack.__file__)))
+
+
+def pytest_report_header(config):
+    return f"godlpack from {os.path.dirname(godlpack.__file__)}"
+
+
+# --------------------------------------------------------------------------------------
+# DLPack ABI (dlpack.h v1.3) declared with ctypes, to look inside the capsules we export.
+# --------------------------------------------------------------------------------------
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [
+        ("dl_tensor", DLTensor),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+    ]
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [
+        ("version", DLPackVersion),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+        ("flags", ctypes.c_uint64),
+        ("dl_tensor", DLTensor),
+    ]
+
+
+FLAG_READ_ONLY = 1 << 0
+FLAG_IS_COPIED = 1 << 1
+FLAG_IS_SUBBYTE_TYPE_PADDED = 1 << 2
+
+# A capsule keeps the name pointer it is given, so the names we set live forever.
+_NAME_BUFFERS = {
+    name: ctypes.create_string_buffer(name)
+    for name in (b"dltensor", b"dltensor_versioned", b"used_dltensor", b"used_dltensor_versioned")
+}
+
+_api = ctypes.pythonapi
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_GetName.restype = ctypes.c_char_p
+_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+_api.PyCapsule_SetName.restype = ctypes.c_int
+_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_void_p]
+_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+#: ``void (*deleter)(T *self)``. CFUNCTYPE (not PYFUNCTYPE) releases the GIL during calls.
+DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def capsule_name(cap) -> str:
+    return _api.PyCapsule_GetName(cap).decode()
+
+
+def capsule_managed(cap):
+    """The DLManagedTensor[Versioned] a fresh capsule holds, read through ctypes."""
+    name = capsule_name(cap)
+    ptr = _api.PyCapsule_GetPointer(cap, name.encode())
+    assert ptr, f"capsule {name!r} holds NULL"
+    kind = DLManagedTensorVersioned if name.endswith("versioned") else DLManagedTensor
+    return kind.from_address(ptr)
+
+
+def consume_capsule(cap):
+    """Take ownership as a consumer does: read the pointer, rename to used_*.
+
+    Returns (managed struct, deleter callable). The caller must call the deleter once.
+    """
+    m = capsule_managed(cap)
+    used = b"used_" + capsule_name(cap).encode()
+    assert _api.PyCapsule_SetName(cap, ctypes.addressof(_NAME_BUFFERS[used])) == 0
+    assert capsule_name(cap) == used.decode()
+    return m, DELETER(m.deleter)
+
+
+def tensor_shape(t: DLTensor) -> tuple[int, ...]:
+    return tuple(t.shape[i] for i in range(t.ndim))
+
+
+def tensor_strides(t: DLTensor) -> tuple[int, ...] | None:
+    if not t.strides:
+        return None
+    return tuple(t.strides[i] for i in range(t.ndim))
+
+
+@pytest.fixture(scope="session")
+def dl():
+    """ctypes view of the DLPack ABI and capsule helpers."""
+    return types.SimpleNamespace(
+        DLTensor=DLTensor,
+        DLManagedTensor=DLManagedTensor,
+        DLManagedTensorVersioned=DLManagedTensorVersioned,
+        FLAG_READ_ONLY=FLAG_READ_ONLY,
+        FLAG_IS_COPIED=FLAG_IS_COPIED,
+        FLAG_IS_SUBBYTE_TYPE_PADDED=FLAG_IS_SUBBYTE_TYPE_PADDED,
+        DELETER=DELETER,
+        capsule_name=capsule_name,
+        capsule_managed=capsule_managed,
+        consume_capsule=consume_capsule,
+        shape=tensor_shape,
+        strides=tensor_strides,
+        is_valid=lambda cap, name: bool(_api.PyCapsule_IsValid(cap, name.encode())),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Live-allocation accounting and memory
+# --------------------------------------------------------------------------------------
+
+
+def live_now() -> int:
+    """godlpack._live_allocations() after a full collection."""
+    # pytest keeps the last failure's traceback (and its frames' arrays) in sys.last_*:
+    # drop it, so an earlier failing test cannot shift this test's counts.
+    for name in ("last_type", "last_value", "last_traceback", "last_exc"):
+        if hasattr(sys, name):
+            delattr(sys, name)
+    gc.collect()
+    gc.collect()
+    return godlpack._live_allocations()
+
+
+class LiveCounter:
+    """Counts godlpack's live C allocations relative to when the test started."""
+
+    def __init__(self):
+        self.baseline = live_now()
+
+    def now(self) -> int:
+        return live_now()
+
+    def delta(self) -> int:
+        return live_now() - self.baseline
+
+
+@pytest.fixture
+def live():
+    return LiveCounter()
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        resident_pages = int(f.read().split()[1])
+    return resident_pages * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.fixture
+def rss():
+    return rss_bytes
+
+
+# --------------------------------------------------------------------------------------
+# A fresh interpreter, for calls that may take the whole process down
+# --------------------------------------------------------------------------------------
+
+
+def run_python(code: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Runs code in a child interpreter that imports the same godlpack as this run."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([GODLPACK_PATH, env.get("PYTHONPATH", "")]).rstrip(
+        os.pathsep
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def isolated():
+    """``isolated(code)`` runs code in a child interpreter; returns the CompletedProcess."""
+    return run_python
