@@ -24,6 +24,12 @@ void gd_raise(int kind, const char *msg) {
 static PyObject *mod_live_allocations(PyObject *m, PyObject *unused) {
     (void)m;
     (void)unused;
+    if (!gd_counting) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "allocation counting is off: set GODLPACK_COUNT_ALLOCATIONS=1 in the "
+                        "environment before importing godlpack");
+        return NULL;
+    }
     return PyLong_FromLongLong(gd_live_allocations());
 }
 
@@ -71,7 +77,8 @@ static PyMethodDef module_methods[] = {
      "the DLPack C exchange API with no capsule. Every malformed tensor raises BufferError\n"
      "naming the field, and its deleter is still called exactly once."},
     {"_live_allocations", mod_live_allocations, METH_NOARGS,
-     "Number of live C allocations (owners and exported managed tensors); for tests."},
+     "Number of live C allocations (owners and exported managed tensors), for tests;\n"
+     "needs GODLPACK_COUNT_ALLOCATIONS=1 in the environment at import."},
     {"_set_device_enum", mod_set_device_enum, METH_O, "Internal: register DLDeviceType."},
     {"_set_dtypes", (PyCFunction)goSetDtypes, METH_O, "Internal: register the dtype objects."},
     {"_dtype_table", (PyCFunction)goDtypeTable, METH_NOARGS,
@@ -90,6 +97,8 @@ static struct PyModuleDef module_def = {
 };
 
 PyObject *gd_module_create(void) {
+    const char *count = getenv("GODLPACK_COUNT_ALLOCATIONS");
+    gd_counting = count != NULL && strcmp(count, "1") == 0;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL) {
         return NULL;

@@ -6,16 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every malloc'd block that backs an exchange (owners and exported managed tensors)
- * is counted, so tests can prove that each one is freed exactly once. */
-static _Atomic int64_t live_allocations;
-
-void gd_live_add(int64_t delta) {
-    atomic_fetch_add_explicit(&live_allocations, delta, memory_order_relaxed);
-}
+/* When counting is on, every malloc'd block that backs an exchange (owners and
+ * exported managed tensors) is counted, so tests can prove that each one is freed
+ * exactly once. Set once at module init, before any array exists. */
+int gd_counting;
+_Atomic int64_t gd_live_count;
 
 int64_t gd_live_allocations(void) {
-    return atomic_load_explicit(&live_allocations, memory_order_relaxed);
+    return atomic_load_explicit(&gd_live_count, memory_order_relaxed);
 }
 
 gd_owner *gd_owner_new_owned(int64_t nbytes, int zero, char **data_out) {
