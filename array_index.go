@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -74,6 +75,11 @@ func selectIndex(a *C.gd_array, key *C.PyObject) (selection, error) {
 		case C.gd_index_check(it) != 0 && C.gd_bool_check(it) == 0:
 			i, err := asInt64(it, "index")
 			if err != nil {
+				var pe *pyError
+				if errors.As(err, &pe) && pe.kind == C.GD_ERR_OVERFLOW {
+					// NumPy too: an index past int64 is an IndexError, not an OverflowError.
+					return selection{}, indexErrorf("cannot fit 'int' into an index-sized integer")
+				}
 				return selection{}, err
 			}
 			if i < -shape[dim] || i >= shape[dim] {
@@ -132,6 +138,10 @@ func goArrayGetItem(self, key *C.PyObject) *C.PyObject {
 
 //export goArrayItem
 func goArrayItem(self *C.PyObject, i C.Py_ssize_t) *C.PyObject {
+	if toArray(self).ndim == 0 {
+		// iter() falls back to this slot; a 0-d array is not iterable, as in NumPy.
+		return fail(typeErrorf("iteration over a 0-d array"))
+	}
 	key := C.PyLong_FromSsize_t(i)
 	if key == nil {
 		return nil

@@ -45,6 +45,16 @@ static Py_ssize_t array_length(PyObject *self) {
     return (Py_ssize_t)a->shape[0];
 }
 
+/* iter(a) walks the first axis through sq_item; a 0-d array refuses at iter()
+ * time, as NumPy's does, rather than yielding nothing. */
+static PyObject *array_iter(PyObject *self) {
+    if (((gd_array *)self)->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array");
+        return NULL;
+    }
+    return PySeqIter_New(self);
+}
+
 static PyObject *array_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs) {
     (void)tp;
     return goArrayNew(args, kwargs);
@@ -102,6 +112,7 @@ static PyType_Slot array_slots[] = {
     {Py_tp_new, array_new},
     {Py_tp_dealloc, array_dealloc},
     {Py_tp_repr, goArrayRepr},
+    {Py_tp_iter, array_iter},
     {Py_tp_methods, array_methods},
     {Py_tp_getset, array_getset},
     {Py_mp_length, array_length},

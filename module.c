@@ -57,7 +57,8 @@ static PyMethodDef module_methods[] = {
     {"ones", (PyCFunction)(void (*)(void))goOnes, KW,
      "ones(shape, dtype='float32')\n--\n\nA new array filled with ones."},
     {"full", (PyCFunction)(void (*)(void))goFull, KW,
-     "full(shape, fill_value, dtype='float32')\n--\n\nA new array filled with fill_value."},
+     "full(shape, fill_value, dtype=None)\n--\n\nA new array filled with fill_value; dtype None "
+     "infers it from the value as NumPy does (bool, int64, float64 or complex128)."},
     {"arange", (PyCFunction)(void (*)(void))goArange, KW,
      "arange(start, stop=None, step=1, dtype=None)\n--\n\nEvenly spaced values in "
      "[start, stop), like range(); dtype defaults to int64 for ints, else float64."},

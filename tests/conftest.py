@@ -22,6 +22,10 @@ import types
 
 import pytest
 
+# godlpack._live_allocations() counts only when this is set at import; subprocesses
+# started by tests inherit it.
+os.environ.setdefault("GODLPACK_COUNT_ALLOCATIONS", "1")
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYEXT = os.path.join(REPO, "pyext")
 _SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
