@@ -1,0 +1,347 @@
+"""Hand-made DLPack producers in ctypes, for the import tests.
+
+``ManagedTensor`` builds a DLManagedTensorVersioned (or a legacy DLManagedTensor) in
+ctypes-owned memory, describing a ctypes byte buffer, with every field settable to any
+value, including invalid ones. Its deleter is a ctypes callback that counts its calls,
+so a test can prove that godlpack calls it exactly once, and when.
+
+``ManagedTensor.capsule()`` wraps it in a PyCapsule made by ``PyCapsule_New`` whose
+destructor follows the DLPack rule: it calls the deleter only while the capsule still
+has its unused name ('dltensor_versioned' / 'dltensor'); a consumer that renamed it to
+'used_*' owns the tensor.
+
+Every ManagedTensor (its structs, shape/strides arrays, buffer and deleter callback) is
+kept alive for the rest of the session: an Array that outlives a test, or a deleter
+called late, must never touch freed memory.
+
+The ABI is declared here from dlpack.h v1.3 (see godlpack.h / dlpack_abi.h); it does
+not reuse conftest's declarations, and it leaves the argtypes of ``ctypes.pythonapi``
+functions (which conftest sets) alone: it calls the C API through its own prototypes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import os
+import sys
+import threading
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if os.path.join(_REPO, "pyext") not in sys.path:  # when no conftest did it already
+    sys.path.insert(0, os.path.join(_REPO, "pyext"))
+
+# --------------------------------------------------------------------------------------
+# DLPack v1.3 ABI
+# --------------------------------------------------------------------------------------
+
+kDLCPU = 1
+kDLCUDA = 2
+kDLCUDAHost = 3
+kDLROCMHost = 11
+kDLCUDAManaged = 13
+kDLOneAPI = 14
+
+CODE_INT, CODE_UINT, CODE_FLOAT, CODE_OPAQUE, CODE_BFLOAT, CODE_COMPLEX, CODE_BOOL = range(7)
+CODE_FLOAT6_E2M3FN = 15
+CODE_FLOAT6_E3M2FN = 16
+CODE_FLOAT4_E2M1FN = 17
+
+FLAG_READ_ONLY = 1 << 0
+FLAG_IS_COPIED = 1 << 1
+FLAG_IS_SUBBYTE_TYPE_PADDED = 1 << 2
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.c_void_p),  # int64_t *
+        ("strides", ctypes.c_void_p),  # int64_t *
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+#: ``void (*deleter)(DLManagedTensor[Versioned] *self)``. A CFUNCTYPE callback takes the
+#: GIL itself, so it may be called from any thread; calling a CFUNCTYPE pointer from
+#: Python releases the GIL for the duration of the call.
+DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [
+        ("dl_tensor", DLTensor),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+    ]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [
+        ("version", DLPackVersion),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+        ("flags", ctypes.c_uint64),
+        ("dl_tensor", DLTensor),
+    ]
+
+
+assert ctypes.sizeof(DLTensor) == 48
+assert ctypes.sizeof(DLManagedTensor) == 64
+assert ctypes.sizeof(DLManagedTensorVersioned) == 80
+assert DLManagedTensorVersioned.dl_tensor.offset == 32
+
+# --------------------------------------------------------------------------------------
+# The capsule C API, through private prototypes
+# --------------------------------------------------------------------------------------
+
+CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def _capi(name, restype, *argtypes):
+    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))
+
+
+_PyCapsule_New = _capi(
+    "PyCapsule_New", ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, CAPSULE_DESTRUCTOR
+)
+# Raw-pointer variants, for the destructor (the dying capsule must not be touched as an
+# object: its refcount is already zero).
+_IsValid_raw = _capi("PyCapsule_IsValid", ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+_GetPointer_raw = _capi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_GetName = _capi("PyCapsule_GetName", ctypes.c_void_p, ctypes.py_object)
+_SetName = _capi("PyCapsule_SetName", ctypes.c_int, ctypes.py_object, ctypes.c_void_p)
+_GetPointer = _capi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p)
+
+# A capsule keeps the name pointer it is given: the names live for the session.
+_NAMES: dict[bytes, ctypes.Array] = {}
+
+
+def _name_ptr(name: str | bytes | None) -> int | None:
+    if name is None:
+        return None
+    if isinstance(name, str):
+        name = name.encode()
+    if name not in _NAMES:
+        _NAMES[name] = ctypes.create_string_buffer(name)
+    return ctypes.addressof(_NAMES[name])
+
+
+NAME_VERSIONED = "dltensor_versioned"
+NAME_LEGACY = "dltensor"
+_DELETER_OFFSET = {
+    NAME_VERSIONED: DLManagedTensorVersioned.deleter.offset,
+    NAME_LEGACY: DLManagedTensor.deleter.offset,
+}
+
+#: Errors raised inside the capsule destructor (which cannot raise): tests may assert [].
+DESTRUCTOR_ERRORS: list[BaseException] = []
+
+
+@CAPSULE_DESTRUCTOR
+def _capsule_destructor(cap):
+    """The DLPack rule: call the deleter only if the capsule still has its unused name."""
+    try:
+        for name, offset in _DELETER_OFFSET.items():
+            if _IsValid_raw(cap, _name_ptr(name)):
+                managed = _GetPointer_raw(cap, _name_ptr(name))
+                deleter = ctypes.c_void_p.from_address(managed + offset).value
+                if deleter:
+                    DELETER(deleter)(managed)
+                return
+    except BaseException as exc:  # pragma: no cover - reported through DESTRUCTOR_ERRORS
+        DESTRUCTOR_ERRORS.append(exc)
+
+
+def new_capsule(address: int, name: str | bytes | None):
+    """PyCapsule_New(address, name, destructor-following-the-DLPack-rule)."""
+    return _PyCapsule_New(address, _name_ptr(name), _capsule_destructor)
+
+
+def capsule_name(cap) -> str | None:
+    p = _GetName(cap)
+    return None if p is None else ctypes.string_at(p).decode()
+
+
+def consume(cap) -> int:
+    """Take a capsule as a consumer does: rename it to used_*, return its pointer."""
+    name = capsule_name(cap)
+    assert name in (NAME_VERSIONED, NAME_LEGACY), name
+    ptr = _GetPointer(cap, _name_ptr(name))
+    assert ptr
+    assert _SetName(cap, _name_ptr("used_" + name)) == 0
+    return ptr
+
+
+def call_deleter_of(ptr: int, versioned: bool) -> None:
+    """Calls the deleter stored in the managed tensor at ptr (GIL released meanwhile)."""
+    kind = DLManagedTensorVersioned if versioned else DLManagedTensor
+    DELETER(kind.from_address(ptr).deleter)(ptr)
+
+
+# --------------------------------------------------------------------------------------
+# The hand-made producer
+# --------------------------------------------------------------------------------------
+
+_ALIVE: list = []  # every ManagedTensor ever made: nothing here is ever freed
+_UNSET = object()
+
+
+def _int64_array(values):
+    arr = (ctypes.c_int64 * max(len(values), 1))(*values)
+    return arr
+
+
+class ManagedTensor:
+    """A managed tensor over ``buffer``, every field under the test's control.
+
+    shape / strides: sequences, or None for a NULL pointer. ndim defaults to len(shape)
+    (0 when shape is None). data defaults to the buffer's address; pass an int address,
+    or 0 for NULL. version/flags apply to the versioned struct only. deleter=False puts
+    a NULL deleter in the struct.
+
+    ``deleted`` counts the deleter's calls; ``deleter_args`` holds the pointers it got.
+    When the deleter runs, the buffer is overwritten with 0xEE bytes, so an Array still
+    reading it afterwards would show garbage instead of the values.
+    """
+
+    def __init__(
+        self,
+        buffer=None,
+        *,
+        nbytes: int = 64,
+        dtype: tuple[int, int, int] = (CODE_FLOAT, 64, 1),
+        shape=(),
+        strides=_UNSET,
+        ndim: int | None = None,
+        byte_offset: int = 0,
+        device: tuple[int, int] = (kDLCPU, 0),
+        data=_UNSET,
+        versioned: bool = True,
+        version: tuple[int, int] = (1, 3),
+        flags: int = 0,
+        deleter: bool = True,
+    ):
+        if buffer is None:
+            buffer = (ctypes.c_uint8 * nbytes)()
+        self.buffer = buffer
+        self.versioned = versioned
+        self.deleter_args: list[int] = []
+        self.deleter_threads: list[int] = []  # threading.get_ident() of each call
+        if versioned:
+            self.managed = DLManagedTensorVersioned()
+            self.managed.version.major, self.managed.version.minor = version
+            self.managed.flags = flags
+        else:
+            self.managed = DLManagedTensor()
+        self.address = ctypes.addressof(self.managed)
+        t = self.tensor = self.managed.dl_tensor
+
+        if strides is _UNSET:  # C-contiguous, in elements
+            strides = None if shape is None else _c_strides(shape)
+        self._shape = None if shape is None else _int64_array(list(shape))
+        self._strides = None if strides is None else _int64_array(list(strides))
+        t.data = ctypes.addressof(buffer) if data is _UNSET else (data or None)
+        t.device.device_type, t.device.device_id = device
+        t.ndim = ndim if ndim is not None else (0 if shape is None else len(shape))
+        t.dtype.code, t.dtype.bits, t.dtype.lanes = dtype
+        t.shape = None if self._shape is None else ctypes.addressof(self._shape)
+        t.strides = None if self._strides is None else ctypes.addressof(self._strides)
+        t.byte_offset = byte_offset
+
+        def on_delete(ptr):
+            self.deleter_args.append(ptr)
+            self.deleter_threads.append(threading.get_ident())
+            ctypes.memset(self.buffer, 0xEE, ctypes.sizeof(self.buffer))
+
+        self._deleter = DELETER(on_delete)
+        self.managed.deleter = (
+            ctypes.cast(self._deleter, ctypes.c_void_p).value if deleter else None
+        )
+        _ALIVE.append(self)
+
+    @property
+    def deleted(self) -> int:
+        assert all(p == self.address for p in self.deleter_args), "deleter got another pointer"
+        return len(self.deleter_args)
+
+    @property
+    def buffer_address(self) -> int:
+        return ctypes.addressof(self.buffer)
+
+    @property
+    def name(self) -> str:
+        return NAME_VERSIONED if self.versioned else NAME_LEGACY
+
+    def capsule(self, name: str | bytes | None | object = _UNSET):
+        """A new capsule holding this tensor (named for its struct unless name is given)."""
+        return new_capsule(self.address, self.name if name is _UNSET else name)
+
+
+def _c_strides(shape):
+    strides, s = [], 1
+    for d in reversed(list(shape)):
+        strides.append(s)
+        s *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def filled(values: bytes, **kw) -> ManagedTensor:
+    """A ManagedTensor whose buffer holds exactly ``values``."""
+    buf = (ctypes.c_uint8 * max(len(values), 1)).from_buffer_copy(values.ljust(1, b"\0"))
+    return ManagedTensor(buf, **kw)
+
+
+class Producer:
+    """An object with the DLPack protocol handing out one prepared capsule.
+
+    It keeps no reference to the capsule once __dlpack__ returned it, so the capsule
+    lives only as long as the consumer holds it. ``calls`` records each call's keywords.
+    """
+
+    def __init__(self, capsule=None, result=_UNSET, raises: BaseException | None = None):
+        self._capsule = capsule
+        self._result = result
+        self._raises = raises
+        self.calls: list[dict] = []
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        self.calls.append(
+            {"stream": stream, "max_version": max_version, "dl_device": dl_device, "copy": copy}
+        )
+        if self._raises is not None:
+            raise self._raises
+        if self._result is not _UNSET:
+            return self._result
+        cap, self._capsule = self._capsule, None
+        assert cap is not None, "this producer's capsule was already handed out"
+        return cap
+
+    def __dlpack_device__(self):
+        return (kDLCPU, 0)
+
+
+def collect() -> None:
+    """Collects young garbage cycles. The tests do not rely on it (CPython frees what
+    they drop by reference counting); a full collection costs ~0.1 s with PyTorch
+    loaded, so it is kept for the few tests that need one (``full_collect``)."""
+    gc.collect(1)
+
+
+def full_collect() -> None:
+    gc.collect()
+    gc.collect()
