@@ -25,7 +25,12 @@ var dtypeObjects []*C.PyObject
 //export PyInit__godlpack
 func PyInit__godlpack() *C.PyObject {
 	fillDTypeSlots()
-	return C.gd_module_create()
+	m := C.gd_module_create()
+	if m != nil && registerExchangeAPI(m) != nil {
+		C.gd_decref(m)
+		return nil
+	}
+	return m
 }
 
 //export goSetDtypes
