@@ -55,8 +55,10 @@ PyObject *gd_call_dlpack_legacy(PyObject *obj) {
     return PyObject_CallMethodNoArgs(obj, s_dlpack);
 }
 
+/* Whether obj has a __dlpack__ at all (on its type or, as NumPy also accepts, on
+ * the instance). */
 int gd_has_dlpack(PyObject *obj) {
-    PyObject *m = PyObject_GetAttr((PyObject *)Py_TYPE(obj), s_dlpack);
+    PyObject *m = PyObject_GetAttr(obj, s_dlpack);
     if (m == NULL) {
         PyErr_Clear();
         return 0;
@@ -137,6 +139,8 @@ static PyObject *array_from_fast(const gd_fast_view *v, void *managed, int versi
     a->dtype = v->dtype;
     a->dtype_index = v->dtype_index;
     a->flags = v->flags;
+    a->device_type = v->device.device_type;
+    a->device_id = v->device.device_id;
     if (v->ndim > 0) {
         memcpy(a->shape, v->shape, sizeof(int64_t) * (size_t)v->ndim);
         memcpy(a->strides, v->strides, sizeof(int64_t) * (size_t)v->ndim);
@@ -197,18 +201,28 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
             }
             return goAdoptVersioned(m); /* Go validates, or rejects and deletes */
         }
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_BufferError,
+                         "the DLPack exchange API of %s failed without an exception", tp->tp_name);
+            return NULL;
+        }
         if (!PyErr_ExceptionMatches(PyExc_BufferError)) {
-            return PyErr_Occurred() ? NULL : goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
+            return NULL;
         }
         PyErr_Clear(); /* BufferError: __dlpack__ may do better */
     }
+    /* __dlpack__ is called once, or twice when a TypeError says the producer
+     * predates max_version; any other exception is the producer's to report. */
     PyObject *cap = gd_call_dlpack(x, NULL, NULL);
+    if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError) && !gd_has_dlpack(x)) {
+        PyErr_Clear(); /* no __dlpack__ at all: Go explains what x is missing */
+        return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
+    }
+    if (cap == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        cap = gd_call_dlpack_legacy(x);
+    }
     if (cap == NULL) {
-        if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            /* An old producer, or none: Go retries the old call or explains. */
-            PyErr_Clear();
-            return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
-        }
         return NULL;
     }
     PyObject *a = NULL;

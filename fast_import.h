@@ -29,6 +29,7 @@ typedef struct {
     int32_t dtype_index;
     uint64_t flags;         /* READ_ONLY / IS_COPIED only */
     DLDataType dtype;
+    DLDevice device;        /* kDLCPU, with the producer's device id */
 } gd_fast_view;
 
 /* Returns 1 and fills out if the tensor is plain; 0 to let Go decide. */
@@ -99,6 +100,7 @@ static inline int gd_fast_check(const void *managed, int versioned, const gd_dty
     out->dtype_index = slot - 1;
     out->flags = flags;
     out->dtype = t->dtype;
+    out->device = t->device;
     return 1;
 }
 

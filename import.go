@@ -134,23 +134,34 @@ func parseImportRequest(device, copyArg *C.PyObject) (importRequest, error) {
 }
 
 func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
+	if isArray(x) {
+		// Our own array: the protocol would hand back the same memory and owner, so
+		// share it directly, or copy it for copy=True whatever its flags say.
+		src := toArray(x)
+		if req.wantCopy {
+			cp, err := copyArray(src)
+			if err != nil {
+				return nil, err
+			}
+			cp.flags |= C.GD_FLAG_IS_COPIED
+			return cp, nil
+		}
+		return newView(src, unsafe.Pointer(src.data), arrayShape(src), arrayStrides(src))
+	}
 	var a *C.gd_array
 	var err error
-	switch {
-	case C.gd_capsule_check(x) != 0:
+	if C.gd_capsule_check(x) != 0 {
 		a, err = consumeCapsule(x)
-	case isArray(x):
-		// Our own array: the protocol would hand back the same memory and owner.
-		src := toArray(x)
-		a, err = newView(src, unsafe.Pointer(src.data), arrayShape(src), arrayStrides(src))
-	default:
+	} else {
 		a, err = importProducer(x, req)
 	}
 	if err != nil {
 		return nil, err
 	}
+	// copy=True: unless the producer made this export a copy (IS_COPIED on a tensor
+	// it produced for this call), make a Go-owned copy; dropping a releases the
+	// producer's tensor now.
 	if req.wantCopy && a.flags&C.GD_FLAG_IS_COPIED == 0 {
-		// copy=True: a Go-owned copy; dropping a releases the producer's tensor now.
 		cp, err := copyArray(a)
 		C.gd_decref(asObject(a))
 		if err != nil {
@@ -174,7 +185,8 @@ func importProducer(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 				return adoptManaged(unsafe.Pointer(m), true)
 			}
 			if C.gd_error_is_buffer_error() == 0 {
-				return nil, pyCheckOr(bufferErrorf("the exchange API of %s failed without an exception", typeName(x)))
+				return nil, pyCheckOr(bufferErrorf("the DLPack exchange API of %s failed without an exception",
+					typeName(x)))
 			}
 			C.PyErr_Clear() // BufferError: try __dlpack__, which may do better
 		}
