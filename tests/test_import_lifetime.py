@@ -23,10 +23,17 @@ from _malformed import (
     consume,
     filled,
     full_collect,
+    gc_frozen,
 )
 from torch.utils.dlpack import to_dlpack
 
 MiB = 1 << 20
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _gc_frozen():
+    with gc_frozen():
+        yield
 
 
 def helper_tensor(n=8, **kw):

@@ -39,7 +39,9 @@ from _malformed import (
     Producer,
     capsule_name,
     collect,
+    exchange_api_type,
     filled,
+    gc_frozen,
     kDLCPU,
     kDLCUDA,
     kDLCUDAHost,
@@ -49,6 +51,12 @@ from _malformed import (
 )
 
 F64 = (CODE_FLOAT, 64, 1)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _gc_frozen():
+    with gc_frozen():
+        yield
 
 
 def f64_tensor(n=6, **kw) -> ManagedTensor:
@@ -748,3 +756,162 @@ def test_ctypes_buffer_sizes_match_the_abi():
     assert DLManagedTensor.deleter.offset == 56
     assert DLManagedTensorVersioned.flags.offset == 24
     assert DLManagedTensorVersioned.dl_tensor.offset == 32
+
+
+# --------------------------------------------------------------------------------------
+# Argument errors come before anything is taken
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kw, exc",
+    [
+        ({"device": "cuda"}, ValueError),
+        ({"device": (kDLCUDA, 0)}, ValueError),
+        ({"device": 7}, TypeError),
+        ({"copy": "no"}, TypeError),
+        ({"stream": None}, TypeError),
+    ],
+    ids=repr,
+)
+def test_bad_arguments_leave_the_capsule_and_the_producer_untouched(kw, exc):
+    p = f64_tensor()
+    cap = p.capsule()
+    with pytest.raises(exc):
+        g.from_dlpack(cap, **kw)
+    assert capsule_name(cap) == "dltensor_versioned"
+    prod = Producer(cap)
+    with pytest.raises(exc):
+        g.from_dlpack(prod, **kw)
+    assert prod.calls == []
+    assert p.deleted == 0
+    del cap, prod
+    collect()
+    assert p.deleted == 1
+
+
+# --------------------------------------------------------------------------------------
+# Instance attributes
+# --------------------------------------------------------------------------------------
+
+
+class InstanceDLPack:
+    """__dlpack__ set on the instance, not the class (numpy.from_dlpack and
+    torch.from_dlpack both accept such an object: they look the method up on it)."""
+
+    def __init__(self, arr):
+        self.__dlpack__ = arr.__dlpack__
+        self.__dlpack_device__ = arr.__dlpack_device__
+
+
+@pytest.mark.parametrize("kw", [{}, {"copy": None}, {"device": None}], ids=repr)
+def test_instance_attribute_dlpack_is_used_on_every_path(kw):
+    n = np.arange(3.0)
+    assert np.from_dlpack(InstanceDLPack(n)).tolist() == [0.0, 1.0, 2.0]
+    a = g.from_dlpack(InstanceDLPack(n), **kw)
+    assert a.data_ptr == n.__array_interface__["data"][0]
+    assert a.tolist() == [0.0, 1.0, 2.0]
+
+
+# --------------------------------------------------------------------------------------
+# Producers with a hand-made C exchange API (__dlpack_c_exchange_api__ on the type)
+# --------------------------------------------------------------------------------------
+
+EXCHANGE_KW = [{}, {"copy": None}, {"copy": False}]
+
+
+@pytest.mark.parametrize("kw", EXCHANGE_KW, ids=repr)
+def test_exchange_api_tensor_is_imported_without_calling_dlpack(kw):
+    p = f64_tensor(shape=(2, 3))
+    cls = exchange_api_type(lambda: p)
+    a = g.from_dlpack(cls(), **kw)
+    assert cls.from_py_calls == 1 and cls.dlpack_calls == 0
+    assert a.data_ptr == p.buffer_address
+    assert a.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert p.deleted == 0
+    del a
+    release(p)
+
+
+@pytest.mark.parametrize("kw", EXCHANGE_KW, ids=repr)
+@pytest.mark.parametrize(
+    "fields, fragment",
+    [
+        ({"version": (2, 0)}, "field version"),
+        ({"flags": 1 << 9}, "field flags"),
+        ({"device": (kDLCUDA, 0)}, "field device"),
+        ({"dtype": (CODE_FLOAT, 24, 1)}, "field dtype"),
+        ({"ndim": 1000}, "field ndim"),
+        ({"shape": (3, -1), "strides": (1, 1)}, "field shape"),
+        ({"strides": None}, "field strides"),
+        ({"data": 0}, "field data"),
+    ],
+    ids=lambda v: repr(v) if isinstance(v, dict) else None,
+)
+def test_exchange_api_malformed_tensor_is_rejected_and_deleted_at_once(kw, fields, fragment):
+    p = f64_tensor(**fields)
+    cls = exchange_api_type(lambda: p)
+    with pytest.raises(BufferError, match=fragment):
+        g.from_dlpack(cls(), **kw)
+    # No capsule to drop: godlpack was handed the tensor, so it deletes it itself.
+    assert p.deleted == 1
+    assert cls.from_py_calls == 1
+    assert cls.dlpack_calls == 0  # a tensor it rejected is not asked for again
+
+
+@pytest.mark.parametrize("kw", EXCHANGE_KW, ids=repr)
+def test_exchange_api_failing_without_an_exception_is_a_buffer_error(kw):
+    cls = exchange_api_type(lambda: None)
+    with pytest.raises(BufferError, match="without an exception"):
+        g.from_dlpack(cls(), **kw)
+    assert cls.from_py_calls == 1, "the exchange API was called more than once"
+
+
+@pytest.mark.parametrize("kw", EXCHANGE_KW, ids=repr)
+@pytest.mark.parametrize("api", ["major-2", "major-0", "no-from-py"])
+def test_unusable_exchange_api_is_ignored_for_dlpack(kw, api):
+    p = f64_tensor()
+    q = f64_tensor()
+    opts = {"version": (2, 0)} if api == "major-2" else {"version": (0, 9)}
+    if api == "no-from-py":
+        opts = {"with_from_py": False}
+    cls = exchange_api_type(lambda: q, dlpack=p.capsule, **opts)
+    a = g.from_dlpack(cls(), **kw)
+    assert cls.from_py_calls == 0 and cls.dlpack_calls == 1
+    assert a.data_ptr == p.buffer_address
+    del a
+    release(p)
+    assert q.deleted == 0
+
+
+def test_exchange_api_is_bypassed_when_a_device_is_asked_for():
+    p = f64_tensor()
+    q = f64_tensor()
+    cls = exchange_api_type(lambda: q, dlpack=p.capsule)
+    a = g.from_dlpack(cls(), device="cpu")
+    assert cls.from_py_calls == 0 and cls.dlpack_calls == 1
+    assert a.data_ptr == p.buffer_address
+    del a
+    release(p)
+
+
+@pytest.mark.parametrize("kw", EXCHANGE_KW, ids=repr)
+def test_exchange_api_flags_are_carried(kw):
+    p = f64_tensor(flags=FLAG_READ_ONLY | FLAG_IS_COPIED)
+    cls = exchange_api_type(lambda: p)
+    a = g.from_dlpack(cls(), **kw)
+    assert a.readonly and a.flags["is_copied"]
+    with pytest.raises(ValueError):
+        a[0] = 1.0
+    del a
+    release(p)
+
+
+def test_exchange_api_tensor_with_copy_true_is_copied_and_released_at_once():
+    p = f64_tensor()
+    cls = exchange_api_type(lambda: p)
+    a = g.from_dlpack(cls(), copy=True)
+    assert cls.from_py_calls == 1
+    assert p.deleted == 1
+    assert a.flags["is_copied"] and a.data_ptr != p.buffer_address
+    assert a.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]

@@ -28,10 +28,17 @@ from _malformed import (
     collect,
     filled,
     full_collect,
+    gc_frozen,
 )
 from torch.utils.dlpack import to_dlpack
 
 CPU = jax.devices("cpu")[0]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _gc_frozen():
+    with gc_frozen():
+        yield
 
 
 def address(n: np.ndarray) -> int:
@@ -330,6 +337,45 @@ def test_is_copied_from_the_producer_is_kept_without_a_second_copy():
     del a
     collect()
     assert p.deleted == 1
+
+
+def test_godlpack_array_is_imported_as_a_view_of_the_same_memory():
+    p = filled(np.arange(4.0).tobytes(), dtype=(CODE_FLOAT, 64, 1), shape=(4,))
+    a = g.from_dlpack(p.capsule())
+    for kw in ({}, {"copy": False}, {"copy": None}, {"device": "cpu"}):
+        b = g.from_dlpack(a[::-1], **kw)
+        assert b.data_ptr == a.data_ptr + 3 * 8
+        assert b.tolist() == [3.0, 2.0, 1.0, 0.0]
+    del a
+    collect()
+    assert p.deleted == 0  # b still views it
+    del b
+    collect()
+    assert p.deleted == 1
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: g.arange(4.0),
+        lambda: g.from_dlpack(np.arange(4.0)),
+        lambda: g.from_dlpack(np.arange(4.0), copy=True),  # is_copied set
+        lambda: g.from_dlpack(g.arange(4.0), copy=True),  # is_copied set
+        lambda: g.from_dlpack(torch.arange(4.0), copy=True),  # is_copied set
+    ],
+    ids=["owned", "imported", "numpy-copy", "godlpack-copy", "torch-copy"],
+)
+def test_copy_true_of_a_godlpack_array_always_gives_new_memory(make):
+    # is_copied says the producer made a copy for that one export; it is no reason to
+    # hand out the same memory again when a later import asks for a copy.
+    a = make()
+    for src in (a, a[1:]):
+        b = g.from_dlpack(src, copy=True)
+        assert b.flags["is_copied"]
+        assert b.data_ptr != src.data_ptr, "copy=True returned an alias"
+        b[0] = 99.0
+        assert src[0] != 99.0
+        assert src.tolist() != b.tolist()
 
 
 def test_read_only_hand_made_tensor_stays_read_only_through_numpy():
