@@ -258,3 +258,10 @@ def run_python(code: str, timeout: float = 60) -> subprocess.CompletedProcess:
 def isolated():
     """``isolated(code)`` runs code in a child interpreter; returns the CompletedProcess."""
     return run_python
+
+
+def pytest_collection_finish(session):
+    # NumPy, PyTorch, JAX and TVM-FFI leave ~10^6 long-lived objects; moving them to
+    # the permanent generation keeps each full collection cheap (tests collect often).
+    gc.collect()
+    gc.freeze()
