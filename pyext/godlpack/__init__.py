@@ -49,3 +49,11 @@ __all__ = [
     "zeros",
     *(d.name for d in dtypes),
 ]
+
+import os as _os  # noqa: E402 - fork support: the Go collector stays off in a child (fork.go)
+
+_os.register_at_fork(
+    before=_godlpack._before_fork,
+    after_in_parent=_godlpack._after_fork_parent,
+    after_in_child=_godlpack._after_fork_child,
+)
