@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs every Go fuzz target of godlpack for a bounded time, one after another, and
+# fails on the first crash (go test -fuzz exits non-zero and writes the failing
+# input under the package's testdata/fuzz/<Target>/, where `go test` replays it
+# from then on).
+#
+#   FUZZTIME   how long each target runs (go test -fuzztime syntax; default 30s)
+#   FUZZ_ONLY  run only the targets whose name contains this string
+#
+# The targets:
+#   ./dlpack               FuzzValidate      foreign-tensor validator vs a big-int model
+#   ./dlpack               FuzzLayout        shape / stride / byte-size arithmetic
+#   ./dlpack               FuzzDTypeScalar   dtype Get/Set round trips, encode/decode
+#   ./internal/fastcheck   FuzzFastCheckAgreesWithValidator   C fast check vs Go
+# Each has a committed seed corpus in <package>/testdata/fuzz/<Target>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime=${FUZZTIME:-30s}
+targets=(
+  "./dlpack FuzzValidate"
+  "./dlpack FuzzLayout"
+  "./dlpack FuzzDTypeScalar"
+  "./internal/fastcheck FuzzFastCheckAgreesWithValidator"
+)
+export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=1
+
+summary=()
+for entry in "${targets[@]}"; do
+  read -r pkg name <<<"$entry"
+  if [ -n "${FUZZ_ONLY:-}" ] && [[ $name != *"$FUZZ_ONLY"* ]]; then
+    continue
+  fi
+  echo "== fuzz $name ($pkg) for $fuzztime"
+  log=$(mktemp)
+  # -run replays the seed corpus first; -fuzz must name exactly one target.
+  if ! go test -count=1 -run "^${name}\$" -fuzz "^${name}\$" -fuzztime "$fuzztime" "$pkg" 2>&1 | tee "$log"; then
+    echo "FAIL: $name crashed; the failing input is in $pkg/testdata/fuzz/$name/" >&2
+    rm -f "$log"
+    exit 1
+  fi
+  # The last progress line: "fuzz: elapsed: 30s, execs: 1256187 (41596/sec), ..."
+  last=$(grep -o 'elapsed: [0-9a-z]*, execs: [0-9]*' "$log" | tail -1 || true)
+  execs=${last##*execs: }
+  secs=$(grep -o 'elapsed: [0-9]*s' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+  rate=n/a
+  if [ -n "$execs" ] && [ "${secs:-0}" -gt 0 ]; then
+    rate=$((execs / secs))
+  fi
+  summary+=("$(printf '%-36s %12s execs %10s execs/s' "$name" "${execs:-?}" "$rate")")
+  rm -f "$log"
+done
+
+echo "== fuzz summary (FUZZTIME=$fuzztime each)"
+printf '%s\n' "${summary[@]}"
