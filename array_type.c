@@ -83,16 +83,28 @@ static PyMethodDef array_methods[] = {
     {"__dlpack__", (PyCFunction)(void (*)(void))gd_array_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
      "Export the array as a DLPack capsule (array API standard).\n\n"
-     "max_version: None or a (major, minor) tuple; major >= 1 gives a 'dltensor_versioned'\n"
-     "    capsule (DLManagedTensorVersioned), else a legacy 'dltensor' capsule.\n"
+     "Consumers call this for you: numpy.from_dlpack(a), torch.from_dlpack(a), JAX, TVM-FFI.\n"
+     "All keywords are keyword-only.\n\n"
      "stream: must be None (CPU memory has no stream); anything else raises ValueError.\n"
-     "dl_device: None, the array's own device or (kDLCPU, 0); another raises BufferError.\n"
-     "copy: None or False share memory (never copies); True exports a fresh copy and sets\n"
-     "    the IS_COPIED flag.\n\n"
-     "Read-only arrays carry the READ_ONLY flag and cannot be exported in the legacy\n"
-     "format (BufferError). Wrong argument types raise TypeError."},
+     "max_version: None or a (major, minor) tuple of ints; major >= 1 gives a\n"
+     "    'dltensor_versioned' capsule (DLManagedTensorVersioned, version reported as\n"
+     "    (1, min(3, minor))); None or major < 1 gives a legacy 'dltensor' capsule.\n"
+     "dl_device: None, the array's own device or (kDLCPU, 0); another device raises\n"
+     "    BufferError (godlpack cannot move memory to it).\n"
+     "copy: None or False share the array's memory (never a copy); True exports a fresh\n"
+     "    contiguous copy and sets the IS_COPIED flag.\n\n"
+     "The capsule holds a reference on the memory, not on the Array: the memory stays\n"
+     "alive until the consumer's deleter runs, or until the capsule is collected unused.\n\n"
+     "Errors: BufferError for an export that cannot be made: a device other than the\n"
+     "array's, or the legacy format (max_version None or major < 1) for a read-only array\n"
+     "(no READ_ONLY flag there) or a padded sub-byte array (no padded flag there).\n"
+     "ValueError for a stream other than None. TypeError for positional arguments,\n"
+     "unknown keywords, and max_version, dl_device or copy of the wrong type."},
     {"__dlpack_device__", gd_array_dlpack_device, METH_NOARGS,
-     "__dlpack_device__($self, /)\n--\n\nReturn (DLDeviceType.kDLCPU, 0) for arrays in CPU memory."},
+     "__dlpack_device__($self, /)\n--\n\n"
+     "Return the array's device as (DLDeviceType, device_id), for DLPack consumers.\n\n"
+     "(DLDeviceType.kDLCPU, 0) for arrays godlpack made; an imported array keeps its\n"
+     "producer's host-accessible device (kDLCUDAHost, kDLROCMHost or kDLCUDAManaged)."},
     {"tolist", (PyCFunction)goArrayTolist, METH_NOARGS,
      "tolist($self, /)\n--\n\nReturn the elements as nested Python lists of Python scalars."},
     {"copy", (PyCFunction)goArrayCopyMethod, METH_NOARGS,

@@ -3,6 +3,23 @@
 ``godlpack.Array`` memory is owned by Go (C memory managed by the Go extension)
 or borrowed zero-copy from another DLPack producer. Hand an Array to
 ``numpy.from_dlpack``, ``torch.from_dlpack``, JAX or TVM-FFI with no copy.
+
+Functions: ``from_dlpack`` (import any DLPack producer, zero-copy), ``asarray``,
+``empty``, ``zeros``, ``ones``, ``full``, ``arange``; types: ``Array``, ``dtype``,
+``DLDeviceType``. Module attributes:
+
+DLPACK_VERSION
+    The DLPack version godlpack speaks, as ``(major, minor)``.
+dtypes
+    Every supported dtype, a tuple of ``godlpack.dtype`` in the extension's table
+    order. Each is also a module attribute of its name: ``godlpack.float32``,
+    ``godlpack.bfloat16``, ``godlpack.float8_e4m3fn``, ...
+__version__
+    The version of this godlpack, a str.
+
+``python -m godlpack`` runs a demo; ``python -m godlpack info`` prints the versions
+of godlpack, DLPack and the installed consumers. Typed: the package ships stubs
+(``py.typed``).
 """
 
 from __future__ import annotations
