@@ -11,7 +11,6 @@ import (
 
 var (
 	dtFloat32 = DataType{Code: 2, Bits: 32, Lanes: 1}
-	dtUint8   = DataType{Code: 1, Bits: 8, Lanes: 1}
 	dtFP4     = DataType{Code: 17, Bits: 4, Lanes: 1}
 	dtFP6     = DataType{Code: 16, Bits: 6, Lanes: 1}
 )

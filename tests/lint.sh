@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Hygiene checks of the whole tree; tests/run calls it, and it runs alone too:
+#
+#   PY=/path/to/venv/bin/python bash tests/lint.sh
+#
+# PY (or PYTHON, which tests/run sets) is the Python of the test venv, with ruff and
+# mypy (tests/requirements.txt); its headers build the root package's cgo for go vet
+# and staticcheck. Default: python3.
+#
+#   gofmt -l          no Go file may need formatting
+#   go vet            every package, the cgo root package included
+#   staticcheck       pinned (STATICCHECK_VERSION below), installed once from the Go
+#                     module proxy into a cache outside the checkout, then reused
+#   ruff check        and ruff format --check
+#   mypy --strict     examples/, against godlpack's stubs (pyext/godlpack/*.pyi)
+#
+# Every check runs even when an earlier one fails; the exit status is 1 if any failed,
+# and the failures are listed at the end. Needs no built extension.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PY:-${PYTHON:-python3}}
+# 2026.2.2: its go.mod says go 1.26.0, so it knows the language and library this
+# module is written against (go.mod: go 1.26). The proxy serves only the v0.x.y tag.
+STATICCHECK_VERSION=v0.8.2
+
+failed=()
+step() { echo "== $1"; }
+fail() { echo "FAILED: $1" >&2; failed+=("$1"); }
+
+pyinc=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') || {
+  echo "lint.sh: cannot run PY=$PY" >&2
+  exit 2
+}
+export CGO_CFLAGS="-I$pyinc ${CGO_CFLAGS:-}"
+
+# Go files: tracked and new (not ignored) ones, or every one outside a git checkout.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  mapfile -t go_files < <(git ls-files --cached --others --exclude-standard -- '*.go' |
+    while read -r f; do [ -f "$f" ] && echo "$f"; done)
+else
+  mapfile -t go_files < <(find . -name '*.go' -not -path './.git/*' -not -path './build/*')
+fi
+
+step "gofmt -l (${#go_files[@]} files)"
+unformatted=$(gofmt -l "${go_files[@]}")
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"
+  echo "$unformatted"
+  fail "gofmt"
+fi
+
+step "go vet ./..."
+go vet ./... || fail "go vet"
+
+step "staticcheck $STATICCHECK_VERSION"
+goversion=$(go env GOVERSION)
+tools=${GODLPACK_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/godlpack/tools}
+sc_dir=$tools/staticcheck-$STATICCHECK_VERSION-$goversion
+staticcheck=$sc_dir/staticcheck
+if [ ! -x "$staticcheck" ]; then
+  echo "installing honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION into $sc_dir"
+  mkdir -p "$sc_dir"
+  GOBIN=$sc_dir GOFLAGS=-mod=mod go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" ||
+    fail "staticcheck install"
+fi
+if [ -x "$staticcheck" ]; then
+  "$staticcheck" -version
+  "$staticcheck" ./... || fail "staticcheck"
+fi
+
+step "ruff check, ruff format --check"
+"$PY" -m ruff check --quiet . || fail "ruff check"
+"$PY" -m ruff format --check --quiet . || fail "ruff format"
+
+step "mypy --strict examples/"
+MYPYPATH=$PWD/pyext "$PY" -m mypy --strict --cache-dir .mypy_cache examples || fail "mypy"
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "== lint.sh: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "== lint.sh: all checks passed"
