@@ -27,7 +27,8 @@ package main
 //     also finishes sweeping, so no background GC goroutine is mid-way through
 //     the heap (holding span or heap locks) when the fork happens and the child
 //     starts from a compact heap; then raise GOMAXPROCS to forkChildProcs, so the
-//     child has Ps to spare for its threads. About 1-5 ms per fork.
+//     child finds a free P whatever Ps the parent's threads held (a P that a thread
+//     in or just back from a Go call held is lost in the child). 1-5 ms per fork.
 //   - after fork, parent (goAfterForkParent): GOMAXPROCS back to what it was
 //     (automatic again unless $GOMAXPROCS fixed it), then the collector.
 //   - after fork, child (goAfterForkChild): keep the collector off for good, and
@@ -39,17 +40,29 @@ package main
 //     ~500 B for asarray of a small list, ~26 KB for the repr of a 10x10 array.
 //     Workers that make millions of such calls should use the spawn start method.
 //
-// Limits, documented rather than detected (the hang would happen inside the
-// runtime, before any godlpack code could raise):
+// What is safe in a fork child, and what is not (documented rather than detected:
+// a hang happens inside the runtime, before any godlpack code could raise):
 //
-//   - a fork child can have at most forkChildProcs-1 threads alive at once that
-//     have called into godlpack (a 64th blocks forever); a fork child of a fork
-//     child inherits what is left, as its parent cannot stop the world to add Ps.
+//   - the thread that forked (the main thread of a multiprocessing or DataLoader
+//     worker) may use godlpack freely: its M is its own, and the 64 Ps leave one
+//     free for it whatever Ps the parent's other threads held at the fork. Tested
+//     with the parent's threads inside Go calls at the fork, with threads of the
+//     parent that had called godlpack and exited, with forks of forks, and with
+//     allocation far past the collector's goal.
+//   - other threads of the child are not safe. A C thread entering Go takes an M
+//     from the runtime's list of spare ("extra") Ms. An M left there by a thread of
+//     the parent that called godlpack and then exited usually still has a P and a
+//     preemption request that sysmon (or a stop-the-world) put on it; in the child,
+//     honouring that request makes the scheduler hand the thread's P to an idle M
+//     whose thread does not exist, and the thread waits forever. (Reproduced: the
+//     parent runs and joins four threads calling godlpack, forks; the child's new
+//     threads calling godlpack hang in stoplockedm.) With no such exited thread in
+//     the parent they ran fine in every trial, but nothing makes it certain.
 //   - a fork that bypasses os.fork() (a C library calling fork() and then not
 //     exec) runs no hooks; subprocess and posix_spawn exec at once and are fine.
-//   - the runtime could, in principle, be stopping the world on its own in the
-//     parent at the instant of the fork; with the collector off and GOMAXPROCS set
-//     explicitly (which pauses its automatic updates) nothing left does that.
+//   - the runtime stopping the world on its own in the parent at the instant of the
+//     fork would leave the child stopped; with the collector off and GOMAXPROCS set
+//     explicitly (which pauses its automatic updates), nothing left does that.
 
 // #include "godlpack.h"
 import "C"

@@ -1,0 +1,240 @@
+"""Processes: multiprocessing (fork and spawn) and a PyTorch DataLoader whose workers
+make and exchange Go arrays.
+
+Each scenario runs in a fresh interpreter (a script in a temporary directory) with a
+timeout: a hang fails the test, and the whole process group (workers included) is
+killed. fork is the hard case: the child has one thread of the parent, and the Go
+runtime in it hangs as soon as it needs a garbage collection or another thread to
+act. fork.go keeps it working for the thread that forked, which is where a
+multiprocessing or DataLoader worker runs (the collector is off across the fork and
+for good in the child; GOMAXPROCS is raised so that thread always finds a P); the
+fork scenarios below make each child allocate far past the point where the
+collector would run, so that without those hooks they would hang. Other threads of
+a fork child are not supported (see fork.go).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from conftest import GODLPACK_PATH
+
+TIMEOUT = 120
+
+COMMON = """
+import os, sys, time
+import numpy as np
+import godlpack as g
+
+def churn(n):
+    # Go heap garbage: ~26 KB per repr, so n=400 allocates ~10 MB, well past the
+    # collector's first goal (4 MB): a child without the fork hooks would hang here.
+    for i in range(n):
+        a = g.arange(100, dtype="float64").reshape(10, 10)
+        repr(a[::2, ::-1])
+        a.tolist()
+
+def make(seed):
+    # A Go array with known contents, sliced and copied on the Go side.
+    a = g.arange(seed, seed + 60, dtype="int64").reshape(6, 10)
+    v = a[1::2, ::-3]
+    c = v.copy()
+    return a, v, c
+
+def expected(seed):
+    return np.arange(seed, seed + 60, dtype=np.int64).reshape(6, 10)[1::2, ::-3]
+"""
+
+
+def run_scenario(tmp_path, name: str, body: str, timeout: float = TIMEOUT) -> str:
+    """Runs COMMON + body as tmp_path/name.py; returns its stdout. Fails on a hang."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(COMMON + textwrap.dedent(body))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([GODLPACK_PATH, env.get("PYTHONPATH", "")]).rstrip(
+        os.pathsep
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(path)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: a hang kills every worker too
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"{name} hung for {timeout} s\nstdout:\n{out}\nstderr:\n{err[-4000:]}")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # stray workers, if any
+        except ProcessLookupError:
+            pass
+    assert proc.returncode == 0, f"{name} exited {proc.returncode}\nstdout:\n{out}\nstderr:\n{err}"
+    for bad in ("Fatal", "Segmentation", "panic", "Traceback"):
+        assert bad not in err, f"{name}: {bad!r} on stderr:\n{err}"
+    return out
+
+
+POOL = """
+import multiprocessing as mp
+
+def task(args):
+    seed, incoming = args
+    churn(400)
+    a, v, c = make(seed)
+    assert (np.from_dlpack(v) == expected(seed)).all()
+    # Import what the parent sent (NumPy, pickled), slice it in Go, send it back.
+    imported = g.from_dlpack(incoming)
+    assert imported.tolist() == incoming.tolist()
+    back = np.from_dlpack(imported[::-1]).copy()
+    return seed, os.getpid(), np.from_dlpack(c), back
+
+if __name__ == "__main__":
+    method = sys.argv[1] if len(sys.argv) > 1 else "{method}"
+    churn(50)  # the parent has run Go code (and its collector) before forking
+    src = [np.from_dlpack(g.arange(i, i + 8, dtype="float32")) for i in range(24)]
+    ctx = mp.get_context(method)
+    with ctx.Pool(2) as pool:
+        results = pool.map(task, [(i, src[i]) for i in range(24)], chunksize=1)
+        # A second round on the same (now used) workers.
+        results += pool.map(task, [(i, src[i - 24]) for i in range(24, 36)], chunksize=2)
+    pids = set()
+    for seed, pid, c, back in results:
+        pids.add(pid)
+        a = g.from_dlpack(c)  # the child's Go array, pickled as NumPy, imported here
+        assert a.tolist() == expected(seed).tolist(), seed
+        assert g.from_dlpack(back).tolist() == src[seed % 24][::-1].tolist()
+    assert os.getpid() not in pids and len(pids) >= 1
+    churn(200)  # the parent's collector is back on and Go keeps working
+    print("ok", method, len(results), len(pids))
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_multiprocessing_pool(tmp_path, method):
+    out = run_scenario(tmp_path, f"pool_{method}", POOL.replace("{method}", method))
+    assert out.split()[:3] == ["ok", method, "36"]
+
+
+DATALOADER = """
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+class GoDataset(Dataset):
+    def __len__(self):
+        return 48
+
+    def __getitem__(self, i):
+        churn(40)
+        a, v, c = make(i)
+        # Exchange inside the worker: Go -> PyTorch -> Go -> NumPy.
+        t = torch.from_dlpack(c)
+        back = g.from_dlpack(t)
+        assert back.data_ptr == c.data_ptr
+        assert (np.from_dlpack(back) == expected(i)).all()
+        return t, torch.from_dlpack(g.full((3,), float(i), dtype="float32")), i
+
+if __name__ == "__main__":
+    churn(50)
+    loader = DataLoader(
+        GoDataset(), batch_size=4, num_workers=2, multiprocessing_context="fork", timeout=60
+    )
+    seen = []
+    for epoch in range(2):  # workers are made afresh for each epoch
+        for t, f, idx in loader:
+            batch = g.from_dlpack(t)  # the collated batch, imported into Go
+            assert batch.shape == (4, 3, 4)
+            for k, i in enumerate(idx.tolist()):
+                assert batch[k].tolist() == expected(i).tolist()
+                assert g.from_dlpack(f[k]).tolist() == [float(i)] * 3
+                seen.append(i)
+    assert sorted(seen) == sorted(list(range(48)) * 2)
+    churn(100)
+    print("ok", len(seen))
+"""
+
+
+def test_dataloader_two_fork_workers(tmp_path):
+    out = run_scenario(tmp_path, "dataloader", DATALOADER)
+    assert out.split() == ["ok", "96"]
+
+
+FORK_EDGES = """
+import threading
+
+def work(n=200):
+    for _ in range(n):
+        a = g.arange(64).reshape(8, 8)
+        assert int(np.from_dlpack(a[::2, 1:].copy()).sum()) == 784
+        g.from_dlpack(np.from_dlpack(a))
+
+def wait(pid):
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+# Threads of the parent that called godlpack and are gone by the fork...
+done = [threading.Thread(target=work, args=(50,)) for _ in range(4)]
+for t in done:
+    t.start()
+for t in done:
+    t.join()
+# ...and threads that are inside Go calls right up to the fork.
+stop = threading.Event()
+def busy():
+    while not stop.is_set():
+        work(5)
+busy_threads = [threading.Thread(target=busy) for _ in range(3)]
+for t in busy_threads:
+    t.start()
+time.sleep(0.2)
+
+pid = os.fork()
+if pid == 0:
+    code = 0
+    try:
+        churn(400)  # far past the collector's goal: no collection may start
+        work()
+        gpid = os.fork()  # a fork of the fork
+        if gpid == 0:
+            churn(100)
+            work()
+            os._exit(0)
+        code = wait(gpid)
+        work()
+    except BaseException as e:
+        print("child failed:", repr(e), flush=True)
+        code = 1
+    os._exit(code)
+
+stop.set()
+for t in busy_threads:
+    t.join()
+child = wait(pid)
+# Many forks in a row: each one turns the parent's collector off and on again.
+for _ in range(10):
+    p = os.fork()
+    if p == 0:
+        work(20)
+        os._exit(0)
+    assert wait(p) == 0
+rss0 = int(open("/proc/self/statm").read().split()[1])
+churn(1500)  # ~40 MB of Go garbage: with the collector back on, RSS stays flat
+grown = (int(open("/proc/self/statm").read().split()[1]) - rss0) * os.sysconf("SC_PAGE_SIZE")
+print("child", child, "grown_mib", grown // 2**20)
+"""
+
+
+def test_fork_amid_threads_nested_forks_and_the_parents_collector(tmp_path):
+    out = run_scenario(tmp_path, "fork_edges", FORK_EDGES).split()
+    assert out[:2] == ["child", "0"], out
+    assert int(out[3]) < 30, f"the parent's Go heap grew {out[3]} MiB: collector left off?"
