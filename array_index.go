@@ -92,8 +92,8 @@ func selectIndex(a *C.gd_array, key *C.PyObject) (selection, error) {
 			dim++
 			ints++
 		default:
-			return selection{}, indexErrorf("only integers, slices (`:`), ellipsis (`...`) and None " +
-				"are valid indices; got " + typeName(it))
+			return selection{}, indexErrorf("only integers, slices (`:`), ellipsis (`...`) and None "+
+				"are valid indices; got %s", typeName(it))
 		}
 	}
 	for ; dim < len(shape); dim++ {
