@@ -67,6 +67,14 @@ SETTINGS = settings(
 )
 
 
+def meaningful_strides(shape, strides):
+    """Strides where they mean something: none for an empty array, and none for a
+    dimension of extent 1 (NumPy 2.2 and 2.4 export different strides there)."""
+    if 0 in tuple(shape):
+        return None
+    return tuple(st if d > 1 else None for d, st in zip(shape, strides, strict=True))
+
+
 @st.composite
 def layouts(draw, negative_steps: bool):
     """(shape, dtype index into the list, slices, permutation, seed)."""
@@ -144,7 +152,9 @@ def test_go_numpy_go_round_trip(layout, dtype):
     n = np.from_dlpack(v)
     assert n.dtype == np.dtype(dtype) and n.shape == want.shape
     assert n.tobytes() == want.tobytes()
-    assert n.strides == tuple(s * itemsize for s in v.strides)
+    assert meaningful_strides(n.shape, n.strides) == meaningful_strides(
+        v.shape, tuple(s * itemsize for s in v.strides)
+    )
     if n.size:
         assert n.ctypes.data == v.data_ptr
         assert np.shares_memory(n, whole)
@@ -153,7 +163,9 @@ def test_go_numpy_go_round_trip(layout, dtype):
     nt = n.transpose(perm)
     b = g.from_dlpack(nt)
     assert b.shape == nt.shape and b.dtype == dtype
-    assert b.strides == tuple(s // itemsize for s in nt.strides)
+    assert meaningful_strides(b.shape, b.strides) == meaningful_strides(
+        nt.shape, tuple(s // itemsize for s in nt.strides)
+    )
     if b.size:
         assert b.data_ptr == nt.ctypes.data
     assert np.from_dlpack(b).tobytes() == want.transpose(perm).tobytes()
@@ -209,14 +221,14 @@ def test_go_torch_go_round_trip(layout, dtype):
     assert tuple(t.shape) == want.shape
     assert str(t.dtype) == f"torch.{dtype}"
     assert torch_bytes(t) == want.tobytes()
-    assert t.stride() == v.strides
+    assert meaningful_strides(t.shape, t.stride()) == meaningful_strides(v.shape, v.strides)
     if t.numel():
         assert t.data_ptr() == v.data_ptr
 
     tp = t.permute(perm)
     b = g.from_dlpack(tp)
     assert b.shape == tuple(tp.shape) and b.dtype == dtype
-    assert b.strides == tp.stride()
+    assert meaningful_strides(b.shape, b.strides) == meaningful_strides(tp.shape, tp.stride())
     if b.size:
         assert b.data_ptr == tp.data_ptr()
     assert torch_bytes(torch.from_dlpack(b)) == want.transpose(perm).tobytes()
