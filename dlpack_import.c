@@ -214,9 +214,19 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
     /* __dlpack__ is called once, or twice when a TypeError says the producer
      * predates max_version; any other exception is the producer's to report. */
     PyObject *cap = gd_call_dlpack(x, NULL, NULL);
-    if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError) && !gd_has_dlpack(x)) {
-        PyErr_Clear(); /* no __dlpack__ at all: Go explains what x is missing */
-        return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
+    if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        /* Is __dlpack__ missing, or did it raise AttributeError itself? The lookup
+         * must not run with the exception pending (3.10 loses it), so stash it. */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        int has = gd_has_dlpack(x);
+        if (!has) {
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            return goFromDLPack(mod, (PyObject **)args, nargs, kwnames); /* Go explains */
+        }
+        PyErr_Restore(type, value, tb);
     }
     if (cap == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
         PyErr_Clear();

@@ -133,9 +133,9 @@ def test_numpy_views_with_odd_strides_and_offsets_share_memory(view, dtype):
     v = NUMPY_VIEWS[view](base)
     a = g.from_dlpack(v)
     assert a.shape == v.shape
-    assert a.strides == elem_strides(v)
     assert a.tolist() == v.tolist()
-    if v.size:
+    if v.size:  # an empty array's strides mean nothing (NumPy versions export them differently)
+        assert a.strides == elem_strides(v)
         assert a.data_ptr == address(v)
         if v.flags.writeable:
             # Through godlpack, seen by NumPy; through NumPy, seen by godlpack.
@@ -575,6 +575,16 @@ def np_dtype(name: str):
     return np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
 
 
+def jax_enable_x64():
+    # jax.enable_x64 is new; the JAX that still supports CPython 3.10 has it only in
+    # jax.experimental.
+    if hasattr(jax, "enable_x64"):
+        return jax.enable_x64(True)
+    from jax.experimental import enable_x64
+
+    return enable_x64(True)
+
+
 @pytest.mark.parametrize("name", JAX_DTYPES)
 def test_jax_cpu_every_dtype_is_imported_zero_copy(name):
     dt = np_dtype(name)
@@ -586,7 +596,7 @@ def test_jax_cpu_every_dtype_is_imported_zero_copy(name):
         host = np.array([[1 + 1j, 2, -3j], [0.5, 4, 6]], dt)
     else:
         host = np.array([[0.5, 1.0, 2.0], [4.0, 0.5, 1.0]]).astype(dt)
-    with jax.enable_x64(True):
+    with jax_enable_x64():
         x = jax.device_put(jnp.asarray(host), CPU)
         assert x.dtype == dt
         a = g.from_dlpack(x)
