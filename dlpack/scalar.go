@@ -38,12 +38,12 @@ var le = binary.LittleEndian
 func (d *DType) Get(buf []byte, elem int64, padded bool) Scalar {
 	if d.Kind == KindComplex {
 		if d.DL.Bits == 64 {
-			p := buf[elem*8 : elem*8+8]
+			p := buf[elem*8 : elem*8+8 : len(buf)]
 			re := math.Float32frombits(le.Uint32(p))
 			im := math.Float32frombits(le.Uint32(p[4:]))
 			return Scalar{Kind: KindComplex, C: complex(float64(re), float64(im))}
 		}
-		p := buf[elem*16 : elem*16+16]
+		p := buf[elem*16 : elem*16+16 : len(buf)]
 		re := math.Float64frombits(le.Uint64(p))
 		im := math.Float64frombits(le.Uint64(p[8:]))
 		return Scalar{Kind: KindComplex, C: complex(re, im)}
@@ -305,12 +305,12 @@ func (d *DType) setComplex(buf []byte, elem int64, s Scalar) error {
 		if !direct32 {
 			re32 = float32(re)
 		}
-		p := buf[elem*8 : elem*8+8]
+		p := buf[elem*8 : elem*8+8 : len(buf)]
 		le.PutUint32(p, math.Float32bits(re32))
 		le.PutUint32(p[4:], math.Float32bits(float32(im)))
 		return nil
 	}
-	p := buf[elem*16 : elem*16+16]
+	p := buf[elem*16 : elem*16+16 : len(buf)]
 	le.PutUint64(p, math.Float64bits(re))
 	le.PutUint64(p[8:], math.Float64bits(im))
 	return nil
