@@ -30,6 +30,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG_DIR = os.path.dirname(os.path.abspath(godlpack.__file__))
 GODLPACK_PATH = os.path.dirname(PKG_DIR)
 CACHE = os.path.join(REPO, ".mypy_cache")
+#: tests/run runs the versions in parallel: caches written by two at once are kept apart.
+RUNNING = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
 def _installed(path: str) -> bool:
@@ -215,7 +217,7 @@ def test_stubs_give_precise_types(stubs_only, tmp_path, pyver):
         pyver,
         "--no-site-packages",
         "--cache-dir",
-        os.path.join(CACHE, "stubs-" + pyver),
+        os.path.join(CACHE, f"stubs-{pyver}-on-{RUNNING}"),
         str(src),
         mypypath=str(stubs_only),
         cwd=str(tmp_path),
@@ -231,7 +233,7 @@ def test_stubs_reject_what_the_extension_rejects(stubs_only, tmp_path):
         "--strict",
         "--no-site-packages",
         "--cache-dir",
-        os.path.join(CACHE, "stubs-bad"),
+        os.path.join(CACHE, f"stubs-bad-on-{RUNNING}"),
         str(src),
         mypypath=str(stubs_only),
         cwd=str(tmp_path),
