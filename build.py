@@ -62,7 +62,7 @@ MANYLINUX_FLOOR = (2, 17)
 SDIST_REQUIRED = ("go.mod", "build.py", "pyproject.toml", "LICENSE")
 SDIST_OPTIONAL = ("go.sum", "README.md")
 SDIST_GLOBS = ("*.go", "*.c", "*.h")
-SDIST_DIRS = ("dlpack", "pyext", "tests")
+SDIST_DIRS = ("dlpack", "examples", "pyext", "tests")
 # Besides SDIST_DIRS, every top-level directory that holds Go source goes in (the root package
 # imports the module's subpackages, and a missing one makes the sdist unbuildable), except:
 SDIST_SKIP_DIRS = {"dist", "build", "bench", "docs", "tools"}

@@ -178,6 +178,13 @@ def capsule_name(cap) -> str | None:
     return None if p is None else ctypes.string_at(p).decode()
 
 
+def capsule_pointer(cap, name: str) -> int:
+    """PyCapsule_GetPointer without renaming: peek at a capsule the caller does not take."""
+    ptr = _GetPointer(cap, _name_ptr(name))
+    assert ptr
+    return ptr
+
+
 def consume(cap) -> int:
     """Take a capsule as a consumer does: rename it to used_*, return its pointer."""
     name = capsule_name(cap)

@@ -23,8 +23,12 @@ import tvm_ffi
 from _malformed import (
     CODE_FLOAT,
     FLAG_READ_ONLY,
+    NAME_LEGACY,
+    NAME_VERSIONED,
+    DLManagedTensorVersioned,
     Producer,
     capsule_name,
+    capsule_pointer,
     collect,
     filled,
     full_collect,
@@ -605,10 +609,22 @@ def test_jax_cpu_every_dtype_is_imported_zero_copy(name):
         assert a.data_ptr == x.unsafe_buffer_pointer()
         want = host.tolist() if dt.kind in "biuc" else host.astype(np.float64).tolist()
         assert a.tolist() == want
-        # JAX hands out a legacy capsule, even when asked for max_version=(1, 3), so the
-        # import is writable although JAX arrays are immutable.
-        assert capsule_name(x.__dlpack__(max_version=(1, 3))) == "dltensor"
-        assert not a.readonly
+        # JAX before 0.12 hands out a legacy capsule even when asked for
+        # max_version=(1, 3), which cannot say "read-only", so that import is writable
+        # although JAX arrays are immutable; JAX 0.12 answers with a versioned capsule
+        # flagged READ_ONLY, and the import must keep the flag.
+        assert a.readonly == producer_says_read_only(x)
+
+
+def producer_says_read_only(x) -> bool:
+    """What the capsule x.__dlpack__(max_version=(1, 3)) says: only a versioned one can
+    carry DLPACK_FLAG_BITMASK_READ_ONLY; a legacy one means writable."""
+    cap = x.__dlpack__(max_version=(1, 3))
+    if capsule_name(cap) == NAME_LEGACY:
+        return False
+    assert capsule_name(cap) == NAME_VERSIONED
+    managed = DLManagedTensorVersioned.from_address(capsule_pointer(cap, NAME_VERSIONED))
+    return bool(managed.flags & FLAG_READ_ONLY)
 
 
 def test_jax_array_deleted_first_leaves_the_array_valid():
