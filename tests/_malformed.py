@@ -14,9 +14,9 @@ Every ManagedTensor (its structs, shape/strides arrays, buffer and deleter callb
 kept alive for the rest of the session: an Array that outlives a test, or a deleter
 called late, must never touch freed memory.
 
-The ABI is declared here from dlpack.h v1.3 (see godlpack.h / dlpack_abi.h); it does
-not reuse conftest's declarations, and it leaves the argtypes of ``ctypes.pythonapi``
-functions (which conftest sets) alone: it calls the C API through its own prototypes.
+The ABI comes from _dlpack_abi.py (declared from dlpack.h v1.3, shared with
+conftest.py). This module leaves the argtypes of ``ctypes.pythonapi`` functions (which
+conftest sets) alone: it calls the C API through its own prototypes.
 """
 
 from __future__ import annotations
@@ -28,83 +28,39 @@ import os
 import sys
 import threading
 
+from _dlpack_abi import (  # noqa: F401 - re-exported: the tests import them from here
+    CODE_BFLOAT,
+    CODE_BOOL,
+    CODE_COMPLEX,
+    CODE_FLOAT,
+    CODE_FLOAT4_E2M1FN,
+    CODE_FLOAT6_E2M3FN,
+    CODE_FLOAT6_E3M2FN,
+    CODE_INT,
+    CODE_OPAQUE,
+    CODE_UINT,
+    DELETER,
+    FLAG_IS_COPIED,
+    FLAG_IS_SUBBYTE_TYPE_PADDED,
+    FLAG_READ_ONLY,
+    DLDataType,
+    DLDevice,
+    DLManagedTensor,
+    DLManagedTensorVersioned,
+    DLPackVersion,
+    DLTensor,
+    kDLCPU,
+    kDLCUDA,
+    kDLCUDAHost,
+    kDLCUDAManaged,
+    kDLOneAPI,
+    kDLROCMHost,
+)
+
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if os.path.join(_REPO, "pyext") not in sys.path:  # when no conftest did it already
     sys.path.insert(0, os.path.join(_REPO, "pyext"))
 
-# --------------------------------------------------------------------------------------
-# DLPack v1.3 ABI
-# --------------------------------------------------------------------------------------
-
-kDLCPU = 1
-kDLCUDA = 2
-kDLCUDAHost = 3
-kDLROCMHost = 11
-kDLCUDAManaged = 13
-kDLOneAPI = 14
-
-CODE_INT, CODE_UINT, CODE_FLOAT, CODE_OPAQUE, CODE_BFLOAT, CODE_COMPLEX, CODE_BOOL = range(7)
-CODE_FLOAT6_E2M3FN = 15
-CODE_FLOAT6_E3M2FN = 16
-CODE_FLOAT4_E2M1FN = 17
-
-FLAG_READ_ONLY = 1 << 0
-FLAG_IS_COPIED = 1 << 1
-FLAG_IS_SUBBYTE_TYPE_PADDED = 1 << 2
-
-
-class DLPackVersion(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", DLDataType),
-        ("shape", ctypes.c_void_p),  # int64_t *
-        ("strides", ctypes.c_void_p),  # int64_t *
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-#: ``void (*deleter)(DLManagedTensor[Versioned] *self)``. A CFUNCTYPE callback takes the
-#: GIL itself, so it may be called from any thread; calling a CFUNCTYPE pointer from
-#: Python releases the GIL for the duration of the call.
-DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-class DLManagedTensor(ctypes.Structure):
-    _fields_ = [
-        ("dl_tensor", DLTensor),
-        ("manager_ctx", ctypes.c_void_p),
-        ("deleter", ctypes.c_void_p),
-    ]
-
-
-class DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [
-        ("version", DLPackVersion),
-        ("manager_ctx", ctypes.c_void_p),
-        ("deleter", ctypes.c_void_p),
-        ("flags", ctypes.c_uint64),
-        ("dl_tensor", DLTensor),
-    ]
-
-
-assert ctypes.sizeof(DLTensor) == 48
-assert ctypes.sizeof(DLManagedTensor) == 64
-assert ctypes.sizeof(DLManagedTensorVersioned) == 80
-assert DLManagedTensorVersioned.dl_tensor.offset == 32
 
 # --------------------------------------------------------------------------------------
 # The capsule C API, through private prototypes

@@ -62,56 +62,17 @@ def pytest_report_header(config):
     return f"godlpack from {os.path.dirname(godlpack.__file__)}"
 
 
-# --------------------------------------------------------------------------------------
-# DLPack ABI (dlpack.h v1.3) declared with ctypes, to look inside the capsules we export.
-# --------------------------------------------------------------------------------------
-
-
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class DLManagedTensor(ctypes.Structure):
-    _fields_ = [
-        ("dl_tensor", DLTensor),
-        ("manager_ctx", ctypes.c_void_p),
-        ("deleter", ctypes.c_void_p),
-    ]
-
-
-class DLPackVersion(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-class DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [
-        ("version", DLPackVersion),
-        ("manager_ctx", ctypes.c_void_p),
-        ("deleter", ctypes.c_void_p),
-        ("flags", ctypes.c_uint64),
-        ("dl_tensor", DLTensor),
-    ]
-
-
-FLAG_READ_ONLY = 1 << 0
-FLAG_IS_COPIED = 1 << 1
-FLAG_IS_SUBBYTE_TYPE_PADDED = 1 << 2
+# The DLPack ABI (dlpack.h v1.3), to look inside the capsules we export.
+from _dlpack_abi import (  # noqa: E402
+    DELETER,
+    FLAG_IS_COPIED,
+    FLAG_IS_SUBBYTE_TYPE_PADDED,
+    FLAG_READ_ONLY,
+    DLManagedTensor,
+    DLManagedTensorVersioned,
+    DLTensor,
+    int64s,
+)
 
 # A capsule keeps the name pointer it is given, so the names we set live forever.
 _NAME_BUFFERS = {
@@ -128,9 +89,6 @@ _api.PyCapsule_SetName.restype = ctypes.c_int
 _api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_void_p]
 _api.PyCapsule_IsValid.restype = ctypes.c_int
 _api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-#: ``void (*deleter)(T *self)``. CFUNCTYPE (not PYFUNCTYPE) releases the GIL during calls.
-DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
 def capsule_name(cap) -> str:
@@ -159,13 +117,11 @@ def consume_capsule(cap):
 
 
 def tensor_shape(t: DLTensor) -> tuple[int, ...]:
-    return tuple(t.shape[i] for i in range(t.ndim))
+    return int64s(t.shape, t.ndim) or ()
 
 
 def tensor_strides(t: DLTensor) -> tuple[int, ...] | None:
-    if not t.strides:
-        return None
-    return tuple(t.strides[i] for i in range(t.ndim))
+    return int64s(t.strides, t.ndim)
 
 
 @pytest.fixture(scope="session")

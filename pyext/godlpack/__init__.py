@@ -24,6 +24,8 @@ of godlpack, DLPack and the installed consumers. Typed: the package ships stubs
 
 from __future__ import annotations
 
+import os as _os
+
 from . import _godlpack
 from ._godlpack import (
     DLPACK_MAJOR_VERSION,
@@ -67,8 +69,7 @@ __all__ = [
     *(d.name for d in dtypes),
 ]
 
-import os as _os  # noqa: E402 - fork support: the Go collector stays off in a child (fork.go)
-
+# fork support: the Go collector stays off in a child (fork.go)
 _os.register_at_fork(
     before=_godlpack._before_fork,
     after_in_parent=_godlpack._after_fork_parent,
