@@ -47,6 +47,8 @@ from _dlpack_abi import (  # noqa: F401 - re-exported: the tests import them fro
     DLDevice,
     DLManagedTensor,
     DLManagedTensorVersioned,
+    DLPackExchangeAPI,
+    DLPackExchangeAPIHeader,
     DLPackVersion,
     DLTensor,
     kDLCPU,
@@ -302,21 +304,6 @@ class Producer:
 # --------------------------------------------------------------------------------------
 # A hand-made DLPack C exchange API (DLPackExchangeAPI, dlpack.h v1.3)
 # --------------------------------------------------------------------------------------
-
-
-class DLPackExchangeAPIHeader(ctypes.Structure):
-    _fields_ = [("version", DLPackVersion), ("prev_api", ctypes.c_void_p)]
-
-
-class DLPackExchangeAPI(ctypes.Structure):
-    _fields_ = [
-        ("header", DLPackExchangeAPIHeader),
-        ("managed_tensor_allocator", ctypes.c_void_p),
-        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
-        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
-        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
-        ("current_work_stream", ctypes.c_void_p),
-    ]
 
 
 #: ``int (*)(void *py_object, DLManagedTensorVersioned **out)``
