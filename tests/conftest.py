@@ -195,9 +195,12 @@ def rss():
 # --------------------------------------------------------------------------------------
 
 
-def run_python(code: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Runs code in a child interpreter that imports the same godlpack as this run."""
-    env = dict(os.environ)
+def run_python(
+    code: str, timeout: float = 60, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Runs code in a child interpreter that imports the same godlpack as this run
+    (with env_extra added to its environment)."""
+    env = dict(os.environ, **(env_extra or {}))
     env["PYTHONPATH"] = os.pathsep.join([GODLPACK_PATH, env.get("PYTHONPATH", "")]).rstrip(
         os.pathsep
     )

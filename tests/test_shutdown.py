@@ -14,14 +14,12 @@ godlpack's live-allocation counter straight from the extension's C symbol).
 from __future__ import annotations
 
 import ctypes
-import os
 import subprocess
-import sys
 import textwrap
 
 import godlpack
 import pytest
-from conftest import GODLPACK_PATH
+from conftest import run_python
 
 TIMEOUT = 60
 ALARMS = ("Fatal", "Segmentation", "panic", "Traceback", "Exception ignored", "core dumped")
@@ -119,18 +117,10 @@ def call_deleter(ptr, versioned):
 
 
 def run(code: str, helper: str | None = None) -> str:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([GODLPACK_PATH, env.get("PYTHONPATH", "")]).rstrip(
-        os.pathsep
-    )
-    if helper:
-        env["GODLPACK_TEST_HELPER"] = helper
-    proc = subprocess.run(
-        [sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
-        env=env,
-        capture_output=True,
-        text=True,
+    proc = run_python(
+        PRELUDE + textwrap.dedent(code),
         timeout=TIMEOUT,
+        env_extra={"GODLPACK_TEST_HELPER": helper} if helper else None,
     )
     assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\n{proc.stderr}"
     for alarm in ALARMS:

@@ -211,6 +211,19 @@ def _check(arr, expect: int, where: str) -> None:
         raise AssertionError(f"{where}: checksum {got}, expected {expect}")
 
 
+def _drain(box: queue.SimpleQueue, where: str) -> None:
+    """Takes everything queued in box, checks the items that came with their expected
+    values, and drops them all (on the calling thread)."""
+    while True:
+        try:
+            item, want = box.get_nowait()
+        except queue.Empty:
+            return
+        if want is not None:
+            _check(item, want, where)
+        del item
+
+
 def _worker(tid, stop, inboxes, errors, counts):
     rng = random.Random(tid)
     mine = inboxes[tid]
@@ -251,14 +264,7 @@ def _worker(tid, stop, inboxes, errors, counts):
             del a, v, x, b, c, d
             if step > 0:
                 del t
-            while True:
-                try:
-                    item, want = mine.get_nowait()
-                except queue.Empty:
-                    break
-                if want is not None:
-                    _check(item, want, f"array from another thread in {tid}")
-                del item
+            _drain(mine, f"array from another thread in {tid}")
             done += 1
     except BaseException as e:  # reported by the main thread
         errors.append((tid, e))
@@ -293,12 +299,5 @@ def test_eight_threads_exchange_concurrently_without_leaks():
     assert all(c > 0 for c in counts), counts
     print(f"iterations per thread: {counts}")
     for box in inboxes:  # what was handed over after its receiver stopped
-        while True:
-            try:
-                item, want = box.get_nowait()
-            except queue.Empty:
-                break
-            if want is not None:
-                _check(item, want, "left over")
-            del item
+        _drain(box, "left over")
     assert live_now() == base, f"{live_now() - base} allocations leaked"
