@@ -134,6 +134,31 @@ static int parse_pair(PyObject *o, long *first, long *second) {
     return 0;
 }
 
+/* max_version's pair, with ints of any size: a component past a C long is clamped
+ * to LONG_MAX or LONG_MIN, which the caller treats like any version above or below
+ * ours (a consumer from the future asking for (1, 2**70) gets 1.3). */
+static int parse_version(PyObject *o, long *major, long *minor) {
+    if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2) {
+        return -1;
+    }
+    long *out[2] = {major, minor};
+    for (int i = 0; i < 2; i++) {
+        PyObject *v = PyTuple_GET_ITEM(o, i);
+        int overflow = 0;
+        if (!PyLong_Check(v)) {
+            return -1;
+        }
+        *out[i] = PyLong_AsLongAndOverflow(v, &overflow);
+        if (overflow != 0) {
+            *out[i] = overflow > 0 ? LONG_MAX : LONG_MIN;
+        } else if (*out[i] == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Which keyword of __dlpack__ name is: 0 stream, 1 max_version, 2 dl_device, 3 copy,
  * -1 none. Callers pass interned names, so pointers are compared against all four
  * before any string comparison (each PyUnicode_Compare costs ~5-10 ns). */
@@ -187,7 +212,7 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
     DLPackVersion version = {GD_DLPACK_MAJOR, GD_DLPACK_MINOR};
     if (max_version != Py_None) {
         long major, minor;
-        if (parse_pair(max_version, &major, &minor) != 0) {
+        if (parse_version(max_version, &major, &minor) != 0) {
             PyErr_SetString(PyExc_TypeError,
                              "__dlpack__: max_version must be None or a (major, minor) tuple of ints");
             return NULL;
@@ -201,6 +226,10 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
             }
         }
     }
+    /* dl_device=(kDLCPU, 0) for memory the CPU reads (an imported kDLCUDAHost,
+     * kDLROCMHost or kDLCUDAManaged array): exported as it is, labelled CPU, as the
+     * consumer asked; it would refuse the old label (torch does). */
+    int label_cpu = 0;
     if (dl_device != Py_None) {
         long dtype, did;
         if (parse_pair(dl_device, &dtype, &did) != 0) {
@@ -217,6 +246,7 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
                          dtype, did, (int)self->device_type, (int)self->device_id);
             return NULL;
         }
+        label_cpu = cpu && !same;
     }
     int want_copy = 0;
     if (copy == Py_True) {
@@ -239,6 +269,9 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
     PyObject *cap = NULL;
     if (versioned) {
         DLManagedTensorVersioned *m = gd_export_versioned(src, extra, version);
+        if (m != NULL && label_cpu) {
+            m->dl_tensor.device = (DLDevice){GD_KDLCPU, 0};
+        }
         if (m == NULL) {
             PyErr_NoMemory();
         } else if ((cap = PyCapsule_New(m, NAME_VERSIONED, capsule_destructor_versioned)) == NULL) {
@@ -254,6 +287,9 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
                         "'dltensor' capsule, which has no padded flag; pass max_version=(1, 0) or later");
     } else {
         DLManagedTensor *m = gd_export_legacy(src);
+        if (m != NULL && label_cpu) {
+            m->dl_tensor.device = (DLDevice){GD_KDLCPU, 0};
+        }
         if (m == NULL) {
             PyErr_NoMemory();
         } else if ((cap = PyCapsule_New(m, NAME_LEGACY, capsule_destructor_legacy)) == NULL) {
