@@ -147,15 +147,7 @@ static PyType_Spec array_spec = {
     .slots = array_slots,
 };
 
-int gd_array_type_init(PyObject *module) {
+int gd_array_type_init(void) {
     gd_ArrayType = (PyTypeObject *)PyType_FromSpec(&array_spec);
-    if (gd_ArrayType == NULL) {
-        return -1;
-    }
-    Py_INCREF(gd_ArrayType); /* the module keeps one reference, we keep this one */
-    if (PyModule_AddObject(module, "Array", (PyObject *)gd_ArrayType) < 0) {
-        Py_DECREF(gd_ArrayType);
-        return -1;
-    }
-    return 0;
+    return gd_ArrayType == NULL ? -1 : 0; /* our reference lasts for the process */
 }

@@ -72,7 +72,7 @@ typedef struct {
 } gd_array;
 
 extern PyTypeObject *gd_ArrayType;
-int gd_array_type_init(PyObject *module);
+int gd_array_type_init(void);
 /* A new Array of ndim dims, viewing data of owner (one new owner reference is taken). */
 gd_array *gd_array_alloc(int32_t ndim);
 int gd_array_check(PyObject *o);
