@@ -83,6 +83,23 @@ PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused);
 DLManagedTensorVersioned *gd_export_versioned(gd_array *a, uint64_t extra_flags, DLPackVersion v);
 DLManagedTensor *gd_export_legacy(gd_array *a);
 
+/* ---- lazy views (lazy_view.c): PyTorch's conjugate and negative bits ---- */
+typedef struct {
+    int present;        /* the type has the method */
+    PyCFunction direct; /* its C function (a METH_NOARGS method), or NULL: call it */
+} gd_bit_probe;
+typedef struct {
+    gd_bit_probe conj, neg;
+} gd_lazy_probes;
+int gd_lazy_view_init(void);
+void gd_lazy_probes_init(gd_lazy_probes *p, PyTypeObject *tp);
+/* 0 if x can be imported as its memory says, -1 with BufferError if x is a lazy
+ * negative or conjugate view, -1 with the producer's error if asking failed. t is the
+ * tensor x exported (its layout decides which questions are worth asking), or NULL:
+ * ask both. */
+int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, const DLTensor *t);
+int gd_refuse_lazy_view_of(PyObject *x);
+
 /* ---- import (dlpack_import.c) ---- */
 extern const char *const gd_name_versioned, *const gd_name_legacy, *const gd_name_used_versioned,
     *const gd_name_used_legacy, *const gd_name_exchange_api;

@@ -184,6 +184,11 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 
 // importProducer asks an object with the DLPack protocol for its tensor.
 func importProducer(x *C.PyObject, req importRequest) (*C.gd_array, error) {
+	// PyTorch's lazy conjugate and negative views: their memory is not their values,
+	// and neither its exchange API nor (for the negative bit) __dlpack__ says so.
+	if C.gd_refuse_lazy_view_of(x) != 0 {
+		return nil, errPySet
+	}
 	tp := (*C.PyTypeObject)(unsafe.Pointer(C.gd_type_of(x)))
 	// Fast path: the type's C exchange API, with no capsule and no Python call.
 	// With an explicit device the producer must hear dl_device, so __dlpack__ is used.

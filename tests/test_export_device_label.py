@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import struct
 
+import godlpack as g
 import numpy as np
 import pytest
 import torch
 from _malformed import filled, full_collect, kDLCPU, kDLCUDAHost, kDLCUDAManaged, kDLROCMHost
-
-import godlpack as g
 
 HOST_DEVICES = [(kDLCUDAHost, 0), (kDLROCMHost, 1), (kDLCUDAManaged, 0)]
 VALUES = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]

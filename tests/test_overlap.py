@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import random
 
+import godlpack as g
 import numpy as np
 import pytest
 import torch
-
-import godlpack as g
 
 
 def reimport_own_export(a):
