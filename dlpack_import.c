@@ -227,7 +227,7 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
             }
             /* The exchange API drops PyTorch's lazy-view bits: ask for them. A
              * refused Array's release calls the producer's deleter. */
-            if (a != NULL && gd_refuse_lazy_view(x, &te->probes, layout) < 0) {
+            if (a != NULL && te->probes.any && gd_refuse_lazy_view(x, &te->probes, layout) < 0) {
                 Py_CLEAR(a);
             }
             return a;
@@ -243,7 +243,7 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
         PyErr_Clear(); /* BufferError: __dlpack__ may do better */
     }
     /* PyTorch's __dlpack__ refuses the conjugate bit but exports the negative one. */
-    if (gd_refuse_lazy_view(x, &te->probes, NULL) < 0) {
+    if (te->probes.any && gd_refuse_lazy_view(x, &te->probes, NULL) < 0) {
         return NULL;
     }
     /* __dlpack__ is called once, or twice when a TypeError says the producer

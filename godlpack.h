@@ -89,6 +89,7 @@ typedef struct {
     PyCFunction direct; /* its C function (a METH_NOARGS method), or NULL: call it */
 } gd_bit_probe;
 typedef struct {
+    int any; /* conj.present || neg.present: whether to call gd_refuse_lazy_view */
     gd_bit_probe conj, neg;
 } gd_lazy_probes;
 int gd_lazy_view_init(void);

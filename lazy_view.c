@@ -79,6 +79,7 @@ static void probe_init(gd_bit_probe *p, PyTypeObject *tp, PyObject *name) {
 void gd_lazy_probes_init(gd_lazy_probes *p, PyTypeObject *tp) {
     probe_init(&p->conj, tp, s_is_conj);
     probe_init(&p->neg, tp, s_is_neg);
+    p->any = p->conj.present || p->neg.present;
 }
 
 /* 1 if x answers true, 0 if false or the type cannot be asked, -1 with an error. */
