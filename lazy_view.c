@@ -110,27 +110,31 @@ static void refuse(PyObject *x, const char *what, const char *fix) {
     Py_XDECREF(mod);
 }
 
+/* 0 if x answers false (or cannot be asked), -1 with BufferError if true or with the
+ * method's error if it failed. */
+static int ask_or_refuse(PyObject *x, const gd_bit_probe *p, PyObject *name, const char *what,
+                         const char *fix) {
+    int set = probe_ask(p, x, name);
+    if (set > 0) {
+        refuse(x, what, fix);
+    }
+    return set == 0 ? 0 : -1;
+}
+
 int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, const DLTensor *t) {
     int ask_conj = t == NULL || t->dtype.code == GD_KDLCOMPLEX;
     int ask_neg = t == NULL || (t->dtype.code != GD_KDLCOMPLEX && may_be_component_view(t));
-    int neg = ask_neg ? probe_ask(&p->neg, x, s_is_neg) : 0;
-    if (neg != 0) {
-        if (neg > 0) {
-            refuse(x,
-                   "has its negative bit set (a lazy negation, such as .imag of a .conj() "
-                   "view): its memory holds the values before negation and DLPack cannot say so",
-                   "resolve_neg");
-        }
+    if (ask_neg && ask_or_refuse(x, &p->neg, s_is_neg,
+                                 "has its negative bit set (a lazy negation, such as .imag of a "
+                                 ".conj() view): its memory holds the values before negation and "
+                                 "DLPack cannot say so",
+                                 "resolve_neg") < 0) {
         return -1;
     }
-    int conj = ask_conj ? probe_ask(&p->conj, x, s_is_conj) : 0;
-    if (conj != 0) {
-        if (conj > 0) {
-            refuse(x,
-                   "has its conjugate bit set (a lazy .conj() view): its memory holds the "
-                   "values before conjugation and DLPack cannot say so",
-                   "resolve_conj");
-        }
+    if (ask_conj && ask_or_refuse(x, &p->conj, s_is_conj,
+                                  "has its conjugate bit set (a lazy .conj() view): its memory "
+                                  "holds the values before conjugation and DLPack cannot say so",
+                                  "resolve_conj") < 0) {
         return -1;
     }
     return 0;
