@@ -1,0 +1,221 @@
+package tensor
+
+import (
+	"iter"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack"
+)
+
+// A View reads and writes the elements of a Tensor as Go values of type T, the
+// Go type of the tensor's dtype (dlpack.DTypeOf[T]). Every method checks its
+// indices and the tensor's state and returns an error rather than panic. A View
+// keeps its Tensor reachable; it stops working (ErrClosed) once the tensor is
+// closed or exported.
+type View[T dlpack.Element] struct {
+	t       *Tensor
+	c       *core
+	access  access
+	subBuf  []byte // sub-byte tensors: the bytes of every element...
+	subBase int64  // ...and the element number of element 0 in them
+}
+
+// access says how one element is loaded and stored.
+type access uint8
+
+const (
+	accessPlain   access = iota // a whole-byte value of T's own layout
+	accessBool                  // a byte, nonzero is true (a producer may send any byte)
+	accessSubByte               // a float6/float4: bits within a byte, packed or padded
+)
+
+// As returns a view of t's elements as T; a *DTypeError when T is not the Go
+// type of t's dtype.
+func As[T dlpack.Element](t *Tensor) (*View[T], error) {
+	c, err := t.open()
+	if err != nil {
+		return nil, err
+	}
+	if want := dlpack.DTypeOf[T](); want != c.dtype {
+		return nil, &DTypeError{Want: want, Got: c.dtype}
+	}
+	v := &View[T]{t: t, c: c}
+	switch {
+	case c.dtype.SubByte():
+		v.access = accessSubByte
+		v.subBuf, v.subBase = c.subByteBytes()
+	case c.dtype.Kind == dlpack.KindBool:
+		v.access = accessBool
+	}
+	return v, nil
+}
+
+// subByteBytes returns the bytes holding a sub-byte tensor's elements and the
+// element number of element 0 within them. Packed tensors are C-contiguous
+// (Validate insists); padded ones take a byte per element and may be strided
+// either way.
+func (c *core) subByteBytes() ([]byte, int64) {
+	if c.n == 0 {
+		return nil, 0
+	}
+	lo, hi, _ := dlpack.ElementSpan(c.shape, c.strides) // Validate checked it fits
+	if c.padded {
+		return unsafe.Slice((*byte)(unsafe.Add(c.data, lo)), hi-lo+1), -lo
+	}
+	size, _ := dlpack.ByteSize(hi+1, int(c.dtype.DL.Bits))
+	return unsafe.Slice((*byte)(c.data), size), 0
+}
+
+// Shape returns a copy of the extents.
+func (v *View[T]) Shape() []int64 { return append([]int64(nil), v.c.shape...) }
+
+// Strides returns a copy of the strides, in elements.
+func (v *View[T]) Strides() []int64 { return append([]int64(nil), v.c.strides...) }
+
+// Len returns the number of elements.
+func (v *View[T]) Len() int64 { return v.c.n }
+
+// ReadOnly reports whether Set refuses to write.
+func (v *View[T]) ReadOnly() bool { return v.c.readOnly.Load() }
+
+// At returns the element at idx, one index per dimension.
+func (v *View[T]) At(idx ...int) (T, error) {
+	off, err := v.offset(idx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v.load(off), nil
+}
+
+// Set writes x at idx; ErrReadOnly for a read-only tensor.
+func (v *View[T]) Set(x T, idx ...int) error {
+	if v.c.readOnly.Load() {
+		return ErrReadOnly
+	}
+	off, err := v.offset(idx)
+	if err != nil {
+		return err
+	}
+	v.store(off, x)
+	return nil
+}
+
+// All yields every element with its position in C (row-major) order, whatever
+// the strides. It yields nothing once the tensor is closed.
+func (v *View[T]) All() iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		if v.c.state.Load() != stateOpen {
+			return
+		}
+		i := 0
+		for off := range offsets(v.c.shape, v.c.strides) {
+			if !yield(i, v.load(off)) {
+				return
+			}
+			i++
+		}
+	}
+}
+
+// Slice returns the elements as a []T sharing the tensor's memory, without a
+// copy: ErrNotContiguous unless the tensor is C-contiguous, ErrReadOnly for a
+// read-only tensor (use ReadOnlySlice), and an error for packed sub-byte
+// elements, which share bytes. The slice does not keep the tensor reachable.
+func (v *View[T]) Slice() ([]T, error) {
+	if v.c.readOnly.Load() {
+		return nil, ErrReadOnly
+	}
+	return v.ReadOnlySlice()
+}
+
+// ReadOnlySlice is Slice for reading: it works on read-only tensors too, and
+// the caller must not write through it (the producer may share the memory).
+func (v *View[T]) ReadOnlySlice() ([]T, error) {
+	c, err := v.t.open()
+	if err != nil {
+		return nil, err
+	}
+	if !dlpack.IsCContiguous(c.shape, c.strides) {
+		return nil, ErrNotContiguous
+	}
+	if v.access == accessSubByte && !c.padded {
+		return nil, &ShapeError{Shape: c.shape, Msg: "packed " + c.dtype.Name + " elements share bytes; no []T can view them"}
+	}
+	if c.n == 0 {
+		return []T{}, nil
+	}
+	return unsafe.Slice((*T)(c.data), c.n), nil
+}
+
+// offset checks idx and returns its element offset from element 0.
+func (v *View[T]) offset(idx []int) (int64, error) {
+	c, err := v.t.open()
+	if err != nil {
+		return 0, err
+	}
+	if len(idx) != len(c.shape) {
+		return 0, &IndexError{Index: append([]int(nil), idx...), Shape: v.Shape()}
+	}
+	var off int64
+	for k, i := range idx {
+		if i < 0 || int64(i) >= c.shape[k] {
+			return 0, &IndexError{Index: append([]int(nil), idx...), Shape: v.Shape()}
+		}
+		off += int64(i) * c.strides[k] // in range: Validate bounded every reachable offset
+	}
+	return off, nil
+}
+
+func (v *View[T]) load(off int64) T {
+	var x T
+	switch v.access {
+	case accessPlain:
+		x = *(*T)(unsafe.Add(v.c.data, off*int64(unsafe.Sizeof(x))))
+	case accessBool:
+		*(*bool)(unsafe.Pointer(&x)) = *(*byte)(unsafe.Add(v.c.data, off)) != 0
+	case accessSubByte:
+		*(*uint8)(unsafe.Pointer(&x)) = uint8(v.c.dtype.LoadBits(v.subBuf, off+v.subBase, v.c.padded))
+	}
+	return x
+}
+
+func (v *View[T]) store(off int64, x T) {
+	switch v.access {
+	case accessPlain, accessBool: // a Go bool is stored as 0 or 1, as DLPack wants
+		*(*T)(unsafe.Add(v.c.data, off*int64(unsafe.Sizeof(x)))) = x
+	case accessSubByte:
+		v.c.dtype.StoreBits(v.subBuf, off+v.subBase, v.c.padded, uint64(*(*uint8)(unsafe.Pointer(&x))))
+	}
+}
+
+// offsets yields the element offset of every element of shape/strides in C order.
+func offsets(shape, strides []int64) iter.Seq[int64] {
+	return func(yield func(int64) bool) {
+		for _, d := range shape {
+			if d == 0 {
+				return
+			}
+		}
+		idx := make([]int64, len(shape))
+		var off int64
+		for {
+			if !yield(off) {
+				return
+			}
+			k := len(shape) - 1
+			for ; k >= 0; k-- {
+				idx[k]++
+				off += strides[k]
+				if idx[k] < shape[k] {
+					break
+				}
+				off -= strides[k] * shape[k]
+				idx[k] = 0
+			}
+			if k < 0 {
+				return
+			}
+		}
+	}
+}
