@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"runtime/cgo"
@@ -31,15 +32,36 @@ func FromSlice[T dlpack.Element](data []T, shape ...int64) (*Tensor, error) {
 	if len(shape) == 0 {
 		shape = []int64{int64(len(data))}
 	}
-	dt := dlpack.DTypeOf[T]()
 	n, err := checkShape(shape)
 	if err != nil {
 		return nil, err
 	}
 	if n != int64(len(data)) {
-		return nil, &ShapeError{Shape: shape, Msg: "holds " + itoa(n) + " elements, the slice " + itoa(int64(len(data)))}
+		return nil, &ShapeError{Shape: shape, Msg: "holds " + itoa(n) + " elements, the slice " + itoa(len(data))}
 	}
-	if n == 0 {
+	return fromSlice(data, shape, nil)
+}
+
+// FromSliceStrided is FromSlice for a strided layout: element (i, j, ...) is
+// data[i*strides[0] + j*strides[1] + ...]. Every element must lie inside data.
+func FromSliceStrided[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, error) {
+	if _, err := checkShape(shape); err != nil {
+		return nil, err
+	}
+	if len(strides) != len(shape) {
+		return nil, &ShapeError{Shape: shape, Msg: itoa(len(strides)) + " strides"}
+	}
+	lo, hi, err := dlpack.ElementSpan(shape, strides)
+	if err != nil || lo < 0 || hi >= int64(len(data)) {
+		return nil, &ShapeError{Shape: shape, Msg: "strides " + fmt.Sprint(strides) + " reach outside a slice of " + itoa(len(data)) + " elements"}
+	}
+	return fromSlice(data, shape, strides)
+}
+
+// fromSlice makes the tensor of a checked shape and strides (nil: contiguous).
+func fromSlice[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, error) {
+	dt := dlpack.DTypeOf[T]()
+	if len(data) == 0 {
 		return newC(dt, shape) // nothing to pin; C memory gives a non-NULL address
 	}
 	var dataC unsafe.Pointer
@@ -51,7 +73,7 @@ func FromSlice[T dlpack.Element](data []T, shape ...int64) (*Tensor, error) {
 	p.pinner.Pin(&data[0])
 	livePins.Add(1)
 	h := cgo.NewHandle(p)
-	c := fillHeader(unsafe.Pointer(m), dt, shape, unsafe.Pointer(&data[0]), uintptr(h))
+	c := fillHeader(unsafe.Pointer(m), dt, shape, strides, unsafe.Pointer(&data[0]), uintptr(h))
 	return wrap(c), nil
 }
 
@@ -76,7 +98,7 @@ func newC(dt *dlpack.DType, shape []int64) (*Tensor, error) {
 	if m == nil {
 		return nil, errNoMemory
 	}
-	return wrap(fillHeader(unsafe.Pointer(m), dt, shape, data, 0)), nil
+	return wrap(fillHeader(unsafe.Pointer(m), dt, shape, nil, data, 0)), nil
 }
 
 // checkShape returns the element count of a shape that a tensor may have.
@@ -98,12 +120,16 @@ func checkShape(shape []int64) (int64, error) {
 
 func headerSize(ndim int) C.size_t { return C.GDT_ARRAYS + C.size_t(16*ndim) }
 
-// fillHeader writes a versioned managed tensor (version 1.3, C-contiguous, on
-// the CPU) into the block m and returns its core. ctx is a cgo.Handle of a pinned
-// slice, or 0 for data inside the block.
-func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape []int64, data unsafe.Pointer, ctx uintptr) *core {
+// fillHeader writes a versioned managed tensor (version 1.3, on the CPU) into the
+// block m and returns its core. strides nil means C-contiguous. ctx is a
+// cgo.Handle of a pinned slice, or 0 for data inside the block.
+func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data unsafe.Pointer, ctx uintptr) *core {
 	ndim := len(shape)
-	strides := dlpack.ContiguousStrides(shape)
+	if strides == nil {
+		strides = dlpack.ContiguousStrides(shape)
+	} else {
+		strides = append([]int64(nil), strides...)
+	}
 	arrays := unsafe.Slice((*int64)(unsafe.Add(m, C.GDT_ARRAYS)), 2*ndim)
 	copy(arrays, shape)
 	copy(arrays[ndim:], strides)

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"iter"
 	"unsafe"
 
@@ -146,6 +147,32 @@ func (v *View[T]) ReadOnlySlice() ([]T, error) {
 		return []T{}, nil
 	}
 	return unsafe.Slice((*T)(c.data), c.n), nil
+}
+
+// Raw returns the memory the elements occupy as a []T that starts at element 0,
+// without a copy, for strided code (what gonum's RawMatrix is to a mat.Dense):
+// element (i, j, ...) is raw[i*strides[0] + j*strides[1] + ...]. It refuses
+// negative strides, read-only tensors and packed sub-byte elements. Like Slice,
+// it does not keep the tensor reachable.
+func (v *View[T]) Raw() ([]T, error) {
+	c, err := v.t.open()
+	if err != nil {
+		return nil, err
+	}
+	if c.readOnly.Load() {
+		return nil, ErrReadOnly
+	}
+	if v.access == accessSubByte && !c.padded {
+		return nil, &ShapeError{Shape: c.shape, Msg: "packed " + c.dtype.Name + " elements share bytes; no []T can view them"}
+	}
+	lo, hi, _ := dlpack.ElementSpan(c.shape, c.strides) // Validate or the producer checked it
+	if lo < 0 {
+		return nil, &ShapeError{Shape: c.shape, Msg: "negative strides " + fmt.Sprint(c.strides) + " reach before element 0"}
+	}
+	if hi < 0 {
+		return []T{}, nil
+	}
+	return unsafe.Slice((*T)(c.data), hi+1), nil
 }
 
 // offset checks idx and returns its element offset from element 0.
