@@ -17,7 +17,7 @@ func (t *Tensor) Clone() (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := dst.c
+	d := dst
 	d.isCopied = true
 	(*dlpack.ManagedTensorVersioned)(d.managed).Flags |= dlpack.FlagIsCopied
 	if c.dtype.SubByte() {

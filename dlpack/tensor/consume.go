@@ -30,14 +30,16 @@ func FromManagedLegacy(m unsafe.Pointer) (*Tensor, error) {
 }
 
 func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error) {
-	c := &core{managed: m, versioned: versioned, produced: isProduced(m, versioned)}
 	v, err := dlpack.Validate(f)
 	if err != nil {
-		c.release()
+		release(m, versioned)
 		return nil, err
 	}
-	c.dtype, c.shape, c.strides, c.data, c.n = v.DType, v.Shape, v.Strides, v.Data, v.NumElements
-	c.isCopied, c.padded, c.device = v.IsCopied, v.Padded, v.Device
-	c.readOnly.Store(v.ReadOnly)
-	return wrap(c), nil
+	t := &Tensor{
+		managed: m, versioned: versioned, produced: isProduced(m, versioned),
+		dtype: v.DType, shape: v.Shape, strides: v.Strides, data: v.Data, n: v.NumElements,
+		isCopied: v.IsCopied, padded: v.Padded, device: v.Device,
+	}
+	t.readOnly.Store(v.ReadOnly)
+	return wrap(t), nil
 }

@@ -64,8 +64,7 @@ func fromSlice[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, err
 	if len(data) == 0 {
 		return newC(dt, shape) // nothing to pin; C memory gives a non-NULL address
 	}
-	var dataC unsafe.Pointer
-	m := C.gdt_alloc(headerSize(len(shape)), 0, &dataC)
+	m := C.gdt_alloc(headerSize(len(shape)), 0).block
 	if m == nil {
 		return nil, errNoMemory
 	}
@@ -93,12 +92,11 @@ func newC(dt *dlpack.DType, shape []int64) (*Tensor, error) {
 	if n > math.MaxInt64/int64(dt.ItemSize()) || uint64(n)*uint64(dt.ItemSize()) > uint64(^C.size_t(0)>>1) {
 		return nil, &ShapeError{Shape: shape, Msg: "the byte size overflows"}
 	}
-	var data unsafe.Pointer
-	m := C.gdt_alloc(headerSize(len(shape)), C.size_t(n*int64(dt.ItemSize())), &data)
-	if m == nil {
+	b := C.gdt_alloc(headerSize(len(shape)), C.size_t(n*int64(dt.ItemSize())))
+	if b.block == nil {
 		return nil, errNoMemory
 	}
-	return wrap(fillHeader(unsafe.Pointer(m), dt, shape, nil, data, 0)), nil
+	return wrap(fillHeader(b.block, dt, shape, nil, b.data, 0)), nil
 }
 
 // checkShape returns the element count of a shape that a tensor may have.
@@ -121,25 +119,27 @@ func checkShape(shape []int64) (int64, error) {
 func headerSize(ndim int) C.size_t { return C.GDT_ARRAYS + C.size_t(16*ndim) }
 
 // fillHeader writes a versioned managed tensor (version 1.3, on the CPU) into the
-// block m and returns its core. strides nil means C-contiguous. ctx is a
-// cgo.Handle of a pinned slice, or 0 for data inside the block.
-func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data unsafe.Pointer, ctx uintptr) *core {
+// block m and returns its Tensor, not yet open. strides nil means C-contiguous.
+// ctx is a cgo.Handle of a pinned slice, or 0 for data inside the block.
+func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data unsafe.Pointer, ctx uintptr) *Tensor {
 	ndim := len(shape)
+	t := &Tensor{managed: m, versioned: true, produced: true, dtype: dt, data: data, padded: dt.SubByte()}
+	t.n, _ = dlpack.NumElements(shape) // checked by the caller
 	if strides == nil {
-		strides = dlpack.ContiguousStrides(shape)
+		t.setDims(shape, shape) // strides overwritten below
+		fillContiguous(t.shape, t.strides)
 	} else {
-		strides = append([]int64(nil), strides...)
+		t.setDims(shape, strides)
 	}
 	arrays := unsafe.Slice((*int64)(unsafe.Add(m, C.GDT_ARRAYS)), 2*ndim)
-	copy(arrays, shape)
-	copy(arrays[ndim:], strides)
+	copy(arrays, t.shape)
+	copy(arrays[ndim:], t.strides)
 	mv := (*dlpack.ManagedTensorVersioned)(m)
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
 	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx // a handle, not an address
 	mv.Deleter = deleterVersioned
-	padded := dt.SubByte()
 	mv.Flags = 0
-	if padded {
+	if t.padded {
 		mv.Flags = dlpack.FlagSubbyteTypePadded
 	}
 	mv.DLTensor = dlpack.Tensor{Data: data, Device: dlpack.Device{Type: dlpack.CPU}, NDim: int32(ndim), DType: dt.DL}
@@ -147,12 +147,8 @@ func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data
 		mv.DLTensor.Shape = &arrays[0]
 		mv.DLTensor.Strides = &arrays[ndim]
 	}
-	n, _ := dlpack.NumElements(shape) // checked by the caller
-	return &core{
-		managed: m, versioned: true, produced: true,
-		dtype: dt, shape: append([]int64(nil), shape...), strides: strides,
-		data: data, n: n, padded: padded, device: mv.DLTensor.Device,
-	}
+	t.device = mv.DLTensor.Device
+	return t
 }
 
 var (
@@ -221,17 +217,13 @@ func (t *Tensor) ExportLegacy() (unsafe.Pointer, error) {
 
 // claim moves t from open to exported; false if Close or another export won.
 func (t *Tensor) claim() bool {
-	if !t.c.state.CompareAndSwap(stateOpen, stateExported) {
-		return false
-	}
-	t.cleanup.Stop()
-	return true
+	return t.end(stateExported)
 }
 
 // toLegacy rewrites one of this package's blocks from the versioned form to the
 // legacy one in place (both start at the block's first byte; shape and strides
 // stay where they are).
-func toLegacy(c *core) {
+func toLegacy(c *Tensor) {
 	mv := (*dlpack.ManagedTensorVersioned)(c.managed)
 	dl, ctx := mv.DLTensor, *(*uintptr)(unsafe.Pointer(&mv.ManagerCtx))
 	ml := (*dlpack.ManagedTensor)(c.managed)
@@ -241,8 +233,8 @@ func toLegacy(c *core) {
 	c.versioned = false
 }
 
-// toVersioned is toLegacy's inverse; flags are rebuilt from the core.
-func toVersioned(c *core) {
+// toVersioned is toLegacy's inverse; flags are rebuilt from the Tensor.
+func toVersioned(c *Tensor) {
 	ml := (*dlpack.ManagedTensor)(c.managed)
 	dl, ctx := ml.DLTensor, *(*uintptr)(unsafe.Pointer(&ml.ManagerCtx))
 	mv := (*dlpack.ManagedTensorVersioned)(c.managed)
@@ -261,3 +253,14 @@ func toVersioned(c *core) {
 }
 
 func itoa[I int | int64](n I) string { return strconv.FormatInt(int64(n), 10) }
+
+// fillContiguous writes the C-order strides of shape into strides.
+func fillContiguous(shape, strides []int64) {
+	s := int64(1)
+	for i := len(shape) - 1; i >= 0; i-- {
+		strides[i] = s
+		if shape[i] > 1 {
+			s *= shape[i]
+		}
+	}
+}

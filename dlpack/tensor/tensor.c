@@ -8,28 +8,29 @@
 #include "_cgo_export.h"
 
 /* gdt_alloc returns one 256-byte-aligned block: header bytes rounded up to the
- * alignment, then data bytes (which may be 0). NULL when out of memory or when the
- * size overflows. The data (at *data_out) is zeroed; the header is the caller's
- * to fill. */
+ * alignment, then data bytes (which may be 0), zeroed. The block is NULL when out
+ * of memory or when the size overflows; the header is the caller's to fill. */
 /* Live blocks, for the tests' leak and double-free checks: a relaxed atomic add
  * per allocation and per deleter, a few ns. */
 static _Atomic int64_t live_blocks;
 
 int64_t gdt_live_blocks(void) { return atomic_load_explicit(&live_blocks, memory_order_relaxed); }
 
-void *gdt_alloc(size_t header, size_t data, void **data_out) {
+gdt_block gdt_alloc(size_t header, size_t data) {
+    gdt_block b = {NULL, NULL};
     size_t head = (header + GD_ALIGN - 1) / GD_ALIGN * GD_ALIGN;
     if (head < header || data > SIZE_MAX - head - GD_ALIGN)
-        return NULL;
+        return b;
     size_t total = (head + data + GD_ALIGN - 1) / GD_ALIGN * GD_ALIGN; /* C11 asks a multiple */
     char *p = aligned_alloc(GD_ALIGN, total);
     if (p == NULL)
-        return NULL;
+        return b;
     if (data > 0)
         memset(p + head, 0, data);
-    *data_out = p + head;
     atomic_fetch_add_explicit(&live_blocks, 1, memory_order_relaxed);
-    return p;
+    b.block = p;
+    b.data = p + head;
+    return b;
 }
 
 /* The deleters run on whatever thread the consumer drops the tensor, without any
@@ -64,4 +65,9 @@ void gdt_call_deleter(void *m, int versioned) {
         if (l->deleter != NULL)
             l->deleter(l);
     }
+}
+
+/* The cleanup's form of gdt_call_deleter: the address with the form in bit 0. */
+void gdt_call_deleter_tagged(uintptr_t tagged) {
+    gdt_call_deleter((void *)(tagged & ~(uintptr_t)1), (int)(tagged & 1));
 }

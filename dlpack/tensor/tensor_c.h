@@ -12,10 +12,16 @@
 /* Where shape and strides start: past the larger of the two managed structs. */
 #define GDT_ARRAYS sizeof(DLManagedTensorVersioned)
 
-void *gdt_alloc(size_t header, size_t data, void **data_out);
+typedef struct {
+    void *block; /* NULL when out of memory */
+    void *data;
+} gdt_block;
+
+gdt_block gdt_alloc(size_t header, size_t data);
 int64_t gdt_live_blocks(void);
 void gdt_deleter_versioned(DLManagedTensorVersioned *m);
 void gdt_deleter_legacy(DLManagedTensor *m);
 void gdt_call_deleter(void *m, int versioned);
+void gdt_call_deleter_tagged(uintptr_t tagged);
 
 #endif

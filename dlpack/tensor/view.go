@@ -15,7 +15,6 @@ import (
 // closed or exported.
 type View[T dlpack.Element] struct {
 	t       *Tensor
-	c       *core
 	access  access
 	subBuf  []byte // sub-byte tensors: the bytes of every element...
 	subBase int64  // ...and the element number of element 0 in them
@@ -40,7 +39,7 @@ func As[T dlpack.Element](t *Tensor) (*View[T], error) {
 	if want := dlpack.DTypeOf[T](); want != c.dtype {
 		return nil, &DTypeError{Want: want, Got: c.dtype}
 	}
-	v := &View[T]{t: t, c: c}
+	v := &View[T]{t: t}
 	switch {
 	case c.dtype.SubByte():
 		v.access = accessSubByte
@@ -55,7 +54,7 @@ func As[T dlpack.Element](t *Tensor) (*View[T], error) {
 // element number of element 0 within them. Packed tensors are C-contiguous
 // (Validate insists); padded ones take a byte per element and may be strided
 // either way.
-func (c *core) subByteBytes() ([]byte, int64) {
+func (c *Tensor) subByteBytes() ([]byte, int64) {
 	if c.n == 0 {
 		return nil, 0
 	}
@@ -68,16 +67,16 @@ func (c *core) subByteBytes() ([]byte, int64) {
 }
 
 // Shape returns a copy of the extents.
-func (v *View[T]) Shape() []int64 { return append([]int64(nil), v.c.shape...) }
+func (v *View[T]) Shape() []int64 { return append([]int64(nil), v.t.shape...) }
 
 // Strides returns a copy of the strides, in elements.
-func (v *View[T]) Strides() []int64 { return append([]int64(nil), v.c.strides...) }
+func (v *View[T]) Strides() []int64 { return append([]int64(nil), v.t.strides...) }
 
 // Len returns the number of elements.
-func (v *View[T]) Len() int64 { return v.c.n }
+func (v *View[T]) Len() int64 { return v.t.n }
 
 // ReadOnly reports whether Set refuses to write.
-func (v *View[T]) ReadOnly() bool { return v.c.readOnly.Load() }
+func (v *View[T]) ReadOnly() bool { return v.t.readOnly.Load() }
 
 // At returns the element at idx, one index per dimension.
 func (v *View[T]) At(idx ...int) (T, error) {
@@ -91,7 +90,7 @@ func (v *View[T]) At(idx ...int) (T, error) {
 
 // Set writes x at idx; ErrReadOnly for a read-only tensor.
 func (v *View[T]) Set(x T, idx ...int) error {
-	if v.c.readOnly.Load() {
+	if v.t.readOnly.Load() {
 		return ErrReadOnly
 	}
 	off, err := v.offset(idx)
@@ -106,11 +105,11 @@ func (v *View[T]) Set(x T, idx ...int) error {
 // the strides. It yields nothing once the tensor is closed.
 func (v *View[T]) All() iter.Seq2[int, T] {
 	return func(yield func(int, T) bool) {
-		if v.c.state.Load() != stateOpen {
+		if v.t.state.Load() != stateOpen {
 			return
 		}
 		i := 0
-		for off := range offsets(v.c.shape, v.c.strides) {
+		for off := range offsets(v.t.shape, v.t.strides) {
 			if !yield(i, v.load(off)) {
 				return
 			}
@@ -124,7 +123,7 @@ func (v *View[T]) All() iter.Seq2[int, T] {
 // read-only tensor (use ReadOnlySlice), and an error for packed sub-byte
 // elements, which share bytes. The slice does not keep the tensor reachable.
 func (v *View[T]) Slice() ([]T, error) {
-	if v.c.readOnly.Load() {
+	if v.t.readOnly.Load() {
 		return nil, ErrReadOnly
 	}
 	return v.ReadOnlySlice()
@@ -198,11 +197,11 @@ func (v *View[T]) load(off int64) T {
 	var x T
 	switch v.access {
 	case accessPlain:
-		x = *(*T)(unsafe.Add(v.c.data, off*int64(unsafe.Sizeof(x))))
+		x = *(*T)(unsafe.Add(v.t.data, off*int64(unsafe.Sizeof(x))))
 	case accessBool:
-		*(*bool)(unsafe.Pointer(&x)) = *(*byte)(unsafe.Add(v.c.data, off)) != 0
+		*(*bool)(unsafe.Pointer(&x)) = *(*byte)(unsafe.Add(v.t.data, off)) != 0
 	case accessSubByte:
-		*(*uint8)(unsafe.Pointer(&x)) = uint8(v.c.dtype.LoadBits(v.subBuf, off+v.subBase, v.c.padded))
+		*(*uint8)(unsafe.Pointer(&x)) = uint8(v.t.dtype.LoadBits(v.subBuf, off+v.subBase, v.t.padded))
 	}
 	return x
 }
@@ -210,9 +209,9 @@ func (v *View[T]) load(off int64) T {
 func (v *View[T]) store(off int64, x T) {
 	switch v.access {
 	case accessPlain, accessBool: // a Go bool is stored as 0 or 1, as DLPack wants
-		*(*T)(unsafe.Add(v.c.data, off*int64(unsafe.Sizeof(x)))) = x
+		*(*T)(unsafe.Add(v.t.data, off*int64(unsafe.Sizeof(x)))) = x
 	case accessSubByte:
-		v.c.dtype.StoreBits(v.subBuf, off+v.subBase, v.c.padded, uint64(*(*uint8)(unsafe.Pointer(&x))))
+		v.t.dtype.StoreBits(v.subBuf, off+v.subBase, v.t.padded, uint64(*(*uint8)(unsafe.Pointer(&x))))
 	}
 }
 

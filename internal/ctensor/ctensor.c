@@ -163,6 +163,29 @@ int ct_delete_on_new_thread(void *m, int versioned) {
     return pthread_join(th, NULL);
 }
 
+/* The benchmark's C producer: a rows x cols float32 tensor, one malloc, a
+ * deleter that frees it (no counting). */
+static void del_plain(DLManagedTensorVersioned *m) { free(m); }
+
+void *ct_produce_f32(int64_t rows, int64_t cols) {
+    size_t head = sizeof(DLManagedTensorVersioned) + 32;
+    DLManagedTensorVersioned *m = malloc(head + (size_t)(rows * cols) * 4);
+    if (m == NULL)
+        return NULL;
+    int64_t *dims = (int64_t *)(m + 1);
+    dims[0] = rows;
+    dims[1] = cols;
+    dims[2] = cols;
+    dims[3] = 1;
+    m->version.major = 1;
+    m->version.minor = 3;
+    m->manager_ctx = NULL;
+    m->deleter = del_plain;
+    m->flags = 0;
+    m->dl_tensor = (DLTensor){(char *)m + head, {GD_KDLCPU, 0}, 2, {2, 32, 1}, dims, dims + 2, 0};
+    return m;
+}
+
 /* The benchmark's baseline: what producing and dropping a buffer costs in C. */
 void *ct_malloc(size_t n) { return malloc(n); }
 void ct_free(void *p) { free(p); }

@@ -107,6 +107,12 @@ func DeleteOnNewThread(m unsafe.Pointer, versioned bool) bool {
 	return C.ct_delete_on_new_thread(m, boolInt(versioned)) == 0
 }
 
+// ProduceFloat32 is the benchmarks' C producer: a rows x cols float32 tensor made
+// with one malloc in one cgo call, freed by its deleter.
+func ProduceFloat32(rows, cols int64) unsafe.Pointer {
+	return C.ct_produce_f32(C.int64_t(rows), C.int64_t(cols))
+}
+
 // MallocFree is the benchmark baseline: a C malloc of n bytes and its free, as a
 // Go program that manages C memory itself would make them (two cgo calls).
 func MallocFree(n int) {

@@ -34,6 +34,7 @@ int32_t ct_deleter_calls(int64_t id);
 int64_t ct_consume(void *m, int versioned, ct_seen *seen, uint8_t *out, int64_t out_len);
 void ct_delete(void *m, int versioned);
 int ct_delete_on_new_thread(void *m, int versioned);
+void *ct_produce_f32(int64_t rows, int64_t cols);
 void *ct_malloc(size_t n);
 void ct_free(void *p);
 
