@@ -12,7 +12,7 @@
 // Close releases the tensor, calling its deleter exactly once; Export and
 // ExportLegacy instead hand the managed tensor to a C consumer, whose call of the
 // deleter releases it. A Tensor that is dropped without either is released by a
-// cleanup (runtime.AddCleanup) after the collector finds it unreachable; that is a
+// finalizer after the collector finds it unreachable; that is a
 // safety net, not a schedule, so call Close.
 //
 // # Views and lifetimes

@@ -7,10 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"runtime/cgo"
 	"strconv"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -26,7 +23,7 @@ func New[T dlpack.Element](shape ...int64) (*Tensor, error) {
 
 // FromSlice returns a tensor of shape viewing data without copying it (a 1-d one
 // of len(data) when shape is empty). data's array stays pinned (runtime.Pinner)
-// until the tensor is released: by Close, by the cleanup, or by a consumer's call
+// until the tensor is released: by Close, by the finalizer, or by a consumer's call
 // of the deleter, from any thread. len(data) must equal the product of shape.
 func FromSlice[T dlpack.Element](data []T, shape ...int64) (*Tensor, error) {
 	if len(shape) == 0 {
@@ -68,19 +65,9 @@ func fromSlice[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, err
 	if m == nil {
 		return nil, errNoMemory
 	}
-	p := &pinned{}
-	p.pinner.Pin(&data[0])
-	livePins.Add(1)
-	h := cgo.NewHandle(p)
-	c := fillHeader(unsafe.Pointer(m), dt, shape, strides, unsafe.Pointer(&data[0]), uintptr(h))
+	c := fillHeader(unsafe.Pointer(m), dt, shape, strides, unsafe.Pointer(&data[0]), pin(&data[0]))
 	return wrap(c), nil
 }
-
-// pinned keeps a produced slice pinned; a cgo.Handle to it rides in manager_ctx.
-type pinned struct{ pinner runtime.Pinner }
-
-// livePins counts pinned slices not yet released, for the tests.
-var livePins atomic.Int64
 
 var errNoMemory = errors.New("tensor: out of C memory")
 
@@ -120,7 +107,7 @@ func headerSize(ndim int) C.size_t { return C.GDT_ARRAYS + C.size_t(16*ndim) }
 
 // fillHeader writes a versioned managed tensor (version 1.3, on the CPU) into the
 // block m and returns its Tensor, not yet open. strides nil means C-contiguous.
-// ctx is a cgo.Handle of a pinned slice, or 0 for data inside the block.
+// ctx is a pinned slice's slot (pins.go), or 0 for data inside the block.
 func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data unsafe.Pointer, ctx uintptr) *Tensor {
 	ndim := len(shape)
 	t := &Tensor{managed: m, versioned: true, produced: true, dtype: dt, data: data, padded: dt.SubByte()}
@@ -136,7 +123,7 @@ func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data
 	copy(arrays[ndim:], t.strides)
 	mv := (*dlpack.ManagedTensorVersioned)(m)
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
-	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx // a handle, not an address
+	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx // a slot number, not an address
 	mv.Deleter = deleterVersioned
 	mv.Flags = 0
 	if t.padded {

@@ -67,7 +67,3 @@ void gdt_call_deleter(void *m, int versioned) {
     }
 }
 
-/* The cleanup's form of gdt_call_deleter: the address with the form in bit 0. */
-void gdt_call_deleter_tagged(uintptr_t tagged) {
-    gdt_call_deleter((void *)(tagged & ~(uintptr_t)1), (int)(tagged & 1));
-}

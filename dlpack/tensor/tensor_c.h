@@ -22,6 +22,5 @@ int64_t gdt_live_blocks(void);
 void gdt_deleter_versioned(DLManagedTensorVersioned *m);
 void gdt_deleter_legacy(DLManagedTensor *m);
 void gdt_call_deleter(void *m, int versioned);
-void gdt_call_deleter_tagged(uintptr_t tagged);
 
 #endif

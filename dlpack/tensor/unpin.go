@@ -3,19 +3,10 @@ package tensor
 // #include <stdint.h>
 import "C"
 
-import "runtime/cgo"
-
-// godlpackTensorUnpin is the Go half of a pinned slice's deleter (tensor.c): it
-// unpins the slice and drops the handle that kept its Pinner reachable. A
+// godlpackTensorUnpin is the Go half of a pinned slice's deleter (tensor.c). A
 // consumer's deleter reaches it from any thread, including threads Go did not
-// create; cgo makes such a callback legal, and nothing here needs the calling
-// goroutine to be a particular one (Unpin and Handle.Delete are not tied to one).
+// create; cgo makes such a callback legal, and nothing here needs a particular
+// goroutine (a Pinner may be unpinned from any).
 //
 //export godlpackTensorUnpin
-func godlpackTensorUnpin(ctx C.uintptr_t) {
-	h := cgo.Handle(ctx)
-	p := h.Value().(*pinned)
-	h.Delete()
-	p.pinner.Unpin()
-	livePins.Add(-1)
-}
+func godlpackTensorUnpin(ctx C.uintptr_t) { unpin(uintptr(ctx)) }
