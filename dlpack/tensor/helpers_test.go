@@ -18,6 +18,8 @@ type typed struct {
 	// newC and fromSlice make tensors of the dtype whose storage is data.
 	newC      func(data []byte, shape ...int64) (*tensor.Tensor, error)
 	fromSlice func(data []byte, shape ...int64) (*tensor.Tensor, error)
+	// fromSliceStrided makes a strided tensor viewing a slice of data's elements.
+	fromSliceStrided func(data []byte, shape, strides []int64) (*tensor.Tensor, error)
 	// setFirst writes element (0, ..., 0) from a byte pattern through Set.
 	setFirst func(t *tensor.Tensor, b byte) error
 }
@@ -56,6 +58,9 @@ func entry[T dlpack.Element]() typed {
 		},
 		fromSlice: func(data []byte, shape ...int64) (*tensor.Tensor, error) {
 			return tensor.FromSlice(fromBytes(data), shape...)
+		},
+		fromSliceStrided: func(data []byte, shape, strides []int64) (*tensor.Tensor, error) {
+			return tensor.FromSliceStrided(fromBytes(data), shape, strides)
 		},
 		setFirst: func(t *tensor.Tensor, b byte) error {
 			v, err := tensor.As[T](t)
