@@ -272,3 +272,21 @@ func TestClonePackedSubByte(t *testing.T) {
 		t.Errorf("clone: %v %v", s, err)
 	}
 }
+
+// Produced tensors that are dropped unexported are released by the finalizer:
+// their C blocks freed, their slices unpinned.
+func TestLeakedProducedTensorsAreReleased(t *testing.T) {
+	waitFor(t, "earlier tests' tensors", func() bool { return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 })
+	for range 10 {
+		if _, err := tensor.New[float32](8); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tensor.FromSlice(make([]int64, 8), 2, 4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tensor.LiveBlocks() != 20 || tensor.LivePins() != 10 {
+		t.Fatalf("%d blocks, %d pins live", tensor.LiveBlocks(), tensor.LivePins())
+	}
+	waitFor(t, "the finalizers", func() bool { return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 })
+}

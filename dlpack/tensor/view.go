@@ -67,16 +67,25 @@ func (c *Tensor) subByteBytes() ([]byte, int64) {
 }
 
 // Shape returns a copy of the extents.
-func (v *View[T]) Shape() []int64 { return append([]int64(nil), v.t.shape...) }
+func (v *View[T]) Shape() []int64 { return v.tensor().Shape() }
 
 // Strides returns a copy of the strides, in elements.
-func (v *View[T]) Strides() []int64 { return append([]int64(nil), v.t.strides...) }
+func (v *View[T]) Strides() []int64 { return v.tensor().Strides() }
 
 // Len returns the number of elements.
-func (v *View[T]) Len() int64 { return v.t.n }
+func (v *View[T]) Len() int64 { return v.tensor().Len() }
 
 // ReadOnly reports whether Set refuses to write.
-func (v *View[T]) ReadOnly() bool { return v.t.readOnly.Load() }
+func (v *View[T]) ReadOnly() bool { return v.tensor().ReadOnly() }
+
+// tensor returns the viewed Tensor; nil for a zero View, whose methods act as
+// on a closed tensor.
+func (v *View[T]) tensor() *Tensor {
+	if v == nil {
+		return nil
+	}
+	return v.t
+}
 
 // At returns the element at idx, one index per dimension.
 func (v *View[T]) At(idx ...int) (T, error) {
@@ -90,12 +99,12 @@ func (v *View[T]) At(idx ...int) (T, error) {
 
 // Set writes x at idx; ErrReadOnly for a read-only tensor.
 func (v *View[T]) Set(x T, idx ...int) error {
-	if v.t.readOnly.Load() {
-		return ErrReadOnly
-	}
 	off, err := v.offset(idx)
 	if err != nil {
 		return err
+	}
+	if v.t.readOnly.Load() {
+		return ErrReadOnly
 	}
 	v.store(off, x)
 	return nil
@@ -105,7 +114,7 @@ func (v *View[T]) Set(x T, idx ...int) error {
 // the strides. It yields nothing once the tensor is closed.
 func (v *View[T]) All() iter.Seq2[int, T] {
 	return func(yield func(int, T) bool) {
-		if v.t.state.Load() != stateOpen {
+		if _, err := v.tensor().open(); err != nil {
 			return
 		}
 		i := 0
@@ -123,7 +132,7 @@ func (v *View[T]) All() iter.Seq2[int, T] {
 // read-only tensor (use ReadOnlySlice), and an error for packed sub-byte
 // elements, which share bytes. The slice does not keep the tensor reachable.
 func (v *View[T]) Slice() ([]T, error) {
-	if v.t.readOnly.Load() {
+	if v.ReadOnly() {
 		return nil, ErrReadOnly
 	}
 	return v.ReadOnlySlice()
@@ -132,7 +141,7 @@ func (v *View[T]) Slice() ([]T, error) {
 // ReadOnlySlice is Slice for reading: it works on read-only tensors too, and
 // the caller must not write through it (the producer may share the memory).
 func (v *View[T]) ReadOnlySlice() ([]T, error) {
-	c, err := v.t.open()
+	c, err := v.tensor().open()
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +163,7 @@ func (v *View[T]) ReadOnlySlice() ([]T, error) {
 // negative strides, read-only tensors and packed sub-byte elements. Like Slice,
 // it does not keep the tensor reachable.
 func (v *View[T]) Raw() ([]T, error) {
-	c, err := v.t.open()
+	c, err := v.tensor().open()
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +185,7 @@ func (v *View[T]) Raw() ([]T, error) {
 
 // offset checks idx and returns its element offset from element 0.
 func (v *View[T]) offset(idx []int) (int64, error) {
-	c, err := v.t.open()
+	c, err := v.tensor().open()
 	if err != nil {
 		return 0, err
 	}

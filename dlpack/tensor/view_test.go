@@ -181,3 +181,66 @@ func TestForeignBoolAndPaddedSubByte(t *testing.T) {
 		t.Errorf("fp6 Set/At: %v", x.Float64())
 	}
 }
+
+// A zero View and a nil Tensor act as closed ones: errors, never a panic.
+func TestZeroValues(t *testing.T) {
+	var v tensor.View[float32]
+	if _, err := v.At(); !errors.Is(err, tensor.ErrClosed) {
+		t.Errorf("At: %v", err)
+	}
+	if err := v.Set(1); !errors.Is(err, tensor.ErrClosed) {
+		t.Errorf("Set: %v", err)
+	}
+	if _, err := v.Slice(); !errors.Is(err, tensor.ErrClosed) {
+		t.Errorf("Slice: %v", err)
+	}
+	if _, err := v.Raw(); !errors.Is(err, tensor.ErrClosed) {
+		t.Errorf("Raw: %v", err)
+	}
+	for range v.All() {
+		t.Error("All yielded")
+	}
+	if v.Shape() != nil || v.Len() != 0 || v.ReadOnly() {
+		t.Error("zero View has a shape")
+	}
+	var nilT *tensor.Tensor
+	if nilT.Close() != nil || nilT.Shape() != nil || nilT.ReadOnly() || nilT.IsCopied() {
+		t.Error("nil Tensor")
+	}
+	nilT.SetReadOnly()
+	if _, err := nilT.Export(); !errors.Is(err, tensor.ErrClosed) {
+		t.Errorf("Export of nil: %v", err)
+	}
+	if _, err := nilT.Clone(); !errors.Is(err, tensor.ErrClosed) {
+		t.Errorf("Clone of nil: %v", err)
+	}
+	if _, err := tensor.As[int8](nilT); !errors.Is(err, tensor.ErrClosed) {
+		t.Errorf("As of nil: %v", err)
+	}
+}
+
+var globalData = [4]float64{1, 2, 3, 4}
+
+// Slices of memory the collector does not move or free (a global array, another
+// tensor's C memory) can be exported too; pinning them is a no-op.
+func TestFromSliceOfUnmovableMemory(t *testing.T) {
+	noLeaks(t)
+	g, err := tensor.FromSlice(globalData[:], 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := g.Export()
+	if seen := ctensor.Consume(m, true, false); len(seen.Bytes) != 32 {
+		t.Errorf("C read %d bytes", len(seen.Bytes))
+	}
+	c, _ := tensor.New[float64](4)
+	cv, _ := tensor.As[float64](c)
+	cs, _ := cv.Slice()
+	alias, err := tensor.FromSlice(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ = alias.Export()
+	ctensor.Consume(m, true, false)
+	c.Close()
+}
