@@ -3,6 +3,7 @@ package tensor_test
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -277,16 +278,22 @@ func TestClonePackedSubByte(t *testing.T) {
 // their C blocks freed, their slices unpinned.
 func TestLeakedProducedTensorsAreReleased(t *testing.T) {
 	waitFor(t, "earlier tests' tensors", func() bool { return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 })
+	var held []*tensor.Tensor
 	for range 10 {
-		if _, err := tensor.New[float32](8); err != nil {
+		a, err := tensor.New[float32](8)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tensor.FromSlice(make([]int64, 8), 2, 4); err != nil {
+		b, err := tensor.FromSlice(make([]int64, 8), 2, 4)
+		if err != nil {
 			t.Fatal(err)
 		}
+		held = append(held, a, b)
 	}
 	if tensor.LiveBlocks() != 20 || tensor.LivePins() != 10 {
 		t.Fatalf("%d blocks, %d pins live", tensor.LiveBlocks(), tensor.LivePins())
 	}
+	runtime.KeepAlive(held)
+	held = nil
 	waitFor(t, "the finalizers", func() bool { return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 })
 }
