@@ -3,8 +3,11 @@
 # a C malloc+free from Go (two cgo calls) measured in the same run: the work a Go
 # program that managed C memory by hand would do instead. Issue 9's goal is <= 3x.
 #
-#   bash bench/bench_go.sh            COUNT=5 repeats, best of each (default)
+#   bash bench/bench_go.sh            COUNT=5 rounds, best of each (default)
 #   COUNT=2 BENCHTIME=200ms bash bench/bench_go.sh     a quick run
+#
+# Each round runs every case once, baseline included, so that a change in the
+# machine's load between rounds moves the baseline with the cases.
 #
 # Rows (16x16 float32, one tensor per iteration; see dlpack/tensor/bench_test.go):
 #   GoToCCMemory       New (C memory) -> Export -> a C consumer calls the deleter
@@ -16,8 +19,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${COUNT:-5}
 benchtime=${BENCHTIME:-1s}
-out=$(go test -run '^$' -bench . -benchtime "$benchtime" -count "$count" -benchmem ./dlpack/tensor)
-echo "$out" | grep -E '^(goos|goarch|cpu)' || true
+bin=$(mktemp -d)/tensor.test
+trap 'rm -rf "$(dirname "$bin")"' EXIT
+go test -c -o "$bin" ./dlpack/tensor
+out=$(for _ in $(seq "$count"); do
+  (cd dlpack/tensor && "$bin" -test.run '^$' -test.bench . -test.benchtime "$benchtime" -test.benchmem)
+done)
+echo "$out" | grep -E '^(goos|goarch|cpu)' | sort -u || true
 echo "$out" | awk '
 /^Benchmark/ {
   name = $1; sub(/^Benchmark/, "", name); sub(/-[0-9]+$/, "", name)

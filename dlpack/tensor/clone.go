@@ -13,7 +13,7 @@ func (t *Tensor) Clone() (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	dst, err := newC(c.dtype, c.shape)
+	dst, err := newC(c.dtype, c.shape())
 	if err != nil {
 		return nil, err
 	}
@@ -25,12 +25,12 @@ func (t *Tensor) Clone() (*Tensor, error) {
 		src, base := c.subByteBytes()
 		out := unsafe.Slice((*byte)(d.data), d.n)
 		var i int64
-		for off := range offsets(c.shape, c.strides) {
+		for off := range offsets(c.shape(), c.strides()) {
 			d.dtype.StoreBits(out, i, true, c.dtype.LoadBits(src, off+base, c.padded))
 			i++
 		}
 		return dst, nil
 	}
-	dlpack.CopyStrided(d.data, d.strides, c.data, c.strides, c.shape, c.dtype.ItemSize())
+	dlpack.CopyStrided(d.data, d.strides(), c.data, c.strides(), c.shape(), c.dtype.ItemSize())
 	return dst, nil
 }

@@ -37,7 +37,7 @@ func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error
 	}
 	t := &Tensor{
 		managed: m, versioned: versioned, produced: isProduced(m, versioned),
-		dtype: v.DType, shape: v.Shape, strides: v.Strides, data: v.Data, n: v.NumElements,
+		dtype: v.DType, shapeBuf: v.Shape, stridesBuf: v.Strides, data: v.Data, n: v.NumElements, ndim: len(v.Shape),
 		isCopied: v.IsCopied, padded: v.Padded, device: v.Device,
 	}
 	t.readOnly.Store(v.ReadOnly)

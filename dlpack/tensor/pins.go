@@ -40,11 +40,8 @@ func pin(p any) uintptr {
 // unpin releases the slot ctx; the deleter calls it exactly once per pin.
 func unpin(ctx uintptr) {
 	pins.mu.Lock()
-	pinner := pins.slots[ctx-1]
-	pins.mu.Unlock()
-	pinner.Unpin()
-	livePins.Add(-1)
-	pins.mu.Lock()
+	pins.slots[ctx-1].Unpin()
 	pins.free = append(pins.free, ctx)
 	pins.mu.Unlock()
+	livePins.Add(-1)
 }

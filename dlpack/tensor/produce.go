@@ -112,15 +112,10 @@ func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data
 	ndim := len(shape)
 	t := &Tensor{managed: m, versioned: true, produced: true, dtype: dt, data: data, padded: dt.SubByte()}
 	t.n, _ = dlpack.NumElements(shape) // checked by the caller
-	if strides == nil {
-		t.setDims(shape, shape) // strides overwritten below
-		fillContiguous(t.shape, t.strides)
-	} else {
-		t.setDims(shape, strides)
-	}
+	t.setDims(shape, strides)
 	arrays := unsafe.Slice((*int64)(unsafe.Add(m, C.GDT_ARRAYS)), 2*ndim)
-	copy(arrays, t.shape)
-	copy(arrays[ndim:], t.strides)
+	copy(arrays, t.shape())
+	copy(arrays[ndim:], t.strides())
 	mv := (*dlpack.ManagedTensorVersioned)(m)
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
 	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx // a slot number, not an address

@@ -23,12 +23,17 @@ type Tensor struct {
 	isCopied  bool
 	padded    bool
 
-	dtype   *dlpack.DType
-	shape   []int64
-	strides []int64 // in elements, always ndim entries
-	data    unsafe.Pointer
-	n       int64
-	device  dlpack.Device
+	dtype *dlpack.DType
+	// shape() and strides() (in elements) are dims for tensors of up to
+	// inlineDims dimensions, else shapeBuf and stridesBuf. Not slices of dims
+	// stored in t: a Tensor pointing into itself would never be finalized.
+	shapeBuf   []int64
+	stridesBuf []int64
+	ndim       int
+	dims       [2 * inlineDims]int64
+	data       unsafe.Pointer
+	n          int64
+	device     dlpack.Device
 }
 
 // Lifecycle of a Tensor: open until exactly one of Close, the finalizer, Export or
@@ -84,15 +89,38 @@ func boolInt(b bool) C.int {
 	return 0
 }
 
-// setDims points t.shape and t.strides at copies of shape and strides (one
-// allocation; not inline in t, whose finalizer would never run if t pointed into
-// itself).
+// inlineDims is how many dimensions a produced tensor keeps inline, saving an
+// allocation per tensor.
+const inlineDims = 4
+
+// setDims gives t copies of shape and strides (strides nil: C-contiguous).
 func (t *Tensor) setDims(shape, strides []int64) {
 	n := len(shape)
-	buf := make([]int64, 2*n)
-	copy(buf, shape)
-	copy(buf[n:], strides)
-	t.shape, t.strides = buf[:n:n], buf[n:]
+	t.ndim = n
+	if n > inlineDims {
+		buf := make([]int64, 2*n)
+		t.shapeBuf, t.stridesBuf = buf[:n:n], buf[n:]
+	}
+	copy(t.shape(), shape)
+	if strides == nil {
+		fillContiguous(shape, t.strides())
+	} else {
+		copy(t.strides(), strides)
+	}
+}
+
+func (t *Tensor) shape() []int64 {
+	if t.shapeBuf == nil && t.ndim <= inlineDims {
+		return t.dims[:t.ndim:t.ndim]
+	}
+	return t.shapeBuf
+}
+
+func (t *Tensor) strides() []int64 {
+	if t.stridesBuf == nil && t.ndim <= inlineDims {
+		return t.dims[inlineDims : inlineDims+t.ndim : inlineDims+t.ndim]
+	}
+	return t.stridesBuf
 }
 
 // Close releases the tensor: the producer's deleter runs once, on this goroutine.
@@ -126,7 +154,7 @@ func (t *Tensor) Shape() []int64 {
 	if t == nil {
 		return nil
 	}
-	return append([]int64(nil), t.shape...)
+	return append([]int64(nil), t.shape()...)
 }
 
 // Strides returns a copy of the strides, in elements.
@@ -134,7 +162,7 @@ func (t *Tensor) Strides() []int64 {
 	if t == nil {
 		return nil
 	}
-	return append([]int64(nil), t.strides...)
+	return append([]int64(nil), t.strides()...)
 }
 
 // Len returns the number of elements.

@@ -58,7 +58,7 @@ func (c *Tensor) subByteBytes() ([]byte, int64) {
 	if c.n == 0 {
 		return nil, 0
 	}
-	lo, hi, _ := dlpack.ElementSpan(c.shape, c.strides) // Validate checked it fits
+	lo, hi, _ := dlpack.ElementSpan(c.shape(), c.strides()) // Validate checked it fits
 	if c.padded {
 		return unsafe.Slice((*byte)(unsafe.Add(c.data, lo)), hi-lo+1), -lo
 	}
@@ -118,7 +118,7 @@ func (v *View[T]) All() iter.Seq2[int, T] {
 			return
 		}
 		i := 0
-		for off := range offsets(v.t.shape, v.t.strides) {
+		for off := range offsets(v.t.shape(), v.t.strides()) {
 			if !yield(i, v.load(off)) {
 				return
 			}
@@ -145,11 +145,11 @@ func (v *View[T]) ReadOnlySlice() ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !dlpack.IsCContiguous(c.shape, c.strides) {
+	if !dlpack.IsCContiguous(c.shape(), c.strides()) {
 		return nil, ErrNotContiguous
 	}
 	if v.access == accessSubByte && !c.padded {
-		return nil, &ShapeError{Shape: c.shape, Msg: "packed " + c.dtype.Name + " elements share bytes; no []T can view them"}
+		return nil, &ShapeError{Shape: c.Shape(), Msg: "packed " + c.dtype.Name + " elements share bytes; no []T can view them"}
 	}
 	if c.n == 0 {
 		return []T{}, nil
@@ -171,11 +171,11 @@ func (v *View[T]) Raw() ([]T, error) {
 		return nil, ErrReadOnly
 	}
 	if v.access == accessSubByte && !c.padded {
-		return nil, &ShapeError{Shape: c.shape, Msg: "packed " + c.dtype.Name + " elements share bytes; no []T can view them"}
+		return nil, &ShapeError{Shape: c.Shape(), Msg: "packed " + c.dtype.Name + " elements share bytes; no []T can view them"}
 	}
-	lo, hi, _ := dlpack.ElementSpan(c.shape, c.strides) // Validate or the producer checked it
+	lo, hi, _ := dlpack.ElementSpan(c.shape(), c.strides()) // Validate or the producer checked it
 	if lo < 0 {
-		return nil, &ShapeError{Shape: c.shape, Msg: "negative strides " + fmt.Sprint(c.strides) + " reach before element 0"}
+		return nil, &ShapeError{Shape: c.Shape(), Msg: "negative strides " + fmt.Sprint(c.strides()) + " reach before element 0"}
 	}
 	if hi < 0 {
 		return []T{}, nil
@@ -189,15 +189,15 @@ func (v *View[T]) offset(idx []int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(idx) != len(c.shape) {
+	if len(idx) != len(c.shape()) {
 		return 0, &IndexError{Index: append([]int(nil), idx...), Shape: v.Shape()}
 	}
 	var off int64
 	for k, i := range idx {
-		if i < 0 || int64(i) >= c.shape[k] {
+		if i < 0 || int64(i) >= c.shape()[k] {
 			return 0, &IndexError{Index: append([]int(nil), idx...), Shape: v.Shape()}
 		}
-		off += int64(i) * c.strides[k] // in range: Validate bounded every reachable offset
+		off += int64(i) * c.strides()[k] // in range: Validate bounded every reachable offset
 	}
 	return off, nil
 }
