@@ -22,10 +22,16 @@ func BenchmarkMallocFree(b *testing.B) {
 	}
 }
 
-// Go produces (New: C memory), a C consumer takes it and calls the deleter.
-func BenchmarkGoToCCMemory(b *testing.B) {
+func newCMemory() (*tensor.Tensor, error) { return tensor.New[float32](benchShape...) }
+
+func newPinned(data []float32) func() (*tensor.Tensor, error) {
+	return func() (*tensor.Tensor, error) { return tensor.FromSlice(data, benchShape...) }
+}
+
+// goToC: Go produces, a C consumer takes the tensor and calls its deleter.
+func goToC(b *testing.B, produce func() (*tensor.Tensor, error)) {
 	for b.Loop() {
-		t, err := tensor.New[float32](benchShape...)
+		t, err := produce()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -34,17 +40,26 @@ func BenchmarkGoToCCMemory(b *testing.B) {
 	}
 }
 
-// Go produces (FromSlice: a pinned slice), a C consumer takes it and calls the deleter.
-func BenchmarkGoToCPinnedSlice(b *testing.B) {
-	data := make([]float32, benchRows*benchCols)
+// goToGo: both ends in Go: produce, export, consume, close.
+func goToGo(b *testing.B, produce func() (*tensor.Tensor, error)) {
 	for b.Loop() {
-		t, err := tensor.FromSlice(data, benchShape...)
+		t, err := produce()
 		if err != nil {
 			b.Fatal(err)
 		}
 		m, _ := t.Export()
-		ctensor.Delete(m, true)
+		back, err := tensor.FromManaged(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		back.Close()
 	}
+}
+
+func BenchmarkGoToCCMemory(b *testing.B) { goToC(b, newCMemory) }
+
+func BenchmarkGoToCPinnedSlice(b *testing.B) {
+	goToC(b, newPinned(make([]float32, benchRows*benchCols)))
 }
 
 // A C producer's tensor is consumed in Go (validated, wrapped) and closed.
@@ -58,34 +73,8 @@ func BenchmarkCToGo(b *testing.B) {
 	}
 }
 
-// Both ends in Go: produce, export, consume, close.
-func BenchmarkGoToGoCMemory(b *testing.B) {
-	for b.Loop() {
-		t, err := tensor.New[float32](benchShape...)
-		if err != nil {
-			b.Fatal(err)
-		}
-		m, _ := t.Export()
-		back, err := tensor.FromManaged(m)
-		if err != nil {
-			b.Fatal(err)
-		}
-		back.Close()
-	}
-}
+func BenchmarkGoToGoCMemory(b *testing.B) { goToGo(b, newCMemory) }
 
 func BenchmarkGoToGoPinnedSlice(b *testing.B) {
-	data := make([]float32, benchRows*benchCols)
-	for b.Loop() {
-		t, err := tensor.FromSlice(data, benchShape...)
-		if err != nil {
-			b.Fatal(err)
-		}
-		m, _ := t.Export()
-		back, err := tensor.FromManaged(m)
-		if err != nil {
-			b.Fatal(err)
-		}
-		back.Close()
-	}
+	goToGo(b, newPinned(make([]float32, benchRows*benchCols)))
 }
