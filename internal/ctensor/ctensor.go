@@ -113,6 +113,12 @@ func ProduceFloat32(rows, cols int64) unsafe.Pointer {
 	return C.ct_produce_f32(C.int64_t(rows), C.int64_t(cols))
 }
 
+// Alloc returns n bytes of C memory (for tests that need some); Free releases it.
+func Alloc(n int) unsafe.Pointer { return C.ct_malloc(C.size_t(n)) }
+
+// Free releases memory from Alloc.
+func Free(p unsafe.Pointer) { C.ct_free(p) }
+
 // MallocFree is the benchmark baseline: a C malloc of n bytes and its free, as a
 // Go program that manages C memory itself would make them (two cgo calls).
 func MallocFree(n int) {
