@@ -48,3 +48,8 @@ type ShapeError struct {
 func (e *ShapeError) Error() string {
 	return fmt.Sprintf("tensor: shape %v: %s", e.Shape, e.Msg)
 }
+
+// shapeError copies shape, which may be the caller's or the tensor's.
+func shapeError(shape []int64, msg string) *ShapeError {
+	return &ShapeError{Shape: append([]int64(nil), shape...), Msg: msg}
+}

@@ -34,7 +34,7 @@ func FromSlice[T dlpack.Element](data []T, shape ...int64) (*Tensor, error) {
 		return nil, err
 	}
 	if n != int64(len(data)) {
-		return nil, &ShapeError{Shape: shape, Msg: "holds " + itoa(n) + " elements, the slice " + itoa(len(data))}
+		return nil, shapeError(shape, "holds "+itoa(n)+" elements, the slice "+itoa(len(data)))
 	}
 	return fromSlice(data, shape, nil)
 }
@@ -46,11 +46,11 @@ func FromSliceStrided[T dlpack.Element](data []T, shape, strides []int64) (*Tens
 		return nil, err
 	}
 	if len(strides) != len(shape) {
-		return nil, &ShapeError{Shape: shape, Msg: itoa(len(strides)) + " strides"}
+		return nil, shapeError(shape, itoa(len(strides))+" strides")
 	}
 	lo, hi, err := dlpack.ElementSpan(shape, strides)
 	if err != nil || lo < 0 || hi >= int64(len(data)) {
-		return nil, &ShapeError{Shape: shape, Msg: "strides " + fmt.Sprint(strides) + " reach outside a slice of " + itoa(len(data)) + " elements"}
+		return nil, shapeError(shape, "strides "+fmt.Sprint(strides)+" reach outside a slice of "+itoa(len(data))+" elements")
 	}
 	return fromSlice(data, shape, strides)
 }
@@ -77,7 +77,7 @@ func newC(dt *dlpack.DType, shape []int64) (*Tensor, error) {
 		return nil, err
 	}
 	if n > math.MaxInt64/int64(dt.ItemSize()) || uint64(n)*uint64(dt.ItemSize()) > uint64(^C.size_t(0)>>1) {
-		return nil, &ShapeError{Shape: shape, Msg: "the byte size overflows"}
+		return nil, shapeError(shape, "the byte size overflows")
 	}
 	b := C.gdt_alloc(headerSize(len(shape)), C.size_t(n*int64(dt.ItemSize())))
 	if b.block == nil {
@@ -89,16 +89,16 @@ func newC(dt *dlpack.DType, shape []int64) (*Tensor, error) {
 // checkShape returns the element count of a shape that a tensor may have.
 func checkShape(shape []int64) (int64, error) {
 	if len(shape) > dlpack.MaxNDim {
-		return 0, &ShapeError{Shape: shape, Msg: "more than " + itoa(dlpack.MaxNDim) + " dimensions"}
+		return 0, shapeError(shape, "more than "+itoa(dlpack.MaxNDim)+" dimensions")
 	}
 	for _, d := range shape {
 		if d < 0 {
-			return 0, &ShapeError{Shape: shape, Msg: "negative extent"}
+			return 0, shapeError(shape, "negative extent")
 		}
 	}
 	n, err := dlpack.NumElements(shape)
 	if err != nil {
-		return 0, &ShapeError{Shape: shape, Msg: "the element count overflows int64"}
+		return 0, shapeError(shape, "the element count overflows int64")
 	}
 	return n, nil
 }

@@ -149,7 +149,7 @@ func (v *View[T]) ReadOnlySlice() ([]T, error) {
 		return nil, ErrNotContiguous
 	}
 	if v.access == accessSubByte && !c.padded {
-		return nil, &ShapeError{Shape: c.Shape(), Msg: "packed " + c.dtype.Name + " elements share bytes; no []T can view them"}
+		return nil, c.errPacked()
 	}
 	if c.n == 0 {
 		return []T{}, nil
@@ -171,11 +171,11 @@ func (v *View[T]) Raw() ([]T, error) {
 		return nil, ErrReadOnly
 	}
 	if v.access == accessSubByte && !c.padded {
-		return nil, &ShapeError{Shape: c.Shape(), Msg: "packed " + c.dtype.Name + " elements share bytes; no []T can view them"}
+		return nil, c.errPacked()
 	}
 	lo, hi, _ := dlpack.ElementSpan(c.shape(), c.strides()) // Validate or the producer checked it
 	if lo < 0 {
-		return nil, &ShapeError{Shape: c.Shape(), Msg: "negative strides " + fmt.Sprint(c.strides()) + " reach before element 0"}
+		return nil, shapeError(c.shape(), "negative strides "+fmt.Sprint(c.strides())+" reach before element 0")
 	}
 	if hi < 0 {
 		return []T{}, nil
@@ -253,4 +253,8 @@ func offsets(shape, strides []int64) iter.Seq[int64] {
 			}
 		}
 	}
+}
+
+func (c *Tensor) errPacked() error {
+	return shapeError(c.shape(), "packed "+c.dtype.Name+" elements share bytes; no []T can view them")
 }
