@@ -30,9 +30,8 @@ func pin(p any) uintptr {
 		pins.slots = append(pins.slots, new(runtime.Pinner))
 		ctx = uintptr(len(pins.slots))
 	}
-	pinner := pins.slots[ctx-1]
+	pins.slots[ctx-1].Pin(p) // under the lock, like Unpin: the slot's uses are ordered by it
 	pins.mu.Unlock()
-	pinner.Pin(p)
 	livePins.Add(1)
 	return ctx
 }
