@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -296,4 +297,37 @@ func TestLeakedProducedTensorsAreReleased(t *testing.T) {
 	runtime.KeepAlive(held)
 	held = nil
 	waitFor(t, "the finalizers", func() bool { return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 })
+}
+
+// Many goroutines produce pinned tensors at once while C threads (some Go never
+// created) delete them: every pin is released once (run with -race).
+func TestConcurrentPinnedExports(t *testing.T) {
+	noLeaks(t)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			data := make([]int32, 16)
+			for i := range 100 {
+				tt, err := tensor.FromSlice(data, 4, 4)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				m, err := tt.Export()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if (g+i)%4 == 0 {
+					ctensor.DeleteOnNewThread(m, true)
+				} else {
+					ctensor.Delete(m, true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := tensor.LivePins(); n != 0 {
+		t.Errorf("%d pins live", n)
+	}
 }
