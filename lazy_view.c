@@ -54,7 +54,7 @@ int gd_lazy_view_init(void) {
 
 /* How to ask instances of tp one question: through the C function of a METH_NOARGS
  * method descriptor tp inherits (valid for any instance of tp), else by a Python
- * method call; not at all if tp has no such attribute. */
+ * method call; not at all if tp has no such callable attribute. */
 static void probe_init(gd_bit_probe *p, PyTypeObject *tp, PyObject *name) {
     p->present = 0;
     p->direct = NULL;
@@ -63,8 +63,8 @@ static void probe_init(gd_bit_probe *p, PyTypeObject *tp, PyObject *name) {
         PyErr_Clear();
         return;
     }
-    p->present = 1;
-    if (Py_IS_TYPE(d, &PyMethodDescr_Type)) {
+    p->present = PyCallable_Check(d); /* a data attribute of that name is not asked */
+    if (p->present && Py_IS_TYPE(d, &PyMethodDescr_Type)) {
         PyMethodDescrObject *md = (PyMethodDescrObject *)d;
         if ((md->d_method->ml_flags & ~METH_COEXIST) == METH_NOARGS &&
             PyType_IsSubtype(tp, PyDescr_TYPE(md))) {

@@ -126,6 +126,15 @@ def test_subclasses_are_asked_too():
             g.from_dlpack(torch.ones(4)[::2].as_subclass(Overrides), **kw)
 
 
+def test_a_type_whose_is_neg_is_not_a_method_is_not_asked():
+    class Flagged(torch.Tensor):
+        is_neg = True  # data, not the method: says nothing about the tensor
+
+    t = torch.ones(4)[::2].as_subclass(Flagged)
+    assert g.from_dlpack(t).tolist() == [1.0, 1.0]
+    assert g.from_dlpack(t, copy=None).tolist() == [1.0, 1.0]
+
+
 @pytest.mark.parametrize("kw", [{}, {"copy": None}], ids=["fast", "keywords"])
 def test_an_is_neg_that_raises_propagates(kw):
     class Broken(torch.Tensor):
