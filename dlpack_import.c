@@ -140,7 +140,7 @@ const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp) {
 
 int gd_refuse_lazy_view_of(PyObject *x) {
     type_entry scratch;
-    return gd_refuse_lazy_view(x, &type_entry_of(Py_TYPE(x), &scratch)->probes, NULL);
+    return gd_refuse_lazy_view(x, &type_entry_of(Py_TYPE(x), &scratch)->probes, GD_ASK_BOTH);
 }
 
 /* An Array owning a managed tensor that passed gd_fast_check; NULL with an
@@ -215,19 +215,20 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
         if (api->managed_tensor_from_py_object_no_sync(x, &m) == 0 && m != NULL) {
             gd_fast_view v;
             PyObject *a;
-            const DLTensor *layout = NULL; /* read only once validated */
+            int questions = GD_ASK_BOTH;
             if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
+                questions = te->probes.any ? gd_lazy_questions(&m->dl_tensor) : 0; /* validated */
                 a = array_from_fast(&v, m, 1);
                 if (a == NULL) {
                     m->deleter(m);
                 }
-                layout = &m->dl_tensor;
             } else {
                 a = goAdoptVersioned(m); /* Go validates, or rejects and deletes */
             }
             /* The exchange API drops PyTorch's lazy-view bits: ask for them. A
              * refused Array's release calls the producer's deleter. */
-            if (a != NULL && te->probes.any && gd_refuse_lazy_view(x, &te->probes, layout) < 0) {
+            if (a != NULL && te->probes.any && questions != 0 &&
+                gd_refuse_lazy_view(x, &te->probes, questions) < 0) {
                 Py_CLEAR(a);
             }
             return a;
@@ -243,7 +244,7 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
         PyErr_Clear(); /* BufferError: __dlpack__ may do better */
     }
     /* PyTorch's __dlpack__ refuses the conjugate bit but exports the negative one. */
-    if (te->probes.any && gd_refuse_lazy_view(x, &te->probes, NULL) < 0) {
+    if (te->probes.any && gd_refuse_lazy_view(x, &te->probes, GD_ASK_BOTH) < 0) {
         return NULL;
     }
     /* __dlpack__ is called once, or twice when a TypeError says the producer

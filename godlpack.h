@@ -94,11 +94,36 @@ typedef struct {
 } gd_lazy_probes;
 int gd_lazy_view_init(void);
 void gd_lazy_probes_init(gd_lazy_probes *p, PyTypeObject *tp);
-/* 0 if x can be imported as its memory says, -1 with BufferError if x is a lazy
- * negative or conjugate view, -1 with the producer's error if asking failed. t is the
- * tensor x exported (its layout decides which questions are worth asking), or NULL:
- * ask both. */
-int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, const DLTensor *t);
+/* Which of x's bits to ask about (lazy_view.c says why): */
+#define GD_ASK_NEG 1
+#define GD_ASK_CONJ 2
+#define GD_ASK_BOTH (GD_ASK_NEG | GD_ASK_CONJ)
+/* ... for a tensor x exported through the exchange API, validated: complex tensors
+ * about the conjugate bit; others about the negative bit only if they have elements
+ * and every dimension longer than 1 has an even stride (.imag of complex memory).
+ * Inline: it is the whole cost of the check for a plain tensor. */
+static inline int gd_lazy_questions(const DLTensor *t) {
+    if (t->dtype.code == 5 /* kDLComplex */) {
+        return GD_ASK_CONJ;
+    }
+    for (int32_t i = 0; i < t->ndim; i++) {
+        if (t->shape[i] == 0) {
+            return 0; /* no elements: no value can be wrong */
+        }
+    }
+    for (int32_t i = 0; i < t->ndim; i++) {
+        /* NULL strides (DLPack < 1.2) are C-contiguous: the innermost dimension
+         * longer than 1 has stride 1. */
+        if (t->shape[i] > 1 && (t->strides == NULL || t->strides[i] % 2 != 0)) {
+            return 0;
+        }
+    }
+    return GD_ASK_NEG;
+}
+/* 0 if x can be imported as its memory says, -1 with BufferError if one of the
+ * questions finds a lazy negative or conjugate view, -1 with the producer's error if
+ * asking failed. */
+int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, int questions);
 int gd_refuse_lazy_view_of(PyObject *x);
 
 /* ---- import (dlpack_import.c) ---- */

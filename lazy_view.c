@@ -14,7 +14,7 @@
  * their C function. Even so one question costs ~55 ns inside PyTorch, against ~87 ns
  * for a whole from_dlpack(torch_tensor), so the fast path (the exchange API, where
  * the tensor's layout is known) asks only where a public PyTorch operation can have
- * set a bit:
+ * set a bit (gd_lazy_questions, inline in godlpack.h):
  * - complex tensors: the conjugate bit (conj() sets it on nothing else);
  * - other dtypes: the negative bit, only if the layout could be .imag of complex
  *   memory (the only public operation that sets it): elements present and every
@@ -24,25 +24,6 @@
  * layout is asked about anyway. Every other path (keywords, __dlpack__), where a
  * question costs little against the whole, asks both questions always. */
 #include "godlpack.h"
-
-#define GD_KDLCOMPLEX 5
-
-/* Whether t's layout can be .imag (or .real) of complex memory: see above. */
-static int may_be_component_view(const DLTensor *t) {
-    for (int32_t i = 0; i < t->ndim; i++) {
-        if (t->shape[i] == 0) {
-            return 0; /* no elements: no value can be wrong */
-        }
-    }
-    for (int32_t i = 0; i < t->ndim; i++) {
-        /* NULL strides (DLPack < 1.2) are C-contiguous: the innermost dimension
-         * longer than 1 has stride 1. */
-        if (t->shape[i] > 1 && (t->strides == NULL || t->strides[i] % 2 != 0)) {
-            return 0;
-        }
-    }
-    return 1;
-}
 
 static PyObject *s_is_conj, *s_is_neg;
 
@@ -121,9 +102,8 @@ static int ask_or_refuse(PyObject *x, const gd_bit_probe *p, PyObject *name, con
     return set == 0 ? 0 : -1;
 }
 
-int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, const DLTensor *t) {
-    int ask_conj = t == NULL || t->dtype.code == GD_KDLCOMPLEX;
-    int ask_neg = t == NULL || (t->dtype.code != GD_KDLCOMPLEX && may_be_component_view(t));
+int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, int questions) {
+    int ask_neg = questions & GD_ASK_NEG, ask_conj = questions & GD_ASK_CONJ;
     if (ask_neg && ask_or_refuse(x, &p->neg, s_is_neg,
                                  "has its negative bit set (a lazy negation, such as .imag of a "
                                  ".conj() view): its memory holds the values before negation and "
