@@ -225,12 +225,13 @@ func goArrayReshape(self, args *C.PyObject) *C.PyObject {
 			spec = first // reshape((2, 3)) as well as reshape(2, 3)
 		}
 	}
-	items, ok := sequenceItems(spec)
-	if !ok {
+	items, n, release := heldItems(spec, dlpack.MaxNDim)
+	defer release()
+	if n < 0 {
 		return fail(typeErrorf("reshape() expects ints or a tuple of ints, not %s", typeName(spec)))
 	}
-	if len(items) > dlpack.MaxNDim {
-		return fail(valueErrorf("reshape(): at most %d dimensions are supported", dlpack.MaxNDim))
+	if n > dlpack.MaxNDim {
+		return fail(valueErrorf("reshape(): %d dimensions requested; at most %d are supported", n, dlpack.MaxNDim))
 	}
 	shape := make([]int64, len(items))
 	infer := -1

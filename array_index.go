@@ -25,7 +25,16 @@ func selectIndex(a *C.gd_array, key *C.PyObject) (selection, error) {
 	shape, strides := arrayShape(a), arrayStrides(a)
 	items, isTuple := []*C.PyObject{key}, false
 	if C.gd_tuple_check(key) != 0 {
-		items, _ = sequenceItems(key)
+		// An index takes at most ndim integers or slices, one Ellipsis, and Nones
+		// up to the dimension limit; a longer tuple is refused before anything
+		// its size is allocated.
+		var n int
+		var release func()
+		items, n, release = heldItems(key, 2*dlpack.MaxNDim+1)
+		defer release()
+		if items == nil && n > 0 {
+			return selection{}, indexErrorf("too many indices for array: an index of %d items", n)
+		}
 		isTuple = true
 	}
 	// Count the dimensions the index consumes, to expand a single Ellipsis.
@@ -100,6 +109,11 @@ func selectIndex(a *C.gd_array, key *C.PyObject) (selection, error) {
 		sel.shape = append(sel.shape, shape[dim])
 		sel.strides = append(sel.strides, strides[dim])
 	}
+	if len(sel.shape) > dlpack.MaxNDim {
+		// NumPy's limit and exception: no consumer takes more dimensions.
+		return selection{}, indexErrorf("number of dimensions must be within [0, %d], indexing result would have %d",
+			dlpack.MaxNDim, len(sel.shape))
+	}
 	sel.scalar = ints == len(shape) && len(sel.shape) == 0 && (isTuple || len(shape) > 0) && ellipses == 0
 	return sel, nil
 }
@@ -170,7 +184,7 @@ func setItem(a *C.gd_array, key, value *C.PyObject) error {
 	if err != nil {
 		return err
 	}
-	if _, isSeq := sequenceItems(value); !isSeq && !isArray(value) && C.PyObject_CheckBuffer(value) == 0 {
+	if !isSequence(value) && !isArray(value) && C.PyObject_CheckBuffer(value) == 0 {
 		s, err := pyToScalar(value)
 		if err != nil {
 			return err

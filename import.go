@@ -113,8 +113,9 @@ func parseImportRequest(device, copyArg *C.PyObject) (importRequest, error) {
 		req.cpuDevice = true
 		return req, nil
 	}
-	items, ok := sequenceItems(device)
-	if !ok || len(items) != 2 {
+	items, n, release := heldItems(device, 2)
+	defer release()
+	if n != 2 {
 		return req, typeErrorf("from_dlpack(): device must be None, 'cpu' or a (device_type, device_id) tuple")
 	}
 	dt, err := asInt64(items[0], "device type")
