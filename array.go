@@ -111,6 +111,9 @@ func setDType(a *C.gd_array, dt *dlpack.DType) {
 
 // newView makes an array that shares base's memory and owner.
 func newView(base *C.gd_array, data unsafe.Pointer, shape, strides []int64) (*C.gd_array, error) {
+	if len(shape) > dlpack.MaxNDim { // callers refuse first, with their own exception
+		return nil, valueErrorf("%d dimensions requested; at most %d are supported", len(shape), dlpack.MaxNDim)
+	}
 	a := C.gd_array_alloc(C.int32_t(len(shape)))
 	if a == nil {
 		return nil, errPySet
