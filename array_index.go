@@ -79,7 +79,13 @@ func selectIndex(a *C.gd_array, key *C.PyObject) (selection, error) {
 				sel.offset += int64(start) * strides[dim]
 			}
 			sel.shape = append(sel.shape, int64(n))
-			sel.strides = append(sel.strides, strides[dim]*int64(step))
+			// stride*step fits when two or more elements are taken (the array spans
+			// them); for one or none a huge step would overflow, and is not needed.
+			st := strides[dim]
+			if n > 1 {
+				st *= int64(step)
+			}
+			sel.strides = append(sel.strides, st)
 			dim++
 		case C.gd_index_check(it) != 0 && C.gd_bool_check(it) == 0:
 			i, err := asInt64(it, "index")

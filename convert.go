@@ -92,6 +92,9 @@ func fromBuffer(obj *C.PyObject) (*C.gd_array, error) {
 		return nil, bufferErrorf("buffer format %q has itemsize %d, expected %d", format, view.itemsize, dt.ItemSize())
 	}
 	nd := int(view.ndim)
+	if nd < 0 || nd > dlpack.MaxNDim { // an exporter in C may say anything
+		return nil, bufferErrorf("buffer has %d dimensions; at most %d are supported", nd, dlpack.MaxNDim)
+	}
 	shape := make([]int64, nd)
 	byteStrides := make([]int64, nd)
 	for i := 0; i < nd; i++ {

@@ -90,11 +90,11 @@ int gd_import_init(void);
 PyObject *gd_call_dlpack(PyObject *obj, PyObject *dl_device, PyObject *copy);
 PyObject *gd_call_dlpack_legacy(PyObject *obj);
 int gd_has_dlpack(PyObject *obj);
-const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp);
+const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule);
 int gd_exchange_from_py(const DLPackExchangeAPI *api, PyObject *obj, DLManagedTensorVersioned **out);
 int gd_error_is_buffer_error(void);
 extern gd_dtype_slot_table gd_dtype_slots;
-const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp);
+const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold);
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int gd_error_is_type_error(void);
 /* Call a producer's deleter (a C function pointer), if it has one. */

@@ -179,12 +179,17 @@ func goString(o *C.PyObject) (string, error) {
 }
 
 func typeName(o *C.PyObject) string {
-	tp := (*C.PyTypeObject)(unsafe.Pointer(C.gd_type_of(o)))
-	n := C.strnlen(tp.tp_name, maxGoString+1)
+	return boundedCString((*C.PyTypeObject)(unsafe.Pointer(C.gd_type_of(o))).tp_name)
+}
+
+// boundedCString copies a C string that Python code chose (a type's or a
+// capsule's name) into Go, cut as goString cuts.
+func boundedCString(p *C.char) string {
+	n := C.strnlen(p, maxGoString+1)
 	if n > maxGoString {
-		return C.GoStringN(tp.tp_name, maxGoString) + "..."
+		return C.GoStringN(p, maxGoString) + "..."
 	}
-	return C.GoStringN(tp.tp_name, C.int(n))
+	return C.GoStringN(p, C.int(n))
 }
 
 // asInt64 converts anything with __index__ (int, numpy integers) to int64.
