@@ -31,7 +31,8 @@ L = [0.5] * 10_000_000
 def rss():
     return int(open("/proc/self/statm").read().split()[1]) * 4096
 def peak():
-    return next(int(s.split()[1]) * 1024 for s in open("/proc/self/status") if s.startswith("VmHWM"))
+    lines = open("/proc/self/status").read().splitlines()
+    return next(int(s.split()[1]) * 1024 for s in lines if s.startswith("VmHWM"))
 open("/proc/self/clear_refs", "w").write("5")
 base = rss()
 a = lib.asarray(L, dtype="float32")
@@ -77,8 +78,10 @@ def main() -> None:
         t_theirs = ms_per_call(theirs, env, number, repeat)
         print(f"{name:30s} {t_ours:8.2f}ms {t_theirs:8.2f}ms {t_ours / t_theirs:6.2f}x")
     for module in ("godlpack", "numpy"):
-        print(f"peak extra memory, asarray(10M floats, float32), {module}: "
-              f"{peak_ratio(module):.2f}x the result")
+        print(
+            f"peak extra memory, asarray(10M floats, float32), {module}: "
+            f"{peak_ratio(module):.2f}x the result"
+        )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,23 @@ import time
 
 import godlpack as g
 
-DTYPES = [None, "bool", "int8", "uint8", "int32", "int64", "uint64", "float16", "float32",
-          "float64", "bfloat16", "complex64", "complex128", "float8_e4m3fn", "float4_e2m1fn"]
+DTYPES = [
+    None,
+    "bool",
+    "int8",
+    "uint8",
+    "int32",
+    "int64",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "bfloat16",
+    "complex64",
+    "complex128",
+    "float8_e4m3fn",
+    "float4_e2m1fn",
+]
 HUGE = [2**63, 2**64, -(2**63) - 1, 2**100, -(2**200), 10**30]
 
 # The lists the hostile objects and the second thread attack; every operation
@@ -128,19 +143,35 @@ def one_op(rng: random.Random) -> None:
         a[:] = L
     elif kind == 5:
         a = g.zeros((3, 3), dtype=dt or "float64")
-        a[rng.choice([0, 1, slice(None), (0, slice(None)), Hostile(rng)])] = rng.choice([L, Hostile(rng)])
+        a[rng.choice([0, 1, slice(None), (0, slice(None)), Hostile(rng)])] = rng.choice(
+            [L, Hostile(rng)]
+        )
     elif kind == 6:
         g.zeros(12).reshape(L)
     elif kind == 7:
         g.from_dlpack(g.zeros(2), device=L)
     elif kind == 8:
         a = g.arange(24).reshape(2, 3, 4)
-        key = tuple(rng.choice([Hostile(rng), None, Ellipsis, slice(Hostile(rng), None),
-                                slice(None, None, Hostile(rng)), 0, -1]) for _ in range(rng.randrange(0, 6)))
+        key = tuple(
+            rng.choice(
+                [
+                    Hostile(rng),
+                    None,
+                    Ellipsis,
+                    slice(Hostile(rng), None),
+                    slice(None, None, Hostile(rng)),
+                    0,
+                    -1,
+                ]
+            )
+            for _ in range(rng.randrange(0, 6))
+        )
         a[key]
     elif kind == 9:
-        args = [rng.choice([Hostile(rng), 0, 5, -(2**63), 2**63 - 1, 2**62, 1.5, float("inf")])
-                for _ in range(rng.randrange(1, 4))]
+        args = [
+            rng.choice([Hostile(rng), 0, 5, -(2**63), 2**63 - 1, 2**62, 1.5, float("inf")])
+            for _ in range(rng.randrange(1, 4))
+        ]
         g.arange(*args)
     elif kind == 10:
         g.zeros(3)[(None,) * rng.randrange(60, 70)]
@@ -158,7 +189,9 @@ def mutator(rng: random.Random, stop: threading.Event) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--iterations", type=int, default=0, help="stop after N operations (0: time only)")
+    ap.add_argument(
+        "--iterations", type=int, default=0, help="stop after N operations (0: time only)"
+    )
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--no-thread", action="store_true")
     args = ap.parse_args()

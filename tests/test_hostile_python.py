@@ -26,7 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def assert_child_ok(proc, marker: str = "ok") -> None:
     assert proc.returncode == 0 and marker in proc.stdout, (
-        f"child exited {proc.returncode}\nstdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-3000:]}"
+        f"child exited {proc.returncode}\n"
+        f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-3000:]}"
     )
 
 
@@ -163,7 +164,8 @@ L = [0.5] * 40_000_000
 def rss():
     return int(open("/proc/self/statm").read().split()[1]) * 4096
 def peak():
-    return next(int(s.split()[1]) * 1024 for s in open("/proc/self/status") if s.startswith("VmHWM"))
+    lines = open("/proc/self/status").read().splitlines()
+    return next(int(s.split()[1]) * 1024 for s in lines if s.startswith("VmHWM"))
 open("/proc/self/clear_refs", "w").write("5")
 base = rss()
 a = g.asarray(L, dtype="float32")
@@ -235,12 +237,20 @@ def test_arange_near_int64_limits_is_exact(args):
 
 
 def test_arange_the_issue_ranges_match_numpy():
-    assert g.arange(-(2**63), 2**63 - 1, 2**62).tolist() == np.arange(-(2**63), 2**63 - 1, 2**62).tolist()
+    assert (
+        g.arange(-(2**63), 2**63 - 1, 2**62).tolist()
+        == np.arange(-(2**63), 2**63 - 1, 2**62).tolist()
+    )
     assert g.arange(0, 2**63 - 1, 2**62).tolist() == np.arange(0, 2**63 - 1, 2**62).tolist()
 
 
 def test_arange_with_infinite_step_gives_start_like_numpy():
-    for args in [(0, 10, float("inf")), (0, -10, float("-inf")), (0, 10, float("-inf")), (3.0, 4.0, 1e308)]:
+    for args in [
+        (0, 10, float("inf")),
+        (0, -10, float("-inf")),
+        (0, 10, float("-inf")),
+        (3.0, 4.0, 1e308),
+    ]:
         assert g.arange(*args).tolist() == np.arange(*args).tolist(), args
 
 
@@ -326,11 +336,56 @@ class _Producer:
 
 # ---- convert.c's shortcuts agree with the Go rules ---------------------------------------
 
-VALUES = [0, 1, -1, 127, 128, -128, -129, 255, 256, 2**31, -(2**31) - 1, 2**53 + 1, 2**63 - 1,
-          -(2**63), 2**63, 2**64 - 1, 0.0, -0.0, 1.5, -1.5, 255.9, -128.9, 1e300, -1e300, 2.0**63,
-          -(2.0**63), float("nan"), float("inf"), float("-inf"), True, False, 1 + 2j, 3j]
-CONVERT_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                  "float32", "float64", "complex64", "complex128"]
+VALUES = [
+    0,
+    1,
+    -1,
+    127,
+    128,
+    -128,
+    -129,
+    255,
+    256,
+    2**31,
+    -(2**31) - 1,
+    2**53 + 1,
+    2**63 - 1,
+    -(2**63),
+    2**63,
+    2**64 - 1,
+    0.0,
+    -0.0,
+    1.5,
+    -1.5,
+    255.9,
+    -128.9,
+    1e300,
+    -1e300,
+    2.0**63,
+    -(2.0**63),
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    True,
+    False,
+    1 + 2j,
+    3j,
+]
+CONVERT_DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 class SubInt(int):  # not an exact int: convert.c hands it to Go
@@ -381,14 +436,18 @@ def test_inferred_dtypes():
 
 @pytest.mark.parametrize("dt", CONVERT_DTYPES + ["float16", "bfloat16", "float8_e4m3fn"])
 def test_tolist_matches_numpy_and_round_trips(dt):
-    base = np.arange(-6, 6).reshape(3, 4) if dt not in ("bool",) else np.arange(12).reshape(3, 4) % 2
+    base = (
+        np.arange(-6, 6).reshape(3, 4) if dt not in ("bool",) else np.arange(12).reshape(3, 4) % 2
+    )
     if dt.startswith("uint"):
         base = np.abs(base)
     a = g.asarray(base.tolist(), dtype=dt)
     view = a[::2, ::-1]
     want = np.asarray(base.tolist(), dtype=np.float64 if "float" in dt else None)[::2, ::-1]
     got = view.tolist()
-    assert np.array_equal(np.asarray(got, dtype=complex), np.asarray(want.tolist(), dtype=complex)), (got, want)
+    assert np.array_equal(
+        np.asarray(got, dtype=complex), np.asarray(want.tolist(), dtype=complex)
+    ), (got, want)
     assert g.asarray(got, dtype=dt).tolist() == got
 
 
@@ -397,7 +456,8 @@ def test_tolist_matches_numpy_and_round_trips(dt):
 
 def test_hostile_fuzz_short_fixed_seed_round():
     proc = run_python(
-        f"import sys; sys.argv = ['fuzz', '--seed', '14', '--iterations', '3000', '--seconds', '60']\n"
+        "import sys\n"
+        "sys.argv = ['fuzz', '--seed', '14', '--iterations', '3000', '--seconds', '60']\n"
         f"sys.path.insert(0, {HERE!r})\nimport fuzz_hostile\nfuzz_hostile.main()",
         timeout=180,
     )
