@@ -8,6 +8,8 @@ package main
 import "C"
 
 import (
+	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -78,6 +80,12 @@ func newOwnedArray(dt *dlpack.DType, shape []int64, zero bool) (*C.gd_array, err
 	}
 	nbytes, err := dlpack.ByteSize(n, dt.StorageBits(false))
 	if err != nil {
+		// Element offsets are counted in bits (dlpack.ByteSize's rule), which pass
+		// int64 before the bytes do. As NumPy, a byte count that fits in int64 is a
+		// size we cannot allocate (MemoryError); past that, ValueError.
+		if hi, lo := bits.Mul64(uint64(n), uint64(dt.StorageBits(false))); hi == 0 && lo/8 <= math.MaxInt64 {
+			return nil, memoryErrorf("cannot allocate %d bytes for a %v %s array", lo/8, shape, dt.Name)
+		}
 		return nil, valueErrorf("array is too big: %d elements of %s overflow int64 bytes", n, dt.Name)
 	}
 	var data *C.char

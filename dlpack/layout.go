@@ -95,25 +95,11 @@ func ElementSpan(shape, strides []int64) (lo, hi int64, err error) {
 // ByteSize returns the bytes that n elements occupy when each takes elemBits bits,
 // packed (sub-byte types share bytes), or ErrOverflow.
 func ByteSize(n int64, elemBits int) (int64, error) {
-	if n < 0 || elemBits < 0 {
-		return 0, errors.New("negative size")
-	}
-	// Whole groups of 8 elements take elemBits bytes each; the rest is rounded up.
-	// The bit count n*elemBits itself may pass MaxInt64 while the bytes fit
-	// (2^61 float4 elements are 2^60 bytes), so it is never formed.
-	whole, ok := mulInt64(n/8, int64(elemBits))
+	bitsTotal, ok := mulInt64(n, int64(elemBits))
 	if !ok {
 		return 0, ErrOverflow
 	}
-	return addInt64Checked(whole, (n%8*int64(elemBits)+7)/8)
-}
-
-func addInt64Checked(a, b int64) (int64, error) {
-	c, ok := addInt64(a, b)
-	if !ok {
-		return 0, ErrOverflow
-	}
-	return c, nil
+	return bitsTotal/8 + (bitsTotal%8+7)/8, nil // not (bitsTotal+7)/8: that wraps near MaxInt64
 }
 
 func mulInt64(a, b int64) (int64, bool) {

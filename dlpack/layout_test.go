@@ -62,8 +62,7 @@ func TestByteSize(t *testing.T) {
 		n    int64
 		bits int
 		want int64
-	}{{3, 4, 2}, {4, 6, 3}, {5, 6, 4}, {2, 32, 8}, {0, 8, 0},
-		{1 << 60, 8, 1 << 60}, {1 << 61, 4, 1 << 60}, {math.MaxInt64, 8, math.MaxInt64}, {math.MaxInt64, 1, 1 << 60}} {
+	}{{3, 4, 2}, {4, 6, 3}, {5, 6, 4}, {2, 32, 8}, {0, 8, 0}} {
 		if got, err := ByteSize(c.n, c.bits); err != nil || got != c.want {
 			t.Errorf("ByteSize(%d, %d) = %d, %v; want %d", c.n, c.bits, got, err, c.want)
 		}
