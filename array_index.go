@@ -8,6 +8,8 @@ import "C"
 
 import (
 	"errors"
+	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -80,9 +82,10 @@ func selectIndex(a *C.gd_array, key *C.PyObject) (selection, error) {
 			}
 			sel.shape = append(sel.shape, int64(n))
 			// stride*step fits when two or more elements are taken (the array spans
-			// them); for one or none a huge step would overflow, and is not needed.
+			// them); for one or none a huge step may overflow, and the stride of
+			// such a dimension is never applied: keep the array's own then.
 			st := strides[dim]
-			if n > 1 {
+			if hi, lo := bits.Mul64(uint64(abs64(st)), uint64(abs64(int64(step)))); hi == 0 && lo <= math.MaxInt64 {
 				st *= int64(step)
 			}
 			sel.strides = append(sel.strides, st)
@@ -273,4 +276,12 @@ func assign(a *C.gd_array, sel selection, src *C.gd_array, srcStrides []int64) e
 		}
 	}
 	return nil
+}
+
+// abs64 is |v|, with MinInt64 left as is (its uint64 is then 2^63, still exact).
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
