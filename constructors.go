@@ -230,6 +230,9 @@ func goArange(_, args, kwargs *C.PyObject) *C.PyObject {
 			if s.Kind == dlpack.KindBool {
 				s = dlpack.Scalar{Kind: dlpack.KindInt, I: map[bool]int64{false: 0, true: 1}[s.B]}
 			}
+		case dlpack.KindUint: // past int64: NumPy computes in float64 then
+			s = dlpack.Scalar{Kind: dlpack.KindFloat, F: float64(s.U)}
+			allInt = false
 		case dlpack.KindFloat:
 			allInt = false
 		default:

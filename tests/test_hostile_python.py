@@ -245,6 +245,14 @@ def test_arange_the_issue_ranges_match_numpy():
     assert g.arange(0, 2**63 - 1, 2**62).tolist() == np.arange(0, 2**63 - 1, 2**62).tolist()
 
 
+@pytest.mark.parametrize(
+    "args", [(0, 2**64 - 1, 2**62), (2**63, 2**64 - 1, 2**62), (-(2**63), 2**63, 2**62)]
+)
+def test_arange_past_int64_is_float64_like_numpy(args):
+    got, want = g.arange(*args), np.arange(*args)
+    assert got.dtype == want.dtype.name and got.tolist() == want.tolist()
+
+
 def test_arange_with_infinite_step_gives_start_like_numpy():
     for args in [
         (0, 10, float("inf")),
