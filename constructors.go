@@ -248,15 +248,12 @@ func goArange(_, args, kwargs *C.PyObject) *C.PyObject {
 	}
 	var n int64
 	if allInt {
-		var err error
-		if n, err = arangeIntLength(vals[0].I, vals[1].I, vals[2].I); err != nil {
-			return fail(err)
-		}
+		n, err = arangeIntLength(vals[0].I, vals[1].I, vals[2].I)
 	} else {
-		var err error
-		if n, err = arangeFloatLength(f(vals[0]), f(vals[1]), f(vals[2])); err != nil {
-			return fail(err)
-		}
+		n, err = arangeFloatLength(f(vals[0]), f(vals[1]), f(vals[2]))
+	}
+	if err != nil {
+		return fail(err)
 	}
 	def := mustDType("int64")
 	if !allInt {
