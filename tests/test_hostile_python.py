@@ -85,27 +85,28 @@ def test_item_that_empties_its_list_does_not_crash(call):
 
 
 def test_kwargs_values_are_held_while_python_runs():
-    # shape= lives only in the call's kwargs dict; an __index__ that finds the dict
-    # (gc.get_referrers) and clears it must not free the list being parsed.
+    # Called through functools.partial, dtype= is held only by two dicts (the
+    # partial's keywords and the call's copy), which an __index__ of the shape can
+    # clear, then fill the freed memory with look-alikes naming another dtype: the
+    # dtype read after the shape must still be the one passed. (With plain call
+    # syntax the caller's stack holds the value too.)
     code = """
-import gc, godlpack as g
+import functools, gc, godlpack as g
+class DType:
+    name = "float32"
+class Impostor:
+    name = "int8"
 class E:
     def __index__(self):
-        for r in gc.get_referrers(self.owner):
-            if isinstance(r, dict) and "shape" in r:
-                r.clear()
-        self.owner.clear()
-        globals()["junk"] = [bytearray(64) for _ in range(100)]
+        for d in gc.get_objects():
+            if isinstance(d, dict) and isinstance(d.get("dtype"), DType):
+                d.clear()
+        globals()["junk"] = [Impostor() for _ in range(1000)]
         return 2
-for _ in range(100):
-    L = [E() for _ in range(4)]
-    for e in L:
-        e.owner = L
-    try:
-        g.zeros(shape=L)
-    except Exception:
-        pass
-    del L
+for _ in range(50):
+    f = functools.partial(g.zeros, dtype=DType())
+    a = f([E()])
+    assert a.dtype == "float32", a.dtype
 print("ok")
 """
     assert_child_ok(run_python(code))
