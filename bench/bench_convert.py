@@ -23,11 +23,15 @@ def ms_per_call(stmt: str, env: dict, number: int, repeat: int) -> float:
     return min(timeit.repeat(stmt, number=number, repeat=repeat, globals=env)) / number * 1e3
 
 
-# Run in a child so the peak (VmHWM) is this conversion's alone.
+# Run in a child so the peak (VmHWM) is this conversion's alone. {module}, {count}
+# and {limit} (RLIMIT_AS in bytes, 0 for none) are filled in; it prints extra/result.
+# tests/test_hostile_python.py runs it too, under a 4 GiB limit.
 PEAK_CHILD = """
-import sys
-lib = __import__(sys.argv[1])
-L = [0.5] * 10_000_000
+import resource
+if {limit}:
+    resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+lib = __import__("{module}")
+L = [0.5] * {count}
 def rss():
     return int(open("/proc/self/statm").read().split()[1]) * 4096
 def peak():
@@ -36,13 +40,21 @@ def peak():
 open("/proc/self/clear_refs", "w").write("5")
 base = rss()
 a = lib.asarray(L, dtype="float32")
+assert a.shape == ({count},) and a[{count} // 3] == 0.5
 print((peak() - base) / a.nbytes)
 """
 
 
+def peak_code(module: str, count: int, limit: int = 0) -> str:
+    return PEAK_CHILD.format(module=module, count=count, limit=limit)
+
+
 def peak_ratio(module: str) -> float:
     out = subprocess.run(
-        [sys.executable, "-c", PEAK_CHILD, module], capture_output=True, text=True, check=True
+        [sys.executable, "-c", peak_code(module, 10_000_000)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return float(out.stdout)
 
