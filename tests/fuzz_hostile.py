@@ -25,23 +25,8 @@ import time
 
 import godlpack as g
 
-DTYPES = [
-    None,
-    "bool",
-    "int8",
-    "uint8",
-    "int32",
-    "int64",
-    "uint64",
-    "float16",
-    "float32",
-    "float64",
-    "bfloat16",
-    "complex64",
-    "complex128",
-    "float8_e4m3fn",
-    "float4_e2m1fn",
-]
+# Every dtype godlpack has, and None (inferred).
+DTYPES = [None] + [row[0] for row in g._godlpack._dtype_table()]
 HUGE = [2**63, 2**64, -(2**63) - 1, 2**100, -(2**200), 10**30]
 
 # The lists the hostile objects and the second thread attack; every operation
