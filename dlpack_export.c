@@ -9,6 +9,7 @@
 #include "godlpack.h"
 #include "_cgo_export.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,36 +126,16 @@ static int parse_pair(PyObject *o, long *first, long *second) {
     if (!PyLong_Check(a) || !PyLong_Check(b)) {
         return -1;
     }
-    *first = PyLong_AsLong(a);
-    *second = PyLong_AsLong(b);
-    if ((*first == -1 || *second == -1) && PyErr_Occurred()) {
-        PyErr_Clear();
-        return -1;
+    /* An int past a long saturates: a max_version minor of 2**70 is just "newer
+     * than ours", and no device type or id is that large. */
+    int over_a, over_b;
+    *first = PyLong_AsLongAndOverflow(a, &over_a);
+    *second = PyLong_AsLongAndOverflow(b, &over_b);
+    if (over_a) {
+        *first = over_a > 0 ? LONG_MAX : LONG_MIN;
     }
-    return 0;
-}
-
-/* max_version's pair, with ints of any size: a component past a C long is clamped
- * to LONG_MAX or LONG_MIN, which the caller treats like any version above or below
- * ours (a consumer from the future asking for (1, 2**70) gets 1.3). */
-static int parse_version(PyObject *o, long *major, long *minor) {
-    if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2) {
-        return -1;
-    }
-    long *out[2] = {major, minor};
-    for (int i = 0; i < 2; i++) {
-        PyObject *v = PyTuple_GET_ITEM(o, i);
-        int overflow = 0;
-        if (!PyLong_Check(v)) {
-            return -1;
-        }
-        *out[i] = PyLong_AsLongAndOverflow(v, &overflow);
-        if (overflow != 0) {
-            *out[i] = overflow > 0 ? LONG_MAX : LONG_MIN;
-        } else if (*out[i] == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return -1;
-        }
+    if (over_b) {
+        *second = over_b > 0 ? LONG_MAX : LONG_MIN;
     }
     return 0;
 }
@@ -212,7 +193,7 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
     DLPackVersion version = {GD_DLPACK_MAJOR, GD_DLPACK_MINOR};
     if (max_version != Py_None) {
         long major, minor;
-        if (parse_version(max_version, &major, &minor) != 0) {
+        if (parse_pair(max_version, &major, &minor) != 0) {
             PyErr_SetString(PyExc_TypeError,
                              "__dlpack__: max_version must be None or a (major, minor) tuple of ints");
             return NULL;

@@ -68,8 +68,11 @@ int gd_has_dlpack(PyObject *obj) {
 }
 
 /* The producer's DLPackExchangeAPI for type tp, or NULL (no error set) if the type
- * has none or it is of another major version. */
-const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp) {
+ * has none or it is of another major version. *capsule is set to a new reference
+ * to the capsule holding it: the table may live in memory the capsule owns, so the
+ * capsule must be held for as long as the table is used. */
+const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule) {
+    *capsule = NULL;
     PyObject *cap = PyObject_GetAttr((PyObject *)tp, s_exchange_attr);
     if (cap == NULL) {
         PyErr_Clear();
@@ -83,7 +86,11 @@ const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp) {
             api = NULL;
         }
     }
-    Py_DECREF(cap);
+    if (api == NULL) {
+        Py_DECREF(cap);
+        return NULL;
+    }
+    *capsule = cap;
     return api;
 }
 
@@ -101,46 +108,63 @@ gd_dtype_slot_table gd_dtype_slots; /* filled by Go at module init (import.go) *
 /* A few producer types, with their exchange APIs and how to ask their instances
  * for lazy-view bits (lazy_view.c), looked up once per type as the spec allows.
  * Each cached type is kept alive by a reference we hold, so its address cannot be
- * reused by another type. Types past the cache's size are looked up each time.
- * Touched only with the GIL held. */
+ * reused by another type, and so is the capsule holding its table, so the table
+ * cannot be freed under us if the type's attribute is replaced. Types past the
+ * cache's size are looked up each time, and *hold gets the capsule for the caller
+ * to release after its call through the table (the call runs the producer's code,
+ * which could drop the attribute). Touched only with the GIL held. */
 #define GD_API_CACHE 16
 typedef struct {
     PyTypeObject *type;
+    PyObject *capsule;
     const DLPackExchangeAPI *api;
     gd_lazy_probes probes;
 } type_entry;
 static type_entry api_cache[GD_API_CACHE];
 
+/* Fills e for tp (e->capsule: a new reference or NULL); runs the type's Python code. */
 static void entry_fill(type_entry *e, PyTypeObject *tp) {
-    e->api = gd_exchange_api_of(tp);
+    e->api = gd_exchange_api_of(tp, &e->capsule);
     gd_lazy_probes_init(&e->probes, tp);
     e->type = tp;
 }
 
-/* tp's entry: a cached one, or scratch filled for this call. */
-static const type_entry *type_entry_of(PyTypeObject *tp, type_entry *scratch) {
+/* tp's entry: a cached one (*hold NULL), or scratch filled for this call (*hold its
+ * capsule, for the caller to release after its call through the table). */
+static const type_entry *type_entry_of(PyTypeObject *tp, type_entry *scratch, PyObject **hold) {
+    *hold = NULL;
     for (int i = 0; i < GD_API_CACHE; i++) {
         if (api_cache[i].type == tp) {
             return &api_cache[i];
         }
         if (api_cache[i].type == NULL) {
+            entry_fill(scratch, tp);
+            if (api_cache[i].type != NULL) {
+                /* The lookups ran Python code that filled this slot. */
+                *hold = scratch->capsule;
+                return scratch;
+            }
             Py_INCREF(tp);
-            entry_fill(&api_cache[i], tp);
+            api_cache[i] = *scratch;
             return &api_cache[i];
         }
     }
     entry_fill(scratch, tp);
+    *hold = scratch->capsule;
     return scratch;
 }
 
-const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp) {
+const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold) {
     type_entry scratch;
-    return type_entry_of(tp, &scratch)->api;
+    return type_entry_of(tp, &scratch, hold)->api;
 }
 
 int gd_refuse_lazy_view_of(PyObject *x) {
     type_entry scratch;
-    return gd_refuse_lazy_view(x, &type_entry_of(Py_TYPE(x), &scratch)->probes, GD_ASK_BOTH);
+    PyObject *hold;
+    const type_entry *te = type_entry_of(Py_TYPE(x), &scratch, &hold);
+    Py_XDECREF(hold); /* the table is not used here */
+    return gd_refuse_lazy_view(x, &te->probes, GD_ASK_BOTH);
 }
 
 /* An Array owning a managed tensor that passed gd_fast_check; NULL with an
@@ -208,11 +232,14 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
         return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
     }
     type_entry scratch;
-    const type_entry *te = type_entry_of(tp, &scratch);
+    PyObject *hold;
+    const type_entry *te = type_entry_of(tp, &scratch, &hold);
     const DLPackExchangeAPI *api = te->api;
     if (api != NULL) {
         DLManagedTensorVersioned *m = NULL;
-        if (api->managed_tensor_from_py_object_no_sync(x, &m) == 0 && m != NULL) {
+        int rc = api->managed_tensor_from_py_object_no_sync(x, &m);
+        Py_XDECREF(hold); /* the table is not used past this call */
+        if (rc == 0 && m != NULL) {
             gd_fast_view v;
             PyObject *a;
             int questions = GD_ASK_BOTH;

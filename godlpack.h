@@ -133,11 +133,11 @@ int gd_import_init(void);
 PyObject *gd_call_dlpack(PyObject *obj, PyObject *dl_device, PyObject *copy);
 PyObject *gd_call_dlpack_legacy(PyObject *obj);
 int gd_has_dlpack(PyObject *obj);
-const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp);
+const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule);
 int gd_exchange_from_py(const DLPackExchangeAPI *api, PyObject *obj, DLManagedTensorVersioned **out);
 int gd_error_is_buffer_error(void);
 extern gd_dtype_slot_table gd_dtype_slots;
-const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp);
+const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold);
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int gd_error_is_type_error(void);
 /* Call a producer's deleter (a C function pointer), if it has one. */
@@ -158,6 +158,15 @@ static inline void gd_call_deleter(void *m, int versioned) {
     }
 }
 PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
+
+/* ---- nested sequences <-> array memory (convert.c) ---- */
+/* Element kinds as Python sees them: dlpack.Kind's values (convert.go checks). */
+enum { GD_KIND_BOOL = 0, GD_KIND_INT, GD_KIND_UINT, GD_KIND_FLOAT, GD_KIND_COMPLEX };
+int gd_nested_shape(PyObject *obj, int64_t *shape);
+int gd_nested_kind(PyObject *obj, const int64_t *shape, int ndim, int *kind, int *any_signed);
+int gd_nested_fill(PyObject *obj, gd_array *dst);
+int gd_tolist_fast_ok(const gd_array *a);
+PyObject *gd_tolist(const gd_array *a);
 
 /* ---- errors raised from Go (Python's exception objects are C globals) ---- */
 void gd_raise(int kind, const char *msg);
@@ -193,6 +202,10 @@ static inline PyObject *gd_bool_type(void) { return (PyObject *)&PyBool_Type; }
 static inline PyObject *gd_complex_type(void) { return (PyObject *)&PyComplex_Type; }
 static inline PyObject *gd_tuple_item(PyObject *t, Py_ssize_t i) { return PyTuple_GET_ITEM(t, i); }
 static inline PyObject *gd_list_item(PyObject *t, Py_ssize_t i) { return PyList_GET_ITEM(t, i); }
+/* Item i of a tuple or list (i in range), as a new reference. */
+static inline PyObject *gd_seq_item_new(PyObject *s, Py_ssize_t i) {
+    return Py_NewRef(PySequence_Fast_GET_ITEM(s, i));
+}
 static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
 static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
 static inline PyObject *gd_args_item(PyObject *const *args, Py_ssize_t i) { return args[i]; }

@@ -136,7 +136,7 @@ BAD = [
      "Python integer 18446744073709551616 out of bounds"),
     ("asarray-inf-into-int", lambda: g.asarray([float("inf")], dtype="int32"), OverflowError,
      "cannot convert float infinity to integer"),
-    ("asarray-nan-into-int", lambda: g.asarray([float("nan")], dtype="int8"), OverflowError,
+    ("asarray-nan-into-int", lambda: g.asarray([float("nan")], dtype="int8"), ValueError,
      "cannot convert float NaN to integer"),
     ("asarray-inhomogeneous", lambda: g.asarray([[1, 2], [3]]), ValueError,
      "inhomogeneous shape"),
