@@ -32,7 +32,7 @@ func goArrayBool(self *C.PyObject) C.int {
 			"to check that an array is not empty."))
 		return -1
 	case n > 1:
-		setError(valueErrorf("The truth value of an array with more than one element is ambiguous " +
+		setError(valueErrorf("The truth value of an array with more than one element is ambiguous "+
 			"(this one has %d elements)", n))
 		return -1
 	}

@@ -1,0 +1,48 @@
+"""Pickling and copying of godlpack.Array.
+
+An Array pickles as ``_rebuild(dtype name, shape, readonly, data)`` where data holds
+its own elements only (a view pickles what it sees), C-contiguous and packed:
+
+- protocol 5: data is a ``pickle.PickleBuffer`` over the array's memory, so a
+  ``buffer_callback`` sends it out of band (Dask, Ray) with no copy, and loading
+  wraps whatever buffer comes back without copying (in band: a bytearray);
+- protocols 2-4: data is ``bytes``; loading copies it into writable memory (bytes
+  are immutable), unless the array was read-only.
+
+Loading checks every field against the buffer (``_wrap_buffer``): damaged or
+tampered data raises ValueError or TypeError, never reads outside the buffer.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+from . import _godlpack
+
+
+def reduce_ex(self: Any, protocol: int) -> tuple[Any, ...]:
+    """``__reduce_ex__``: see the module docstring."""
+    a = self
+    if a.flags["subbyte_padded"] or not a.flags["c_contiguous"]:
+        a = a.copy()  # C order, packed: a view pickles only its own elements
+    raw = a._bytes()
+    data: Any = pickle.PickleBuffer(raw) if protocol >= 5 else bytes(memoryview(raw))
+    return (_rebuild, (self.dtype.name, self.shape, self.readonly, data))
+
+
+def _rebuild(dtype: str, shape: tuple[int, ...], readonly: bool, data: Any) -> Any:
+    a = _godlpack._wrap_buffer(data, dtype, shape, readonly=readonly)
+    if a.readonly and not readonly and isinstance(data, bytes):
+        a = a.copy()  # protocols 2-4 carry immutable bytes; the array was writable
+    return a
+
+
+def copy(self: Any) -> Any:
+    """``__copy__``: a writable C-contiguous copy, like ``a.copy()``."""
+    return self.copy()
+
+
+def deepcopy(self: Any, memo: dict[int, Any]) -> Any:
+    """``__deepcopy__``: a writable C-contiguous copy (elements hold no references)."""
+    return self.copy()
