@@ -27,14 +27,20 @@ def reduce_ex(self: Any, protocol: int) -> tuple[Any, ...]:
     if a.flags["subbyte_padded"] or not a.flags["c_contiguous"]:
         a = a.copy()  # C order, packed: a view pickles only its own elements
     raw = a._bytes()
-    data: Any = pickle.PickleBuffer(raw) if protocol >= 5 else bytes(memoryview(raw))
-    return (_rebuild, (self.dtype.name, self.shape, self.readonly, data))
+    if protocol >= 5:
+        return (_rebuild, (self.dtype.name, self.shape, self.readonly, pickle.PickleBuffer(raw)))
+    in_band = bytes(memoryview(raw))
+    return (_rebuild, (self.dtype.name, self.shape, self.readonly, in_band, True))
 
 
-def _rebuild(dtype: str, shape: tuple[int, ...], readonly: bool, data: Any) -> Any:
+def _rebuild(
+    dtype: str, shape: tuple[int, ...], readonly: bool, data: Any, writable_copy: bool = False
+) -> Any:
+    """The Array over data (no copy). writable_copy (protocols 2-4, whose bytes are
+    immutable): copy when the array was writable and data is not."""
     a = _godlpack._wrap_buffer(data, dtype, shape, readonly=readonly)
-    if a.readonly and not readonly and isinstance(data, bytes):
-        a = a.copy()  # protocols 2-4 carry immutable bytes; the array was writable
+    if writable_copy and a.readonly and not readonly:
+        a = a.copy()
     return a
 
 
