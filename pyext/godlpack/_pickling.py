@@ -23,10 +23,10 @@ from . import _godlpack
 
 def reduce_ex(self: Any, protocol: int) -> tuple[Any, ...]:
     """``__reduce_ex__``: see the module docstring."""
-    a = self
-    if a.flags["subbyte_padded"] or not a.flags["c_contiguous"]:
-        a = a.copy()  # C order, packed: a view pickles only its own elements
-    raw = a._bytes()
+    try:
+        raw = self._bytes()
+    except BufferError:  # strided or padded: a view pickles only its own elements,
+        raw = self.copy()._bytes()  # in C order, packed
     if protocol >= 5:
         return (_rebuild, (self.dtype.name, self.shape, self.readonly, pickle.PickleBuffer(raw)))
     in_band = bytes(memoryview(raw))
