@@ -30,9 +30,8 @@ ROOT = os.path.dirname(HERE)
 if os.path.isdir(os.path.join(ROOT, "pyext", "godlpack")):
     sys.path.insert(0, os.path.join(ROOT, "pyext"))
 
-import numpy as np  # noqa: E402
-
 import godlpack as g  # noqa: E402
+import numpy as np  # noqa: E402
 
 MIB = 1 << 20
 

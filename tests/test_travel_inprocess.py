@@ -7,16 +7,17 @@ from __future__ import annotations
 import copy
 import operator
 import pickle
-import random
 
+import godlpack as g
 import ml_dtypes
 import numpy as np
 import pytest
 
-import godlpack as g
-
-NUMPY_DTYPES = [d for d in g.dtypes if hasattr(np, d.name) and d.kind != "float" or
-                d.name in ("float16", "float32", "float64")]
+NUMPY_DTYPES = [
+    d
+    for d in g.dtypes
+    if hasattr(np, d.name) and d.kind != "float" or d.name in ("float16", "float32", "float64")
+]
 ML_DTYPES = [d for d in g.dtypes if d.name not in NUMPY_DTYPES and d.bits >= 8]
 PACKED = [d for d in g.dtypes if d.bits < 8]
 
@@ -82,7 +83,9 @@ def test_np_asarray_is_zero_copy_with_the_same_dtype(dt):
     n = np.asarray(v)
     want = np.dtype(getattr(ml_dtypes, dt.name, None) or dt.name)
     assert n.dtype == want and n.ctypes.data == v.data_ptr and n.shape == (2, 3)
-    assert n.tolist() == [[float(x) if dt.kind == "float" else x for x in row] for row in v.tolist()]
+    assert n.tolist() == [
+        [float(x) if dt.kind == "float" else x for x in row] for row in v.tolist()
+    ]
     assert n.flags.writeable
     r = np.asarray(v.toreadonly())
     assert not r.flags.writeable and r.ctypes.data == v.data_ptr
@@ -190,6 +193,7 @@ def test_copy_and_deepcopy_copy():
 
 
 # ---- damaged pickles -----------------------------------------------------------------
+
 
 def test_wrong_size_buffers_and_unknown_dtypes_raise():
     from godlpack._pickling import _rebuild

@@ -20,6 +20,7 @@ def main(body: str) -> str:
     """body as the script's main block: spawn and forkserver workers import the script."""
     return 'if __name__ == "__main__":\n' + textwrap.indent(textwrap.dedent(body), "    ")
 
+
 COMMON = """
 import gc, os, signal, sys, time
 import multiprocessing as mp
@@ -151,7 +152,10 @@ print("ok")
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_sigkill_of_the_last_user_frees_the_segment(tmp_path, method):
-    assert run_script(tmp_path, "sigkill", COMMON + HOLD + main(SIGKILL), args=(method,)).strip() == "ok"
+    assert (
+        run_script(tmp_path, "sigkill", COMMON + HOLD + main(SIGKILL), args=(method,)).strip()
+        == "ok"
+    )
 
 
 CONSTANT = """
