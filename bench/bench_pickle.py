@@ -10,8 +10,8 @@ In one run, for a godlpack.Array and a NumPy array of the same dtype and bytes:
     pool                   a fork Pool(2) round trip (argument and result) of
                            100 x 1 MiB arrays
 
-Each figure is the best of --repeat runs; ratios are godlpack / NumPy (below 1:
-godlpack is faster). Then shared memory: the time of one round trip of a shared
+Each figure is the best of --repeat runs, godlpack and NumPy alternating; ratios
+are godlpack / NumPy (below 1: godlpack is faster). Then shared memory: the time of one round trip of a shared
 Array through a Pool worker (a handle, not the bytes) for 1 MiB and 64 MiB: the
 same figure at any size.
 """
@@ -36,36 +36,35 @@ import numpy as np  # noqa: E402
 MIB = 1 << 20
 
 
-def best(fn, repeat: int) -> float:
-    times = []
+def pair(ours, theirs, repeat: int) -> tuple[float, float]:
+    """Best times of ours() and theirs(), run alternately so that load from other
+    processes on the machine hits both alike."""
+    a, b = [], []
     for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+        for fn, out in ((ours, a), (theirs, b)):
+            t = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t)
+    return min(a), min(b)
 
 
 def echo(x):
     return x
 
 
-def pickle_cases(a, repeat: int) -> dict[str, float]:
-    s5 = pickle.dumps(a, 5)
-    s4 = pickle.dumps(a, 4)
+def pickle_cases(x):
+    """name -> a function pickling or unpickling x as that case does."""
+    s5, s4 = pickle.dumps(x, 5), pickle.dumps(x, 4)
     bufs: list[pickle.PickleBuffer] = []
-    so = pickle.dumps(a, 5, buffer_callback=bufs.append)
+    so = pickle.dumps(x, 5, buffer_callback=bufs.append)
     return {
-        "dumps5": best(lambda: pickle.dumps(a, 5), repeat),
-        "loads5": best(lambda: pickle.loads(s5), repeat),
-        "dumps5-oob": best(lambda: pickle.dumps(a, 5, buffer_callback=lambda b: None), repeat),
-        "loads5-oob": best(lambda: pickle.loads(so, buffers=bufs), repeat),
-        "dumps4": best(lambda: pickle.dumps(a, 4), repeat),
-        "loads4": best(lambda: pickle.loads(s4), repeat),
+        "dumps5": lambda: pickle.dumps(x, 5),
+        "loads5": lambda: pickle.loads(s5),
+        "dumps5-oob": lambda: pickle.dumps(x, 5, buffer_callback=lambda b: None),
+        "loads5-oob": lambda: pickle.loads(so, buffers=bufs),
+        "dumps4": lambda: pickle.dumps(x, 4),
+        "loads4": lambda: pickle.loads(s4),
     }
-
-
-def pool_case(pool, arrays, repeat: int) -> float:
-    return best(lambda: pool.map(echo, arrays, chunksize=10), repeat)
 
 
 def main() -> None:
@@ -77,20 +76,28 @@ def main() -> None:
     n = 64 * MIB // 4
     ours = g.arange(n, dtype="float32")
     theirs = np.arange(n, dtype=np.float32)
-    rows = []
-    a_t, b_t = pickle_cases(ours, r), pickle_cases(theirs, r)
-    rows += [(k, a_t[k], b_t[k]) for k in a_t]
+    a_c, b_c = pickle_cases(ours), pickle_cases(theirs)
+    rows = [(k, *pair(a_c[k], b_c[k], r)) for k in a_c]
     ctx = mp.get_context("fork")
     with ctx.Pool(2) as pool:
         mine = [g.full((MIB // 8,), float(i), dtype="float64") for i in range(100)]
         nps = [np.full(MIB // 8, float(i)) for i in range(100)]
-        pool_case(pool, nps, 1)  # warm the workers
-        rows.append(("pool 100x1MiB", pool_case(pool, mine, r), pool_case(pool, nps, r)))
+        pool.map(echo, nps, chunksize=10)  # warm the workers
+        rows.append(
+            (
+                "pool 100x1MiB",
+                *pair(
+                    lambda: pool.map(echo, mine, chunksize=10),
+                    lambda: pool.map(echo, nps, chunksize=10),
+                    r,
+                ),
+            )
+        )
         shared = {}
         for size in (MIB, 64 * MIB):
             s = g.shared_zeros(size, "uint8")
             pool.apply(echo, (s,))
-            shared[size] = best(lambda s=s: pool.apply(echo, (s,)), r)
+            shared[size] = pair(lambda s=s: pool.apply(echo, (s,)), lambda: None, r)[0]
     print(f"# godlpack vs NumPy {np.__version__}, Python {sys.version.split()[0]}, best of {r}")
     print(f"{'case':<16} {'godlpack':>12} {'numpy':>12} {'ratio':>7}")
     for name, ours_s, np_s in rows:
