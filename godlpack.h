@@ -149,6 +149,7 @@ static inline int gd_float_check(PyObject *o) { return PyFloat_Check(o); }
 static inline int gd_complex_check(PyObject *o) { return PyComplex_Check(o); }
 static inline int gd_bool_check(PyObject *o) { return PyBool_Check(o); }
 static inline int gd_unicode_check(PyObject *o) { return PyUnicode_Check(o); }
+static inline int gd_bytes_check_exact(PyObject *o) { return PyBytes_CheckExact(o); }
 static inline int gd_slice_check(PyObject *o) { return PySlice_Check(o); }
 static inline int gd_index_check(PyObject *o) { return PyIndex_Check(o); }
 static inline int gd_type_check(PyObject *o) { return PyType_Check(o); }

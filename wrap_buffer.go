@@ -16,7 +16,11 @@ import (
 )
 
 // wrapBufferArgs are _wrap_buffer's arguments, in order.
-var wrapBufferArgs = []string{"buffer", "dtype", "shape", "strides", "offset", "readonly", "keep"}
+var wrapBufferArgs = []string{"buffer", "dtype", "shape", "strides", "offset", "readonly", "keep", "own_bytes"}
+
+// ownBytesMin is the smallest bytes object that own_bytes writes into: short bytes
+// are copied instead (cheap), and CPython shares its empty and one-byte bytes objects.
+const ownBytesMin = 1000
 
 //export goWrapBuffer
 func goWrapBuffer(_, args, kwargs *C.PyObject) *C.PyObject {
@@ -79,6 +83,9 @@ func wrapBuffer(args, kwargs *C.PyObject) (*C.gd_array, error) {
 		return nil, errPySet
 	}
 	view := C.gd_owner_pybuffer_view(owner)
+	if ownsBytes(v[7], v[0], int64(view.len)) {
+		view.readonly = 0
+	}
 	if err := checkExtent(dt, shape, strides, offset, int64(view.len)); err != nil {
 		C.gd_owner_decref(owner)
 		return nil, err
@@ -100,6 +107,18 @@ func wrapBuffer(args, kwargs *C.PyObject) (*C.gd_array, error) {
 	copy(arrayShape(a), shape)
 	copy(arrayStrides(a), strides)
 	return a, nil
+}
+
+// ownsBytes reports an own_bytes request that applies: a protocol 2-4 pickle carries
+// an array's elements as a bytes object that the unpickler made and that only the
+// new array uses, so the array may write into it rather than copy it, as NumPy's
+// __setstate__ does for large bytes. Truthiness errors count as false.
+func ownsBytes(flag, buf *C.PyObject, size int64) bool {
+	if flag == nil || C.PyObject_IsTrue(flag) != 1 {
+		C.PyErr_Clear()
+		return false
+	}
+	return C.gd_bytes_check_exact(buf) != 0 && size >= ownBytesMin
 }
 
 func parseStrides(o *C.PyObject, ndim int) ([]int64, error) {

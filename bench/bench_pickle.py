@@ -11,9 +11,9 @@ In one run, for a godlpack.Array and a NumPy array of the same dtype and bytes:
                            100 x 1 MiB arrays
 
 Each figure is the best of --repeat runs, godlpack and NumPy alternating; ratios
-are godlpack / NumPy (below 1: godlpack is faster). Then shared memory: the time of one round trip of a shared
-Array through a Pool worker (a handle, not the bytes) for 1 MiB and 64 MiB: the
-same figure at any size.
+are godlpack / NumPy (below 1: godlpack is faster). Then shared memory: the time of
+one round trip of a shared Array through a Pool worker (a handle, not the bytes) for
+1 MiB and 64 MiB: the same figure at any size.
 """
 
 from __future__ import annotations

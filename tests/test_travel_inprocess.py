@@ -184,6 +184,21 @@ def test_protocol5_in_band_loads_without_a_second_copy():
     assert isinstance(memoryview(b).obj, g.Array)
 
 
+def test_protocol4_loads_takes_over_large_bytes_and_copies_small_ones():
+    from godlpack._pickling import _rebuild
+
+    big = bytes(range(256)) * 8
+    a = _rebuild("uint8", (len(big),), False, big, True)
+    assert not a.readonly and a.data_ptr == np.frombuffer(big, np.uint8).ctypes.data
+    small = b"\x01\x02"
+    b = _rebuild("uint8", (2,), False, small, True)
+    assert not b.readonly and b.data_ptr != np.frombuffer(small, np.uint8).ctypes.data
+    b[0] = 9
+    assert small == b"\x01\x02"  # CPython may share short bytes: never written
+    r = _rebuild("uint8", (len(big),), True, big, True)
+    assert r.readonly  # a read-only array stays read-only over the same bytes
+
+
 def test_copy_and_deepcopy_copy():
     a = g.arange(6, dtype="int16").reshape(2, 3)[:, ::2]
     for c in (copy.copy(a), copy.deepcopy(a), copy.deepcopy([a, a])[0]):

@@ -6,8 +6,9 @@ its own elements only (a view pickles what it sees), C-contiguous and packed:
 - protocol 5: data is a ``pickle.PickleBuffer`` over the array's memory, so a
   ``buffer_callback`` sends it out of band (Dask, Ray) with no copy, and loading
   wraps whatever buffer comes back without copying (in band: a bytearray);
-- protocols 2-4: data is ``bytes``; loading copies it into writable memory (bytes
-  are immutable), unless the array was read-only.
+- protocols 2-4: data is ``bytes`` that only this array will use; loading writes
+  into it when it is large, as NumPy does (copies it when small), so a writable
+  array stays writable without a second copy.
 
 Loading checks every field against the buffer (``_wrap_buffer``): damaged or
 tampered data raises ValueError or TypeError, never reads outside the buffer.
@@ -36,9 +37,10 @@ def reduce_ex(self: Any, protocol: int) -> tuple[Any, ...]:
 def _rebuild(
     dtype: str, shape: tuple[int, ...], readonly: bool, data: Any, writable_copy: bool = False
 ) -> Any:
-    """The Array over data (no copy). writable_copy (protocols 2-4, whose bytes are
-    immutable): copy when the array was writable and data is not."""
-    a = _godlpack._wrap_buffer(data, dtype, shape, readonly=readonly)
+    """The Array over data (no copy). writable_copy (protocols 2-4): data is bytes
+    the unpickler made for this array alone; a writable array takes it over when it
+    is large (_wrap_buffer's own_bytes, NumPy's rule) and copies it otherwise."""
+    a = _godlpack._wrap_buffer(data, dtype, shape, readonly=readonly, own_bytes=writable_copy)
     if writable_copy and a.readonly and not readonly:
         a = a.copy()
     return a
