@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import mmap
+import operator
 import os
 import pickle
 from typing import Any
@@ -45,9 +46,9 @@ class _Segment:
             self.fd = -1
             raise
 
-    def __del__(self) -> None:
+    def __del__(self, _close: Any = os.close) -> None:  # _close: still there at exit
         if self.fd >= 0:
-            os.close(self.fd)
+            _close(self.fd)
             self.fd = -1
 
     def wrap(self, dtype: Any, shape: Any, strides: Any, offset: int, readonly: bool) -> Any:
@@ -100,10 +101,13 @@ def shared_zeros(shape: Any, dtype: Any = "float32") -> Any:
     if not hasattr(os, "memfd_create"):
         raise NotImplementedError("shared-memory arrays need os.memfd_create (Linux)")
     dt = _godlpack.empty((0,), dtype).dtype  # the dtype, resolved as empty() does
-    dims = (shape,) if isinstance(shape, int) else tuple(shape)
-    n = math.prod(dims)
+    try:
+        dims: tuple[int, ...] = (operator.index(shape),)
+    except TypeError:
+        dims = tuple(operator.index(d) for d in shape)
     if any(d < 0 for d in dims):
         raise ValueError(f"negative dimensions are not allowed: {dims}")
+    n = math.prod(dims)
     nbytes = (n * dt.bits + 7) // 8
     fd = os.memfd_create("godlpack", os.MFD_CLOEXEC)
     try:
