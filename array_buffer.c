@@ -28,23 +28,12 @@ static const char *buffer_format(DLDataType t) {
     }
 }
 
-static int is_c_contiguous(const gd_array *a) {
+/* Whether the elements are packed in C order (last axis fastest) or, with fortran
+ * set, in Fortran order. Axes of extent 1 have no stride that matters. */
+static int is_contiguous(const gd_array *a, int fortran) {
     int64_t expect = 1;
-    for (int32_t i = a->ndim - 1; i >= 0; i--) {
-        if (a->shape[i] == 0) {
-            return 1;
-        }
-        if (a->shape[i] != 1 && a->strides[i] != expect) {
-            return 0;
-        }
-        expect *= a->shape[i];
-    }
-    return 1;
-}
-
-static int is_f_contiguous(const gd_array *a) {
-    int64_t expect = 1;
-    for (int32_t i = 0; i < a->ndim; i++) {
+    for (int32_t k = 0; k < a->ndim; k++) {
+        int32_t i = fortran ? k : a->ndim - 1 - k;
         if (a->shape[i] == 0) {
             return 1;
         }
@@ -72,16 +61,16 @@ int gd_array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         PyErr_SetString(PyExc_BufferError, "godlpack.Array is read-only: no writable buffer");
         return -1;
     }
-    int c_contig = is_c_contiguous(a);
+    int c_contig = is_contiguous(a, 0);
     if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c_contig) {
         PyErr_SetString(PyExc_BufferError, "godlpack.Array is not C-contiguous");
         return -1;
     }
-    if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !is_f_contiguous(a)) {
+    if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !is_contiguous(a, 1)) {
         PyErr_SetString(PyExc_BufferError, "godlpack.Array is not Fortran-contiguous");
         return -1;
     }
-    if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c_contig && !is_f_contiguous(a)) {
+    if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c_contig && !is_contiguous(a, 1)) {
         PyErr_SetString(PyExc_BufferError, "godlpack.Array is not contiguous");
         return -1;
     }

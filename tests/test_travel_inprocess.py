@@ -66,6 +66,41 @@ def test_buffer_requests_the_array_cannot_meet_raise():
     assert bytes(g.arange(3, dtype="uint8")) == b"\x00\x01\x02"
 
 
+PYBUF_ND, PYBUF_STRIDES, PYBUF_C, PYBUF_F, PYBUF_ANY = 0x8, 0x18, 0x38, 0x58, 0x98
+
+
+def request_buffer(obj, flags: int) -> None:
+    """PyObject_GetBuffer(obj, flags) then PyBuffer_Release; raises what it raises."""
+    import ctypes
+
+    view = ctypes.create_string_buffer(256)  # larger than any Py_buffer
+    ctypes.pythonapi.PyObject_GetBuffer.argtypes = [ctypes.py_object, ctypes.c_void_p, ctypes.c_int]
+    ctypes.pythonapi.PyBuffer_Release.argtypes = [ctypes.c_void_p]
+    ctypes.pythonapi.PyObject_GetBuffer(obj, view, flags)
+    ctypes.pythonapi.PyBuffer_Release(view)
+
+
+def test_contiguity_requests_are_met_or_refused():
+    a = g.arange(12, dtype="int32").reshape(3, 4)
+    col = a[:, :1]
+    for flags in (0, PYBUF_ND, PYBUF_STRIDES, PYBUF_C, PYBUF_ANY):
+        request_buffer(a, flags)
+    with pytest.raises(BufferError, match="Fortran"):
+        request_buffer(a, PYBUF_F)
+    request_buffer(a[:1, :].reshape(4), PYBUF_F)  # 1-d: both orders
+    strided = a[:, ::2]
+    request_buffer(strided, PYBUF_STRIDES)
+    for flags, what in (
+        (0, "strided"),
+        (PYBUF_ND, "strided"),
+        (PYBUF_C, "C-contiguous"),
+        (PYBUF_ANY, "not contiguous"),
+    ):
+        with pytest.raises(BufferError, match=what):
+            request_buffer(strided, flags)
+    assert memoryview(col).tolist() == [[0], [4], [8]]
+
+
 def test_a_buffer_keeps_the_memory_alive():
     a = g.arange(5, dtype="int64")
     m = memoryview(a)
