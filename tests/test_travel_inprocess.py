@@ -212,6 +212,30 @@ def test_protocol5_out_of_band_is_zero_copy_both_ways():
     assert ro.readonly  # a read-only buffer gives a read-only array (Ray's rule)
 
 
+def test_a_wrapped_buffer_is_released_by_a_deleter_on_a_thread_without_the_gil(dl):
+    # The Python-buffer owner's release takes the GIL itself: a consumer's deleter on
+    # another thread (ctypes releases the GIL for the call) lets go of the buffer.
+    import ctypes
+    import threading
+
+    bufs: list[pickle.PickleBuffer] = []
+    s = pickle.dumps(g.arange(64, dtype="int64"), 5, buffer_callback=bufs.append)
+    store = bytearray(bufs[0].raw())
+    del bufs
+    a = pickle.loads(s, buffers=[store])
+    pairs = [dl.consume_capsule(a[i::4].__dlpack__(max_version=(1, 3))) for i in range(4)]
+    del a
+    with pytest.raises(BufferError):
+        store.append(0)  # exported: the exports still hold it
+    threads = [threading.Thread(target=d, args=(ctypes.addressof(m),)) for m, d in pairs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    store.append(0)  # every export released the buffer
+    assert len(store) == 64 * 8 + 1
+
+
 def test_protocol5_in_band_loads_without_a_second_copy():
     a = g.zeros(1 << 16, dtype="uint8")
     b = pickle.loads(pickle.dumps(a, 5))

@@ -150,7 +150,7 @@ print("ok")
 """
 
 
-@pytest.mark.parametrize("method", ["fork", "spawn"])
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
 def test_sigkill_of_the_last_user_frees_the_segment(tmp_path, method):
     assert (
         run_script(tmp_path, "sigkill", COMMON + HOLD + main(SIGKILL), args=(method,)).strip()
