@@ -63,6 +63,14 @@ import numpy as np
 import godlpack as g
 import ray
 
+def mapping_of(address):
+    # the /proc/self/maps line of the mapping that holds address
+    for line in open("/proc/self/maps"):
+        lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+        if lo <= address < hi:
+            return line.split(None, 5)[-1]
+    return ""
+
 @ray.remote
 def double(a):
     assert isinstance(a, g.Array) and a.readonly  # arguments come from the store
@@ -83,6 +91,8 @@ if __name__ == "__main__":
         # read in place from the object store: both reads view the same bytes, which
         # are not a's, and are read-only, as Ray does for NumPy
         assert b.data_ptr == c.data_ptr != a.data_ptr and b.readonly
+        assert "plasma" in mapping_of(b.data_ptr)  # the store's shared mapping, as NumPy's
+        assert mapping_of(ray.get(ray.put(np.arange(10))).ctypes.data) == mapping_of(b.data_ptr)
         assert np.asarray(b)[-2:].tolist() == [(1 << 20) - 2, (1 << 20) - 1]
         r, pid = ray.get(double.remote(a[::2]))
         assert pid != os.getpid() and r.dtype == "int32"

@@ -258,6 +258,22 @@ def test_protocol4_loads_takes_over_large_bytes_and_copies_small_ones():
     assert r.readonly  # a read-only array stays read-only over the same bytes
 
 
+def test_shared_arrays_pickle_as_plain_arrays_outside_multiprocessing():
+    s = g.shared_asarray([[1, 2], [3, 4]], dtype="int16")
+    assert g.is_shared(s) and not g.is_shared(g.zeros(2))
+    for p in (2, 5):
+        b = pickle.loads(pickle.dumps(s[:, 1], p))
+        assert not g.is_shared(b) and b.tolist() == [2, 4]
+    assert not g.is_shared(copy.copy(s))
+
+
+def test_zero_d_and_empty_arrays_travel():
+    for a in (g.asarray(2.5), g.zeros((0, 3), dtype="int8"), g.asarray(True)):
+        assert np.asarray(a).shape == a.shape and np.asarray(a).tolist() == a.tolist()
+        b = pickle.loads(pickle.dumps(a, 5))
+        assert b.shape == a.shape and b.tolist() == a.tolist() and b.dtype == a.dtype
+
+
 def test_copy_and_deepcopy_copy():
     a = g.arange(6, dtype="int16").reshape(2, 3)[:, ::2]
     for c in (copy.copy(a), copy.deepcopy(a), copy.deepcopy([a, a])[0]):
