@@ -110,6 +110,7 @@ def test_ray_tasks_and_zero_copy_object_store(tmp_path):
 
 
 MPI = """
+import sys, traceback
 import numpy as np
 import godlpack as g
 from mpi4py import MPI
@@ -117,15 +118,21 @@ from mpi4py import MPI
 comm = MPI.COMM_WORLD
 rank = comm.Get_rank()
 assert comm.Get_size() == 2
+sys.excepthook = lambda *e: (traceback.print_exception(*e), comm.Abort(1))  # no rank waits forever
 if rank == 0:
     comm.Send(g.arange(12, dtype="float64").reshape(3, 4), dest=1, tag=7)
     comm.send(g.asarray([1.5, 2.5], dtype="bfloat16"), dest=1, tag=8)  # pickled
+    # bfloat16 has no buffer format: mpi4py falls back to DLPack, as before
+    comm.Send(g.asarray([3.0, -4.0, 0.5], dtype="bfloat16"), dest=1, tag=9)
 else:
     got = g.zeros((3, 4), dtype="float64")
     comm.Recv(got, source=0, tag=7)  # into the Array's memory (buffer protocol)
     assert got.tolist() == np.arange(12.0).reshape(3, 4).tolist()
     obj = comm.recv(source=0, tag=8)
     assert obj.dtype == "bfloat16" and obj.tolist() == [1.5, 2.5]
+    bf = g.zeros(3, dtype="bfloat16")
+    comm.Recv(bf, source=0, tag=9)
+    assert bf.tolist() == [3.0, -4.0, 0.5]
 mine = g.full((5,), rank + 1, dtype="int64")
 out = g.zeros(5, dtype="int64")
 comm.Allreduce(mine, out, op=MPI.SUM)
@@ -142,7 +149,7 @@ def test_mpi4py_send_recv_and_allreduce_under_mpiexec(tmp_path):
     launcher = f"""
 import subprocess, sys
 r = subprocess.run([{mpiexec!r}, "-n", "2", sys.executable, {str(script)!r}],
-                   capture_output=True, text=True, timeout=120)
+                   capture_output=True, text=True, timeout=100)
 sys.stdout.write(r.stdout)
 sys.stderr.write(r.stderr)
 sys.exit(r.returncode)
