@@ -12,6 +12,8 @@ import godlpack as g
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 NUMPY_DTYPES = [
     d
@@ -145,6 +147,44 @@ def test_array_protocol_follows_numpy2_copy_semantics():
 def test_packed_subbyte_has_no_numpy_layout(dt):
     with pytest.raises(TypeError, match=f"packed {dt.name}"):
         np.asarray(g.zeros(4, dtype=dt))
+
+
+def test_without_ml_dtypes_bfloat16_raises_a_clear_error(isolated):
+    r = isolated(
+        "import sys; sys.modules['ml_dtypes'] = None\n"
+        "import numpy as np, godlpack as g\n"
+        "try:\n"
+        "    np.asarray(g.zeros(3, dtype='bfloat16'))\n"
+        "except TypeError as e:\n"
+        "    print('TypeError', e)\n"
+    )
+    assert r.returncode == 0, r.stderr
+    assert "TypeError NumPy has no bfloat16 dtype: install ml_dtypes" in r.stdout
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(
+    dt=st.sampled_from([d for d in g.dtypes if d.bits >= 8]),
+    shape=st.lists(st.integers(0, 5), min_size=0, max_size=3),
+    data=st.data(),
+    protocol=st.sampled_from([2, 4, 5]),
+    readonly=st.booleans(),
+)
+def test_any_view_travels_with_its_elements(dt, shape, data, protocol, readonly):
+    base = g.zeros(tuple(shape), dtype=dt)
+    np.asarray(base._bytes())[:] = np.arange(base.nbytes, dtype=np.uint64) % 7  # bit patterns
+    keys = tuple(
+        slice(data.draw(st.integers(0, n)), None, data.draw(st.sampled_from([1, 2, -1])))
+        for n in shape
+    )
+    v = base[keys] if keys else base
+    if readonly:
+        v = v.toreadonly()
+    ref = np.asarray(v)  # zero-copy view with the same dtype
+    assert ref.shape == v.shape and (v.size == 0 or ref.ctypes.data == v.data_ptr)
+    b = pickle.loads(pickle.dumps(v, protocol))
+    assert b.shape == v.shape and b.dtype == v.dtype and b.readonly == readonly
+    assert np.asarray(b).tobytes() == ref.tobytes()
 
 
 # ---- truth and scalars ---------------------------------------------------------------
