@@ -33,10 +33,12 @@ typedef struct gd_owner {
     int32_t kind;
     void *foreign;   /* the producer's managed tensor, for the FOREIGN kinds */
     int64_t nbytes;  /* bytes of data for OWNED */
+    void *block;     /* what free() releases: the whole allocation for OWNED */
 } gd_owner;
 
-/* The owned allocation puts the owner header in the first GD_ALIGN bytes so the
- * data that follows starts 256-byte aligned, and one free() releases both. */
+/* The owned allocation puts the owner header in the GD_ALIGN bytes before the
+ * data, which starts 256-byte aligned, and one free() releases both. zero asks for
+ * zeroed memory (calloc: pages fresh from the kernel are not cleared again). */
 gd_owner *gd_owner_new_owned(int64_t nbytes, int zero, char **data_out);
 gd_owner *gd_owner_new_foreign(void *managed, int versioned);
 static inline void gd_owner_incref(gd_owner *o) {
