@@ -1,0 +1,69 @@
+package dlpack
+
+import "unsafe"
+
+// Arange writes start + i*step for i in [0, n) into dst, n contiguous elements of
+// d, converted exactly as Set converts each value: an integer progression (start
+// and step of KindInt) is computed in int64, a floating one (KindFloat) as
+// start + float64(i)*step. It has typed loops for whole-byte int and uint dtypes
+// (integer progressions whose first and last values fit, so every value fits) and
+// for float32 and float64; for anything else, or a value out of range, it writes
+// nothing and reports false, and the caller sets element by element through Set,
+// which raises the error of the first bad value.
+func Arange(dst unsafe.Pointer, d *DType, n int64, start, step Scalar) bool {
+	if n <= 0 {
+		return true
+	}
+	isInt := start.Kind == KindInt && step.Kind == KindInt
+	isFloat := start.Kind == KindFloat && step.Kind == KindFloat
+	switch {
+	case isInt && (d.Kind == KindInt || d.Kind == KindUint) && d.DL.Bits >= 8:
+		last := Scalar{Kind: KindInt, I: start.I + (n-1)*step.I}
+		if _, err := d.integerBits(start); err != nil {
+			return false
+		}
+		if _, err := d.integerBits(last); err != nil {
+			return false
+		}
+		b, s := start.I, step.I
+		switch d.DL.Bits {
+		case 8:
+			fillProgression(unsafe.Slice((*uint8)(dst), n), func(i int64) uint8 { return uint8(b + i*s) })
+		case 16:
+			fillProgression(unsafe.Slice((*uint16)(dst), n), func(i int64) uint16 { return uint16(b + i*s) })
+		case 32:
+			fillProgression(unsafe.Slice((*uint32)(dst), n), func(i int64) uint32 { return uint32(b + i*s) })
+		default:
+			fillProgression(unsafe.Slice((*uint64)(dst), n), func(i int64) uint64 { return uint64(b + i*s) })
+		}
+		return true
+	case d.DL.Code == CodeFloat && d.mini == nil && (isInt || isFloat): // float32, float64
+		// The conversions of floatBits: an integer rounds once, straight to the
+		// dtype's width; a float64 value is rounded to float32 for float32.
+		if d.DL.Bits == 64 {
+			out := unsafe.Slice((*float64)(dst), n)
+			if isInt {
+				fillProgression(out, func(i int64) float64 { return float64(start.I + i*step.I) })
+			} else {
+				fillProgression(out, func(i int64) float64 { return start.F + float64(i)*step.F })
+			}
+		} else {
+			out := unsafe.Slice((*float32)(dst), n)
+			if isInt {
+				fillProgression(out, func(i int64) float32 { return float32(start.I + i*step.I) })
+			} else {
+				fillProgression(out, func(i int64) float32 { return float32(start.F + float64(i)*step.F) })
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// fillProgression sets out[i] = at(i); generic so that each instantiation is one
+// tight loop with at inlined.
+func fillProgression[T uint8 | uint16 | uint32 | uint64 | float32 | float64](out []T, at func(int64) T) {
+	for i := range out {
+		out[i] = at(int64(i))
+	}
+}
