@@ -62,20 +62,20 @@ static PyObject *array_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs) {
 
 
 static PyGetSetDef array_getset[] = {
-    {"shape", (getter)goArrayGet_shape, NULL, "Tuple of the array's dimensions.", NULL},
-    {"strides", (getter)goArrayGet_strides, NULL,
+    {"shape", gd_array_get_shape, NULL, "Tuple of the array's dimensions.", NULL},
+    {"strides", gd_array_get_strides, NULL,
      "Tuple of strides in elements (not bytes), as in DLPack.", NULL},
-    {"dtype", (getter)goArrayGet_dtype, NULL,
+    {"dtype", gd_array_get_dtype, NULL,
      "Element type; compares equal to its name, e.g. 'float32'.", NULL},
-    {"ndim", (getter)goArrayGet_ndim, NULL, "Number of dimensions.", NULL},
-    {"size", (getter)goArrayGet_size, NULL, "Number of elements.", NULL},
-    {"itemsize", (getter)goArrayGet_itemsize, NULL,
+    {"ndim", gd_array_get_ndim, NULL, "Number of dimensions.", NULL},
+    {"size", gd_array_get_size, NULL, "Number of elements.", NULL},
+    {"itemsize", gd_array_get_itemsize, NULL,
      "Bytes per element (1 for the packed sub-byte float6/float4 types).", NULL},
-    {"nbytes", (getter)goArrayGet_nbytes, NULL, "Bytes the elements occupy.", NULL},
-    {"readonly", (getter)goArrayGet_readonly, NULL, "True if writes are refused.", NULL},
+    {"nbytes", gd_array_get_nbytes, NULL, "Bytes the elements occupy.", NULL},
+    {"readonly", gd_array_get_readonly, NULL, "True if writes are refused.", NULL},
     {"flags", (getter)goArrayGet_flags, NULL,
      "Dict of flags: readonly, is_copied, c_contiguous, owndata, subbyte_padded.", NULL},
-    {"data_ptr", (getter)goArrayGet_data_ptr, NULL, "Address of element 0, as an int.", NULL},
+    {"data_ptr", gd_array_get_data_ptr, NULL, "Address of element 0, as an int.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -109,7 +109,7 @@ static PyMethodDef array_methods[] = {
      "tolist($self, /)\n--\n\nReturn the elements as nested Python lists of Python scalars."},
     {"copy", (PyCFunction)goArrayCopyMethod, METH_NOARGS,
      "copy($self, /)\n--\n\nReturn a C-contiguous, writable, Go-owned copy."},
-    {"reshape", (PyCFunction)goArrayReshape, METH_VARARGS,
+    {"reshape", gd_array_reshape, METH_VARARGS,
      "reshape($self, *shape)\n--\n\nReturn a view with a new shape (one -1 is inferred); "
      "raises ValueError if the sizes differ or the array is not contiguous."},
     {"toreadonly", (PyCFunction)goArrayToReadonly, METH_NOARGS,
@@ -129,9 +129,9 @@ static PyType_Slot array_slots[] = {
     {Py_tp_getset, array_getset},
     {Py_mp_length, array_length},
     {Py_sq_length, array_length},
-    {Py_mp_subscript, goArrayGetItem},
-    {Py_mp_ass_subscript, goArraySetItem},
-    {Py_sq_item, goArrayItem},
+    {Py_mp_subscript, gd_array_subscript},
+    {Py_mp_ass_subscript, gd_array_ass_subscript},
+    {Py_sq_item, gd_array_item},
     {0, NULL},
 };
 

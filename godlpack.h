@@ -79,6 +79,24 @@ int gd_array_type_init(PyObject *module);
 gd_array *gd_array_alloc(int32_t ndim);
 int gd_array_check(PyObject *o);
 
+/* ---- per-call fast paths (array_fast.c): each answers as the Go slot would, or
+ * calls it ---- */
+#define GD_MAX_DTYPES 64
+extern PyObject *gd_dtype_objects[GD_MAX_DTYPES]; /* by dtype index; written by Go */
+PyObject *gd_array_get_shape(PyObject *self, void *c);
+PyObject *gd_array_get_strides(PyObject *self, void *c);
+PyObject *gd_array_get_ndim(PyObject *self, void *c);
+PyObject *gd_array_get_size(PyObject *self, void *c);
+PyObject *gd_array_get_itemsize(PyObject *self, void *c);
+PyObject *gd_array_get_nbytes(PyObject *self, void *c);
+PyObject *gd_array_get_dtype(PyObject *self, void *c);
+PyObject *gd_array_get_readonly(PyObject *self, void *c);
+PyObject *gd_array_get_data_ptr(PyObject *self, void *c);
+PyObject *gd_array_subscript(PyObject *self, PyObject *key);
+int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value);
+PyObject *gd_array_item(PyObject *self, Py_ssize_t i);
+PyObject *gd_array_reshape(PyObject *self, PyObject *args);
+
 /* ---- export (dlpack_export.c) ---- */
 PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused);

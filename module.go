@@ -36,13 +36,14 @@ func PyInit__godlpack() *C.PyObject {
 //export goSetDtypes
 func goSetDtypes(_, seq *C.PyObject) *C.PyObject {
 	items, ok := sequenceItems(seq)
-	if !ok || len(items) != len(dlpack.All()) {
+	if !ok || len(items) != len(dlpack.All()) || len(items) > C.GD_MAX_DTYPES {
 		return fail(typeErrorf("_set_dtypes expects a tuple of %d dtype objects", len(dlpack.All())))
 	}
 	objs := make([]*C.PyObject, len(items))
 	for i, it := range items {
 		C.gd_incref(it) // kept for the life of the process
 		objs[i] = it
+		C.gd_dtype_objects[i] = it // for the C getter (array_fast.c)
 	}
 	dtypeObjects = objs
 	return C.gd_none()
