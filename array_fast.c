@@ -459,3 +459,43 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
     }
     return view_of(a, a->data, (int32_t)nd, shape, strides);
 }
+
+/* ---- tolist rows (convert.go's tolist builds the outer lists) ---- */
+
+int gd_fast_element_dtype(const gd_array *a) { return elem_bits(a) >= 8 && fast_element_dtype(a); }
+
+/* A list of the n elements at p, stride bytes apart, of a gd_fast_element_dtype
+ * array: one crossing for a row instead of two cgo calls an element. */
+PyObject *gd_row_to_list(const gd_array *a, const char *p, int64_t stride, int64_t n) {
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    if (l == NULL) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        PyObject *x = load_scalar(a, p + i * stride);
+        if (x == NULL) {
+            Py_DECREF(l);
+            return NULL;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, x);
+    }
+    return l;
+}
+
+/* A list of n Python floats (or complex numbers from n (re, im) pairs) that Go
+ * decoded from a dtype C does not decode (float16, bfloat16, float8...). */
+PyObject *gd_doubles_to_list(const double *v, int64_t n, int complex_pairs) {
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    if (l == NULL) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        PyObject *x = complex_pairs ? PyComplex_FromDoubles(v[2 * i], v[2 * i + 1]) : PyFloat_FromDouble(v[i]);
+        if (x == NULL) {
+            Py_DECREF(l);
+            return NULL;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, x);
+    }
+    return l;
+}

@@ -96,6 +96,9 @@ PyObject *gd_array_subscript(PyObject *self, PyObject *key);
 int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value);
 PyObject *gd_array_item(PyObject *self, Py_ssize_t i);
 PyObject *gd_array_reshape(PyObject *self, PyObject *args);
+int gd_fast_element_dtype(const gd_array *a);
+PyObject *gd_row_to_list(const gd_array *a, const char *p, int64_t stride, int64_t n);
+PyObject *gd_doubles_to_list(const double *v, int64_t n, int complex_pairs);
 
 /* ---- export (dlpack_export.c) ---- */
 PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -235,3 +235,23 @@ def test_copies_and_fills_of_every_layout(dtype, key):
     big = g.full((300, 301), 2.5 if "int" not in dtype else 2, dtype=dtype)[::2, ::3]
     big[...] = 1
     assert set(np.asarray(big.copy().tolist()).ravel().tolist()) == {1}
+
+
+@pytest.mark.parametrize(
+    "dtype", FAST_DTYPES + SLOW_DTYPES + ["float4_e2m1fn", "float6_e3m2fn", "float8_e8m0fnu", "float8_e5m2"]
+)
+@pytest.mark.parametrize("shape", [(0,), (7,), (3, 0), (2, 3, 4)])
+def test_tolist_rows_match_element_reads(dtype, shape):
+    # tolist builds rows in C (or from Go-decoded doubles); a[i, j, ...] reads one
+    # element at a time: both must give the same Python objects.
+    a = g.asarray((np.arange(int(np.prod(shape))) % 5).reshape(shape).tolist(), dtype=dtype)
+    packed = dtype.startswith(("float4", "float6"))  # no strided views of packed elements
+    views = [a] if packed else [a, a[..., ::-1]]
+    for v in views:
+        got = v.tolist()
+        for idx in np.ndindex(*v.shape):
+            x = got
+            for i in idx:
+                x = x[i]
+            want = v[idx]
+            assert type(x) is type(want) and (x == want or x != x), (idx, x, want)
