@@ -4,7 +4,12 @@ from __future__ import annotations
 
 
 def ratio_chart(
-    path: str, ratios: dict[str, float], xlabel: str, *, log: bool = False, goals: dict[str, float] | None = None
+    path: str,
+    ratios: dict[str, float],
+    xlabel: str,
+    *,
+    log: bool = False,
+    goals: dict[str, float] | None = None,
 ) -> None:
     """Write a horizontal bar chart of ratios (1.0 = the library's own) to path.
 

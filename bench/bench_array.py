@@ -45,23 +45,50 @@ class Case:
 
 
 CASES = [
-    Case("memory", "zeros((4096, 4096), float32)", "g.zeros((4096, 4096), 'float32')", "np.zeros((4096, 4096), np.float32)"),
-    Case("memory", "empty((4096, 4096), float32)", "g.empty((4096, 4096), 'float32')", "np.empty((4096, 4096), np.float32)"),
-    Case("memory", "ones((4096, 4096), float32)", "g.ones((4096, 4096), 'float32')", "np.ones((4096, 4096), np.float32)"),
+    Case(
+        "memory",
+        "zeros((4096, 4096), float32)",
+        "g.zeros((4096, 4096), 'float32')",
+        "np.zeros((4096, 4096), np.float32)",
+    ),
+    Case(
+        "memory",
+        "empty((4096, 4096), float32)",
+        "g.empty((4096, 4096), 'float32')",
+        "np.empty((4096, 4096), np.float32)",
+    ),
+    Case(
+        "memory",
+        "ones((4096, 4096), float32)",
+        "g.ones((4096, 4096), 'float32')",
+        "np.ones((4096, 4096), np.float32)",
+    ),
     Case(
         "memory",
         "full((4096, 4096), 2.5, float32)",
         "g.full((4096, 4096), 2.5, 'float32')",
         "np.full((4096, 4096), 2.5, np.float32)",
     ),
-    Case("memory", "arange(4M, int64)", "g.arange(4 * MIB, dtype='int64')", "np.arange(4 * MIB, dtype=np.int64)"),
-    Case("memory", "arange(4M, float64)", "g.arange(0.0, 4 * MIB, dtype='float64')", "np.arange(0.0, 4 * MIB, dtype=np.float64)"),
+    Case(
+        "memory",
+        "arange(4M, int64)",
+        "g.arange(4 * MIB, dtype='int64')",
+        "np.arange(4 * MIB, dtype=np.int64)",
+    ),
+    Case(
+        "memory",
+        "arange(4M, float64)",
+        "g.arange(0.0, 4 * MIB, dtype='float64')",
+        "np.arange(0.0, 4 * MIB, dtype=np.float64)",
+    ),
     Case("memory", "copy() 64 MiB contiguous", "ga.copy()", "na.copy()"),
     Case("memory", "a[:, ::2].copy() 64 MiB", "ga[:, ::2].copy()", "na[:, ::2].copy()"),
     Case("memory", "a[::-1].copy() 64 MiB", "ga[::-1].copy()", "na[::-1].copy()"),
     Case("memory", "a[::2].copy() 64 MiB (rows)", "ga[::2].copy()", "na[::2].copy()"),
     Case("memory", "asarray(numpy float64 32 MiB)", "g.asarray(nf64)", "np.array(nf64)"),
-    Case("memory", "asarray(bytes 32 MiB)", "g.asarray(raw)", "np.frombuffer(raw, np.uint8).copy()"),
+    Case(
+        "memory", "asarray(bytes 32 MiB)", "g.asarray(raw)", "np.frombuffer(raw, np.uint8).copy()"
+    ),
     Case("memory", "asarray(memoryview 32 MiB)", "g.asarray(mv)", "np.array(mv)"),
     Case("memory", "a[...] = 1.5 (64 MiB fill)", "ga[...] = 1.5", "na[...] = 1.5"),
     Case("memory", "a[:, ::2] = 1.5", "ga[:, ::2] = 1.5", "na[:, ::2] = 1.5"),
@@ -187,13 +214,19 @@ def main() -> None:
         goal = GOALS[c.group]
         rows.append((c, ours, theirs, ratio, goal))
         mark = "ok" if ratio <= goal else f"goal {goal}x"
-        print(f"{c.group:8s} {c.name:36s} {fmt_time(ours):>10s} {fmt_time(theirs):>10s} {ratio:8.2f}  {mark}", flush=True)
+        times = f"{fmt_time(ours):>10s} {fmt_time(theirs):>10s}"
+        print(f"{c.group:8s} {c.name:36s} {times} {ratio:8.2f}  {mark}", flush=True)
     if args.markdown:
         print("\n| operation | godlpack | NumPy | ratio | goal |\n|---|---:|---:|---:|---:|")
         for c, ours, theirs, ratio, goal in rows:
-            print(f"| `{c.name}` | {fmt_time(ours)} | {fmt_time(theirs)} | {ratio:.2f} | ≤ {goal} |")
+            print(
+                f"| `{c.name}` | {fmt_time(ours)} | {fmt_time(theirs)} | {ratio:.2f} | ≤ {goal} |"
+            )
     missed = [c.name for c, _, _, ratio, goal in rows if ratio > goal]
-    print(f"\n{len(rows) - len(missed)} of {len(rows)} within their goal" + (f"; not: {', '.join(missed)}" if missed else ""))
+    print(
+        f"\n{len(rows) - len(missed)} of {len(rows)} within their goal"
+        + (f"; not: {', '.join(missed)}" if missed else "")
+    )
     if args.png:
         from _chart import ratio_chart
 

@@ -66,7 +66,10 @@ def main() -> None:
     if args.png:
         from _chart import ratio_chart
 
-        ratio_chart(args.png, ratios, "time relative to the library's own from_dlpack (lower is better)")
+        ratio_chart(
+            args.png, ratios, "time relative to the library's own from_dlpack (lower is better)"
+        )
+
 
 if __name__ == "__main__":
     main()
