@@ -40,19 +40,20 @@ func Arange(dst unsafe.Pointer, d *DType, n int64, start, step Scalar) bool {
 	case d.DL.Code == CodeFloat && d.mini == nil && (isInt || isFloat): // float32, float64
 		// The conversions of floatBits: an integer rounds once, straight to the
 		// dtype's width; a float64 value is rounded to float32 for float32.
+		bi, si, bf, sf := start.I, step.I, start.F, step.F
 		if d.DL.Bits == 64 {
 			out := unsafe.Slice((*float64)(dst), n)
 			if isInt {
-				fillProgression(out, func(i int64) float64 { return float64(start.I + i*step.I) })
+				fillProgression(out, func(i int64) float64 { return float64(bi + i*si) })
 			} else {
-				fillProgression(out, func(i int64) float64 { return start.F + float64(i)*step.F })
+				fillProgression(out, func(i int64) float64 { return bf + float64(i)*sf })
 			}
 		} else {
 			out := unsafe.Slice((*float32)(dst), n)
 			if isInt {
-				fillProgression(out, func(i int64) float32 { return float32(start.I + i*step.I) })
+				fillProgression(out, func(i int64) float32 { return float32(bi + i*si) })
 			} else {
-				fillProgression(out, func(i int64) float32 { return float32(start.F + float64(i)*step.F) })
+				fillProgression(out, func(i int64) float32 { return float32(bf + float64(i)*sf) })
 			}
 		}
 		return true
