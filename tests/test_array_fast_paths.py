@@ -18,14 +18,7 @@ import pytest
 
 FAST_DTYPES = [
     "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
+    *(f"{k}{b}" for k in ("int", "uint") for b in (8, 16, 32, 64)),
     "float32",
     "float64",
 ]
