@@ -99,6 +99,12 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args);
 int gd_fast_element_dtype(const gd_array *a);
 PyObject *gd_row_to_list(const gd_array *a, const char *p, int64_t stride, int64_t n);
 PyObject *gd_doubles_to_list(const double *v, int64_t n, int complex_pairs);
+/* constructors_fast.c: empty/zeros for plain arguments; the dtype table by index,
+ * written by Go with gd_dtype_objects */
+extern DLDataType gd_dtype_dl[GD_MAX_DTYPES];
+extern int32_t gd_dtype_count, gd_default_dtype_index;
+PyObject *gd_empty(PyObject *mod, PyObject *args, PyObject *kwargs);
+PyObject *gd_zeros(PyObject *mod, PyObject *args, PyObject *kwargs);
 
 /* ---- export (dlpack_export.c) ---- */
 PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -43,8 +43,12 @@ func goSetDtypes(_, seq *C.PyObject) *C.PyObject {
 	for i, it := range items {
 		C.gd_incref(it) // kept for the life of the process
 		objs[i] = it
-		C.gd_dtype_objects[i] = it // for the C getter (array_fast.c)
+		C.gd_dtype_objects[i] = it // for the C fast paths (array_fast.c, constructors_fast.c)
+		d := dlpack.All()[i]
+		C.gd_dtype_dl[i] = C.DLDataType{code: C.uint8_t(d.DL.Code), bits: C.uint8_t(d.DL.Bits), lanes: C.uint16_t(d.DL.Lanes)}
 	}
+	C.gd_default_dtype_index = C.int32_t(defaultDType.Index)
+	C.gd_dtype_count = C.int32_t(len(items))
 	dtypeObjects = objs
 	return C.gd_none()
 }

@@ -353,3 +353,77 @@ def test_tolist_rows_match_element_reads(dtype, shape):
                 x = x[i]
             want = v[idx]
             assert type(x) is type(want) and (x == want or x != x), (idx, x, want)
+
+
+def array_facts(a):
+    return (
+        a.shape,
+        a.strides,
+        a.dtype,
+        a.nbytes,
+        a.itemsize,
+        a.readonly,
+        a.flags,
+        a.data_ptr % 256,
+    )
+
+
+@pytest.mark.parametrize("fn", ["empty", "zeros"])
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [
+        (((4, 4),), {}),
+        ((7,), {}),
+        (([2, 3],), {"dtype": "int64"}),
+        (((2, 0, 3), "complex64"), {}),
+        ((3, "float4_e2m1fn"), {}),
+        ((5,), {"dtype": None}),
+        ((), {"shape": 3}),  # keywords other than dtype: Go
+        (((2, 3),), {"dtype": np.float64}),  # a NumPy dtype: Go
+        (((2, 3), "bool_"), {}),  # an alias only Go knows
+        ((()), {}),
+    ],
+)
+def test_constructor_fast_path_makes_what_go_makes(fn, args, kwargs):
+    # Idx in the shape sends the call down the Go path.
+    def go_spelling(args):
+        if not args:
+            return args
+        s = args[0]
+        s = Idx(s) if type(s) is int else type(s)(Idx(v) for v in s)
+        return (s, *args[1:])
+
+    fast = getattr(g, fn)(*args, **kwargs) if args or kwargs else None
+    if fast is None:
+        with pytest.raises(TypeError, match="missing required argument 'shape'"):
+            getattr(g, fn)()
+        return
+    slow = getattr(g, fn)(*go_spelling(args), **kwargs)
+    assert array_facts(fast) == array_facts(slow)
+    if fn == "zeros":
+        assert fast.tolist() == slow.tolist()
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, exc, match",
+    [
+        (((2, -1),), {}, ValueError, "negative dimensions are not allowed"),
+        (((2**62, 2**62),), {}, ValueError, "array is too big"),
+        ((tuple([1] * 65),), {}, ValueError, "at most 64"),
+        (((2,), "nope"), {}, TypeError, "data type 'nope' not understood"),
+        (((2,), "float32", 1), {}, TypeError, "at most 2 arguments"),
+        (
+            ((2,),),
+            {"dtype": "float32", "order": "C"},
+            TypeError,
+            "unexpected keyword argument 'order'",
+        ),
+        (((2,), "float32"), {"dtype": "int8"}, TypeError, "multiple values for argument 'dtype'"),
+        (((2.0,),), {}, TypeError, "shape entry must be an integer"),
+        ((2**63,), {}, OverflowError, "shape entry does not fit in int64"),
+    ],
+)
+@pytest.mark.parametrize("fn", ["empty", "zeros"])
+def test_constructor_errors_unchanged(fn, args, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        getattr(g, fn)(*args, **kwargs)
