@@ -109,6 +109,7 @@ CASES = [
         "g.asarray(floats, dtype='float8_e4m3fn')",
         "np.asarray(floats, dtype=ml_dtypes.float8_e4m3fn)",
     ),
+    Case("per-call", "empty((4, 4))", "g.empty((4, 4))", "np.empty((4, 4), np.float32)"),
     Case("per-call", "a[3, 4]", "s[3, 4]", "t[3, 4]"),
     Case("per-call", "a[3, 4] = 1.0", "s[3, 4] = 1.0", "t[3, 4] = 1.0"),
     Case("per-call", "a[3]", "s[3]", "t[3]"),
