@@ -152,7 +152,7 @@ func copyArray(a *C.gd_array) (*C.gd_array, error) {
 			}
 		}
 	} else {
-		dlpack.CopyStrided(unsafe.Pointer(out.data), arrayStrides(out), unsafe.Pointer(a.data),
+		copyIntoFresh(unsafe.Pointer(out.data), arrayStrides(out), unsafe.Pointer(a.data),
 			arrayStrides(a), shape, bits/8)
 	}
 	return out, nil

@@ -116,7 +116,7 @@ func fromBuffer(obj *C.PyObject) (*C.gd_array, error) {
 	for i := range shape {
 		dstStrides[i] *= item
 	}
-	dlpack.CopyStrided(unsafe.Pointer(a.data), dstStrides, unsafe.Pointer(view.buf),
+	copyIntoFresh(unsafe.Pointer(a.data), dstStrides, unsafe.Pointer(view.buf),
 		append(byteStrides, 1), append(shape, item), 1)
 	return a, nil
 }
