@@ -194,13 +194,20 @@ def measure(case: Case, env: dict, repeat: int, target: float) -> tuple[float, f
 
 def measure_pairs(ours, theirs, repeat: int, target: float) -> tuple[float, float, float]:
     """Memory-bound calls take milliseconds: time them one call of each side after
-    the other, and take the median of the pairs' ratios. Both calls of a pair see
+    the other (each side first in half the pairs), and take the median of the pairs'
+    ratios. Both calls of a pair see
     the same load on a shared machine, so the median moves much less than a ratio
     of two best times taken at different moments."""
     ours(1), theirs(1)  # warm up
     pair = ours(1) + theirs(1)
     pairs = min(400, max(repeat * 3, int(repeat * target / max(pair, 1e-9))))
-    times = [(ours(1), theirs(1)) for _ in range(pairs)]
+    times = []
+    for i in range(pairs):  # each side first in half the pairs: no order bias
+        if i % 2:
+            t = theirs(1)
+            times.append((ours(1), t))
+        else:
+            times.append((ours(1), theirs(1)))
     ratios = sorted(o / t for o, t in times)
     return min(o for o, _ in times), min(t for _, t in times), ratios[len(ratios) // 2]
 

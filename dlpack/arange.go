@@ -28,13 +28,13 @@ func Arange(dst unsafe.Pointer, d *DType, n int64, start, step Scalar) bool {
 		b, s := start.I, step.I
 		switch d.DL.Bits {
 		case 8:
-			fillProgression(unsafe.Slice((*uint8)(dst), n), func(i int64) uint8 { return uint8(b + i*s) })
+			fillIntProgression(unsafe.Slice((*uint8)(dst), n), b, s)
 		case 16:
-			fillProgression(unsafe.Slice((*uint16)(dst), n), func(i int64) uint16 { return uint16(b + i*s) })
+			fillIntProgression(unsafe.Slice((*uint16)(dst), n), b, s)
 		case 32:
-			fillProgression(unsafe.Slice((*uint32)(dst), n), func(i int64) uint32 { return uint32(b + i*s) })
+			fillIntProgression(unsafe.Slice((*uint32)(dst), n), b, s)
 		default:
-			fillProgression(unsafe.Slice((*uint64)(dst), n), func(i int64) uint64 { return uint64(b + i*s) })
+			fillIntProgression(unsafe.Slice((*uint64)(dst), n), b, s)
 		}
 		return true
 	case d.DL.Code == CodeFloat && d.mini == nil && (isInt || isFloat): // float32, float64
@@ -61,9 +61,25 @@ func Arange(dst unsafe.Pointer, d *DType, n int64, start, step Scalar) bool {
 	return false
 }
 
+// fillIntProgression sets out[i] to the low bits of b + i*s, by addition (no
+// multiply; the values are in range, so no sum wraps) and four at a time: Go does
+// not unroll, and the multiply-add loop cost 1.2x NumPy's arange (bench_array).
+func fillIntProgression[T uint8 | uint16 | uint32 | uint64](out []T, b, s int64) {
+	i, v := 0, b
+	for ; i+4 <= len(out); i += 4 {
+		o := out[i : i+4 : i+4]
+		o[0], o[1], o[2], o[3] = T(v), T(v+s), T(v+2*s), T(v+3*s)
+		v += 4 * s
+	}
+	for ; i < len(out); i++ {
+		out[i] = T(v)
+		v += s
+	}
+}
+
 // fillProgression sets out[i] = at(i); generic so that each instantiation is one
 // tight loop with at inlined.
-func fillProgression[T uint8 | uint16 | uint32 | uint64 | float32 | float64](out []T, at func(int64) T) {
+func fillProgression[T float32 | float64](out []T, at func(int64) T) {
 	for i := range out {
 		out[i] = at(int64(i))
 	}
