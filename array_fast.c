@@ -8,8 +8,9 @@
  * DECLINES (returns 0 with no exception set) and the slot calls Go. It declines
  * whatever it does not fully understand: keys with Ellipsis, None, bools or
  * objects with __index__ (which could run Python code), out-of-range indices,
- * values other than exact int/float, read-only arrays, dtypes other than bool,
- * int*, uint*, float32 and float64, packed sub-byte arrays, and any arithmetic that
+ * values other than exact int/float, read-only arrays, dtypes whose elements
+ * C does not read (float16, bfloat16, float8...) or write (those and complex),
+ * packed sub-byte arrays, and any arithmetic that
  * would overflow int64. Nothing here calls back into Python code, so no borrowed
  * reference is held across one. */
 #include "godlpack.h"
@@ -227,7 +228,7 @@ static PyObject *view_of(const gd_array *a, char *data, int32_t ndim, const int6
     return (PyObject *)v;
 }
 
-/* Whether the dtype has a fast element path: bool, int/uint of 8-64 bits, float32,
+/* Whether the dtype has a fast write path: bool, int/uint of 8-64 bits, float32,
  * float64 (whole bytes: elem_bits == dtype.bits). */
 static int fast_element_dtype(const gd_array *a) {
     switch (a->dtype.code) {
@@ -240,41 +241,6 @@ static int fast_element_dtype(const gd_array *a) {
         return a->dtype.bits == 8;
     }
     return 0;
-}
-
-/* The Python scalar of the element at p, as scalarToPy(Get(...)) gives it. */
-static PyObject *load_scalar(const gd_array *a, const char *p) {
-    int bits = a->dtype.bits;
-    switch (a->dtype.code) {
-    case CODE_INT: {
-        int64_t v;
-        if (bits == 8) { int8_t x; memcpy(&x, p, 1); v = x; }
-        else if (bits == 16) { int16_t x; memcpy(&x, p, 2); v = x; }
-        else if (bits == 32) { int32_t x; memcpy(&x, p, 4); v = x; }
-        else { memcpy(&v, p, 8); }
-        return PyLong_FromLongLong(v);
-    }
-    case CODE_UINT: {
-        uint64_t v;
-        if (bits == 8) { uint8_t x; memcpy(&x, p, 1); v = x; }
-        else if (bits == 16) { uint16_t x; memcpy(&x, p, 2); v = x; }
-        else if (bits == 32) { uint32_t x; memcpy(&x, p, 4); v = x; }
-        else { memcpy(&v, p, 8); }
-        return PyLong_FromUnsignedLongLong(v);
-    }
-    case CODE_FLOAT:
-        if (bits == 32) {
-            float f;
-            memcpy(&f, p, 4);
-            return PyFloat_FromDouble((double)f);
-        } else {
-            double d;
-            memcpy(&d, p, 8);
-            return PyFloat_FromDouble(d);
-        }
-    default: /* CODE_BOOL */
-        return PyBool_FromLong(*(const uint8_t *)p != 0);
-    }
 }
 
 /* Encodes value for a's dtype into out as dlpack.DType.Set does, for exact ints
@@ -329,14 +295,25 @@ static int store_value(const gd_array *a, PyObject *value, unsigned char out[8])
     return 0; /* bool: Go's truth rules */
 }
 
+/* The Python scalar of the element at p, as Go's scalarToPy(Get(...)) gives it
+ * (convert.c's reader), for whole-byte dtypes it knows; NULL without an exception
+ * to decline the others. */
+static PyObject *read_scalar(const gd_array *a, const char *p) {
+    if (elem_bits(a) != a->dtype.bits) {
+        return NULL; /* padded sub-byte elements: Go decodes them */
+    }
+    return gd_scalar_fast(a->dtype.code, a->dtype.bits, p);
+}
+
 PyObject *gd_array_subscript(PyObject *self, PyObject *key) {
     gd_array *a = (gd_array *)self;
     fast_sel sel;
     if (select_fast(a, key, &sel)) {
         int64_t item = elem_bits(a) / 8;
         if (sel.ndim == 0) { /* every dimension indexed by an int: a scalar */
-            if (fast_element_dtype(a)) {
-                return load_scalar(a, a->data + sel.offset * item);
+            PyObject *x = read_scalar(a, a->data + sel.offset * item);
+            if (x != NULL || PyErr_Occurred()) {
+                return x;
             }
         } else {
             return view_of(a, a->data + sel.offset * item, sel.ndim, sel.shape, sel.strides);
@@ -354,8 +331,9 @@ PyObject *gd_array_item(PyObject *self, Py_ssize_t i) {
         if (a->ndim > 1) {
             return view_of(a, p, a->ndim - 1, a->shape + 1, a->strides + 1);
         }
-        if (fast_element_dtype(a)) {
-            return load_scalar(a, p);
+        PyObject *x = read_scalar(a, p);
+        if (x != NULL || PyErr_Occurred()) {
+            return x;
         }
     }
     return goArrayItem(self, i);
@@ -460,27 +438,7 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
     return view_of(a, a->data, (int32_t)nd, shape, strides);
 }
 
-/* ---- tolist rows (convert.go's tolist builds the outer lists) ---- */
-
-int gd_fast_element_dtype(const gd_array *a) { return elem_bits(a) >= 8 && fast_element_dtype(a); }
-
-/* A list of the n elements at p, stride bytes apart, of a gd_fast_element_dtype
- * array: one crossing for a row instead of two cgo calls an element. */
-PyObject *gd_row_to_list(const gd_array *a, const char *p, int64_t stride, int64_t n) {
-    PyObject *l = PyList_New((Py_ssize_t)n);
-    if (l == NULL) {
-        return NULL;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        PyObject *x = load_scalar(a, p + i * stride);
-        if (x == NULL) {
-            Py_DECREF(l);
-            return NULL;
-        }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, x);
-    }
-    return l;
-}
+/* ---- tolist rows of the dtypes convert.c does not decode ---- */
 
 /* A list of n Python floats (or complex numbers from n (re, im) pairs) that Go
  * decoded from a dtype C does not decode (float16, bfloat16, float8...). */

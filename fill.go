@@ -56,7 +56,10 @@ func fillArange(a *C.gd_array, n int64, start, step dlpack.Scalar) error {
 	for i := int64(0); i < n; i++ {
 		v := dlpack.Scalar{Kind: dlpack.KindInt, I: start.I + i*step.I}
 		if start.Kind == dlpack.KindFloat {
-			v = dlpack.Scalar{Kind: dlpack.KindFloat, F: start.F + float64(i)*step.F}
+			v = dlpack.Scalar{Kind: dlpack.KindFloat, F: start.F}
+			if i > 0 { // not 0*step for element 0: an infinite step would make it NaN
+				v.F += float64(i) * step.F
+			}
 		}
 		if err := setElement(a, i, v); err != nil {
 			return err

@@ -5,7 +5,8 @@ import "unsafe"
 // Arange writes start + i*step for i in [0, n) into dst, n contiguous elements of
 // d, converted exactly as Set converts each value: an integer progression (start
 // and step of KindInt) is computed in int64, a floating one (KindFloat) as
-// start + float64(i)*step. It has typed loops for whole-byte int and uint dtypes
+// start + float64(i)*step (element 0 is start itself: 0*step is NaN for an
+// infinite step). It has typed loops for whole-byte int and uint dtypes
 // (integer progressions whose first and last values fit, so every value fits) and
 // for float32 and float64; for anything else, or a value out of range, it writes
 // nothing and reports false, and the caller sets element by element through Set,
@@ -47,6 +48,7 @@ func Arange(dst unsafe.Pointer, d *DType, n int64, start, step Scalar) bool {
 				fillProgression(out, func(i int64) float64 { return float64(bi + i*si) })
 			} else {
 				fillProgression(out, func(i int64) float64 { return bf + float64(i)*sf })
+				out[0] = bf
 			}
 		} else {
 			out := unsafe.Slice((*float32)(dst), n)
@@ -54,6 +56,7 @@ func Arange(dst unsafe.Pointer, d *DType, n int64, start, step Scalar) bool {
 				fillProgression(out, func(i int64) float32 { return float32(bi + i*si) })
 			} else {
 				fillProgression(out, func(i int64) float32 { return float32(bf + float64(i)*sf) })
+				out[0] = float32(bf)
 			}
 		}
 		return true

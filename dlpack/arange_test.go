@@ -18,6 +18,7 @@ func TestArangeMatchesSetPerElement(t *testing.T) {
 		{Scalar{Kind: KindInt, I: math.MaxInt64 - 40}, Scalar{Kind: KindInt, I: 1}},
 		{Scalar{Kind: KindFloat, F: 0.5}, Scalar{Kind: KindFloat, F: 0.1}},
 		{Scalar{Kind: KindFloat, F: -3}, Scalar{Kind: KindFloat, F: 1e38}},
+		{Scalar{Kind: KindFloat, F: 2}, Scalar{Kind: KindFloat, F: math.Inf(1)}},
 	}
 	const n = 41
 	for _, d := range All() {
@@ -33,7 +34,10 @@ func TestArangeMatchesSetPerElement(t *testing.T) {
 			for i := int64(0); i < n; i++ {
 				v := Scalar{Kind: KindInt, I: p.start.I + i*p.step.I}
 				if p.start.Kind == KindFloat {
-					v = Scalar{Kind: KindFloat, F: p.start.F + float64(i)*p.step.F}
+					v = Scalar{Kind: KindFloat, F: p.start.F}
+					if i > 0 {
+						v.F += float64(i) * p.step.F
+					}
 				}
 				if d.Set(want, i, false, v) != nil {
 					setOK = false
