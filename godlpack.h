@@ -34,7 +34,7 @@ typedef struct gd_owner {
     int32_t kind;
     void *foreign;   /* the producer's managed tensor, for the FOREIGN kinds */
     int64_t nbytes;  /* bytes of data for OWNED */
-    void *block;     /* what free() releases: the whole allocation for OWNED */
+    void *block;     /* OWNED: the allocation free() releases (others free the owner) */
 } gd_owner;
 
 /* The owned allocation puts the owner header in the GD_ALIGN bytes before the

@@ -82,7 +82,6 @@ gd_owner *gd_owner_new_foreign(void *managed, int versioned) {
     o->kind = versioned ? GD_OWNER_FOREIGN_VERSIONED : GD_OWNER_FOREIGN_LEGACY;
     o->foreign = managed;
     o->nbytes = 0;
-    o->block = o;
     gd_live_add(1);
     return o;
 }
@@ -116,5 +115,5 @@ void gd_owner_decref(gd_owner *o) {
         break;
     }
     gd_live_add(-1);
-    free(o->block);
+    free(o->kind == GD_OWNER_OWNED ? o->block : o); /* other kinds are one malloc */
 }
