@@ -33,10 +33,10 @@ func goWrapBuffer(_, args, kwargs *C.PyObject) *C.PyObject {
 
 func wrapBuffer(args, kwargs *C.PyObject) (*C.gd_array, error) {
 	v, release, err := parseArgs("_wrap_buffer", args, kwargs, wrapBufferArgs, 3)
+	defer release()
 	if err != nil {
 		return nil, err
 	}
-	defer release()
 	dt, err := resolveDType(v[1], nil)
 	if err != nil {
 		return nil, err
