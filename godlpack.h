@@ -7,9 +7,9 @@
  * Memory model: every byte an Array views lives in C memory behind a gd_owner, a
  * small atomically reference-counted record. Arrays, views and exported managed
  * tensors each hold one reference; the last one to let go releases the memory
- * (free for Go-owned buffers, the producer's deleter for imported ones). Nothing
- * here touches Python, so an owner can be released from any thread, without the
- * GIL, and after interpreter finalization. */
+ * (free for Go-owned buffers, the producer's deleter for imported ones). An owner
+ * can be released from any thread, without the GIL, and after interpreter
+ * finalization: only the Python-buffer kind touches Python, taking the GIL itself. */
 #ifndef GODLPACK_H
 #define GODLPACK_H
 
@@ -27,6 +27,7 @@ enum gd_owner_kind {
     GD_OWNER_OWNED = 0,          /* our aligned allocation; data follows the header */
     GD_OWNER_FOREIGN_VERSIONED,  /* a producer's DLManagedTensorVersioned */
     GD_OWNER_FOREIGN_LEGACY,     /* a producer's DLManagedTensor */
+    GD_OWNER_PYBUFFER,           /* a Python buffer (owner_pybuffer.c): takes the GIL */
 };
 typedef struct gd_owner {
     _Atomic int64_t refs;
@@ -43,6 +44,12 @@ static inline void gd_owner_incref(gd_owner *o) {
     atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed);
 }
 void gd_owner_decref(gd_owner *o);
+/* Owners of a Python buffer (owner_pybuffer.c). Unlike the others, releasing one
+ * touches Python: it takes the GIL itself, and leaks once the interpreter is gone. */
+gd_owner *gd_owner_new_pybuffer(PyObject *obj, int writable, PyObject *keep);
+Py_buffer *gd_owner_pybuffer_view(gd_owner *o);
+PyObject *gd_owner_keep(gd_owner *o); /* borrowed; NULL for other kinds */
+void gd_owner_release_pybuffer(gd_owner *o);
 /* Live-allocation counting, for tests and the leak benchmark: owners and export
  * blocks. It costs two atomic read-modify-writes per exchange (~9% of an export to
  * NumPy), so it is on only when GODLPACK_COUNT_ALLOCATIONS=1 is set at import. */
@@ -76,6 +83,9 @@ int gd_array_type_init(PyObject *module);
 /* A new Array of ndim dims, viewing data of owner (one new owner reference is taken). */
 gd_array *gd_array_alloc(int32_t ndim);
 int gd_array_check(PyObject *o);
+/* PEP 3118 buffer protocol (array_buffer.c). */
+int gd_array_getbuffer(PyObject *self, Py_buffer *view, int flags);
+void gd_array_releasebuffer(PyObject *self, Py_buffer *view);
 
 /* ---- export (dlpack_export.c) ---- */
 PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
@@ -148,6 +158,7 @@ static inline int gd_float_check(PyObject *o) { return PyFloat_Check(o); }
 static inline int gd_complex_check(PyObject *o) { return PyComplex_Check(o); }
 static inline int gd_bool_check(PyObject *o) { return PyBool_Check(o); }
 static inline int gd_unicode_check(PyObject *o) { return PyUnicode_Check(o); }
+static inline int gd_bytes_check_exact(PyObject *o) { return PyBytes_CheckExact(o); }
 static inline int gd_slice_check(PyObject *o) { return PySlice_Check(o); }
 static inline int gd_index_check(PyObject *o) { return PyIndex_Check(o); }
 static inline int gd_type_check(PyObject *o) { return PyType_Check(o); }
