@@ -7,7 +7,7 @@ import (
 )
 
 // FromManaged takes ownership of m, a DLManagedTensorVersioned* in memory the Go
-// collector does not manage (a C producer's), and validates it with
+// collector does not manage (a C producer's), and validates it by the rules of
 // dlpack.Validate. On success the Tensor owns m; on failure m's deleter has already
 // been called, and the error is the validator's *dlpack.ValidationError naming the
 // field at fault. A NULL m returns ErrNil.
