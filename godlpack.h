@@ -209,7 +209,7 @@ PyObject *gd_tolist(const gd_array *a);
 /* ---- errors raised from Go (Python's exception objects are C globals) ---- */
 void gd_raise(int kind, const char *msg);
 enum { GD_ERR_TYPE = 1, GD_ERR_VALUE, GD_ERR_BUFFER, GD_ERR_INDEX, GD_ERR_OVERFLOW,
-       GD_ERR_MEMORY, GD_ERR_RUNTIME, GD_ERR_NOTIMPL };
+       GD_ERR_MEMORY, GD_ERR_RUNTIME };
 
 /* ---- small wrappers for CPython macros and variadics cgo cannot call ---- */
 static inline void gd_incref(PyObject *o) { Py_INCREF(o); }
@@ -217,7 +217,6 @@ static inline void gd_decref(PyObject *o) { Py_DECREF(o); }
 static inline void gd_xdecref(PyObject *o) { Py_XDECREF(o); }
 static inline PyObject *gd_none(void) { Py_RETURN_NONE; }
 static inline PyObject *gd_bool(int v) { return PyBool_FromLong(v); }
-static inline PyObject *gd_notimplemented(void) { Py_RETURN_NOTIMPLEMENTED; }
 static inline int gd_is_none(PyObject *o) { return o == Py_None; }
 static inline int gd_is_true(PyObject *o) { return o == Py_True; }
 static inline int gd_is_false(PyObject *o) { return o == Py_False; }
@@ -240,15 +239,12 @@ static inline PyObject *gd_long_type(void) { return (PyObject *)&PyLong_Type; }
 static inline PyObject *gd_bool_type(void) { return (PyObject *)&PyBool_Type; }
 static inline PyObject *gd_complex_type(void) { return (PyObject *)&PyComplex_Type; }
 static inline PyObject *gd_tuple_item(PyObject *t, Py_ssize_t i) { return PyTuple_GET_ITEM(t, i); }
-static inline PyObject *gd_list_item(PyObject *t, Py_ssize_t i) { return PyList_GET_ITEM(t, i); }
 /* Item i of a tuple or list (i in range), as a new reference. */
 static inline PyObject *gd_seq_item_new(PyObject *s, Py_ssize_t i) {
     return Py_NewRef(PySequence_Fast_GET_ITEM(s, i));
 }
 static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
 static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
-static inline PyObject *gd_args_item(PyObject *const *args, Py_ssize_t i) { return args[i]; }
-static inline PyObject *gd_call1(PyObject *f, PyObject *a) { return PyObject_CallOneArg(f, a); }
 /* Py_BuildValue is variadic: one fixed-signature wrapper per use from Go. */
 static inline PyObject *gd_build_dtype_row(const char *name, int code, int bits, int kind) {
     return Py_BuildValue("(siii)", name, code, bits, kind);
