@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char NAME_VERSIONED[] = "dltensor_versioned";
-static const char NAME_LEGACY[] = "dltensor";
 
 static PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy;
 /* DLDeviceType, the IntEnum defined by the Python package; ints until it is set. */
@@ -105,15 +103,15 @@ DLManagedTensor *gd_export_legacy(gd_array *a) {
 /* A capsule destructor calls the deleter only while the capsule still has its
  * unused name: a consumer that renamed it to used_* owns the tensor. */
 static void capsule_destructor_versioned(PyObject *cap) {
-    if (PyCapsule_IsValid(cap, NAME_VERSIONED)) {
-        DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, NAME_VERSIONED);
+    if (PyCapsule_IsValid(cap, gd_name_versioned)) {
+        DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, gd_name_versioned);
         m->deleter(m);
     }
 }
 
 static void capsule_destructor_legacy(PyObject *cap) {
-    if (PyCapsule_IsValid(cap, NAME_LEGACY)) {
-        DLManagedTensor *m = PyCapsule_GetPointer(cap, NAME_LEGACY);
+    if (PyCapsule_IsValid(cap, gd_name_legacy)) {
+        DLManagedTensor *m = PyCapsule_GetPointer(cap, gd_name_legacy);
         m->deleter(m);
     }
 }
@@ -255,7 +253,7 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
         }
         if (m == NULL) {
             PyErr_NoMemory();
-        } else if ((cap = PyCapsule_New(m, NAME_VERSIONED, capsule_destructor_versioned)) == NULL) {
+        } else if ((cap = PyCapsule_New(m, gd_name_versioned, capsule_destructor_versioned)) == NULL) {
             m->deleter(m);
         }
     } else if (src->flags & GD_FLAG_READ_ONLY) {
@@ -273,7 +271,7 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
         }
         if (m == NULL) {
             PyErr_NoMemory();
-        } else if ((cap = PyCapsule_New(m, NAME_LEGACY, capsule_destructor_legacy)) == NULL) {
+        } else if ((cap = PyCapsule_New(m, gd_name_legacy, capsule_destructor_legacy)) == NULL) {
             m->deleter(m);
         }
     }
