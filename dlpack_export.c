@@ -34,22 +34,25 @@ void gd_set_device_enum(PyObject *e) {
     Py_CLEAR(cpu0);
 }
 
-static void deleter_versioned(DLManagedTensorVersioned *m) {
-    if (m == NULL) {
-        return;
-    }
-    gd_owner_decref((gd_owner *)m->manager_ctx);
+/* The deleter of every managed tensor we make (exports here, the exchange API's
+ * allocator in exchange.c): the block holds the tensor with its shape and strides,
+ * and one reference on the owner of the data. No GIL, any thread. */
+static void release_export(void *block, void *owner) {
+    gd_owner_decref((gd_owner *)owner);
     gd_live_add(-1);
-    free(m);
+    free(block);
+}
+
+void gd_export_deleter(DLManagedTensorVersioned *m) {
+    if (m != NULL) {
+        release_export(m, m->manager_ctx);
+    }
 }
 
 static void deleter_legacy(DLManagedTensor *m) {
-    if (m == NULL) {
-        return;
+    if (m != NULL) {
+        release_export(m, m->manager_ctx);
     }
-    gd_owner_decref((gd_owner *)m->manager_ctx);
-    gd_live_add(-1);
-    free(m);
 }
 
 /* Fills t to view a, with shape and strides copied to dims (2*ndim int64). */
@@ -81,7 +84,7 @@ DLManagedTensorVersioned *gd_export_versioned(gd_array *a, uint64_t extra_flags,
     gd_owner_incref(a->owner);
     m->version = v;
     m->manager_ctx = a->owner;
-    m->deleter = deleter_versioned;
+    m->deleter = gd_export_deleter;
     m->flags = (a->flags & (GD_FLAG_READ_ONLY | GD_FLAG_SUBBYTE_PADDED)) | extra_flags;
     fill_tensor(&m->dl_tensor, a, (int64_t *)(m + 1));
     return m;

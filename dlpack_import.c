@@ -247,7 +247,7 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
                 questions = te->probes.any ? gd_lazy_questions(&m->dl_tensor) : 0; /* validated */
                 a = array_from_fast(&v, m, 1);
                 if (a == NULL) {
-                    m->deleter(m);
+                    gd_call_deleter(m, 1);
                 }
             } else {
                 a = goAdoptVersioned(m); /* Go validates, or rejects and deletes */

@@ -46,18 +46,6 @@ static const DLPackVersion version_13 = {GD_DLPACK_MAJOR, GD_DLPACK_MINOR};
 
 /* ---- managed_tensor_allocator ---- */
 
-/* The deleter of allocated tensors: the tensor block (with shape and strides)
- * and one reference on the owner of the data. Same shape as the export deleter
- * of dlpack_export.c, so to_py of our own tensor and an export behave alike. */
-static void alloc_deleter(DLManagedTensorVersioned *m) {
-    if (m == NULL) {
-        return;
-    }
-    gd_owner_decref((gd_owner *)m->manager_ctx);
-    gd_live_add(-1);
-    free(m);
-}
-
 typedef void (*set_error_fn)(void *error_ctx, const char *kind, const char *message);
 
 static int alloc_fail(set_error_fn set_error, void *error_ctx, const char *kind, const char *msg) {
@@ -157,7 +145,7 @@ static int xchg_allocator(DLTensor *proto, DLManagedTensorVersioned **out, void 
                  "godlpack managed_tensor_allocator: cannot allocate %lld bytes", (long long)nbytes);
         return alloc_fail(set_error, error_ctx, "MemoryError", msg);
     }
-    gd_live_add(1); /* the tensor block, released by alloc_deleter */
+    gd_live_add(1); /* the tensor block, released by gd_export_deleter */
     int64_t *shape = (int64_t *)(m + 1);
     int64_t *strides = shape + ndim;
     int64_t s = 1;
@@ -170,7 +158,7 @@ static int xchg_allocator(DLTensor *proto, DLManagedTensorVersioned **out, void 
     }
     m->version = version_13;
     m->manager_ctx = owner;
-    m->deleter = alloc_deleter;
+    m->deleter = gd_export_deleter; /* as an export's: to_py of it behaves alike */
     m->flags = 0;
     m->dl_tensor.data = data; /* 256-byte aligned (gd_owner_new_owned) */
     m->dl_tensor.device = proto->device;

@@ -46,6 +46,25 @@ static inline void gd_owner_incref(gd_owner *o) {
     atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed);
 }
 void gd_owner_decref(gd_owner *o);
+/* Call a producer's deleter (a C function pointer), if it has one: the one
+ * place a foreign tensor is released (owner.c, and imports that fail before an owner
+ * takes the tensor). A NULL deleter means the producer keeps its memory itself. */
+static inline void gd_call_deleter(void *m, int versioned) {
+    if (m == NULL) {
+        return;
+    }
+    if (versioned) {
+        DLManagedTensorVersioned *v = m;
+        if (v->deleter != NULL) {
+            v->deleter(v);
+        }
+    } else {
+        DLManagedTensor *l = m;
+        if (l->deleter != NULL) {
+            l->deleter(l);
+        }
+    }
+}
 /* Owners of a Python buffer (owner_pybuffer.c). Unlike the others, releasing one
  * touches Python: it takes the GIL itself, and leaks once the interpreter is gone. */
 gd_owner *gd_owner_new_pybuffer(PyObject *obj, int writable, PyObject *keep);
@@ -120,6 +139,8 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused);
 DLManagedTensorVersioned *gd_export_versioned(gd_array *a, uint64_t extra_flags, DLPackVersion v);
 DLManagedTensor *gd_export_legacy(gd_array *a);
+/* The deleter of the versioned tensors we make (exports, the exchange API's allocator). */
+void gd_export_deleter(DLManagedTensorVersioned *m);
 
 /* ---- lazy views (lazy_view.c): PyTorch's conjugate and negative bits ---- */
 typedef struct {
@@ -181,23 +202,6 @@ extern gd_dtype_slot_table gd_dtype_slots;
 const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold);
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int gd_error_is_type_error(void);
-/* Call a producer's deleter (a C function pointer), if it has one. */
-static inline void gd_call_deleter(void *m, int versioned) {
-    if (m == NULL) {
-        return;
-    }
-    if (versioned) {
-        DLManagedTensorVersioned *v = m;
-        if (v->deleter != NULL) {
-            v->deleter(v);
-        }
-    } else {
-        DLManagedTensor *l = m;
-        if (l->deleter != NULL) {
-            l->deleter(l);
-        }
-    }
-}
 PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
 
 /* ---- nested sequences <-> array memory (convert.c) ---- */
