@@ -167,9 +167,7 @@ int gd_refuse_lazy_view_of(PyObject *x) {
     return gd_refuse_lazy_view(x, &te->probes, GD_ASK_BOTH);
 }
 
-/* An Array owning a managed tensor that passed gd_fast_check; NULL with an
- * exception set on allocation failure (the tensor is then not taken over). */
-static PyObject *array_from_fast(const gd_fast_view *v, void *managed, int versioned) {
+PyObject *gd_array_from_fast(const gd_fast_view *v, void *managed, int versioned) {
     gd_array *a = gd_array_alloc(v->ndim);
     if (a == NULL) {
         return NULL;
@@ -210,7 +208,7 @@ static PyObject *fast_consume(PyObject *cap) {
         PyErr_Clear();
         return NULL;
     }
-    PyObject *a = array_from_fast(&v, m, versioned);
+    PyObject *a = gd_array_from_fast(&v, m, versioned);
     if (a != NULL) {
         /* Consumed: the capsule's destructor must leave the tensor to us now. */
         PyCapsule_SetName(cap, versioned ? gd_name_used_versioned : gd_name_used_legacy);
@@ -245,7 +243,7 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
             int questions = GD_ASK_BOTH;
             if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
                 questions = te->probes.any ? gd_lazy_questions(&m->dl_tensor) : 0; /* validated */
-                a = array_from_fast(&v, m, 1);
+                a = gd_array_from_fast(&v, m, 1);
                 if (a == NULL) {
                     gd_call_deleter(m, 1);
                 }

@@ -252,28 +252,6 @@ static int xchg_dltensor_from_py(void *py_object, DLTensor *out) {
  * of fast_import.h, which the Go validator is fuzzed against) becomes an Array
  * here in C; anything else crosses into Go once, where the core validator accepts
  * it or rejects it naming the field (goExchangeToPyObject, exchange.go). */
-static PyObject *array_from_plain(const gd_fast_view *v, DLManagedTensorVersioned *m) {
-    gd_array *a = gd_array_alloc(v->ndim);
-    if (a == NULL) {
-        return NULL;
-    }
-    a->owner = gd_owner_new_foreign(m, 1);
-    if (a->owner == NULL) {
-        Py_DECREF(a);
-        return PyErr_NoMemory();
-    }
-    a->data = v->data;
-    a->dtype = v->dtype;
-    a->dtype_index = v->dtype_index;
-    a->flags = v->flags;
-    a->device_id = m->dl_tensor.device.device_id; /* device_type is kDLCPU */
-    if (v->ndim > 0) {
-        memcpy(a->shape, v->shape, sizeof(int64_t) * (size_t)v->ndim);
-        memcpy(a->strides, v->strides, sizeof(int64_t) * (size_t)v->ndim);
-    }
-    return (PyObject *)a;
-}
-
 static int xchg_to_py(DLManagedTensorVersioned *m, void **out) {
     if (out == NULL) {
         PyErr_SetString(PyExc_ValueError,
@@ -289,7 +267,7 @@ static int xchg_to_py(DLManagedTensorVersioned *m, void **out) {
     }
     gd_fast_view v;
     if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
-        PyObject *a = array_from_plain(&v, m);
+        PyObject *a = gd_array_from_fast(&v, m, 1);
         if (a == NULL) {
             return -1; /* not taken: the owner was never made */
         }

@@ -198,6 +198,11 @@ int gd_has_dlpack(PyObject *obj);
 const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule);
 int gd_exchange_from_py(const DLPackExchangeAPI *api, PyObject *obj, DLManagedTensorVersioned **out);
 int gd_error_is_buffer_error(void);
+/* An Array owning a managed tensor that passed gd_fast_check (the import's fast
+ * path and the exchange API's to_py): shape, strides, flags and the device, type
+ * and id, all from the view. NULL with an exception set on allocation failure (the
+ * tensor is then not taken over). */
+PyObject *gd_array_from_fast(const gd_fast_view *v, void *managed, int versioned);
 extern gd_dtype_slot_table gd_dtype_slots;
 const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold);
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
