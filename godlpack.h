@@ -183,7 +183,6 @@ static inline int gd_lazy_questions(const DLTensor *t) {
  * questions finds a lazy negative or conjugate view, -1 with the producer's error if
  * asking failed. */
 int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, int questions);
-int gd_refuse_lazy_view_of(PyObject *x);
 
 /* ---- import (dlpack_import.c) ---- */
 /* The capsule names of the protocol, defined once (dlpack_import.c) for both sides:
@@ -192,11 +191,6 @@ int gd_refuse_lazy_view_of(PyObject *x);
 extern const char *const gd_name_versioned, *const gd_name_legacy, *const gd_name_used_versioned,
     *const gd_name_used_legacy, *const gd_name_exchange_api;
 int gd_import_init(void);
-PyObject *gd_call_dlpack(PyObject *obj, PyObject *dl_device, PyObject *copy);
-PyObject *gd_call_dlpack_legacy(PyObject *obj);
-int gd_has_dlpack(PyObject *obj);
-const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule);
-int gd_exchange_from_py(const DLPackExchangeAPI *api, PyObject *obj, DLManagedTensorVersioned **out);
 int gd_error_is_buffer_error(void);
 /* An Array owning a managed tensor that passed gd_fast_check (the import's fast
  * path and the exchange API's to_py): shape, strides, flags and the device, type
@@ -204,7 +198,7 @@ int gd_error_is_buffer_error(void);
  * tensor is then not taken over). */
 PyObject *gd_array_from_fast(const gd_fast_view *v, void *managed, int versioned);
 extern gd_dtype_slot_table gd_dtype_slots;
-const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold);
+PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, int thorough);
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int gd_error_is_type_error(void);
 PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
@@ -226,7 +220,6 @@ enum { GD_ERR_TYPE = 1, GD_ERR_VALUE, GD_ERR_BUFFER, GD_ERR_INDEX, GD_ERR_OVERFL
 /* ---- small wrappers for CPython macros and variadics cgo cannot call ---- */
 static inline void gd_incref(PyObject *o) { Py_INCREF(o); }
 static inline void gd_decref(PyObject *o) { Py_DECREF(o); }
-static inline void gd_xdecref(PyObject *o) { Py_XDECREF(o); }
 static inline PyObject *gd_none(void) { Py_RETURN_NONE; }
 static inline PyObject *gd_bool(int v) { return PyBool_FromLong(v); }
 static inline int gd_is_none(PyObject *o) { return o == Py_None; }

@@ -153,16 +153,20 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 		}
 		return v, err
 	}
-	var a *C.gd_array
-	var err error
-	if C.gd_capsule_check(x) != 0 {
-		a, err = consumeCapsule(x)
-	} else {
-		a, err = importProducer(x, req)
+	// Capsules and producers: dlpack_import.c's flow, the one the fast path takes,
+	// with the keywords passed on to __dlpack__ and both lazy-view questions asked.
+	var dlDevice *C.PyObject
+	if req.cpuDevice {
+		if dlDevice = C.gd_device_tuple(C.int32_t(dlpack.CPU), 0); dlDevice == nil {
+			return nil, errPySet
+		}
+		defer C.gd_decref(dlDevice)
 	}
-	if err != nil {
-		return nil, err
+	obj := C.gd_import_foreign(x, dlDevice, req.copy, 1)
+	if obj == nil {
+		return nil, errPySet
 	}
+	a := toArray(obj)
 	if req.cpuDevice {
 		// Asked for the CPU, the result says CPU: memory the validator let in is
 		// host-readable, however the producer labelled it (kDLCUDAHost...).
@@ -181,70 +185,6 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 		return cp, nil
 	}
 	return a, nil
-}
-
-// importProducer asks an object with the DLPack protocol for its tensor.
-func importProducer(x *C.PyObject, req importRequest) (*C.gd_array, error) {
-	// PyTorch's lazy conjugate and negative views: their memory is not their values,
-	// and neither its exchange API nor (for the negative bit) __dlpack__ says so.
-	if C.gd_refuse_lazy_view_of(x) != 0 {
-		return nil, errPySet
-	}
-	tp := (*C.PyTypeObject)(unsafe.Pointer(C.gd_type_of(x)))
-	// Fast path: the type's C exchange API, with no capsule and no Python call.
-	// With an explicit device the producer must hear dl_device, so __dlpack__ is used.
-	if !req.cpuDevice {
-		var hold *C.PyObject
-		if api := C.gd_exchange_api_cached(tp, &hold); api != nil {
-			var m *C.DLManagedTensorVersioned
-			rc := C.gd_exchange_from_py(api, x, &m)
-			C.gd_xdecref(hold) // the table is not used past this call
-			if rc == 0 && m != nil {
-				return adoptManaged(unsafe.Pointer(m), true)
-			}
-			if C.gd_error_is_buffer_error() == 0 {
-				return nil, pyCheckOr(bufferErrorf("the DLPack exchange API of %s failed without an exception",
-					typeName(x)))
-			}
-			C.PyErr_Clear() // BufferError: try __dlpack__, which may do better
-		}
-	}
-	if C.gd_has_dlpack(x) == 0 {
-		return nil, typeErrorf("from_dlpack(): %s does not support the DLPack protocol (no __dlpack__ "+
-			"method) and is not a DLPack capsule", typeName(x))
-	}
-	var dlDevice *C.PyObject
-	if req.cpuDevice {
-		dlDevice = C.gd_device_tuple(C.int32_t(dlpack.CPU), 0)
-		if dlDevice == nil {
-			return nil, errPySet
-		}
-		defer C.gd_decref(dlDevice)
-	}
-	capsule := C.gd_call_dlpack(x, dlDevice, req.copy)
-	if capsule == nil && C.gd_error_is_type_error() != 0 {
-		// A producer that predates max_version/dl_device/copy (array API < 2023.12).
-		if dlDevice != nil || req.copy != nil {
-			return nil, errPySet // it cannot honour them: let its TypeError speak
-		}
-		C.PyErr_Clear()
-		capsule = C.gd_call_dlpack_legacy(x)
-	}
-	if capsule == nil {
-		return nil, errPySet
-	}
-	defer C.gd_decref(capsule)
-	if C.gd_capsule_check(capsule) == 0 {
-		return nil, typeErrorf("%s.__dlpack__() returned %s, not a DLPack capsule", typeName(x), typeName(capsule))
-	}
-	return consumeCapsule(capsule)
-}
-
-func pyCheckOr(err error) error {
-	if C.PyErr_Occurred() != nil {
-		return errPySet
-	}
-	return err
 }
 
 func callDeleter(m unsafe.Pointer, versioned bool) {
