@@ -111,7 +111,7 @@ void gd_array_releasebuffer(PyObject *self, Py_buffer *view);
 /* ---- per-call fast paths (array_fast.c): each answers as the Go slot would, or
  * calls it ---- */
 #define GD_MAX_DTYPES 64
-extern PyObject *gd_dtype_objects[GD_MAX_DTYPES]; /* by dtype index; written by Go */
+extern PyObject *gd_dtype_objects[GD_MAX_DTYPES]; /* by dtype index; written by Go (_set_dtypes) */
 PyObject *gd_array_get_shape(PyObject *self, void *c);
 PyObject *gd_array_get_strides(PyObject *self, void *c);
 PyObject *gd_array_get_ndim(PyObject *self, void *c);
@@ -128,7 +128,7 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args);
 PyObject *gd_scalar_fast(int code, int bits, const char *p); /* convert.c */
 PyObject *gd_doubles_to_list(const double *v, int64_t n, int complex_pairs);
 /* constructors_fast.c: empty/zeros for plain arguments; the dtype table by index,
- * written by Go with gd_dtype_objects */
+ * written once by Go (dtype_tables.go) */
 extern DLDataType gd_dtype_dl[GD_MAX_DTYPES];
 extern int32_t gd_dtype_count, gd_default_dtype_index;
 PyObject *gd_empty(PyObject *mod, PyObject *args, PyObject *kwargs);

@@ -13,16 +13,6 @@ import (
 	"github.com/godlpack/godlpack/dlpack"
 )
 
-// fillDTypeSlots writes the Go dtype table into the C fast path's lookup table,
-// so the two can never disagree on which (code, bits) means which dtype.
-func fillDTypeSlots() {
-	for _, d := range dlpack.All() {
-		if !d.SubByte() && int(d.DL.Code) < C.GD_DTYPE_CODES {
-			C.gd_dtype_slots[d.DL.Code][d.DL.Bits] = C.int8_t(d.Index + 1)
-		}
-	}
-}
-
 //export goConsumeCapsule
 func goConsumeCapsule(capsule *C.PyObject) *C.PyObject {
 	a, err := consumeCapsule(capsule)

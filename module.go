@@ -32,12 +32,15 @@ func PyInit__godlpack() *C.PyObject {
 }
 
 // goProcessInit makes the Go side's process-wide state, once, from module.c's
-// exec function: the C fast path's dtype table and the exchange API on the type.
+// exec function: the C copies of the dtype table and the exchange API on the type.
 // It returns -1 with a Python exception set on failure.
 //
 //export goProcessInit
 func goProcessInit() C.int {
-	fillDTypeSlots()
+	if err := fillDTypeTables(); err != nil {
+		setError(err)
+		return -1
+	}
 	if registerExchangeAPI() != nil {
 		return -1
 	}
@@ -56,11 +59,7 @@ func goSetDtypes(_, seq *C.PyObject) *C.PyObject {
 		C.gd_incref(it) // kept for the life of the process
 		objs[i] = it
 		C.gd_dtype_objects[i] = it // for the C fast paths (array_fast.c, constructors_fast.c)
-		d := dlpack.All()[i]
-		C.gd_dtype_dl[i] = C.DLDataType{code: C.uint8_t(d.DL.Code), bits: C.uint8_t(d.DL.Bits), lanes: C.uint16_t(d.DL.Lanes)}
 	}
-	C.gd_default_dtype_index = C.int32_t(defaultDType.Index)
-	C.gd_dtype_count = C.int32_t(len(items))
 	dtypeObjects = objs
 	return C.gd_none()
 }
