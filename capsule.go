@@ -128,3 +128,12 @@ func adoptManaged(m unsafe.Pointer, versioned bool) (*C.gd_array, error) {
 	callDeleter(m, versioned)
 	return nil, err
 }
+
+// callDeleter calls a producer's deleter (gd_call_deleter, godlpack.h).
+func callDeleter(m unsafe.Pointer, versioned bool) {
+	v := C.int(0)
+	if versioned {
+		v = 1
+	}
+	C.gd_call_deleter(m, v)
+}

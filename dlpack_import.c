@@ -102,7 +102,7 @@ int gd_error_is_type_error(void) { return PyErr_ExceptionMatches(PyExc_TypeError
 
 /* ---- the fast path of godlpack.from_dlpack(x) with no keywords ---- */
 
-gd_dtype_slot_table gd_dtype_slots; /* filled by Go at module init (dtype_tables.go) */
+gd_dtype_slot_table gd_dtype_slots; /* filled by Go at module init (dtypes.go) */
 
 /* A few producer types, with their exchange APIs and how to ask their instances
  * for lazy-view bits (lazy_view.c), looked up once per type as the spec allows.

@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- the dtypes the allocator accepts, written once by Go (dtype_tables.go) ----
+/* ---- the dtypes the allocator accepts, written once by Go (dtypes.go) ----
  * dtype_index1[code][bits] is the dtype's index in dlpack.All() plus one; 0 means
  * the (code, bits) pair is not a dtype godlpack supports. Lanes must be 1. */
 static uint8_t dtype_index1[256][256];

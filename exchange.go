@@ -4,7 +4,7 @@ package main
 // DLPack v1.3), whose table and hot functions are C, in exchange.c and stream.go.
 //
 // At module init registerExchangeAPI fills the stream policy the C functions read
-// (stream.go; the allocator's dtypes are dtype_tables.go's) and sets the class
+// (stream.go; the allocator's dtypes are dtypes.go's) and sets the class
 // attributes on godlpack.Array:
 //
 //	__dlpack_c_exchange_api__  PyCapsule named "dlpack_exchange_api" (DLPack v1.3)
@@ -28,7 +28,7 @@ import (
 
 // registerExchangeAPI sets up the exchange API on godlpack.Array. Called once per
 // process from module.c's exec function, with the GIL held, after the dtype tables
-// (dtype_tables.go) are filled. On error a Python exception is set (errPySet).
+// (dtypes.go) are filled. On error a Python exception is set (errPySet).
 func registerExchangeAPI() error {
 	initStreamPolicy()
 	if C.gd_xchg_register() != 0 {

@@ -128,7 +128,7 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args);
 PyObject *gd_scalar_fast(int code, int bits, const char *p); /* convert.c */
 PyObject *gd_doubles_to_list(const double *v, int64_t n, int complex_pairs);
 /* constructors_fast.c: empty/zeros for plain arguments; the dtype table by index,
- * written once by Go (dtype_tables.go) */
+ * written once by Go (dtypes.go) */
 extern DLDataType gd_dtype_dl[GD_MAX_DTYPES];
 extern int32_t gd_dtype_count, gd_default_dtype_index;
 PyObject *gd_empty(PyObject *mod, PyObject *args, PyObject *kwargs);

@@ -176,11 +176,3 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 	}
 	return a, nil
 }
-
-func callDeleter(m unsafe.Pointer, versioned bool) {
-	v := C.int(0)
-	if versioned {
-		v = 1
-	}
-	C.gd_call_deleter(m, v)
-}
