@@ -101,7 +101,9 @@ typedef struct {
 
 extern PyTypeObject *gd_ArrayType;
 int gd_array_type_init(void);
-/* A new Array of ndim dims, viewing data of owner (one new owner reference is taken). */
+/* A new, empty Array of ndim dims (NULL with MemoryError): no owner and no data yet,
+ * a CPU device, flags 0. The caller sets owner (handing it one reference, which
+ * array_dealloc drops), data, dtype, shape and strides before the Array is seen. */
 gd_array *gd_array_alloc(int32_t ndim);
 int gd_array_check(PyObject *o);
 /* PEP 3118 buffer protocol (array_buffer.c). */
