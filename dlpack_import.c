@@ -195,7 +195,7 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
             if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
                 PyObject *a = array_from_fast(&v, m, 1);
                 if (a == NULL) {
-                    m->deleter(m);
+                    gd_call_deleter_keep_error(m, 1);
                 }
                 return a;
             }
@@ -242,6 +242,10 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
     } else if ((a = fast_consume(cap)) == NULL && !PyErr_Occurred()) {
         a = goConsumeCapsule(cap);
     }
-    Py_DECREF(cap);
+    if (a == NULL) {
+        gd_decref_keep_error(cap); /* a rejected capsule: its destructor frees the tensor */
+    } else {
+        Py_DECREF(cap);
+    }
     return a;
 }

@@ -116,6 +116,24 @@ static inline void gd_call_deleter(void *m, int versioned) {
 }
 PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
 
+/* Releasing what a producer gave us (its capsule, its tensor's deleter) may run the
+ * producer's Python code: a destructor that runs Python with our exception pending can
+ * lose it, and CPython then reports "returned NULL without setting an exception"
+ * (SystemError) instead of our BufferError. So every release on an error path keeps the
+ * pending exception aside while the producer's code runs. */
+static inline void gd_decref_keep_error(PyObject *o) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    Py_DECREF(o);
+    PyErr_Restore(type, value, tb);
+}
+static inline void gd_call_deleter_keep_error(void *m, int versioned) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    gd_call_deleter(m, versioned);
+    PyErr_Restore(type, value, tb);
+}
+
 /* ---- errors raised from Go (Python's exception objects are C globals) ---- */
 void gd_raise(int kind, const char *msg);
 enum { GD_ERR_TYPE = 1, GD_ERR_VALUE, GD_ERR_BUFFER, GD_ERR_INDEX, GD_ERR_OVERFLOW,

@@ -163,7 +163,7 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 	// producer's tensor now.
 	if req.wantCopy && a.flags&C.GD_FLAG_IS_COPIED == 0 {
 		cp, err := copyArray(a)
-		C.gd_decref(asObject(a))
+		releaseForeign(asObject(a))
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +215,7 @@ func importProducer(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 	if capsule == nil {
 		return nil, errPySet
 	}
-	defer C.gd_decref(capsule)
+	defer releaseForeign(capsule)
 	if C.gd_capsule_check(capsule) == 0 {
 		return nil, typeErrorf("%s.__dlpack__() returned %s, not a DLPack capsule", typeName(x), typeName(capsule))
 	}
@@ -229,10 +229,18 @@ func pyCheckOr(err error) error {
 	return err
 }
 
+// callDeleter calls a producer's deleter (GIL held) with any pending Python exception
+// kept aside: the deleter may run the producer's Python code (godlpack.h says why).
 func callDeleter(m unsafe.Pointer, versioned bool) {
 	v := C.int(0)
 	if versioned {
 		v = 1
 	}
-	C.gd_call_deleter(m, v)
+	C.gd_call_deleter_keep_error(m, v)
+}
+
+// releaseForeign drops a reference to an object whose release may run a producer's
+// Python code (a capsule, an Array over a foreign tensor), keeping a pending exception.
+func releaseForeign(o *C.PyObject) {
+	C.gd_decref_keep_error(o)
 }
