@@ -66,7 +66,9 @@ __all__ = [
     "full",
     "ones",
     "zeros",
-    *(d.name for d in dtypes),
+    # every dtype but `bool`: `from godlpack import *` must not shadow the builtin
+    # (godlpack.bool stays the dtype)
+    *(d.name for d in dtypes if d.name != "bool"),
 ]
 
 # fork support: the Go collector stays off in a child (fork.go)

@@ -69,7 +69,7 @@ __all__ = [
     "full",
     "ones",
     "zeros",
-    "bool",
+    # every dtype but bool: `from godlpack import *` must not shadow the builtin
     "int8",
     "int16",
     "int32",
