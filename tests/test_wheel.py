@@ -251,6 +251,10 @@ def test_installed_metadata_and_record(built, installed):
     assert md["name"] == "godlpack"
     assert md["version"] == build.read_version()
     assert md["summary"] == build.SUMMARY
+    # Only what godlpack exchanges with: CPU memory, the consumers the suite tests.
+    assert "CPU" in md["summary"] and "CuPy" not in md["summary"]
+    for consumer in ("NumPy", "PyTorch", "JAX", "TVM-FFI"):
+        assert consumer in md["summary"]
     assert md["license"] == "Apache-2.0"
     assert md["license_files"] == ["LICENSE"]
     assert md["requires_python"] == ">=3.10"
