@@ -1,8 +1,8 @@
 """python -m godlpack: a demo of Go-owned memory shared with NumPy and PyTorch.
 
-    python -m godlpack [demo]   the demo (needs NumPy; PyTorch adds a part)
-    python -m godlpack info     what this build speaks and which consumers are installed
-    python -m godlpack --help   this usage
+python -m godlpack [demo]   the demo (needs NumPy; PyTorch adds a part)
+python -m godlpack info     what this build speaks and which consumers are installed
+python -m godlpack --help   this usage
 """
 
 from __future__ import annotations
