@@ -18,6 +18,7 @@ prevent.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 from conftest import run_python
@@ -61,6 +62,28 @@ PRELUDE = textwrap.dedent(
     """
 )
 
+
+def _raised(setup: str, call: str) -> tuple[str, int]:
+    """Runs the prelude, setup and call in a child: (what the call raised, as
+    "Type message", and how many times Python code ran in a release)."""
+    code = PRELUDE.format(tests=str(Path(__file__).resolve().parent)) + textwrap.dedent(
+        f"""
+        {setup}
+        try:
+            {call}
+        except BaseException as e:
+            print(type(e).__name__, e)
+        else:
+            print("no exception")
+        print(len(ran))
+        """
+    )
+    r = run_python(code)
+    assert r.returncode == 0, r.stderr
+    raised, ran = r.stdout.splitlines()[-2:]
+    return raised, int(ran)
+
+
 CASES = {
     "from_dlpack": "godlpack.from_dlpack(p)",
     "from_dlpack_copy": "godlpack.from_dlpack(p, copy=True)",
@@ -71,77 +94,33 @@ CASES = {
 
 @pytest.mark.parametrize("call", sorted(CASES))
 def test_rejected_capsule_keeps_the_buffer_error(call):
-    code = PRELUDE.format(tests=_tests_dir()) + textwrap.dedent(
-        f"""
-        t, p = producer()
-        try:
-            {CASES[call]}
-        except BaseException as e:
-            print(type(e).__name__, e)
-        else:
-            print("no exception")
-        print("python ran in the release:", len(ran))
-        """
-    )
-    r = run_python(code)
-    assert r.returncode == 0, r.stderr
-    first, second = r.stdout.splitlines()[:2]
-    assert first.startswith("BufferError "), r.stdout
-    assert "version" in first, first  # the validator's message, naming the field
-    # The capsule destructor ran godlpack's release (with Python in it) during the call,
-    # and the deleter it calls ran Python too.
-    assert second == "python ran in the release: 2", r.stdout
+    raised, ran = _raised("t, p = producer()", CASES[call])
+    assert raised.startswith("BufferError "), raised
+    assert "version" in raised  # the validator's message, naming the field
+    # The capsule destructor ran Python during godlpack's release, and so did the
+    # deleter it called.
+    assert ran == 2
 
 
 def test_rejected_legacy_capsule_keeps_the_error():
     # A legacy (unversioned) tensor with a NULL data pointer and a nonzero size: the
     # validator rejects it.
-    code = PRELUDE.format(tests=_tests_dir()) + textwrap.dedent(
-        """
-        t = M.ManagedTensor(versioned=False, shape=(2,), data=0)
-        t.managed.deleter = ctypes.cast(deleter, ctypes.c_void_p).value
-        p = M.Producer(M._PyCapsule_New(t.address, M._name_ptr(M.NAME_LEGACY), destructor))
-        try:
-            godlpack.from_dlpack(p)
-        except BaseException as e:
-            print(type(e).__name__, e)
-        print(len(ran))
-        """
+    setup = (
+        "t = M.ManagedTensor(versioned=False, shape=(2,), data=0); "
+        "t.managed.deleter = ctypes.cast(deleter, ctypes.c_void_p).value; "
+        "p = M.Producer(M._PyCapsule_New(t.address, M._name_ptr(M.NAME_LEGACY), destructor))"
     )
-    r = run_python(code)
-    assert r.returncode == 0, r.stderr
-    first, second = r.stdout.splitlines()[:2]
-    assert first.startswith("BufferError "), r.stdout
-    assert second == "2", r.stdout
+    raised, ran = _raised(setup, "godlpack.from_dlpack(p)")
+    assert raised.startswith("BufferError "), raised
+    assert ran == 2
 
 
 def test_rejected_exchange_api_tensor_keeps_the_error():
     # Through a producer type's C exchange API: godlpack rejects the tensor and calls
     # its deleter itself, which runs Python.
-    code = PRELUDE.format(tests=_tests_dir()) + textwrap.dedent(
-        """
-        keep = []
-        def hand_out():
-            t = bad_tensor()
-            keep.append(t)
-            return t
-        T = M.exchange_api_type(hand_out)
-        x = T()
-        try:
-            godlpack.from_dlpack(x)
-        except BaseException as e:
-            print(type(e).__name__, e)
-        print(len(ran))
-        """
+    setup = (
+        "keep = []; T = M.exchange_api_type(lambda: keep.append(bad_tensor()) or keep[-1]); x = T()"
     )
-    r = run_python(code)
-    assert r.returncode == 0, r.stderr
-    first, second = r.stdout.splitlines()[:2]
-    assert first.startswith("BufferError "), r.stdout
-    assert second == "1", r.stdout
-
-
-def _tests_dir() -> str:
-    import os
-
-    return os.path.dirname(os.path.abspath(__file__))
+    raised, ran = _raised(setup, "godlpack.from_dlpack(x)")
+    assert raised.startswith("BufferError "), raised
+    assert ran == 1
