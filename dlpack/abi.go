@@ -126,3 +126,6 @@ func int64s(p *int64, n int32) []int64 {
 	}
 	return unsafe.Slice(p, int(n))
 }
+
+// String returns the header name of t ("kDLCPU", ...), as DeviceTypeName does.
+func (t DeviceType) String() string { return DeviceTypeName(t) }

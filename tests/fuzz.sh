@@ -12,6 +12,7 @@
 #   ./dlpack               FuzzLayout        shape / stride / byte-size arithmetic
 #   ./dlpack               FuzzDTypeScalar   dtype Get/Set round trips, encode/decode
 #   ./internal/fastcheck   FuzzFastCheckAgreesWithValidator   C fast check vs Go
+#   ./dlpack/tensor        FuzzRoundTrip     Go API produce -> C consumer -> consume
 # Each has a committed seed corpus in <package>/testdata/fuzz/<Target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,7 @@ targets=(
   "./dlpack FuzzLayout"
   "./dlpack FuzzDTypeScalar"
   "./internal/fastcheck FuzzFastCheckAgreesWithValidator"
+  "./dlpack/tensor FuzzRoundTrip"
 )
 export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=1
 
