@@ -8,6 +8,8 @@ package main
 import "C"
 
 import (
+	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -78,6 +80,12 @@ func newOwnedArray(dt *dlpack.DType, shape []int64, zero bool) (*C.gd_array, err
 	}
 	nbytes, err := dlpack.ByteSize(n, dt.StorageBits(false))
 	if err != nil {
+		// Element offsets are counted in bits (dlpack.ByteSize's rule), which pass
+		// int64 before the bytes do. As NumPy, a byte count that fits in int64 is a
+		// size we cannot allocate (MemoryError); past that, ValueError.
+		if hi, lo := bits.Mul64(uint64(n), uint64(dt.StorageBits(false))); hi == 0 && lo/8 <= math.MaxInt64 {
+			return nil, memoryErrorf("cannot allocate %d bytes for a %v %s array", lo/8, shape, dt.Name)
+		}
 		return nil, valueErrorf("array is too big: %d elements of %s overflow int64 bytes", n, dt.Name)
 	}
 	var data *C.char
@@ -111,6 +119,9 @@ func setDType(a *C.gd_array, dt *dlpack.DType) {
 
 // newView makes an array that shares base's memory and owner.
 func newView(base *C.gd_array, data unsafe.Pointer, shape, strides []int64) (*C.gd_array, error) {
+	if len(shape) > dlpack.MaxNDim { // callers refuse first, with their own exception
+		return nil, valueErrorf("%d dimensions requested; at most %d are supported", len(shape), dlpack.MaxNDim)
+	}
 	a := C.gd_array_alloc(C.int32_t(len(shape)))
 	if a == nil {
 		return nil, errPySet
@@ -225,12 +236,13 @@ func goArrayReshape(self, args *C.PyObject) *C.PyObject {
 			spec = first // reshape((2, 3)) as well as reshape(2, 3)
 		}
 	}
-	items, ok := sequenceItems(spec)
-	if !ok {
+	items, n, release := heldItems(spec, dlpack.MaxNDim)
+	defer release()
+	if n < 0 {
 		return fail(typeErrorf("reshape() expects ints or a tuple of ints, not %s", typeName(spec)))
 	}
-	if len(items) > dlpack.MaxNDim {
-		return fail(valueErrorf("reshape(): at most %d dimensions are supported", dlpack.MaxNDim))
+	if n > dlpack.MaxNDim {
+		return fail(valueErrorf("reshape(): %d dimensions requested; at most %d are supported", n, dlpack.MaxNDim))
 	}
 	shape := make([]int64, len(items))
 	infer := -1

@@ -8,6 +8,8 @@ import "C"
 
 import (
 	"errors"
+	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -25,7 +27,16 @@ func selectIndex(a *C.gd_array, key *C.PyObject) (selection, error) {
 	shape, strides := arrayShape(a), arrayStrides(a)
 	items, isTuple := []*C.PyObject{key}, false
 	if C.gd_tuple_check(key) != 0 {
-		items, _ = sequenceItems(key)
+		// An index takes at most ndim integers or slices, one Ellipsis, and Nones
+		// up to the dimension limit; a longer tuple is refused before anything
+		// its size is allocated.
+		var n int
+		var release func()
+		items, n, release = heldItems(key, 2*dlpack.MaxNDim+1)
+		defer release()
+		if items == nil && n > 0 {
+			return selection{}, indexErrorf("too many indices for array: an index of %d items", n)
+		}
 		isTuple = true
 	}
 	// Count the dimensions the index consumes, to expand a single Ellipsis.
@@ -70,7 +81,14 @@ func selectIndex(a *C.gd_array, key *C.PyObject) (selection, error) {
 				sel.offset += int64(start) * strides[dim]
 			}
 			sel.shape = append(sel.shape, int64(n))
-			sel.strides = append(sel.strides, strides[dim]*int64(step))
+			// stride*step fits when two or more elements are taken (the array spans
+			// them); for one or none a huge step may overflow, and the stride of
+			// such a dimension is never applied: keep the array's own then.
+			st := strides[dim]
+			if hi, lo := bits.Mul64(uint64(abs64(st)), uint64(abs64(int64(step)))); hi == 0 && lo <= math.MaxInt64 {
+				st *= int64(step)
+			}
+			sel.strides = append(sel.strides, st)
 			dim++
 		case C.gd_index_check(it) != 0 && C.gd_bool_check(it) == 0:
 			i, err := asInt64(it, "index")
@@ -99,6 +117,11 @@ func selectIndex(a *C.gd_array, key *C.PyObject) (selection, error) {
 	for ; dim < len(shape); dim++ {
 		sel.shape = append(sel.shape, shape[dim])
 		sel.strides = append(sel.strides, strides[dim])
+	}
+	if len(sel.shape) > dlpack.MaxNDim {
+		// NumPy's limit and exception: no consumer takes more dimensions.
+		return selection{}, indexErrorf("number of dimensions must be within [0, %d], indexing result would have %d",
+			dlpack.MaxNDim, len(sel.shape))
 	}
 	sel.scalar = ints == len(shape) && len(sel.shape) == 0 && (isTuple || len(shape) > 0) && ellipses == 0
 	return sel, nil
@@ -170,7 +193,7 @@ func setItem(a *C.gd_array, key, value *C.PyObject) error {
 	if err != nil {
 		return err
 	}
-	if _, isSeq := sequenceItems(value); !isSeq && !isArray(value) && C.PyObject_CheckBuffer(value) == 0 {
+	if !isSequence(value) && !isArray(value) && C.PyObject_CheckBuffer(value) == 0 {
 		s, err := pyToScalar(value)
 		if err != nil {
 			return err
@@ -253,4 +276,12 @@ func assign(a *C.gd_array, sel selection, src *C.gd_array, srcStrides []int64) e
 		}
 	}
 	return nil
+}
+
+// abs64 is |v|, with MinInt64 left as is (its uint64 is then 2^63, still exact).
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

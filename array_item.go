@@ -8,6 +8,8 @@ package main
 // #include "godlpack.h"
 import "C"
 
+import "github.com/godlpack/godlpack/dlpack"
+
 //export goArrayItemMethod
 func goArrayItemMethod(self, args *C.PyObject) *C.PyObject {
 	off, err := itemOffset(toArray(self), args)
@@ -20,9 +22,15 @@ func goArrayItemMethod(self, args *C.PyObject) *C.PyObject {
 // itemOffset finds the element item(*index) names: no index for an array of size 1,
 // one int as a flat index in C order, or one int per axis (as ints or one tuple).
 func itemOffset(a *C.gd_array, args *C.PyObject) (int64, error) {
-	index, _ := sequenceItems(args)
-	if len(index) == 1 && C.gd_tuple_check(index[0]) != 0 {
-		index, _ = sequenceItems(index[0])
+	index, n, release := heldItems(args, dlpack.MaxNDim)
+	defer release()
+	if n == 1 && C.gd_tuple_check(index[0]) != 0 {
+		var releaseTuple func()
+		index, n, releaseTuple = heldItems(index[0], dlpack.MaxNDim)
+		defer releaseTuple()
+	}
+	if n > dlpack.MaxNDim {
+		return 0, valueErrorf("item() got %d indices; an array has at most %d axes", n, dlpack.MaxNDim)
 	}
 	shape, strides := arrayShape(a), arrayStrides(a)
 	size := arraySize(a)

@@ -117,6 +117,15 @@ static PyMethodDef array_methods[] = {
      "raises ValueError if the sizes differ or the array is not contiguous."},
     {"toreadonly", (PyCFunction)goArrayToReadonly, METH_NOARGS,
      "toreadonly($self, /)\n--\n\nReturn a read-only view of the same memory."},
+    {"__complex__", (PyCFunction)goArrayComplex, METH_NOARGS,
+     "__complex__($self, /)\n--\n\ncomplex(a) of a one-element array."},
+    /* For pickling and NumPy's protocol (godlpack/_pickling.py, _numpy.py). */
+    {"_bytes", (PyCFunction)goArrayBytes, METH_NOARGS,
+     "Internal: a 1-D uint8 view of a C-contiguous unpadded array's bytes."},
+    {"_bits_as", (PyCFunction)goArrayBitsAs, METH_O,
+     "Internal: a view with another dtype of the same width (same shape and strides)."},
+    {"_keep", (PyCFunction)goArrayKeep, METH_NOARGS,
+     "Internal: the object kept alive with a wrapped Python buffer, or None."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -135,6 +144,12 @@ static PyType_Slot array_slots[] = {
     {Py_mp_subscript, goArrayGetItem},
     {Py_mp_ass_subscript, goArraySetItem},
     {Py_sq_item, goArrayItem},
+    {Py_bf_getbuffer, gd_array_getbuffer},
+    {Py_bf_releasebuffer, gd_array_releasebuffer},
+    {Py_nb_bool, goArrayBool},
+    {Py_nb_float, goArrayFloat},
+    {Py_nb_int, goArrayInt},
+    {Py_nb_index, goArrayIndex},
     {0, NULL},
 };
 

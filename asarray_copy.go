@@ -12,19 +12,24 @@ import "C"
 import "github.com/godlpack/godlpack/dlpack"
 
 // parseAsarrayArgs reads asarray's arguments: obj positional only, the rest keywords.
-func parseAsarrayArgs(args, kwargs *C.PyObject) (obj, dtype *C.PyObject, req importRequest, err error) {
+// release drops the references parseArgs holds on them, once the call is done.
+func parseAsarrayArgs(args, kwargs *C.PyObject) (obj, dtype *C.PyObject, req importRequest,
+	release func(), err error) {
 	if args != nil {
 		if n := C.PyTuple_Size(args); n > 1 {
-			return nil, nil, req, typeErrorf("asarray() takes 1 positional argument (obj) but %d were given; "+
-				"dtype, device and copy are keyword-only", n)
+			return nil, nil, req, nil, typeErrorf("asarray() takes 1 positional argument (obj) but %d were "+
+				"given; dtype, device and copy are keyword-only", n)
 		}
 	}
-	p, err := parseArgs("asarray", args, kwargs, []string{"obj", "dtype", "device", "copy"}, 1)
+	p, release, err := parseArgs("asarray", args, kwargs, []string{"obj", "dtype", "device", "copy"}, 1)
 	if err != nil {
-		return nil, nil, req, err
+		return nil, nil, req, nil, err
 	}
-	req, err = parseImportRequest("asarray", p[2], p[3])
-	return p[0], p[1], req, err
+	if req, err = parseImportRequest("asarray", p[2], p[3]); err != nil {
+		release()
+		return nil, nil, req, nil, err
+	}
+	return p[0], p[1], req, release, nil
 }
 
 // asarrayShared makes the result for what can share memory: a godlpack.Array, or an

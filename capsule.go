@@ -36,11 +36,11 @@ func consumeCapsule(capsule *C.PyObject) (*C.gd_array, error) {
 	case name != nil && (C.strcmp(name, C.gd_name_used_versioned) == 0 ||
 		C.strcmp(name, C.gd_name_used_legacy) == 0):
 		return nil, valueErrorf("this DLPack capsule was already consumed (it is named %q); "+
-			"a capsule can be imported only once", C.GoString(name))
+			"a capsule can be imported only once", boundedCString(name))
 	default:
 		shown := "NULL"
 		if name != nil {
-			shown = "'" + C.GoString(name) + "'"
+			shown = "'" + boundedCString(name) + "'"
 		}
 		return nil, valueErrorf("not a DLPack capsule: its name is %s, expected 'dltensor_versioned' "+
 			"or 'dltensor'", shown)
@@ -50,7 +50,7 @@ func consumeCapsule(capsule *C.PyObject) (*C.gd_array, error) {
 		if C.PyErr_Occurred() != nil {
 			return nil, errPySet
 		}
-		return nil, bufferErrorf("DLPack capsule %q holds a NULL pointer", C.GoString(name))
+		return nil, bufferErrorf("DLPack capsule %q holds a NULL pointer", boundedCString(name))
 	}
 	view, err := validateManaged(managed, versioned)
 	if err != nil {

@@ -84,10 +84,11 @@ func stringAttr(o *C.PyObject, name string) (string, bool) {
 }
 
 func makeFilled(fname string, args, kwargs *C.PyObject, fill *dlpack.Scalar) *C.PyObject {
-	p, err := parseArgs(fname, args, kwargs, []string{"shape", "dtype"}, 1)
+	p, release, err := parseArgs(fname, args, kwargs, []string{"shape", "dtype"}, 1)
 	if err != nil {
 		return fail(err)
 	}
+	defer release()
 	shape, err := parseShape(p[0])
 	if err != nil {
 		return fail(err)
@@ -157,10 +158,11 @@ func goOnes(_, args, kwargs *C.PyObject) *C.PyObject {
 
 //export goFull
 func goFull(_, args, kwargs *C.PyObject) *C.PyObject {
-	p, err := parseArgs("full", args, kwargs, []string{"shape", "fill_value", "dtype"}, 2)
+	p, release, err := parseArgs("full", args, kwargs, []string{"shape", "fill_value", "dtype"}, 2)
 	if err != nil {
 		return fail(err)
 	}
+	defer release()
 	shape, err := parseShape(p[0])
 	if err != nil {
 		return fail(err)
@@ -202,10 +204,11 @@ func inferScalarDType(s dlpack.Scalar) *dlpack.DType {
 
 //export goArange
 func goArange(_, args, kwargs *C.PyObject) *C.PyObject {
-	p, err := parseArgs("arange", args, kwargs, []string{"start", "stop", "step", "dtype"}, 1)
+	p, release, err := parseArgs("arange", args, kwargs, []string{"start", "stop", "step", "dtype"}, 1)
 	if err != nil {
 		return fail(err)
 	}
+	defer release()
 	start, stop, step := p[0], p[1], p[2]
 	if stop == nil || C.gd_is_none(stop) != 0 {
 		start, stop = nil, start // arange(stop)
@@ -227,6 +230,9 @@ func goArange(_, args, kwargs *C.PyObject) *C.PyObject {
 			if s.Kind == dlpack.KindBool {
 				s = dlpack.Scalar{Kind: dlpack.KindInt, I: map[bool]int64{false: 0, true: 1}[s.B]}
 			}
+		case dlpack.KindUint: // past int64: NumPy computes in float64 then
+			s = dlpack.Scalar{Kind: dlpack.KindFloat, F: float64(s.U)}
+			allInt = false
 		case dlpack.KindFloat:
 			allInt = false
 		default:
@@ -242,24 +248,12 @@ func goArange(_, args, kwargs *C.PyObject) *C.PyObject {
 	}
 	var n int64
 	if allInt {
-		b, e, st := vals[0].I, vals[1].I, vals[2].I
-		if st == 0 {
-			return fail(valueErrorf("arange(): step must not be zero"))
-		}
-		if (st > 0 && e > b) || (st < 0 && e < b) {
-			n = (e - b + st - sign(st)) / st
-		}
+		n, err = arangeIntLength(vals[0].I, vals[1].I, vals[2].I)
 	} else {
-		b, e, st := f(vals[0]), f(vals[1]), f(vals[2])
-		if st == 0 || math.IsNaN(b) || math.IsNaN(e) || math.IsNaN(st) || math.IsInf(b, 0) || math.IsInf(e, 0) {
-			return fail(valueErrorf("arange(): arguments must be finite and step non-zero"))
-		}
-		if c := math.Ceil((e - b) / st); c > 0 {
-			if c > float64(math.MaxInt32)*1024 {
-				return fail(valueErrorf("arange(): too many elements (%g)", c))
-			}
-			n = int64(c)
-		}
+		n, err = arangeFloatLength(f(vals[0]), f(vals[1]), f(vals[2]))
+	}
+	if err != nil {
+		return fail(err)
 	}
 	def := mustDType("int64")
 	if !allInt {
@@ -278,7 +272,10 @@ func goArange(_, args, kwargs *C.PyObject) *C.PyObject {
 		if allInt {
 			s = dlpack.Scalar{Kind: dlpack.KindInt, I: vals[0].I + i*vals[2].I}
 		} else {
-			s = dlpack.Scalar{Kind: dlpack.KindFloat, F: f(vals[0]) + float64(i)*f(vals[2])}
+			s = dlpack.Scalar{Kind: dlpack.KindFloat, F: f(vals[0])}
+			if i > 0 { // not 0*step for element 0: an infinite step would make it NaN
+				s.F += float64(i) * f(vals[2])
+			}
 		}
 		if err := setElement(a, i, s); err != nil {
 			C.gd_decref(asObject(a))
@@ -288,19 +285,66 @@ func goArange(_, args, kwargs *C.PyObject) *C.PyObject {
 	return asObject(a)
 }
 
-func sign(v int64) int64 {
-	if v < 0 {
-		return -1
+// arangeIntLength is ceil((stop-start)/step), or 0, computed in uint64: the
+// distance between two int64 values always fits there, where stop-start and the
+// usual (stop-start+step-1)/step overflow int64 near its limits. The values
+// start+i*step are then exact in wrapping int64 arithmetic, as each lies in range.
+func arangeIntLength(start, stop, step int64) (int64, error) {
+	if step == 0 {
+		return 0, valueErrorf("arange(): step must not be zero")
 	}
-	return 1
+	var span, by uint64
+	switch {
+	case step > 0 && stop > start:
+		span, by = uint64(stop)-uint64(start), uint64(step)
+	case step < 0 && stop < start:
+		span, by = uint64(start)-uint64(stop), -uint64(step) // -uint64 is |step|, MinInt64 too
+	default:
+		return 0, nil
+	}
+	n := span / by
+	if span%by != 0 {
+		n++
+	}
+	if n > math.MaxInt64 {
+		return 0, valueErrorf("arange(): %d elements are more than an array can hold", n)
+	}
+	return int64(n), nil
+}
+
+// arangeFloatLength is NumPy's length for float arguments: ceil((stop-start)/step),
+// except that a quotient that underflows to +0 (an infinite step) still yields
+// the start element, as NumPy's arange(0, 10, inf) gives [0.].
+func arangeFloatLength(start, stop, step float64) (int64, error) {
+	if step == 0 || math.IsNaN(start) || math.IsNaN(stop) || math.IsNaN(step) ||
+		math.IsInf(start, 0) || math.IsInf(stop, 0) {
+		return 0, valueErrorf("arange(): arguments must be finite and step non-zero")
+	}
+	delta := stop - start
+	q := delta / step
+	if q == 0 && delta != 0 {
+		if math.Signbit(q) {
+			return 0, nil
+		}
+		return 1, nil
+	}
+	c := math.Ceil(q)
+	if math.IsNaN(c) || c <= 0 {
+		return 0, nil
+	}
+	if c > maxElements {
+		return 0, valueErrorf("arange(): %g elements are more than an array can hold", c)
+	}
+	return int64(c), nil
 }
 
 //export goAsarray
 func goAsarray(_, args, kwargs *C.PyObject) *C.PyObject {
-	obj, dtype, req, err := parseAsarrayArgs(args, kwargs) // asarray_copy.go
+	obj, dtype, req, release, err := parseAsarrayArgs(args, kwargs) // asarray_copy.go
 	if err != nil {
 		return fail(err)
 	}
+	defer release()
 	return asarray(obj, dtype, req)
 }
 
@@ -329,9 +373,10 @@ func asarray(obj, dtype *C.PyObject, req importRequest) *C.PyObject {
 
 //export goArrayNew
 func goArrayNew(args, kwargs *C.PyObject) *C.PyObject {
-	p, err := parseArgs("Array", args, kwargs, []string{"obj", "dtype"}, 1)
+	p, release, err := parseArgs("Array", args, kwargs, []string{"obj", "dtype"}, 1)
 	if err != nil {
 		return fail(err)
 	}
+	defer release()
 	return asarray(p[0], p[1], importRequest{})
 }

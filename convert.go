@@ -24,7 +24,7 @@ func arrayFrom(obj *C.PyObject, dt *dlpack.DType) (*C.gd_array, error) {
 		}
 		return convertArray(a, dt)
 	}
-	if _, isSeq := sequenceItems(obj); !isSeq && C.PyObject_CheckBuffer(obj) != 0 {
+	if !isSequence(obj) && C.PyObject_CheckBuffer(obj) != 0 {
 		a, err := fromBuffer(obj)
 		if err != nil || dt == nil || int(a.dtype_index) == dt.Index {
 			return a, err
@@ -92,6 +92,9 @@ func fromBuffer(obj *C.PyObject) (*C.gd_array, error) {
 		return nil, bufferErrorf("buffer format %q has itemsize %d, expected %d", format, view.itemsize, dt.ItemSize())
 	}
 	nd := int(view.ndim)
+	if nd < 0 || nd > dlpack.MaxNDim { // an exporter in C may say anything
+		return nil, bufferErrorf("buffer has %d dimensions; at most %d are supported", nd, dlpack.MaxNDim)
+	}
 	shape := make([]int64, nd)
 	byteStrides := make([]int64, nd)
 	for i := 0; i < nd; i++ {
@@ -121,85 +124,113 @@ func fromBuffer(obj *C.PyObject) (*C.gd_array, error) {
 	return a, nil
 }
 
-// fromNested converts nested lists/tuples of Python scalars (or one scalar).
+// The C walker reports kinds with dlpack.Kind's values: these fail to compile if
+// the two enumerations ever disagree.
+var (
+	_ [int(C.GD_KIND_BOOL) - int(dlpack.KindBool)]struct{}
+	_ [int(dlpack.KindBool) - int(C.GD_KIND_BOOL)]struct{}
+	_ [int(C.GD_KIND_INT) - int(dlpack.KindInt)]struct{}
+	_ [int(dlpack.KindInt) - int(C.GD_KIND_INT)]struct{}
+	_ [int(C.GD_KIND_UINT) - int(dlpack.KindUint)]struct{}
+	_ [int(dlpack.KindUint) - int(C.GD_KIND_UINT)]struct{}
+	_ [int(C.GD_KIND_FLOAT) - int(dlpack.KindFloat)]struct{}
+	_ [int(dlpack.KindFloat) - int(C.GD_KIND_FLOAT)]struct{}
+	_ [int(C.GD_KIND_COMPLEX) - int(dlpack.KindComplex)]struct{}
+	_ [int(dlpack.KindComplex) - int(C.GD_KIND_COMPLEX)]struct{}
+)
+
+// maxElements bounds the elements of any array: more than 2^47 (of one byte or
+// more) cannot fit in the 47-bit user address space of today's 64-bit machines.
+const maxElements = 1 << 47
+
+// fromNested converts nested lists/tuples of Python scalars (or one scalar). The
+// shape is read first, the dtype inferred if dt is nil, and the values are then
+// converted straight into the new array's C memory by convert.c: nothing the size
+// of the input is allocated in Go, so a big list costs its result and no more.
 func fromNested(obj *C.PyObject, dt *dlpack.DType) (*C.gd_array, error) {
-	var shape []int64
-	for o := obj; ; {
-		items, isSeq := sequenceItems(o)
-		if !isSeq {
-			break
-		}
-		if len(shape) == dlpack.MaxNDim {
-			return nil, valueErrorf("nested sequences are deeper than %d dimensions", dlpack.MaxNDim)
-		}
-		shape = append(shape, int64(len(items)))
-		if len(items) == 0 {
-			break
-		}
-		o = items[0]
+	var shapeBuf [dlpack.MaxNDim]int64
+	nd := int(C.gd_nested_shape(obj, (*C.int64_t)(unsafe.Pointer(&shapeBuf[0]))))
+	if nd < 0 {
+		return nil, errPySet
 	}
-	var vals []dlpack.Scalar
-	if err := collectNested(obj, shape, &vals); err != nil {
-		return nil, err
+	shape := shapeBuf[:nd]
+	// Lists that hold the same list many times can describe more elements than
+	// memory holds: refuse before walking them.
+	n, err := dlpack.NumElements(shape)
+	if err != nil || n > maxElements {
+		return nil, memoryErrorf("cannot allocate an array of shape %v: more elements than memory can hold", shape)
+	}
+	if nd == 0 {
+		s, err := pyToScalar(obj)
+		if err != nil {
+			return nil, err
+		}
+		if dt == nil {
+			dt = inferDType(s.Kind, s.Kind == dlpack.KindInt, 1)
+		}
+		a, err := newOwnedArray(dt, nil, false)
+		if err == nil {
+			if err = setElement(a, 0, s); err != nil {
+				C.gd_decref(asObject(a))
+				return nil, err
+			}
+		}
+		return a, err
 	}
 	if dt == nil {
-		dt = inferDType(vals)
+		var kind, signed C.int
+		if C.gd_nested_kind(obj, (*C.int64_t)(unsafe.Pointer(&shapeBuf[0])), C.int(nd), &kind, &signed) < 0 {
+			return nil, errPySet
+		}
+		dt = inferDType(dlpack.Kind(kind), signed != 0, n)
 	}
 	a, err := newOwnedArray(dt, shape, false)
 	if err != nil {
 		return nil, err
 	}
-	for i, s := range vals {
-		if err := setElement(a, int64(i), s); err != nil {
-			C.gd_decref(asObject(a))
-			return nil, err
-		}
+	if C.gd_nested_fill(obj, a) < 0 {
+		C.gd_decref(asObject(a))
+		return nil, errPySet
 	}
 	return a, nil
 }
 
-func collectNested(o *C.PyObject, shape []int64, vals *[]dlpack.Scalar) error {
-	items, isSeq := sequenceItems(o)
-	if len(shape) == 0 {
-		if isSeq {
-			return valueErrorf("setting an array element with a sequence: the nested sequences have an " +
-				"inhomogeneous shape")
-		}
-		s, err := pyToScalar(o)
-		if err != nil {
-			return err
-		}
-		*vals = append(*vals, s)
-		return nil
+// goScalarKind is convert.c's way to ask for the kind of an item it does not
+// recognise (numpy scalars, big ints, objects with __float__...). The caller holds
+// item. It returns the dlpack.Kind, or -1 with a Python exception set.
+//
+//export goScalarKind
+func goScalarKind(item *C.PyObject) C.int {
+	s, err := pyToScalar(item)
+	if err != nil {
+		setError(err)
+		return -1
 	}
-	if !isSeq || int64(len(items)) != shape[0] {
-		return valueErrorf("setting an array element with a sequence: the nested sequences have an " +
-			"inhomogeneous shape")
-	}
-	for _, it := range items {
-		if err := collectNested(it, shape[1:], vals); err != nil {
-			return err
-		}
-	}
-	return nil
+	return C.int(s.Kind)
 }
 
-// inferDType picks NumPy's dtype for a set of Python scalars: bool, int64, uint64
-// when every integer only fits there, float64 (NumPy promotes int64 with uint64 to
-// float64) or complex128.
-func inferDType(vals []dlpack.Scalar) *dlpack.DType {
-	if len(vals) == 0 {
-		return mustDType("float64")
+// goStoreItem converts item (held by the caller) into element i of a, for the
+// items and dtypes convert.c leaves to the Go rules. 0, or -1 with an exception set.
+//
+//export goStoreItem
+func goStoreItem(a *C.gd_array, i C.int64_t, item *C.PyObject) C.int {
+	s, err := pyToScalar(item)
+	if err == nil {
+		err = setElement(a, int64(i), s)
 	}
-	kind := dlpack.KindBool
-	signed := false // some integer fits int64
-	for _, s := range vals {
-		if s.Kind > kind {
-			kind = s.Kind
-		}
-		if s.Kind == dlpack.KindInt {
-			signed = true
-		}
+	if err != nil {
+		setError(err)
+		return -1
+	}
+	return 0
+}
+
+// inferDType picks NumPy's dtype for n Python scalars whose largest kind is kind
+// (signed: some integer fit int64): bool, int64, uint64 when every integer only
+// fits there, float64 (NumPy promotes int64 with uint64 to float64) or complex128.
+func inferDType(kind dlpack.Kind, signed bool, n int64) *dlpack.DType {
+	if n == 0 {
+		return mustDType("float64")
 	}
 	switch kind {
 	case dlpack.KindBool:
@@ -221,6 +252,9 @@ func inferDType(vals []dlpack.Scalar) *dlpack.DType {
 //export goArrayTolist
 func goArrayTolist(self, _ *C.PyObject) *C.PyObject {
 	a := toArray(self)
+	if C.gd_tolist_fast_ok(a) != 0 {
+		return C.gd_tolist(a) // the common dtypes, without a crossing per element
+	}
 	return tolist(a, 0, 0)
 }
 

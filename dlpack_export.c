@@ -9,6 +9,7 @@
 #include "godlpack.h"
 #include "_cgo_export.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,11 +126,16 @@ static int parse_pair(PyObject *o, long *first, long *second) {
     if (!PyLong_Check(a) || !PyLong_Check(b)) {
         return -1;
     }
-    *first = PyLong_AsLong(a);
-    *second = PyLong_AsLong(b);
-    if ((*first == -1 || *second == -1) && PyErr_Occurred()) {
-        PyErr_Clear();
-        return -1;
+    /* An int past a long saturates: a max_version minor of 2**70 is just "newer
+     * than ours", and no device type or id is that large. */
+    int over_a, over_b;
+    *first = PyLong_AsLongAndOverflow(a, &over_a);
+    *second = PyLong_AsLongAndOverflow(b, &over_b);
+    if (over_a) {
+        *first = over_a > 0 ? LONG_MAX : LONG_MIN;
+    }
+    if (over_b) {
+        *second = over_b > 0 ? LONG_MAX : LONG_MIN;
     }
     return 0;
 }

@@ -68,8 +68,11 @@ int gd_has_dlpack(PyObject *obj) {
 }
 
 /* The producer's DLPackExchangeAPI for type tp, or NULL (no error set) if the type
- * has none or it is of another major version. */
-const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp) {
+ * has none or it is of another major version. *capsule is set to a new reference
+ * to the capsule holding it: the table may live in memory the capsule owns, so the
+ * capsule must be held for as long as the table is used. */
+const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule) {
+    *capsule = NULL;
     PyObject *cap = PyObject_GetAttr((PyObject *)tp, s_exchange_attr);
     if (cap == NULL) {
         PyErr_Clear();
@@ -83,7 +86,11 @@ const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp) {
             api = NULL;
         }
     }
-    Py_DECREF(cap);
+    if (api == NULL) {
+        Py_DECREF(cap);
+        return NULL;
+    }
+    *capsule = cap;
     return api;
 }
 
@@ -100,27 +107,41 @@ gd_dtype_slot_table gd_dtype_slots; /* filled by Go at module init (import.go) *
 
 /* A few producer types and their exchange APIs, looked up once per type as the
  * spec allows. Each cached type is kept alive by a reference we hold, so its
- * address cannot be reused by another type. Types past the cache's size are
- * looked up each time. Touched only with the GIL held. */
+ * address cannot be reused by another type, and so is the capsule holding its
+ * table, so the table cannot be freed under us if the type's attribute is
+ * replaced. Types past the cache's size are looked up each time, and *hold gets
+ * the capsule for the caller to release after its call through the table (the
+ * call runs the producer's code, which could drop the attribute). Touched only
+ * with the GIL held. */
 #define GD_API_CACHE 16
 static struct {
     PyTypeObject *type;
+    PyObject *capsule;
     const DLPackExchangeAPI *api;
 } api_cache[GD_API_CACHE];
 
-const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp) {
+const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold) {
+    *hold = NULL;
     for (int i = 0; i < GD_API_CACHE; i++) {
         if (api_cache[i].type == tp) {
             return api_cache[i].api;
         }
         if (api_cache[i].type == NULL) {
-            api_cache[i].api = gd_exchange_api_of(tp);
+            PyObject *capsule;
+            const DLPackExchangeAPI *api = gd_exchange_api_of(tp, &capsule);
+            if (api_cache[i].type != NULL) {
+                /* The attribute lookup ran Python code that filled this slot. */
+                *hold = capsule;
+                return api;
+            }
             Py_INCREF(tp);
             api_cache[i].type = tp;
-            return api_cache[i].api;
+            api_cache[i].capsule = capsule;
+            api_cache[i].api = api;
+            return api;
         }
     }
-    return gd_exchange_api_of(tp);
+    return gd_exchange_api_of(tp, hold);
 }
 
 /* An Array owning a managed tensor that passed gd_fast_check; NULL with an
@@ -187,10 +208,13 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
     if (tp == gd_ArrayType) {
         return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
     }
-    const DLPackExchangeAPI *api = gd_exchange_api_cached(tp);
+    PyObject *hold;
+    const DLPackExchangeAPI *api = gd_exchange_api_cached(tp, &hold);
     if (api != NULL) {
         DLManagedTensorVersioned *m = NULL;
-        if (api->managed_tensor_from_py_object_no_sync(x, &m) == 0 && m != NULL) {
+        int rc = api->managed_tensor_from_py_object_no_sync(x, &m);
+        Py_XDECREF(hold); /* the table is not used past this call */
+        if (rc == 0 && m != NULL) {
             gd_fast_view v;
             if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
                 PyObject *a = array_from_fast(&v, m, 1);

@@ -7,9 +7,9 @@
  * Memory model: every byte an Array views lives in C memory behind a gd_owner, a
  * small atomically reference-counted record. Arrays, views and exported managed
  * tensors each hold one reference; the last one to let go releases the memory
- * (free for Go-owned buffers, the producer's deleter for imported ones). Nothing
- * here touches Python, so an owner can be released from any thread, without the
- * GIL, and after interpreter finalization. */
+ * (free for Go-owned buffers, the producer's deleter for imported ones). An owner
+ * can be released from any thread, without the GIL, and after interpreter
+ * finalization: only the Python-buffer kind touches Python, taking the GIL itself. */
 #ifndef GODLPACK_H
 #define GODLPACK_H
 
@@ -27,6 +27,7 @@ enum gd_owner_kind {
     GD_OWNER_OWNED = 0,          /* our aligned allocation; data follows the header */
     GD_OWNER_FOREIGN_VERSIONED,  /* a producer's DLManagedTensorVersioned */
     GD_OWNER_FOREIGN_LEGACY,     /* a producer's DLManagedTensor */
+    GD_OWNER_PYBUFFER,           /* a Python buffer (owner_pybuffer.c): takes the GIL */
 };
 typedef struct gd_owner {
     _Atomic int64_t refs;
@@ -43,6 +44,12 @@ static inline void gd_owner_incref(gd_owner *o) {
     atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed);
 }
 void gd_owner_decref(gd_owner *o);
+/* Owners of a Python buffer (owner_pybuffer.c). Unlike the others, releasing one
+ * touches Python: it takes the GIL itself, and leaks once the interpreter is gone. */
+gd_owner *gd_owner_new_pybuffer(PyObject *obj, int writable, PyObject *keep);
+Py_buffer *gd_owner_pybuffer_view(gd_owner *o);
+PyObject *gd_owner_keep(gd_owner *o); /* borrowed; NULL for other kinds */
+void gd_owner_release_pybuffer(gd_owner *o);
 /* Live-allocation counting, for tests and the leak benchmark: owners and export
  * blocks. It costs two atomic read-modify-writes per exchange (~9% of an export to
  * NumPy), so it is on only when GODLPACK_COUNT_ALLOCATIONS=1 is set at import. */
@@ -76,6 +83,9 @@ int gd_array_type_init(PyObject *module);
 /* A new Array of ndim dims, viewing data of owner (one new owner reference is taken). */
 gd_array *gd_array_alloc(int32_t ndim);
 int gd_array_check(PyObject *o);
+/* PEP 3118 buffer protocol (array_buffer.c). */
+int gd_array_getbuffer(PyObject *self, Py_buffer *view, int flags);
+void gd_array_releasebuffer(PyObject *self, Py_buffer *view);
 
 /* ---- export (dlpack_export.c) ---- */
 PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
@@ -90,11 +100,11 @@ int gd_import_init(void);
 PyObject *gd_call_dlpack(PyObject *obj, PyObject *dl_device, PyObject *copy);
 PyObject *gd_call_dlpack_legacy(PyObject *obj);
 int gd_has_dlpack(PyObject *obj);
-const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp);
+const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule);
 int gd_exchange_from_py(const DLPackExchangeAPI *api, PyObject *obj, DLManagedTensorVersioned **out);
 int gd_error_is_buffer_error(void);
 extern gd_dtype_slot_table gd_dtype_slots;
-const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp);
+const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold);
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int gd_error_is_type_error(void);
 /* Call a producer's deleter (a C function pointer), if it has one. */
@@ -134,6 +144,15 @@ static inline void gd_call_deleter_keep_error(void *m, int versioned) {
     PyErr_Restore(type, value, tb);
 }
 
+/* ---- nested sequences <-> array memory (convert.c) ---- */
+/* Element kinds as Python sees them: dlpack.Kind's values (convert.go checks). */
+enum { GD_KIND_BOOL = 0, GD_KIND_INT, GD_KIND_UINT, GD_KIND_FLOAT, GD_KIND_COMPLEX };
+int gd_nested_shape(PyObject *obj, int64_t *shape);
+int gd_nested_kind(PyObject *obj, const int64_t *shape, int ndim, int *kind, int *any_signed);
+int gd_nested_fill(PyObject *obj, gd_array *dst);
+int gd_tolist_fast_ok(const gd_array *a);
+PyObject *gd_tolist(const gd_array *a);
+
 /* ---- errors raised from Go (Python's exception objects are C globals) ---- */
 void gd_raise(int kind, const char *msg);
 enum { GD_ERR_TYPE = 1, GD_ERR_VALUE, GD_ERR_BUFFER, GD_ERR_INDEX, GD_ERR_OVERFLOW,
@@ -157,6 +176,7 @@ static inline int gd_float_check(PyObject *o) { return PyFloat_Check(o); }
 static inline int gd_complex_check(PyObject *o) { return PyComplex_Check(o); }
 static inline int gd_bool_check(PyObject *o) { return PyBool_Check(o); }
 static inline int gd_unicode_check(PyObject *o) { return PyUnicode_Check(o); }
+static inline int gd_bytes_check_exact(PyObject *o) { return PyBytes_CheckExact(o); }
 static inline int gd_slice_check(PyObject *o) { return PySlice_Check(o); }
 static inline int gd_index_check(PyObject *o) { return PyIndex_Check(o); }
 static inline int gd_type_check(PyObject *o) { return PyType_Check(o); }
@@ -168,6 +188,10 @@ static inline PyObject *gd_bool_type(void) { return (PyObject *)&PyBool_Type; }
 static inline PyObject *gd_complex_type(void) { return (PyObject *)&PyComplex_Type; }
 static inline PyObject *gd_tuple_item(PyObject *t, Py_ssize_t i) { return PyTuple_GET_ITEM(t, i); }
 static inline PyObject *gd_list_item(PyObject *t, Py_ssize_t i) { return PyList_GET_ITEM(t, i); }
+/* Item i of a tuple or list (i in range), as a new reference. */
+static inline PyObject *gd_seq_item_new(PyObject *s, Py_ssize_t i) {
+    return Py_NewRef(PySequence_Fast_GET_ITEM(s, i));
+}
 static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
 static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
 static inline PyObject *gd_args_item(PyObject *const *args, Py_ssize_t i) { return args[i]; }

@@ -114,8 +114,9 @@ func parseImportRequest(fname string, device, copyArg *C.PyObject) (importReques
 		req.cpuDevice = true
 		return req, nil
 	}
-	items, ok := sequenceItems(device)
-	if !ok || len(items) != 2 {
+	items, n, release := heldItems(device, 2)
+	defer release()
+	if n != 2 {
 		return req, typeErrorf("%s(): device must be None, 'cpu' or a (device_type, device_id) tuple", fname)
 	}
 	dt, err := asInt64(items[0], "device type")
@@ -180,9 +181,12 @@ func importProducer(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 	// Fast path: the type's C exchange API, with no capsule and no Python call.
 	// With an explicit device the producer must hear dl_device, so __dlpack__ is used.
 	if !req.cpuDevice {
-		if api := C.gd_exchange_api_cached(tp); api != nil {
+		var hold *C.PyObject
+		if api := C.gd_exchange_api_cached(tp, &hold); api != nil {
 			var m *C.DLManagedTensorVersioned
-			if C.gd_exchange_from_py(api, x, &m) == 0 && m != nil {
+			rc := C.gd_exchange_from_py(api, x, &m)
+			C.gd_xdecref(hold) // the table is not used past this call
+			if rc == 0 && m != nil {
 				return adoptManaged(unsafe.Pointer(m), true)
 			}
 			if C.gd_error_is_buffer_error() == 0 {

@@ -87,6 +87,14 @@ static PyMethodDef module_methods[] = {
      "Types whose class has __dlpack_c_exchange_api__ (torch.Tensor) are imported through\n"
      "the DLPack C exchange API with no capsule. Every malformed tensor raises BufferError\n"
      "naming the field, and its deleter is still called exactly once."},
+    {"_wrap_buffer", (PyCFunction)(void (*)(void))goWrapBuffer, KW,
+     "_wrap_buffer(buffer, dtype, shape, strides=None, offset=0, readonly=False, keep=None,\n"
+     "             own_bytes=False)\n"
+     "--\n\nInternal: an Array over a C-contiguous Python buffer, no copy (pickle loads,\n"
+     "shared memory). strides None: the array fills the buffer from offset exactly.\n"
+     "keep lives as long as the memory. Read-only when asked or when the buffer is,\n"
+     "except that own_bytes makes a large bytes object (one only this array uses: a\n"
+     "protocol 2-4 pickle's) writable, as NumPy's unpickling does."},
     {"_live_allocations", mod_live_allocations, METH_NOARGS,
      "Number of live C allocations (owners and exported managed tensors), for tests;\n"
      "needs GODLPACK_COUNT_ALLOCATIONS=1 in the environment at import."},

@@ -35,8 +35,9 @@ func PyInit__godlpack() *C.PyObject {
 
 //export goSetDtypes
 func goSetDtypes(_, seq *C.PyObject) *C.PyObject {
-	items, ok := sequenceItems(seq)
-	if !ok || len(items) != len(dlpack.All()) {
+	items, n, release := heldItems(seq, len(dlpack.All()))
+	defer release()
+	if n != len(dlpack.All()) {
 		return fail(typeErrorf("_set_dtypes expects a tuple of %d dtype objects", len(dlpack.All())))
 	}
 	objs := make([]*C.PyObject, len(items))

@@ -1,6 +1,7 @@
-/* owner.c: reference-counted owners of array memory (see godlpack.h). Pure C with
- * no Python calls, so the last reference may be dropped from any thread, without
- * the GIL, or after the interpreter has finalized. */
+/* owner.c: reference-counted owners of array memory (see godlpack.h). No Python
+ * calls here (the Python-buffer kind's release, in owner_pybuffer.c, takes the GIL
+ * itself), so the last reference may be dropped from any thread, without the GIL,
+ * or after the interpreter has finalized. */
 #include "godlpack.h"
 
 #include <stdlib.h>
@@ -79,6 +80,9 @@ void gd_owner_decref(gd_owner *o) {
         }
         break;
     }
+    case GD_OWNER_PYBUFFER:
+        gd_owner_release_pybuffer(o);
+        break;
     default:
         break;
     }

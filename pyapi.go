@@ -61,6 +61,8 @@ func setError(err error) {
 	switch {
 	case errors.As(err, &pe):
 		raiseString(pe.kind, pe.msg)
+	case errors.As(err, &re) && re.NotANumber:
+		raiseString(C.GD_ERR_VALUE, re.Msg) // int(float("nan")) is a ValueError too
 	case errors.As(err, &re):
 		raiseString(C.GD_ERR_OVERFLOW, re.Msg)
 	case errors.As(err, &te):
@@ -93,50 +95,74 @@ func pyCheck() error {
 }
 
 // parseArgs binds positional args and keywords to names, like a tiny
-// PyArg_ParseTupleAndKeywords. It returns borrowed references; nil means absent.
-func parseArgs(fname string, args, kwargs *C.PyObject, names []string, required int) ([]*C.PyObject, error) {
-	out := make([]*C.PyObject, len(names))
+// PyArg_ParseTupleAndKeywords. The values are new references, dropped by
+// release: a keyword's value is held only by the kwargs dict, which Python code
+// run later in the call (an __index__) could reach and clear. nil means absent.
+func parseArgs(fname string, args, kwargs *C.PyObject, names []string, required int) (
+	out []*C.PyObject, release func(), err error) {
+	out = make([]*C.PyObject, len(names))
+	release = func() {
+		for _, o := range out {
+			if o != nil {
+				C.gd_decref(o)
+			}
+		}
+	}
 	var n int
 	if args != nil {
 		n = int(C.PyTuple_Size(args))
 	}
 	if n > len(names) {
-		return nil, typeErrorf("%s() takes at most %d arguments (%d given)", fname, len(names), n)
+		return nil, func() {}, typeErrorf("%s() takes at most %d arguments (%d given)", fname, len(names), n)
 	}
 	for i := 0; i < n; i++ {
-		out[i] = C.gd_tuple_item(args, C.Py_ssize_t(i))
+		out[i] = C.gd_seq_item_new(args, C.Py_ssize_t(i))
 	}
 	if kwargs != nil && C.PyDict_Size(kwargs) > 0 {
 		var pos C.Py_ssize_t
 		var key, val *C.PyObject
+		// No Python code runs in this loop (keys are compared as UTF-8), so the
+		// dict cannot change under PyDict_Next.
 		for C.PyDict_Next(kwargs, &pos, &key, &val) != 0 {
 			name, err := goString(key)
 			if err != nil {
-				return nil, err
+				release()
+				return nil, func() {}, err
 			}
 			found := false
 			for i, want := range names {
 				if name == want {
 					if out[i] != nil {
-						return nil, typeErrorf("%s() got multiple values for argument '%s'", fname, name)
+						release()
+						return nil, func() {}, typeErrorf("%s() got multiple values for argument '%s'", fname, name)
 					}
+					C.gd_incref(val)
 					out[i] = val
 					found = true
 				}
 			}
 			if !found {
-				return nil, typeErrorf("%s() got an unexpected keyword argument '%s'", fname, name)
+				release()
+				return nil, func() {}, typeErrorf("%s() got an unexpected keyword argument '%s'", fname, name)
 			}
 		}
 	}
 	for i := 0; i < required; i++ {
 		if out[i] == nil {
-			return nil, typeErrorf("%s() missing required argument '%s'", fname, names[i])
+			release()
+			return nil, func() {}, typeErrorf("%s() missing required argument '%s'", fname, names[i])
 		}
 	}
-	return out, nil
+	return out, release, nil
 }
 
+// maxGoString bounds what goString and typeName copy onto the Go heap: they
+// serve names (keywords, dtypes, types) and error messages, and a hostile
+// gigabyte string must not become a Go allocation that can only fail fatally.
+const maxGoString = 4096
+
+// goString copies a str into Go, cut to maxGoString bytes (with "..." added):
+// no name godlpack compares against is that long, so a cut one matches nothing.
 func goString(o *C.PyObject) (string, error) {
 	if C.gd_unicode_check(o) == 0 {
 		return "", typeErrorf("expected str, got %s", typeName(o))
@@ -146,12 +172,24 @@ func goString(o *C.PyObject) (string, error) {
 	if p == nil {
 		return "", errPySet
 	}
+	if size > maxGoString {
+		return C.GoStringN(p, maxGoString) + "...", nil
+	}
 	return C.GoStringN(p, C.int(size)), nil
 }
 
 func typeName(o *C.PyObject) string {
-	tp := (*C.PyTypeObject)(unsafe.Pointer(C.gd_type_of(o)))
-	return C.GoString(tp.tp_name)
+	return boundedCString((*C.PyTypeObject)(unsafe.Pointer(C.gd_type_of(o))).tp_name)
+}
+
+// boundedCString copies a C string that Python code chose (a type's or a
+// capsule's name) into Go, cut as goString cuts.
+func boundedCString(p *C.char) string {
+	n := C.strnlen(p, maxGoString+1)
+	if n > maxGoString {
+		return C.GoStringN(p, maxGoString) + "..."
+	}
+	return C.GoStringN(p, C.int(n))
 }
 
 // asInt64 converts anything with __index__ (int, numpy integers) to int64.
@@ -196,38 +234,54 @@ func int64Tuple(vals []int64) *C.PyObject {
 	return t
 }
 
-// sequenceItems returns the items of a tuple or list as borrowed references.
-func sequenceItems(o *C.PyObject) ([]*C.PyObject, bool) {
-	switch {
-	case C.gd_tuple_check(o) != 0:
-		n := int(C.PyTuple_Size(o))
-		items := make([]*C.PyObject, n)
-		for i := range items {
-			items[i] = C.gd_tuple_item(o, C.Py_ssize_t(i))
-		}
-		return items, true
-	case C.gd_list_check(o) != 0:
-		n := int(C.PyList_Size(o))
-		items := make([]*C.PyObject, n)
-		for i := range items {
-			items[i] = C.gd_list_item(o, C.Py_ssize_t(i))
-		}
-		return items, true
-	}
-	return nil, false
+// isSequence reports a tuple or list, the containers godlpack reads as sequences.
+func isSequence(o *C.PyObject) bool {
+	return C.gd_tuple_check(o) != 0 || C.gd_list_check(o) != 0
 }
 
-// parseShape accepts an int or a sequence of ints.
+// heldItems returns the items of a tuple or list of at most limit items, each as a
+// new reference that release drops. Reading an item may run Python code
+// (__index__, __float__) that changes the list and frees what it held: borrowed
+// items would then dangle, held ones cannot. No Python code runs between reading
+// the length and taking the references. A longer sequence yields no items, only
+// its length n, so that nothing the size of a hostile input is allocated.
+func heldItems(o *C.PyObject, limit int) (items []*C.PyObject, n int, release func()) {
+	release = func() {}
+	switch {
+	case C.gd_tuple_check(o) != 0:
+		n = int(C.PyTuple_Size(o))
+	case C.gd_list_check(o) != 0:
+		n = int(C.PyList_Size(o))
+	default:
+		return nil, -1, release
+	}
+	if n > limit {
+		return nil, n, release
+	}
+	items = make([]*C.PyObject, n)
+	for i := range items {
+		items[i] = C.gd_seq_item_new(o, C.Py_ssize_t(i))
+	}
+	release = func() {
+		for _, it := range items {
+			C.gd_decref(it)
+		}
+	}
+	return items, n, release
+}
+
+// parseShape accepts an int or a tuple or list of ints.
 func parseShape(o *C.PyObject) ([]int64, error) {
-	items, isSeq := sequenceItems(o)
-	if !isSeq {
+	items, n, release := heldItems(o, dlpack.MaxNDim)
+	defer release()
+	if n < 0 {
 		if C.gd_index_check(o) == 0 {
 			return nil, typeErrorf("shape must be an int or a tuple of ints, not %s", typeName(o))
 		}
 		items = []*C.PyObject{o}
 	}
-	if len(items) > dlpack.MaxNDim {
-		return nil, valueErrorf("shape has %d dimensions; at most %d are supported", len(items), dlpack.MaxNDim)
+	if n > dlpack.MaxNDim {
+		return nil, valueErrorf("shape has %d dimensions; at most %d are supported", n, dlpack.MaxNDim)
 	}
 	shape := make([]int64, len(items))
 	for i, it := range items {
@@ -267,8 +321,17 @@ func pyToScalar(o *C.PyObject) (dlpack.Scalar, error) {
 	switch {
 	case C.gd_bool_check(o) != 0:
 		return dlpack.Scalar{Kind: dlpack.KindBool, B: C.gd_is_true(o) != 0}, nil
-	case C.gd_long_check(o) != 0 || (C.gd_index_check(o) != 0 && C.gd_float_check(o) == 0):
+	case C.gd_long_check(o) != 0:
 		return pyIntToScalar(o)
+	case C.gd_index_check(o) != 0 && C.gd_float_check(o) == 0:
+		// A 0-d float tensor (PyTorch) has an __index__ that refuses with TypeError;
+		// its __float__ or __complex__ then gives the value, as NumPy finds it.
+		numeric := hasAttr(o, "__float__") || hasAttr(o, "__complex__")
+		s, err := pyIntToScalar(o)
+		if err != errPySet || !numeric || C.gd_error_is_type_error() == 0 {
+			return s, err
+		}
+		C.PyErr_Clear()
 	case C.gd_float_check(o) != 0:
 		return dlpack.Scalar{Kind: dlpack.KindFloat, F: float64(C.PyFloat_AsDouble(o))}, nil
 	case C.gd_complex_check(o) != 0:

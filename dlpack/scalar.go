@@ -20,8 +20,12 @@ type Scalar struct {
 }
 
 // RangeError reports a value that the target dtype cannot hold; the Python
-// layer raises it as OverflowError or ValueError.
-type RangeError struct{ Msg string }
+// layer raises it as OverflowError, or as ValueError when NotANumber is set
+// (NaN has no integer value at all, which Python reports as ValueError).
+type RangeError struct {
+	Msg        string
+	NotANumber bool
+}
 
 func (e *RangeError) Error() string { return e.Msg }
 
@@ -197,7 +201,7 @@ func (d *DType) integerBits(s Scalar) (uint64, error) {
 	case KindFloat:
 		f := s.F
 		if f != f {
-			return 0, &RangeError{Msg: "cannot convert float NaN to integer"}
+			return 0, &RangeError{Msg: "cannot convert float NaN to integer", NotANumber: true}
 		}
 		if math.IsInf(f, 0) {
 			return 0, &RangeError{Msg: "cannot convert float infinity to integer"}

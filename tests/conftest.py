@@ -15,6 +15,7 @@ import ctypes
 import gc
 import glob
 import os
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -211,6 +212,43 @@ def run_python(
         text=True,
         timeout=timeout,
     )
+
+
+def run_script(tmp_path, name: str, source: str, timeout: float = 120, args=()) -> str:
+    """Runs source as the file tmp_path/name.py (a real file: spawn and forkserver
+    workers import their functions from it) with the godlpack of this run; returns
+    its stdout. A hang fails the test and kills the script's whole process group
+    (workers included); so does a non-zero exit or a traceback on stderr."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([GODLPACK_PATH, env.get("PYTHONPATH", "")]).rstrip(
+        os.pathsep
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(path), *args],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: a hang kills every worker too
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"{name} hung for {timeout} s\nstdout:\n{out}\nstderr:\n{err[-4000:]}")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # stray workers, if any
+        except ProcessLookupError:
+            pass
+    assert proc.returncode == 0, f"{name} exited {proc.returncode}\nstdout:\n{out}\nstderr:\n{err}"
+    for bad in ("Fatal", "Segmentation", "panic", "Traceback"):
+        assert bad not in err, f"{name}: {bad!r} on stderr:\n{err}"
+    return out
 
 
 @pytest.fixture(scope="session")

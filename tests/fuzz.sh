@@ -14,6 +14,12 @@
 #   ./internal/fastcheck   FuzzFastCheckAgreesWithValidator   C fast check vs Go
 #   ./dlpack/tensor        FuzzRoundTrip     Go API produce -> C consumer -> consume
 # Each has a committed seed corpus in <package>/testdata/fuzz/<Target>/.
+# Then, for as long, the Python-level target (PY or PYTHON: the test venv's Python;
+# the extension is built in place first):
+#   tests/fuzz_hostile.py  PythonHostile     constructors, indexing and assignment with
+#                                            hostile __index__/__float__ and a second
+#                                            thread mutating the lists being read
+# It runs in a child process, so a crash is an exit status, reported with its seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,6 +58,30 @@ for entry in "${targets[@]}"; do
   summary+=("$(printf '%-36s %12s execs %10s execs/s' "$name" "${execs:-?}" "$rate")")
   rm -f "$log"
 done
+
+# FUZZTIME in seconds for the Python target (go's syntax: 30s, 2m, 1h).
+seconds_of() {
+  case $1 in
+    *h) echo $((${1%h} * 3600)) ;;
+    *m) echo $((${1%m} * 60)) ;;
+    *s) echo "${1%s}" ;;
+    *) echo "$1" ;;
+  esac
+}
+if [ -z "${FUZZ_ONLY:-}" ] || [[ PythonHostile == *"$FUZZ_ONLY"* ]]; then
+  py=${PY:-${PYTHON:-python3}}
+  echo "== fuzz PythonHostile (tests/fuzz_hostile.py) for $fuzztime"
+  "$py" build.py ext --python "$py" >/dev/null
+  log=$(mktemp)
+  if ! PYTHONPATH=pyext "$py" tests/fuzz_hostile.py --seconds "$(seconds_of "$fuzztime")" 2>&1 | tee "$log"; then
+    echo "FAIL: PythonHostile crashed (exit ${PIPESTATUS[0]}); replay: PYTHONPATH=pyext $py" \
+      "tests/fuzz_hostile.py --$(grep -o 'seed=[0-9]*' "$log" | head -1) --no-thread" >&2
+    rm -f "$log"
+    exit 1
+  fi
+  summary+=("$(printf '%-36s %s' PythonHostile "$(grep -o '[0-9]* operations' "$log" | tail -1)")")
+  rm -f "$log"
+fi
 
 echo "== fuzz summary (FUZZTIME=$fuzztime each)"
 printf '%s\n' "${summary[@]}"

@@ -15,14 +15,10 @@ a fork child are not supported (see fork.go).
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 
 import pytest
-from conftest import GODLPACK_PATH
+from conftest import run_script
 
 TIMEOUT = 120
 
@@ -52,37 +48,8 @@ def expected(seed):
 
 
 def run_scenario(tmp_path, name: str, body: str, timeout: float = TIMEOUT) -> str:
-    """Runs COMMON + body as tmp_path/name.py; returns its stdout. Fails on a hang."""
-    path = tmp_path / f"{name}.py"
-    path.write_text(COMMON + textwrap.dedent(body))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([GODLPACK_PATH, env.get("PYTHONPATH", "")]).rstrip(
-        os.pathsep
-    )
-    proc = subprocess.Popen(
-        [sys.executable, str(path)],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group: a hang kills every worker too
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        pytest.fail(f"{name} hung for {timeout} s\nstdout:\n{out}\nstderr:\n{err[-4000:]}")
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # stray workers, if any
-        except ProcessLookupError:
-            pass
-    assert proc.returncode == 0, f"{name} exited {proc.returncode}\nstdout:\n{out}\nstderr:\n{err}"
-    for bad in ("Fatal", "Segmentation", "panic", "Traceback"):
-        assert bad not in err, f"{name}: {bad!r} on stderr:\n{err}"
-    return out
+    """Runs COMMON + body as tmp_path/name.py (conftest.run_script); returns its stdout."""
+    return run_script(tmp_path, name, COMMON + textwrap.dedent(body), timeout)
 
 
 POOL = """

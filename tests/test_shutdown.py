@@ -246,6 +246,35 @@ def test_deleters_called_after_finalization_from_a_c_atexit_handler(helper):
     assert "c-atexit py_initialized=0 deleted=3 live_before=6 live_after=0" in out
 
 
+def test_python_buffer_owners_released_after_finalization_leak_quietly(helper):
+    # Arrays over Python buffers (pickle protocol 5 loads, in band and out of band)
+    # release a Python object, which needs the GIL; after Py_Finalize there is no
+    # Python to release it to, so the buffer is leaked and the owner freed, no crash.
+    ext = godlpack._godlpack.__file__
+    out = run(
+        f"""
+        import os, pickle
+        lib = ctypes.CDLL(os.environ["GODLPACK_TEST_HELPER"])
+        lib.defer_deleter.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p]
+        stores = []
+        for dtype in ("float32", "int8", "bfloat16"):
+            bufs = []
+            s = pickle.dumps(g.arange(100, dtype=dtype), 5, buffer_callback=bufs.append)
+            stores.append(bytearray(bufs[0].raw()))
+            in_band = pickle.dumps(g.arange(100, dtype=dtype), 5)
+            for a in (pickle.loads(s, buffers=[stores[-1]]), pickle.loads(in_band)):
+                assert a._keep() is None and not a.flags["owndata"]
+                ptr, versioned = consume(a[::-1].__dlpack__(max_version=(1, 3)))
+                assert lib.defer_deleter(ptr, int(versioned), {ext!r}.encode()) == 0
+            del a, bufs  # bufs views the pickled source array
+        print("live at exit", g._live_allocations(), flush=True)
+        """,
+        helper=helper,
+    )
+    assert "live at exit 12" in out  # 6 owners + 6 export blocks
+    assert "c-atexit py_initialized=0 deleted=6 live_before=12 live_after=0" in out
+
+
 def test_exit_from_a_fork_child_with_live_arrays():
     out = run(
         """

@@ -5,7 +5,9 @@ or borrowed zero-copy from another DLPack producer. Hand an Array to
 ``numpy.from_dlpack``, ``torch.from_dlpack``, JAX or TVM-FFI with no copy.
 
 Functions: ``from_dlpack`` (import any DLPack producer, zero-copy), ``asarray``,
-``empty``, ``zeros``, ``ones``, ``full``, ``arange``; types: ``Array``, ``dtype``,
+``empty``, ``zeros``, ``ones``, ``full``, ``arange``; shared memory that travels
+between processes as a handle: ``shared_zeros``, ``shared_empty``,
+``shared_asarray``, ``is_shared``; types: ``Array``, ``dtype``,
 ``DLDeviceType``. Module attributes:
 
 DLPACK_VERSION
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import os as _os
 
-from . import _godlpack
+from . import _godlpack, _numpy, _pickling
 from ._godlpack import (
     DLPACK_MAJOR_VERSION,
     DLPACK_MINOR_VERSION,
@@ -40,6 +42,7 @@ from ._godlpack import (
     ones,
     zeros,
 )
+from ._shared import is_shared, shared_asarray, shared_empty, shared_zeros
 from ._types import DLDeviceType, dtype
 from ._version import __version__
 
@@ -64,12 +67,23 @@ __all__ = [
     "empty",
     "from_dlpack",
     "full",
+    "is_shared",
     "ones",
+    "shared_asarray",
+    "shared_empty",
+    "shared_zeros",
     "zeros",
     # every dtype but `bool`: `from godlpack import *` must not shadow the builtin
     # (godlpack.bool stays the dtype)
     *(d.name for d in dtypes if d.name != "bool"),
 ]
+
+# Protocols written in Python on the C type: NumPy's __array__ (_numpy.py), pickling
+# and copying (_pickling.py). The buffer protocol and the scalar slots are C/Go.
+Array.__array__ = _numpy.array  # type: ignore[method-assign]
+Array.__reduce_ex__ = _pickling.reduce_ex  # type: ignore[method-assign,assignment]
+Array.__copy__ = _pickling.copy  # type: ignore[attr-defined]
+Array.__deepcopy__ = _pickling.deepcopy  # type: ignore[attr-defined]
 
 # fork support: the Go collector stays off in a child (fork.go)
 _os.register_at_fork(

@@ -19,6 +19,10 @@ from ._godlpack import from_dlpack as from_dlpack
 from ._godlpack import full as full
 from ._godlpack import ones as ones
 from ._godlpack import zeros as zeros
+from ._shared import is_shared as is_shared
+from ._shared import shared_asarray as shared_asarray
+from ._shared import shared_empty as shared_empty
+from ._shared import shared_zeros as shared_zeros
 from ._types import DLDeviceType as DLDeviceType
 from ._types import dtype as dtype
 
@@ -67,7 +71,11 @@ __all__ = [
     "empty",
     "from_dlpack",
     "full",
+    "is_shared",
     "ones",
+    "shared_asarray",
+    "shared_empty",
+    "shared_zeros",
     "zeros",
     # every dtype but bool: `from godlpack import *` must not shadow the builtin
     "int8",

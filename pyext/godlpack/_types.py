@@ -57,5 +57,15 @@ class dtype(str):  # noqa: N801 - named like numpy.dtype, which it stands in for
     def __repr__(self) -> str:
         return f"dtype('{self.name}')"
 
-    def __reduce__(self):  # pickles as its name
-        return (str, (self.name,))
+    def __reduce__(self) -> tuple[object, tuple[str]]:  # pickles as godlpack's dtype
+        return (_dtype_named, (self.name,))
+
+
+def _dtype_named(name: str) -> dtype:
+    """godlpack's dtype of this name (for unpickling); ValueError if there is none."""
+    import godlpack
+
+    for d in godlpack.dtypes:
+        if d.name == name:
+            return d
+    raise ValueError(f"godlpack has no dtype named {name!r}")
