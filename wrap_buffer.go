@@ -32,7 +32,8 @@ func goWrapBuffer(_, args, kwargs *C.PyObject) *C.PyObject {
 }
 
 func wrapBuffer(args, kwargs *C.PyObject) (*C.gd_array, error) {
-	v, err := parseArgs("_wrap_buffer", args, kwargs, wrapBufferArgs, 3)
+	v, release, err := parseArgs("_wrap_buffer", args, kwargs, wrapBufferArgs, 3)
+	defer release()
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +123,9 @@ func ownsBytes(flag, buf *C.PyObject, size int64) bool {
 }
 
 func parseStrides(o *C.PyObject, ndim int) ([]int64, error) {
-	items, ok := sequenceItems(o)
-	if !ok || len(items) != ndim {
+	items, n, release := heldItems(o, ndim)
+	defer release()
+	if n != ndim {
 		return nil, valueErrorf("_wrap_buffer(): strides must be a tuple of %d ints", ndim)
 	}
 	strides := make([]int64, ndim)
