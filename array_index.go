@@ -205,8 +205,9 @@ func setItem(a *C.gd_array, key, value *C.PyObject) error {
 		return err
 	}
 	defer C.gd_decref(asObject(src))
-	if src.owner == a.owner {
-		// The source may overlap the destination: read it fully before writing.
+	if mayOverlap(a, sel, src) {
+		// Read the source fully before writing: an element written early may be
+		// one the source still has to read.
 		cp, err := copyArray(src)
 		if err != nil {
 			return err
@@ -219,6 +220,20 @@ func setItem(a *C.gd_array, key, value *C.PyObject) error {
 		return err
 	}
 	return assign(a, sel, src, srcStrides)
+}
+
+// mayOverlap reports whether writing the selection sel of a could change src
+// before it is read. It compares the address ranges the two views can touch, not
+// their owners: the same memory reaches us under another owner through DLPack
+// (from_dlpack of our own export, a NumPy or PyTorch view of an Array). A range
+// that cannot be computed counts as overlapping: the copy is then merely unneeded.
+func mayOverlap(a *C.gd_array, sel selection, src *C.gd_array) bool {
+	dst, err := dlpack.ViewExtent(uintptr(unsafe.Pointer(a.data)), sel.offset, sel.shape, sel.strides, elemBits(a))
+	if err != nil {
+		return true
+	}
+	s, err := dlpack.ViewExtent(uintptr(unsafe.Pointer(src.data)), 0, arrayShape(src), arrayStrides(src), elemBits(src))
+	return err != nil || dst.Overlaps(s)
 }
 
 // broadcastStrides gives src's strides for viewing it as shape, by NumPy's rules.

@@ -88,9 +88,11 @@ static PyMethodDef array_methods[] = {
      "stream: must be None (CPU memory has no stream); anything else raises ValueError.\n"
      "max_version: None or a (major, minor) tuple of ints; major >= 1 gives a\n"
      "    'dltensor_versioned' capsule (DLManagedTensorVersioned, version reported as\n"
-     "    (1, min(3, minor))); None or major < 1 gives a legacy 'dltensor' capsule.\n"
-     "dl_device: None, the array's own device or (kDLCPU, 0); another device raises\n"
-     "    BufferError (godlpack cannot move memory to it).\n"
+     "    (1, min(3, minor)), for ints of any size); None or major < 1 gives a legacy\n"
+     "    'dltensor' capsule.\n"
+     "dl_device: None, the array's own device or (kDLCPU, 0); (kDLCPU, 0) exports an\n"
+     "    imported pinned or managed array (CPU-readable) labelled CPU. Another device\n"
+     "    raises BufferError (godlpack cannot move memory to it).\n"
      "copy: None or False share the array's memory (never a copy); True exports a fresh\n"
      "    contiguous copy and sets the IS_COPIED flag.\n\n"
      "The capsule holds a reference on the memory, not on the Array: the memory stays\n"
@@ -163,15 +165,7 @@ static PyType_Spec array_spec = {
     .slots = array_slots,
 };
 
-int gd_array_type_init(PyObject *module) {
+int gd_array_type_init(void) {
     gd_ArrayType = (PyTypeObject *)PyType_FromSpec(&array_spec);
-    if (gd_ArrayType == NULL) {
-        return -1;
-    }
-    Py_INCREF(gd_ArrayType); /* the module keeps one reference, we keep this one */
-    if (PyModule_AddObject(module, "Array", (PyObject *)gd_ArrayType) < 0) {
-        Py_DECREF(gd_ArrayType);
-        return -1;
-    }
-    return 0;
+    return gd_ArrayType == NULL ? -1 : 0; /* our reference lasts for the process */
 }

@@ -207,6 +207,10 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
             }
         }
     }
+    /* dl_device=(kDLCPU, 0) for memory the CPU reads (an imported kDLCUDAHost,
+     * kDLROCMHost or kDLCUDAManaged array): exported as it is, labelled CPU, as the
+     * consumer asked; it would refuse the old label (torch does). */
+    int label_cpu = 0;
     if (dl_device != Py_None) {
         long dtype, did;
         if (parse_pair(dl_device, &dtype, &did) != 0) {
@@ -223,6 +227,7 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
                          dtype, did, (int)self->device_type, (int)self->device_id);
             return NULL;
         }
+        label_cpu = cpu && !same;
     }
     int want_copy = 0;
     if (copy == Py_True) {
@@ -245,6 +250,9 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
     PyObject *cap = NULL;
     if (versioned) {
         DLManagedTensorVersioned *m = gd_export_versioned(src, extra, version);
+        if (m != NULL && label_cpu) {
+            m->dl_tensor.device = (DLDevice){GD_KDLCPU, 0};
+        }
         if (m == NULL) {
             PyErr_NoMemory();
         } else if ((cap = PyCapsule_New(m, NAME_VERSIONED, capsule_destructor_versioned)) == NULL) {
@@ -260,6 +268,9 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
                         "'dltensor' capsule, which has no padded flag; pass max_version=(1, 0) or later");
     } else {
         DLManagedTensor *m = gd_export_legacy(src);
+        if (m != NULL && label_cpu) {
+            m->dl_tensor.device = (DLDevice){GD_KDLCPU, 0};
+        }
         if (m == NULL) {
             PyErr_NoMemory();
         } else if ((cap = PyCapsule_New(m, NAME_LEGACY, capsule_destructor_legacy)) == NULL) {

@@ -22,7 +22,7 @@ int gd_import_init(void) {
     kwn_mv_copy = Py_BuildValue("(ss)", "max_version", "copy");
     kwn_mv_dev_copy = Py_BuildValue("(sss)", "max_version", "dl_device", "copy");
     max_version_13 = Py_BuildValue("(ii)", GD_DLPACK_MAJOR, GD_DLPACK_MINOR);
-    return (s_dlpack && s_exchange_attr && kwn_mv && kwn_mv_dev && kwn_mv_copy && kwn_mv_dev_copy &&
+    return (gd_lazy_view_init() == 0 && s_dlpack && s_exchange_attr && kwn_mv && kwn_mv_dev && kwn_mv_copy && kwn_mv_dev_copy &&
             max_version_13)
                ? 0
                : -1;
@@ -105,43 +105,66 @@ int gd_error_is_type_error(void) { return PyErr_ExceptionMatches(PyExc_TypeError
 
 gd_dtype_slot_table gd_dtype_slots; /* filled by Go at module init (import.go) */
 
-/* A few producer types and their exchange APIs, looked up once per type as the
- * spec allows. Each cached type is kept alive by a reference we hold, so its
- * address cannot be reused by another type, and so is the capsule holding its
- * table, so the table cannot be freed under us if the type's attribute is
- * replaced. Types past the cache's size are looked up each time, and *hold gets
- * the capsule for the caller to release after its call through the table (the
- * call runs the producer's code, which could drop the attribute). Touched only
- * with the GIL held. */
+/* A few producer types, with their exchange APIs and how to ask their instances
+ * for lazy-view bits (lazy_view.c), looked up once per type as the spec allows.
+ * Each cached type is kept alive by a reference we hold, so its address cannot be
+ * reused by another type, and so is the capsule holding its table, so the table
+ * cannot be freed under us if the type's attribute is replaced. Types past the
+ * cache's size are looked up each time, and *hold gets the capsule for the caller
+ * to release after its call through the table (the call runs the producer's code,
+ * which could drop the attribute). Touched only with the GIL held. */
 #define GD_API_CACHE 16
-static struct {
+typedef struct {
     PyTypeObject *type;
     PyObject *capsule;
     const DLPackExchangeAPI *api;
-} api_cache[GD_API_CACHE];
+    gd_lazy_probes probes;
+} type_entry;
+static type_entry api_cache[GD_API_CACHE];
 
-const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold) {
+/* Fills e for tp (e->capsule: a new reference or NULL); runs the type's Python code. */
+static void entry_fill(type_entry *e, PyTypeObject *tp) {
+    e->api = gd_exchange_api_of(tp, &e->capsule);
+    gd_lazy_probes_init(&e->probes, tp);
+    e->type = tp;
+}
+
+/* tp's entry: a cached one (*hold NULL), or scratch filled for this call (*hold its
+ * capsule, for the caller to release after its call through the table). */
+static const type_entry *type_entry_of(PyTypeObject *tp, type_entry *scratch, PyObject **hold) {
     *hold = NULL;
     for (int i = 0; i < GD_API_CACHE; i++) {
         if (api_cache[i].type == tp) {
-            return api_cache[i].api;
+            return &api_cache[i];
         }
         if (api_cache[i].type == NULL) {
-            PyObject *capsule;
-            const DLPackExchangeAPI *api = gd_exchange_api_of(tp, &capsule);
+            entry_fill(scratch, tp);
             if (api_cache[i].type != NULL) {
-                /* The attribute lookup ran Python code that filled this slot. */
-                *hold = capsule;
-                return api;
+                /* The lookups ran Python code that filled this slot. */
+                *hold = scratch->capsule;
+                return scratch;
             }
             Py_INCREF(tp);
-            api_cache[i].type = tp;
-            api_cache[i].capsule = capsule;
-            api_cache[i].api = api;
-            return api;
+            api_cache[i] = *scratch;
+            return &api_cache[i];
         }
     }
-    return gd_exchange_api_of(tp, hold);
+    entry_fill(scratch, tp);
+    *hold = scratch->capsule;
+    return scratch;
+}
+
+const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold) {
+    type_entry scratch;
+    return type_entry_of(tp, &scratch, hold)->api;
+}
+
+int gd_refuse_lazy_view_of(PyObject *x) {
+    type_entry scratch;
+    PyObject *hold;
+    const type_entry *te = type_entry_of(Py_TYPE(x), &scratch, &hold);
+    Py_XDECREF(hold); /* the table is not used here */
+    return gd_refuse_lazy_view(x, &te->probes, GD_ASK_BOTH);
 }
 
 /* An Array owning a managed tensor that passed gd_fast_check; NULL with an
@@ -208,22 +231,34 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
     if (tp == gd_ArrayType) {
         return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
     }
+    type_entry scratch;
     PyObject *hold;
-    const DLPackExchangeAPI *api = gd_exchange_api_cached(tp, &hold);
+    const type_entry *te = type_entry_of(tp, &scratch, &hold);
+    const DLPackExchangeAPI *api = te->api;
     if (api != NULL) {
         DLManagedTensorVersioned *m = NULL;
         int rc = api->managed_tensor_from_py_object_no_sync(x, &m);
         Py_XDECREF(hold); /* the table is not used past this call */
         if (rc == 0 && m != NULL) {
             gd_fast_view v;
+            PyObject *a;
+            int questions = GD_ASK_BOTH;
             if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
-                PyObject *a = array_from_fast(&v, m, 1);
+                questions = te->probes.any ? gd_lazy_questions(&m->dl_tensor) : 0; /* validated */
+                a = array_from_fast(&v, m, 1);
                 if (a == NULL) {
                     gd_call_deleter_keep_error(m, 1);
                 }
-                return a;
+            } else {
+                a = goAdoptVersioned(m); /* Go validates, or rejects and deletes */
             }
-            return goAdoptVersioned(m); /* Go validates, or rejects and deletes */
+            /* The exchange API drops PyTorch's lazy-view bits: ask for them. A
+             * refused Array's release calls the producer's deleter. */
+            if (a != NULL && te->probes.any && questions != 0 &&
+                gd_refuse_lazy_view(x, &te->probes, questions) < 0) {
+                Py_CLEAR(a);
+            }
+            return a;
         }
         if (!PyErr_Occurred()) {
             PyErr_Format(PyExc_BufferError,
@@ -234,6 +269,10 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
             return NULL;
         }
         PyErr_Clear(); /* BufferError: __dlpack__ may do better */
+    }
+    /* PyTorch's __dlpack__ refuses the conjugate bit but exports the negative one. */
+    if (te->probes.any && gd_refuse_lazy_view(x, &te->probes, GD_ASK_BOTH) < 0) {
+        return NULL;
     }
     /* __dlpack__ is called once, or twice when a TypeError says the producer
      * predates max_version; any other exception is the producer's to report. */

@@ -33,9 +33,9 @@ import (
 var dtypeTableOnce sync.Once
 
 // registerExchangeAPI sets up the exchange API on godlpack.Array. Called once per
-// module creation from PyInit__godlpack, with the GIL held. On error a Python
+// process from module.c's exec function, with the GIL held. On error a Python
 // exception is set (errPySet).
-func registerExchangeAPI(_ *C.PyObject) error {
+func registerExchangeAPI() error {
 	dtypeTableOnce.Do(func() {
 		for _, d := range dlpack.All() {
 			if d.DL.Lanes == 1 {

@@ -79,7 +79,7 @@ typedef struct {
 } gd_array;
 
 extern PyTypeObject *gd_ArrayType;
-int gd_array_type_init(PyObject *module);
+int gd_array_type_init(void);
 /* A new Array of ndim dims, viewing data of owner (one new owner reference is taken). */
 gd_array *gd_array_alloc(int32_t ndim);
 int gd_array_check(PyObject *o);
@@ -92,6 +92,49 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused);
 DLManagedTensorVersioned *gd_export_versioned(gd_array *a, uint64_t extra_flags, DLPackVersion v);
 DLManagedTensor *gd_export_legacy(gd_array *a);
+
+/* ---- lazy views (lazy_view.c): PyTorch's conjugate and negative bits ---- */
+typedef struct {
+    int present;        /* the type has the method */
+    PyCFunction direct; /* its C function (a METH_NOARGS method), or NULL: call it */
+} gd_bit_probe;
+typedef struct {
+    int any; /* conj.present || neg.present: whether to call gd_refuse_lazy_view */
+    gd_bit_probe conj, neg;
+} gd_lazy_probes;
+int gd_lazy_view_init(void);
+void gd_lazy_probes_init(gd_lazy_probes *p, PyTypeObject *tp);
+/* Which of x's bits to ask about (lazy_view.c says why): */
+#define GD_ASK_NEG 1
+#define GD_ASK_CONJ 2
+#define GD_ASK_BOTH (GD_ASK_NEG | GD_ASK_CONJ)
+/* ... for a tensor x exported through the exchange API, validated: complex tensors
+ * about the conjugate bit; others about the negative bit only if they have elements
+ * and every dimension longer than 1 has an even stride (.imag of complex memory).
+ * Inline: it is the whole cost of the check for a plain tensor. */
+static inline int gd_lazy_questions(const DLTensor *t) {
+    if (t->dtype.code == 5 /* kDLComplex */) {
+        return GD_ASK_CONJ;
+    }
+    for (int32_t i = 0; i < t->ndim; i++) {
+        if (t->shape[i] == 0) {
+            return 0; /* no elements: no value can be wrong */
+        }
+    }
+    for (int32_t i = 0; i < t->ndim; i++) {
+        /* NULL strides (DLPack < 1.2) are C-contiguous: the innermost dimension
+         * longer than 1 has stride 1. */
+        if (t->shape[i] > 1 && (t->strides == NULL || t->strides[i] % 2 != 0)) {
+            return 0;
+        }
+    }
+    return GD_ASK_NEG;
+}
+/* 0 if x can be imported as its memory says, -1 with BufferError if one of the
+ * questions finds a lazy negative or conjugate view, -1 with the producer's error if
+ * asking failed. */
+int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, int questions);
+int gd_refuse_lazy_view_of(PyObject *x);
 
 /* ---- import (dlpack_import.c) ---- */
 extern const char *const gd_name_versioned, *const gd_name_legacy, *const gd_name_used_versioned,

@@ -148,7 +148,11 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 			cp.flags |= C.GD_FLAG_IS_COPIED
 			return cp, nil
 		}
-		return newView(src, unsafe.Pointer(src.data), arrayShape(src), arrayStrides(src))
+		v, err := newView(src, unsafe.Pointer(src.data), arrayShape(src), arrayStrides(src))
+		if err == nil && req.cpuDevice {
+			v.device_type, v.device_id = C.int32_t(dlpack.CPU), 0 // as below
+		}
+		return v, err
 	}
 	var a *C.gd_array
 	var err error
@@ -159,6 +163,11 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if req.cpuDevice {
+		// Asked for the CPU, the result says CPU: memory the validator let in is
+		// host-readable, however the producer labelled it (kDLCUDAHost...).
+		a.device_type, a.device_id = C.int32_t(dlpack.CPU), 0
 	}
 	// copy=True: unless the producer made this export a copy (IS_COPIED on a tensor
 	// it produced for this call), make a Go-owned copy; dropping a releases the
@@ -177,6 +186,11 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 
 // importProducer asks an object with the DLPack protocol for its tensor.
 func importProducer(x *C.PyObject, req importRequest) (*C.gd_array, error) {
+	// PyTorch's lazy conjugate and negative views: their memory is not their values,
+	// and neither its exchange API nor (for the negative bit) __dlpack__ says so.
+	if C.gd_refuse_lazy_view_of(x) != 0 {
+		return nil, errPySet
+	}
 	tp := (*C.PyTypeObject)(unsafe.Pointer(C.gd_type_of(x)))
 	// Fast path: the type's C exchange API, with no capsule and no Python call.
 	// With an explicit device the producer must hear dl_device, so __dlpack__ is used.

@@ -110,26 +110,55 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* The module refuses sub-interpreters (docs/design.md, "Sub-interpreters"): the Go
+ * runtime, the dtype and device objects Go and C keep, the Array type and the static
+ * exchange-API table are process-wide, and the table's functions are called with no
+ * interpreter to look anything up in. Multi-phase init makes CPython run module_exec
+ * in every interpreter that imports us (single-phase init copied the first module's
+ * dict into later ones without asking), so the refusal cannot be bypassed. */
+static int module_exec(PyObject *m) {
+    if (PyInterpreterState_Get() != PyInterpreterState_Main()) {
+        PyErr_SetString(PyExc_ImportError,
+                        "godlpack cannot be imported in a subinterpreter: its state (the Go "
+                        "runtime, the Array type, the DLPack exchange-API table) is shared by "
+                        "the whole process; import it in the main interpreter only");
+        return -1;
+    }
+    /* Process-wide state, made once: a second module object in the main interpreter
+     * (the extension imported again after leaving sys.modules) shares it. */
+    static int process_ready;
+    if (!process_ready) {
+        const char *count = getenv("GODLPACK_COUNT_ALLOCATIONS");
+        gd_counting = count != NULL && strcmp(count, "1") == 0;
+        if (gd_export_init() < 0 || gd_import_init() < 0 || gd_array_type_init() < 0 ||
+            goProcessInit() < 0) {
+            return -1;
+        }
+        process_ready = 1;
+    }
+    if (PyModule_AddObjectRef(m, "Array", (PyObject *)gd_ArrayType) < 0 ||
+        PyModule_AddIntConstant(m, "DLPACK_MAJOR_VERSION", GD_DLPACK_MAJOR) < 0 ||
+        PyModule_AddIntConstant(m, "DLPACK_MINOR_VERSION", GD_DLPACK_MINOR) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, (void *)module_exec},
+#ifdef Py_mod_multiple_interpreters /* 3.12+: CPython refuses sub-interpreters itself */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#endif
+    {0, NULL},
+};
+
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "godlpack._godlpack",
     .m_doc = "godlpack's extension module, written in Go: see the godlpack package.",
-    .m_size = -1,
+    .m_size = 0,
     .m_methods = module_methods,
+    .m_slots = module_slots,
 };
 
-PyObject *gd_module_create(void) {
-    const char *count = getenv("GODLPACK_COUNT_ALLOCATIONS");
-    gd_counting = count != NULL && strcmp(count, "1") == 0;
-    PyObject *m = PyModule_Create(&module_def);
-    if (m == NULL) {
-        return NULL;
-    }
-    if (gd_export_init() < 0 || gd_import_init() < 0 || gd_array_type_init(m) < 0 ||
-        PyModule_AddIntConstant(m, "DLPACK_MAJOR_VERSION", GD_DLPACK_MAJOR) < 0 ||
-        PyModule_AddIntConstant(m, "DLPACK_MINOR_VERSION", GD_DLPACK_MINOR) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
+PyObject *gd_module_def_init(void) { return PyModuleDef_Init(&module_def); }

@@ -5,7 +5,7 @@
 package main
 
 // #include "godlpack.h"
-// PyObject *gd_module_create(void);
+// PyObject *gd_module_def_init(void);
 import "C"
 
 import (
@@ -19,18 +19,29 @@ func main() {}
 
 // dtypeObjects holds the Python dtype objects (godlpack.dtype, a str subclass)
 // by dlpack.DType.Index. They are created by the Python package at import and
-// live for the life of the process, so Go keeps only their addresses.
+// live for the life of the process, so Go keeps only their addresses. Only the
+// main interpreter can import godlpack (module.c), so they are its objects.
 var dtypeObjects []*C.PyObject
 
+// PyInit__godlpack only hands CPython the module definition (multi-phase init):
+// module.c's exec function makes the module, in the main interpreter only.
+//
 //export PyInit__godlpack
 func PyInit__godlpack() *C.PyObject {
+	return C.gd_module_def_init()
+}
+
+// goProcessInit makes the Go side's process-wide state, once, from module.c's
+// exec function: the C fast path's dtype table and the exchange API on the type.
+// It returns -1 with a Python exception set on failure.
+//
+//export goProcessInit
+func goProcessInit() C.int {
 	fillDTypeSlots()
-	m := C.gd_module_create()
-	if m != nil && registerExchangeAPI(m) != nil {
-		C.gd_decref(m)
-		return nil
+	if registerExchangeAPI() != nil {
+		return -1
 	}
-	return m
+	return 0
 }
 
 //export goSetDtypes

@@ -174,8 +174,18 @@ def test_legacy_capsule_without_max_version(dl):
 
 @pytest.mark.parametrize(
     "max_version,expected",
-    [((1, 0), (1, 0)), ((1, 2), (1, 2)), ((1, 3), (1, 3)), ((1, 99), (1, 3)), ((2, 0), (1, 3))],
-    ids=["1.0", "1.2", "1.3", "1.99", "2.0"],
+    [
+        ((1, 0), (1, 0)),
+        ((1, 2), (1, 2)),
+        ((1, 3), (1, 3)),
+        ((1, 99), (1, 3)),
+        ((2, 0), (1, 3)),
+        # any minor (or major) above ours is ours, however big the int (issue 14)
+        ((1, 2**70), (1, 3)),
+        ((2**70, 0), (1, 3)),
+        ((2**70, -(2**70)), (1, 3)),
+    ],
+    ids=["1.0", "1.2", "1.3", "1.99", "2.0", "1.2**70", "2**70.0", "2**70.-2**70"],
 )
 def test_versioned_capsule_name_and_version(dl, max_version, expected):
     a = g.arange(5, dtype="float64")
@@ -190,7 +200,9 @@ def test_versioned_capsule_name_and_version(dl, max_version, expected):
     assert dl.shape(t) == (5,) and dl.strides(t) == (1,)
 
 
-@pytest.mark.parametrize("max_version", [None, (0, 8)], ids=["none", "0.8"])
+@pytest.mark.parametrize(
+    "max_version", [None, (0, 8), (-(2**70), 5)], ids=["none", "0.8", "-2**70.5"]
+)
 def test_max_version_below_1_gives_legacy_capsule(dl, max_version):
     cap = g.zeros(2).__dlpack__(max_version=max_version)
     assert dl.capsule_name(cap) == "dltensor"
