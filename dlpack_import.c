@@ -256,7 +256,8 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
              * refused Array's release calls the producer's deleter. */
             if (a != NULL && te->probes.any && questions != 0 &&
                 gd_refuse_lazy_view(x, &te->probes, questions) < 0) {
-                Py_CLEAR(a);
+                gd_decref_keep_error(a); /* runs the producer's deleter: keep the BufferError */
+                a = NULL;
             }
             return a;
         }

@@ -124,3 +124,20 @@ def test_rejected_exchange_api_tensor_keeps_the_error():
     raised, ran = _raised(setup, "godlpack.from_dlpack(x)")
     assert raised.startswith("BufferError "), raised
     assert ran == 1
+
+
+def test_refused_lazy_view_keeps_the_error():
+    # A valid complex tensor from a type whose is_conj() says True (PyTorch's lazy
+    # conjugate view): godlpack refuses it after making the Array, whose release calls
+    # the deleter, which runs Python.
+    setup = (
+        "keep = []; "
+        "t = M.ManagedTensor(dtype=(M.CODE_COMPLEX, 64, 1), shape=(2,)); "
+        "t.managed.deleter = ctypes.cast(deleter, ctypes.c_void_p).value; "
+        "T = M.exchange_api_type(lambda: keep.append(t) or t); "
+        "T.is_conj = lambda self: True; "
+        "x = T()"
+    )
+    raised, ran = _raised(setup, "godlpack.from_dlpack(x)")
+    assert raised.startswith("BufferError ") and "conj" in raised, raised
+    assert ran == 1
