@@ -163,7 +163,7 @@ func copyArray(a *C.gd_array) (*C.gd_array, error) {
 			}
 		}
 	} else {
-		dlpack.CopyStrided(unsafe.Pointer(out.data), arrayStrides(out), unsafe.Pointer(a.data),
+		copyIntoFresh(unsafe.Pointer(out.data), arrayStrides(out), unsafe.Pointer(a.data),
 			arrayStrides(a), shape, bits/8)
 	}
 	return out, nil
@@ -287,16 +287,6 @@ func goArrayReshape(self, args *C.PyObject) *C.PyObject {
 	return asObject(v)
 }
 
-//export goArrayGet_shape
-func goArrayGet_shape(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
-	return int64Tuple(arrayShape(toArray(self)))
-}
-
-//export goArrayGet_strides
-func goArrayGet_strides(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
-	return int64Tuple(arrayStrides(toArray(self)))
-}
-
 //export goArrayGet_dtype
 func goArrayGet_dtype(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
 	dt := arrayDType(toArray(self))
@@ -310,40 +300,11 @@ func goArrayGet_dtype(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
 	return o
 }
 
-//export goArrayGet_ndim
-func goArrayGet_ndim(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
-	return newInt(int64(toArray(self).ndim))
-}
-
-//export goArrayGet_size
-func goArrayGet_size(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
-	return newInt(arraySize(toArray(self)))
-}
-
-//export goArrayGet_itemsize
-func goArrayGet_itemsize(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
-	a := toArray(self)
-	return newInt(int64((elemBits(a) + 7) / 8))
-}
-
 //export goArrayGet_nbytes
 func goArrayGet_nbytes(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
 	a := toArray(self)
 	n, _ := dlpack.ByteSize(arraySize(a), elemBits(a))
 	return newInt(n)
-}
-
-//export goArrayGet_readonly
-func goArrayGet_readonly(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
-	if arrayReadOnly(toArray(self)) {
-		return C.gd_bool(1)
-	}
-	return C.gd_bool(0)
-}
-
-//export goArrayGet_data_ptr
-func goArrayGet_data_ptr(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
-	return C.PyLong_FromVoidPtr(unsafe.Pointer(toArray(self).data))
 }
 
 //export goArrayGet_flags

@@ -256,22 +256,6 @@ func broadcastStrides(srcShape, srcStrides, shape []int64) ([]int64, error) {
 	return out, nil
 }
 
-func fillSelection(a *C.gd_array, sel selection, s dlpack.Scalar) error {
-	n, _ := dlpack.NumElements(sel.shape)
-	if n == 0 {
-		// NumPy still converts (and range-checks) the value; so do we, on a scratch element.
-		scratch := make([]byte, 16)
-		return arrayDType(a).Set(scratch, 0, false, s)
-	}
-	it := newOffsetIter(sel.shape, sel.strides)
-	for i := int64(0); i < n; i++ {
-		if err := setElement(a, sel.offset+it.next(), s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func assign(a *C.gd_array, sel selection, src *C.gd_array, srcStrides []int64) error {
 	n, _ := dlpack.NumElements(sel.shape)
 	if n == 0 {

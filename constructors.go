@@ -114,33 +114,6 @@ func isZero(s dlpack.Scalar) bool {
 	return s.Kind == dlpack.KindInt && s.I == 0
 }
 
-// fillAll writes s into every element of a new contiguous array: the first
-// element is converted once, then its bytes are replicated.
-func fillAll(a *C.gd_array, s dlpack.Scalar) error {
-	n := arraySize(a)
-	if n == 0 {
-		return arrayDType(a).Set(make([]byte, 16), 0, false, s)
-	}
-	bits := elemBits(a)
-	if bits < 8 {
-		for i := int64(0); i < n; i++ {
-			if err := setElement(a, i, s); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := setElement(a, 0, s); err != nil {
-		return err
-	}
-	size := int64(bits / 8)
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(a.data)), n*size)
-	for filled := size; filled < int64(len(buf)); filled *= 2 {
-		copy(buf[filled:], buf[:filled])
-	}
-	return nil
-}
-
 //export goEmpty
 func goEmpty(_, args, kwargs *C.PyObject) *C.PyObject {
 	return makeFilled("empty", args, kwargs, nil)
@@ -267,20 +240,13 @@ func goArange(_, args, kwargs *C.PyObject) *C.PyObject {
 	if err != nil {
 		return fail(err)
 	}
-	for i := int64(0); i < n; i++ {
-		var s dlpack.Scalar
-		if allInt {
-			s = dlpack.Scalar{Kind: dlpack.KindInt, I: vals[0].I + i*vals[2].I}
-		} else {
-			s = dlpack.Scalar{Kind: dlpack.KindFloat, F: f(vals[0])}
-			if i > 0 { // not 0*step for element 0: an infinite step would make it NaN
-				s.F += float64(i) * f(vals[2])
-			}
-		}
-		if err := setElement(a, i, s); err != nil {
-			C.gd_decref(asObject(a))
-			return fail(err)
-		}
+	first, by := dlpack.Scalar{Kind: dlpack.KindInt, I: vals[0].I}, dlpack.Scalar{Kind: dlpack.KindInt, I: vals[2].I}
+	if !allInt {
+		first, by = dlpack.Scalar{Kind: dlpack.KindFloat, F: f(vals[0])}, dlpack.Scalar{Kind: dlpack.KindFloat, F: f(vals[2])}
+	}
+	if err := fillArange(a, n, first, by); err != nil {
+		C.gd_decref(asObject(a))
+		return fail(err)
 	}
 	return asObject(a)
 }

@@ -258,7 +258,7 @@ int gd_nested_fill(PyObject *obj, gd_array *dst) {
 
 /* One element as a Python scalar, for the dtypes whose Python value C can make
  * exactly; NULL without an exception for the others (Go converts those). */
-static PyObject *scalar_fast(int code, int bits, const char *p) {
+PyObject *gd_scalar_fast(int code, int bits, const char *p) {
     switch (code) {
     case kDLBool:
         return bits == 8 ? PyBool_FromLong(*(const uint8_t *)p != 0) : NULL;
@@ -293,13 +293,13 @@ static PyObject *scalar_fast(int code, int bits, const char *p) {
     return NULL;
 }
 
-/* 1 if tolist can be done here: a whole-byte dtype scalar_fast knows. */
+/* 1 if tolist can be done here: a whole-byte dtype gd_scalar_fast knows. */
 int gd_tolist_fast_ok(const gd_array *a) {
     if (a->dtype.bits < 8 || (a->flags & GD_FLAG_SUBBYTE_PADDED)) {
         return 0;
     }
     char zero[16] = {0};
-    PyObject *probe = scalar_fast(a->dtype.code, a->dtype.bits, zero);
+    PyObject *probe = gd_scalar_fast(a->dtype.code, a->dtype.bits, zero);
     if (probe == NULL) {
         PyErr_Clear();
         return 0;
@@ -311,7 +311,7 @@ int gd_tolist_fast_ok(const gd_array *a) {
 static PyObject *tolist_level(const gd_array *a, int dim, const char *p) {
     const int64_t item = a->dtype.bits / 8;
     if (dim == a->ndim) {
-        return scalar_fast(a->dtype.code, a->dtype.bits, p);
+        return gd_scalar_fast(a->dtype.code, a->dtype.bits, p);
     }
     const Py_ssize_t n = (Py_ssize_t)a->shape[dim];
     const int64_t step = a->strides[dim] * item;

@@ -34,10 +34,12 @@ typedef struct gd_owner {
     int32_t kind;
     void *foreign;   /* the producer's managed tensor, for the FOREIGN kinds */
     int64_t nbytes;  /* bytes of data for OWNED */
+    void *block;     /* OWNED: the allocation free() releases (others free the owner) */
 } gd_owner;
 
-/* The owned allocation puts the owner header in the first GD_ALIGN bytes so the
- * data that follows starts 256-byte aligned, and one free() releases both. */
+/* The owned allocation puts the owner header in the GD_ALIGN bytes before the
+ * data, which starts 256-byte aligned, and one free() releases both. zero asks for
+ * zeroed memory (calloc: pages fresh from the kernel are not cleared again). */
 gd_owner *gd_owner_new_owned(int64_t nbytes, int zero, char **data_out);
 gd_owner *gd_owner_new_foreign(void *managed, int versioned);
 static inline void gd_owner_incref(gd_owner *o) {
@@ -86,6 +88,32 @@ int gd_array_check(PyObject *o);
 /* PEP 3118 buffer protocol (array_buffer.c). */
 int gd_array_getbuffer(PyObject *self, Py_buffer *view, int flags);
 void gd_array_releasebuffer(PyObject *self, Py_buffer *view);
+
+/* ---- per-call fast paths (array_fast.c): each answers as the Go slot would, or
+ * calls it ---- */
+#define GD_MAX_DTYPES 64
+extern PyObject *gd_dtype_objects[GD_MAX_DTYPES]; /* by dtype index; written by Go */
+PyObject *gd_array_get_shape(PyObject *self, void *c);
+PyObject *gd_array_get_strides(PyObject *self, void *c);
+PyObject *gd_array_get_ndim(PyObject *self, void *c);
+PyObject *gd_array_get_size(PyObject *self, void *c);
+PyObject *gd_array_get_itemsize(PyObject *self, void *c);
+PyObject *gd_array_get_nbytes(PyObject *self, void *c);
+PyObject *gd_array_get_dtype(PyObject *self, void *c);
+PyObject *gd_array_get_readonly(PyObject *self, void *c);
+PyObject *gd_array_get_data_ptr(PyObject *self, void *c);
+PyObject *gd_array_subscript(PyObject *self, PyObject *key);
+int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value);
+PyObject *gd_array_item(PyObject *self, Py_ssize_t i);
+PyObject *gd_array_reshape(PyObject *self, PyObject *args);
+PyObject *gd_scalar_fast(int code, int bits, const char *p); /* convert.c */
+PyObject *gd_doubles_to_list(const double *v, int64_t n, int complex_pairs);
+/* constructors_fast.c: empty/zeros for plain arguments; the dtype table by index,
+ * written by Go with gd_dtype_objects */
+extern DLDataType gd_dtype_dl[GD_MAX_DTYPES];
+extern int32_t gd_dtype_count, gd_default_dtype_index;
+PyObject *gd_empty(PyObject *mod, PyObject *args, PyObject *kwargs);
+PyObject *gd_zeros(PyObject *mod, PyObject *args, PyObject *kwargs);
 
 /* ---- export (dlpack_export.c) ---- */
 PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

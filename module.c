@@ -49,10 +49,10 @@ static PyObject *mod_noop_c(PyObject *m, PyObject *unused) {
 
 #define KW (METH_VARARGS | METH_KEYWORDS)
 static PyMethodDef module_methods[] = {
-    {"empty", (PyCFunction)(void (*)(void))goEmpty, KW,
+    {"empty", (PyCFunction)(void (*)(void))gd_empty, KW,
      "empty(shape, dtype='float32')\n--\n\nA new array of the given shape and dtype, "
      "uninitialized (its memory is 256-byte aligned)."},
-    {"zeros", (PyCFunction)(void (*)(void))goZeros, KW,
+    {"zeros", (PyCFunction)(void (*)(void))gd_zeros, KW,
      "zeros(shape, dtype='float32')\n--\n\nA new array filled with zeros."},
     {"ones", (PyCFunction)(void (*)(void))goOnes, KW,
      "ones(shape, dtype='float32')\n--\n\nA new array filled with ones."},

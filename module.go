@@ -48,14 +48,19 @@ func goProcessInit() C.int {
 func goSetDtypes(_, seq *C.PyObject) *C.PyObject {
 	items, n, release := heldItems(seq, len(dlpack.All()))
 	defer release()
-	if n != len(dlpack.All()) {
+	if n != len(dlpack.All()) || n > C.GD_MAX_DTYPES {
 		return fail(typeErrorf("_set_dtypes expects a tuple of %d dtype objects", len(dlpack.All())))
 	}
 	objs := make([]*C.PyObject, len(items))
 	for i, it := range items {
 		C.gd_incref(it) // kept for the life of the process
 		objs[i] = it
+		C.gd_dtype_objects[i] = it // for the C fast paths (array_fast.c, constructors_fast.c)
+		d := dlpack.All()[i]
+		C.gd_dtype_dl[i] = C.DLDataType{code: C.uint8_t(d.DL.Code), bits: C.uint8_t(d.DL.Bits), lanes: C.uint16_t(d.DL.Lanes)}
 	}
+	C.gd_default_dtype_index = C.int32_t(defaultDType.Index)
+	C.gd_dtype_count = C.int32_t(len(items))
 	dtypeObjects = objs
 	return C.gd_none()
 }

@@ -82,12 +82,12 @@ var streamPolicyOnce sync.Once
 // life of the process (about twenty of them, allocated once).
 func initStreamPolicy() {
 	streamPolicyOnce.Do(func() {
-		for _, d := range dlpack.DeviceTypeNames {
+		for d := range dlpack.DeviceTypes() {
 			ok := C.int(0)
-			if d.Type.HostAccessible() {
+			if d.HostAccessible() {
 				ok = 1
 			}
-			C.gd_stream_policy_set(C.int32_t(d.Type), C.CString(d.Name), ok)
+			C.gd_stream_policy_set(C.int32_t(d), C.CString(d.String()), ok)
 		}
 	})
 }

@@ -64,18 +64,11 @@ def main() -> None:
     crossing = ns["no-op method in Go"] - ns["no-op method in C"]
     print(f"\nC->Go crossing from a Python call: {crossing:.1f} ns")
     if args.png:
-        import matplotlib
+        from _chart import ratio_chart
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(7, 3.2))
-        ax.barh(list(ratios), list(ratios.values()), color="#4c72b0")
-        ax.axvline(1.0, color="k", lw=1, ls="--")
-        ax.set_xlabel("time relative to the library's own from_dlpack (lower is better)")
-        fig.tight_layout()
-        fig.savefig(args.png, dpi=120)
-        print(f"chart: {args.png}")
+        ratio_chart(
+            args.png, ratios, "time relative to the library's own from_dlpack (lower is better)"
+        )
 
 
 if __name__ == "__main__":

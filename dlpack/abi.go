@@ -8,7 +8,11 @@
 // corrupting a consumer's memory.
 package dlpack
 
-import "unsafe"
+import (
+	"iter"
+	"strconv"
+	"unsafe"
+)
 
 // The DLPack version this package speaks.
 const (
@@ -45,16 +49,40 @@ const (
 	Trn         DeviceType = 18
 )
 
-// DeviceTypeNames lists every device type of v1.3 under its header name, in code order.
-var DeviceTypeNames = []struct {
-	Type DeviceType
-	Name string
-}{
-	{CPU, "kDLCPU"}, {CUDA, "kDLCUDA"}, {CUDAHost, "kDLCUDAHost"}, {OpenCL, "kDLOpenCL"},
-	{Vulkan, "kDLVulkan"}, {Metal, "kDLMetal"}, {VPI, "kDLVPI"}, {ROCM, "kDLROCM"},
-	{ROCMHost, "kDLROCMHost"}, {ExtDev, "kDLExtDev"}, {CUDAManaged, "kDLCUDAManaged"},
-	{OneAPI, "kDLOneAPI"}, {WebGPU, "kDLWebGPU"}, {Hexagon, "kDLHexagon"},
-	{MAIA, "kDLMAIA"}, {Trn, "kDLTrn"},
+// deviceTypeNames holds the header name of every device type of v1.3, indexed
+// by code ("" for the codes the header skips). Unexported so that no importer
+// can change what String and Validate see; DeviceTypes lists it.
+var deviceTypeNames = [...]string{
+	CPU: "kDLCPU", CUDA: "kDLCUDA", CUDAHost: "kDLCUDAHost", OpenCL: "kDLOpenCL",
+	Vulkan: "kDLVulkan", Metal: "kDLMetal", VPI: "kDLVPI", ROCM: "kDLROCM",
+	ROCMHost: "kDLROCMHost", ExtDev: "kDLExtDev", CUDAManaged: "kDLCUDAManaged",
+	OneAPI: "kDLOneAPI", WebGPU: "kDLWebGPU", Hexagon: "kDLHexagon",
+	MAIA: "kDLMAIA", Trn: "kDLTrn",
+}
+
+// DeviceTypes yields every device type of v1.3, in code order.
+func DeviceTypes() iter.Seq[DeviceType] {
+	return func(yield func(DeviceType) bool) {
+		for code, name := range deviceTypeNames {
+			if name != "" && !yield(DeviceType(code)) {
+				return
+			}
+		}
+	}
+}
+
+// known reports whether t is a device type of v1.3.
+func (t DeviceType) known() bool {
+	return t >= 0 && int(t) < len(deviceTypeNames) && deviceTypeNames[t] != ""
+}
+
+// String returns the header name of t ("kDLCPU", ...), or a description with its
+// code when t is not a device type of v1.3.
+func (t DeviceType) String() string {
+	if !t.known() {
+		return "unknown device type " + strconv.Itoa(int(t))
+	}
+	return deviceTypeNames[t]
 }
 
 // HostAccessible reports whether memory of this device type can be read by the CPU
@@ -111,7 +139,6 @@ const (
 	FlagSubbyteTypePadded uint64 = 1 << 2
 	KnownFlags                   = FlagReadOnly | FlagIsCopied | FlagSubbyteTypePadded
 	MaxNDim                      = 64 // the most dimensions we accept; NumPy's limit too
-	DataAlignment                = 256
 )
 
 // ShapeSlice views t.Shape as a Go slice (nil for ndim 0 or a NULL pointer).
@@ -126,6 +153,3 @@ func int64s(p *int64, n int32) []int64 {
 	}
 	return unsafe.Slice(p, int(n))
 }
-
-// String returns the header name of t ("kDLCPU", ...), as DeviceTypeName does.
-func (t DeviceType) String() string { return DeviceTypeName(t) }

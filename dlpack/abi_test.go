@@ -1,6 +1,8 @@
 package dlpack
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -42,10 +44,29 @@ func TestABILayoutMatchesHeader(t *testing.T) {
 }
 
 func TestHostAccessibleDevices(t *testing.T) {
-	for _, d := range DeviceTypeNames {
-		want := d.Type == CPU || d.Type == CUDAHost || d.Type == ROCMHost || d.Type == CUDAManaged
-		if got := d.Type.HostAccessible(); got != want {
-			t.Errorf("%s.HostAccessible() = %v, want %v", d.Name, got, want)
+	for d := range DeviceTypes() {
+		want := d == CPU || d == CUDAHost || d == ROCMHost || d == CUDAManaged
+		if got := d.HostAccessible(); got != want {
+			t.Errorf("%s.HostAccessible() = %v, want %v", d, got, want)
+		}
+	}
+}
+
+func TestDeviceTypes(t *testing.T) {
+	want := []DeviceType{CPU, CUDA, CUDAHost, OpenCL, Vulkan, Metal, VPI, ROCM, ROCMHost,
+		ExtDev, CUDAManaged, OneAPI, WebGPU, Hexagon, MAIA, Trn}
+	if got := slices.Collect(DeviceTypes()); !slices.Equal(got, want) {
+		t.Fatalf("DeviceTypes() = %v; want %v", got, want)
+	}
+	for code := DeviceType(-2); code <= Trn+2; code++ {
+		listed := slices.Contains(want, code)
+		if name := code.String(); strings.HasPrefix(name, "kDL") != listed || code.known() != listed {
+			t.Errorf("DeviceType(%d): String() %q, known() %v; listed %v", code, name, code.known(), listed)
+		}
+	}
+	for d := range DeviceTypes() { // stopping early must not panic
+		if d == CUDA {
+			break
 		}
 	}
 }

@@ -35,48 +35,13 @@ func CopyStrided(dst unsafe.Pointer, dstStrides []int64, src unsafe.Pointer, src
 		copy(unsafe.Slice((*byte)(dst), runBytes), unsafe.Slice((*byte)(src), runBytes))
 		return
 	}
-	// Odometer over the outer dimensions [0, inner).
-	idx := make([]int64, inner)
-	var dOff, sOff int64
+	if run == 1 {
+		copyStridedInner(dst, dstStrides, src, srcStrides, shape, inner, itemSize)
+		return
+	}
 	is := int64(itemSize)
-	for {
-		d := unsafe.Add(dst, dOff*is)
-		s := unsafe.Add(src, sOff*is)
-		if runBytes == itemSize {
-			copyElem(d, s, itemSize)
-		} else {
-			copy(unsafe.Slice((*byte)(d), runBytes), unsafe.Slice((*byte)(s), runBytes))
-		}
-		k := inner - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			dOff += dstStrides[k]
-			sOff += srcStrides[k]
-			if idx[k] < shape[k] {
-				break
-			}
-			dOff -= dstStrides[k] * shape[k]
-			sOff -= srcStrides[k] * shape[k]
-			idx[k] = 0
-		}
-		if k < 0 {
-			return
-		}
-	}
-}
-
-// copyElem copies one element; fixed sizes avoid the slice set-up of copy().
-func copyElem(d, s unsafe.Pointer, itemSize int) {
-	switch itemSize {
-	case 1:
-		*(*uint8)(d) = *(*uint8)(s)
-	case 2:
-		*(*uint16)(d) = *(*uint16)(s)
-	case 4:
-		*(*uint32)(d) = *(*uint32)(s)
-	case 8:
-		*(*uint64)(d) = *(*uint64)(s)
-	default:
-		copy(unsafe.Slice((*byte)(d), itemSize), unsafe.Slice((*byte)(s), itemSize))
-	}
+	forEachLine(shape[:inner], dstStrides[:inner], srcStrides[:inner], func(dOff, sOff int64) {
+		copy(unsafe.Slice((*byte)(unsafe.Add(dst, dOff*is)), runBytes),
+			unsafe.Slice((*byte)(unsafe.Add(src, sOff*is)), runBytes))
+	})
 }

@@ -51,28 +51,8 @@ func (e *ValidationError) Error() string {
 	return "invalid DLPack tensor: field " + e.Field + ": " + e.Msg
 }
 
-func reject(field, format string, args ...any) (*View, error) {
-	return nil, &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
-}
-
-// DeviceTypeName returns the header name of t (for example "kDLCUDA"), or a
-// description with its code when t is not a device type of this DLPack version.
-func DeviceTypeName(t DeviceType) string {
-	for _, d := range DeviceTypeNames {
-		if d.Type == t {
-			return d.Name
-		}
-	}
-	return fmt.Sprintf("unknown device type %d", int32(t))
-}
-
-func knownDeviceType(t DeviceType) bool {
-	for _, d := range DeviceTypeNames {
-		if d.Type == t {
-			return true
-		}
-	}
-	return false
+func reject(field, format string, args ...any) error {
+	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Validate checks everything a producer told us about a tensor before any of it
@@ -82,212 +62,348 @@ func knownDeviceType(t DeviceType) bool {
 // ndim has been found in range, and reads nothing of the tensor at all when a
 // versioned tensor has a major version above ours: such a struct may have a
 // different layout, and the caller may only call its deleter.
+//
+// The rules, by number (the tests, here and in Python, are named after them; the
+// ValidationError's Field names the field at fault, shown in brackets):
+//
+//  1. [version] A versioned tensor has major version 1 (0 does not exist, a
+//     newer one is not read at all); any minor version, since minor versions
+//     only add enum values, which the rules below check one by one.
+//     [flags] It has no unknown flag bits. A legacy tensor has neither field.
+//     [dl_tensor] The DLTensor is not NULL.
+//  2. [device] The device type is one of v1.3 and its memory is addressable by
+//     the CPU (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged); any device ID.
+//  3. [dtype] The dtype is in the dtype table (so lanes is 1).
+//  4. [ndim] ndim is 0..MaxNDim; [shape] shape is not NULL when ndim > 0.
+//  5. [shape] No extent is negative and the element count fits int64. Then the
+//     bytes the elements reach, relative to element 0, fit int64 (blamed on the
+//     extent field, see below).
+//  6. [data] data is NULL only for a tensor without elements.
+//  7. [strides] strides is NULL only when ndim is 0 or when the producer
+//     predates DLPack 1.2, for which NULL means C-contiguous; [shape] those
+//     derived strides fit int64.
+//  8. [strides] A packed sub-byte tensor (fewer than 8 bits per element and no
+//     IS_SUBBYTE_TYPE_PADDED flag) is C-contiguous: its elements share bytes.
+//  9. [byte_offset] data + byte_offset does not wrap around the address space;
+//     then every element's address lies within it (blamed on the extent field).
+//
+// The extent field is strides when the producer gave them, shape when they were
+// derived from it, and byte_offset for a 0-d tensor (whose single element can
+// only leave the address space through it).
+//
+// The rules are checked in the order 1, 2, 3, 4, 5 (extents), 7, 8, 5 (bytes),
+// 6, 9: each check relies on the ones before it, and the first broken rule is
+// the one reported.
 func Validate(f Foreign) (*View, error) {
-	// Rule 1: version and flags. Nothing past the version may be read if the
-	// major version is one we do not know.
-	flags := uint64(0)
-	if f.Versioned {
-		if f.Version.Major > MajorVersion {
-			return reject("version", "major version %d.%d is newer than the supported %d.%d; the tensor cannot be read",
-				f.Version.Major, f.Version.Minor, MajorVersion, MinorVersion)
-		}
-		if f.Version.Major == 0 {
-			return reject("version", "version %d.%d in a DLManagedTensorVersioned; versioned tensors start at 1.0",
-				f.Version.Major, f.Version.Minor)
-		}
-		// A newer minor version only adds enum values (device types, dtype
-		// codes, flag bits). Those are rejected below one by one, so an
-		// unknown minor version alone is no reason to refuse the tensor.
-		if unknown := f.Flags &^ KnownFlags; unknown != 0 {
-			return reject("flags", "flags has unknown bits %#x", unknown)
-		}
-		flags = f.Flags
+	v := new(View)
+	if err := ValidateInto(v, f, nil, nil); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// ValidateInto is Validate for a caller that provides the memory, so that a
+// tensor of a few dimensions is validated without allocating. On success it
+// fills *v, whose Shape and Strides are shape[:ndim] and strides[:ndim] when
+// those have at least ndim entries (new memory otherwise; shape and strides must
+// not overlap). On error *v is unchanged, and shape and strides may have been
+// written to.
+func ValidateInto(v *View, f Foreign, shape, strides []int64) error {
+	flags, err := checkVersion(f)
+	if err != nil {
+		return err
 	}
 	// A legacy DLManagedTensor has no flags field; whatever the caller put in
-	// f.Flags for one is ignored.
+	// f.Flags for one is ignored (checkVersion returned 0).
 	t := f.Tensor
 	if t == nil {
 		return reject("dl_tensor", "no tensor (NULL DLTensor)")
 	}
+	if err := checkDevice(t.Device); err != nil {
+		return err
+	}
+	el, err := checkDType(t.DType, flags)
+	if err != nil {
+		return err
+	}
+	if err := checkNDim(t); err != nil {
+		return err
+	}
+	shape, strides = dimsBuffers(int(t.NDim), shape, strides)
+	n, err := copyShape(shape, t)
+	if err != nil {
+		return err
+	}
+	if err := copyStrides(strides, shape, f); err != nil {
+		return err
+	}
+	if err := el.checkPacked(shape, strides); err != nil {
+		return err
+	}
+	field := extentField(t)
+	lo, hi, err := el.byteSpan(shape, strides, n, field)
+	if err != nil {
+		return err
+	}
+	data, err := elementZero(t, n, lo, hi, field)
+	if err != nil {
+		return err
+	}
+	*v = View{
+		DType:       el.dtype,
+		Shape:       shape,
+		Strides:     strides,
+		Data:        data,
+		NumElements: n,
+		ReadOnly:    flags&FlagReadOnly != 0,
+		IsCopied:    flags&FlagIsCopied != 0,
+		Padded:      el.padded,
+		Device:      t.Device,
+	}
+	return nil
+}
 
-	// Rule 2: the device must be one whose memory the CPU can address directly.
-	// The device ID is not checked for these. For kDLCPU there is one address
-	// space whatever the ID says (producers normally send 0, but nothing is
-	// gained by insisting). For pinned (kDLCUDAHost, kDLROCMHost) or managed
-	// (kDLCUDAManaged) memory the ID names the GPU the allocation belongs to,
-	// while the address itself is valid on the host for any ID. Refusing an
-	// ID would only turn away tensors we can read.
-	dev := t.Device
-	if !knownDeviceType(dev.Type) {
+// checkVersion applies rule 1 to the version and flags, and returns the flags
+// (0 for a legacy tensor). It reads nothing of the tensor.
+func checkVersion(f Foreign) (uint64, error) {
+	if !f.Versioned {
+		return 0, nil
+	}
+	if f.Version.Major > MajorVersion {
+		return 0, reject("version", "major version %d.%d is newer than the supported %d.%d; the tensor cannot be read",
+			f.Version.Major, f.Version.Minor, MajorVersion, MinorVersion)
+	}
+	if f.Version.Major == 0 {
+		return 0, reject("version", "version %d.%d in a DLManagedTensorVersioned; versioned tensors start at 1.0",
+			f.Version.Major, f.Version.Minor)
+	}
+	if unknown := f.Flags &^ KnownFlags; unknown != 0 {
+		return 0, reject("flags", "flags has unknown bits %#x", unknown)
+	}
+	return f.Flags, nil
+}
+
+// checkDevice applies rule 2. The device ID is not checked: for kDLCPU there
+// is one address space whatever the ID says (producers normally send 0, but
+// nothing is gained by insisting). For pinned (kDLCUDAHost, kDLROCMHost) or
+// managed (kDLCUDAManaged) memory the ID names the GPU the allocation belongs
+// to, while the address itself is valid on the host for any ID. Refusing an ID
+// would only turn away tensors we can read.
+func checkDevice(dev Device) error {
+	if !dev.Type.known() {
 		return reject("device", "unknown device type %d (not a DLPack v%d.%d device)",
 			int32(dev.Type), MajorVersion, MinorVersion)
 	}
 	if !dev.Type.HostAccessible() {
 		return reject("device", "device %s (device_type=%d, device_id=%d) is not CPU-accessible; copy the tensor to the CPU first",
-			DeviceTypeName(dev.Type), int32(dev.Type), dev.ID)
+			dev.Type, int32(dev.Type), dev.ID)
 	}
+	return nil
+}
 
-	// Rule 3: dtype.
-	dt := t.DType
+// storage is how the elements of an accepted dtype lie in memory.
+type storage struct {
+	dtype  *DType
+	padded bool // a sub-byte dtype flagged IS_SUBBYTE_TYPE_PADDED: a byte each
+	bits   int  // bits per element in memory: dtype.StorageBits(padded)
+}
+
+// packed reports sub-byte elements that share bytes.
+func (s storage) packed() bool { return s.dtype.SubByte() && !s.padded }
+
+// checkDType applies rule 3 and works out the elements' storage from the dtype
+// and the flags.
+func checkDType(dt DataType, flags uint64) (storage, error) {
 	dtype, ok := ByDL(dt)
 	if !ok {
 		if dt.Lanes != 1 {
-			return reject("dtype", "lanes must be 1, vector dtypes are not supported (code=%d, bits=%d, lanes=%d)",
+			return storage{}, reject("dtype", "lanes must be 1, vector dtypes are not supported (code=%d, bits=%d, lanes=%d)",
 				dt.Code, dt.Bits, dt.Lanes)
 		}
-		return reject("dtype", "unsupported dtype (code=%d, bits=%d, lanes=%d)", dt.Code, dt.Bits, dt.Lanes)
+		return storage{}, reject("dtype", "unsupported dtype (code=%d, bits=%d, lanes=%d)", dt.Code, dt.Bits, dt.Lanes)
 	}
 	// The padded flag only means something for sub-byte dtypes; on any other
 	// dtype it is harmless and ignored (View.Padded stays false).
 	padded := flags&FlagSubbyteTypePadded != 0 && dtype.SubByte()
-	itemBits := dtype.StorageBits(padded)
-	packedSubByte := dtype.SubByte() && !padded
-	if itemBits <= 0 || (!packedSubByte && itemBits%8 != 0) {
-		// Cannot happen with the dtype table as it is; guards the arithmetic below.
-		return reject("dtype", "dtype %s has no whole-byte storage size (%d bits)", dtype.Name, itemBits)
+	s := storage{dtype: dtype, padded: padded, bits: dtype.StorageBits(padded)}
+	if s.bits <= 0 || (!s.packed() && s.bits%8 != 0) {
+		// Cannot happen with the dtype table as it is; guards byteSpan's arithmetic.
+		return storage{}, reject("dtype", "dtype %s has no whole-byte storage size (%d bits)", dtype.Name, s.bits)
 	}
+	return s, nil
+}
 
-	// Rule 4: ndim.
-	ndim := t.NDim
-	if ndim < 0 || ndim > MaxNDim {
-		return reject("ndim", "ndim %d is out of range (0..%d)", ndim, MaxNDim)
+// checkNDim applies rule 4. Until it has passed, shape and strides are not read.
+func checkNDim(t *Tensor) error {
+	if t.NDim < 0 || t.NDim > MaxNDim {
+		return reject("ndim", "ndim %d is out of range (0..%d)", t.NDim, MaxNDim)
 	}
-	if ndim > 0 && t.Shape == nil {
-		return reject("shape", "shape is NULL for a tensor with ndim %d", ndim)
+	if t.NDim > 0 && t.Shape == nil {
+		return reject("shape", "shape is NULL for a tensor with ndim %d", t.NDim)
 	}
+	return nil
+}
 
-	// Rule 5: shape. From here on ndim is trusted, so the arrays may be read;
-	// they are copied once and only the copies are looked at again.
-	shape := make([]int64, ndim)
+// dimsBuffers returns ndim-entry slices for the copies of shape and strides: the
+// caller's when long enough, else new memory (one allocation for both). A nil
+// buffer is replaced even for ndim 0, where make allocates nothing, so that a
+// View's slices are never nil.
+func dimsBuffers(ndim int, shape, strides []int64) ([]int64, []int64) {
+	newShape, newStrides := shape == nil || len(shape) < ndim, strides == nil || len(strides) < ndim
+	if newShape || newStrides {
+		buf := make([]int64, 2*ndim)
+		if newShape {
+			shape = buf[:ndim]
+		}
+		if newStrides {
+			strides = buf[ndim:]
+		}
+	}
+	return shape[:ndim:ndim], strides[:ndim:ndim]
+}
+
+// copyShape applies rule 5's first half to the producer's shape, copied into
+// shape (ndim entries) once: only the copy is looked at again. It returns the
+// element count.
+func copyShape(shape []int64, t *Tensor) (int64, error) {
 	copy(shape, t.ShapeSlice())
 	for i, d := range shape {
 		if d < 0 {
-			return reject("shape", "shape[%d] is negative (%d)", i, d)
+			return 0, reject("shape", "shape[%d] is negative (%d)", i, d)
 		}
 	}
 	n, err := NumElements(shape)
 	if err != nil {
-		return reject("shape", "the number of elements of shape %v overflows int64", shape)
+		return 0, reject("shape", "the number of elements of shape %v overflows int64", shape)
 	}
+	return n, nil
+}
 
-	// Rule 7: strides.
-	var strides []int64
+// copyStrides applies rule 7: it copies the producer's strides into strides, or
+// derives C-contiguous ones from shape (the checked copy) when a producer
+// before 1.2 sent NULL.
+func copyStrides(strides, shape []int64, f Foreign) error {
+	t := f.Tensor
 	switch {
 	case t.Strides != nil:
-		strides = make([]int64, ndim)
 		copy(strides, t.StridesSlice())
-	case ndim > 0 && f.Versioned && f.Version.Major == 1 && f.Version.Minor >= 2:
+	case t.NDim > 0 && f.Versioned && f.Version.Major == 1 && f.Version.Minor >= 2:
 		return reject("strides", "strides is NULL for a tensor with ndim %d; DLPack 1.2+ forbids NULL strides (version %d.%d)",
-			ndim, f.Version.Major, f.Version.Minor)
-	default:
-		// Before 1.2, NULL strides meant C-contiguous.
-		if strides, ok = checkedContiguousStrides(shape); !ok {
-			return reject("shape", "the C-contiguous strides of shape %v overflow int64", shape)
-		}
+			t.NDim, f.Version.Major, f.Version.Minor)
+	case !fillContiguousStrides(strides, shape):
+		return reject("shape", "the C-contiguous strides of shape %v overflow int64", shape)
 	}
+	return nil
+}
 
-	// Rule 8: packed sub-byte elements share bytes, so they can only be laid
-	// out one after another; padded ones take a byte each and may be strided.
-	if packedSubByte && !IsCContiguous(shape, strides) {
+// checkPacked applies rule 8: packed sub-byte elements share bytes, so they can
+// only be laid out one after another; padded ones take a byte each and may be
+// strided.
+func (s storage) checkPacked(shape, strides []int64) error {
+	if s.packed() && !IsCContiguous(shape, strides) {
 		return reject("strides", "packed sub-byte dtype %s must be C-contiguous, got strides %v for shape %v (only tensors flagged IS_SUBBYTE_TYPE_PADDED may be strided)",
-			dtype.Name, strides, shape)
+			s.dtype.Name, strides, shape)
 	}
+	return nil
+}
 
-	// Rules 5, 6 and 9: the bytes the elements reach, relative to element 0,
-	// must be representable, and so must their addresses.
-	// An extent problem is blamed on strides when the producer gave them, on
-	// shape when they were derived from it, and on byte_offset for a 0-d tensor
-	// (whose single element can only overflow the address space through it).
-	spanField := "strides"
+// extentField is the field blamed when the elements reach too far (rules 5
+// and 9): see Validate.
+func extentField(t *Tensor) string {
 	switch {
-	case ndim == 0:
-		spanField = "byte_offset"
+	case t.NDim == 0:
+		return "byte_offset"
 	case t.Strides == nil:
-		spanField = "shape"
+		return "shape"
 	}
-	lo, hi, err := ElementSpan(shape, strides)
-	if err != nil {
-		return reject(spanField, "the element offsets reached by shape %v and strides %v overflow int64", shape, strides)
-	}
-	var loByte, hiByte int64 // first and last byte reached, relative to element 0
-	if n > 0 {
-		if packedSubByte {
-			// Contiguous, so lo == 0 and hi == n-1.
-			size, err := ByteSize(n, itemBits)
-			if err != nil || size <= 0 {
-				return reject(spanField, "the byte size of %d elements of %s overflows int64", n, dtype.Name)
-			}
-			loByte, hiByte = 0, size-1
-		} else {
-			itemBytes := int64(itemBits / 8)
-			firstB, ok1 := mulInt64(lo, itemBytes)
-			lastB, ok2 := mulInt64(hi, itemBytes)
-			if ok2 {
-				lastB, ok2 = addInt64(lastB, itemBytes-1)
-			}
-			if !ok1 || !ok2 {
-				return reject(spanField, "the byte offsets reached by shape %v and strides %v (%d-byte elements) overflow int64",
-					shape, strides, itemBytes)
-			}
-			loByte, hiByte = firstB, lastB
-		}
-	}
+	return "strides"
+}
 
-	// Rule 6: data.
-	view := &View{
-		DType:       dtype,
-		Shape:       shape,
-		Strides:     strides,
-		NumElements: n,
-		ReadOnly:    flags&FlagReadOnly != 0,
-		IsCopied:    flags&FlagIsCopied != 0,
-		Padded:      padded,
-		Device:      dev,
+// byteSpan applies rule 5's second half: it returns the first and last byte
+// the n elements reach relative to element 0 (lo <= 0 <= hi; both 0 when n is
+// 0), which must fit int64.
+func (s storage) byteSpan(shape, strides []int64, n int64, field string) (lo, hi int64, err error) {
+	first, last, err := ElementSpan(shape, strides)
+	if err != nil {
+		return 0, 0, reject(field, "the element offsets reached by shape %v and strides %v overflow int64", shape, strides)
 	}
+	if n == 0 {
+		return 0, 0, nil
+	}
+	if s.packed() {
+		// Contiguous (rule 8), so first == 0 and last == n-1.
+		size, err := ByteSize(n, s.bits)
+		if err != nil || size <= 0 {
+			return 0, 0, reject(field, "the byte size of %d elements of %s overflows int64", n, s.dtype.Name)
+		}
+		return 0, size - 1, nil
+	}
+	itemBytes := int64(s.bits / 8)
+	lo, ok1 := mulInt64(first, itemBytes)
+	hi, ok2 := mulInt64(last, itemBytes)
+	if ok2 {
+		hi, ok2 = addInt64(hi, itemBytes-1)
+	}
+	if !ok1 || !ok2 {
+		return 0, 0, reject(field, "the byte offsets reached by shape %v and strides %v (%d-byte elements) overflow int64",
+			shape, strides, itemBytes)
+	}
+	return lo, hi, nil
+}
+
+// elementZero applies rules 6 and 9 and returns the address of element 0
+// (nil when data is NULL). lo and hi are byteSpan's, field extentField's.
+func elementZero(t *Tensor, n, lo, hi int64, field string) (unsafe.Pointer, error) {
 	if t.Data == nil {
 		if n > 0 {
-			return reject("data", "data is NULL for a tensor with %d elements", n)
+			return nil, reject("data", "data is NULL for a tensor with %d elements", n)
 		}
 		// No element is ever addressed, so byte_offset is irrelevant.
-		return view, nil
+		return nil, nil
 	}
-
-	// Rule 9: any byte_offset is fine as long as no address wraps around.
+	// Any byte_offset is fine as long as no address wraps around.
 	const maxAddr = uint64(^uintptr(0))
 	base := uint64(uintptr(t.Data))
 	if t.ByteOffset > maxAddr-base {
-		return reject("byte_offset", "data %#x + byte_offset %d wraps around the address space", base, t.ByteOffset)
+		return nil, reject("byte_offset", "data %#x + byte_offset %d wraps around the address space", base, t.ByteOffset)
 	}
 	first := base + t.ByteOffset
 	if n > 0 {
-		// loByte <= 0 <= hiByte.
-		if uint64(-loByte) > first {
-			return reject(spanField, "elements reached through negative strides lie %d bytes before element 0 at %#x, below address 0",
-				-loByte, first)
+		if uint64(-lo) > first {
+			return nil, reject(field, "elements reached through negative strides lie %d bytes before element 0 at %#x, below address 0",
+				-lo, first)
 		}
-		if uint64(hiByte) > maxAddr-first {
-			return reject(spanField, "elements reach %d bytes past element 0 at %#x, beyond the end of the address space",
-				hiByte, first)
+		if uint64(hi) > maxAddr-first {
+			return nil, reject(field, "elements reach %d bytes past element 0 at %#x, beyond the end of the address space",
+				hi, first)
 		}
 	}
-	view.Data = unsafe.Add(t.Data, uintptr(t.ByteOffset))
-	return view, nil
+	return unsafe.Add(t.Data, uintptr(t.ByteOffset)), nil
 }
 
-// checkedContiguousStrides is ContiguousStrides with overflow detection. The
-// strides of a shape whose element count fits int64 always fit too; this only
-// fails for an empty tensor whose other extents multiply past int64.
-func checkedContiguousStrides(shape []int64) ([]int64, bool) {
-	strides := make([]int64, len(shape))
+// fillContiguousStrides writes the C-order strides of shape into strides, as
+// ContiguousStrides does, and reports false if they overflow int64. The strides
+// of a shape whose element count fits int64 always fit too; this only fails for
+// an empty tensor whose other extents multiply past int64.
+func fillContiguousStrides(strides, shape []int64) bool {
 	s := int64(1)
 	for i := len(shape) - 1; i >= 0; i-- {
 		strides[i] = s
 		if shape[i] > 1 && i > 0 {
 			if shape[i] > math.MaxInt64/s {
-				return nil, false
+				return false
 			}
 			s *= shape[i]
 		}
+	}
+	return true
+}
+
+// checkedContiguousStrides is fillContiguousStrides into new memory.
+func checkedContiguousStrides(shape []int64) ([]int64, bool) {
+	strides := make([]int64, len(shape))
+	if !fillContiguousStrides(strides, shape) {
+		return nil, false
 	}
 	return strides, true
 }

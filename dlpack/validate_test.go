@@ -178,9 +178,9 @@ func TestValidateRule2Device(t *testing.T) {
 		{name: "rule2/rocm-host", f: dev(ROCMHost, 0)},
 		{name: "rule2/cuda-managed", f: dev(CUDAManaged, 2)},
 	}
-	for _, d := range DeviceTypeNames {
-		if !d.Type.HostAccessible() {
-			cases = append(cases, validateCase{name: "rule2/every-device/" + d.Name, f: dev(d.Type, 0), field: "device", msg: d.Name})
+	for d := range DeviceTypes() {
+		if !d.HostAccessible() {
+			cases = append(cases, validateCase{name: "rule2/every-device/" + d.String(), f: dev(d, 0), field: "device", msg: d.String()})
 		}
 	}
 	runValidateCases(t, cases)

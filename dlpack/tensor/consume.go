@@ -7,7 +7,7 @@ import (
 )
 
 // FromManaged takes ownership of m, a DLManagedTensorVersioned* in memory the Go
-// collector does not manage (a C producer's), and validates it with
+// collector does not manage (a C producer's), and validates it by the rules of
 // dlpack.Validate. On success the Tensor owns m; on failure m's deleter has already
 // been called, and the error is the validator's *dlpack.ValidationError naming the
 // field at fault. A NULL m returns ErrNil.
@@ -30,15 +30,20 @@ func FromManagedLegacy(m unsafe.Pointer) (*Tensor, error) {
 }
 
 func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error) {
-	v, err := dlpack.Validate(f)
-	if err != nil {
+	// The validator copies shape and strides straight into t.dims when they fit,
+	// so that a consume allocates only t. t keeps no slice of its own dims (see
+	// Tensor); more dimensions come back in new memory, which it keeps.
+	t := &Tensor{managed: m, versioned: versioned}
+	var v dlpack.View
+	if err := dlpack.ValidateInto(&v, f, t.dims[:inlineDims], t.dims[inlineDims:]); err != nil {
 		release(m, versioned)
 		return nil, err
 	}
-	t := &Tensor{
-		managed: m, versioned: versioned, produced: isProduced(m, versioned),
-		dtype: v.DType, shapeBuf: v.Shape, stridesBuf: v.Strides, data: v.Data, n: v.NumElements, ndim: len(v.Shape),
-		isCopied: v.IsCopied, padded: v.Padded, device: v.Device,
+	t.produced = isProduced(m, versioned)
+	t.dtype, t.data, t.n, t.ndim = v.DType, v.Data, v.NumElements, len(v.Shape)
+	t.isCopied, t.padded, t.device = v.IsCopied, v.Padded, v.Device
+	if t.ndim > inlineDims {
+		t.shapeBuf, t.stridesBuf = v.Shape, v.Strides
 	}
 	t.readOnly.Store(v.ReadOnly)
 	return wrap(t), nil

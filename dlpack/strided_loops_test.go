@@ -1,0 +1,130 @@
+package dlpack
+
+import (
+	"bytes"
+	"math/rand"
+	"testing"
+	"unsafe"
+)
+
+// layout is a random strided view into a buffer: shape, strides (elements, any
+// sign, zero for broadcasts) and the element offset of element 0.
+type layout struct {
+	shape, strides []int64
+	base           int64
+	span           int64 // elements the buffer needs
+}
+
+func randomLayout(r *rand.Rand, shape []int64, allowZero bool) layout {
+	l := layout{shape: shape, strides: make([]int64, len(shape))}
+	// Start contiguous, then perturb some strides: contiguous runs, gaps, reversals.
+	copy(l.strides, ContiguousStrides(shape))
+	for i := range l.strides {
+		switch r.Intn(5) {
+		case 0:
+			l.strides[i] *= int64(2 + r.Intn(2))
+		case 1:
+			l.strides[i] = -l.strides[i]
+		case 2:
+			if allowZero {
+				l.strides[i] = 0
+			}
+		}
+	}
+	lo, hi, err := ElementSpan(shape, l.strides)
+	if err != nil {
+		panic(err)
+	}
+	l.base = -lo
+	l.span = hi - lo + 1
+	return l
+}
+
+// offsets lists the element offsets of a layout in C order, the reference the
+// loops are checked against.
+func (l layout) offsets() []int64 {
+	n, _ := NumElements(l.shape)
+	out := make([]int64, 0, n)
+	idx := make([]int64, len(l.shape))
+	for i := int64(0); i < n; i++ {
+		off := l.base
+		for d := range idx {
+			off += idx[d] * l.strides[d]
+		}
+		out = append(out, off)
+		for d := len(idx) - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < l.shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	return out
+}
+
+func randomShape(r *rand.Rand) []int64 {
+	shape := make([]int64, r.Intn(4))
+	for i := range shape {
+		shape[i] = int64(1 + r.Intn(5))
+	}
+	return shape
+}
+
+func TestCopyStridedMatchesElementwise(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for iter := 0; iter < 3000; iter++ {
+		itemSize := []int{1, 2, 4, 8, 16, 3}[r.Intn(6)]
+		shape := randomShape(r)
+		dl, sl := randomLayout(r, shape, false), randomLayout(r, shape, true)
+		src := make([]byte, sl.span*int64(itemSize))
+		r.Read(src)
+		got := make([]byte, dl.span*int64(itemSize))
+		want := bytes.Clone(got)
+		CopyStrided(unsafe.Pointer(&got[dl.base*int64(itemSize)]), dl.strides,
+			unsafe.Pointer(&src[sl.base*int64(itemSize)]), sl.strides, shape, itemSize)
+		so := sl.offsets()
+		for i, d := range dl.offsets() {
+			is := int64(itemSize)
+			copy(want[d*is:(d+1)*is], src[so[i]*is:(so[i]+1)*is])
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("shape %v dst strides %v src strides %v item %d:\n got %v\nwant %v",
+				shape, dl.strides, sl.strides, itemSize, got, want)
+		}
+	}
+}
+
+func TestFillStridedMatchesElementwise(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for iter := 0; iter < 3000; iter++ {
+		itemSize := []int{1, 2, 4, 8, 16, 3}[r.Intn(6)]
+		shape := randomShape(r)
+		l := randomLayout(r, shape, false)
+		elem := make([]byte, itemSize)
+		if r.Intn(4) > 0 { // sometimes all zero: the clear() path
+			r.Read(elem)
+		}
+		got := make([]byte, l.span*int64(itemSize))
+		r.Read(got)
+		want := bytes.Clone(got)
+		FillStrided(unsafe.Pointer(&got[l.base*int64(itemSize)]), l.strides, shape, elem)
+		for _, d := range l.offsets() {
+			copy(want[d*int64(itemSize):], elem)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("shape %v strides %v elem %v:\n got %v\nwant %v", shape, l.strides, elem, got, want)
+		}
+	}
+}
+
+func TestFillContiguousLargerThanOneChunk(t *testing.T) {
+	for _, n := range []int{1, fillChunk/8 - 1, fillChunk / 8, 3*fillChunk/8 + 5} {
+		buf := make([]byte, n*8)
+		elem := []byte{1, 2, 3, 4, 5, 6, 7, 8}
+		FillStrided(unsafe.Pointer(&buf[0]), []int64{1}, []int64{int64(n)}, elem)
+		if !bytes.Equal(buf, bytes.Repeat(elem, n)) {
+			t.Fatalf("n=%d: pattern broken", n)
+		}
+	}
+}
