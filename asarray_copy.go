@@ -7,6 +7,17 @@ package main
 // buffer-protocol objects are always copied (the conversions of convert.go).
 
 // #include "godlpack.h"
+//
+// // Whether obj may be a DLPack producer: not for the types asarray converts itself
+// // (lists, tuples, numbers), which have no __dlpack__ and whose lookup would cost more
+// // than converting a small list. One cgo call.
+// static int gd_may_share_dlpack(PyObject *obj) {
+//     if (PyList_Check(obj) || PyTuple_Check(obj) || PyLong_Check(obj) || PyFloat_Check(obj) ||
+//         PyComplex_Check(obj)) {
+//         return 0;
+//     }
+//     return gd_has_dlpack(obj);
+// }
 import "C"
 
 import "github.com/godlpack/godlpack/dlpack"
@@ -53,7 +64,7 @@ func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.g
 		a, err = convertArray(src, dt)
 		return a, true, err
 	}
-	if !mayHaveDLPack(obj) || C.gd_has_dlpack(obj) == 0 {
+	if C.gd_may_share_dlpack(obj) == 0 {
 		if req.noCopy {
 			return nil, true, valueErrorf("asarray(copy=False): a %s cannot be shared without a copy "+
 				"(only a godlpack.Array or an object with __dlpack__ can)", typeName(obj))
@@ -86,13 +97,6 @@ func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.g
 	}
 	releaseForeign(asObject(imported))
 	return a, true, err
-}
-
-// mayHaveDLPack is false for the Python types asarray converts itself (lists, tuples,
-// numbers): they have no __dlpack__, and the lookup would cost more than a small list.
-func mayHaveDLPack(obj *C.PyObject) bool {
-	return C.gd_list_check(obj) == 0 && C.gd_tuple_check(obj) == 0 && C.gd_long_check(obj) == 0 &&
-		C.gd_float_check(obj) == 0 && C.gd_complex_check(obj) == 0
 }
 
 func noCopyError(from, to *dlpack.DType) error {
