@@ -247,7 +247,7 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
                 questions = te->probes.any ? gd_lazy_questions(&m->dl_tensor) : 0; /* validated */
                 a = array_from_fast(&v, m, 1);
                 if (a == NULL) {
-                    m->deleter(m);
+                    gd_call_deleter_keep_error(m, 1);
                 }
             } else {
                 a = goAdoptVersioned(m); /* Go validates, or rejects and deletes */
@@ -256,7 +256,8 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
              * refused Array's release calls the producer's deleter. */
             if (a != NULL && te->probes.any && questions != 0 &&
                 gd_refuse_lazy_view(x, &te->probes, questions) < 0) {
-                Py_CLEAR(a);
+                gd_decref_keep_error(a); /* runs the producer's deleter: keep the BufferError */
+                a = NULL;
             }
             return a;
         }
@@ -305,6 +306,10 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
     } else if ((a = fast_consume(cap)) == NULL && !PyErr_Occurred()) {
         a = goConsumeCapsule(cap);
     }
-    Py_DECREF(cap);
+    if (a == NULL) {
+        gd_decref_keep_error(cap); /* a rejected capsule: its destructor frees the tensor */
+    } else {
+        Py_DECREF(cap);
+    }
     return a;
 }

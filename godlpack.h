@@ -197,6 +197,24 @@ static inline void gd_call_deleter(void *m, int versioned) {
 }
 PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
 
+/* Releasing what a producer gave us (its capsule, its tensor's deleter) may run the
+ * producer's Python code: a destructor that runs Python with our exception pending can
+ * lose it, and CPython then reports "returned NULL without setting an exception"
+ * (SystemError) instead of our BufferError. So every release on an error path keeps the
+ * pending exception aside while the producer's code runs. */
+static inline void gd_decref_keep_error(PyObject *o) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    Py_DECREF(o);
+    PyErr_Restore(type, value, tb);
+}
+static inline void gd_call_deleter_keep_error(void *m, int versioned) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    gd_call_deleter(m, versioned);
+    PyErr_Restore(type, value, tb);
+}
+
 /* ---- nested sequences <-> array memory (convert.c) ---- */
 /* Element kinds as Python sees them: dlpack.Kind's values (convert.go checks). */
 enum { GD_KIND_BOOL = 0, GD_KIND_INT, GD_KIND_UINT, GD_KIND_FLOAT, GD_KIND_COMPLEX };
