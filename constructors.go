@@ -296,22 +296,31 @@ func arangeFloatLength(start, stop, step float64) (int64, error) {
 
 //export goAsarray
 func goAsarray(_, args, kwargs *C.PyObject) *C.PyObject {
-	p, release, err := parseArgs("asarray", args, kwargs, []string{"obj", "dtype"}, 1)
+	obj, dtype, req, release, err := parseAsarrayArgs(args, kwargs) // asarray_copy.go
 	if err != nil {
 		return fail(err)
 	}
 	defer release()
+	return asarray(obj, dtype, req)
+}
+
+// asarray is asarray(obj, dtype=..., device=..., copy=...) once parsed; Array(obj, dtype)
+// is asarray(obj, dtype=dtype).
+func asarray(obj, dtype *C.PyObject, req importRequest) *C.PyObject {
+	var err error
 	var dt *dlpack.DType
-	if p[1] != nil && C.gd_is_none(p[1]) == 0 {
-		if dt, err = resolveDType(p[1], nil); err != nil {
+	if dtype != nil && C.gd_is_none(dtype) == 0 {
+		if dt, err = resolveDType(dtype, nil); err != nil {
 			return fail(err)
 		}
 	}
-	if isArray(p[0]) && (dt == nil || int(toArray(p[0]).dtype_index) == dt.Index) {
-		C.gd_incref(p[0]) // already an Array of that dtype: no copy, like numpy.asarray
-		return p[0]
+	if a, done, err := asarrayShared(obj, dt, req); done { // an Array or a DLPack producer
+		if err != nil {
+			return fail(err)
+		}
+		return asObject(a)
 	}
-	a, err := arrayFrom(p[0], dt)
+	a, err := arrayFrom(obj, dt)
 	if err != nil {
 		return fail(err)
 	}
@@ -320,5 +329,10 @@ func goAsarray(_, args, kwargs *C.PyObject) *C.PyObject {
 
 //export goArrayNew
 func goArrayNew(args, kwargs *C.PyObject) *C.PyObject {
-	return goAsarray(nil, args, kwargs)
+	p, release, err := parseArgs("Array", args, kwargs, []string{"obj", "dtype"}, 1)
+	if err != nil {
+		return fail(err)
+	}
+	defer release()
+	return asarray(p[0], p[1], importRequest{})
 }

@@ -60,7 +60,7 @@ static PyObject *gd_call_dlpack_legacy(PyObject *obj) {
 
 /* Whether obj has a __dlpack__ at all (on its type or, as NumPy also accepts, on
  * the instance). */
-static int gd_has_dlpack(PyObject *obj) {
+int gd_has_dlpack(PyObject *obj) {
     PyObject *m = PyObject_GetAttr(obj, s_dlpack);
     if (m == NULL) {
         PyErr_Clear();
@@ -238,7 +238,7 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
                 }
                 a = gd_array_from_fast(&v, m, 1);
                 if (a == NULL) {
-                    gd_call_deleter(m, 1);
+                    gd_call_deleter_keep_error(m, 1);
                 }
             } else {
                 a = goAdoptVersioned(m); /* Go validates, or rejects and deletes */
@@ -247,7 +247,8 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
              * refused Array's release calls the producer's deleter. */
             if (a != NULL && te->probes.any && questions != 0 &&
                 gd_refuse_lazy_view(x, &te->probes, questions) < 0) {
-                Py_CLEAR(a);
+                gd_decref_keep_error(a); /* runs the producer's deleter: keep the BufferError */
+                a = NULL;
             }
             return a;
         }
@@ -301,7 +302,11 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
     } else if ((a = fast_consume(cap)) == NULL && !PyErr_Occurred()) {
         a = goConsumeCapsule(cap);
     }
-    Py_DECREF(cap);
+    if (a == NULL) {
+        gd_decref_keep_error(cap); /* a rejected capsule: its destructor frees the tensor */
+    } else {
+        Py_DECREF(cap);
+    }
     return a;
 }
 

@@ -193,6 +193,8 @@ int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, int questions);
 extern const char *const gd_name_versioned, *const gd_name_legacy, *const gd_name_used_versioned,
     *const gd_name_used_legacy, *const gd_name_exchange_api;
 int gd_import_init(void);
+/* Whether obj has a __dlpack__ (on its type or the instance); never raises. */
+int gd_has_dlpack(PyObject *obj);
 int gd_error_is_buffer_error(void);
 /* An Array owning a managed tensor that passed gd_fast_check (the import's fast
  * path and the exchange API's to_py): shape, strides, flags and the device, type
@@ -204,6 +206,24 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int gd_error_is_type_error(void);
 PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
+
+/* Releasing what a producer gave us (its capsule, its tensor's deleter) may run the
+ * producer's Python code: a destructor that runs Python with our exception pending can
+ * lose it, and CPython then reports "returned NULL without setting an exception"
+ * (SystemError) instead of our BufferError. So every release on an error path keeps the
+ * pending exception aside while the producer's code runs. */
+static inline void gd_decref_keep_error(PyObject *o) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    Py_DECREF(o);
+    PyErr_Restore(type, value, tb);
+}
+static inline void gd_call_deleter_keep_error(void *m, int versioned) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    gd_call_deleter(m, versioned);
+    PyErr_Restore(type, value, tb);
+}
 
 /* ---- nested sequences <-> array memory (convert.c) ---- */
 /* Element kinds as Python sees them: dlpack.Kind's values (convert.go checks). */

@@ -60,7 +60,7 @@ func goFromDLPack(_ *C.PyObject, args **C.PyObject, nargs C.Py_ssize_t, kwnames 
 			return fail(typeErrorf("from_dlpack() got an unexpected keyword argument '%s'", name))
 		}
 	}
-	req, err := parseImportRequest(device, copyArg)
+	req, err := parseImportRequest("from_dlpack", device, copyArg)
 	if err != nil {
 		return fail(err)
 	}
@@ -78,7 +78,8 @@ func kwCount(kwnames *C.PyObject) int {
 	return int(C.PyTuple_Size(kwnames))
 }
 
-func parseImportRequest(device, copyArg *C.PyObject) (importRequest, error) {
+// parseImportRequest reads the device= and copy= keywords of fname (from_dlpack, asarray).
+func parseImportRequest(fname string, device, copyArg *C.PyObject) (importRequest, error) {
 	var req importRequest
 	if copyArg != nil && C.gd_is_none(copyArg) == 0 {
 		switch {
@@ -87,7 +88,7 @@ func parseImportRequest(device, copyArg *C.PyObject) (importRequest, error) {
 		case C.gd_is_false(copyArg) != 0:
 			req.noCopy = true
 		default:
-			return req, typeErrorf("from_dlpack(): copy must be True, False or None, not %s", typeName(copyArg))
+			return req, typeErrorf("%s(): copy must be True, False or None, not %s", fname, typeName(copyArg))
 		}
 		req.copy = copyArg
 	}
@@ -97,8 +98,8 @@ func parseImportRequest(device, copyArg *C.PyObject) (importRequest, error) {
 	if C.gd_unicode_check(device) != 0 {
 		s, _ := goString(device)
 		if s != "cpu" {
-			return req, valueErrorf("from_dlpack(): unsupported device %q: godlpack arrays live in CPU memory "+
-				"(use None, 'cpu' or (DLDeviceType.kDLCPU, 0))", s)
+			return req, valueErrorf("%s(): unsupported device %q: godlpack arrays live in CPU memory "+
+				"(use None, 'cpu' or (DLDeviceType.kDLCPU, 0))", fname, s)
 		}
 		req.cpuDevice = true
 		return req, nil
@@ -106,7 +107,7 @@ func parseImportRequest(device, copyArg *C.PyObject) (importRequest, error) {
 	items, n, release := heldItems(device, 2)
 	defer release()
 	if n != 2 {
-		return req, typeErrorf("from_dlpack(): device must be None, 'cpu' or a (device_type, device_id) tuple")
+		return req, typeErrorf("%s(): device must be None, 'cpu' or a (device_type, device_id) tuple", fname)
 	}
 	dt, err := asInt64(items[0], "device type")
 	if err != nil {
@@ -117,8 +118,8 @@ func parseImportRequest(device, copyArg *C.PyObject) (importRequest, error) {
 		return req, err
 	}
 	if dt != int64(dlpack.CPU) || id != 0 {
-		return req, valueErrorf("from_dlpack(): unsupported device (%d, %d): godlpack arrays live in CPU "+
-			"memory (kDLCPU, 0)", dt, id)
+		return req, valueErrorf("%s(): unsupported device (%d, %d): godlpack arrays live in CPU "+
+			"memory (kDLCPU, 0)", fname, dt, id)
 	}
 	req.cpuDevice = true
 	return req, nil
@@ -167,7 +168,7 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 	// producer's tensor now.
 	if req.wantCopy && a.flags&C.GD_FLAG_IS_COPIED == 0 {
 		cp, err := copyArray(a)
-		C.gd_decref(asObject(a))
+		releaseForeign(asObject(a))
 		if err != nil {
 			return nil, err
 		}
@@ -175,4 +176,10 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 		return cp, nil
 	}
 	return a, nil
+}
+
+// releaseForeign drops a reference to an object whose release may run a producer's
+// Python code (a capsule, an Array over a foreign tensor), keeping a pending exception.
+func releaseForeign(o *C.PyObject) {
+	C.gd_decref_keep_error(o)
 }

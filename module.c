@@ -62,8 +62,16 @@ static PyMethodDef module_methods[] = {
      "arange(start, stop=None, step=1, dtype=None)\n--\n\nEvenly spaced values in "
      "[start, stop), like range(); dtype defaults to int64 for ints, else float64."},
     {"asarray", (PyCFunction)(void (*)(void))goAsarray, KW,
-     "asarray(obj, dtype=None)\n--\n\nA new Go-owned array copied from nested lists/tuples of "
-     "Python scalars, a scalar, a godlpack.Array, or any buffer-protocol object."},
+     "asarray(obj, /, *, dtype=None, device=None, copy=None)\n--\n\n"
+     "An Array from obj (array API standard).\n\n"
+     "obj: a godlpack.Array, an object with __dlpack__ (NumPy, PyTorch, JAX...), nested\n"
+     "    lists/tuples of Python scalars, a scalar, or a buffer-protocol object.\n"
+     "dtype: the result's dtype; None keeps obj's (or infers it as NumPy does).\n"
+     "device: None, 'cpu' or (DLDeviceType.kDLCPU, 0).\n"
+     "copy: None shares obj's memory when it can (an Array, or a DLPack producer, of the\n"
+     "    wanted dtype) and copies otherwise; True always copies; False never copies and\n"
+     "    raises ValueError when it would have to (lists, scalars, buffers, a dtype change).\n"
+     "    An Array of the wanted dtype is returned itself unless copy=True."},
     {"from_dlpack", (PyCFunction)(void (*)(void))gd_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
      "Import x zero-copy as a godlpack.Array (array API standard).\n\n"
@@ -72,7 +80,9 @@ static PyMethodDef module_methods[] = {
      "device: None, 'cpu' or (DLDeviceType.kDLCPU, 0); a CPU device asks a non-CPU producer\n"
      "    for a CPU copy through dl_device.\n"
      "copy: None or False share the producer's memory (False raises BufferError if it\n"
-     "    cannot); True returns a Go-owned copy and releases the producer's tensor at once.\n\n"
+     "    cannot); True asks the producer for a copy (__dlpack__(copy=True)) and, if it\n"
+     "    hands back its own memory anyway, copies it into Go-owned memory; either way the\n"
+     "    result owns its data and flags['is_copied'] is True.\n\n"
      "Types whose class has __dlpack_c_exchange_api__ (torch.Tensor) are imported through\n"
      "the DLPack C exchange API with no capsule. Every malformed tensor raises BufferError\n"
      "naming the field, and its deleter is still called exactly once."},

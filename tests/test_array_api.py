@@ -8,6 +8,7 @@ import json
 import godlpack as g
 import numpy as np
 import pytest
+import torch
 
 ALIGN = 256
 
@@ -585,25 +586,77 @@ def test_array_constructor_is_asarray():
     ],
     ids=["int16-strided", "f64-transposed", "u32-reversed", "c64-cols", "empty", "bool"],
 )
-def test_asarray_copies_non_contiguous_numpy_arrays(make):
+def test_asarray_copy_true_copies_numpy_arrays(make):
     n = make()
-    a = g.asarray(n)
+    a = g.asarray(n, copy=True)
     assert a.dtype == n.dtype.name
     assert a.shape == n.shape
     assert a.tolist() == n.tolist()
-    assert a.flags["c_contiguous"] is True
+    assert a.flags["c_contiguous"] is True and a.flags["owndata"] is True
     assert not np.shares_memory(np.from_dlpack(a), n)
     if n.size:
         a[(0,) * a.ndim] = 1
         assert n.tolist() == make().tolist()  # the source is untouched
 
 
-def test_asarray_copies_contiguous_numpy_array_too():
-    n = np.arange(6, dtype=np.float64)
-    a = g.asarray(n)
-    assert a.data_ptr != n.ctypes.data
-    n[0] = 100
-    assert a[0] == 0.0
+@pytest.mark.parametrize("copy", [None, False])
+def test_asarray_shares_a_dlpack_producers_memory(copy):
+    # The array API standard: copy=None reuses the memory when it can, copy=False must.
+    n = np.arange(24, dtype=np.int16).reshape(4, 6)[::2, ::-3]
+    a = g.asarray(n, copy=copy)
+    assert a.flags["owndata"] is False  # NumPy's memory
+    assert np.shares_memory(np.from_dlpack(a), n)
+    a[0, 0] = -7
+    assert n[0, 0] == -7
+    t = torch.arange(6.0)
+    b = g.asarray(t, copy=copy, device="cpu")
+    assert b.data_ptr == t.data_ptr()
+
+
+def test_asarray_copy_false_raises_where_a_copy_is_needed():
+    for obj, kw in [
+        ([1, 2, 3], {}),
+        (2.5, {}),
+        (b"abc", {}),
+        (np.arange(3.0), {"dtype": "float32"}),
+        (g.arange(3), {"dtype": "float64"}),
+    ]:
+        with pytest.raises(ValueError, match=r"copy=False"):
+            g.asarray(obj, copy=False, **kw)
+
+
+def test_asarray_converts_a_producers_dtype_with_a_copy():
+    n = np.arange(4, dtype=np.int32)
+    a = g.asarray(n, dtype="float64")
+    assert a.tolist() == [0.0, 1.0, 2.0, 3.0] and a.flags["owndata"] is True
+    assert not np.shares_memory(np.from_dlpack(a), n)
+
+
+def test_asarray_of_an_array_follows_copy():
+    a = g.arange(3)
+    assert g.asarray(a) is a and g.asarray(a, copy=False) is a
+    c = g.asarray(a, copy=True)
+    assert c is not a and c.data_ptr != a.data_ptr and c.tolist() == a.tolist()
+
+
+def test_asarray_keywords_are_checked():
+    with pytest.raises(TypeError, match="keyword-only"):
+        g.asarray([1], "float32")
+    with pytest.raises(TypeError, match="copy must be True, False or None"):
+        g.asarray([1], copy=1)
+    with pytest.raises(ValueError, match="unsupported device"):
+        g.asarray([1], device=(2, 0))
+    assert g.asarray([1], device="cpu").tolist() == [1]
+
+
+def test_asarray_falls_back_to_the_buffer_protocol_when_dlpack_refuses():
+    # NumPy's __dlpack__ raises BufferError for big-endian data; the buffer protocol
+    # then gives the same error as before asarray shared memory (or a copy, if it can).
+    n = np.arange(3, dtype=">i4")
+    with pytest.raises(BufferError, match="big-endian"):
+        g.asarray(n)
+    with pytest.raises(BufferError):
+        g.asarray(n, copy=False)  # no fallback: the producer's refusal stands
 
 
 # Buffer-protocol sources run in a child interpreter: a failure there must show up as
@@ -666,7 +719,7 @@ ALIGNED = [
     ("arange-empty", lambda: g.arange(0)),
     ("asarray-list", lambda: g.asarray([[1, 2, 3]])),
     ("asarray-scalar", lambda: g.asarray(1.5)),
-    ("asarray-numpy", lambda: g.asarray(np.arange(5, dtype=np.int8)[1:])),
+    ("asarray-numpy", lambda: g.asarray(np.arange(5, dtype=np.int8)[1:], copy=True)),
     ("asarray-convert", lambda: g.asarray(g.arange(3), dtype="float16")),
     ("Array", lambda: g.Array([1, 2])),
     ("copy", lambda: g.arange(9)[1::2].copy()),

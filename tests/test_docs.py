@@ -93,6 +93,7 @@ def test_array_public_names_are_what_the_readme_lists():
             "data_ptr",
             "dtype",
             "flags",
+            "item",
             "itemsize",
             "nbytes",
             "ndim",
@@ -130,6 +131,7 @@ def test_array_class_docstring():
         godlpack.Array.__dlpack__,
         godlpack.Array.__dlpack_device__,
         godlpack.Array.tolist,
+        godlpack.Array.item,
         godlpack.Array.copy,
         godlpack.Array.toreadonly,
         godlpack.Array.reshape,
@@ -149,6 +151,12 @@ def test_signatures_are_introspectable(func):
     sig = inspect.signature(func)
     assert "--" not in (func.__doc__ or "").splitlines()[0]
     assert all(p.kind is not p.VAR_KEYWORD for p in sig.parameters.values())
+
+
+def test_asarray_signature_is_the_array_api_standard_one():
+    assert str(inspect.signature(godlpack.asarray)) == (
+        "(obj, /, *, dtype=None, device=None, copy=None)"
+    )
 
 
 def test_dlpack_signature_is_keyword_only():
@@ -233,6 +241,16 @@ def test_module_info():
         assert f"  {mod.__name__}: {mod.__version__}" in lines, r.stdout
     for name in ("jax", "tvm_ffi"):
         assert any(line.startswith(f"  {name}: ") for line in lines), r.stdout
+
+
+def test_module_help_prints_usage():
+    r = _run_module("--help")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage: python -m godlpack")
+    assert "info" in r.stdout and "demo" in r.stdout
+    assert "same address" not in r.stdout  # the demo did not run
+    r = _run_module("nonsense")
+    assert r.returncode == 2 and "invalid choice" in r.stderr
 
 
 def test_module_demo():

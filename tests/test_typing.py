@@ -162,6 +162,10 @@ assert_type(a[1:, ::2], g.Array)
 assert_type(a[..., None], g.Array)
 assert_type(a[0, 1:], g.Array)
 assert_type(a[0, 0], g.Array | bool | int | float | complex)
+y: float = a.item(0, 0)  # item() is for this: a[0, 0] is a union
+z: int = g.arange(3).item(1)
+assert_type(g.asarray(a, dtype=g.float64, device="cpu", copy=False), g.Array)
+assert_type(g.asarray(a, copy=True, device=(1, 0)), g.Array)
 assert_type(a.copy().toreadonly().reshape((4, 3)).reshape(-1), g.Array)
 assert_type(len(a), int)
 a[0, 0] = 1.5
@@ -189,6 +193,8 @@ BAD = [
     "a.__dlpack__(unknown=1)",
     "g.from_dlpack(3)",  # no DLPack
     "g.from_dlpack(a, device='cuda')",
+    "g.asarray([1], 'float32')",  # dtype is keyword-only
+    "g.asarray([1], copy='yes')",
     "g.zeros('3')",  # shape is not an int
     "a.shape = (1, 2)",  # read-only attribute
     "a.nosuch",

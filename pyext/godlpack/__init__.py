@@ -73,7 +73,9 @@ __all__ = [
     "shared_empty",
     "shared_zeros",
     "zeros",
-    *(d.name for d in dtypes),
+    # every dtype but `bool`: `from godlpack import *` must not shadow the builtin
+    # (godlpack.bool stays the dtype)
+    *(d.name for d in dtypes if d.name != "bool"),
 ]
 
 # Protocols written in Python on the C type: NumPy's __array__ (_numpy.py), pickling

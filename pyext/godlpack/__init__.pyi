@@ -77,7 +77,7 @@ __all__ = [
     "shared_empty",
     "shared_zeros",
     "zeros",
-    "bool",
+    # every dtype but bool: `from godlpack import *` must not shadow the builtin
     "int8",
     "int16",
     "int32",

@@ -1,10 +1,13 @@
 """python -m godlpack: a demo of Go-owned memory shared with NumPy and PyTorch.
 
-`python -m godlpack info` prints what this build speaks and what it finds installed.
+python -m godlpack [demo]   the demo (needs NumPy; PyTorch adds a part)
+python -m godlpack info     what this build speaks and which consumers are installed
+python -m godlpack --help   this usage
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 
@@ -59,5 +62,23 @@ def info() -> int:
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m godlpack",
+        description="godlpack: Go-backed arrays that speak DLPack.",
+    )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        default="demo",
+        choices=("demo", "info"),
+        help="demo (the default): share a Go-owned array with NumPy and PyTorch, zero-copy; "
+        "info: print the godlpack and DLPack versions, the dtypes, the devices and the "
+        "installed consumers",
+    )
+    args = parser.parse_args(argv)
+    return info() if args.command == "info" else demo()
+
+
 if __name__ == "__main__":
-    sys.exit(info() if sys.argv[1:] == ["info"] else demo())
+    sys.exit(main())

@@ -52,7 +52,7 @@ _NestedSequence: TypeAlias = Sequence[_ScalarLike | _NestedSequence]
 #: What asarray() copies from (and what __setitem__ assigns): another Array, a
 #: buffer-protocol object (NumPy arrays, bytes, array.array, memoryview...), nested
 #: lists/tuples of scalars, or one scalar.
-_ArrayLike: TypeAlias = Array | Buffer | _NestedSequence | _ScalarLike
+_ArrayLike: TypeAlias = Array | _SupportsDLPack | Buffer | _NestedSequence | _ScalarLike
 #: A shape: one int or a tuple/list of ints.
 _ShapeLike: TypeAlias = SupportsIndex | tuple[SupportsIndex, ...] | list[SupportsIndex]
 
@@ -125,6 +125,9 @@ class Array:
     ) -> CapsuleType: ...
     def __dlpack_device__(self, /) -> tuple[DLDeviceType, int]: ...
     def tolist(self, /) -> _NestedList: ...
+    # Any, as numpy.ndarray.item: the dtype is not known statically, and the point of
+    # item() is `x: float = a.item()` type checking where a[0, 0] (a union) cannot.
+    def item(self, /, *index: SupportsIndex | tuple[SupportsIndex, ...]) -> Any: ...
     def copy(self, /) -> Array: ...
     @overload
     def reshape(self, shape: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Array: ...
@@ -175,7 +178,14 @@ def arange(
     step: _RealLike = 1,
     dtype: _DTypeLike | None = None,
 ) -> Array: ...
-def asarray(obj: _ArrayLike, dtype: _DTypeLike | None = None) -> Array: ...
+def asarray(
+    obj: _ArrayLike,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Literal["cpu"] | tuple[int, int] | None = None,
+    copy: bool | None = None,
+) -> Array: ...
 def from_dlpack(
     x: _SupportsDLPack | CapsuleType,
     /,

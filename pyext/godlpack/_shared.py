@@ -126,7 +126,7 @@ def shared_empty(shape: Any, dtype: Any = "float32") -> Any:
 
 def shared_asarray(obj: Any, dtype: Any = None) -> Any:
     """A copy of obj (anything godlpack.asarray takes) in shared memory."""
-    src = _godlpack.asarray(obj, dtype)
+    src = _godlpack.asarray(obj, dtype=dtype)  # may share obj: copied below
     if src.flags["subbyte_padded"] or not src.flags["c_contiguous"]:
         src = src.copy()
     out = shared_zeros(src.shape, src.dtype)

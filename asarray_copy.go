@@ -1,0 +1,104 @@
+package main
+
+// asarray_copy.go: asarray's keywords as the array API standard gives them,
+// asarray(obj, /, *, dtype=None, device=None, copy=None): memory is shared with a
+// godlpack.Array or a DLPack producer whenever the dtype allows; copy=True always copies,
+// copy=False never does (ValueError when it would have to). Sequences, scalars and
+// buffer-protocol objects are always copied (the conversions of convert.go).
+
+// #include "godlpack.h"
+//
+// // Whether obj may be a DLPack producer: not for the types asarray converts itself
+// // (lists, tuples, numbers), which have no __dlpack__ and whose lookup would cost more
+// // than converting a small list. One cgo call.
+// static int gd_may_share_dlpack(PyObject *obj) {
+//     if (PyList_Check(obj) || PyTuple_Check(obj) || PyLong_Check(obj) || PyFloat_Check(obj) ||
+//         PyComplex_Check(obj)) {
+//         return 0;
+//     }
+//     return gd_has_dlpack(obj);
+// }
+import "C"
+
+import "github.com/godlpack/godlpack/dlpack"
+
+// parseAsarrayArgs reads asarray's arguments: obj positional only, the rest keywords.
+// release drops the references parseArgs holds on them, once the call is done.
+func parseAsarrayArgs(args, kwargs *C.PyObject) (obj, dtype *C.PyObject, req importRequest,
+	release func(), err error) {
+	if args != nil {
+		if n := C.PyTuple_Size(args); n > 1 {
+			return nil, nil, req, nil, typeErrorf("asarray() takes 1 positional argument (obj) but %d were "+
+				"given; dtype, device and copy are keyword-only", n)
+		}
+	}
+	p, release, err := parseArgs("asarray", args, kwargs, []string{"obj", "dtype", "device", "copy"}, 1)
+	if err != nil {
+		return nil, nil, req, nil, err
+	}
+	if req, err = parseImportRequest("asarray", p[2], p[3]); err != nil {
+		release()
+		return nil, nil, req, nil, err
+	}
+	return p[0], p[1], req, release, nil
+}
+
+// asarrayShared makes the result for what can share memory: a godlpack.Array, or an
+// object with __dlpack__. done is false for anything else (the caller copies it), or
+// when a producer's __dlpack__ raised BufferError and a copy is allowed (the caller
+// then tries the buffer protocol, as asarray did before sharing).
+func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.gd_array, done bool, err error) {
+	if isArray(obj) {
+		src := toArray(obj)
+		if dt == nil || int(src.dtype_index) == dt.Index {
+			if req.wantCopy {
+				a, err = copyArray(src)
+				return a, true, err
+			}
+			C.gd_incref(obj) // like numpy.asarray: the same object
+			return src, true, nil
+		}
+		if req.noCopy {
+			return nil, true, noCopyError(arrayDType(src), dt)
+		}
+		a, err = convertArray(src, dt)
+		return a, true, err
+	}
+	if C.gd_may_share_dlpack(obj) == 0 {
+		if req.noCopy {
+			return nil, true, valueErrorf("asarray(copy=False): a %s cannot be shared without a copy "+
+				"(only a godlpack.Array or an object with __dlpack__ can)", typeName(obj))
+		}
+		return nil, false, nil
+	}
+	shared := req // device= and copy=False go to the producer
+	if req.wantCopy {
+		shared.wantCopy, shared.copy = false, nil // the copy is made below, in one pass
+	}
+	imported, err := importObject(obj, shared)
+	if err != nil {
+		if err == errPySet && !req.noCopy && C.gd_error_is_buffer_error() != 0 {
+			C.PyErr_Clear()
+			return nil, false, nil
+		}
+		return nil, true, err
+	}
+	switch {
+	case dt != nil && int(imported.dtype_index) != dt.Index:
+		if req.noCopy {
+			err = noCopyError(arrayDType(imported), dt)
+		} else {
+			a, err = convertArray(imported, dt)
+		}
+	case req.wantCopy:
+		a, err = copyArray(imported)
+	default:
+		return imported, true, nil
+	}
+	releaseForeign(asObject(imported))
+	return a, true, err
+}
+
+func noCopyError(from, to *dlpack.DType) error {
+	return valueErrorf("asarray(copy=False): converting %s to %s needs a copy", from.Name, to.Name)
+}

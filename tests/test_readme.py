@@ -1,0 +1,177 @@
+"""README.md says what is true: its example runs and prints what it shows, and its dtype
+table is what NumPy, PyTorch, JAX and TVM-FFI really exchange with godlpack (checked
+with the versions of the venv running the tests, each of which the table names).
+
+The install command of the Quickstart is run by tests/test_install.py.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import godlpack
+from conftest import run_python
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _section(title: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def _code_blocks(section: str, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", section, re.S)
+
+
+def test_example_runs_and_prints_what_it_shows():
+    (code,) = _code_blocks(_section("Example"), "python")
+    # The output of each print() is written as comment lines right under it.
+    expected: list[str] = []
+    lines = code.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("print("):
+            for out in lines[i + 1 :]:
+                if not out.startswith("# "):
+                    break
+                expected.append(out[2:])
+    assert expected, "the example shows no output"
+    r = run_python(code, env_extra={"JAX_PLATFORMS": "cpu"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == expected
+
+
+# --------------------------------------------------------------------------------------
+# The dtype table
+# --------------------------------------------------------------------------------------
+
+LIBS = ("NumPy", "PyTorch", "JAX", "TVM-FFI")
+
+
+def _dtype_table() -> dict[tuple[str, str], str]:
+    """{(dtype name, library): cell} from the README's table."""
+    rows = [line for line in _section("API").splitlines() if line.startswith("| ")]
+    header = [c.strip() for c in rows[0].strip("|").split("|")]
+    assert header == ["dtype", *LIBS], header
+    table = {}
+    for row in rows[1:]:  # the |---| line does not start with "| "
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        for name in cells[0].split(", "):
+            for lib, cell in zip(LIBS, cells[1:], strict=True):
+                table[(name, lib)] = cell
+    return table
+
+
+# Run in a child: the x64 pass changes JAX's global configuration. For each dtype and
+# library it prints what the cell should say:
+#   yes     lib.from_dlpack(godlpack array) keeps the dtype, and godlpack imports the
+#           result back with the same dtype
+#   no      lib.from_dlpack(godlpack array) raises
+#   x64     JAX: the dtype comes back 32-bit, and kept with jax_enable_x64 (second child)
+#   import  JAX: the export raises, but godlpack imports JAX's own array of the dtype
+_PROBE = textwrap.dedent(
+    """
+    import json, sys, warnings
+    warnings.simplefilter("ignore")
+    import jax
+    if sys.argv[1] == "x64":
+        jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp, ml_dtypes, numpy as np, torch, tvm_ffi
+    import godlpack as g
+
+    def name_of(x):
+        dt = x.dtype
+        return dt.name if hasattr(dt, "name") else str(dt).removeprefix("torch.")
+
+    exporters = {
+        "NumPy": np.from_dlpack,
+        "PyTorch": torch.from_dlpack,
+        "JAX": jnp.from_dlpack,
+        "TVM-FFI": tvm_ffi.from_dlpack,
+    }
+    out = {}
+    for d in g.dtypes:
+        for lib, export in exporters.items():
+            try:
+                x = export(g.zeros(2, dtype=d.name))
+            except Exception:
+                cell = "no"
+                if lib == "JAX":
+                    try:
+                        native = jnp.zeros(2, dtype=getattr(ml_dtypes, d.name))
+                        if g.from_dlpack(native).dtype == d.name:
+                            cell = "import"
+                    except Exception:
+                        pass
+            else:
+                back = g.from_dlpack(x).dtype.name
+                same = (lib == "TVM-FFI" or name_of(x) == d.name) and back == d.name
+                cell = "yes" if same else f"changed to {back}"
+            out[f"{d.name}|{lib}"] = cell
+    out["versions"] = {"NumPy": np.__version__, "PyTorch": torch.__version__,
+                       "JAX": jax.__version__, "TVM-FFI": tvm_ffi.__version__}
+    print(json.dumps(out))
+    """
+)
+
+
+def _probe(mode: str) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+    r = run_python(_PROBE.replace("sys.argv[1]", repr(mode)), timeout=300)
+    assert r.returncode == 0, r.stderr
+    raw = json.loads(r.stdout.splitlines()[-1])
+    versions = raw.pop("versions")
+    return {tuple(k.split("|")): v for k, v in raw.items()}, versions
+
+
+def _expected(cell: str, lib: str, versions: dict[str, str]) -> str:
+    """A cell is a value, or "value (other with Lib X.Y)" where an older pinned release
+    differs: the value to expect from the installed version."""
+    m = re.fullmatch(r"(\S+)(?: \((\S+) with (\S+) ([\d.]+)\))?", cell)
+    assert m, f"cannot read the table cell {cell!r}"
+    if m.group(2) and m.group(3) == lib and versions[lib].startswith(m.group(4) + "."):
+        return m.group(2)
+    return m.group(1)
+
+
+def test_dtype_table_is_what_the_libraries_do():
+    table = _dtype_table()
+    assert {name for name, _ in table} == {d.name for d in godlpack.dtypes}
+    (plain, versions), (x64, _) = _probe("plain"), _probe("x64")
+    wrong = []
+    for key, written in sorted(table.items()):
+        cell = _expected(written, key[1], versions)
+        if cell == "x64":
+            ok = plain[key].startswith("changed to ") and x64[key] == "yes"
+            got = f"{plain[key]}; with x64: {x64[key]}"
+        else:
+            ok, got = plain[key] == cell, plain[key]
+        if not ok:
+            wrong.append(f"{key}: README says {written!r}, {versions[key[1]]} does {got!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+# --------------------------------------------------------------------------------------
+# Claims of the API section
+# --------------------------------------------------------------------------------------
+
+
+def test_star_import_does_not_shadow_builtins():
+    shadowed = [n for n in godlpack.__all__ if hasattr(builtins, n)]
+    assert shadowed == []
+    assert godlpack.bool.name == "bool"  # still there, by its module attribute
+    r = run_python("from godlpack import *\nassert bool is __builtins__.bool\nprint(float32)")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "float32"
+
+
+def test_api_section_names_every_array_method():
+    api = _section("API")
+    public = [n for n in dir(godlpack.Array) if not n.startswith("_")]
+    for name in [*public, "__dlpack__", "__dlpack_device__"]:
+        assert f"`{name}`" in api, f"README's API section does not name Array.{name}"
