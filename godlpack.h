@@ -244,6 +244,8 @@ static inline void gd_incref(PyObject *o) { Py_INCREF(o); }
 static inline void gd_decref(PyObject *o) { Py_DECREF(o); }
 static inline PyObject *gd_none(void) { Py_RETURN_NONE; }
 static inline PyObject *gd_bool(int v) { return PyBool_FromLong(v); }
+static inline PyObject *gd_true(void) { return Py_True; }   /* borrowed */
+static inline PyObject *gd_false(void) { return Py_False; } /* borrowed */
 static inline int gd_is_none(PyObject *o) { return o == Py_None; }
 static inline int gd_is_true(PyObject *o) { return o == Py_True; }
 static inline int gd_is_false(PyObject *o) { return o == Py_False; }

@@ -31,11 +31,31 @@ func goAdoptVersioned(m *C.DLManagedTensorVersioned) *C.PyObject {
 	return asObject(a)
 }
 
+// importRequest is what from_dlpack's and asarray's device= and copy= keywords ask.
 type importRequest struct {
 	cpuDevice bool // device= asked explicitly for (kDLCPU, 0)
-	copy      *C.PyObject
-	wantCopy  bool
-	noCopy    bool
+	copy      copyMode
+}
+
+// copyMode is the copy= keyword (array API standard): one name for it everywhere.
+type copyMode int8
+
+const (
+	copyIfNeeded copyMode = iota // None: share the memory when possible
+	copyAlways                   // True
+	copyNever                    // False: an error rather than a copy
+)
+
+// object is copy= as __dlpack__ hears it: True or False (borrowed), or nil for None,
+// which is not passed at all.
+func (c copyMode) object() *C.PyObject {
+	switch c {
+	case copyAlways:
+		return C.gd_true()
+	case copyNever:
+		return C.gd_false()
+	}
+	return nil
 }
 
 //export goFromDLPack
@@ -45,7 +65,7 @@ func goFromDLPack(_ *C.PyObject, args **C.PyObject, nargs C.Py_ssize_t, kwnames 
 	}
 	argv := unsafe.Slice(args, int(nargs)+kwCount(kwnames))
 	x := argv[0]
-	var device, copyArg *C.PyObject
+	var device, copy *C.PyObject
 	for i := 0; i < kwCount(kwnames); i++ {
 		name, err := goString(C.gd_tuple_item(kwnames, C.Py_ssize_t(i)))
 		if err != nil {
@@ -55,12 +75,12 @@ func goFromDLPack(_ *C.PyObject, args **C.PyObject, nargs C.Py_ssize_t, kwnames 
 		case "device":
 			device = argv[1+i]
 		case "copy":
-			copyArg = argv[1+i]
+			copy = argv[1+i]
 		default:
 			return fail(typeErrorf("from_dlpack() got an unexpected keyword argument '%s'", name))
 		}
 	}
-	req, err := parseImportRequest("from_dlpack", device, copyArg)
+	req, err := parseImportRequest("from_dlpack", device, copy)
 	if err != nil {
 		return fail(err)
 	}
@@ -79,18 +99,17 @@ func kwCount(kwnames *C.PyObject) int {
 }
 
 // parseImportRequest reads the device= and copy= keywords of fname (from_dlpack, asarray).
-func parseImportRequest(fname string, device, copyArg *C.PyObject) (importRequest, error) {
+func parseImportRequest(fname string, device, copy *C.PyObject) (importRequest, error) {
 	var req importRequest
-	if copyArg != nil && C.gd_is_none(copyArg) == 0 {
+	if copy != nil && C.gd_is_none(copy) == 0 {
 		switch {
-		case C.gd_is_true(copyArg) != 0:
-			req.wantCopy = true
-		case C.gd_is_false(copyArg) != 0:
-			req.noCopy = true
+		case C.gd_is_true(copy) != 0:
+			req.copy = copyAlways
+		case C.gd_is_false(copy) != 0:
+			req.copy = copyNever
 		default:
-			return req, typeErrorf("%s(): copy must be True, False or None, not %s", fname, typeName(copyArg))
+			return req, typeErrorf("%s(): copy must be True, False or None, not %s", fname, typeName(copy))
 		}
-		req.copy = copyArg
 	}
 	if device == nil || C.gd_is_none(device) != 0 {
 		return req, nil
@@ -130,7 +149,7 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 		// Our own array: the protocol would hand back the same memory and owner, so
 		// share it directly, or copy it for copy=True whatever its flags say.
 		src := toArray(x)
-		if req.wantCopy {
+		if req.copy == copyAlways {
 			cp, err := copyArray(src)
 			if err != nil {
 				return nil, err
@@ -153,7 +172,7 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 		}
 		defer C.gd_decref(dlDevice)
 	}
-	obj := C.gd_import_foreign(x, dlDevice, req.copy, 1)
+	obj := C.gd_import_foreign(x, dlDevice, req.copy.object(), 1)
 	if obj == nil {
 		return nil, errPySet
 	}
@@ -166,7 +185,7 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 	// copy=True: unless the producer made this export a copy (IS_COPIED on a tensor
 	// it produced for this call), make a Go-owned copy; dropping a releases the
 	// producer's tensor now.
-	if req.wantCopy && a.flags&C.GD_FLAG_IS_COPIED == 0 {
+	if req.copy == copyAlways && a.flags&C.GD_FLAG_IS_COPIED == 0 {
 		cp, err := copyArray(a)
 		releaseForeign(asObject(a))
 		if err != nil {
