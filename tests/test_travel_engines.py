@@ -84,6 +84,7 @@ if __name__ == "__main__":
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a local test cluster: no token
     ray.init(num_cpus=1, object_store_memory=96 << 20, include_dashboard=False,
              log_to_driver=False, configure_logging=False)
+    print("ray started", flush=True)  # a hang then says whether it was the start
     try:
         a = g.arange(1 << 20, dtype="int32")
         ref = ray.put(a)
@@ -137,7 +138,11 @@ mine = g.full((5,), rank + 1, dtype="int64")
 out = g.zeros(5, dtype="int64")
 comm.Allreduce(mine, out, op=MPI.SUM)
 assert out.tolist() == [3] * 5
-print("ok", rank)
+# one writer: the two ranks' stdout reach mpiexec's interleaved, even within a line
+done = comm.gather(f"ok {rank}", root=0)
+if rank == 0:
+    for line in done:
+        print(line)
 """
 
 
