@@ -51,33 +51,33 @@ func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.g
 	if isArray(obj) {
 		src := toArray(obj)
 		if dt == nil || int(src.dtype_index) == dt.Index {
-			if req.wantCopy {
+			if req.copy == copyAlways {
 				a, err = copyArray(src)
 				return a, true, err
 			}
 			C.gd_incref(obj) // like numpy.asarray: the same object
 			return src, true, nil
 		}
-		if req.noCopy {
+		if req.copy == copyNever {
 			return nil, true, noCopyError(arrayDType(src), dt)
 		}
 		a, err = convertArray(src, dt)
 		return a, true, err
 	}
 	if C.gd_may_share_dlpack(obj) == 0 {
-		if req.noCopy {
+		if req.copy == copyNever {
 			return nil, true, valueErrorf("asarray(copy=False): a %s cannot be shared without a copy "+
 				"(only a godlpack.Array or an object with __dlpack__ can)", typeName(obj))
 		}
 		return nil, false, nil
 	}
 	shared := req // device= and copy=False go to the producer
-	if req.wantCopy {
-		shared.wantCopy, shared.copy = false, nil // the copy is made below, in one pass
+	if req.copy == copyAlways {
+		shared.copy = copyIfNeeded // the copy is made below, in one pass
 	}
 	imported, err := importObject(obj, shared)
 	if err != nil {
-		if err == errPySet && !req.noCopy && C.gd_error_is_buffer_error() != 0 {
+		if err == errPySet && req.copy != copyNever && C.gd_error_is_buffer_error() != 0 {
 			C.PyErr_Clear()
 			return nil, false, nil
 		}
@@ -85,12 +85,12 @@ func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.g
 	}
 	switch {
 	case dt != nil && int(imported.dtype_index) != dt.Index:
-		if req.noCopy {
+		if req.copy == copyNever {
 			err = noCopyError(arrayDType(imported), dt)
 		} else {
 			a, err = convertArray(imported, dt)
 		}
-	case req.wantCopy:
+	case req.copy == copyAlways:
 		a, err = copyArray(imported)
 	default:
 		return imported, true, nil

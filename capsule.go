@@ -128,3 +128,13 @@ func adoptManaged(m unsafe.Pointer, versioned bool) (*C.gd_array, error) {
 	callDeleter(m, versioned)
 	return nil, err
 }
+
+// callDeleter calls a producer's deleter (GIL held) with any pending Python exception
+// kept aside: the deleter may run the producer's Python code (godlpack.h says why).
+func callDeleter(m unsafe.Pointer, versioned bool) {
+	v := C.int(0)
+	if versioned {
+		v = 1
+	}
+	C.gd_call_deleter_keep_error(m, v)
+}

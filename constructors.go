@@ -13,16 +13,6 @@ import (
 	"github.com/godlpack/godlpack/dlpack"
 )
 
-var defaultDType = mustDType("float32")
-
-func mustDType(name string) *dlpack.DType {
-	d, ok := dlpack.ByName(name)
-	if !ok {
-		panic("godlpack: dtype table lacks " + name)
-	}
-	return d
-}
-
 // resolveDType accepts a dtype name (or godlpack.dtype), the Python types
 // bool/int/float/complex, or anything with a dtype-name attribute (NumPy and
 // ml_dtypes dtypes and scalar types). nil or None gives def.

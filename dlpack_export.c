@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char NAME_VERSIONED[] = "dltensor_versioned";
-static const char NAME_LEGACY[] = "dltensor";
 
 static PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy;
 /* DLDeviceType, the IntEnum defined by the Python package; ints until it is set. */
@@ -36,22 +34,25 @@ void gd_set_device_enum(PyObject *e) {
     Py_CLEAR(cpu0);
 }
 
-static void deleter_versioned(DLManagedTensorVersioned *m) {
-    if (m == NULL) {
-        return;
-    }
-    gd_owner_decref((gd_owner *)m->manager_ctx);
+/* The deleter of every managed tensor we make (exports here, the exchange API's
+ * allocator in exchange.c): the block holds the tensor with its shape and strides,
+ * and one reference on the owner of the data. No GIL, any thread. */
+static void release_export(void *block, void *owner) {
+    gd_owner_decref((gd_owner *)owner);
     gd_live_add(-1);
-    free(m);
+    free(block);
+}
+
+void gd_export_deleter(DLManagedTensorVersioned *m) {
+    if (m != NULL) {
+        release_export(m, m->manager_ctx);
+    }
 }
 
 static void deleter_legacy(DLManagedTensor *m) {
-    if (m == NULL) {
-        return;
+    if (m != NULL) {
+        release_export(m, m->manager_ctx);
     }
-    gd_owner_decref((gd_owner *)m->manager_ctx);
-    gd_live_add(-1);
-    free(m);
 }
 
 /* Fills t to view a, with shape and strides copied to dims (2*ndim int64). */
@@ -83,7 +84,7 @@ DLManagedTensorVersioned *gd_export_versioned(gd_array *a, uint64_t extra_flags,
     gd_owner_incref(a->owner);
     m->version = v;
     m->manager_ctx = a->owner;
-    m->deleter = deleter_versioned;
+    m->deleter = gd_export_deleter;
     m->flags = (a->flags & (GD_FLAG_READ_ONLY | GD_FLAG_SUBBYTE_PADDED)) | extra_flags;
     fill_tensor(&m->dl_tensor, a, (int64_t *)(m + 1));
     return m;
@@ -105,15 +106,15 @@ DLManagedTensor *gd_export_legacy(gd_array *a) {
 /* A capsule destructor calls the deleter only while the capsule still has its
  * unused name: a consumer that renamed it to used_* owns the tensor. */
 static void capsule_destructor_versioned(PyObject *cap) {
-    if (PyCapsule_IsValid(cap, NAME_VERSIONED)) {
-        DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, NAME_VERSIONED);
+    if (PyCapsule_IsValid(cap, gd_name_versioned)) {
+        DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, gd_name_versioned);
         m->deleter(m);
     }
 }
 
 static void capsule_destructor_legacy(PyObject *cap) {
-    if (PyCapsule_IsValid(cap, NAME_LEGACY)) {
-        DLManagedTensor *m = PyCapsule_GetPointer(cap, NAME_LEGACY);
+    if (PyCapsule_IsValid(cap, gd_name_legacy)) {
+        DLManagedTensor *m = PyCapsule_GetPointer(cap, gd_name_legacy);
         m->deleter(m);
     }
 }
@@ -255,7 +256,7 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
         }
         if (m == NULL) {
             PyErr_NoMemory();
-        } else if ((cap = PyCapsule_New(m, NAME_VERSIONED, capsule_destructor_versioned)) == NULL) {
+        } else if ((cap = PyCapsule_New(m, gd_name_versioned, capsule_destructor_versioned)) == NULL) {
             m->deleter(m);
         }
     } else if (src->flags & GD_FLAG_READ_ONLY) {
@@ -273,7 +274,7 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
         }
         if (m == NULL) {
             PyErr_NoMemory();
-        } else if ((cap = PyCapsule_New(m, NAME_LEGACY, capsule_destructor_legacy)) == NULL) {
+        } else if ((cap = PyCapsule_New(m, gd_name_legacy, capsule_destructor_legacy)) == NULL) {
             m->deleter(m);
         }
     }

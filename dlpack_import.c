@@ -1,7 +1,10 @@
-/* dlpack_import.c: the C helpers of the import path that cgo cannot express:
- * calling obj.__dlpack__ with keywords (vectorcall with a kwnames tuple), and
- * calling a producer's exchange-API function pointer. The logic (which call to
- * make, validation, capsule renaming) is Go's, in import.go and capsule.go. */
+/* dlpack_import.c: godlpack.from_dlpack's import flow, in C because the import of a
+ * plain tensor must cost no more than NumPy's own and a C->Go crossing alone costs
+ * ~90 ns: raw capsules, objects with __dlpack__ (called with keywords through
+ * vectorcall), and types with the C exchange API (torch.Tensor), imported with no
+ * capsule. gd_import_foreign is the one description of that flow; Go parses the
+ * keywords and handles our own Arrays (import.go), and validates whatever the C
+ * check of fast_import.h declines (capsule.go). */
 #include "godlpack.h"
 #include "_cgo_export.h"
 
@@ -29,7 +32,7 @@ int gd_import_init(void) {
 }
 
 /* obj.__dlpack__(max_version=(1, 3)[, dl_device=...][, copy=...]); NULL args are left out. */
-PyObject *gd_call_dlpack(PyObject *obj, PyObject *dl_device, PyObject *copy) {
+static PyObject *gd_call_dlpack(PyObject *obj, PyObject *dl_device, PyObject *copy) {
     PyObject *args[4] = {obj, max_version_13, NULL, NULL};
     PyObject *kwnames = kwn_mv;
     size_t n = 2;
@@ -51,7 +54,7 @@ PyObject *gd_call_dlpack(PyObject *obj, PyObject *dl_device, PyObject *copy) {
 }
 
 /* obj.__dlpack__() as producers that predate max_version understand it. */
-PyObject *gd_call_dlpack_legacy(PyObject *obj) {
+static PyObject *gd_call_dlpack_legacy(PyObject *obj) {
     return PyObject_CallMethodNoArgs(obj, s_dlpack);
 }
 
@@ -71,7 +74,7 @@ int gd_has_dlpack(PyObject *obj) {
  * has none or it is of another major version. *capsule is set to a new reference
  * to the capsule holding it: the table may live in memory the capsule owns, so the
  * capsule must be held for as long as the table is used. */
-const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule) {
+static const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule) {
     *capsule = NULL;
     PyObject *cap = PyObject_GetAttr((PyObject *)tp, s_exchange_attr);
     if (cap == NULL) {
@@ -94,16 +97,12 @@ const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule
     return api;
 }
 
-int gd_exchange_from_py(const DLPackExchangeAPI *api, PyObject *obj, DLManagedTensorVersioned **out) {
-    return api->managed_tensor_from_py_object_no_sync(obj, out);
-}
-
 int gd_error_is_buffer_error(void) { return PyErr_ExceptionMatches(PyExc_BufferError); }
 int gd_error_is_type_error(void) { return PyErr_ExceptionMatches(PyExc_TypeError); }
 
 /* ---- the fast path of godlpack.from_dlpack(x) with no keywords ---- */
 
-gd_dtype_slot_table gd_dtype_slots; /* filled by Go at module init (import.go) */
+gd_dtype_slot_table gd_dtype_slots; /* filled by Go at module init (dtypes.go) */
 
 /* A few producer types, with their exchange APIs and how to ask their instances
  * for lazy-view bits (lazy_view.c), looked up once per type as the spec allows.
@@ -154,22 +153,7 @@ static const type_entry *type_entry_of(PyTypeObject *tp, type_entry *scratch, Py
     return scratch;
 }
 
-const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold) {
-    type_entry scratch;
-    return type_entry_of(tp, &scratch, hold)->api;
-}
-
-int gd_refuse_lazy_view_of(PyObject *x) {
-    type_entry scratch;
-    PyObject *hold;
-    const type_entry *te = type_entry_of(Py_TYPE(x), &scratch, &hold);
-    Py_XDECREF(hold); /* the table is not used here */
-    return gd_refuse_lazy_view(x, &te->probes, GD_ASK_BOTH);
-}
-
-/* An Array owning a managed tensor that passed gd_fast_check; NULL with an
- * exception set on allocation failure (the tensor is then not taken over). */
-static PyObject *array_from_fast(const gd_fast_view *v, void *managed, int versioned) {
+PyObject *gd_array_from_fast(const gd_fast_view *v, void *managed, int versioned) {
     gd_array *a = gd_array_alloc(v->ndim);
     if (a == NULL) {
         return NULL;
@@ -210,7 +194,7 @@ static PyObject *fast_consume(PyObject *cap) {
         PyErr_Clear();
         return NULL;
     }
-    PyObject *a = array_from_fast(&v, m, versioned);
+    PyObject *a = gd_array_from_fast(&v, m, versioned);
     if (a != NULL) {
         /* Consumed: the capsule's destructor must leave the tensor to us now. */
         PyCapsule_SetName(cap, versioned ? gd_name_used_versioned : gd_name_used_legacy);
@@ -218,23 +202,28 @@ static PyObject *fast_consume(PyObject *cap) {
     return a;
 }
 
-PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-    if (nargs != 1 || kwnames != NULL) {
-        return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
-    }
-    PyObject *x = args[0];
+/* The import of anything but our own Array: the one description of from_dlpack's
+ * flow, for the call with no keywords (gd_from_dlpack) and with them (import.go,
+ * which parses the keywords, then relabels or copies what this returns). dl_device
+ * and copy (NULL: not given) are passed to __dlpack__; an explicit dl_device skips
+ * the exchange API, which cannot hear it. thorough asks both lazy-view questions
+ * always (the keyword paths, where they cost little against the whole: lazy_view.c);
+ * otherwise the exchange API's tensors are asked only what their layout allows.
+ * Returns a new Array, or NULL with an exception set. */
+PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, int thorough) {
     PyTypeObject *tp = Py_TYPE(x);
     if (tp == &PyCapsule_Type) {
         PyObject *a = fast_consume(x);
         return (a != NULL || PyErr_Occurred()) ? a : goConsumeCapsule(x);
     }
-    if (tp == gd_ArrayType) {
-        return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
-    }
     type_entry scratch;
     PyObject *hold;
     const type_entry *te = type_entry_of(tp, &scratch, &hold);
     const DLPackExchangeAPI *api = te->api;
+    if (dl_device != NULL) {
+        Py_XDECREF(hold);
+        api = NULL;
+    }
     if (api != NULL) {
         DLManagedTensorVersioned *m = NULL;
         int rc = api->managed_tensor_from_py_object_no_sync(x, &m);
@@ -244,8 +233,10 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
             PyObject *a;
             int questions = GD_ASK_BOTH;
             if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
-                questions = te->probes.any ? gd_lazy_questions(&m->dl_tensor) : 0; /* validated */
-                a = array_from_fast(&v, m, 1);
+                if (!thorough) {
+                    questions = te->probes.any ? gd_lazy_questions(&m->dl_tensor) : 0; /* validated */
+                }
+                a = gd_array_from_fast(&v, m, 1);
                 if (a == NULL) {
                     gd_call_deleter_keep_error(m, 1);
                 }
@@ -277,22 +268,27 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
     }
     /* __dlpack__ is called once, or twice when a TypeError says the producer
      * predates max_version; any other exception is the producer's to report. */
-    PyObject *cap = gd_call_dlpack(x, NULL, NULL);
+    PyObject *cap = gd_call_dlpack(x, dl_device, copy);
     if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         /* Is __dlpack__ missing, or did it raise AttributeError itself? The lookup
          * must not run with the exception pending (3.10 loses it), so stash it. */
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
-        int has = gd_has_dlpack(x);
-        if (!has) {
+        if (!gd_has_dlpack(x)) {
             Py_XDECREF(type);
             Py_XDECREF(value);
             Py_XDECREF(tb);
-            return goFromDLPack(mod, (PyObject **)args, nargs, kwnames); /* Go explains */
+            return PyErr_Format(PyExc_TypeError,
+                                "from_dlpack(): %.200s does not support the DLPack protocol (no "
+                                "__dlpack__ method) and is not a DLPack capsule",
+                                tp->tp_name);
         }
         PyErr_Restore(type, value, tb);
     }
     if (cap == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        if (dl_device != NULL || copy != NULL) {
+            return NULL; /* a producer that cannot hear them: let its TypeError speak */
+        }
         PyErr_Clear();
         cap = gd_call_dlpack_legacy(x);
     }
@@ -301,8 +297,8 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
     }
     PyObject *a = NULL;
     if (Py_TYPE(cap) != &PyCapsule_Type) {
-        PyErr_Format(PyExc_TypeError, "%s.__dlpack__() returned %s, not a DLPack capsule", tp->tp_name,
-                     Py_TYPE(cap)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%.200s.__dlpack__() returned %.200s, not a DLPack capsule",
+                     tp->tp_name, Py_TYPE(cap)->tp_name);
     } else if ((a = fast_consume(cap)) == NULL && !PyErr_Occurred()) {
         a = goConsumeCapsule(cap);
     }
@@ -312,4 +308,13 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
         Py_DECREF(cap);
     }
     return a;
+}
+
+/* from_dlpack(x): the call with no keywords of anything but our own Array is
+ * imported here with no C->Go crossing on the plain path; the rest is Go's. */
+PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    if (nargs != 1 || kwnames != NULL || Py_TYPE(args[0]) == gd_ArrayType) {
+        return goFromDLPack(mod, (PyObject **)args, nargs, kwnames);
+    }
+    return gd_import_foreign(args[0], NULL, NULL, 0);
 }

@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- the dtype table, written once by Go (exchange.go) from dlpack.All() ----
+/* ---- the dtypes the allocator accepts, written once by Go (dtypes.go) ----
  * dtype_index1[code][bits] is the dtype's index in dlpack.All() plus one; 0 means
  * the (code, bits) pair is not a dtype godlpack supports. Lanes must be 1. */
 static uint8_t dtype_index1[256][256];
@@ -45,18 +45,6 @@ const char *gd_device_type_name(int32_t device_type);
 static const DLPackVersion version_13 = {GD_DLPACK_MAJOR, GD_DLPACK_MINOR};
 
 /* ---- managed_tensor_allocator ---- */
-
-/* The deleter of allocated tensors: the tensor block (with shape and strides)
- * and one reference on the owner of the data. Same shape as the export deleter
- * of dlpack_export.c, so to_py of our own tensor and an export behave alike. */
-static void alloc_deleter(DLManagedTensorVersioned *m) {
-    if (m == NULL) {
-        return;
-    }
-    gd_owner_decref((gd_owner *)m->manager_ctx);
-    gd_live_add(-1);
-    free(m);
-}
 
 typedef void (*set_error_fn)(void *error_ctx, const char *kind, const char *message);
 
@@ -157,7 +145,7 @@ static int xchg_allocator(DLTensor *proto, DLManagedTensorVersioned **out, void 
                  "godlpack managed_tensor_allocator: cannot allocate %lld bytes", (long long)nbytes);
         return alloc_fail(set_error, error_ctx, "MemoryError", msg);
     }
-    gd_live_add(1); /* the tensor block, released by alloc_deleter */
+    gd_live_add(1); /* the tensor block, released by gd_export_deleter */
     int64_t *shape = (int64_t *)(m + 1);
     int64_t *strides = shape + ndim;
     int64_t s = 1;
@@ -170,7 +158,7 @@ static int xchg_allocator(DLTensor *proto, DLManagedTensorVersioned **out, void 
     }
     m->version = version_13;
     m->manager_ctx = owner;
-    m->deleter = alloc_deleter;
+    m->deleter = gd_export_deleter; /* as an export's: to_py of it behaves alike */
     m->flags = 0;
     m->dl_tensor.data = data; /* 256-byte aligned (gd_owner_new_owned) */
     m->dl_tensor.device = proto->device;
@@ -264,28 +252,6 @@ static int xchg_dltensor_from_py(void *py_object, DLTensor *out) {
  * of fast_import.h, which the Go validator is fuzzed against) becomes an Array
  * here in C; anything else crosses into Go once, where the core validator accepts
  * it or rejects it naming the field (goExchangeToPyObject, exchange.go). */
-static PyObject *array_from_plain(const gd_fast_view *v, DLManagedTensorVersioned *m) {
-    gd_array *a = gd_array_alloc(v->ndim);
-    if (a == NULL) {
-        return NULL;
-    }
-    a->owner = gd_owner_new_foreign(m, 1);
-    if (a->owner == NULL) {
-        Py_DECREF(a);
-        return PyErr_NoMemory();
-    }
-    a->data = v->data;
-    a->dtype = v->dtype;
-    a->dtype_index = v->dtype_index;
-    a->flags = v->flags;
-    a->device_id = m->dl_tensor.device.device_id; /* device_type is kDLCPU */
-    if (v->ndim > 0) {
-        memcpy(a->shape, v->shape, sizeof(int64_t) * (size_t)v->ndim);
-        memcpy(a->strides, v->strides, sizeof(int64_t) * (size_t)v->ndim);
-    }
-    return (PyObject *)a;
-}
-
 static int xchg_to_py(DLManagedTensorVersioned *m, void **out) {
     if (out == NULL) {
         PyErr_SetString(PyExc_ValueError,
@@ -301,7 +267,7 @@ static int xchg_to_py(DLManagedTensorVersioned *m, void **out) {
     }
     gd_fast_view v;
     if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
-        PyObject *a = array_from_plain(&v, m);
+        PyObject *a = gd_array_from_fast(&v, m, 1);
         if (a == NULL) {
             return -1; /* not taken: the owner was never made */
         }

@@ -3,9 +3,9 @@ package main
 // exchange.go: the Go half of godlpack's DLPack C exchange API (DLPackExchangeAPI,
 // DLPack v1.3), whose table and hot functions are C, in exchange.c and stream.go.
 //
-// At module init registerExchangeAPI fills the C tables the C functions read (the
-// dtypes the allocator accepts, from dlpack.All(); the stream policy, stream.go)
-// and sets the class attributes on godlpack.Array:
+// At module init registerExchangeAPI fills the stream policy the C functions read
+// (stream.go; the allocator's dtypes are dtypes.go's) and sets the class
+// attributes on godlpack.Array:
 //
 //	__dlpack_c_exchange_api__  PyCapsule named "dlpack_exchange_api" (DLPack v1.3)
 //	__c_dlpack_exchange_api__  the same address as an int, the convention before
@@ -17,32 +17,19 @@ package main
 
 /*
 #include "godlpack.h"
-void gd_xchg_set_dtype(uint8_t code, uint8_t bits, int32_t index);
 int gd_xchg_register(void);
 */
 import "C"
 
 import (
 	"fmt"
-	"sync"
 	"unsafe"
-
-	"github.com/godlpack/godlpack/dlpack"
 )
 
-var dtypeTableOnce sync.Once
-
 // registerExchangeAPI sets up the exchange API on godlpack.Array. Called once per
-// process from module.c's exec function, with the GIL held. On error a Python
-// exception is set (errPySet).
+// process from module.c's exec function, with the GIL held, after the dtype tables
+// (dtypes.go) are filled. On error a Python exception is set (errPySet).
 func registerExchangeAPI() error {
-	dtypeTableOnce.Do(func() {
-		for _, d := range dlpack.All() {
-			if d.DL.Lanes == 1 {
-				C.gd_xchg_set_dtype(C.uint8_t(d.DL.Code), C.uint8_t(d.DL.Bits), C.int32_t(d.Index))
-			}
-		}
-	})
 	initStreamPolicy()
 	if C.gd_xchg_register() != 0 {
 		return errPySet

@@ -46,6 +46,25 @@ static inline void gd_owner_incref(gd_owner *o) {
     atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed);
 }
 void gd_owner_decref(gd_owner *o);
+/* Call a producer's deleter (a C function pointer), if it has one: the one
+ * place a foreign tensor is released (owner.c, and imports that fail before an owner
+ * takes the tensor). A NULL deleter means the producer keeps its memory itself. */
+static inline void gd_call_deleter(void *m, int versioned) {
+    if (m == NULL) {
+        return;
+    }
+    if (versioned) {
+        DLManagedTensorVersioned *v = m;
+        if (v->deleter != NULL) {
+            v->deleter(v);
+        }
+    } else {
+        DLManagedTensor *l = m;
+        if (l->deleter != NULL) {
+            l->deleter(l);
+        }
+    }
+}
 /* Owners of a Python buffer (owner_pybuffer.c). Unlike the others, releasing one
  * touches Python: it takes the GIL itself, and leaks once the interpreter is gone. */
 gd_owner *gd_owner_new_pybuffer(PyObject *obj, int writable, PyObject *keep);
@@ -82,7 +101,9 @@ typedef struct {
 
 extern PyTypeObject *gd_ArrayType;
 int gd_array_type_init(void);
-/* A new Array of ndim dims, viewing data of owner (one new owner reference is taken). */
+/* A new, empty Array of ndim dims (NULL with MemoryError): no owner and no data yet,
+ * a CPU device, flags 0. The caller sets owner (handing it one reference, which
+ * array_dealloc drops), data, dtype, shape and strides before the Array is seen. */
 gd_array *gd_array_alloc(int32_t ndim);
 int gd_array_check(PyObject *o);
 /* PEP 3118 buffer protocol (array_buffer.c). */
@@ -92,7 +113,7 @@ void gd_array_releasebuffer(PyObject *self, Py_buffer *view);
 /* ---- per-call fast paths (array_fast.c): each answers as the Go slot would, or
  * calls it ---- */
 #define GD_MAX_DTYPES 64
-extern PyObject *gd_dtype_objects[GD_MAX_DTYPES]; /* by dtype index; written by Go */
+extern PyObject *gd_dtype_objects[GD_MAX_DTYPES]; /* by dtype index; written by Go (_set_dtypes) */
 PyObject *gd_array_get_shape(PyObject *self, void *c);
 PyObject *gd_array_get_strides(PyObject *self, void *c);
 PyObject *gd_array_get_ndim(PyObject *self, void *c);
@@ -109,7 +130,7 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args);
 PyObject *gd_scalar_fast(int code, int bits, const char *p); /* convert.c */
 PyObject *gd_doubles_to_list(const double *v, int64_t n, int complex_pairs);
 /* constructors_fast.c: empty/zeros for plain arguments; the dtype table by index,
- * written by Go with gd_dtype_objects */
+ * written once by Go (dtypes.go) */
 extern DLDataType gd_dtype_dl[GD_MAX_DTYPES];
 extern int32_t gd_dtype_count, gd_default_dtype_index;
 PyObject *gd_empty(PyObject *mod, PyObject *args, PyObject *kwargs);
@@ -120,6 +141,8 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused);
 DLManagedTensorVersioned *gd_export_versioned(gd_array *a, uint64_t extra_flags, DLPackVersion v);
 DLManagedTensor *gd_export_legacy(gd_array *a);
+/* The deleter of the versioned tensors we make (exports, the exchange API's allocator). */
+void gd_export_deleter(DLManagedTensorVersioned *m);
 
 /* ---- lazy views (lazy_view.c): PyTorch's conjugate and negative bits ---- */
 typedef struct {
@@ -162,39 +185,26 @@ static inline int gd_lazy_questions(const DLTensor *t) {
  * questions finds a lazy negative or conjugate view, -1 with the producer's error if
  * asking failed. */
 int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, int questions);
-int gd_refuse_lazy_view_of(PyObject *x);
 
 /* ---- import (dlpack_import.c) ---- */
+/* The capsule names of the protocol, defined once (dlpack_import.c) for both sides:
+ * exports are named with these very pointers, so the import's fast path matches
+ * our own capsules by address before any strcmp. */
 extern const char *const gd_name_versioned, *const gd_name_legacy, *const gd_name_used_versioned,
     *const gd_name_used_legacy, *const gd_name_exchange_api;
 int gd_import_init(void);
-PyObject *gd_call_dlpack(PyObject *obj, PyObject *dl_device, PyObject *copy);
-PyObject *gd_call_dlpack_legacy(PyObject *obj);
+/* Whether obj has a __dlpack__ (on its type or the instance); never raises. */
 int gd_has_dlpack(PyObject *obj);
-const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **capsule);
-int gd_exchange_from_py(const DLPackExchangeAPI *api, PyObject *obj, DLManagedTensorVersioned **out);
 int gd_error_is_buffer_error(void);
+/* An Array owning a managed tensor that passed gd_fast_check (the import's fast
+ * path and the exchange API's to_py): shape, strides, flags and the device, type
+ * and id, all from the view. NULL with an exception set on allocation failure (the
+ * tensor is then not taken over). */
+PyObject *gd_array_from_fast(const gd_fast_view *v, void *managed, int versioned);
 extern gd_dtype_slot_table gd_dtype_slots;
-const DLPackExchangeAPI *gd_exchange_api_cached(PyTypeObject *tp, PyObject **hold);
+PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, int thorough);
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int gd_error_is_type_error(void);
-/* Call a producer's deleter (a C function pointer), if it has one. */
-static inline void gd_call_deleter(void *m, int versioned) {
-    if (m == NULL) {
-        return;
-    }
-    if (versioned) {
-        DLManagedTensorVersioned *v = m;
-        if (v->deleter != NULL) {
-            v->deleter(v);
-        }
-    } else {
-        DLManagedTensor *l = m;
-        if (l->deleter != NULL) {
-            l->deleter(l);
-        }
-    }
-}
 PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
 
 /* Releasing what a producer gave us (its capsule, its tensor's deleter) may run the
@@ -227,15 +237,15 @@ PyObject *gd_tolist(const gd_array *a);
 /* ---- errors raised from Go (Python's exception objects are C globals) ---- */
 void gd_raise(int kind, const char *msg);
 enum { GD_ERR_TYPE = 1, GD_ERR_VALUE, GD_ERR_BUFFER, GD_ERR_INDEX, GD_ERR_OVERFLOW,
-       GD_ERR_MEMORY, GD_ERR_RUNTIME, GD_ERR_NOTIMPL };
+       GD_ERR_MEMORY, GD_ERR_RUNTIME };
 
 /* ---- small wrappers for CPython macros and variadics cgo cannot call ---- */
 static inline void gd_incref(PyObject *o) { Py_INCREF(o); }
 static inline void gd_decref(PyObject *o) { Py_DECREF(o); }
-static inline void gd_xdecref(PyObject *o) { Py_XDECREF(o); }
 static inline PyObject *gd_none(void) { Py_RETURN_NONE; }
 static inline PyObject *gd_bool(int v) { return PyBool_FromLong(v); }
-static inline PyObject *gd_notimplemented(void) { Py_RETURN_NOTIMPLEMENTED; }
+static inline PyObject *gd_true(void) { return Py_True; }   /* borrowed */
+static inline PyObject *gd_false(void) { return Py_False; } /* borrowed */
 static inline int gd_is_none(PyObject *o) { return o == Py_None; }
 static inline int gd_is_true(PyObject *o) { return o == Py_True; }
 static inline int gd_is_false(PyObject *o) { return o == Py_False; }
@@ -258,15 +268,12 @@ static inline PyObject *gd_long_type(void) { return (PyObject *)&PyLong_Type; }
 static inline PyObject *gd_bool_type(void) { return (PyObject *)&PyBool_Type; }
 static inline PyObject *gd_complex_type(void) { return (PyObject *)&PyComplex_Type; }
 static inline PyObject *gd_tuple_item(PyObject *t, Py_ssize_t i) { return PyTuple_GET_ITEM(t, i); }
-static inline PyObject *gd_list_item(PyObject *t, Py_ssize_t i) { return PyList_GET_ITEM(t, i); }
 /* Item i of a tuple or list (i in range), as a new reference. */
 static inline PyObject *gd_seq_item_new(PyObject *s, Py_ssize_t i) {
     return Py_NewRef(PySequence_Fast_GET_ITEM(s, i));
 }
 static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
 static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
-static inline PyObject *gd_args_item(PyObject *const *args, Py_ssize_t i) { return args[i]; }
-static inline PyObject *gd_call1(PyObject *f, PyObject *a) { return PyObject_CallOneArg(f, a); }
 /* Py_BuildValue is variadic: one fixed-signature wrapper per use from Go. */
 static inline PyObject *gd_build_dtype_row(const char *name, int code, int bits, int kind) {
     return Py_BuildValue("(siii)", name, code, bits, kind);

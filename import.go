@@ -13,16 +13,6 @@ import (
 	"github.com/godlpack/godlpack/dlpack"
 )
 
-// fillDTypeSlots writes the Go dtype table into the C fast path's lookup table,
-// so the two can never disagree on which (code, bits) means which dtype.
-func fillDTypeSlots() {
-	for _, d := range dlpack.All() {
-		if !d.SubByte() && int(d.DL.Code) < C.GD_DTYPE_CODES {
-			C.gd_dtype_slots[d.DL.Code][d.DL.Bits] = C.int8_t(d.Index + 1)
-		}
-	}
-}
-
 //export goConsumeCapsule
 func goConsumeCapsule(capsule *C.PyObject) *C.PyObject {
 	a, err := consumeCapsule(capsule)
@@ -41,11 +31,31 @@ func goAdoptVersioned(m *C.DLManagedTensorVersioned) *C.PyObject {
 	return asObject(a)
 }
 
+// importRequest is what from_dlpack's and asarray's device= and copy= keywords ask.
 type importRequest struct {
 	cpuDevice bool // device= asked explicitly for (kDLCPU, 0)
-	copy      *C.PyObject
-	wantCopy  bool
-	noCopy    bool
+	copy      copyMode
+}
+
+// copyMode is the copy= keyword (array API standard): one name for it everywhere.
+type copyMode int8
+
+const (
+	copyIfNeeded copyMode = iota // None: share the memory when possible
+	copyAlways                   // True
+	copyNever                    // False: an error rather than a copy
+)
+
+// object is copy= as __dlpack__ hears it: True or False (borrowed), or nil for None,
+// which is not passed at all.
+func (c copyMode) object() *C.PyObject {
+	switch c {
+	case copyAlways:
+		return C.gd_true()
+	case copyNever:
+		return C.gd_false()
+	}
+	return nil
 }
 
 //export goFromDLPack
@@ -55,7 +65,7 @@ func goFromDLPack(_ *C.PyObject, args **C.PyObject, nargs C.Py_ssize_t, kwnames 
 	}
 	argv := unsafe.Slice(args, int(nargs)+kwCount(kwnames))
 	x := argv[0]
-	var device, copyArg *C.PyObject
+	var device, copy *C.PyObject
 	for i := 0; i < kwCount(kwnames); i++ {
 		name, err := goString(C.gd_tuple_item(kwnames, C.Py_ssize_t(i)))
 		if err != nil {
@@ -65,12 +75,12 @@ func goFromDLPack(_ *C.PyObject, args **C.PyObject, nargs C.Py_ssize_t, kwnames 
 		case "device":
 			device = argv[1+i]
 		case "copy":
-			copyArg = argv[1+i]
+			copy = argv[1+i]
 		default:
 			return fail(typeErrorf("from_dlpack() got an unexpected keyword argument '%s'", name))
 		}
 	}
-	req, err := parseImportRequest("from_dlpack", device, copyArg)
+	req, err := parseImportRequest("from_dlpack", device, copy)
 	if err != nil {
 		return fail(err)
 	}
@@ -89,18 +99,17 @@ func kwCount(kwnames *C.PyObject) int {
 }
 
 // parseImportRequest reads the device= and copy= keywords of fname (from_dlpack, asarray).
-func parseImportRequest(fname string, device, copyArg *C.PyObject) (importRequest, error) {
+func parseImportRequest(fname string, device, copy *C.PyObject) (importRequest, error) {
 	var req importRequest
-	if copyArg != nil && C.gd_is_none(copyArg) == 0 {
+	if copy != nil && C.gd_is_none(copy) == 0 {
 		switch {
-		case C.gd_is_true(copyArg) != 0:
-			req.wantCopy = true
-		case C.gd_is_false(copyArg) != 0:
-			req.noCopy = true
+		case C.gd_is_true(copy) != 0:
+			req.copy = copyAlways
+		case C.gd_is_false(copy) != 0:
+			req.copy = copyNever
 		default:
-			return req, typeErrorf("%s(): copy must be True, False or None, not %s", fname, typeName(copyArg))
+			return req, typeErrorf("%s(): copy must be True, False or None, not %s", fname, typeName(copy))
 		}
-		req.copy = copyArg
 	}
 	if device == nil || C.gd_is_none(device) != 0 {
 		return req, nil
@@ -140,7 +149,7 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 		// Our own array: the protocol would hand back the same memory and owner, so
 		// share it directly, or copy it for copy=True whatever its flags say.
 		src := toArray(x)
-		if req.wantCopy {
+		if req.copy == copyAlways {
 			cp, err := copyArray(src)
 			if err != nil {
 				return nil, err
@@ -154,16 +163,20 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 		}
 		return v, err
 	}
-	var a *C.gd_array
-	var err error
-	if C.gd_capsule_check(x) != 0 {
-		a, err = consumeCapsule(x)
-	} else {
-		a, err = importProducer(x, req)
+	// Capsules and producers: dlpack_import.c's flow, the one the fast path takes,
+	// with the keywords passed on to __dlpack__ and both lazy-view questions asked.
+	var dlDevice *C.PyObject
+	if req.cpuDevice {
+		if dlDevice = C.gd_device_tuple(C.int32_t(dlpack.CPU), 0); dlDevice == nil {
+			return nil, errPySet
+		}
+		defer C.gd_decref(dlDevice)
 	}
-	if err != nil {
-		return nil, err
+	obj := C.gd_import_foreign(x, dlDevice, req.copy.object(), 1)
+	if obj == nil {
+		return nil, errPySet
 	}
+	a := toArray(obj)
 	if req.cpuDevice {
 		// Asked for the CPU, the result says CPU: memory the validator let in is
 		// host-readable, however the producer labelled it (kDLCUDAHost...).
@@ -172,7 +185,7 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 	// copy=True: unless the producer made this export a copy (IS_COPIED on a tensor
 	// it produced for this call), make a Go-owned copy; dropping a releases the
 	// producer's tensor now.
-	if req.wantCopy && a.flags&C.GD_FLAG_IS_COPIED == 0 {
+	if req.copy == copyAlways && a.flags&C.GD_FLAG_IS_COPIED == 0 {
 		cp, err := copyArray(a)
 		releaseForeign(asObject(a))
 		if err != nil {
@@ -182,80 +195,6 @@ func importObject(x *C.PyObject, req importRequest) (*C.gd_array, error) {
 		return cp, nil
 	}
 	return a, nil
-}
-
-// importProducer asks an object with the DLPack protocol for its tensor.
-func importProducer(x *C.PyObject, req importRequest) (*C.gd_array, error) {
-	// PyTorch's lazy conjugate and negative views: their memory is not their values,
-	// and neither its exchange API nor (for the negative bit) __dlpack__ says so.
-	if C.gd_refuse_lazy_view_of(x) != 0 {
-		return nil, errPySet
-	}
-	tp := (*C.PyTypeObject)(unsafe.Pointer(C.gd_type_of(x)))
-	// Fast path: the type's C exchange API, with no capsule and no Python call.
-	// With an explicit device the producer must hear dl_device, so __dlpack__ is used.
-	if !req.cpuDevice {
-		var hold *C.PyObject
-		if api := C.gd_exchange_api_cached(tp, &hold); api != nil {
-			var m *C.DLManagedTensorVersioned
-			rc := C.gd_exchange_from_py(api, x, &m)
-			C.gd_xdecref(hold) // the table is not used past this call
-			if rc == 0 && m != nil {
-				return adoptManaged(unsafe.Pointer(m), true)
-			}
-			if C.gd_error_is_buffer_error() == 0 {
-				return nil, pyCheckOr(bufferErrorf("the DLPack exchange API of %s failed without an exception",
-					typeName(x)))
-			}
-			C.PyErr_Clear() // BufferError: try __dlpack__, which may do better
-		}
-	}
-	if C.gd_has_dlpack(x) == 0 {
-		return nil, typeErrorf("from_dlpack(): %s does not support the DLPack protocol (no __dlpack__ "+
-			"method) and is not a DLPack capsule", typeName(x))
-	}
-	var dlDevice *C.PyObject
-	if req.cpuDevice {
-		dlDevice = C.gd_device_tuple(C.int32_t(dlpack.CPU), 0)
-		if dlDevice == nil {
-			return nil, errPySet
-		}
-		defer C.gd_decref(dlDevice)
-	}
-	capsule := C.gd_call_dlpack(x, dlDevice, req.copy)
-	if capsule == nil && C.gd_error_is_type_error() != 0 {
-		// A producer that predates max_version/dl_device/copy (array API < 2023.12).
-		if dlDevice != nil || req.copy != nil {
-			return nil, errPySet // it cannot honour them: let its TypeError speak
-		}
-		C.PyErr_Clear()
-		capsule = C.gd_call_dlpack_legacy(x)
-	}
-	if capsule == nil {
-		return nil, errPySet
-	}
-	defer releaseForeign(capsule)
-	if C.gd_capsule_check(capsule) == 0 {
-		return nil, typeErrorf("%s.__dlpack__() returned %s, not a DLPack capsule", typeName(x), typeName(capsule))
-	}
-	return consumeCapsule(capsule)
-}
-
-func pyCheckOr(err error) error {
-	if C.PyErr_Occurred() != nil {
-		return errPySet
-	}
-	return err
-}
-
-// callDeleter calls a producer's deleter (GIL held) with any pending Python exception
-// kept aside: the deleter may run the producer's Python code (godlpack.h says why).
-func callDeleter(m unsafe.Pointer, versioned bool) {
-	v := C.int(0)
-	if versioned {
-		v = 1
-	}
-	C.gd_call_deleter_keep_error(m, v)
 }
 
 // releaseForeign drops a reference to an object whose release may run a producer's

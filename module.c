@@ -15,7 +15,6 @@ void gd_raise(int kind, const char *msg) {
     case GD_ERR_INDEX: exc = PyExc_IndexError; break;
     case GD_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
     case GD_ERR_MEMORY: exc = PyExc_MemoryError; break;
-    case GD_ERR_NOTIMPL: exc = PyExc_NotImplementedError; break;
     default: exc = PyExc_RuntimeError; break;
     }
     PyErr_SetString(exc, msg);

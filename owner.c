@@ -92,22 +92,12 @@ void gd_owner_decref(gd_owner *o) {
         return;
     }
     switch (o->kind) {
-    case GD_OWNER_FOREIGN_VERSIONED: {
-        DLManagedTensorVersioned *m = o->foreign;
+    case GD_OWNER_FOREIGN_VERSIONED:
+    case GD_OWNER_FOREIGN_LEGACY:
         /* The producer's deleter is called exactly once, here, when our last holder
-         * lets go. A NULL deleter means the producer keeps its memory itself. */
-        if (m != NULL && m->deleter != NULL) {
-            m->deleter(m);
-        }
+         * lets go. */
+        gd_call_deleter(o->foreign, o->kind == GD_OWNER_FOREIGN_VERSIONED);
         break;
-    }
-    case GD_OWNER_FOREIGN_LEGACY: {
-        DLManagedTensor *m = o->foreign;
-        if (m != NULL && m->deleter != NULL) {
-            m->deleter(m);
-        }
-        break;
-    }
     case GD_OWNER_PYBUFFER:
         gd_owner_release_pybuffer(o);
         break;

@@ -19,8 +19,9 @@ from conftest import run_python
 
 Z = [1 + 2j, 3 - 4j, -5 + 0.5j]
 
-# Every way from_dlpack(tensor) can go: the C fast path (exchange API), and the Go
-# path with keywords (exchange API, or __dlpack__ with dl_device for device="cpu").
+# Every way from_dlpack(tensor) can go: without keywords (exchange API, asking only
+# what the layout allows) and with them (the same C flow asking both questions, or
+# __dlpack__ with dl_device for device="cpu").
 ROUTES = {
     "fast": {},
     "copy=None": {"copy": None},
