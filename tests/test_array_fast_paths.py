@@ -438,7 +438,16 @@ NARROW_FLOATS = [
     "bfloat16",
     *(
         f"float8_{f}"
-        for f in ("e3m4", "e4m3", "e4m3b11fnuz", "e4m3fn", "e4m3fnuz", "e5m2", "e5m2fnuz", "e8m0fnu")
+        for f in (
+            "e3m4",
+            "e4m3",
+            "e4m3b11fnuz",
+            "e4m3fn",
+            "e4m3fnuz",
+            "e5m2",
+            "e5m2fnuz",
+            "e8m0fnu",
+        )
     ),
     "float6_e2m3fn",
     "float6_e3m2fn",
@@ -454,7 +463,9 @@ def special_floats(rng: random.Random, n: int) -> list[float]:
     out = list(fixed)
     while len(out) < n:
         m = rng.randint(-(2**12), 2**12)  # few mantissa bits: many ties in every format
-        out.append(m * 2.0 ** rng.randint(-160, 140) if rng.random() < 0.7 else rng.uniform(-1e5, 1e5))
+        out.append(
+            m * 2.0 ** rng.randint(-160, 140) if rng.random() < 0.7 else rng.uniform(-1e5, 1e5)
+        )
     return out
 
 
