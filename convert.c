@@ -4,7 +4,9 @@
  * element (asarray of 1M floats took 41x NumPy's time). Go keeps every rule that is
  * not trivially the same in both languages: items C does not recognise are handed
  * to Go one at a time (goScalarKind, goStoreItem in convert.go), which converts
- * them with the one copy of the conversion rules (dlpack.DType.Set).
+ * them with the one copy of the conversion rules (dlpack.DType.Set). Exact floats
+ * bound for a dtype C does not encode (bfloat16, float16, float8...) are read here
+ * and handed to Go a bounded chunk at a time (goStoreFloats), not one per crossing.
  *
  * Memory safety: converting an item may run Python code (__float__, __index__,
  * and, whenever it releases the GIL, any other thread), and that code may change
@@ -54,7 +56,15 @@ typedef struct {
     /* WALK_FILL: the destination and the C-order number of the next element. */
     gd_array *dst;
     int64_t next;
+    /* WALK_FILL into a dtype C does not encode (goStagesFloats): the values of the
+     * exact floats of elements stage_start.. wait here, n_staged of them, and Go
+     * encodes them a chunk per crossing (goStoreFloats). NULL: every such item
+     * goes to goStoreItem. Bounded (STAGE_CAP), so no input size amplifies memory. */
+    double *stage;
+    int64_t stage_start, n_staged, stage_cap;
 } walk;
+
+enum { STAGE_CAP = 4096 };
 
 static int inhomogeneous(void) {
     PyErr_SetString(PyExc_ValueError,
@@ -191,12 +201,38 @@ static int store_fast(const gd_array *a, char *p, PyObject *o) {
     return 1;
 }
 
+/* Hands the staged floats to Go. 0, or -1 with an exception set. */
+static int flush_stage(walk *w) {
+    if (w->n_staged == 0) {
+        return 0;
+    }
+    int64_t n = w->n_staged;
+    w->n_staged = 0;
+    return goStoreFloats(w->dst, w->stage_start, w->stage, n);
+}
+
 static int leaf_fill(walk *w, PyObject *o) {
     int64_t i = w->next++;
     gd_array *a = w->dst;
     if (a->dtype.bits >= 8 && !(a->flags & GD_FLAG_SUBBYTE_PADDED) &&
         store_fast(a, a->data + i * (a->dtype.bits / 8), o)) {
         return 0;
+    }
+    if (w->stage != NULL && PyFloat_CheckExact(o)) {
+        /* Reading an exact float's value runs no Python; Go encodes it later
+         * exactly as goStoreItem would (dlpack.DType.Set of the same double). */
+        if (w->n_staged == w->stage_cap && flush_stage(w) < 0) {
+            return -1;
+        }
+        if (w->n_staged == 0) {
+            w->stage_start = i;
+        }
+        w->stage[w->n_staged++] = PyFloat_AS_DOUBLE(o);
+        return 0;
+    }
+    /* Staged runs stay contiguous: elements before i are written first. */
+    if (flush_stage(w) < 0) {
+        return -1;
     }
     return goStoreItem(a, i, o);
 }
@@ -251,7 +287,21 @@ int gd_nested_fill(PyObject *obj, gd_array *dst) {
     if (!is_seq(obj) || Py_SIZE(obj) != dst->shape[0]) {
         return inhomogeneous();
     }
-    return walk_level(&w, obj, 0);
+    if (goStagesFloats(dst)) {
+        int64_t n = 1;
+        for (int d = 0; d < dst->ndim && n < STAGE_CAP; d++) {
+            n = dst->shape[d] < STAGE_CAP ? n * dst->shape[d] : STAGE_CAP;
+        }
+        w.stage_cap = n < STAGE_CAP ? n : STAGE_CAP;
+        /* Without the buffer every item still converts, one crossing each. */
+        w.stage = w.stage_cap > 0 ? PyMem_RawMalloc((size_t)w.stage_cap * sizeof(double)) : NULL;
+    }
+    int rc = walk_level(&w, obj, 0);
+    if (rc == 0) {
+        rc = flush_stage(&w);
+    }
+    PyMem_RawFree(w.stage);
+    return rc;
 }
 
 /* ---- tolist ---- */

@@ -225,6 +225,35 @@ func goStoreItem(a *C.gd_array, i C.int64_t, item *C.PyObject) C.int {
 	return 0
 }
 
+// goStagesFloats reports whether convert.c should stage a's exact Python floats
+// for goStoreFloats: the floating dtypes C does not encode itself (float16,
+// bfloat16, the float8/6/4 formats), which otherwise cost one crossing per item.
+//
+//export goStagesFloats
+func goStagesFloats(a *C.gd_array) C.int {
+	d := arrayDType(a)
+	if d.Kind != dlpack.KindFloat || (d.DL.Code == dlpack.CodeFloat && d.DL.Bits >= 32) {
+		return 0
+	}
+	return 1
+}
+
+// goStoreFloats encodes vals[0..n), the values of exact Python floats read by
+// convert.c, into elements start.. of a: one crossing per chunk, with the same
+// rule (dlpack.DType.Set of a float) goStoreItem applies to each of them.
+// vals is C memory. 0, or -1 with an exception set.
+//
+//export goStoreFloats
+func goStoreFloats(a *C.gd_array, start C.int64_t, vals *C.double, n C.int64_t) C.int {
+	for j, v := range unsafe.Slice((*float64)(unsafe.Pointer(vals)), int(n)) {
+		if err := setElement(a, int64(start)+int64(j), dlpack.Scalar{Kind: dlpack.KindFloat, F: v}); err != nil {
+			setError(err)
+			return -1
+		}
+	}
+	return 0
+}
+
 // inferDType picks NumPy's dtype for n Python scalars whose largest kind is kind
 // (signed: some integer fit int64): bool, int64, uint64 when every integer only
 // fits there, float64 (NumPy promotes int64 with uint64 to float64) or complex128.
