@@ -65,6 +65,8 @@ package main
 //     explicitly (which pauses its automatic updates), nothing left does that.
 
 // #include "godlpack.h"
+// int gd_fork_thread_waiting(unsigned long long gen);
+// void gd_fork_helper_done(unsigned long long gen);
 import "C"
 
 import (
@@ -73,40 +75,74 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"time"
 )
 
 // forkChildProcs is the GOMAXPROCS a fork child gets (see above).
 const forkChildProcs = 64
 
+// forkLeaveGoLimit bounds the helper's wait for the forking thread to leave Go
+// (fork_wait.c gives up waiting for the helper after 10 s and forks anyway).
+const forkLeaveGoLimit = 5 * time.Second
+
 var forkState struct {
 	sync.Mutex
-	depth     int  // forks under way in this process (before without after)
-	gcPercent int  // the collector's setting before the outermost fork began
-	procs     int  // GOMAXPROCS before the outermost fork began
-	saved     bool // gcPercent and procs hold what the parent must restore
-	child     bool // this process is a fork child: the collector stays off
+	depth     int    // forks under way in this process (before without after)
+	gcPercent int    // the collector's setting before the outermost fork began
+	procs     int    // GOMAXPROCS before the outermost fork began
+	saved     bool   // gcPercent and procs hold what the parent must restore
+	child     bool   // this process is a fork child: the collector stays off
+	gen       uint64 // forks prepared so far: names the one a helper works for
 }
 
-//export goBeforeFork
-func goBeforeFork(_, _unused *C.PyObject) *C.PyObject {
+// forkMemStats is the target of the stop-the-world used when GOMAXPROCS is
+// already forkChildProcs or more (kept here: it is large).
+var forkMemStats runtime.MemStats
+
+// goForkPrepare runs on the forking thread from the before hook (fork_wait.c):
+// it switches the collector off, collects, and starts the helper that will take
+// this thread's P once it is out of Go. Returns the fork's generation for
+// fork_wait.c to wait on, or 0 when there is nothing to wait for.
+//
+//export goForkPrepare
+func goForkPrepare() C.ulonglong {
 	forkState.Lock()
 	defer forkState.Unlock()
 	forkState.depth++
-	if forkState.child {
-		// Already a fork child: the collector has been off since our own fork and
-		// a collection here would hang.
-		return C.gd_none()
+	if forkState.child || forkState.depth != 1 {
+		// A fork child (the collector has been off since our own fork and a
+		// collection here would hang), or a fork inside a fork's hooks.
+		return 0
 	}
-	if forkState.depth == 1 {
-		forkState.saved = true
-		forkState.gcPercent = debug.SetGCPercent(-1)
-		runtime.GC() // forced even when off; returns once sweeping is done too
-		forkState.procs = runtime.GOMAXPROCS(0)
-		if forkState.procs < forkChildProcs {
-			runtime.GOMAXPROCS(forkChildProcs)
+	forkState.saved = true
+	forkState.gcPercent = debug.SetGCPercent(-1)
+	runtime.GC() // forced even when off; returns once sweeping is done too
+	forkState.procs = runtime.GOMAXPROCS(0)
+	forkState.gen++
+	go forkQuiesce(forkState.gen, forkState.procs)
+	return C.ulonglong(forkState.gen)
+}
+
+// forkQuiesce is the helper: once the forking thread waits in C, it stops the
+// world (raising GOMAXPROCS for the child), which takes the P that thread kept on
+// leaving Go, then waits for the runtime's goroutines to go idle, and lets the
+// thread fork.
+func forkQuiesce(gen uint64, procs int) {
+	start := time.Now()
+	for C.gd_fork_thread_waiting(C.ulonglong(gen)) == 0 {
+		if time.Since(start) > forkLeaveGoLimit {
+			return // the thread gave up waiting and forked
 		}
+		runtime.Gosched()
 	}
-	return C.gd_none()
+	forkState.Lock()
+	if procs < forkChildProcs {
+		runtime.GOMAXPROCS(forkChildProcs)
+	} else {
+		runtime.ReadMemStats(&forkMemStats) // the stop-the-world alone
+	}
+	forkState.Unlock()
+	C.gd_fork_helper_done(C.ulonglong(gen))
 }
 
 //export goAfterForkParent
