@@ -9,25 +9,23 @@
 #include "godlpack.h"
 #include "_cgo_export.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <semaphore.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
+#include <semaphore.h>
+#include <stdatomic.h>
 #include <time.h>
-#include <unistd.h>
+
+void gd_fork_wait_quiet(long limit_ns); /* fork_quiet.c */
 
 /* How long the forking thread waits for the helper before forking anyway (the
  * helper needs a thread and a P, which the runtime always finds; this bounds a
  * pathological wait on a starved machine, it is not expected to expire). */
 #define GD_FORK_WAIT_SECONDS 10
-/* How long it then waits for the runtime's threads to go quiet (wait_settled). */
-#define GD_FORK_SETTLE_NS 50000000L
+/* How long it then waits for the runtime's threads to go quiet (fork_quiet.c):
+ * typically well under a millisecond; longer only when Go threads wait for a CPU
+ * (a loaded machine, where waiting is what avoids the hang) or run Go code. */
+#define GD_FORK_SETTLE_NS 500000000L
 
 static _Atomic unsigned long long fork_out_of_go; /* generation whose thread waits here */
 static _Atomic unsigned long long fork_quiet;     /* generation the helper finished */
@@ -45,63 +43,6 @@ int gd_fork_thread_waiting(unsigned long long gen) {
 void gd_fork_helper_done(unsigned long long gen) {
     atomic_store(&fork_quiet, gen);
     sem_post(&fork_sem);
-}
-
-/* Is thread tid of this process quiet: blocked in a system call other than
- * nanosleep? "running" (on a CPU or waiting for one) may be a Go thread inside the
- * runtime, holding its locks; nanosleep is only Go's usleep, i.e. sysmon between
- * two rounds (C's sleeps are clock_nanosleep). A thread whose state cannot be read
- * counts as quiet: there is nothing to learn from it. */
-static int thread_quiet(const char *tid) {
-    char path[64], buf[32];
-    snprintf(path, sizeof path, "/proc/self/task/%s/syscall", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return 1;
-    }
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) {
-        return 1;
-    }
-    buf[n] = 0;
-    if (strncmp(buf, "running", 7) == 0) {
-        return 0;
-    }
-    return atoi(buf) != SYS_nanosleep;
-}
-
-/* Are all threads of this process but the caller quiet (thread_quiet)? */
-static int others_quiet(void) {
-    DIR *dir = opendir("/proc/self/task");
-    if (dir == NULL) {
-        return 1;
-    }
-    long self = (long)syscall(SYS_gettid);
-    int quiet = 1;
-    struct dirent *e;
-    while (quiet && (e = readdir(dir)) != NULL) {
-        if (e->d_name[0] != '.' && atol(e->d_name) != self) {
-            quiet = thread_quiet(e->d_name);
-        }
-    }
-    closedir(dir);
-    return quiet;
-}
-
-/* Waits, at most GD_FORK_SETTLE_NS, until the runtime's threads have gone quiet:
- * the helper's thread parked, and sysmon, with every P idle, in its long sleep. */
-static void wait_settled(void) {
-    struct timespec t0, t, pause = {0, 20000};
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (!others_quiet()) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > GD_FORK_SETTLE_NS) {
-            if (getenv("GD_FORK_DEBUG")) fprintf(stderr, "settle timeout\n");
-            return;
-        }
-        nanosleep(&pause, NULL);
-    }
 }
 
 PyObject *gd_before_fork(PyObject *self, PyObject *unused) {
@@ -130,7 +71,7 @@ PyObject *gd_before_fork(PyObject *self, PyObject *unused) {
     }
     atomic_store(&fork_out_of_go, 0);
     if (atomic_load(&fork_quiet) == gen) {
-        wait_settled();
+        gd_fork_wait_quiet(GD_FORK_SETTLE_NS);
     }
     Py_RETURN_NONE;
 }

@@ -205,3 +205,62 @@ def test_fork_amid_threads_nested_forks_and_the_parents_collector(tmp_path):
     out = run_scenario(tmp_path, "fork_edges", FORK_EDGES).split()
     assert out[:2] == ["child", "0"], out
     assert int(out[3]) < 30, f"the parent's Go heap grew {out[3]} MiB: collector left off?"
+
+
+FORK_STORM = """
+import shutil, signal, subprocess
+
+def stacks(pid):
+    # The hung child's threads, for the failure message (gdb, where installed).
+    if shutil.which("gdb") is None:
+        return "(no gdb)"
+    cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"]
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout[-3000:]
+    except subprocess.TimeoutExpired:
+        return "(gdb timed out)"
+
+# Busy processes, as on a loaded CI machine: runtime threads of the parent get
+# preempted mid-way, which is what stretched the old hazard (a child's goroutine
+# left scan-locked, or sched.lock left held, by sysmon at the instant of the fork).
+burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+forks, hung, live = 0, [], {}
+start = time.monotonic()
+try:
+    while (time.monotonic() - start < 12 and forks < 3000) or live:
+        if len(live) < 2 and time.monotonic() - start < 12 and forks < 3000:
+            churn(2)  # this thread has just been in Go when it forks
+            pid = os.fork()
+            if pid == 0:
+                churn(1)
+                os._exit(0 if g.arange(3).tolist() == [0, 1, 2] else 1)
+            live[pid] = time.monotonic()
+            forks += 1
+            continue
+        time.sleep(0.001)
+        for pid, born in list(live.items()):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                del live[pid]
+                assert os.waitstatus_to_exitcode(status) == 0, status
+            elif time.monotonic() - born > 60:  # generous: a hang, not slowness
+                hung.append((pid, stacks(pid)))
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                del live[pid]
+finally:
+    for b in burners:
+        b.kill()
+        b.wait()
+for pid, st in hung:
+    print("hung child", pid, st, file=sys.stderr)
+print("forks", forks, "hung", len(hung))
+"""
+
+
+def test_fork_storm_under_cpu_load(tmp_path):
+    # Before fork_wait.c, 7 of 8000 such children hung (5 in 10000 without the
+    # burners, on a loaded 2-core machine); each hang is a child stuck for good.
+    out = run_scenario(tmp_path, "fork_storm", FORK_STORM, timeout=300).split()
+    assert out[0] == "forks" and out[2:] == ["hung", "0"], out
+    assert int(out[1]) >= 50, f"only {out[1]} forks: the storm did not run"

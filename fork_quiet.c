@@ -1,0 +1,139 @@
+/* fork_quiet.c: waiting, before a fork, until the Go runtime's threads are quiet
+ * (fork.go explains why). Quiet means no Go thread can be inside the runtime
+ * holding one of its locks when fork() copies the memory: every Go thread is
+ * blocked in a system call (parked Ms and sysmon's long sleep are futex waits),
+ * except nanosleep, which is sysmon between two rounds and about to take
+ * sched.lock. Linux shows each thread's state in /proc/self/task/TID/syscall:
+ * "running" (on a CPU or waiting for one), or the call's number, its arguments,
+ * stack pointer and program counter. A Go thread's calls come from the Go
+ * runtime's own code in this module; a thread whose calls come from elsewhere
+ * (Python, OpenMP, BLAS) is not Go's and may run as it likes. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+void gd_fork_wait_quiet(long limit_ns);
+
+/* This module's code, where the Go runtime's system calls are made; found once
+ * from /proc/self/maps ({0, 0}: unknown, and then every running thread counts). */
+static uintptr_t text_lo, text_hi;
+static int text_found;
+
+/* Threads seen blocked in a system call made outside this module: not Go's
+ * (a thread id can be reused; a Go thread seen later in Go code is dropped). */
+#define NOT_GO_MAX 256
+static long not_go[NOT_GO_MAX];
+static int not_go_len;
+
+static void find_text(void) {
+    text_found = 1;
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) {
+        return;
+    }
+    uintptr_t here = (uintptr_t)&gd_fork_wait_quiet, lo, hi;
+    char perms[8], line[512];
+    while (fgets(line, sizeof line, maps) != NULL) {
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &lo, &hi, perms) == 3 &&
+            perms[2] == 'x' && lo <= here && here < hi) {
+            text_lo = lo;
+            text_hi = hi;
+            break;
+        }
+    }
+    fclose(maps);
+}
+
+static int known_not_go(long tid) {
+    for (int i = 0; i < not_go_len; i++) {
+        if (not_go[i] == tid) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void set_not_go(long tid, int yes) {
+    for (int i = 0; i < not_go_len; i++) {
+        if (not_go[i] == tid) {
+            if (!yes) {
+                not_go[i] = not_go[--not_go_len];
+            }
+            return;
+        }
+    }
+    if (yes && not_go_len < NOT_GO_MAX) {
+        not_go[not_go_len++] = tid;
+    }
+}
+
+/* Is thread tid quiet (see the top of this file)? A thread whose state cannot be
+ * read counts as quiet: there is nothing to learn from it. */
+static int thread_quiet(long tid) {
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return 1;
+    }
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) {
+        return 1;
+    }
+    buf[n] = 0;
+    if (strncmp(buf, "running", 7) == 0) {
+        return known_not_go(tid);
+    }
+    long nr = strtol(buf, NULL, 10);
+    char *last = strrchr(buf, ' ');
+    uintptr_t pc = last != NULL ? (uintptr_t)strtoull(last + 1, NULL, 16) : 0;
+    int go = text_hi == 0 || (text_lo <= pc && pc < text_hi);
+    set_not_go(tid, !go);
+    return !go || (nr >= 0 && nr != SYS_nanosleep);
+}
+
+/* Are all threads of this process but the caller quiet? */
+static int others_quiet(void) {
+    DIR *dir = opendir("/proc/self/task");
+    if (dir == NULL) {
+        return 1;
+    }
+    long self = (long)syscall(SYS_gettid);
+    int quiet = 1;
+    struct dirent *e;
+    while (quiet && (e = readdir(dir)) != NULL) {
+        long tid = atol(e->d_name);
+        if (tid > 0 && tid != self) {
+            quiet = thread_quiet(tid);
+        }
+    }
+    closedir(dir);
+    return quiet;
+}
+
+/* Waits, at most limit_ns, until the Go runtime's threads are quiet. Called by the
+ * forking thread with the GIL held, from the before hook only. */
+void gd_fork_wait_quiet(long limit_ns) {
+    if (!text_found) {
+        find_text();
+    }
+    struct timespec t0, t, pause = {0, 20000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!others_quiet()) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > limit_ns) {
+            if (getenv("GD_FORK_DEBUG")) fprintf(stderr, "settle timeout\n");
+            return;
+        }
+        nanosleep(&pause, NULL);
+    }
+}
