@@ -23,9 +23,20 @@ from conftest import run_script
 TIMEOUT = 120
 
 COMMON = """
-import os, sys, time
+import os, shutil, subprocess, sys, time
 import numpy as np
 import godlpack as g
+
+def stacks(pid):
+    # A stuck process's threads, for a failure message (gdb, where installed): a
+    # hang inside the Go runtime shows there, slowness does not.
+    if shutil.which("gdb") is None:
+        return "(no gdb to show its stacks)"
+    cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"]
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout[-4000:]
+    except subprocess.TimeoutExpired:
+        return "(gdb timed out)"
 
 def churn(n):
     # Go heap garbage: ~26 KB per repr, so n=400 allocates ~10 MB, well past the
@@ -113,18 +124,27 @@ class GoDataset(Dataset):
 
 if __name__ == "__main__":
     churn(50)
+    # timeout: a batch takes well under a second even on a loaded 2-core machine
+    # (at most 0.7 s in 20 runs beside two busy loops), so 120 s is a hang, and
+    # the worker's stacks then say where it is stuck.
     loader = DataLoader(
-        GoDataset(), batch_size=4, num_workers=2, multiprocessing_context="fork", timeout=60
+        GoDataset(), batch_size=4, num_workers=2, multiprocessing_context="fork", timeout=120
     )
     seen = []
     for epoch in range(2):  # workers are made afresh for each epoch
-        for t, f, idx in loader:
-            batch = g.from_dlpack(t)  # the collated batch, imported into Go
-            assert batch.shape == (4, 3, 4)
-            for k, i in enumerate(idx.tolist()):
-                assert batch[k].tolist() == expected(i).tolist()
-                assert g.from_dlpack(f[k]).tolist() == [float(i)] * 3
-                seen.append(i)
+        batches = iter(loader)
+        try:
+            for t, f, idx in batches:
+                batch = g.from_dlpack(t)  # the collated batch, imported into Go
+                assert batch.shape == (4, 3, 4)
+                for k, i in enumerate(idx.tolist()):
+                    assert batch[k].tolist() == expected(i).tolist()
+                    assert g.from_dlpack(f[k]).tolist() == [float(i)] * 3
+                    seen.append(i)
+        except RuntimeError:  # "DataLoader timed out": show what each worker does
+            for w in getattr(batches, "_workers", []):
+                print("worker", w.pid, "alive", w.is_alive(), stacks(w.pid), file=sys.stderr)
+            raise
     assert sorted(seen) == sorted(list(range(48)) * 2)
     churn(100)
     print("ok", len(seen))
@@ -132,7 +152,9 @@ if __name__ == "__main__":
 
 
 def test_dataloader_two_fork_workers(tmp_path):
-    out = run_scenario(tmp_path, "dataloader", DATALOADER)
+    # The scenario's own limit stays above the DataLoader's, so that a stuck worker
+    # is reported by the DataLoader, with its stacks.
+    out = run_scenario(tmp_path, "dataloader", DATALOADER, timeout=240)
     assert out.split() == ["ok", "96"]
 
 
@@ -208,17 +230,7 @@ def test_fork_amid_threads_nested_forks_and_the_parents_collector(tmp_path):
 
 
 FORK_STORM = """
-import shutil, signal, subprocess
-
-def stacks(pid):
-    # The hung child's threads, for the failure message (gdb, where installed).
-    if shutil.which("gdb") is None:
-        return "(no gdb)"
-    cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"]
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout[-3000:]
-    except subprocess.TimeoutExpired:
-        return "(gdb timed out)"
+import signal
 
 # Busy processes, as on a loaded CI machine: runtime threads of the parent get
 # preempted mid-way, which is what stretched the old hazard (a child's goroutine
