@@ -331,3 +331,77 @@ func TestConcurrentPinnedExports(t *testing.T) {
 		t.Errorf("%d pins live", n)
 	}
 }
+
+// Leaked Tensors are released one by one (leaks.go): a Tensor kept open, made in
+// the same batch as some of them, neither keeps them alive nor is released with
+// them, across full batches and the partial one a collection seals.
+func TestLeakedBesideHeldTensor(t *testing.T) {
+	waitFor(t, "earlier tests' tensors", func() bool { return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 })
+	keep, err := tensor.FromSlice(make([]float32, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 600 { // more than two batches of 256
+		if _, err := tensor.New[float32](4); err != nil {
+			t.Fatal(err)
+		}
+		if i == 300 {
+			keep2, err := tensor.New[int8](2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer keep2.Close()
+		}
+	}
+	waitFor(t, "the leaked tensors", func() bool { return tensor.LiveBlocks() == 2 })
+	v, err := tensor.As[float32](keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Set(1.5, 3); err != nil {
+		t.Fatalf("the held tensor after the sweeps: %v", err)
+	}
+	if tensor.LivePins() != 1 {
+		t.Fatalf("%d pins live, want the held tensor's", tensor.LivePins())
+	}
+	keep.Close()
+	if tensor.LiveBlocks() != 1 || tensor.LivePins() != 0 {
+		t.Fatalf("after Close: %d blocks, %d pins", tensor.LiveBlocks(), tensor.LivePins())
+	}
+}
+
+// Tensors made, closed and leaked on several goroutines while collections seal
+// batches under them (leaks.go): every one is released exactly once (-race).
+func TestTrackingRacesCollections(t *testing.T) {
+	noLeaks(t)
+	stop := make(chan struct{})
+	var gc sync.WaitGroup
+	gc.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 2000 {
+				tt, err := tensor.New[int16](3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if (g+i)%3 != 0 { // the rest are leaked
+					tt.Close()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	gc.Wait()
+}

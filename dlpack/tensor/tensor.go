@@ -5,7 +5,6 @@ package tensor
 import "C"
 
 import (
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -45,19 +44,19 @@ const (
 	stateExported
 )
 
-// wrap opens t, a Tensor made by this package, with a finalizer that releases it
-// if it is dropped while open; Close and the exports remove the finalizer.
+// wrap opens t, a Tensor made by this package. If it is dropped while open, a
+// finalizer releases it: leaks.go gives it one unless it is closed or exported
+// first, which is the common case and then costs no finalizer at all.
 //
 // A finalizer rather than runtime.AddCleanup, measured (bench/bench_go.sh): an
 // AddCleanup costs two allocations (the argument's box and a closure over the
-// generic dictionary) and, with its Stop, about 110 ns more per tensor than
-// SetFinalizer and its removal, the single largest cost of an exchange. The
+// generic dictionary) and about 110 ns more per tensor than SetFinalizer. The
 // finalizer's usual hazards do not apply: it only calls the deleter, never
 // resurrects the Tensor, and a Tensor points at nothing that points back at it
 // (so it is never part of a cycle, which would keep it from being finalized).
 func wrap(t *Tensor) *Tensor {
 	t.state.Store(stateOpen)
-	runtime.SetFinalizer(t, (*Tensor).finalize)
+	track(t)
 	return t
 }
 
@@ -69,14 +68,11 @@ func (t *Tensor) finalize() {
 	}
 }
 
-// end moves an open t to state (closed or exported) and removes the finalizer;
-// false if t was not open (another Close or export won).
+// end moves an open t to state (closed or exported); false if t was not open
+// (another Close or export won). A finalizer, if t has one, stays: it will find t
+// no longer open.
 func (t *Tensor) end(state uint32) bool {
-	if !t.state.CompareAndSwap(stateOpen, state) {
-		return false
-	}
-	runtime.SetFinalizer(t, nil)
-	return true
+	return t.state.CompareAndSwap(stateOpen, state)
 }
 
 // release calls the deleter of m, a DLManagedTensorVersioned* or DLManagedTensor*.
