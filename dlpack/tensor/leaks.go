@@ -103,6 +103,7 @@ type gcTick struct{ _ *byte }
 func armGCSweep() {
 	runtime.SetFinalizer(&gcTick{}, func(*gcTick) {
 		seal()
+		sweepPins()
 		armGCSweep()
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
+	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
@@ -404,4 +406,40 @@ func TestTrackingRacesCollections(t *testing.T) {
 	wg.Wait()
 	close(stop)
 	gc.Wait()
+}
+
+// A slice exported twice is pinned once, counted twice (pins.go): collections do
+// not unpin it while either tensor lives, and unpin it after both deleters ran.
+func TestSliceExportedTwiceStaysPinned(t *testing.T) {
+	noLeaks(t)
+	waitFor(t, "earlier tests' pins", func() bool { return tensor.PinnedObjects() == 0 })
+	data := []float64{1, 2, 3, 4}
+	var ms []unsafe.Pointer
+	for range 2 {
+		tt, err := tensor.FromSlice(data, 2, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := tt.Export()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	if tensor.PinnedObjects() != 1 || tensor.LivePins() != 2 {
+		t.Fatalf("%d objects pinned, %d tensors live; want 1 and 2", tensor.PinnedObjects(), tensor.LivePins())
+	}
+	ctensor.Delete(ms[0], true)
+	for range 3 {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if tensor.PinnedObjects() != 1 || tensor.LivePins() != 1 {
+		t.Fatalf("one tensor left: %d objects pinned, %d tensors live; want 1 and 1", tensor.PinnedObjects(), tensor.LivePins())
+	}
+	if got := ctensor.Consume(ms[1], true, true); got.GatherFail || len(got.Bytes) != 32 {
+		t.Fatalf("the second consumer read %+v", got)
+	}
+	ctensor.Delete(ms[1], true)
+	waitFor(t, "the sweep to unpin the slice", func() bool { return tensor.PinnedObjects() == 0 })
 }
