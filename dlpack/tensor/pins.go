@@ -43,12 +43,16 @@ const pinCounterChunk = 64
 
 // pin keeps the object holding p pinned until its count drops to zero and a
 // sweep finds it so, counts one more tensor pointing at it, and returns the
-// counter's address, which the tensor's deleter decrements (tensor.c).
-func pin(p unsafe.Pointer) uintptr {
+// counter (C memory), which the tensor's deleter decrements (tensor.c); nil when
+// out of C memory for counters.
+func pin(p unsafe.Pointer) *int64 {
 	pins.mu.Lock()
 	e := pins.byAddr[p]
 	if e == nil {
-		e = newPinEntry()
+		if e = newPinEntry(); e == nil {
+			pins.mu.Unlock()
+			return nil
+		}
 		e.pinner.Pin(p)
 		e.key = p
 		if pins.byAddr == nil {
@@ -58,10 +62,15 @@ func pin(p unsafe.Pointer) uintptr {
 	}
 	atomic.AddInt64(e.count, 1) // under the lock: a sweep never sees it mid-way
 	pins.mu.Unlock()
-	return uintptr(unsafe.Pointer(e.count))
+	return e.count
 }
 
-// newPinEntry returns an unused entry; pins.mu is held.
+// unpinUnused takes back a pin whose tensor was never made (its block could not
+// be allocated), as its deleter would have.
+func unpinUnused(count *int64) { atomic.AddInt64(count, -1) }
+
+// newPinEntry returns an unused entry, or nil when out of C memory; pins.mu is
+// held.
 func newPinEntry() *pinEntry {
 	if n := len(pins.free); n > 0 {
 		e := pins.free[n-1]
@@ -71,7 +80,7 @@ func newPinEntry() *pinEntry {
 	if len(pins.spare) == 0 {
 		c := C.calloc(pinCounterChunk, 8) // never freed: entries are reused
 		if c == nil {
-			panic("tensor: out of C memory for pin counters")
+			return nil
 		}
 		pins.spare = unsafe.Slice((*int64)(c), pinCounterChunk)
 	}

@@ -63,12 +63,17 @@ func fromSlice[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, err
 	if len(data) == 0 {
 		return newC(dt, shape) // nothing to pin; C memory gives a non-NULL address
 	}
-	m := C.gdt_alloc(headerSize(len(shape)), 0).block
-	if m == nil {
+	p := unsafe.Pointer(&data[0])
+	count := pin(p)
+	if count == nil {
 		return nil, errNoMemory
 	}
-	c := fillHeader(unsafe.Pointer(m), dt, shape, strides, unsafe.Pointer(&data[0]), pin(unsafe.Pointer(&data[0])))
-	return wrap(c), nil
+	m := C.gdt_alloc(headerSize(len(shape)), 0).block
+	if m == nil {
+		unpinUnused(count)
+		return nil, errNoMemory
+	}
+	return wrap(fillHeader(unsafe.Pointer(m), dt, shape, strides, p, uintptr(unsafe.Pointer(count)))), nil
 }
 
 var errNoMemory = errors.New("tensor: out of C memory")
