@@ -170,15 +170,18 @@ func goForkPrepare() C.ulonglong {
 
 // forkQuiesce is the helper: once the forking thread waits in C, it stops the
 // world (raising GOMAXPROCS for the child), which takes the P that thread kept on
-// leaving Go, then waits for the runtime's goroutines to go idle, and lets the
-// thread fork.
+// leaving Go, and tells the thread (fork_wait.c).
 func forkQuiesce(gen uint64, procs int) {
 	start := time.Now()
-	for C.gd_fork_thread_waiting(C.ulonglong(gen)) == 0 {
+	for i := 0; C.gd_fork_thread_waiting(C.ulonglong(gen)) == 0; i++ {
 		if time.Since(start) > forkLeaveGoLimit {
 			return // the thread gave up waiting and forked
 		}
-		runtime.Gosched()
+		if i < 100 {
+			runtime.Gosched() // it is on its way out: microseconds
+		} else {
+			time.Sleep(20 * time.Microsecond) // leave the CPU to it on a busy machine
+		}
 	}
 	forkState.Lock()
 	if procs < forkChildProcs {

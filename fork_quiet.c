@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* fork_quiet.c: waiting, before a fork, until the Go runtime's threads are quiet
  * (fork.go explains why). Quiet means no Go thread can be inside the runtime
  * holding one of its locks when fork() copies the memory: every Go thread is
@@ -131,7 +133,6 @@ void gd_fork_wait_quiet(long limit_ns) {
     while (!others_quiet()) {
         clock_gettime(CLOCK_MONOTONIC, &t);
         if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > limit_ns) {
-            if (getenv("GD_FORK_DEBUG")) fprintf(stderr, "settle timeout\n");
             return;
         }
         nanosleep(&pause, NULL);

@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* fork_wait.c: the os.fork "before" hook's wait outside Go (fork.go explains why).
  *
  * The forking thread must reach fork() holding no Go P, so that no runtime thread
@@ -5,13 +7,12 @@
  * another thread can take that P away (a stop-the-world takes the P of every
  * thread that is out of Go), and only while this thread is out of Go: so the hook
  * returns from Go (goForkPrepare starts the helper), says here that it is out, and
- * waits in C until the helper has stopped the world and seen the runtime idle. */
+ * waits in C until the helper has stopped the world, then until the runtime's
+ * threads are quiet (fork_quiet.c). */
 #include "godlpack.h"
 #include "_cgo_export.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -38,8 +39,8 @@ int gd_fork_thread_waiting(unsigned long long gen) {
     return atomic_load(&fork_out_of_go) == gen;
 }
 
-/* Called by the helper (Go) when the world has been stopped (and started) with the
- * forking thread out of Go and the runtime has gone idle. */
+/* Called by the helper (Go) once it has stopped and started the world with the
+ * forking thread out of Go, which took that thread's P. */
 void gd_fork_helper_done(unsigned long long gen) {
     atomic_store(&fork_quiet, gen);
     sem_post(&fork_sem);
@@ -65,7 +66,6 @@ PyObject *gd_before_fork(PyObject *self, PyObject *unused) {
     /* The GIL stays held: other Python threads stay out of Go meanwhile. */
     while (atomic_load(&fork_quiet) != gen) {
         if (sem_timedwait(&fork_sem, &deadline) != 0 && errno == ETIMEDOUT) {
-            if (getenv("GD_FORK_DEBUG")) fprintf(stderr, "helper timeout\n");
             break; /* fork as before this wait existed */
         }
     }
