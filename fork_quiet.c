@@ -3,9 +3,8 @@
 /* fork_quiet.c: waiting, before a fork, until the Go runtime's threads are quiet
  * (fork.go explains why). Quiet means no Go thread can be inside the runtime
  * holding one of its locks when fork() copies the memory: every Go thread is
- * blocked in a system call (parked Ms and sysmon's long sleep are futex waits),
- * except nanosleep, which is sysmon between two rounds and about to take
- * sched.lock. Linux shows each thread's state in /proc/self/task/TID/syscall:
+ * parked, blocked in a futex wait (idle Ms, sysmon's long sleep) or in the network
+ * poller (parked_call). Linux shows each thread's state in /proc/self/task/TID/syscall:
  * "running" (on a CPU or waiting for one), or the call's number, its arguments,
  * stack pointer and program counter. A Go thread's calls come from the Go
  * runtime's own code in this module; a thread whose calls come from elsewhere
@@ -77,6 +76,26 @@ static void set_not_go(long tid, int yes) {
     }
 }
 
+/* Is nr a system call in which a Go thread waits holding no runtime lock: a futex
+ * wait (a parked M, sysmon's long sleep, a note) or the network poller's wait?
+ * Any other call may be made inside a critical section (mmap growing the heap
+ * under its lock, nanosleep in sysmon's rounds, sched_yield spinning on a lock). */
+static int parked_call(long nr) {
+    switch (nr) {
+    case SYS_futex:
+    case SYS_epoll_pwait:
+#ifdef SYS_epoll_wait
+    case SYS_epoll_wait:
+#endif
+#ifdef SYS_epoll_pwait2
+    case SYS_epoll_pwait2:
+#endif
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* Is thread tid quiet (see the top of this file)? A thread whose state cannot be
  * read counts as quiet: there is nothing to learn from it. */
 static int thread_quiet(long tid) {
@@ -100,7 +119,7 @@ static int thread_quiet(long tid) {
     uintptr_t pc = last != NULL ? (uintptr_t)strtoull(last + 1, NULL, 16) : 0;
     int go = text_hi == 0 || (text_lo <= pc && pc < text_hi);
     set_not_go(tid, !go);
-    return !go || (nr >= 0 && nr != SYS_nanosleep);
+    return !go || parked_call(nr);
 }
 
 /* Are all threads of this process but the caller quiet? */
