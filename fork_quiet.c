@@ -28,11 +28,15 @@ void gd_fork_wait_quiet(long limit_ns);
 static uintptr_t text_lo, text_hi;
 static int text_found;
 
-/* Threads seen blocked in a system call made outside this module: not Go's
- * (a thread id can be reused; a Go thread seen later in Go code is dropped). */
-#define NOT_GO_MAX 256
-static long not_go[NOT_GO_MAX];
-static int not_go_len;
+/* What the threads seen so far are: Go's (seen in a system call made by the Go
+ * runtime), not Go's (seen only in calls made elsewhere), or not yet known (only
+ * seen running). Go's stays Go's: a Go thread also runs C code (cgo calls), where
+ * it holds no runtime lock. */
+enum { NOT_GO, GO, UNKNOWN };
+#define SEEN_MAX 256
+static long seen_tid[SEEN_MAX];
+static char seen_kind[SEEN_MAX];
+static int seen_len;
 
 static void find_text(void) {
     text_found = 1;
@@ -53,27 +57,19 @@ static void find_text(void) {
     fclose(maps);
 }
 
-static int known_not_go(long tid) {
-    for (int i = 0; i < not_go_len; i++) {
-        if (not_go[i] == tid) {
-            return 1;
+/* The entry for tid in seen_tid (added as UNKNOWN), or -1 when the table is full. */
+static int seen(long tid) {
+    for (int i = 0; i < seen_len; i++) {
+        if (seen_tid[i] == tid) {
+            return i;
         }
     }
-    return 0;
-}
-
-static void set_not_go(long tid, int yes) {
-    for (int i = 0; i < not_go_len; i++) {
-        if (not_go[i] == tid) {
-            if (!yes) {
-                not_go[i] = not_go[--not_go_len];
-            }
-            return;
-        }
+    if (seen_len == SEEN_MAX) {
+        return -1;
     }
-    if (yes && not_go_len < NOT_GO_MAX) {
-        not_go[not_go_len++] = tid;
-    }
+    seen_tid[seen_len] = tid;
+    seen_kind[seen_len] = UNKNOWN;
+    return seen_len++;
 }
 
 /* Is nr a system call in which a Go thread waits holding no runtime lock: a futex
@@ -111,15 +107,23 @@ static int thread_quiet(long tid) {
         return 1;
     }
     buf[n] = 0;
+    int i = seen(tid);
     if (strncmp(buf, "running", 7) == 0) {
-        return known_not_go(tid);
+        return i >= 0 && seen_kind[i] == NOT_GO; /* Go's may be in the runtime */
     }
     long nr = strtol(buf, NULL, 10);
     char *last = strrchr(buf, ' ');
     uintptr_t pc = last != NULL ? (uintptr_t)strtoull(last + 1, NULL, 16) : 0;
-    int go = text_hi == 0 || (text_lo <= pc && pc < text_hi);
-    set_not_go(tid, !go);
-    return !go || parked_call(nr);
+    if (text_hi != 0 && (pc < text_lo || text_hi <= pc)) {
+        if (i >= 0 && seen_kind[i] == UNKNOWN) {
+            seen_kind[i] = NOT_GO;
+        }
+        return 1; /* in C: a thread not Go's, or a Go thread in a cgo call */
+    }
+    if (i >= 0) {
+        seen_kind[i] = GO;
+    }
+    return parked_call(nr);
 }
 
 /* Are all threads of this process but the caller quiet? */

@@ -12,8 +12,6 @@
 #include "godlpack.h"
 #include "_cgo_export.h"
 
-#include <errno.h>
-#include <semaphore.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -30,8 +28,6 @@ void gd_fork_wait_quiet(long limit_ns); /* fork_quiet.c */
 
 static _Atomic unsigned long long fork_out_of_go; /* generation whose thread waits here */
 static _Atomic unsigned long long fork_quiet;     /* generation the helper finished */
-static sem_t fork_sem;
-static int fork_sem_ready;
 
 /* Called by the helper (Go): is the forking thread of fork gen out of Go and
  * waiting? Until it is, a stop-the-world would leave it its P. */
@@ -40,34 +36,30 @@ int gd_fork_thread_waiting(unsigned long long gen) {
 }
 
 /* Called by the helper (Go) once it has stopped and started the world with the
- * forking thread out of Go, which took that thread's P. */
+ * forking thread out of Go, which took that thread's P. A store, not a semaphore:
+ * the helper's thread makes no system call from C, which fork_quiet.c would take
+ * for a thread that is not Go's. */
 void gd_fork_helper_done(unsigned long long gen) {
     atomic_store(&fork_quiet, gen);
-    sem_post(&fork_sem);
 }
 
 PyObject *gd_before_fork(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
-    if (!fork_sem_ready) { /* the GIL is held: no other thread runs this */
-        if (sem_init(&fork_sem, 0, 0) != 0) {
-            return PyErr_SetFromErrno(PyExc_OSError);
-        }
-        fork_sem_ready = 1;
-    }
     unsigned long long gen = goForkPrepare();
     if (gen == 0) {
         Py_RETURN_NONE; /* a fork child or a nested fork: nothing to wait for */
     }
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += GD_FORK_WAIT_SECONDS;
+    struct timespec t0, t, pause = {0, 20000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     atomic_store(&fork_out_of_go, gen);
     /* The GIL stays held: other Python threads stay out of Go meanwhile. */
     while (atomic_load(&fork_quiet) != gen) {
-        if (sem_timedwait(&fork_sem, &deadline) != 0 && errno == ETIMEDOUT) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec > GD_FORK_WAIT_SECONDS) {
             break; /* fork as before this wait existed */
         }
+        nanosleep(&pause, NULL);
     }
     atomic_store(&fork_out_of_go, 0);
     if (atomic_load(&fork_quiet) == gen) {

@@ -32,11 +32,12 @@ def stacks(pid):
     # hang inside the Go runtime shows there, slowness does not.
     if shutil.which("gdb") is None:
         return "(no gdb to show its stacks)"
-    cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"]
+    cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 12"]
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout[-4000:]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
     except subprocess.TimeoutExpired:
         return "(gdb timed out)"
+    return "\\n".join(line for line in out.splitlines() if line.startswith(("#", "Thread ")))
 
 def churn(n):
     # Go heap garbage: ~26 KB per repr, so n=400 allocates ~10 MB, well past the
