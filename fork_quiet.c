@@ -8,7 +8,8 @@
  * "running" (on a CPU or waiting for one), or the call's number, its arguments,
  * stack pointer and program counter. A Go thread's calls come from the Go
  * runtime's own code in this module; a thread whose calls come from elsewhere
- * (Python, OpenMP, BLAS) is not Go's and may run as it likes. */
+ * (Python, OpenMP, BLAS) is not Go's, once seen blocked there, and may run as it
+ * likes. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
