@@ -109,9 +109,6 @@ def build(example: Path, name: str, *, cgocheck2: bool = False) -> Path:
         shutil.rmtree(work, ignore_errors=True)
 
 
-if __name__ == "__main__":  # python tests/goext_build.py goext: prints its folder
-    print(build(REPO / "examples" / sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else sys.argv[1]))
-
 
 def cgocheck2_wanted() -> bool:
     """Whether this run tests a cgocheck2 build of godlpack (tests/run sets it): the
@@ -119,11 +116,24 @@ def cgocheck2_wanted() -> bool:
     return os.environ.get("GODLPACK_EXPECT_CGOCHECK2") == "1"
 
 
-def load(name: str, example: str | None = None):
-    """Builds (or finds cached) and imports the example extension ``name``."""
+#: Where each extension the tests build lives.
+FOLDERS = {"goext": REPO / "examples" / "goext", "goext2": REPO / "tests" / "goext2"}
+
+
+def folder(name: str) -> str:
+    """The folder holding the built extension ``name`` (built now if needed)."""
+    return str(build(FOLDERS[name], name, cgocheck2=cgocheck2_wanted()))
+
+
+def load(name: str):
+    """Builds (or finds cached) and imports the extension ``name``."""
     import importlib
 
-    path = str(build(REPO / "examples" / (example or name), name, cgocheck2=cgocheck2_wanted()))
+    path = folder(name)
     if path not in sys.path:
         sys.path.insert(0, path)
     return importlib.import_module(name)
+
+
+if __name__ == "__main__":  # python tests/goext_build.py goext: prints its folder
+    print(folder(sys.argv[1]))

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 import tvm_ffi
-from goext_build import load
+from goext_build import folder, load
 
 import godlpack as g
 
@@ -236,7 +236,7 @@ def test_fail_and_panic(goext):
 
 def test_fail_and_panic_in_a_loop_then_the_interpreter_works(isolated):
     code = f"""
-import sys; sys.path.insert(0, {str(load('goext').__file__.rsplit('/', 1)[0])!r})
+import sys; sys.path.insert(0, {folder("goext")!r})
 import numpy as np, goext
 for i in range(1000):
     try:

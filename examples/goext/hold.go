@@ -57,10 +57,13 @@ func release() (godlpack.None, error) {
 	return godlpack.None{}, nil
 }
 
-// spin keeps the calling thread busy in Go, as a long computation would.
-func spin(seconds float64) (godlpack.None, error) {
-	end := time.Now().Add(time.Duration(seconds * float64(time.Second)))
+// spin keeps the calling thread busy in Go for seconds, as a long computation
+// would, and returns when it started and ended (Unix nanoseconds, the clock of
+// Python's time.time_ns).
+func spin(seconds float64) (godlpack.Tuple, error) {
+	start := time.Now()
+	end := start.Add(time.Duration(seconds * float64(time.Second)))
 	for time.Now().Before(end) {
 	}
-	return godlpack.None{}, nil
+	return godlpack.Tuple{start.UnixNano(), time.Now().UnixNano()}, nil
 }

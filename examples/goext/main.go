@@ -34,7 +34,7 @@ func init() {
 		godlpack.Func1("hold", hold, "x").Doc("Keeps x alive in Go until release(); returns its length."),
 		godlpack.Func0("held_sum", heldSum).Doc("The sum of the tensor hold() keeps."),
 		godlpack.Func0("release", release).Doc("Releases the tensor hold() keeps."),
-		godlpack.Func1("spin", spin, "seconds").Doc("Busy-waits in Go for seconds (GIL released)."),
+		godlpack.Func1("spin", spin, "seconds").Doc("Busy-waits in Go for seconds (GIL released); returns (start, end) in time.time_ns()."),
 	)
 }
 

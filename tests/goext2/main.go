@@ -1,0 +1,75 @@
+// Command goext2 is a second, tiny Python extension written in Go, for the test
+// that loads two of them (each with its own Go runtime) beside godlpack in one
+// process (tests/test_goext_threads.py).
+package main
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+func init() {
+	godlpack.Module("goext2", "A second extension written in Go (tests).",
+		godlpack.Func2("ramp", ramp, "n", "step").
+			Doc("A new float64 array [0, step, 2*step, ...) of n elements, filled by goroutines."),
+		godlpack.Func1("churn", churn, "rounds").
+			Doc("Makes garbage on goroutines and collects it (runtime.GC) rounds times."),
+	)
+}
+
+func main() {}
+
+func ramp(n int64, step float64) (*tensor.Tensor, error) {
+	out, err := tensor.New[float64](n)
+	if err != nil {
+		return nil, err
+	}
+	v, err := tensor.As[float64](out)
+	if err != nil {
+		return nil, err
+	}
+	s, err := v.Slice()
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(s); i += 4 {
+				s[i] = float64(i) * step
+			}
+		}()
+	}
+	wg.Wait()
+	runtime.GC()
+	return out, nil
+}
+
+func churn(rounds int64) (int64, error) {
+	var total int64
+	var mu sync.Mutex
+	for range rounds {
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				junk := make([][]byte, 64)
+				for i := range junk {
+					junk[i] = make([]byte, 1024)
+				}
+				mu.Lock()
+				total += int64(len(junk))
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		runtime.GC()
+	}
+	return total, nil
+}
