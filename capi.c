@@ -33,6 +33,10 @@ static int capi_array_borrow(void *obj, DLManagedTensorVersioned *out) {
 
 static void *capi_from_dlpack(void *x) { return gd_import_foreign(x, NULL, NULL, 0); }
 
+static int capi_lend(void *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim) {
+    return gd_lend_foreign(x, out, dims, max_ndim);
+}
+
 /* Filled once, at the first module exec (the Array type exists by then); process
  * lifetime, like the exchange API table it points to. */
 static gd_capi capi_table;
@@ -44,6 +48,7 @@ int gd_capi_publish(PyObject *m) {
         capi_table.exchange = gd_exchange_api();
         capi_table.array_borrow = capi_array_borrow;
         capi_table.from_dlpack = capi_from_dlpack;
+        capi_table.lend = capi_lend;
         capi_table.version = GD_CAPI_VERSION;
     }
     PyObject *cap = PyCapsule_New(&capi_table, GD_CAPI_NAME, NULL);

@@ -312,6 +312,58 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
     return a;
 }
 
+/* x's tensor lent for the length of a call to a function of an extension written in
+ * Go (the C-API's lend, capi.c), through its type's dltensor_from_py_object_no_sync:
+ * no allocation, no deleter, no Array (PyTorch's import costs ~260 ns through the
+ * managed path, most of it the allocation and its deleter). Returns 1 with *out
+ * filled (version 1.3, no deleter, flags 0: a bare DLTensor cannot say read-only, so
+ * the caller lends only to read-only parameters; data is element 0; shape and
+ * strides copied into dims, 2 * max_ndim of them, so another thread changing x's
+ * metadata meanwhile cannot move them); 0 when x is not lent (no such function,
+ * a BufferError from it, more than max_ndim dimensions, or a tensor the C check
+ * declines: the caller imports x through gd_import_foreign, which decides); -1
+ * with an exception (the producer's, or BufferError for a lazy view). */
+int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim) {
+    type_entry scratch;
+    PyObject *hold;
+    const type_entry *te = type_entry_of(Py_TYPE(x), &scratch, &hold);
+    const DLPackExchangeAPI *api = te->api;
+    if (api == NULL || api->dltensor_from_py_object_no_sync == NULL) {
+        Py_XDECREF(hold);
+        return 0;
+    }
+    memset(out, 0, sizeof *out);
+    int rc = api->dltensor_from_py_object_no_sync(x, &out->dl_tensor);
+    Py_XDECREF(hold);
+    if (rc != 0) {
+        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_BufferError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        return 0;
+    }
+    out->version.major = GD_DLPACK_MAJOR;
+    out->version.minor = GD_DLPACK_MINOR;
+    gd_fast_view v;
+    if (out->dl_tensor.ndim > max_ndim || !gd_fast_check(out, 1, gd_dtype_slots, &v)) {
+        return 0;
+    }
+    /* The exchange API drops PyTorch's lazy-view bits: ask, as the import does. */
+    int questions = te->probes.any ? gd_lazy_questions(&out->dl_tensor) : 0;
+    if (questions != 0 && gd_refuse_lazy_view(x, &te->probes, questions) < 0) {
+        return -1;
+    }
+    if (v.ndim > 0) {
+        memcpy(dims, v.shape, sizeof(int64_t) * (size_t)v.ndim);
+        memcpy(dims + max_ndim, v.strides, sizeof(int64_t) * (size_t)v.ndim);
+    }
+    out->dl_tensor.data = v.data;
+    out->dl_tensor.byte_offset = 0;
+    out->dl_tensor.shape = v.ndim > 0 ? dims : NULL;
+    out->dl_tensor.strides = v.ndim > 0 ? dims + max_ndim : NULL;
+    return 1;
+}
+
 /* from_dlpack(x): the call with no keywords of anything but our own Array is
  * imported here with no C->Go crossing on the plain path; the rest is Go's. */
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {

@@ -23,7 +23,9 @@
 #define GD_EXT_MAX_PARAMS 8
 
 /* Parameter kinds, as Go's converters expect them (ext_func.go has the same list). */
-enum { GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR };
+enum { GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR, GD_EXT_MUT_TENSOR };
+/* Dimensions of a lent tensor kept in its gd_ext_arg (more: imported as an Array). */
+#define GD_EXT_LEND_NDIM 8
 
 /* Result kinds (ext_result.go). */
 enum {
@@ -68,7 +70,10 @@ typedef struct {
 /* One argument as Go reads it. C memory (gd_ext_call's stack), valid for the call. */
 typedef struct {
     DLManagedTensorVersioned m; /* TENSOR: a borrowed view (no deleter) */
-    PyObject *array;            /* TENSOR: the godlpack.Array m views (the argument, or hold) */
+    int64_t dims[2 * GD_EXT_LEND_NDIM]; /* TENSOR: a lent tensor's shape and strides */
+    PyObject *array;            /* TENSOR: the godlpack.Array m views (the argument, or hold);
+                                   NULL for a tensor lent by its producer (Keep imports it) */
+    PyObject *obj;              /* TENSOR: the argument */
     PyObject *hold;             /* TENSOR: an Array imported for the call, or NULL */
     uintptr_t go_tensor;        /* TENSOR: cgo.Handle of a borrowed *tensor.Tensor, or 0 */
     int32_t mut;                /* TENSOR: set by Go: a MutTensor parameter (writable views) */

@@ -111,13 +111,22 @@ static int prefix_error(const gd_ext_func *f, const gd_ext_param *p) {
 }
 
 static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
-    /* A godlpack.Array is read in place; anything else goes through the godlpack
-     * module's from_dlpack flow (PyTorch by its exchange API, NumPy and the others
-     * by __dlpack__, raw capsules consumed), and the Array it makes is held for the
+    /* A godlpack.Array is read in place; a tensor the function only reads may be lent
+     * by its producer's exchange API (PyTorch: no allocation); anything else goes
+     * through the godlpack module's from_dlpack flow (NumPy and the others by
+     * __dlpack__, raw capsules consumed), and the Array it makes is held for the
      * call. */
+    a->obj = o;
     if (gd_ext_capi->array_borrow(o, &a->m) == 0) {
         a->array = o;
         return 0;
+    }
+    a->array = NULL;
+    if (p->kind == GD_EXT_TENSOR) {
+        int lent = gd_ext_capi->lend(o, &a->m, a->dims, GD_EXT_LEND_NDIM);
+        if (lent != 0) {
+            return lent > 0 ? 0 : prefix_error(f, p);
+        }
     }
     PyObject *arr = gd_ext_capi->from_dlpack(o);
     if (arr == NULL) {
@@ -136,6 +145,7 @@ static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject 
 static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
     switch (p->kind) {
     case GD_EXT_TENSOR:
+    case GD_EXT_MUT_TENSOR:
         return convert_tensor(f, p, o, a);
     case GD_EXT_INT:
         if (o == NULL) {
@@ -337,7 +347,9 @@ DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err) {
     PyGILState_STATE g = PyGILState_Ensure();
     DLManagedTensorVersioned *m = NULL;
     *err = NULL;
-    if (gd_ext_capi->exchange->managed_tensor_from_py_object_no_sync(a->array, &m) != 0) {
+    PyObject *arr = a->array != NULL ? Py_NewRef(a->array) : gd_ext_capi->from_dlpack(a->obj);
+    if (arr == NULL ||
+        gd_ext_capi->exchange->managed_tensor_from_py_object_no_sync(arr, &m) != 0) {
         m = NULL;
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
@@ -350,6 +362,7 @@ DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err) {
         Py_XDECREF(tb);
         PyErr_Clear();
     }
+    Py_XDECREF(arr); /* the export holds the owner, not the Array */
     PyGILState_Release(g);
     return m;
 }

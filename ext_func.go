@@ -160,7 +160,7 @@ func (f *Function) Where(name string, cs ...Constraint) *Function {
 	if p == nil {
 		return f
 	}
-	if p.kind != C.GD_EXT_TENSOR {
+	if p.kind != C.GD_EXT_TENSOR && p.kind != C.GD_EXT_MUT_TENSOR {
 		f.fail("parameter %s is not a tensor: it takes no constraints", name)
 		return f
 	}
@@ -213,7 +213,9 @@ func converter[A any](f *Function, i int) func(*C.gd_ext_arg) (A, error) {
 		c = v.converter(f, p)
 	default:
 		f.fail("parameter %s: unsupported type %v (use Tensor, MutTensor, int64, int, float64, bool or string)", p.name, p.goType)
-		return func(*C.gd_ext_arg) (A, error) { return zero, RuntimeError.Errorf("%s(): unsupported parameter", f.name) }
+		return func(*C.gd_ext_arg) (A, error) {
+			return zero, RuntimeError.Errorf("%s(): unsupported parameter", f.name)
+		}
 	}
 	return c.(func(*C.gd_ext_arg) (A, error))
 }

@@ -235,7 +235,7 @@ func (Tensor[E]) converter(f *Function, p *param) any {
 }
 
 func (MutTensor[E]) converter(f *Function, p *param) any {
-	p.writable = true
+	p.writable, p.kind = true, C.GD_EXT_MUT_TENSOR // never lent: a lent tensor has no flags
 	return func(a *C.gd_ext_arg) (MutTensor[E], error) {
 		if err := p.check(f, a); err != nil {
 			return MutTensor[E]{}, err

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import inspect
 
+import godlpack as g
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -14,8 +15,6 @@ import pytest
 import torch
 import tvm_ffi
 from goext_build import folder, load
-
-import godlpack as g
 
 CPU = jax.devices("cpu")[0]
 
@@ -170,7 +169,9 @@ def test_scale_inplace_read_only_refused_and_unchanged(goext):
     for name, x in ro.items():
         with pytest.raises(TypeError) as e:
             goext.scale_(x, 5.0)
-        assert str(e.value) == "scale_(): argument x: expected a writable tensor, got a read-only one"
+        assert (
+            str(e.value) == "scale_(): argument x: expected a writable tensor, got a read-only one"
+        )
         assert np.from_dlpack(x).tolist() == [0.0, 1.0, 2.0, 3.0], name
     assert goext.sum(n) == 6.0  # read-only is fine where the function only reads
 
@@ -215,7 +216,9 @@ def test_matmul_against_numpy(goext):
 
 
 def test_matmul_errors(goext):
-    with pytest.raises(ValueError, match=r"^matmul\(\): shapes \(2, 3\) and \(2, 3\) do not align$"):
+    with pytest.raises(
+        ValueError, match=r"^matmul\(\): shapes \(2, 3\) and \(2, 3\) do not align$"
+    ):
         goext.matmul(np.ones((2, 3)), np.ones((2, 3)))
     with pytest.raises(TypeError) as e:
         goext.matmul(np.ones(3), np.ones((3, 1)))
@@ -324,3 +327,20 @@ def test_no_leaks(goext, live):
     del x, t, a
     gc.collect()
     assert live.delta() == 0
+
+
+def test_torch_tensors_lent_without_an_import(goext, live):
+    # A read-only parameter takes a PyTorch tensor through its exchange API's
+    # dltensor_from_py_object_no_sync: no allocation, nothing to release.
+    t = torch.arange(12, dtype=torch.float64).reshape(3, 4)
+    for v in (t, t[:, ::2], t.T, t[1], t[1, 2], t[:0], torch.ones((1,) * 9, dtype=torch.float64)):
+        assert goext.sum(v) == float(v.sum())
+    assert live.delta() == 0
+    z = torch.ones(4, dtype=torch.complex64)
+    with pytest.raises(BufferError, match=r"^sum\(\): argument x: .*(negative|conj)"):
+        goext.sum(z.conj().imag)  # a lazy negative view: its memory holds +1
+    assert goext.hold(t[:, 1]) == 3  # lent, so Keep imports it
+    del t
+    gc.collect()
+    assert goext.held_sum() == 15.0
+    goext.release()

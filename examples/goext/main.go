@@ -34,10 +34,10 @@ func init() {
 		godlpack.Func1("hold", hold, "x").Doc("Keeps x alive in Go until release(); returns its length."),
 		godlpack.Func0("held_sum", heldSum).Doc("The sum of the tensor hold() keeps."),
 		godlpack.Func0("release", release).Doc("Releases the tensor hold() keeps."),
-		godlpack.Func1("noop", noop, "x").
-			Doc("Takes any tensor and returns None: the cost of a call (bench/)."),
-		godlpack.Func1("noop_gil", noop, "x").HoldGIL().
-			Doc("noop, keeping the GIL held during the Go call."),
+		godlpack.Func1("touch", touch, "x").
+			Doc("Takes a float32 tensor and returns None: the cost of a call (bench/)."),
+		godlpack.Func1("touch_gil", touch, "x").HoldGIL().
+			Doc("touch, keeping the GIL held during the Go call."),
 		godlpack.Func1("spin", spin, "seconds").Doc("Busy-waits in Go for seconds (GIL released); returns (start, end) in time.time_ns()."),
 	)
 }
@@ -110,7 +110,7 @@ func sum(x godlpack.Tensor[godlpack.AnyFloat]) (float64, error) {
 	return parallelSum[float64](x), nil
 }
 
-func noop(godlpack.Tensor[godlpack.Any]) (godlpack.None, error) { return godlpack.None{}, nil }
+func touch(godlpack.Tensor[float32]) (godlpack.None, error) { return godlpack.None{}, nil }
 
 func fail(msg string) (godlpack.None, error) { return godlpack.None{}, errors.New(msg) }
 
