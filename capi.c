@@ -33,8 +33,9 @@ static int capi_array_borrow(void *obj, DLManagedTensorVersioned *out) {
 
 static void *capi_from_dlpack(void *x) { return gd_import_foreign(x, NULL, NULL, 0); }
 
-static int capi_lend(void *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim) {
-    return gd_lend_foreign(x, out, dims, max_ndim);
+static int capi_lend(void *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim, int writes,
+                     void *view) {
+    return gd_lend_foreign(x, out, dims, max_ndim, writes, view);
 }
 
 /* Filled once, at the first module exec (the Array type exists by then); process

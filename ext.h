@@ -74,6 +74,7 @@ typedef struct {
     PyObject *array;            /* TENSOR: the godlpack.Array m views (the argument, or hold);
                                    NULL for a tensor lent by its producer (Keep imports it) */
     PyObject *obj;              /* TENSOR: the argument */
+    Py_buffer view;             /* TENSOR: lent through the buffer protocol if view.obj */
     PyObject *hold;             /* TENSOR: an Array imported for the call, or NULL */
     uintptr_t go_tensor;        /* TENSOR: cgo.Handle of a borrowed *tensor.Tensor, or 0 */
     int32_t mut;                /* TENSOR: set by Go: a MutTensor parameter (writable views) */

@@ -111,22 +111,21 @@ static int prefix_error(const gd_ext_func *f, const gd_ext_param *p) {
 }
 
 static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
-    /* A godlpack.Array is read in place; a tensor the function only reads may be lent
-     * by its producer's exchange API (PyTorch: no allocation); anything else goes
-     * through the godlpack module's from_dlpack flow (NumPy and the others by
-     * __dlpack__, raw capsules consumed), and the Array it makes is held for the
-     * call. */
+    /* A godlpack.Array is read in place; a producer may lend its tensor (PyTorch
+     * through its exchange API, NumPy its buffer: no allocation); anything else goes
+     * through the godlpack module's from_dlpack flow (JAX, TVM-FFI by __dlpack__, raw
+     * capsules consumed), and the Array it makes is held for the call. */
     a->obj = o;
+    a->view.obj = NULL;
     if (gd_ext_capi->array_borrow(o, &a->m) == 0) {
         a->array = o;
         return 0;
     }
     a->array = NULL;
-    if (p->kind == GD_EXT_TENSOR) {
-        int lent = gd_ext_capi->lend(o, &a->m, a->dims, GD_EXT_LEND_NDIM);
-        if (lent != 0) {
-            return lent > 0 ? 0 : prefix_error(f, p);
-        }
+    int lent = gd_ext_capi->lend(o, &a->m, a->dims, GD_EXT_LEND_NDIM, p->kind == GD_EXT_MUT_TENSOR,
+                                 &a->view);
+    if (lent != 0) {
+        return lent > 0 ? 0 : prefix_error(f, p);
     }
     PyObject *arr = gd_ext_capi->from_dlpack(o);
     if (arr == NULL) {
@@ -315,6 +314,7 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     int n = 0;
     for (; n < f->nparams; n++) {
         argv[n].hold = NULL;
+        argv[n].view.obj = NULL;
         argv[n].go_tensor = 0;
         if (convert(f, &f->params[n], bound[n], &argv[n]) < 0) {
             goto release;
@@ -337,6 +337,9 @@ release:
         PyErr_Fetch(&type, &value, &tb);
         for (int i = 0; i < n; i++) {
             Py_XDECREF(argv[i].hold);
+            if (argv[i].view.obj != NULL) {
+                PyBuffer_Release(&argv[i].view);
+            }
         }
         PyErr_Restore(type, value, tb);
     }

@@ -38,12 +38,14 @@ typedef struct gd_capi {
     /* godlpack.from_dlpack(x) with no keywords, for anything but an Array: a new
      * Array (a PyObject *), or NULL with an exception set. GIL held. */
     void *(*from_dlpack)(void *x);
-    /* x's tensor lent for a call, with no allocation, through its type's
-     * dltensor_from_py_object_no_sync (PyTorch): 1 with *out filled (no deleter;
-     * flags 0, so only for parameters the function does not write; shape and strides
-     * copied into dims[0..2*max_ndim)), 0 when not lent (use from_dlpack), -1 with an
-     * exception. GIL held. */
-    int (*lend)(void *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim);
+    /* x's tensor lent for a call with no allocation (gd_lend_foreign in
+     * dlpack_import.c: PyTorch's dltensor_from_py_object_no_sync unless the function
+     * writes, NumPy's buffer): 1 with *out filled (no deleter; shape and strides
+     * copied into dims[0..2*max_ndim)) and *view holding a buffer to release with
+     * PyBuffer_Release after the call when view->obj is not NULL; 0 when not lent
+     * (use from_dlpack); -1 with an exception. GIL held. */
+    int (*lend)(void *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim, int writes,
+                void *view /* Py_buffer * */);
 } gd_capi;
 
 #endif

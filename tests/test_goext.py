@@ -344,3 +344,29 @@ def test_torch_tensors_lent_without_an_import(goext, live):
     gc.collect()
     assert goext.held_sum() == 15.0
     goext.release()
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+    + ["float16", "float32", "float64", "complex64", "complex128"],
+)
+def test_numpy_buffers_lent_with_their_dtype(goext, dtype, live):
+    # NumPy arrays are lent through the buffer protocol: the format string decides
+    # the dtype, as NumPy's own __dlpack__ would.
+    x = np.zeros((2, 3), dtype=dtype)[:, ::2]
+    assert goext.describe(x) == (dtype, (2, 2), False)
+    x.flags.writeable = False
+    assert goext.describe(x) == (dtype, (2, 2), True)
+    assert live.delta() == 0
+
+
+def test_numpy_arrays_a_buffer_cannot_describe_go_through_dlpack(goext):
+    be = np.arange(4, dtype=">f8")  # big-endian: no buffer lending, and no DLPack
+    with pytest.raises(BufferError, match=r"^describe\(\): argument x: "):
+        goext.describe(be)
+    dt = np.array(["2020-01-01"], dtype="datetime64[D]")
+    with pytest.raises(BufferError, match=r"^describe\(\): argument x: "):
+        goext.describe(dt)
+    assert goext.sum(np.arange(4.0)[::-1]) == 6.0  # negative strides lend fine
+    assert goext.describe(np.ones((1,) * 9)) == ("float64", (1,) * 9, False)  # > 8 dims
