@@ -36,7 +36,9 @@ def pyinit_source(name: str) -> str:
 
 def _sources_digest(example: Path, cgocheck2: bool) -> str:
     h = hashlib.sha256()
-    h.update(f"{sys.version_info[:2]} {sysconfig.get_config_var('EXT_SUFFIX')} {cgocheck2}".encode())
+    h.update(
+        f"{sys.version_info[:2]} {sysconfig.get_config_var('EXT_SUFFIX')} {cgocheck2}".encode()
+    )
     files = [p for p in REPO.glob("*") if p.suffix in (".go", ".c", ".h", ".mod", ".sum")]
     files += [p for p in (REPO / "dlpack").rglob("*") if p.suffix in (".go", ".c", ".h")]
     files += [p for p in example.glob("*") if p.is_file()]
@@ -109,7 +111,6 @@ def build(example: Path, name: str, *, cgocheck2: bool = False) -> Path:
         shutil.rmtree(work, ignore_errors=True)
 
 
-
 def cgocheck2_wanted() -> bool:
     """Whether this run tests a cgocheck2 build of godlpack (tests/run sets it): the
     extensions are then built the same way."""
@@ -117,12 +118,17 @@ def cgocheck2_wanted() -> bool:
 
 
 #: Where each extension the tests build lives.
-FOLDERS = {"goext": REPO / "examples" / "goext", "goext2": REPO / "tests" / "goext2"}
+FOLDERS = {
+    "goext": REPO / "examples" / "goext",
+    "goext2": REPO / "tests" / "goext2",
+    "goext_bad": REPO / "tests" / "goext_bad",
+}
 
 
-def folder(name: str) -> str:
-    """The folder holding the built extension ``name`` (built now if needed)."""
-    return str(build(FOLDERS[name], name, cgocheck2=cgocheck2_wanted()))
+def folder(name: str, module: str | None = None) -> str:
+    """The folder holding the extension of FOLDERS[name] built as module ``module``
+    (default: name), built now if needed."""
+    return str(build(FOLDERS[name], module or name, cgocheck2=cgocheck2_wanted()))
 
 
 def load(name: str):
