@@ -370,3 +370,26 @@ def test_numpy_arrays_a_buffer_cannot_describe_go_through_dlpack(goext):
         goext.describe(dt)
     assert goext.sum(np.arange(4.0)[::-1]) == 6.0  # negative strides lend fine
     assert goext.describe(np.ones((1,) * 9)) == ("float64", (1,) * 9, False)  # > 8 dims
+
+
+def test_scalar_parameters():
+    goext2 = load("goext2")  # ramp(n: int, step: float)
+    assert np.from_dlpack(goext2.ramp(np.int64(3), 2)).tolist() == [0.0, 2.0, 4.0]
+    assert np.from_dlpack(goext2.ramp(True, 1.5)).tolist() == [0.0]  # bool is an int
+    with pytest.raises(TypeError) as e:
+        goext2.ramp(1.5, 1.0)
+    assert str(e.value) == "ramp(): argument n: expected an int, got float"
+    with pytest.raises(OverflowError) as e:
+        goext2.ramp(2**70, 1.0)
+    assert str(e.value) == "ramp(): argument n: int too large for int64"
+    with pytest.raises(ValueError, match="negative"):
+        goext2.ramp(-1, 1.0)  # tensor.New's error, a ValueError
+
+
+def test_str_parameters_and_messages_round_trip_unicode(goext):
+    with pytest.raises(ValueError) as e:
+        goext.fail("héllo \u2603 \U0001f600")
+    assert str(e.value) == "héllo \u2603 \U0001f600"
+    with pytest.raises(ValueError) as e:
+        goext.fail("")
+    assert str(e.value) == ""
