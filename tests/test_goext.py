@@ -385,3 +385,18 @@ def test_scalar_parameters():
     assert str(e.value) == "ramp(): argument n: int too large for int64"
     with pytest.raises(ValueError, match="negative"):
         goext2.ramp(-1, 1.0)  # tensor.New's error, a ValueError
+
+
+def test_shape_and_dtypes_constraints():
+    goext2 = load("goext2")  # pixels(img): Shape(-1, -1, 3), DTypes(uint8, float32)
+    assert goext2.pixels(np.zeros((4, 5, 3), dtype=np.uint8)) == 20
+    assert goext2.pixels(torch.zeros(2, 7, 3)[:, ::2]) == 8
+    cases = [
+        (np.zeros((4, 5, 4), dtype=np.uint8), "expected shape (*, *, 3), got (4, 5, 4)"),
+        (np.zeros((4, 3), dtype=np.uint8), "expected a 3-d tensor, got a 2-d one"),
+        (np.zeros((4, 5, 3)), "expected a uint8 or float32 tensor, got float64"),
+    ]
+    for img, msg in cases:
+        with pytest.raises(TypeError) as e:
+            goext2.pixels(img)
+        assert str(e.value) == "pixels(): argument img: " + msg

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
@@ -17,6 +18,9 @@ func init() {
 			Doc("A new float64 array [0, step, 2*step, ...) of n elements, filled by goroutines."),
 		godlpack.Func1("churn", churn, "rounds").
 			Doc("Makes garbage on goroutines and collects it (runtime.GC) rounds times."),
+		godlpack.Func1("pixels", pixels, "img").
+			Where("img", godlpack.Shape(-1, -1, 3), godlpack.DTypes(dlpack.DTypeOf[uint8](), dlpack.DTypeOf[float32]())).
+			Doc("The number of pixels of an (h, w, 3) uint8 or float32 image: Shape and DTypes."),
 	)
 }
 
@@ -73,3 +77,5 @@ func churn(rounds int64) (int64, error) {
 	}
 	return total, nil
 }
+
+func pixels(img godlpack.Tensor[godlpack.Any]) (int64, error) { return img.Dim(0) * img.Dim(1), nil }
