@@ -124,7 +124,7 @@ func writeError(r *C.gd_ext_result, kind Exception, msg string) {
 }
 
 // refuseBorrowed turns a result that is one of the call's borrowed tensors (an
-// argument's Tensor(), exported) into an error: its memory is the call's.
+// argument's AsTensor(), exported) into an error: its memory is the call's.
 func refuseBorrowed(f *Function, args []C.gd_ext_arg, r *C.gd_ext_result) {
 	switch r.kind {
 	case C.GD_EXT_R_ARRAY:

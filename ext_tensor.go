@@ -23,9 +23,9 @@ import (
 // takes a MutTensor instead.
 //
 // The tensor and everything read from it (Data, slices from ReadSlice, the
-// *tensor.Tensor of Tensor) are valid until the function returns; Keep gives a
+// *tensor.Tensor of AsTensor) are valid until the function returns; Keep gives a
 // tensor that stays valid until it is closed. Its methods may be called from any
-// goroutine during the call, except Tensor, which the calling goroutine should
+// goroutine during the call, except AsTensor, which the calling goroutine should
 // call first if others use it.
 type Tensor[E any] struct {
 	a *C.gd_ext_arg // C memory, the call's; one pointer, so passing a Tensor costs nothing
@@ -161,11 +161,12 @@ func ReadSlice[T dlpack.Element](x TensorArg) ([]T, error) {
 // Slice is ReadSlice for a tensor the function may write to.
 func Slice[T dlpack.Element, E any](x MutTensor[E]) ([]T, error) { return ReadSlice[T](x) }
 
-// Tensor returns the argument as a *tensor.Tensor, for the whole dlpack/tensor
+// AsTensor returns the argument as a *tensor.Tensor, for the whole dlpack/tensor
 // API (typed views, dlgonum's matrices). It is borrowed: valid until the function
-// returns, when it is closed; read-only unless x is a MutTensor. Repeated calls
-// return the same one.
-func (x Tensor[E]) Tensor() (*tensor.Tensor, error) {
+// returns, when it is closed (later use gets tensor.ErrClosed); read-only unless x
+// is a MutTensor. Repeated calls return the same one. (Not named Tensor: a
+// MutTensor's embedded field has that name.)
+func (x Tensor[E]) AsTensor() (*tensor.Tensor, error) {
 	if x.a.go_tensor != 0 {
 		return cgo.Handle(x.a.go_tensor).Value().(*tensor.Tensor), nil
 	}
@@ -205,7 +206,7 @@ func (x Tensor[E]) Keep() (*tensor.Tensor, error) {
 	return t, nil
 }
 
-// releaseBorrowed closes the *tensor.Tensor that Tensor made for a, if any.
+// releaseBorrowed closes the *tensor.Tensor that AsTensor made for a, if any.
 func releaseBorrowed(a *C.gd_ext_arg) {
 	if a.go_tensor != 0 {
 		h := cgo.Handle(a.go_tensor)

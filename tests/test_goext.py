@@ -400,3 +400,22 @@ def test_shape_and_dtypes_constraints():
         with pytest.raises(TypeError) as e:
             goext2.pixels(img)
         assert str(e.value) == "pixels(): argument img: " + msg
+
+
+def test_borrowed_tensor_tensor_api(live):
+    goext2 = load("goext2")  # total/negate/give_back use x.Tensor(), dlpack/tensor's API
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    for v in (x, x[::-1, 1::2], torch.from_numpy(x).T, g.asarray(x)[1], x[2, 3, ...]):
+        assert goext2.total(v) == float(np.from_dlpack(v).sum())
+    y = x.copy()
+    goext2.negate(y[:, ::-2])
+    expect = x.copy()
+    expect[:, ::-2] *= -1
+    np.testing.assert_array_equal(y, expect)
+    with pytest.raises(ValueError) as e:
+        goext2.give_back(x)
+    assert str(e.value) == (
+        "give_back(): returned its borrowed argument x; return a copy (Clone) or the tensor of Keep"
+    )
+    gc.collect()
+    assert live.delta() == 0

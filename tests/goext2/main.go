@@ -4,6 +4,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 
@@ -21,6 +22,9 @@ func init() {
 		godlpack.Func1("pixels", pixels, "img").
 			Where("img", godlpack.Shape(-1, -1, 3), godlpack.DTypes(dlpack.DTypeOf[uint8](), dlpack.DTypeOf[float32]())).
 			Doc("The number of pixels of an (h, w, 3) uint8 or float32 image: Shape and DTypes."),
+		godlpack.Func1("total", total, "x").Doc("The sum of x through its borrowed *tensor.Tensor."),
+		godlpack.Func1("negate", negate, "x").Doc("Negates x in place through its borrowed *tensor.Tensor."),
+		godlpack.Func1("give_back", giveBack, "x").Doc("Returns x's borrowed *tensor.Tensor: refused."),
 	)
 }
 
@@ -79,3 +83,48 @@ func churn(rounds int64) (int64, error) {
 }
 
 func pixels(img godlpack.Tensor[godlpack.Any]) (int64, error) { return img.Dim(0) * img.Dim(1), nil }
+
+// total reads x through the dlpack/tensor API: a view walks any strides.
+func total(x godlpack.Tensor[float64]) (float64, error) {
+	t, err := x.AsTensor()
+	if err != nil {
+		return 0, err
+	}
+	v, err := tensor.As[float64](t)
+	if err != nil {
+		return 0, err
+	}
+	if err := v.Set(0, make([]int, x.NDim())...); err != tensor.ErrReadOnly && x.Len() > 0 {
+		return 0, fmt.Errorf("a Tensor's view must refuse writes, got %v", err)
+	}
+	s := 0.0
+	for _, e := range v.All() {
+		s += e
+	}
+	return s, nil
+}
+
+func negate(x godlpack.MutTensor[float64]) (godlpack.None, error) {
+	t, err := x.AsTensor()
+	if err != nil {
+		return godlpack.None{}, err
+	}
+	v, err := tensor.As[float64](t)
+	if err != nil {
+		return godlpack.None{}, err
+	}
+	idx := make([]int, x.NDim())
+	for i, e := range v.All() {
+		rest := i
+		for d := len(idx) - 1; d >= 0; d-- {
+			idx[d] = rest % int(x.Dim(d))
+			rest /= int(x.Dim(d))
+		}
+		if err := v.Set(-e, idx...); err != nil {
+			return godlpack.None{}, err
+		}
+	}
+	return godlpack.None{}, nil
+}
+
+func giveBack(x godlpack.Tensor[float64]) (*tensor.Tensor, error) { return x.AsTensor() }
