@@ -8,11 +8,10 @@ from __future__ import annotations
 import threading
 import time
 
+import godlpack as g
 import numpy as np
 import torch
 from goext_build import folder, load
-
-import godlpack as g
 
 
 def test_eight_threads_call_at_once():
@@ -78,8 +77,8 @@ print((rss() - before) // 2**20)
     assert grew_mib < 16, f"RSS grew by {grew_mib} MiB over 100,000 calls"
 
 
-def test_python_thread_runs_while_a_long_go_call_runs():
-    goext = load("goext")
+def steps_during(spin) -> int:
+    """How many steps a Python thread made while spin(0.6) ran in Go."""
     stamps: list[int] = []
     stop = threading.Event()
 
@@ -90,15 +89,23 @@ def test_python_thread_runs_while_a_long_go_call_runs():
 
     th = threading.Thread(target=count)
     th.start()
+    time.sleep(0.05)  # the thread is running
     try:
-        start, end = goext.spin(0.6)
+        start, end = spin(0.6)
     finally:
         stop.set()
         th.join()
     assert end - start >= 600_000_000
-    during = [s for s in stamps if start < s < end]
-    # With the GIL held for the whole call, no Python code could run in between.
-    assert len(during) >= 5, f"{len(during)} steps of the Python thread during the Go call"
+    return len([s for s in stamps if start < s < end])
+
+
+def test_python_thread_runs_while_a_long_go_call_runs():
+    goext = load("goext")
+    during = steps_during(goext.spin)
+    # Had the GIL been held for the whole call, no Python code could run in between.
+    assert during >= 5, f"{during} steps of the Python thread during the Go call"
+    # HoldGIL: none can (its stamps are taken with the GIL, so none falls inside).
+    assert steps_during(goext.spin_gil) == 0
 
 
 def test_two_go_extensions_and_godlpack_in_one_process(tmp_path):

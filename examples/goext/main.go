@@ -38,7 +38,10 @@ func init() {
 			Doc("Takes a float32 tensor and returns None: the cost of a call (bench/)."),
 		godlpack.Func1("touch_gil", touch, "x").HoldGIL().
 			Doc("touch, keeping the GIL held during the Go call."),
-		godlpack.Func1("spin", spin, "seconds").Doc("Busy-waits in Go for seconds (GIL released); returns (start, end) in time.time_ns()."),
+		godlpack.Func1("spin", spin, "seconds").
+			Doc("Busy-waits in Go for seconds (GIL released); returns (start, end) in time.time_ns()."),
+		godlpack.Func1("spin_gil", spin, "seconds").HoldGIL().
+			Doc("spin, keeping the GIL held: no other Python thread runs meanwhile."),
 	)
 }
 
