@@ -70,11 +70,7 @@ func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*te
 		return nil, err
 	}
 	if src, err := godlpack.ReadSlice[T](x); err == nil { // C-contiguous: one flat pass
-		parallel(len(src), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				dst[i] = src[i] * k
-			}
-		})
+		parallel(len(src), func(lo, hi int) { mulInto(dst[lo:hi], src[lo:hi], k) })
 		return out, nil
 	}
 	i := 0
@@ -96,11 +92,7 @@ func scaleInPlace(x godlpack.MutTensor[godlpack.AnyFloat], k float64) (godlpack.
 
 func scaleEach[T float32 | float64](x godlpack.MutTensor[godlpack.AnyFloat], k T) {
 	if s, err := godlpack.Slice[T](x); err == nil {
-		parallel(len(s), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				s[i] *= k
-			}
-		})
+		parallel(len(s), func(lo, hi int) { mulInto(s[lo:hi], s[lo:hi], k) })
 		return
 	}
 	each(x.Data(), x.Shape(), x.Strides(), func(v *T) { *v *= k })
