@@ -6,7 +6,6 @@
 #include <string.h>
 #include "tensor_c.h"
 #include "hugepages.h"
-#include "_cgo_export.h"
 
 /* Live blocks, for the tests' leak and double-free checks: a relaxed atomic add
  * per allocation and per deleter, a few ns. */
@@ -18,20 +17,28 @@ int64_t gdt_live_blocks(void) { return atomic_load_explicit(&live_blocks, memory
  * 0), zeroed, at the first 256-byte boundary past the header, as DLPack asks of
  * data. The block itself needs no more than malloc's alignment (the managed struct
  * is at its start, and free takes it back): over-allocating by 255 bytes with
- * malloc costs ~15 ns where glibc's aligned_alloc costs 20-90 (measured). calloc,
- * not malloc and memset: pages fresh from the kernel are not cleared again, and a
- * large block gets huge pages as the binding's do (hugepages.h), so writing a new
- * 64 MiB result (goext.scale) costs what NumPy's does. The block is NULL when out
- * of memory or when the size overflows. */
+ * malloc costs ~15 ns where glibc's aligned_alloc costs 20-90 (measured). Large
+ * blocks are calloc'd instead of malloc'd and cleared: glibc maps them fresh from
+ * the kernel, whose pages are not cleared again, and they get huge pages as the
+ * binding's do (hugepages.h), so writing a new 64 MiB result (goext.scale) costs
+ * what NumPy's does (35 ms before, 7 ms). Small blocks keep malloc and memset of the
+ * data alone (calloc would clear the header too). The block is NULL when out of
+ * memory or when the size overflows. */
+#define GDT_CALLOC_MIN ((size_t)128 << 10) /* glibc's default mmap threshold */
+
 gdt_block gdt_alloc(size_t header, size_t data) {
     gdt_block b = {NULL, NULL};
     if (data > SIZE_MAX - header - GD_ALIGN)
         return b;
-    char *p = calloc(1, header + GD_ALIGN - 1 + data);
+    int large = data >= GDT_CALLOC_MIN;
+    char *p = large ? calloc(1, header + GD_ALIGN - 1 + data) : malloc(header + GD_ALIGN - 1 + data);
     if (p == NULL)
         return b;
     char *d = (char *)(((uintptr_t)p + header + GD_ALIGN - 1) & ~(uintptr_t)(GD_ALIGN - 1));
-    gd_advise_hugepages(d, (int64_t)data);
+    if (large)
+        gd_advise_hugepages(d, (int64_t)data);
+    else if (data > 0)
+        memset(d, 0, data);
     atomic_fetch_add_explicit(&live_blocks, 1, memory_order_relaxed);
     b.block = p;
     b.data = d;
@@ -39,13 +46,15 @@ gdt_block gdt_alloc(size_t header, size_t data) {
 }
 
 /* The deleters run on whatever thread the consumer drops the tensor, without any
- * lock. A tensor in C memory needs only free. A pinned Go slice's tensor carries
- * its Pinner's slot number (pins.go) in manager_ctx; the Go side unpins it (a cgo
- * callback, legal from any thread, including ones Go did not create). */
+ * lock, and call no Go. A tensor in C memory needs only free. A pinned Go slice's
+ * tensor carries in manager_ctx the address of its pinned object's count of live
+ * tensors (pins.go, C memory); the Go side unpins the object at a later sweep
+ * once the count is zero. The decrement releases: the consumer's reads of the
+ * slice happen before the unpin. */
 static void release_ctx(void *ctx) {
     atomic_fetch_sub_explicit(&live_blocks, 1, memory_order_relaxed);
     if (ctx != NULL)
-        godlpackTensorUnpin((uintptr_t)ctx);
+        atomic_fetch_sub_explicit((_Atomic int64_t *)ctx, 1, memory_order_release);
 }
 
 void gdt_deleter_versioned(DLManagedTensorVersioned *m) {
