@@ -30,7 +30,10 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib.util
+import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -76,6 +79,13 @@ SUMMARY = (
 )
 URL = "https://github.com/godlpack/godlpack"
 PY_VERSIONS = ("3.10", "3.11", "3.12", "3.13")
+# The Go library users' extensions import (godlpack.build compiles it from the wheel):
+# these packages, every package of the module they import, and the modules outside it
+# they import (a file GOPROXY: _gobuild.GO_PROXY_DIR).
+GO_LIBRARY_PKGS = (".", "./dlpack/...")
+GO_SOURCE_SUFFIXES = (".go", ".c", ".h", ".s")
+GO_MODULE_FILES = ("go.mod", "go.sum", "LICENSE")
+
 # What goes into the sdist, relative to ROOT.
 SDIST_REQUIRED = ("go.mod", "build.py", "pyproject.toml", "LICENSE")
 SDIST_OPTIONAL = ("go.sum", "README.md")
@@ -125,7 +135,7 @@ def build_ext(
 
 
 def go_mod_version(root: Path = ROOT) -> tuple[int, ...]:
-    return _rules.go_mod_version(root)  # type: ignore[no-any-return]
+    return _rules.go_mod_version(root)
 
 
 # --------------------------------------------------------------------------- metadata
@@ -216,6 +226,62 @@ def _copy_package(dst: Path, src: Path) -> None:
             shutil.copy2(path, dst / rel)
 
 
+def _go_json(cmd: list[str], root: Path) -> Any:
+    go, goroot_env = _rules.require_go(go_mod_version(root))
+    env = {**os.environ, **goroot_env, "GOTOOLCHAIN": "local", "GOWORK": "off", "CGO_ENABLED": "1"}
+    try:
+        res = subprocess.run(
+            [go, *cmd], cwd=root, env=env, check=True, capture_output=True, text=True
+        )
+    except subprocess.CalledProcessError as e:
+        raise BuildError(f"go {' '.join(cmd)} failed: {e.stderr.strip()}") from e
+    # go prints one JSON object after another
+    decoder, text = json.JSONDecoder(), res.stdout.strip()
+    values, pos = [], 0
+    while pos < len(text):
+        value, pos = decoder.raw_decode(text, pos)
+        values.append(value)
+        pos = len(text) - len(text[pos:].lstrip())
+    return values
+
+
+def _escape_module_path(path: str) -> str:
+    # The module proxy protocol's case encoding: an upper-case letter is ! and its lower case.
+    return "".join(f"!{c.lower()}" if c.isupper() else c for c in path)
+
+
+def copy_go_library(pkg: Path, root: Path) -> None:
+    """The Go library's sources (GO_LIBRARY_PKGS and what they import of the module, no
+    tests) into ``pkg``/GO_MODULE_DIR, and the other modules they import, as a file
+    GOPROXY, into ``pkg``/GO_PROXY_DIR: what godlpack.build needs offline."""
+    listed = _go_json(
+        ["list", "-deps", "-tags=" + GO_BUILD_TAG, "-json=Dir,Module", *GO_LIBRARY_PKGS], root
+    )
+    dst = pkg / _rules.GO_MODULE_DIR
+    modules = set()
+    for p in listed:
+        mod = p.get("Module")
+        if mod is None:
+            continue  # the standard library
+        if not mod.get("Main"):
+            modules.add(f"{mod['Path']}@{mod['Version']}")
+            continue
+        rel = Path(p["Dir"]).relative_to(root)
+        for f in sorted(Path(p["Dir"]).iterdir()):
+            if f.suffix in GO_SOURCE_SUFFIXES and not f.name.endswith("_test.go"):
+                (dst / rel).mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, dst / rel / f.name)
+    for name in GO_MODULE_FILES:
+        shutil.copy2(root / name, dst / name)
+    proxy = pkg / _rules.GO_PROXY_DIR
+    for m in _go_json(["mod", "download", "-json", *sorted(modules)], root) if modules else []:
+        at = proxy / _escape_module_path(m["Path"]) / "@v"
+        at.mkdir(parents=True, exist_ok=True)
+        for key, suffix in (("Info", ".info"), ("GoMod", ".mod"), ("Zip", ".zip")):
+            shutil.copy2(m[key], at / (m["Version"] + suffix))
+        (at / "list").write_text(m["Version"] + "\n", encoding="utf-8")
+
+
 def build_wheel_file(
     out_dir: Path,
     *,
@@ -231,6 +297,7 @@ def build_wheel_file(
         pkg = staging / "godlpack"
         _copy_package(pkg, root / "pyext" / "godlpack")
         ext = build_ext(pkg, info, cgocheck2=cgocheck2, strip=True, src=root)
+        copy_go_library(pkg, root)
         tag = wheel_tag(info, ext)
         _write_dist_info(staging / _dist_info_name(version), root, tag)
         return _rules.pack_wheel(staging, out_dir, NAME, version, tag)

@@ -31,6 +31,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 MIN_PYTHON = (3, 10)
+# The Go module users' extensions import. The wheel ships its library's sources in
+# GO_MODULE_DIR and the modules outside it that they import (gonum, for dlpack/dlgonum),
+# as a file-based GOPROXY in GO_PROXY_DIR, both relative to the package: build.py writes
+# them, godlpack.build builds from them with no network.
+GO_MODULE_PATH = "github.com/godlpack/godlpack"
+GO_MODULE_DIR = "_go/module"
+GO_PROXY_DIR = "_go/proxy"
 # The build tag of the godlpack library's files that include Python.h: without it the
 # library (the root Go package) is empty, so plain `go build ./...` needs no Python.
 GO_BUILD_TAG = "godlpack_python"
