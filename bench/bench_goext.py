@@ -3,7 +3,8 @@ function written with nanobind, a no-op C function and NumPy, in one run (issue 
 
 Per-call overhead of a function taking one float32 tensor and returning None, with
 tensors from NumPy, PyTorch and godlpack:
-  goext.touch(x)        the Go function (godlpack's argument conversion, one call into Go)
+  goext.touch(x)        the Go function (godlpack's argument conversion, one call into Go,
+                        the GIL released around it, as by default; touch_gil holds it)
   nanobind touch(x)     ``m.def("touch", [](nb::ndarray<float, nb::device::cpu>) {})``
   C noop(x)             a METH_O C function that converts nothing: the floor
 and the ratio goext / nanobind (goal <= 1.0). Then, on a 64 MiB float32 array:
@@ -138,8 +139,17 @@ def build_goext(cache: Path) -> ModuleType:
     return _load("goext", out)
 
 
-def ns_per_call(stmt: str, env: dict[str, object], number: int, repeat: int) -> float:
-    return min(timeit.repeat(stmt, number=number, repeat=repeat, globals=env)) / number * 1e9
+def ns_per_call(
+    stmts: dict[str, str], env: dict[str, object], number: int, repeat: int
+) -> dict[str, float]:
+    """{name: best ns per call} of each statement, timed in turns (one timing of each per
+    round) so that a change of the shared machine's load hits them all alike."""
+    timers = {name: timeit.Timer(stmt, globals=env) for name, stmt in stmts.items()}
+    best = dict.fromkeys(stmts, float("inf"))
+    for _ in range(repeat):
+        for name, timer in timers.items():
+            best[name] = min(best[name], timer.timeit(number) / number * 1e9)
+    return best
 
 
 def main() -> None:
@@ -148,7 +158,8 @@ def main() -> None:
     default_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     ap.add_argument("--cache", type=Path, default=default_cache / "godlpack-bench")
     args = ap.parse_args()
-    number, repeat = (20_000, 3) if args.quick else (200_000, 7)
+    # many short rounds: on a shared machine the best of many finds its quiet moments
+    number, repeat = (20_000, 3) if args.quick else (50_000, 20)
     nb = build_nanobind_module(args.cache)
     c = build_c_module(args.cache)
     goext = build_goext(args.cache)
@@ -158,17 +169,22 @@ def main() -> None:
         "PyTorch": torch.zeros(4, 4),
         "godlpack": g.zeros((4, 4), dtype="float32"),
     }
-    print(f"per call, one float32 4x4 tensor, returning None (best of {repeat}):")
+    print(f"per call, one float32 4x4 tensor, returning None (best of {repeat}, in turns):")
     ratios = {}
     for source, x in inputs.items():
         env = {"x": x, "goext": goext, "nb": nb, "c": c}
-        t_go = ns_per_call("goext.touch(x)", env, number, repeat)
-        t_nb = ns_per_call("nb.touch(x)", env, number, repeat)
-        t_c = ns_per_call("c.noop(x)", env, number, repeat)
-        ratios[source] = t_go / t_nb
+        stmts = {
+            "goext": "goext.touch(x)",
+            "goext GIL held": "goext.touch_gil(x)",
+            "nanobind": "nb.touch(x)",
+            "C": "c.noop(x)",
+        }
+        t = ns_per_call(stmts, env, number, repeat)
+        ratios[source] = t["goext"] / t["nanobind"]
         print(
-            f"  from {source:8s}  goext {t_go:7.1f} ns   nanobind {t_nb:7.1f} ns   "
-            f"C no-op {t_c:6.1f} ns   goext/nanobind {t_go / t_nb:5.2f}x"
+            f"  from {source:8s}  goext {t['goext']:6.1f} ns (GIL held {t['goext GIL held']:6.1f})"
+            f"   nanobind {t['nanobind']:7.1f} ns   C no-op {t['C']:5.1f} ns"
+            f"   goext/nanobind {ratios[source]:5.2f}x"
         )
 
     n_big = 64 * 2**20 // 4  # 64 MiB of float32
@@ -179,10 +195,10 @@ def main() -> None:
         "scale": ("goext.scale(x, k)", "x * k"),
         "sum": ("goext.sum(x)", "x.sum()"),
     }
-    print(f"\n64 MiB float32 (best of {big_repeat}, ms):")
+    print(f"\n64 MiB float32 (best of {big_repeat}, in turns):")
     for name, (ours, numpy_stmt) in big.items():
-        t_go = ns_per_call(ours, env, big_number, big_repeat) / 1e6
-        t_np = ns_per_call(numpy_stmt, env, big_number, big_repeat) / 1e6
+        t = ns_per_call({"goext": ours, "NumPy": numpy_stmt}, env, big_number, big_repeat)
+        t_go, t_np = t["goext"] / 1e6, t["NumPy"] / 1e6
         ratios[name] = t_go / t_np
         print(f"  goext.{name:5s} {t_go:7.2f} ms   NumPy {numpy_stmt:8s} {t_np:7.2f} ms   "
               f"ratio {t_go / t_np:5.2f}x")  # fmt: skip
