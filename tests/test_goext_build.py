@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from godlpack.build import TOML_REQUIREMENT
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -197,7 +198,9 @@ def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
 
 def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
     (whl,) = wheel_dir.glob("*.whl")
-    venv = _venv(tmp_path / "venv", NUMPY, *build.BUILD_REQUIREMENTS.values())
+    # what pip would have put in the build environment: the backend's packages
+    backend_needs = [*build.BUILD_REQUIREMENTS.values(), *TOML_REQUIREMENT.values()]
+    venv = _venv(tmp_path / "venv", NUMPY, *backend_needs)
     env = _user_env(tmp_path, venv)
     _ok(_run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", whl], env=env))
     project = _write_project(tmp_path / "goext")
