@@ -292,6 +292,18 @@ def test_sdist_holds_the_project(tmp_path):
             ),
             "is not a module name",
         ),
+        (
+            lambda p: (p / "pyproject.toml").write_text(
+                (p / "pyproject.toml").read_text().replace('version = "0.1.0"', "")
+            ),
+            "[project] needs version",
+        ),
+        (
+            lambda p: (p / "pyproject.toml").write_text(
+                (p / "pyproject.toml").read_text().replace('">=3.10"', '"three"')
+            ),
+            "invalid metadata",
+        ),
     ],
 )
 def test_broken_project_is_one_line(tmp_path, breakage, message):

@@ -421,7 +421,11 @@ def core_metadata(fields: Iterable[tuple[str, str]], description: str | None = N
     for name, value in fields:
         msg[name] = value
     data = msg.as_bytes()
-    meta = Metadata.from_email(data, validate=True)
+    try:
+        meta = Metadata.from_email(data, validate=True)
+    except Exception as e:  # InvalidMetadata, or an ExceptionGroup of them
+        details = [str(x) for x in getattr(e, "exceptions", [e])]
+        raise BuildError(f"invalid metadata: {'; '.join(details)}") from e
     version = dict(fields).get("Version")
     if meta.version is None or str(meta.version) != version:
         raise BuildError(f"metadata round trip lost the version {version}: {meta.version}")

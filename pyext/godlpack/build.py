@@ -125,9 +125,9 @@ class Project:
         if not isinstance(self.module, str) or not _MODULE_RE.match(self.module):
             raise BuildError(f"[tool.godlpack] module = {self.module!r} is not a module name")
         package = tool.get("package", ".")
-        self.package = (self.root / package).resolve()
-        if not isinstance(package, str) or not self.package.is_dir():
+        if not isinstance(package, str) or not (self.root / package).is_dir():
             raise BuildError(f"[tool.godlpack] package = {package!r} is not a folder")
+        self.package = (self.root / package).resolve()
         if not (self.root / "go.mod").is_file():
             raise BuildError(f"{self.root} has no go.mod: a godlpack project is a Go module")
         unknown = set(tool) - {"module", "package"}
