@@ -320,9 +320,9 @@ def _dist_info(project: Project) -> str:
     return f"{project.dist_name}-{project.version}.dist-info"
 
 
-def _write_dist_info(dist_info: Path, project: Project, tag: str | None) -> None:
+def _write_dist_info(dist_info: Path, metadata: bytes, tag: str | None) -> None:
     dist_info.mkdir(parents=True)
-    (dist_info / "METADATA").write_bytes(project.core_metadata())
+    (dist_info / "METADATA").write_bytes(metadata)
     if tag is not None:
         _gobuild.write_wheel_file(dist_info, tag, f"godlpack.build {__version__}")
 
@@ -346,7 +346,7 @@ def prepare_metadata_for_build_wheel(
 ) -> str:
     """The .dist-info without compiling anything (WHEEL's tag needs the built .so)."""
     project = Project(Path.cwd())
-    _write_dist_info(Path(metadata_directory) / _dist_info(project), project, None)
+    _write_dist_info(Path(metadata_directory) / _dist_info(project), project.core_metadata(), None)
     return _dist_info(project)
 
 
@@ -359,6 +359,7 @@ def build_wheel(
     """PEP 517. config_settings: ``cgocheck2=true`` builds with GOEXPERIMENT=cgocheck2."""
     _gobuild.check_modules(_gobuild.BUILD_REQUIREMENTS, "pip does that with build isolation")
     project = Project(Path.cwd())
+    metadata = project.core_metadata()  # checked before anything is compiled
     info = _gobuild.interpreter_info(None)
     with tempfile.TemporaryDirectory(prefix="godlpack-wheel-") as tmp:
         staging = Path(tmp)
@@ -366,7 +367,7 @@ def build_wheel(
             project.root, staging, cgocheck2=_gobuild.flag(config_settings, "cgocheck2")
         )
         tag = _gobuild.wheel_tag(info, ext)
-        _write_dist_info(staging / _dist_info(project), project, tag)
+        _write_dist_info(staging / _dist_info(project), metadata, tag)
         path = _gobuild.pack_wheel(
             staging, Path(wheel_directory), project.dist_name, project.version, tag
         )
