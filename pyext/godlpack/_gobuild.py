@@ -477,7 +477,7 @@ def write_wheel_file(dist_info: Path, tag: str, generator: str) -> None:
 def pack_wheel(staging: Path, out_dir: Path, name: str, version: str, tag: str) -> Path:
     """Zip ``staging`` (the package, its .dist-info) into ``out_dir`` as a wheel, RECORD
     written by the wheel package."""
-    from wheel.wheelfile import WheelFile
+    from wheel.wheelfile import WheelFile  # type: ignore[import-untyped]
 
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{name.replace('-', '_')}-{version}-{tag}.whl"
