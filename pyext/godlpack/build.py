@@ -236,11 +236,11 @@ def want_go(project_root: Path) -> tuple[int, ...]:
     return max(_gobuild.go_mod_version(project_root), _gobuild.go_mod_version(go_library()[0]))
 
 
-def _modfile(project: Project, library: Path, tmp: Path) -> Path:
+def _modfile(module_root: Path, library: Path, tmp: Path) -> Path:
     """tmp/go.mod and tmp/go.sum: the project's, with godlpack replaced by ``library`` and
     the go.sum lines of godlpack's own dependencies added (their checksums, so that no
     checksum database is asked)."""
-    text = (project.root / "go.mod").read_text(encoding="utf-8")
+    text = (module_root / "go.mod").read_text(encoding="utf-8")
     path = _gobuild.GO_MODULE_PATH
     lines = [f"replace {path} => {json.dumps(str(library))}"]
     if not re.search(rf"^\s*(require\s+)?{re.escape(path)}\s+v", text, re.M):
@@ -249,7 +249,7 @@ def _modfile(project: Project, library: Path, tmp: Path) -> Path:
     # A later replace of the same path wins over the project's own (a checkout's ../..).
     modfile.write_text(_drop_replace(text, path) + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
     sums: dict[str, None] = {}
-    for src in (project.root / "go.sum", library / "go.sum"):
+    for src in (module_root / "go.sum", library / "go.sum"):
         if src.is_file():
             sums.update(dict.fromkeys(src.read_text(encoding="utf-8").splitlines()))
     (tmp / "go.sum").write_text("".join(f"{s}\n" for s in sums if s.strip()), encoding="utf-8")
@@ -288,24 +288,42 @@ def build_extension(
     for the interpreter ``python`` (default: this one); returns its path."""
     project = Project(project_dir)
     info = _gobuild.interpreter_info(python)
-    library, proxy = go_library()
     *pkgs, last = project.module.split(".")
     target = out_dir.joinpath(*pkgs, last + info["ext_suffix"])
-    generated = project.package / PYINIT_FILE
+    return build_go_extension(
+        project.root, project.package, project.module, target, info, cgocheck2=cgocheck2
+    )
+
+
+def build_go_extension(
+    module_root: Path,
+    package: Path,
+    module: str,
+    target: Path,
+    info: dict[str, Any],
+    *,
+    cgocheck2: bool = False,
+) -> Path:
+    """Build the Go main package ``package`` of the Go module at ``module_root`` into
+    ``target``, the extension module ``module`` for the interpreter ``info``
+    (_gobuild.interpreter_info): what build_extension does once it has read
+    pyproject.toml. Returns ``target``."""
+    library, proxy = go_library()
+    generated = package / PYINIT_FILE
     if generated.exists():
         raise BuildError(f"{generated} exists: the backend generates that file; remove it")
     with tempfile.TemporaryDirectory(prefix="godlpack-ext-") as tmp:
         t = Path(tmp)
-        modfile = _modfile(project, library, t)
-        (t / PYINIT_FILE).write_text(pyinit_source(project.module, library), encoding="utf-8")
+        modfile = _modfile(module_root, library, t)
+        (t / PYINIT_FILE).write_text(pyinit_source(module, library), encoding="utf-8")
         overlay = t / "overlay.json"
         overlay.write_text(json.dumps({"Replace": {str(generated): str(t / PYINIT_FILE)}}))
         return _gobuild.go_build_c_shared(
             ".",
             target,
             info,
-            cwd=project.package,
-            want_go=want_go(project.root),
+            cwd=package,
+            want_go=want_go(module_root),
             cgocheck2=cgocheck2,
             strip=True,
             flags=[f"-modfile={modfile}", "-mod=mod", f"-overlay={overlay}"],
@@ -390,6 +408,7 @@ def build_sdist(sdist_directory: str, config_settings: dict[str, Any] | None = N
 __all__ = [
     "PYINIT_FILE",
     "build_extension",
+    "build_go_extension",
     "build_sdist",
     "build_wheel",
     "get_requires_for_build_sdist",
