@@ -45,11 +45,13 @@ package godlpack
 // the runtime: the forking thread holds no P (nothing touches its goroutine), every
 // P is idle (so sysmon goes to its long sleep) and every other Go thread is parked.
 // Measured with the same storm, the old and the new hooks side by side beside two
-// busy loops: 5, 6 and 7 hung children in 8000 forks before, 0 in 8000 after;
-// tests/test_processes.py's 12 s storm failed 2 of 10 runs before, and hung no
-// child in 27 runs (~11000 forks, CPython 3.10-3.13) after. The before hook costs
-// 0.5 ms (median; 1-3.5 ms at the 90th percentile on a busy machine) on 2 cores,
-// the collection included.
+// busy loops: 5, 6 and 7 hung children in 8000 forks before, 0 in 8000 after. Not
+// zero, though: over ~25000 more forks of tests/test_processes.py's storm (CPython
+// 3.10-3.13, loaded machine) 1 child hung, in the child's lock(&sched.lock) (the
+// scan-locked goroutine never came back), i.e. a thread held sched.lock at the fork
+// that the quiet check did not see; about 1 in 10^4 forks against 1 in 1200
+// before. The before hook costs 0.5 ms (median; 1-3.5 ms at the 90th percentile on
+// a busy machine) on 2 cores, the collection included.
 //
 // The hooks:
 //
