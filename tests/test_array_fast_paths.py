@@ -334,6 +334,37 @@ def test_copies_and_fills_of_every_layout(dtype, key):
     assert set(np.asarray(big.copy().tolist()).ravel().tolist()) == {1}
 
 
+# Values whose bytes differ within an element (and -0.0, whose bytes are not all
+# zero), so a fill that replicated the wrong width or byte order would show.
+BLOCK_FILL_VALUES = {"bool": [True], "complex64": [1.5 - 2j, 0j], "complex128": [1.5 - 2j, 3 + 3j]}
+for _b in (8, 16, 32, 64):
+    BLOCK_FILL_VALUES[f"int{_b}"] = [-2, int.from_bytes(bytes(range(1, _b // 8 + 1)), "little")]
+    BLOCK_FILL_VALUES[f"uint{_b}"] = [2**_b - 3, 0]
+for _f in ("float16", "bfloat16", "float32", "float64", "float8_e4m3fn"):
+    BLOCK_FILL_VALUES[_f] = [-2.5, -0.0, 1 / 3]
+
+
+@pytest.mark.parametrize("dtype", FAST_DTYPES + SLOW_DTYPES)
+def test_large_contiguous_fills_store_numpys_bytes(dtype):
+    # Contiguous fills from 32 KiB are one string store on x86-64 (fill_block_amd64.go);
+    # a[1:-1] starts one element past an aligned block and must leave both ends alone.
+    import ml_dtypes
+
+    npdt = getattr(ml_dtypes, dtype, None) or np.dtype(dtype)
+    n = 40_000  # 40 KB even for 1-byte elements
+    for v in BLOCK_FILL_VALUES[dtype]:
+        want = np.full(n, v, dtype=npdt).view(np.uint8)
+        full = g.full(n, v, dtype=dtype)
+        assert np.array_equal(np.asarray(full).view(np.uint8), want), (dtype, v)
+        a = g.full(n + 2, 7, dtype=dtype)
+        a[1:-1] = v
+        got = np.asarray(a).view(np.uint8)
+        item = np.dtype(npdt).itemsize
+        edge = np.full(1, 7, dtype=npdt).view(np.uint8)
+        assert np.array_equal(got[item:-item], want), (dtype, v)
+        assert np.array_equal(got[:item], edge) and np.array_equal(got[-item:], edge)
+
+
 @pytest.mark.parametrize(
     "dtype",
     FAST_DTYPES + SLOW_DTYPES + ["float4_e2m1fn", "float6_e3m2fn", "float8_e8m0fnu", "float8_e5m2"],
