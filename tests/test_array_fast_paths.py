@@ -517,3 +517,60 @@ def test_staged_floats_encode_as_the_per_item_path(dtype):
     got = g.asarray(rows, dtype=dtype)
     want = g.asarray([[F(v) for v in r] for r in rows], dtype=dtype)
     assert got.shape == (200, 30) and got._bytes().tolist() == want._bytes().tolist()
+
+
+class CountsDLPack:
+    """A producer that counts its __dlpack__ calls and answers with what it holds:
+    an array to export, or an exception to raise."""
+
+    def __init__(self, answer):
+        self.answer, self.calls = answer, 0
+
+    def __dlpack__(self, **kwargs):
+        self.calls += 1
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+class RefusingBytes(bytearray):
+    """A buffer-protocol object whose __dlpack__ refuses: asarray then copies it."""
+
+    def __dlpack__(self, **kwargs):
+        raise BufferError("refused")
+
+
+def asarray_cases():
+    import torch
+
+    yield "numpy", lambda: np.arange(12, dtype=np.int16).reshape(3, 4)[::2, ::-1]
+    yield "numpy-readonly", lambda: np.frombuffer(b"abcd", dtype=np.uint8)
+    yield "numpy-big-endian", lambda: np.arange(3, dtype=">i4")
+    yield "torch", lambda: torch.arange(6.0)
+    yield "torch-conj", lambda: torch.tensor([1 + 2j, 3j], dtype=torch.complex64).conj()
+    yield "array", lambda: g.arange(5)
+    yield "list", lambda: [1.5, 2.5]
+    yield "bytes", lambda: b"xyz"
+    yield "refusing-bytes", lambda: RefusingBytes(b"\x01\x02")
+    yield "producer", lambda: CountsDLPack(np.arange(4.0))
+    yield "producer-buffer-error", lambda: CountsDLPack(BufferError("no"))
+    yield "producer-value-error", lambda: CountsDLPack(ValueError("bad"))
+    yield "object", lambda: object()
+
+
+@pytest.mark.parametrize(
+    "make", [c[1] for c in asarray_cases()], ids=[c[0] for c in asarray_cases()]
+)
+def test_asarray_fast_path_answers_as_go(make):
+    # asarray(x) with no keywords is constructors_fast.c's gd_asarray; copy=None
+    # spells the same call through Go's keyword parsing (asarray_copy.go).
+    x, y = make(), make()
+    fast, slow = outcome(g.asarray, x), outcome(lambda o: g.asarray(o, copy=None), y)
+    if fast[0] == "array":
+        fast, slow = fast[:5] + fast[6:], slow[:5] + slow[6:]  # each its own memory
+        assert (g.asarray(x) is x) == (g.asarray(y, copy=None) is y)
+    assert fast == slow
+    assert getattr(x, "calls", 0) == getattr(y, "calls", 0)
