@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // array.go: godlpack.Array's state as Go sees it, its constructors from Go, and
 // the attribute getters. The object itself is a C struct (gd_array in godlpack.h)

@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* array_buffer.c: godlpack.Array's PEP 3118 buffer protocol (memoryview(a),
  * NumPy's buffer path, PickleBuffer). C, because a consumer asks for a buffer on
  * every np.asarray(a) and the request is a few field writes.

@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* array_fast.c: C fast paths for the per-call operations of godlpack.Array:
  * attribute getters, a[i, j] get and set, views by ints and simple slices, and
  * reshape. A Python call into Go costs ~70-90 ns more than into C, 2-10x NumPy's

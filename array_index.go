@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // array_index.go: __getitem__/__setitem__ with NumPy's basic indexing (ints,
 // slices with any step, Ellipsis, None) returning views that share memory.

@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // array_item.go: Array.item(*index), one element as a Python scalar (NumPy's
 // ndarray.item). The stubs type its result as Any, as NumPy's do: the dtype is not

@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // array_scalar.go: truth and Python-scalar conversions of an Array, as NumPy does
 // them: bool(a) needs exactly one element, float/int/complex(a) take a one-element

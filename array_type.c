@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* array_type.c: the static tables of godlpack.Array (type spec, slots, methods,
  * getters), which cgo cannot express. Each entry points either at a C hot path
  * (dlpack_export.c) or at a method implemented in Go (array*.go), exported

@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // asarray_copy.go: asarray's keywords as the array API standard gives them,
 // asarray(obj, /, *, dtype=None, device=None, copy=None): memory is shared with a

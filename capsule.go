@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // capsule.go: the consumer side of DLPack's capsule protocol. A capsule named
 // "dltensor_versioned" (DLManagedTensorVersioned) or "dltensor" (legacy

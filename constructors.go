@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // constructors.go: the module functions that make Go-owned arrays: empty, zeros,
 // ones, full, arange, and the Array(obj) constructor.

@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* constructors_fast.c: empty(shape, dtype) and zeros(shape, dtype) in C for the
  * plain spellings, and asarray(x) with no keywords of an Array or a DLPack
  * producer. Parsing the arguments in Go costs ~20 cgo calls (~0.8 us, 8x

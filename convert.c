@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* convert.c: the element loops between nested Python lists/tuples and array memory
  * (asarray, a[...] = list, tolist). They are C because they run once per element:
  * a Go loop that asked CPython for each item crossed cgo two or three times per

@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // convert.go: arrays from Python data (nested sequences, scalars, buffer-protocol
 // objects, other Arrays) and back to Python (tolist, repr).

@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // copy_block.go: copies into a freshly allocated array (copy(), asarray from a
 // buffer). A large block that is contiguous on both sides goes to C's memcpy: into

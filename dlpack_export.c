@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* dlpack_export.c: the producer side of the DLPack Python protocol, kept in C
  * because it is the hot path of numpy.from_dlpack / torch.from_dlpack on our
  * arrays: one call here makes no C->Go crossing unless copy=True is asked for.

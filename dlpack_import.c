@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* dlpack_import.c: godlpack.from_dlpack's import flow, in C because the import of a
  * plain tensor must cost no more than NumPy's own and a C->Go crossing alone costs
  * ~90 ns: raw capsules, objects with __dlpack__ (called with keywords through

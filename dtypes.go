@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // dtypes.go: the dtype table (dlpack.All()) as the binding needs it: the Python
 // dtype objects (godlpack.dtype), the table the Python package builds them from,

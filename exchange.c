@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* exchange.c: godlpack's DLPackExchangeAPI (DLPack v1.3 C exchange API), the table
  * that godlpack.Array.__dlpack_c_exchange_api__ points to.
  *

@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // exchange.go: the Go half of godlpack's DLPack C exchange API (DLPackExchangeAPI,
 // DLPack v1.3), whose table and hot functions are C, in exchange.c and stream.go.

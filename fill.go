@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // fill.go: writing one value, or an arithmetic progression, into many elements
 // (full/ones, a[...] = scalar, arange). The value is converted once, with the

@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // fill_block_amd64.go: a large contiguous fill (a[...] = x, full, ones) is one
 // x86 string store, `rep stos`, in C. Go cannot emit it and has no store loop

@@ -1,6 +1,6 @@
-//go:build !amd64
+//go:build godlpack_python && !amd64
 
-package main
+package godlpack
 
 import "unsafe"
 

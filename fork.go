@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // fork.go: keeping the Go runtime usable in a child made by os.fork() (the fork
 // start method of multiprocessing, PyTorch's DataLoader workers). The Python

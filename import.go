@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // import.go: godlpack.from_dlpack, the consumer side of DLPack: raw capsules,
 // objects with __dlpack__, and types with the C exchange API (torch.Tensor),

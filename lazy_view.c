@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* lazy_view.c: refusing PyTorch's lazy conjugate and negative views on import.
  *
  * torch.Tensor.conj() of a complex tensor, and .imag of such a view, return tensors

@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* module.c: the module's static method table and creation, which cgo cannot
  * express; PyInit__godlpack itself is exported from Go (module.go). */
 #include "godlpack.h"

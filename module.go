@@ -1,22 +1,20 @@
-// Command godlpack is the c-shared CPython extension module godlpack._godlpack:
-// the DLPack protocol for Go-owned arrays. Build it with build.py, which runs
-// `go build -buildmode=c-shared` against the headers of the target interpreter.
-// See docs/design.md for the layers and who owns which memory.
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // #include "godlpack.h"
 // PyObject *gd_module_def_init(void);
 import "C"
 
-// A c-shared build needs a main function, which is never called.
-func main() {}
+import "unsafe"
 
-// PyInit__godlpack only hands CPython the module definition (multi-phase init):
-// module.c's exec function makes the module, in the main interpreter only.
-//
-//export PyInit__godlpack
-func PyInit__godlpack() *C.PyObject {
-	return C.gd_module_def_init()
+// ModuleDef is what the godlpack._godlpack extension's PyInit__godlpack returns
+// (pyext/extension, the module's main package): the module definition, a
+// PyObject* for CPython's multi-phase init. module.c's exec function makes the
+// module, in the main interpreter only. The result is C memory (a static
+// PyModuleDef), so it may cross to C as it is.
+func ModuleDef() unsafe.Pointer {
+	return unsafe.Pointer(C.gd_module_def_init())
 }
 
 // goProcessInit makes the Go side's process-wide state, once, from module.c's

@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* owner.c: reference-counted owners of array memory (see godlpack.h). No Python
  * calls here (the Python-buffer kind's release, in owner_pybuffer.c, takes the GIL
  * itself), so the last reference may be dropped from any thread, without the GIL,

@@ -1,3 +1,5 @@
+//go:build godlpack_python
+
 /* owner_pybuffer.c: owners that hold a Python buffer (Py_buffer and an optional
  * extra object), so an Array can wrap memory that Python owns without copying it:
  * the buffers pickle protocol 5 hands to loads (bytearray in band, the caller's

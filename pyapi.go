@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // pyapi.go: the thin layer between Go and CPython's C API: raising exceptions from
 // Go errors, argument parsing (PyArg_Parse* is variadic, which cgo cannot call),

@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // stream.go: the stream policy of the DLPack C exchange API, i.e. what
 // current_work_stream (DLPackExchangeAPI, exchange.c) answers for each device type.

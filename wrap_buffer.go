@@ -1,4 +1,6 @@
-package main
+//go:build godlpack_python
+
+package godlpack
 
 // wrap_buffer.go: Arrays over memory that a Python buffer owns, without a copy
 // (godlpack._godlpack._wrap_buffer), and the raw views pickling needs

@@ -4,11 +4,12 @@
 #   PY=/path/to/venv/bin/python bash tests/lint.sh
 #
 # PY (or PYTHON, which tests/run sets) is the Python of the test venv, with ruff and
-# mypy (tests/requirements.txt); its headers build the root package's cgo for go vet
-# and staticcheck. Default: python3.
+# mypy (tests/requirements.txt); its headers build the root package's Python binding
+# (the files behind build.py's GO_BUILD_TAG) for go vet and staticcheck. Default: python3.
 #
 #   gofmt -l          no Go file may need formatting
-#   go vet            every package, the cgo root package included
+#   go vet            every package twice: as a fresh clone builds it (no tag, no
+#                     Python), and with the tag, the root's Python binding included
 #   staticcheck       pinned (STATICCHECK_VERSION below), installed once from the Go
 #                     module proxy into a cache outside the checkout, then reused
 #   ruff check        and ruff format --check
@@ -33,6 +34,11 @@ pyinc=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') ||
   exit 2
 }
 export CGO_CFLAGS="-I$pyinc ${CGO_CFLAGS:-}"
+# The build tag of the binding's files, from build.py, which sets it for the extension.
+tag=$("$PY" -c 'import sys; sys.path.insert(0, "."); import build; print(build.GO_BUILD_TAG)') || {
+  echo "lint.sh: cannot read GO_BUILD_TAG from build.py" >&2
+  exit 2
+}
 
 # Go files: tracked and new (not ignored) ones, or every one outside a git checkout.
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -50,8 +56,9 @@ if [ -n "$unformatted" ]; then
   fail "gofmt"
 fi
 
-step "go vet ./..."
+step "go vet ./... (untagged), go vet -tags $tag ./..."
 go vet ./... || fail "go vet"
+go vet -tags "$tag" ./... || fail "go vet -tags $tag"
 
 step "staticcheck $STATICCHECK_VERSION"
 goversion=$(go env GOVERSION)
@@ -66,7 +73,7 @@ if [ ! -x "$staticcheck" ]; then
 fi
 if [ -x "$staticcheck" ]; then
   "$staticcheck" -version
-  "$staticcheck" ./... || fail "staticcheck"
+  "$staticcheck" -tags "$tag" ./... || fail "staticcheck"
 fi
 
 step "ruff check, ruff format --check"
