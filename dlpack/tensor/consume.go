@@ -40,10 +40,10 @@ func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error
 		return nil, err
 	}
 	t.produced = isProduced(m, versioned)
-	t.dtype, t.data, t.n, t.ndim = v.DType, v.Data, v.NumElements, len(v.Shape)
+	t.dtype, t.data, t.n, t.ndim = v.DType, v.Data, v.NumElements, int32(len(v.Shape))
 	t.isCopied, t.padded, t.device = v.IsCopied, v.Padded, v.Device
-	if t.ndim > inlineDims {
-		t.shapeBuf, t.stridesBuf = v.Shape, v.Strides
+	if len(v.Shape) > inlineDims {
+		t.setExtDims(v.Shape, v.Strides)
 	}
 	t.readOnly.Store(v.ReadOnly)
 	return wrap(t), nil

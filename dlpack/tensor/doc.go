@@ -12,8 +12,9 @@
 // Close releases the tensor, calling its deleter exactly once; Export and
 // ExportLegacy instead hand the managed tensor to a C consumer, whose call of the
 // deleter releases it. A Tensor that is dropped without either is released by a
-// finalizer after the collector finds it unreachable; that is a
-// safety net, not a schedule, so call Close.
+// finalizer after the collector finds it unreachable (a collection or two later
+// than a finalizer set at once would: see leaks.go); that is a safety net, not a
+// schedule, so call Close.
 //
 // # Views and lifetimes
 //

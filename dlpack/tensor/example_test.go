@@ -22,7 +22,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	defer back.Close() // calls the deleter, which unpins data
+	defer back.Close() // calls the deleter, which releases data's pin
 	v, _ := tensor.As[float32](back)
 	x, _ := v.At(1, 2)
 	fmt.Println(back.Shape(), back.DType(), x)

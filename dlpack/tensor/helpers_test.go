@@ -118,12 +118,13 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // noLeaks checks at the end of a test that every block and pin this package
-// made was released exactly once (a second release would drive a count negative).
+// made was released exactly once (a second release would drive a count negative)
+// and that a collection's sweep then unpinned every object.
 func noLeaks(t *testing.T) {
 	t.Helper()
 	t.Cleanup(func() {
 		waitFor(t, "blocks and pins to be released", func() bool {
-			return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0
+			return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 && tensor.PinnedObjects() == 0
 		})
 	})
 }

@@ -1,46 +1,124 @@
 package tensor
 
+// #include <stdlib.h>
+import "C"
+
 import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
-// livePins counts pinned slices not yet released, for the tests.
-var livePins atomic.Int64
+// pins.go: the Go slices that produced tensors point at stay pinned
+// (runtime.Pinner) while any C consumer may read them, as cgo's rules ask.
+//
+// Each pinned object (keyed by the address FromSlice pins: its slice's first
+// element) has an entry with a count of the live tensors that point at it. The
+// count lives in C memory and its address rides in the tensor's manager_ctx, so
+// the C deleter releases its tensor with one atomic decrement, from any thread,
+// calling no Go (a cgo callback into Go cost more than the rest of a deleter). A
+// second export of the same slice while the entry lives only adds to the count.
+// Objects whose count is zero are unpinned at the next collection's sweep
+// (sweepPins, run by leaks.go's gcTick), so the Pinner's own cost (span locks,
+// ~75 ns a pin and unpin) is paid once per slice and collection rather than per
+// export, and an object dropped by Go is freed a collection later than it would
+// otherwise be. Entries and their counters are reused, never freed.
 
-// pins holds the Pinners of produced slices until their deleters run. A slot's
-// number (plus one, so that 0 means "no pin") rides in manager_ctx. Slots and
-// their Pinners are reused: a fresh runtime.Pinner allocates and registers a
-// finalizer on its first Pin, which costs more than the rest of an export.
+type pinEntry struct {
+	pinner runtime.Pinner
+	count  *int64 // C memory: live tensors pointing at the object; deleters decrement it
+	key    unsafe.Pointer
+}
+
 var pins struct {
-	mu    sync.Mutex
-	slots []*runtime.Pinner
-	free  []uintptr // slot numbers (plus one) ready for reuse
+	mu     sync.Mutex
+	byAddr map[unsafe.Pointer]*pinEntry // live entries, by pinned address
+	free   []*pinEntry                  // unpinned entries, their counters zero
+	spare  []int64                      // C memory: counters not yet given to an entry
 }
 
-// pin pins the object holding p and returns the ctx that unpin takes.
-func pin(p any) uintptr {
+// pinCounterChunk is how many counters one C allocation holds.
+const pinCounterChunk = 64
+
+// pin keeps the object holding p pinned until its count drops to zero and a
+// sweep finds it so, counts one more tensor pointing at it, and returns the
+// counter (C memory), which the tensor's deleter decrements (tensor.c); nil when
+// out of C memory for counters.
+func pin(p unsafe.Pointer) *int64 {
 	pins.mu.Lock()
-	var ctx uintptr
-	if n := len(pins.free); n > 0 {
-		ctx = pins.free[n-1]
-		pins.free = pins.free[:n-1]
-	} else {
-		pins.slots = append(pins.slots, new(runtime.Pinner))
-		ctx = uintptr(len(pins.slots))
+	e := pins.byAddr[p]
+	if e == nil {
+		if e = newPinEntry(); e == nil {
+			pins.mu.Unlock()
+			return nil
+		}
+		e.pinner.Pin(p)
+		e.key = p
+		if pins.byAddr == nil {
+			pins.byAddr = make(map[unsafe.Pointer]*pinEntry)
+		}
+		pins.byAddr[p] = e
 	}
-	pins.slots[ctx-1].Pin(p) // under the lock, like Unpin: the slot's uses are ordered by it
+	atomic.AddInt64(e.count, 1) // under the lock: a sweep never sees it mid-way
 	pins.mu.Unlock()
-	livePins.Add(1)
-	return ctx
+	return e.count
 }
 
-// unpin releases the slot ctx; the deleter calls it exactly once per pin.
-func unpin(ctx uintptr) {
+// unpinUnused takes back a pin whose tensor was never made (its block could not
+// be allocated), as its deleter would have.
+func unpinUnused(count *int64) { atomic.AddInt64(count, -1) }
+
+// newPinEntry returns an unused entry, or nil when out of C memory; pins.mu is
+// held.
+func newPinEntry() *pinEntry {
+	if n := len(pins.free); n > 0 {
+		e := pins.free[n-1]
+		pins.free = pins.free[:n-1]
+		return e
+	}
+	if len(pins.spare) == 0 {
+		c := C.calloc(pinCounterChunk, 8) // never freed: entries are reused
+		if c == nil {
+			return nil
+		}
+		pins.spare = unsafe.Slice((*int64)(c), pinCounterChunk)
+	}
+	e := &pinEntry{count: &pins.spare[0]}
+	pins.spare = pins.spare[1:]
+	return e
+}
+
+// sweepPins unpins every object no live tensor points at. A count reaches zero
+// only through deleters, after which nothing in C reads the object, and rises
+// only in pin, under the lock held here.
+func sweepPins() {
 	pins.mu.Lock()
-	pins.slots[ctx-1].Unpin()
-	pins.free = append(pins.free, ctx)
+	for p, e := range pins.byAddr {
+		if atomic.LoadInt64(e.count) == 0 {
+			e.pinner.Unpin()
+			e.key = nil
+			delete(pins.byAddr, p)
+			pins.free = append(pins.free, e)
+		}
+	}
 	pins.mu.Unlock()
-	livePins.Add(-1)
+}
+
+// livePins counts the tensors pointing at pinned slices whose deleters have not
+// run, and pinnedObjects the objects still pinned, for the tests.
+func livePins() int64 {
+	pins.mu.Lock()
+	defer pins.mu.Unlock()
+	var n int64
+	for _, e := range pins.byAddr {
+		n += atomic.LoadInt64(e.count)
+	}
+	return n
+}
+
+func pinnedObjects() int {
+	pins.mu.Lock()
+	defer pins.mu.Unlock()
+	return len(pins.byAddr)
 }

@@ -23,8 +23,10 @@ func New[T dlpack.Element](shape ...int64) (*Tensor, error) {
 
 // FromSlice returns a tensor of shape viewing data without copying it (a 1-d one
 // of len(data) when shape is empty). data's array stays pinned (runtime.Pinner)
-// until the tensor is released: by Close, by the finalizer, or by a consumer's call
-// of the deleter, from any thread. len(data) must equal the product of shape.
+// at least until the tensor is released: by Close, by the finalizer, or by a
+// consumer's call of the deleter, from any thread (it is unpinned at the next
+// collection after its last tensor is released). len(data) must equal the
+// product of shape.
 func FromSlice[T dlpack.Element](data []T, shape ...int64) (*Tensor, error) {
 	if len(shape) == 0 {
 		shape = []int64{int64(len(data))}
@@ -61,12 +63,17 @@ func fromSlice[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, err
 	if len(data) == 0 {
 		return newC(dt, shape) // nothing to pin; C memory gives a non-NULL address
 	}
-	m := C.gdt_alloc(headerSize(len(shape)), 0).block
-	if m == nil {
+	p := unsafe.Pointer(&data[0])
+	count := pin(p)
+	if count == nil {
 		return nil, errNoMemory
 	}
-	c := fillHeader(unsafe.Pointer(m), dt, shape, strides, unsafe.Pointer(&data[0]), pin(&data[0]))
-	return wrap(c), nil
+	m := C.gdt_alloc(headerSize(len(shape)), 0).block
+	if m == nil {
+		unpinUnused(count)
+		return nil, errNoMemory
+	}
+	return wrap(fillHeader(unsafe.Pointer(m), dt, shape, strides, p, uintptr(unsafe.Pointer(count)))), nil
 }
 
 var errNoMemory = errors.New("tensor: out of C memory")
@@ -107,7 +114,7 @@ func headerSize(ndim int) C.size_t { return C.GDT_ARRAYS + C.size_t(16*ndim) }
 
 // fillHeader writes a versioned managed tensor (version 1.3, on the CPU) into the
 // block m and returns its Tensor, not yet open. strides nil means C-contiguous.
-// ctx is a pinned slice's slot (pins.go), or 0 for data inside the block.
+// ctx is a pinned slice's counter address (pins.go), or 0 for data inside the block.
 func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data unsafe.Pointer, ctx uintptr) *Tensor {
 	ndim := len(shape)
 	t := &Tensor{managed: m, versioned: true, produced: true, dtype: dt, data: data, padded: dt.SubByte()}
@@ -118,7 +125,7 @@ func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data
 	copy(arrays[ndim:], t.strides())
 	mv := (*dlpack.ManagedTensorVersioned)(m)
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
-	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx // a slot number, not an address
+	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx // C memory or 0, never a Go pointer
 	mv.Deleter = deleterVersioned
 	mv.Flags = 0
 	if t.padded {

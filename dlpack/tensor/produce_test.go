@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
+	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
@@ -330,4 +332,114 @@ func TestConcurrentPinnedExports(t *testing.T) {
 	if n := tensor.LivePins(); n != 0 {
 		t.Errorf("%d pins live", n)
 	}
+}
+
+// Leaked Tensors are released one by one (leaks.go): a Tensor kept open, made in
+// the same batch as some of them, neither keeps them alive nor is released with
+// them, across full batches and the partial one a collection seals.
+func TestLeakedBesideHeldTensor(t *testing.T) {
+	waitFor(t, "earlier tests' tensors", func() bool { return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 })
+	keep, err := tensor.FromSlice(make([]float32, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 600 { // more than two batches of 256
+		if _, err := tensor.New[float32](4); err != nil {
+			t.Fatal(err)
+		}
+		if i == 300 {
+			keep2, err := tensor.New[int8](2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer keep2.Close()
+		}
+	}
+	waitFor(t, "the leaked tensors", func() bool { return tensor.LiveBlocks() == 2 })
+	v, err := tensor.As[float32](keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Set(1.5, 3); err != nil {
+		t.Fatalf("the held tensor after the sweeps: %v", err)
+	}
+	if tensor.LivePins() != 1 {
+		t.Fatalf("%d pins live, want the held tensor's", tensor.LivePins())
+	}
+	keep.Close()
+	if tensor.LiveBlocks() != 1 || tensor.LivePins() != 0 {
+		t.Fatalf("after Close: %d blocks, %d pins", tensor.LiveBlocks(), tensor.LivePins())
+	}
+}
+
+// Tensors made, closed and leaked on several goroutines while collections seal
+// batches under them (leaks.go): every one is released exactly once (-race).
+func TestTrackingRacesCollections(t *testing.T) {
+	noLeaks(t)
+	stop := make(chan struct{})
+	var gc sync.WaitGroup
+	gc.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 2000 {
+				tt, err := tensor.New[int16](3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if (g+i)%3 != 0 { // the rest are leaked
+					tt.Close()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	gc.Wait()
+}
+
+// A slice exported twice is pinned once, counted twice (pins.go): collections do
+// not unpin it while either tensor lives, and unpin it after both deleters ran.
+func TestSliceExportedTwiceStaysPinned(t *testing.T) {
+	noLeaks(t)
+	waitFor(t, "earlier tests' pins", func() bool { return tensor.PinnedObjects() == 0 })
+	data := []float64{1, 2, 3, 4}
+	var ms []unsafe.Pointer
+	for range 2 {
+		tt, err := tensor.FromSlice(data, 2, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := tt.Export()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	if tensor.PinnedObjects() != 1 || tensor.LivePins() != 2 {
+		t.Fatalf("%d objects pinned, %d tensors live; want 1 and 2", tensor.PinnedObjects(), tensor.LivePins())
+	}
+	ctensor.Delete(ms[0], true)
+	for range 3 {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if tensor.PinnedObjects() != 1 || tensor.LivePins() != 1 {
+		t.Fatalf("one tensor left: %d objects pinned, %d tensors live; want 1 and 1", tensor.PinnedObjects(), tensor.LivePins())
+	}
+	if got := ctensor.Consume(ms[1], true, true); got.GatherFail || len(got.Bytes) != 32 {
+		t.Fatalf("the second consumer read %+v", got)
+	}
+	ctensor.Delete(ms[1], true)
+	waitFor(t, "the sweep to unpin the slice", func() bool { return tensor.PinnedObjects() == 0 })
 }

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tensor_c.h"
-#include "_cgo_export.h"
 
 /* Live blocks, for the tests' leak and double-free checks: a relaxed atomic add
  * per allocation and per deleter, a few ns. */
@@ -36,13 +35,15 @@ gdt_block gdt_alloc(size_t header, size_t data) {
 }
 
 /* The deleters run on whatever thread the consumer drops the tensor, without any
- * lock. A tensor in C memory needs only free. A pinned Go slice's tensor carries
- * its Pinner's slot number (pins.go) in manager_ctx; the Go side unpins it (a cgo
- * callback, legal from any thread, including ones Go did not create). */
+ * lock, and call no Go. A tensor in C memory needs only free. A pinned Go slice's
+ * tensor carries in manager_ctx the address of its pinned object's count of live
+ * tensors (pins.go, C memory); the Go side unpins the object at a later sweep
+ * once the count is zero. The decrement releases: the consumer's reads of the
+ * slice happen before the unpin. */
 static void release_ctx(void *ctx) {
     atomic_fetch_sub_explicit(&live_blocks, 1, memory_order_relaxed);
     if (ctx != NULL)
-        godlpackTensorUnpin((uintptr_t)ctx);
+        atomic_fetch_sub_explicit((_Atomic int64_t *)ctx, 1, memory_order_release);
 }
 
 void gdt_deleter_versioned(DLManagedTensorVersioned *m) {

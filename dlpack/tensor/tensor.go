@@ -5,7 +5,6 @@ package tensor
 import "C"
 
 import (
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -16,24 +15,25 @@ import (
 // releases it and when. The zero Tensor is a closed one.
 type Tensor struct {
 	state     atomic.Uint32
+	ndim      int32
 	readOnly  atomic.Bool
-	managed   unsafe.Pointer // DLManagedTensorVersioned* or DLManagedTensor*, C memory
-	versioned bool           // managed's form
-	produced  bool           // managed is one of this package's blocks (either form can be exported)
+	versioned bool // managed's form
+	produced  bool // managed is one of this package's blocks (either form can be exported)
 	isCopied  bool
 	padded    bool
 
-	dtype *dlpack.DType
+	managed unsafe.Pointer // DLManagedTensorVersioned* or DLManagedTensor*, C memory
+	dtype   *dlpack.DType
 	// shape() and strides() (in elements) are dims for tensors of up to
-	// inlineDims dimensions, else shapeBuf and stridesBuf. Not slices of dims
-	// stored in t: a Tensor pointing into itself would never be finalized.
-	shapeBuf   []int64
-	stridesBuf []int64
-	ndim       int
-	dims       [2 * inlineDims]int64
-	data       unsafe.Pointer
-	n          int64
-	device     dlpack.Device
+	// inlineDims dimensions, else the 2*ndim values at ext. Not slices of dims
+	// stored in t: a Tensor pointing into itself would never be finalized. The
+	// fields are packed so that a Tensor takes 128 bytes: its allocation and the
+	// collections it causes are a measurable part of an exchange.
+	ext    *int64
+	dims   [2 * inlineDims]int64
+	data   unsafe.Pointer
+	n      int64
+	device dlpack.Device
 }
 
 // Lifecycle of a Tensor: open until exactly one of Close, the finalizer, Export or
@@ -45,19 +45,19 @@ const (
 	stateExported
 )
 
-// wrap opens t, a Tensor made by this package, with a finalizer that releases it
-// if it is dropped while open; Close and the exports remove the finalizer.
+// wrap opens t, a Tensor made by this package. If it is dropped while open, a
+// finalizer releases it: leaks.go gives it one unless it is closed or exported
+// first, which is the common case and then costs no finalizer at all.
 //
 // A finalizer rather than runtime.AddCleanup, measured (bench/bench_go.sh): an
 // AddCleanup costs two allocations (the argument's box and a closure over the
-// generic dictionary) and, with its Stop, about 110 ns more per tensor than
-// SetFinalizer and its removal, the single largest cost of an exchange. The
+// generic dictionary) and about 110 ns more per tensor than SetFinalizer. The
 // finalizer's usual hazards do not apply: it only calls the deleter, never
 // resurrects the Tensor, and a Tensor points at nothing that points back at it
 // (so it is never part of a cycle, which would keep it from being finalized).
 func wrap(t *Tensor) *Tensor {
 	t.state.Store(stateOpen)
-	runtime.SetFinalizer(t, (*Tensor).finalize)
+	track(t)
 	return t
 }
 
@@ -69,14 +69,11 @@ func (t *Tensor) finalize() {
 	}
 }
 
-// end moves an open t to state (closed or exported) and removes the finalizer;
-// false if t was not open (another Close or export won).
+// end moves an open t to state (closed or exported); false if t was not open
+// (another Close or export won). A finalizer, if t has one, stays: it will find t
+// no longer open.
 func (t *Tensor) end(state uint32) bool {
-	if !t.state.CompareAndSwap(stateOpen, state) {
-		return false
-	}
-	runtime.SetFinalizer(t, nil)
-	return true
+	return t.state.CompareAndSwap(stateOpen, state)
 }
 
 // release calls the deleter of m, a DLManagedTensorVersioned* or DLManagedTensor*.
@@ -96,10 +93,9 @@ const inlineDims = 4
 // setDims gives t copies of shape and strides (strides nil: C-contiguous).
 func (t *Tensor) setDims(shape, strides []int64) {
 	n := len(shape)
-	t.ndim = n
+	t.ndim = int32(n)
 	if n > inlineDims {
-		buf := make([]int64, 2*n)
-		t.shapeBuf, t.stridesBuf = buf[:n:n], buf[n:]
+		t.ext = &make([]int64, 2*n)[0]
 	}
 	copy(t.shape(), shape)
 	if strides == nil {
@@ -110,18 +106,29 @@ func (t *Tensor) setDims(shape, strides []int64) {
 	}
 }
 
+// setExtDims gives t, of more than inlineDims dimensions, copies of shape and
+// strides.
+func (t *Tensor) setExtDims(shape, strides []int64) {
+	buf := make([]int64, 2*len(shape))
+	copy(buf, shape)
+	copy(buf[len(shape):], strides)
+	t.ndim, t.ext = int32(len(shape)), &buf[0]
+}
+
 func (t *Tensor) shape() []int64 {
-	if t.shapeBuf == nil && t.ndim <= inlineDims {
-		return t.dims[:t.ndim:t.ndim]
+	n := int(t.ndim)
+	if n <= inlineDims {
+		return t.dims[:n:n]
 	}
-	return t.shapeBuf
+	return unsafe.Slice(t.ext, 2*n)[:n:n]
 }
 
 func (t *Tensor) strides() []int64 {
-	if t.stridesBuf == nil && t.ndim <= inlineDims {
-		return t.dims[inlineDims : inlineDims+t.ndim : inlineDims+t.ndim]
+	n := int(t.ndim)
+	if n <= inlineDims {
+		return t.dims[inlineDims : inlineDims+n : inlineDims+n]
 	}
-	return t.stridesBuf
+	return unsafe.Slice(t.ext, 2*n)[n:]
 }
 
 // Close releases the tensor: the producer's deleter runs once, on this goroutine.

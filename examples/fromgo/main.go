@@ -37,7 +37,7 @@ static double sum_and_release(DLManagedTensorVersioned *m) {
     const float *x = (const float *)((char *)t->data + t->byte_offset);
     double s = 0;
     for (int64_t i = 0; i < t->shape[0]; i++) s += x[i * t->strides[0]];
-    m->deleter(m);  // the Go slice is unpinned here, whatever thread this is
+    m->deleter(m);  // releases the Go slice's pin, whatever thread this is
     return s;
 }
 */
