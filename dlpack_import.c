@@ -120,6 +120,7 @@ typedef struct {
     PyObject *capsule;
     const DLPackExchangeAPI *api;
     gd_lazy_probes probes;
+    int buffer_lends; /* a DLPack producer with the buffer protocol (NumPy): gd_lend_foreign */
 } type_entry;
 static type_entry api_cache[GD_API_CACHE];
 
@@ -127,6 +128,8 @@ static type_entry api_cache[GD_API_CACHE];
 static void entry_fill(type_entry *e, PyTypeObject *tp) {
     e->api = gd_exchange_api_of(tp, &e->capsule);
     gd_lazy_probes_init(&e->probes, tp);
+    e->buffer_lends = tp->tp_as_buffer != NULL && tp->tp_as_buffer->bf_getbuffer != NULL &&
+                      PyObject_HasAttr((PyObject *)tp, s_dlpack);
     e->type = tp;
 }
 
@@ -310,6 +313,120 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
         Py_DECREF(cap);
     }
     return a;
+}
+
+/* (code, bits) of a buffer's struct format, native byte order only; 0 if unknown. */
+static int buffer_dtype(const char *fmt, Py_ssize_t itemsize, DLDataType *dt) {
+    if (fmt == NULL) {
+        fmt = "B";
+    }
+    if (*fmt == '@' || *fmt == '=' || (*fmt == '<' && PY_LITTLE_ENDIAN)) {
+        fmt++;
+    }
+    int code;
+    switch (fmt[0]) {
+    case 'b': case 'h': case 'i': case 'l': case 'q': code = 0; break;
+    case 'B': case 'H': case 'I': case 'L': case 'Q': code = 1; break;
+    case 'e': case 'f': case 'd': code = 2; break;
+    case '?': code = 6; break;
+    case 'Z': code = 5; fmt++; if (*fmt != 'e' && *fmt != 'f' && *fmt != 'd') return 0; break;
+    default: return 0;
+    }
+    if (fmt[1] != '\0' || itemsize <= 0 || itemsize > 16) {
+        return 0;
+    }
+    dt->code = (uint8_t)code;
+    dt->bits = (uint8_t)(itemsize * 8);
+    dt->lanes = 1;
+    return 1;
+}
+
+/* x's tensor lent for the length of a call to a function of an extension written in
+ * Go (the C-API's lend, capi.c), with no allocation and nothing to delete:
+ *  - through its type's dltensor_from_py_object_no_sync (PyTorch), for parameters
+ *    the function does not write (a bare DLTensor cannot say read-only): PyTorch's
+ *    import through the managed path costs ~260 ns, mostly the allocation and its
+ *    deleter;
+ *  - through the buffer protocol, for DLPack producers that have it (NumPy, whose
+ *    __dlpack__ alone costs more than a whole call: nanobind reads its buffer too);
+ *    *view then holds the buffer, which the caller releases after the call.
+ * Either way *out is filled (version 1.3, no deleter, READ_ONLY as the buffer says;
+ * data is element 0) and checked by the import's C check (and, for the exchange
+ * API, asked the import's lazy-view questions); shape and strides are copied into
+ * dims (2 * max_ndim), so another thread changing x's metadata meanwhile cannot move
+ * them. Returns 1 when lent, 0 when not (the caller imports x through
+ * gd_import_foreign, which decides and writes any error), -1 with an exception. */
+int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim,
+                    int writes, Py_buffer *view) {
+    type_entry scratch;
+    PyObject *hold;
+    const type_entry *te = type_entry_of(Py_TYPE(x), &scratch, &hold);
+    const DLPackExchangeAPI *api = te->api;
+    int buffer_lends = te->buffer_lends;
+    memset(out, 0, sizeof *out);
+    out->version.major = GD_DLPACK_MAJOR;
+    out->version.minor = GD_DLPACK_MINOR;
+    view->obj = NULL;
+    gd_fast_view v;
+    if (api != NULL) {
+        int rc = -1;
+        if (!writes && api->dltensor_from_py_object_no_sync != NULL) {
+            rc = api->dltensor_from_py_object_no_sync(x, &out->dl_tensor);
+            if (rc != 0 && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_BufferError)) {
+                Py_XDECREF(hold);
+                return -1;
+            }
+            PyErr_Clear();
+        }
+        if (rc != 0 || out->dl_tensor.ndim > max_ndim || !gd_fast_check(out, 1, gd_dtype_slots, &v)) {
+            Py_XDECREF(hold);
+            return 0;
+        }
+        /* The exchange API drops PyTorch's lazy-view bits: ask, as the import does. */
+        int questions = te->probes.any ? gd_lazy_questions(&out->dl_tensor) : 0;
+        if (questions != 0 && gd_refuse_lazy_view(x, &te->probes, questions) < 0) {
+            Py_XDECREF(hold);
+            return -1;
+        }
+        Py_XDECREF(hold);
+    } else {
+        Py_XDECREF(hold);
+        if (!buffer_lends) {
+            return 0;
+        }
+        if (PyObject_GetBuffer(x, view, PyBUF_RECORDS_RO) < 0) {
+            PyErr_Clear(); /* __dlpack__ will say what is wrong, if anything */
+            view->obj = NULL;
+            return 0;
+        }
+        DLTensor *t = &out->dl_tensor;
+        int ok = view->ndim <= max_ndim && buffer_dtype(view->format, view->itemsize, &t->dtype);
+        for (int i = 0; ok && i < view->ndim; i++) {
+            ok = view->strides[i] % view->itemsize == 0;
+            dims[i] = view->shape[i];
+            dims[max_ndim + i] = view->strides[i] / view->itemsize;
+        }
+        t->data = view->buf;
+        t->device.device_type = GD_KDLCPU;
+        t->ndim = view->ndim;
+        t->shape = dims;
+        t->strides = dims + max_ndim;
+        out->flags = view->readonly ? GD_FLAG_READ_ONLY : 0;
+        if (!ok || !gd_fast_check(out, 1, gd_dtype_slots, &v)) {
+            PyBuffer_Release(view);
+            view->obj = NULL;
+            return 0;
+        }
+    }
+    if (v.ndim > 0 && v.shape != dims) {
+        memcpy(dims, v.shape, sizeof(int64_t) * (size_t)v.ndim);
+        memcpy(dims + max_ndim, v.strides, sizeof(int64_t) * (size_t)v.ndim);
+    }
+    out->dl_tensor.data = v.data;
+    out->dl_tensor.byte_offset = 0;
+    out->dl_tensor.shape = v.ndim > 0 ? dims : NULL;
+    out->dl_tensor.strides = v.ndim > 0 ? dims + max_ndim : NULL;
+    return 1;
 }
 
 /* from_dlpack(x): the call with no keywords of anything but our own Array is

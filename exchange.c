@@ -289,6 +289,9 @@ static const DLPackExchangeAPI exchange_api = {
     .current_work_stream = gd_xchg_current_work_stream,
 };
 
+/* The table, for the C-API of extensions written in Go (capi.c). */
+const DLPackExchangeAPI *gd_exchange_api(void) { return &exchange_api; }
+
 /* Sets the two class attributes on godlpack.Array (GIL held, at module init):
  *   __dlpack_c_exchange_api__: PyCapsule "dlpack_exchange_api" (DLPack v1.3)
  *   __c_dlpack_exchange_api__: the same address as an int (the convention before

@@ -7,6 +7,7 @@
 
 int gd_export_init(void);
 void gd_set_device_enum(PyObject *e);
+int gd_capi_publish(PyObject *m);
 
 void gd_raise(int kind, const char *msg) {
     PyObject *exc;
@@ -139,7 +140,8 @@ static int module_exec(PyObject *m) {
     }
     if (PyModule_AddObjectRef(m, "Array", (PyObject *)gd_ArrayType) < 0 ||
         PyModule_AddIntConstant(m, "DLPACK_MAJOR_VERSION", GD_DLPACK_MAJOR) < 0 ||
-        PyModule_AddIntConstant(m, "DLPACK_MINOR_VERSION", GD_DLPACK_MINOR) < 0) {
+        PyModule_AddIntConstant(m, "DLPACK_MINOR_VERSION", GD_DLPACK_MINOR) < 0 ||
+        gd_capi_publish(m) < 0) {
         return -1;
     }
     return 0;

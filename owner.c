@@ -5,11 +5,11 @@
  * itself), so the last reference may be dropped from any thread, without the GIL,
  * or after the interpreter has finalized. */
 #include "godlpack.h"
+#include "hugepages.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* When counting is on, every malloc'd block that backs an exchange (owners and
  * exported managed tensors) is counted, so tests can prove that each one is freed
@@ -19,31 +19,6 @@ _Atomic int64_t gd_live_count;
 
 int64_t gd_live_allocations(void) {
     return atomic_load_explicit(&gd_live_count, memory_order_relaxed);
-}
-
-/* NumPy asks for transparent huge pages on blocks of 4 MiB and more; so do we. With
- * THP in "madvise" mode (the common default) a 64 MiB block otherwise takes 16384
- * page faults of 4 KiB when first written, which cost more than the writes. */
-#define GD_HUGEPAGE_MIN ((int64_t)4 << 20)
-
-static void advise_hugepages(char *data, int64_t nbytes) {
-#ifdef MADV_HUGEPAGE
-    if (nbytes < GD_HUGEPAGE_MIN) {
-        return;
-    }
-    uintptr_t page = 4096;
-    /* From the first whole page to the end of the page holding the last byte, as
-     * NumPy does: rounding the end down instead leaves the mapping's last page
-     * outside the advice, one more VMA to split and merge, ~1 us an mmap/munmap. */
-    uintptr_t start = ((uintptr_t)data + page - 1) & ~(page - 1);
-    uintptr_t end = ((uintptr_t)data + (uintptr_t)nbytes + page - 1) & ~(page - 1);
-    if (end > start) {
-        (void)madvise((void *)start, end - start, MADV_HUGEPAGE); /* advice only */
-    }
-#else
-    (void)data;
-    (void)nbytes;
-#endif
 }
 
 gd_owner *gd_owner_new_owned(int64_t nbytes, int zero, char **data_out) {
@@ -69,7 +44,7 @@ gd_owner *gd_owner_new_owned(int64_t nbytes, int zero, char **data_out) {
     o->foreign = NULL;
     o->nbytes = nbytes;
     o->block = block;
-    advise_hugepages(data, nbytes);
+    gd_advise_hugepages(data, nbytes);
     *data_out = data;
     gd_live_add(1);
     return o;

@@ -1,0 +1,8 @@
+module example.com/goext
+
+go 1.26
+
+require (
+	github.com/godlpack/godlpack v0.0.0
+	gonum.org/v1/gonum v0.17.0
+)

@@ -1,0 +1,131 @@
+// Command goext is a Python extension module written in Go with godlpack: pip
+// builds it (pyproject.toml) into the module goext, whose functions take any
+// DLPack tensor (NumPy, PyTorch, JAX, TVM-FFI, godlpack.Array, raw capsules)
+// without a copy and return godlpack.Array instances. README.md, "Write your own
+// Go functions", shows it whole.
+package main
+
+import (
+	"errors"
+
+	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/dlpack"
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+func init() {
+	godlpack.Module("goext", "Example functions over DLPack tensors, written in Go.",
+		godlpack.Func2("scale", scale, "x", "k").
+			Doc("A new array x * k, of x's dtype and shape (float32 or float64, any layout)."),
+		godlpack.Func2("scale_", scaleInPlace, "x", "k").
+			Doc("Multiplies x by k in place: the producer sees it (zero-copy)."),
+		godlpack.Func1("sum", sum, "x").
+			Doc("The float64 sum of x, computed by goroutines in parallel (GIL released)."),
+		godlpack.Func2("matmul", matmul, "a", "b").
+			Where("a", godlpack.NDim(2)).Where("b", godlpack.NDim(2)).
+			Doc("The float64 matrix product a @ b, through gonum."),
+		godlpack.Func1("fail", fail, "msg").Doc("Returns a Go error: raises ValueError(msg)."),
+		godlpack.Func1("panic", panicWith, "msg").Doc("Panics in Go: raises RuntimeError."),
+		godlpack.Func1("describe", describe, "x").
+			Doc("(dtype name, shape, read-only) of any tensor: a tuple of str, tuple and bool."),
+		godlpack.Func2("fill", fill, "x", "value").Default("value", 0.0).
+			Where("x", godlpack.Contiguous()).
+			Doc("Fills a C-contiguous float64 tensor with value (default 0.0)."),
+		godlpack.Func1("hold", hold, "x").Doc("Keeps x alive in Go until release(); returns its length."),
+		godlpack.Func0("held_sum", heldSum).Doc("The sum of the tensor hold() keeps."),
+		godlpack.Func0("release", release).Doc("Releases the tensor hold() keeps."),
+		godlpack.Func1("touch", touch, "x").
+			Doc("Takes a float32 tensor and returns None: the cost of a call (bench/)."),
+		godlpack.Func1("touch_gil", touch, "x").HoldGIL().
+			Doc("touch, keeping the GIL held during the Go call."),
+		godlpack.Func1("spin", spin, "seconds").
+			Doc("Busy-waits in Go for seconds (GIL released); returns (start, end) in time.time_ns()."),
+		godlpack.Func1("spin_gil", spin, "seconds").HoldGIL().
+			Doc("spin, keeping the GIL held: no other Python thread runs meanwhile."),
+	)
+}
+
+// A c-shared library needs a main function; it never runs.
+func main() {}
+
+func scale(x godlpack.Tensor[godlpack.AnyFloat], k float64) (*tensor.Tensor, error) {
+	if x.DType() == dlpack.DTypeOf[float32]() {
+		return scaled(x, float32(k))
+	}
+	return scaled(x, k)
+}
+
+// scaled returns x * k in a new C-contiguous tensor.
+func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*tensor.Tensor, error) {
+	out, err := tensor.New[T](x.Shape()...)
+	if err != nil {
+		return nil, err
+	}
+	view, err := tensor.As[T](out)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := view.Slice()
+	if err != nil {
+		return nil, err
+	}
+	if src, err := godlpack.ReadSlice[T](x); err == nil { // C-contiguous: one flat pass
+		parallel(len(src), func(lo, hi int) { mulInto(dst[lo:hi], src[lo:hi], k) })
+		return out, nil
+	}
+	i := 0
+	each(x.Data(), x.Shape(), x.Strides(), func(v *T) { // any strides, in C order
+		dst[i] = *v * k
+		i++
+	})
+	return out, nil
+}
+
+func scaleInPlace(x godlpack.MutTensor[godlpack.AnyFloat], k float64) (godlpack.None, error) {
+	if x.DType() == dlpack.DTypeOf[float32]() {
+		scaleEach(x, float32(k))
+	} else {
+		scaleEach(x, k)
+	}
+	return godlpack.None{}, nil
+}
+
+func scaleEach[T float32 | float64](x godlpack.MutTensor[godlpack.AnyFloat], k T) {
+	if s, err := godlpack.Slice[T](x); err == nil {
+		parallel(len(s), func(lo, hi int) { mulInto(s[lo:hi], s[lo:hi], k) })
+		return
+	}
+	each(x.Data(), x.Shape(), x.Strides(), func(v *T) { *v *= k })
+}
+
+func sum(x godlpack.Tensor[godlpack.AnyFloat]) (float64, error) {
+	if x.DType() == dlpack.DTypeOf[float32]() {
+		return parallelSum[float32](x), nil
+	}
+	return parallelSum[float64](x), nil
+}
+
+func touch(godlpack.Tensor[float32]) (godlpack.None, error) { return godlpack.None{}, nil }
+
+func fail(msg string) (godlpack.None, error) { return godlpack.None{}, errors.New(msg) }
+
+func panicWith(msg string) (godlpack.None, error) { panic(msg) }
+
+func describe(x godlpack.Tensor[godlpack.Any]) (godlpack.Tuple, error) {
+	shape := make(godlpack.Tuple, x.NDim())
+	for i := range shape {
+		shape[i] = x.Dim(i)
+	}
+	return godlpack.Tuple{x.DType().Name, shape, x.ReadOnly()}, nil
+}
+
+func fill(x godlpack.MutTensor[float64], value float64) (godlpack.None, error) {
+	s, err := godlpack.Slice[float64](x)
+	if err != nil {
+		return godlpack.None{}, err
+	}
+	for i := range s {
+		s[i] = value
+	}
+	return godlpack.None{}, nil
+}

@@ -1,0 +1,108 @@
+/* ext.h: the C half of Python extensions written in Go with this library
+ * (godlpack.Module, ext_*.go). These files are compiled into every c-shared
+ * library that links the godlpack package: in an extension they are the live
+ * call path; in the godlpack module itself they are unused.
+ *
+ * A call: Python -> gd_ext_call (METH_FASTCALL, ext_call.c) matches the arguments
+ * to the parameters and converts each to a gd_ext_arg (tensors through the godlpack
+ * module's C-API: an Array is read in place, anything else imported by
+ * from_dlpack's flow), releases the GIL, makes ONE cgo call into Go (goExtCall,
+ * ext_call.go), which checks the constraints, runs the author's function and
+ * writes a gd_ext_result in C memory; C takes the GIL back, builds the Python
+ * result and releases what it imported. docs/design.md, "Python extensions in Go". */
+#ifndef GODLPACK_EXT_H
+#define GODLPACK_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#include "dlpack_abi.h"
+#include "godlpack_capi.h"
+
+#define GD_EXT_MAX_PARAMS 8
+
+/* Parameter kinds, as Go's converters expect them (ext_func.go has the same list). */
+enum { GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR, GD_EXT_MUT_TENSOR };
+/* Dimensions of a lent tensor kept in its gd_ext_arg (more: imported as an Array). */
+#define GD_EXT_LEND_NDIM 8
+
+/* Result kinds (ext_result.go). */
+enum {
+    GD_EXT_R_NONE = 0,
+    GD_EXT_R_ARRAY, /* p: a DLManagedTensorVersioned* for a new godlpack.Array */
+    GD_EXT_R_INT,
+    GD_EXT_R_FLOAT,
+    GD_EXT_R_BOOL,
+    GD_EXT_R_STR,   /* p: malloc'd UTF-8, n bytes */
+    GD_EXT_R_TUPLE, /* p: malloc'd gd_ext_result[n] */
+    GD_EXT_R_ERROR, /* exc: GD_EXT_EXC_*, p: malloc'd message, n bytes */
+};
+
+/* Exception types an author may raise (ext_errors.go keeps the same order). */
+enum {
+    GD_EXT_EXC_VALUE = 0, GD_EXT_EXC_TYPE, GD_EXT_EXC_RUNTIME, GD_EXT_EXC_INDEX,
+    GD_EXT_EXC_KEY, GD_EXT_EXC_OVERFLOW, GD_EXT_EXC_ZERO_DIVISION, GD_EXT_EXC_MEMORY,
+    GD_EXT_EXC_BUFFER, GD_EXT_EXC_NOT_IMPLEMENTED, GD_EXT_EXC_OS, GD_EXT_EXC_COUNT
+};
+
+typedef struct {
+    const char *name;   /* C memory, process lifetime */
+    PyObject *name_obj; /* interned */
+    int32_t kind;
+    int32_t has_default;
+    int64_t def_i;
+    double def_f;
+    const char *def_s;
+    Py_ssize_t def_slen;
+} gd_ext_param;
+
+/* One Python-callable function of an extension: C memory, process lifetime. */
+typedef struct {
+    PyMethodDef def; /* ml_meth = gd_ext_call; the function object's self points here */
+    int32_t id;      /* its index in Go's table */
+    int32_t nparams;
+    int32_t nrequired; /* the parameters before the first with a default */
+    int32_t release_gil;
+    gd_ext_param params[GD_EXT_MAX_PARAMS];
+} gd_ext_func;
+
+/* One argument as Go reads it. C memory (gd_ext_call's stack), valid for the call. */
+typedef struct {
+    DLManagedTensorVersioned m; /* TENSOR: a borrowed view (no deleter) */
+    int64_t dims[2 * GD_EXT_LEND_NDIM]; /* TENSOR: a lent tensor's shape and strides */
+    PyObject *array;            /* TENSOR: the godlpack.Array m views (the argument, or hold);
+                                   NULL for a tensor lent by its producer (Keep imports it) */
+    PyObject *obj;              /* TENSOR: the argument */
+    Py_buffer view;             /* TENSOR: lent through the buffer protocol if view.obj */
+    PyObject *hold;             /* TENSOR: an Array imported for the call, or NULL */
+    uintptr_t go_tensor;        /* TENSOR: cgo.Handle of a borrowed *tensor.Tensor, or 0 */
+    int32_t mut;                /* TENSOR: set by Go: a MutTensor parameter (writable views) */
+    int64_t i;                  /* INT, BOOL */
+    double f;                   /* FLOAT */
+    const char *s;              /* STR: UTF-8 owned by the argument */
+    Py_ssize_t slen;
+} gd_ext_arg;
+
+typedef struct gd_ext_result {
+    int32_t kind;
+    int32_t exc;
+    int64_t i;
+    double f;
+    void *p;
+    int64_t n;
+} gd_ext_result;
+
+extern const gd_capi *gd_ext_capi; /* the godlpack module's table, set at module exec */
+
+PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *godlpack_ext_init(const char *name);
+/* For Keep: a managed tensor of the argument's Array that owns a reference to its
+ * memory (its deleter needs no GIL), or NULL with *err set (malloc'd message).
+ * Takes the GIL itself. */
+DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err);
+/* A new gd_ext_func with n parameters (C memory), NULL if out of memory. */
+gd_ext_func *gd_ext_func_new(void);
+void gd_ext_result_free(gd_ext_result *r);
+
+#endif

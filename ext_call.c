@@ -1,0 +1,371 @@
+//go:build godlpack_python
+
+/* ext_call.c: the per-call path of a function of an extension written in Go (ext.h
+ * has the flow): bind the arguments to the parameters, convert each in C, release
+ * the GIL around ONE cgo call into Go, then build the result. A C->Go crossing
+ * costs ~70-90 ns, so nothing here calls Go but goExtCall itself; the rules a
+ * tensor must meet (dtype, ndim, shape, layout, writable) are Go's, checked
+ * inside that one call. */
+#include "ext.h"
+#include "_cgo_export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const gd_capi *gd_ext_capi;
+
+static PyObject *exc_type(int32_t k) {
+    switch (k) {
+    case GD_EXT_EXC_TYPE: return PyExc_TypeError;
+    case GD_EXT_EXC_RUNTIME: return PyExc_RuntimeError;
+    case GD_EXT_EXC_INDEX: return PyExc_IndexError;
+    case GD_EXT_EXC_KEY: return PyExc_KeyError;
+    case GD_EXT_EXC_OVERFLOW: return PyExc_OverflowError;
+    case GD_EXT_EXC_ZERO_DIVISION: return PyExc_ZeroDivisionError;
+    case GD_EXT_EXC_MEMORY: return PyExc_MemoryError;
+    case GD_EXT_EXC_BUFFER: return PyExc_BufferError;
+    case GD_EXT_EXC_NOT_IMPLEMENTED: return PyExc_NotImplementedError;
+    case GD_EXT_EXC_OS: return PyExc_OSError;
+    default: return PyExc_ValueError;
+    }
+}
+
+/* ---- binding: positional and keyword arguments to parameters ---- */
+
+static int param_index(const gd_ext_func *f, PyObject *name) {
+    for (int i = 0; i < f->nparams; i++) {
+        if (f->params[i].name_obj == name) {
+            return i;
+        }
+    }
+    for (int i = 0; i < f->nparams; i++) {
+        if (PyUnicode_Compare(f->params[i].name_obj, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* bound[i]: the argument of parameter i (borrowed from the call), NULL for a default. */
+static int bind(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                PyObject **bound) {
+    const char *name = f->def.ml_name;
+    if (nargs > f->nparams) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd were given", name,
+                     f->nparams, f->nparams == 1 ? "" : "s", nargs);
+        return -1;
+    }
+    for (int i = 0; i < f->nparams; i++) {
+        bound[i] = i < nargs ? args[i] : NULL;
+    }
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t j = 0; j < nkw; j++) {
+        PyObject *kw = PyTuple_GET_ITEM(kwnames, j);
+        int i = param_index(f, kw);
+        if (i < 0) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", name, kw);
+            return -1;
+        }
+        if (bound[i] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", name,
+                         f->params[i].name);
+            return -1;
+        }
+        bound[i] = args[nargs + j];
+    }
+    for (int i = 0; i < f->nparams; i++) {
+        if (bound[i] == NULL && !f->params[i].has_default) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", name,
+                         f->params[i].name, i + 1);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- conversion of one argument ---- */
+
+static int expected(const gd_ext_func *f, const gd_ext_param *p, const char *what, PyObject *o) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument %s: expected %s, got %.200s", f->def.ml_name,
+                 p->name, what, Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+/* The pending exception again, its message prefixed with the function and parameter. */
+static int prefix_error(const gd_ext_func *f, const gd_ext_param *p) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *msg = value != NULL ? PyObject_Str(value) : NULL;
+    if (msg == NULL) {
+        PyErr_Clear();
+        PyErr_Restore(type, value, tb);
+        return -1;
+    }
+    PyErr_Format(type, "%s(): argument %s: %U", f->def.ml_name, p->name, msg);
+    Py_DECREF(msg);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return -1;
+}
+
+static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
+    /* A godlpack.Array is read in place; a producer may lend its tensor (PyTorch
+     * through its exchange API, NumPy its buffer: no allocation); anything else goes
+     * through the godlpack module's from_dlpack flow (JAX, TVM-FFI by __dlpack__, raw
+     * capsules consumed), and the Array it makes is held for the call. */
+    a->obj = o;
+    a->view.obj = NULL;
+    if (gd_ext_capi->array_borrow(o, &a->m) == 0) {
+        a->array = o;
+        return 0;
+    }
+    a->array = NULL;
+    int lent = gd_ext_capi->lend(o, &a->m, a->dims, GD_EXT_LEND_NDIM, p->kind == GD_EXT_MUT_TENSOR,
+                                 &a->view);
+    if (lent != 0) {
+        return lent > 0 ? 0 : prefix_error(f, p);
+    }
+    PyObject *arr = gd_ext_capi->from_dlpack(o);
+    if (arr == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            return expected(f, p, "a tensor (a DLPack producer or capsule)", o);
+        }
+        return prefix_error(f, p);
+    }
+    a->hold = arr;
+    a->array = arr;
+    gd_ext_capi->array_borrow(arr, &a->m);
+    return 0;
+}
+
+static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
+    switch (p->kind) {
+    case GD_EXT_TENSOR:
+    case GD_EXT_MUT_TENSOR:
+        return convert_tensor(f, p, o, a);
+    case GD_EXT_INT:
+        if (o == NULL) {
+            a->i = p->def_i;
+            return 0;
+        }
+        if (PyFloat_Check(o) || !PyIndex_Check(o)) {
+            return expected(f, p, "an int", o);
+        }
+        a->i = PyLong_AsLongLong(o); /* ints, and objects with __index__ */
+        if (a->i == -1 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int too large for int64",
+                             f->def.ml_name, p->name);
+                return -1;
+            }
+            return prefix_error(f, p);
+        }
+        return 0;
+    case GD_EXT_FLOAT:
+        if (o == NULL) {
+            a->f = p->def_f;
+            return 0;
+        }
+        if (PyFloat_CheckExact(o)) {
+            a->f = PyFloat_AS_DOUBLE(o);
+            return 0;
+        }
+        if (PyUnicode_Check(o) || PyBytes_Check(o)) {
+            return expected(f, p, "a float", o);
+        }
+        a->f = PyFloat_AsDouble(o); /* floats, ints, objects with __float__ or __index__ */
+        if (a->f == -1.0 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Clear();
+                return expected(f, p, "a float", o);
+            }
+            return prefix_error(f, p);
+        }
+        return 0;
+    case GD_EXT_BOOL:
+        if (o == NULL) {
+            a->i = p->def_i;
+        } else if (o == Py_True || o == Py_False) {
+            a->i = o == Py_True;
+        } else {
+            return expected(f, p, "a bool", o);
+        }
+        return 0;
+    case GD_EXT_STR:
+        if (o == NULL) {
+            a->s = p->def_s;
+            a->slen = p->def_slen;
+            return 0;
+        }
+        if (!PyUnicode_Check(o)) {
+            return expected(f, p, "a str", o);
+        }
+        a->s = PyUnicode_AsUTF8AndSize(o, &a->slen); /* owned by o, which the caller holds */
+        return a->s == NULL ? prefix_error(f, p) : 0;
+    }
+    PyErr_Format(PyExc_SystemError, "%s(): parameter %s of unknown kind %d", f->def.ml_name, p->name,
+                 p->kind);
+    return -1;
+}
+
+/* ---- the result ---- */
+
+void gd_ext_result_free(gd_ext_result *r) {
+    switch (r->kind) {
+    case GD_EXT_R_ARRAY:
+        if (r->p != NULL) {
+            DLManagedTensorVersioned *m = r->p;
+            if (m->deleter != NULL) {
+                m->deleter(m);
+            }
+        }
+        break;
+    case GD_EXT_R_STR:
+    case GD_EXT_R_ERROR:
+        free(r->p);
+        break;
+    case GD_EXT_R_TUPLE:
+        for (int64_t i = 0; i < r->n; i++) {
+            gd_ext_result_free((gd_ext_result *)r->p + i);
+        }
+        free(r->p);
+        break;
+    }
+    r->kind = GD_EXT_R_NONE;
+    r->p = NULL;
+}
+
+/* The Python value of r (NULL with an exception set); r's memory is released. */
+static PyObject *build(gd_ext_result *r) {
+    PyObject *out = NULL;
+    switch (r->kind) {
+    case GD_EXT_R_NONE:
+        out = Py_NewRef(Py_None);
+        break;
+    case GD_EXT_R_ARRAY: {
+        void *obj = NULL;
+        if (gd_ext_capi->exchange->managed_tensor_to_py_object_no_sync(r->p, &obj) == 0) {
+            r->p = NULL; /* the Array owns it now */
+            out = obj;
+        } else {
+            PyObject *type, *value, *tb; /* the deleter below may run Python code */
+            PyErr_Fetch(&type, &value, &tb);
+            gd_ext_result_free(r);
+            PyErr_Restore(type, value, tb);
+        }
+        break;
+    }
+    case GD_EXT_R_INT:
+        out = PyLong_FromLongLong(r->i);
+        break;
+    case GD_EXT_R_FLOAT:
+        out = PyFloat_FromDouble(r->f);
+        break;
+    case GD_EXT_R_BOOL:
+        out = PyBool_FromLong((long)r->i);
+        break;
+    case GD_EXT_R_STR:
+        out = PyUnicode_DecodeUTF8(r->p, (Py_ssize_t)r->n, "replace");
+        break;
+    case GD_EXT_R_TUPLE: {
+        gd_ext_result *items = r->p;
+        out = PyTuple_New((Py_ssize_t)r->n);
+        for (int64_t i = 0; i < r->n; i++) {
+            PyObject *item = out != NULL ? build(&items[i]) : NULL;
+            if (item == NULL) {
+                Py_CLEAR(out); /* the remaining items are released below */
+            } else {
+                PyTuple_SET_ITEM(out, i, item);
+            }
+        }
+        break;
+    }
+    case GD_EXT_R_ERROR: {
+        PyObject *msg = PyUnicode_DecodeUTF8(r->p, (Py_ssize_t)r->n, "replace");
+        if (msg != NULL) {
+            PyErr_SetObject(exc_type(r->exc), msg);
+            Py_DECREF(msg);
+        }
+        break;
+    }
+    default:
+        PyErr_Format(PyExc_SystemError, "godlpack extension: unknown result kind %d", r->kind);
+    }
+    gd_ext_result_free(r);
+    return out;
+}
+
+/* ---- the call ---- */
+
+PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    const gd_ext_func *f = PyCapsule_GetPointer(self, NULL);
+    if (f == NULL) {
+        return NULL;
+    }
+    PyObject *bound[GD_EXT_MAX_PARAMS];
+    gd_ext_arg argv[GD_EXT_MAX_PARAMS];
+    if (bind(f, args, nargs, kwnames, bound) < 0) {
+        return NULL;
+    }
+    PyObject *out = NULL;
+    int n = 0;
+    for (; n < f->nparams; n++) {
+        argv[n].hold = NULL;
+        argv[n].view.obj = NULL;
+        argv[n].go_tensor = 0;
+        if (convert(f, &f->params[n], bound[n], &argv[n]) < 0) {
+            goto release;
+        }
+    }
+    gd_ext_result res = {0};
+    if (f->release_gil) {
+        Py_BEGIN_ALLOW_THREADS
+        goExtCall(f->id, argv, &res);
+        Py_END_ALLOW_THREADS
+    } else {
+        goExtCall(f->id, argv, &res);
+    }
+    out = build(&res);
+release:
+    /* Releasing an imported Array may run its producer's code (a NumPy array's
+     * deleter): keep a pending exception aside meanwhile. */
+    if (n > 0) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        for (int i = 0; i < n; i++) {
+            Py_XDECREF(argv[i].hold);
+            if (argv[i].view.obj != NULL) {
+                PyBuffer_Release(&argv[i].view);
+            }
+        }
+        PyErr_Restore(type, value, tb);
+    }
+    return out;
+}
+
+DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    DLManagedTensorVersioned *m = NULL;
+    *err = NULL;
+    PyObject *arr = a->array != NULL ? Py_NewRef(a->array) : gd_ext_capi->from_dlpack(a->obj);
+    if (arr == NULL ||
+        gd_ext_capi->exchange->managed_tensor_from_py_object_no_sync(arr, &m) != 0) {
+        m = NULL;
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyObject *msg = value != NULL ? PyObject_Str(value) : NULL;
+        const char *s = msg != NULL ? PyUnicode_AsUTF8(msg) : NULL;
+        *err = strdup(s != NULL ? s : "godlpack: Keep failed");
+        Py_XDECREF(msg);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        PyErr_Clear();
+    }
+    Py_XDECREF(arr); /* the export holds the owner, not the Array */
+    PyGILState_Release(g);
+    return m;
+}

@@ -1,0 +1,42 @@
+//go:build godlpack_python
+
+package godlpack
+
+// #include "ext.h"
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// extFuncs is every Function of the extension by id (its C table's id), filled
+// at module exec with the GIL held and only read afterwards.
+var extFuncs []*Function
+
+// goExtCall is the one crossing of a call into Go (ext_call.c; the GIL is
+// released unless the function holds it): it converts and checks the
+// arguments, runs the author's function and writes its result or error into res.
+// A panic is recovered into RuntimeError; the borrowed tensors made during the
+// call are closed whatever happens.
+//
+//export goExtCall
+func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {
+	f := extFuncs[id]
+	argv := unsafe.Slice(args, len(f.params))
+	defer func() {
+		for i := range argv {
+			releaseBorrowed(&argv[i])
+		}
+		if r := recover(); r != nil {
+			writeError(res, RuntimeError, fmt.Sprintf("%s(): Go panic: %v", f.name, r))
+		}
+	}()
+	if err := f.call(argv, res); err != nil {
+		writeError(res, exceptionOf(err), err.Error())
+		return
+	}
+	if res.kind == C.GD_EXT_R_ARRAY || res.kind == C.GD_EXT_R_TUPLE {
+		refuseBorrowed(f, argv, res)
+	}
+}

@@ -1,0 +1,398 @@
+//go:build godlpack_python
+
+package godlpack
+
+// #include "ext.h"
+import "C"
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/godlpack/godlpack/dlpack"
+)
+
+// A Function is one Python function of an extension module, made by Func0 to
+// Func4 from an ordinary Go function and refined by its methods (Doc, Default,
+// Where, HoldGIL) before it is passed to Module.
+//
+// The Go function's parameters say what Python may pass: Tensor[E] and
+// MutTensor[E] take any DLPack tensor (E: its dtypes), int64 or int a Python int,
+// float64 a float (or int), bool a bool, string a str. Its first result becomes
+// the Python result: *tensor.Tensor (a new godlpack.Array owning it; nil is
+// None), None, int64, int, float64, bool, string, Tuple, or any of these as an
+// any. A non-nil error raises instead (ValueError, or the Exception wrapping it),
+// and so does a panic (RuntimeError with its message).
+//
+// Everything about a parameter is worked out once, here; a call converts each
+// argument with a converter chosen then, with no reflection.
+type Function struct {
+	name    string
+	doc     string
+	params  []*param
+	holdGIL bool
+	errs    []string // registration errors, raised as ImportError by the module
+	call    func(args []C.gd_ext_arg, res *C.gd_ext_result) error
+	cfunc   *C.gd_ext_func // made at the first module exec
+	id      int32
+}
+
+// param is one parameter: its name, the kind C converts, and a tensor's constraints.
+type param struct {
+	name       string
+	kind       C.int32_t
+	goType     reflect.Type
+	hasDefault bool
+	def        any
+
+	dtypes     []*dlpack.DType // nil: any
+	dtypeKeys  []uint32        // the same as (code, bits, lanes) keys, for the check
+	writable   bool
+	ndim       int     // -1: any
+	shape      []int64 // nil: any; -1: any extent in that dimension
+	contiguous bool
+}
+
+func newFunction(name string, n int, names []string) *Function {
+	f := &Function{name: name, id: -1}
+	if name == "" || !validIdentifier(name) {
+		f.fail("%q is not a valid Python function name", name)
+	}
+	if len(names) != n {
+		f.fail("the Go function has %d parameters but %d names were given (%s)", n, len(names), strings.Join(names, ", "))
+	}
+	if n > C.GD_EXT_MAX_PARAMS {
+		f.fail("at most %d parameters are supported", C.GD_EXT_MAX_PARAMS)
+	}
+	seen := map[string]bool{}
+	for i := range n {
+		p := &param{name: fmt.Sprintf("arg%d", i), ndim: -1}
+		if i < len(names) {
+			p.name = names[i]
+			if !validIdentifier(p.name) || seen[p.name] {
+				f.fail("parameter name %q is not a valid, unique Python identifier", p.name)
+			}
+			seen[p.name] = true
+		}
+		f.params = append(f.params, p)
+	}
+	return f
+}
+
+func validIdentifier(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || (i > 0 && '0' <= r && r <= '9')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func (f *Function) fail(format string, a ...any) {
+	f.errs = append(f.errs, f.name+"(): "+fmt.Sprintf(format, a...))
+}
+
+func (f *Function) param(name string) *param {
+	for _, p := range f.params {
+		if p.name == name {
+			return p
+		}
+	}
+	f.fail("no parameter named %q", name)
+	return nil
+}
+
+// Doc sets the function's docstring (its signature line is added for help() and
+// inspect.signature).
+func (f *Function) Doc(doc string) *Function {
+	f.doc = doc
+	return f
+}
+
+// HoldGIL keeps the GIL held while the Go function runs, for functions that need
+// Python (none written with this package's API do). By default it is released,
+// so other Python threads run meanwhile.
+func (f *Function) HoldGIL() *Function {
+	f.holdGIL = true
+	return f
+}
+
+// Default gives a parameter a default value, making it optional in Python: an
+// int/int64 for an int, a float64 (or int) for a float, a bool, a string.
+// Parameters after it must have defaults too. Tensors have none.
+func (f *Function) Default(name string, value any) *Function {
+	p := f.param(name)
+	if p == nil {
+		return f
+	}
+	p.hasDefault, p.def = true, value
+	return f
+}
+
+// A Constraint is a rule a tensor argument must meet, checked before the
+// function runs (TypeError naming the function, the parameter and the rule).
+type Constraint struct {
+	apply func(p *param)
+}
+
+// NDim requires n dimensions.
+func NDim(n int) Constraint { return Constraint{func(p *param) { p.ndim = n }} }
+
+// Shape requires these extents; -1 accepts any extent in its dimension. It
+// implies NDim(len(dims)).
+func Shape(dims ...int64) Constraint {
+	return Constraint{func(p *param) { p.shape, p.ndim = dims, len(dims) }}
+}
+
+// Contiguous requires C-contiguous (row-major, gapless) elements.
+func Contiguous() Constraint { return Constraint{func(p *param) { p.contiguous = true }} }
+
+// DTypes narrows the dtypes a Tensor[Any] (or any Tensor) accepts.
+func DTypes(dts ...*dlpack.DType) Constraint {
+	return Constraint{func(p *param) { p.setDTypes(dts) }}
+}
+
+// Where adds constraints to a tensor parameter.
+func (f *Function) Where(name string, cs ...Constraint) *Function {
+	p := f.param(name)
+	if p == nil {
+		return f
+	}
+	if p.kind != C.GD_EXT_TENSOR && p.kind != C.GD_EXT_MUT_TENSOR {
+		f.fail("parameter %s is not a tensor: it takes no constraints", name)
+		return f
+	}
+	for _, c := range cs {
+		c.apply(p)
+	}
+	return f
+}
+
+func (p *param) setDTypes(dts []*dlpack.DType) {
+	p.dtypes, p.dtypeKeys = dts, nil
+	for _, d := range dts {
+		p.dtypeKeys = append(p.dtypeKeys, dtypeKey(uint8(d.DL.Code), uint8(d.DL.Bits), uint16(d.DL.Lanes)))
+	}
+}
+
+func dtypeKey(code, bits uint8, lanes uint16) uint32 {
+	return uint32(code) | uint32(bits)<<8 | uint32(lanes)<<16
+}
+
+// converter chooses, once, how argument i of f becomes a Go A.
+func converter[A any](f *Function, i int) func(*C.gd_ext_arg) (A, error) {
+	p := f.params[i]
+	var zero A
+	p.goType = reflect.TypeFor[A]()
+	var c any
+	switch v := any(zero).(type) {
+	case int64:
+		p.kind = C.GD_EXT_INT
+		c = func(a *C.gd_ext_arg) (int64, error) { return int64(a.i), nil }
+	case int:
+		p.kind = C.GD_EXT_INT
+		c = func(a *C.gd_ext_arg) (int, error) { return int(a.i), nil }
+	case float64:
+		p.kind = C.GD_EXT_FLOAT
+		c = func(a *C.gd_ext_arg) (float64, error) { return float64(a.f), nil }
+	case bool:
+		p.kind = C.GD_EXT_BOOL
+		c = func(a *C.gd_ext_arg) (bool, error) { return a.i != 0, nil }
+	case string:
+		p.kind = C.GD_EXT_STR
+		c = func(a *C.gd_ext_arg) (string, error) { return C.GoStringN(a.s, C.int(a.slen)), nil }
+	case tensorParam:
+		p.kind = C.GD_EXT_TENSOR
+		dts, ok := dtypesOf(v.elementType())
+		if !ok {
+			f.fail("parameter %s: %v: the type argument must be a DLPack element type or a godlpack.DTypeSet", p.name, p.goType)
+		}
+		p.setDTypes(dts)
+		c = v.converter(f, p)
+	default:
+		f.fail("parameter %s: unsupported type %v (use Tensor, MutTensor, int64, int, float64, bool or string)", p.name, p.goType)
+		return func(*C.gd_ext_arg) (A, error) {
+			return zero, RuntimeError.Errorf("%s(): unsupported parameter", f.name)
+		}
+	}
+	return c.(func(*C.gd_ext_arg) (A, error))
+}
+
+// check applies p's constraints to a tensor argument.
+func (p *param) check(f *Function, a *C.gd_ext_arg) error {
+	t := &a.m.dl_tensor
+	if p.dtypeKeys != nil {
+		key := dtypeKey(uint8(t.dtype.code), uint8(t.dtype.bits), uint16(t.dtype.lanes))
+		ok := false
+		for _, k := range p.dtypeKeys {
+			ok = ok || k == key
+		}
+		if !ok {
+			return p.mismatch(f, "a "+p.dtypeNames()+" tensor", Tensor[Any]{a}.DType().Name)
+		}
+	}
+	if p.writable && a.m.flags&C.GD_FLAG_READ_ONLY != 0 {
+		return p.mismatch(f, "a writable tensor", "a read-only one")
+	}
+	if p.ndim >= 0 && int(t.ndim) != p.ndim {
+		return p.mismatch(f, fmt.Sprintf("a %d-d tensor", p.ndim), fmt.Sprintf("a %d-d one", t.ndim))
+	}
+	x := Tensor[Any]{a}
+	if p.shape != nil {
+		for i, d := range p.shape {
+			if d >= 0 && x.Dim(i) != d {
+				return p.mismatch(f, "shape "+shapeString(p.shape), shapeString(x.shape()))
+			}
+		}
+	}
+	if p.contiguous && !x.Contiguous() {
+		return p.mismatch(f, "a C-contiguous tensor", "strides "+shapeString(x.strides()))
+	}
+	return nil
+}
+
+func (p *param) mismatch(f *Function, want, got string) error {
+	return TypeError.Errorf("%s(): argument %s: expected %s, got %s", f.name, p.name, want, got)
+}
+
+func (p *param) dtypeNames() string {
+	names := make([]string, len(p.dtypes))
+	for i, d := range p.dtypes {
+		names[i] = d.Name
+	}
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+func shapeString(dims []int64) string {
+	parts := make([]string, len(dims))
+	for i, d := range dims {
+		if d < 0 {
+			parts[i] = "*"
+		} else {
+			parts[i] = strconv.FormatInt(d, 10)
+		}
+	}
+	if len(parts) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// Func0 makes a Function of a Go function with no parameters.
+func Func0[R any](name string, fn func() (R, error)) *Function {
+	f := newFunction(name, 0, nil)
+	w := resultWriter[R](f)
+	f.call = func(_ []C.gd_ext_arg, res *C.gd_ext_result) error {
+		r, err := fn()
+		if err != nil {
+			return err
+		}
+		return w(r, res)
+	}
+	return f
+}
+
+// Func1 makes a Function of a Go function of one parameter, named by params.
+func Func1[A, R any](name string, fn func(A) (R, error), params ...string) *Function {
+	f := newFunction(name, 1, params)
+	ca := converter[A](f, 0)
+	w := resultWriter[R](f)
+	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
+		a, err := ca(&args[0])
+		if err != nil {
+			return err
+		}
+		r, err := fn(a)
+		if err != nil {
+			return err
+		}
+		return w(r, res)
+	}
+	return f
+}
+
+// Func2 makes a Function of a Go function of two parameters, named by params.
+func Func2[A, B, R any](name string, fn func(A, B) (R, error), params ...string) *Function {
+	f := newFunction(name, 2, params)
+	ca, cb := converter[A](f, 0), converter[B](f, 1)
+	w := resultWriter[R](f)
+	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
+		a, err := ca(&args[0])
+		if err != nil {
+			return err
+		}
+		b, err := cb(&args[1])
+		if err != nil {
+			return err
+		}
+		r, err := fn(a, b)
+		if err != nil {
+			return err
+		}
+		return w(r, res)
+	}
+	return f
+}
+
+// Func3 makes a Function of a Go function of three parameters, named by params.
+func Func3[A, B, C_, R any](name string, fn func(A, B, C_) (R, error), params ...string) *Function {
+	f := newFunction(name, 3, params)
+	ca, cb, cc := converter[A](f, 0), converter[B](f, 1), converter[C_](f, 2)
+	w := resultWriter[R](f)
+	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
+		a, err := ca(&args[0])
+		if err != nil {
+			return err
+		}
+		b, err := cb(&args[1])
+		if err != nil {
+			return err
+		}
+		c, err := cc(&args[2])
+		if err != nil {
+			return err
+		}
+		r, err := fn(a, b, c)
+		if err != nil {
+			return err
+		}
+		return w(r, res)
+	}
+	return f
+}
+
+// Func4 makes a Function of a Go function of four parameters, named by params.
+func Func4[A, B, C_, D, R any](name string, fn func(A, B, C_, D) (R, error), params ...string) *Function {
+	f := newFunction(name, 4, params)
+	ca, cb, cc, cd := converter[A](f, 0), converter[B](f, 1), converter[C_](f, 2), converter[D](f, 3)
+	w := resultWriter[R](f)
+	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
+		a, err := ca(&args[0])
+		if err != nil {
+			return err
+		}
+		b, err := cb(&args[1])
+		if err != nil {
+			return err
+		}
+		c, err := cc(&args[2])
+		if err != nil {
+			return err
+		}
+		d, err := cd(&args[3])
+		if err != nil {
+			return err
+		}
+		r, err := fn(a, b, c, d)
+		if err != nil {
+			return err
+		}
+		return w(r, res)
+	}
+	return f
+}

@@ -1,0 +1,106 @@
+//go:build godlpack_python
+
+/* ext_module.c: the module of an extension written in Go. Its PyInit_<name> (a
+ * file the build backend generates, ext_module.go's PyInitTemplate) returns
+ * godlpack_ext_init("<name>"): a multi-phase module definition whose exec imports
+ * godlpack's C-API and adds the functions Go registered (godlpack.Module). */
+#include "ext.h"
+#include "_cgo_export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int ext_exec(PyObject *m) {
+    /* The Go runtime and the functions' C tables are process-wide, as godlpack's are
+     * (docs/design.md, "Sub-interpreters: refused"). */
+    if (PyInterpreterState_Get() != PyInterpreterState_Main()) {
+        PyErr_Format(PyExc_ImportError,
+                     "%s is an extension written in Go with godlpack and cannot be imported in a "
+                     "subinterpreter; import it in the main interpreter only",
+                     PyModule_GetDef(m)->m_name);
+        return -1;
+    }
+    if (gd_ext_capi == NULL) {
+        const gd_capi *c = PyCapsule_Import(GD_CAPI_NAME, 0);
+        if (c == NULL) {
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            PyErr_NormalizeException(&type, &value, &tb);
+            PyErr_Format(PyExc_ImportError, "%s needs godlpack (its C-API %s): %S",
+                         PyModule_GetDef(m)->m_name, GD_CAPI_NAME, value ? value : Py_None);
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            return -1;
+        }
+        if (c->version != GD_CAPI_VERSION) {
+            PyErr_Format(PyExc_ImportError,
+                         "%s was built for godlpack C-API version %d, but the godlpack imported "
+                         "has version %u: rebuild %s against this godlpack, or install the "
+                         "godlpack it was built with",
+                         PyModule_GetDef(m)->m_name, GD_CAPI_VERSION, c->version,
+                         PyModule_GetDef(m)->m_name);
+            return -1;
+        }
+        gd_ext_capi = c;
+    }
+    return goExtExec(m, (char *)PyModule_GetDef(m)->m_name);
+}
+
+gd_ext_func *gd_ext_func_new(void) { return calloc(1, sizeof(gd_ext_func)); }
+
+/* Adds f to module m as a function (GIL held, at exec). f lives for good. */
+int gd_ext_add(PyObject *m, gd_ext_func *f) {
+    for (int i = 0; i < f->nparams; i++) {
+        f->params[i].name_obj = PyUnicode_InternFromString(f->params[i].name);
+        if (f->params[i].name_obj == NULL) {
+            return -1;
+        }
+    }
+    f->def.ml_meth = (PyCFunction)(void (*)(void))gd_ext_call;
+    f->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
+    PyObject *self = PyCapsule_New(f, NULL, NULL);
+    if (self == NULL) {
+        return -1;
+    }
+    PyObject *modname = PyModule_GetNameObject(m);
+    PyObject *fn = modname != NULL ? PyCFunction_NewEx(&f->def, self, modname) : NULL;
+    Py_XDECREF(modname);
+    Py_DECREF(self);
+    if (fn == NULL) {
+        return -1;
+    }
+    int rc = PyModule_AddObjectRef(m, f->def.ml_name, fn);
+    Py_DECREF(fn);
+    return rc;
+}
+
+static PyModuleDef_Slot ext_slots[] = {
+    {Py_mod_exec, (void *)ext_exec},
+#ifdef Py_mod_multiple_interpreters
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#endif
+    {0, NULL},
+};
+
+/* One module per extension library: PyInit_<name> is its only entry point. */
+static PyModuleDef ext_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_size = 0,
+    .m_slots = ext_slots,
+};
+
+PyObject *godlpack_ext_init(const char *name) {
+    if (ext_def.m_name == NULL) {
+        char *doc = goExtModuleDoc((char *)name);
+        if (doc == NULL) {
+            return NULL; /* ImportError set by Go */
+        }
+        ext_def.m_name = strdup(name);
+        ext_def.m_doc = doc;
+        if (ext_def.m_name == NULL) {
+            return PyErr_NoMemory();
+        }
+    }
+    return PyModuleDef_Init(&ext_def);
+}

@@ -1,0 +1,290 @@
+//go:build godlpack_python
+
+package godlpack
+
+// #include <stdlib.h>
+// #include "ext.h"
+import "C"
+
+import (
+	"errors"
+	"runtime/cgo"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack"
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+// A Tensor is a tensor argument of an extension function: any DLPack producer's
+// tensor (a godlpack.Array, PyTorch, NumPy, JAX, TVM-FFI, a raw capsule), borrowed
+// for the call without a copy. E states the element types the function accepts:
+// a Go element type (float32, int64, dlpack.BFloat16...) for exactly that dtype,
+// or a DTypeSet such as AnyFloat or Any. A function that writes to its argument
+// takes a MutTensor instead.
+//
+// The tensor and everything read from it (Data, slices from ReadSlice, the
+// *tensor.Tensor of AsTensor) are valid until the function returns; Keep gives a
+// tensor that stays valid until it is closed. Its methods may be called from any
+// goroutine during the call, except AsTensor, which the calling goroutine should
+// call first if others use it.
+type Tensor[E any] struct {
+	a *C.gd_ext_arg // C memory, the call's; one pointer, so passing a Tensor costs nothing
+}
+
+// A MutTensor is a Tensor the function may write to: a read-only producer's
+// tensor is refused with TypeError before the function runs, and writes through
+// it are seen by the producer (zero-copy).
+type MutTensor[E any] struct {
+	Tensor[E]
+}
+
+// TensorArg is what Tensor and MutTensor have in common, for functions over
+// either (ReadSlice).
+type TensorArg interface {
+	arg() *C.gd_ext_arg
+}
+
+func (x Tensor[E]) arg() *C.gd_ext_arg { return x.a }
+
+// A DTypeSet names the dtypes a Tensor parameter accepts, as its type argument:
+// Tensor[AnyFloat]. Define your own with a method returning the dtypes (nil for
+// every dtype).
+type DTypeSet interface {
+	DTypes() []*dlpack.DType
+}
+
+// Any accepts every dtype.
+type Any struct{}
+
+// AnyFloat accepts float32 and float64.
+type AnyFloat struct{}
+
+// AnyInt accepts the signed integer dtypes.
+type AnyInt struct{}
+
+// DTypes returns nil: every dtype.
+func (Any) DTypes() []*dlpack.DType { return nil }
+
+// DTypes returns float32 and float64.
+func (AnyFloat) DTypes() []*dlpack.DType {
+	return []*dlpack.DType{dlpack.DTypeOf[float32](), dlpack.DTypeOf[float64]()}
+}
+
+// DTypes returns int8, int16, int32 and int64.
+func (AnyInt) DTypes() []*dlpack.DType {
+	return []*dlpack.DType{dlpack.DTypeOf[int8](), dlpack.DTypeOf[int16](), dlpack.DTypeOf[int32](), dlpack.DTypeOf[int64]()}
+}
+
+func (x Tensor[E]) dl() *C.DLTensor { return &x.a.m.dl_tensor }
+
+// DType returns the element type.
+func (x Tensor[E]) DType() *dlpack.DType {
+	dt := x.dl().dtype
+	d, _ := dlpack.ByDL(dlpack.DataType{Code: uint8(dt.code), Bits: uint8(dt.bits), Lanes: uint16(dt.lanes)})
+	return d // the godlpack module validated it: it is one of dlpack.All()
+}
+
+// NDim returns the number of dimensions.
+func (x Tensor[E]) NDim() int { return int(x.dl().ndim) }
+
+// Dim returns the extent of dimension i.
+func (x Tensor[E]) Dim(i int) int64 { return x.shape()[i] }
+
+// Stride returns the stride of dimension i, in elements (negative ones too).
+func (x Tensor[E]) Stride(i int) int64 { return x.strides()[i] }
+
+// Shape returns a copy of the extents.
+func (x Tensor[E]) Shape() []int64 { return append([]int64(nil), x.shape()...) }
+
+// Strides returns a copy of the strides, in elements.
+func (x Tensor[E]) Strides() []int64 { return append([]int64(nil), x.strides()...) }
+
+func (x Tensor[E]) shape() []int64 {
+	t := x.dl()
+	return unsafe.Slice((*int64)(unsafe.Pointer(t.shape)), int(t.ndim))
+}
+
+func (x Tensor[E]) strides() []int64 {
+	t := x.dl()
+	return unsafe.Slice((*int64)(unsafe.Pointer(t.strides)), int(t.ndim))
+}
+
+// Len returns the number of elements.
+func (x Tensor[E]) Len() int64 {
+	n := int64(1)
+	for _, d := range x.shape() {
+		n *= d // the godlpack module checked that the count fits
+	}
+	return n
+}
+
+// ReadOnly reports whether the producer marked the tensor read-only.
+func (x Tensor[E]) ReadOnly() bool { return x.a.m.flags&C.GD_FLAG_READ_ONLY != 0 }
+
+// Contiguous reports whether the elements are C-contiguous (row-major, no gaps).
+func (x Tensor[E]) Contiguous() bool { return contiguous(x.shape(), x.strides()) }
+
+func contiguous(shape, strides []int64) bool {
+	want := int64(1)
+	for i := len(shape) - 1; i >= 0; i-- {
+		if shape[i] == 0 {
+			return true
+		}
+		if shape[i] != 1 && strides[i] != want {
+			return false
+		}
+		want *= shape[i]
+	}
+	return true
+}
+
+// Data returns the address of element 0 (the element at index (0, 0, ...)).
+func (x Tensor[E]) Data() unsafe.Pointer { return x.dl().data }
+
+// ReadSlice returns the elements of a C-contiguous tensor as a []T sharing its
+// memory: an error if T is not the dtype's Go type or the tensor is not
+// C-contiguous. The function must not write through it unless x is a MutTensor.
+func ReadSlice[T dlpack.Element](x TensorArg) ([]T, error) {
+	t := Tensor[T]{x.arg()}
+	if want := dlpack.DTypeOf[T](); want != t.DType() {
+		return nil, &tensor.DTypeError{Want: want, Got: t.DType()}
+	}
+	if !t.Contiguous() {
+		return nil, tensor.ErrNotContiguous
+	}
+	if t.DType().SubByte() && t.a.m.flags&C.GD_FLAG_SUBBYTE_PADDED == 0 && t.Len() > 1 {
+		return nil, errors.New("godlpack: packed sub-byte elements share bytes; no []T can view them")
+	}
+	return unsafe.Slice((*T)(t.Data()), int(t.Len())), nil
+}
+
+// Slice is ReadSlice for a tensor the function may write to.
+func Slice[T dlpack.Element, E any](x MutTensor[E]) ([]T, error) { return ReadSlice[T](x) }
+
+// AsTensor returns the argument as a *tensor.Tensor, for the whole dlpack/tensor
+// API (typed views, dlgonum's matrices). It is borrowed: valid until the function
+// returns, when it is closed (later use gets tensor.ErrClosed); read-only unless x
+// is a MutTensor. Repeated calls return the same one. (Not named Tensor: a
+// MutTensor's embedded field has that name.)
+func (x Tensor[E]) AsTensor() (*tensor.Tensor, error) {
+	if x.a.go_tensor != 0 {
+		return cgo.Handle(x.a.go_tensor).Value().(*tensor.Tensor), nil
+	}
+	t, err := tensor.FromManaged(unsafe.Pointer(&x.a.m)) // no deleter: Close only ends it
+	if err != nil {
+		return nil, err
+	}
+	if x.a.mut == 0 {
+		t.SetReadOnly()
+	}
+	x.a.go_tensor = C.uintptr_t(cgo.NewHandle(t))
+	return t, nil
+}
+
+// Keep returns the argument as a *tensor.Tensor that stays valid after the
+// function returns: the producer's memory is kept alive until it is closed (or
+// collected), from any goroutine; its release needs no GIL. Call it during the
+// call. It is read-only unless x is a MutTensor.
+func (x Tensor[E]) Keep() (*tensor.Tensor, error) {
+	var cerr *C.char
+	m := C.gd_ext_keep(x.a, &cerr)
+	if m == nil {
+		msg := "godlpack: Keep failed"
+		if cerr != nil {
+			msg = C.GoString(cerr)
+			C.free(unsafe.Pointer(cerr))
+		}
+		return nil, errors.New(msg)
+	}
+	t, err := tensor.FromManaged(unsafe.Pointer(m))
+	if err != nil {
+		return nil, err
+	}
+	if x.a.mut == 0 {
+		t.SetReadOnly()
+	}
+	return t, nil
+}
+
+// releaseBorrowed closes the *tensor.Tensor that AsTensor made for a, if any.
+func releaseBorrowed(a *C.gd_ext_arg) {
+	if a.go_tensor != 0 {
+		h := cgo.Handle(a.go_tensor)
+		a.go_tensor = 0
+		_ = h.Value().(*tensor.Tensor).Close()
+		h.Delete()
+	}
+}
+
+// tensorParam is implemented by Tensor and MutTensor: the converter of such a
+// parameter, a func(*C.gd_ext_arg) (Self, error) as an any.
+type tensorParam interface {
+	converter(f *Function, p *param) any
+	elementType() any
+}
+
+func (Tensor[E]) elementType() any { var e E; return e }
+
+func (Tensor[E]) converter(f *Function, p *param) any {
+	return func(a *C.gd_ext_arg) (Tensor[E], error) {
+		if err := p.check(f, a); err != nil {
+			return Tensor[E]{}, err
+		}
+		a.mut = 0
+		return Tensor[E]{a}, nil
+	}
+}
+
+func (MutTensor[E]) converter(f *Function, p *param) any {
+	p.writable, p.kind = true, C.GD_EXT_MUT_TENSOR // never lent: a lent tensor has no flags
+	return func(a *C.gd_ext_arg) (MutTensor[E], error) {
+		if err := p.check(f, a); err != nil {
+			return MutTensor[E]{}, err
+		}
+		a.mut = 1
+		return MutTensor[E]{Tensor[E]{a}}, nil
+	}
+}
+
+// dtypesOf is the dtypes a Tensor[E] accepts (nil: all), or ok false if E is
+// neither an element type nor a DTypeSet.
+func dtypesOf(e any) (dts []*dlpack.DType, ok bool) {
+	if s, ok := e.(DTypeSet); ok {
+		return s.DTypes(), true
+	}
+	switch e.(type) {
+	case bool:
+		return one[bool](), true
+	case int8:
+		return one[int8](), true
+	case int16:
+		return one[int16](), true
+	case int32:
+		return one[int32](), true
+	case int64:
+		return one[int64](), true
+	case uint8:
+		return one[uint8](), true
+	case uint16:
+		return one[uint16](), true
+	case uint32:
+		return one[uint32](), true
+	case uint64:
+		return one[uint64](), true
+	case float32:
+		return one[float32](), true
+	case float64:
+		return one[float64](), true
+	case complex64:
+		return one[complex64](), true
+	case complex128:
+		return one[complex128](), true
+	case dlpack.BFloat16:
+		return one[dlpack.BFloat16](), true
+	case dlpack.Float16:
+		return one[dlpack.Float16](), true
+	}
+	return nil, false
+}
+
+func one[T dlpack.Element]() []*dlpack.DType { return []*dlpack.DType{dlpack.DTypeOf[T]()} }

@@ -1,0 +1,130 @@
+// Command goext2 is a second, tiny Python extension written in Go, for the test
+// that loads two of them (each with its own Go runtime) beside godlpack in one
+// process (tests/test_goext_threads.py).
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/dlpack"
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+func init() {
+	godlpack.Module("goext2", "A second extension written in Go (tests).",
+		godlpack.Func2("ramp", ramp, "n", "step").
+			Doc("A new float64 array [0, step, 2*step, ...) of n elements, filled by goroutines."),
+		godlpack.Func1("churn", churn, "rounds").
+			Doc("Makes garbage on goroutines and collects it (runtime.GC) rounds times."),
+		godlpack.Func1("pixels", pixels, "img").
+			Where("img", godlpack.Shape(-1, -1, 3), godlpack.DTypes(dlpack.DTypeOf[uint8](), dlpack.DTypeOf[float32]())).
+			Doc("The number of pixels of an (h, w, 3) uint8 or float32 image: Shape and DTypes."),
+		godlpack.Func1("total", total, "x").Doc("The sum of x through its borrowed *tensor.Tensor."),
+		godlpack.Func1("negate", negate, "x").Doc("Negates x in place through its borrowed *tensor.Tensor."),
+		godlpack.Func1("give_back", giveBack, "x").Doc("Returns x's borrowed *tensor.Tensor: refused."),
+	)
+}
+
+func main() {}
+
+func ramp(n int64, step float64) (*tensor.Tensor, error) {
+	out, err := tensor.New[float64](n)
+	if err != nil {
+		return nil, err
+	}
+	v, err := tensor.As[float64](out)
+	if err != nil {
+		return nil, err
+	}
+	s, err := v.Slice()
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(s); i += 4 {
+				s[i] = float64(i) * step
+			}
+		}()
+	}
+	wg.Wait()
+	runtime.GC()
+	return out, nil
+}
+
+func churn(rounds int64) (int64, error) {
+	var total int64
+	var mu sync.Mutex
+	for range rounds {
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				junk := make([][]byte, 64)
+				for i := range junk {
+					junk[i] = make([]byte, 1024)
+				}
+				mu.Lock()
+				total += int64(len(junk))
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		runtime.GC()
+	}
+	return total, nil
+}
+
+func pixels(img godlpack.Tensor[godlpack.Any]) (int64, error) { return img.Dim(0) * img.Dim(1), nil }
+
+// total reads x through the dlpack/tensor API: a view walks any strides.
+func total(x godlpack.Tensor[float64]) (float64, error) {
+	t, err := x.AsTensor()
+	if err != nil {
+		return 0, err
+	}
+	v, err := tensor.As[float64](t)
+	if err != nil {
+		return 0, err
+	}
+	if err := v.Set(0, make([]int, x.NDim())...); err != tensor.ErrReadOnly && x.Len() > 0 {
+		return 0, fmt.Errorf("a Tensor's view must refuse writes, got %v", err)
+	}
+	s := 0.0
+	for _, e := range v.All() {
+		s += e
+	}
+	return s, nil
+}
+
+func negate(x godlpack.MutTensor[float64]) (godlpack.None, error) {
+	t, err := x.AsTensor()
+	if err != nil {
+		return godlpack.None{}, err
+	}
+	v, err := tensor.As[float64](t)
+	if err != nil {
+		return godlpack.None{}, err
+	}
+	idx := make([]int, x.NDim())
+	for i, e := range v.All() {
+		rest := i
+		for d := len(idx) - 1; d >= 0; d-- {
+			idx[d] = rest % int(x.Dim(d))
+			rest /= int(x.Dim(d))
+		}
+		if err := v.Set(-e, idx...); err != nil {
+			return godlpack.None{}, err
+		}
+	}
+	return godlpack.None{}, nil
+}
+
+func giveBack(x godlpack.Tensor[float64]) (*tensor.Tensor, error) { return x.AsTensor() }

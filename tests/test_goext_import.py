@@ -1,0 +1,66 @@
+"""How an extension written in Go refuses to load (issue 10): mistakes in its
+godlpack.Module definition, a module built under another name, and a godlpack whose
+C-API has another version. Each import runs in a child interpreter."""
+
+from __future__ import annotations
+
+from goext_build import folder
+
+
+def test_definition_mistakes_are_one_import_error(isolated):
+    proc = isolated(
+        f"import sys; sys.path.insert(0, {folder('goext_bad')!r})\n"
+        "try:\n    import goext_bad\nexcept ImportError as e:\n    print(e)\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    msg = proc.stdout
+    assert msg.startswith('godlpack.Module("goext_bad"): ')
+    for part in (
+        "slice_param(): parameter x: unsupported type []int",
+        "one_name(): the Go function has 2 parameters but 1 names were given (a)",
+        "bad_default(): the default 3 does not suit parameter s of type string",
+        "where_scalar(): parameter n is not a tensor: it takes no constraints",
+        "bad_result(): unsupported result type struct { A int }",
+        "bad_element(): parameter x: godlpack.Tensor[string]: the type argument must be",
+        '"bad name" is not a valid Python function name',
+    ):
+        assert part in msg, part
+
+
+def test_module_built_under_another_name(isolated):
+    proc = isolated(
+        f"import sys; sys.path.insert(0, {folder('goext2', 'renamed')!r})\n"
+        "try:\n    import renamed\nexcept ImportError as e:\n    print(e)\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == (
+        'this extension defines no godlpack.Module("renamed", ...) (it defines: "goext2"); '
+        "the module name must be the one the extension is built as"
+    )
+
+
+def test_c_api_version_mismatch(isolated):
+    # A godlpack whose _C_API table says version 999: the extension refuses it.
+    proc = isolated(
+        f"import sys; sys.path.insert(0, {folder('goext2')!r})\n"
+        """
+import ctypes
+import godlpack._godlpack as m
+table = (ctypes.c_uint32 * 16)(999, 64)
+new = ctypes.pythonapi.PyCapsule_New
+new.restype = ctypes.py_object
+new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+name = ctypes.c_char_p(b"godlpack._godlpack._C_API")
+m._C_API = new(ctypes.addressof(table), name, None)
+try:
+    import goext2
+except ImportError as e:
+    print(e)
+"""
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == (
+        "goext2 was built for godlpack C-API version 1, but the godlpack imported has "
+        "version 999: rebuild goext2 against this godlpack, or install the godlpack it was "
+        "built with"
+    )

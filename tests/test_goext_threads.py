@@ -1,0 +1,141 @@
+"""Extensions written in Go under concurrency (issue 10): 8 threads calling goext at
+once, 100,000 calls with flat RSS, the GIL released during a long Go call, and two Go
+extensions (two Go runtimes) beside godlpack in one process, each running goroutines
+and collections, called from several threads."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import godlpack as g
+import numpy as np
+import torch
+from goext_build import folder, load
+
+
+def test_eight_threads_call_at_once():
+    goext = load("goext")
+    barrier = threading.Barrier(8)
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            n = np.arange(1000, dtype=np.float64) * k
+            t = torch.arange(1000, dtype=torch.float32)
+            a = g.arange(1000, dtype="float64")
+            barrier.wait()
+            for i in range(300):
+                r = np.from_dlpack(goext.scale(n[::-1], 2.0))
+                assert r[0] == 999.0 * k * 2
+                assert goext.sum(t) == 499500.0
+                mine = np.full(16, float(k))
+                goext.scale_(mine, 3.0)
+                assert (mine == 3.0 * k).all()
+                assert goext.sum(a[::2]) == 249500.0
+                if i % 50 == 0:
+                    try:
+                        goext.panic(f"thread {k}")
+                    except RuntimeError as e:
+                        assert f"thread {k}" in str(e)
+        except BaseException as e:  # reported below, with the thread's number
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(120)
+    assert not any(th.is_alive() for th in threads)
+    assert errors == []
+
+
+def test_100k_calls_keep_rss_flat(isolated):
+    code = f"""
+import sys; sys.path.insert(0, {folder("goext")!r})
+import numpy as np, godlpack as g, goext
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+x, a = np.ones((4, 4), dtype=np.float32), g.ones((4, 4))
+def calls(n):
+    for _ in range(n):
+        goext.scale(x, 2.0)
+        goext.sum(a)
+        try:
+            goext.fail("e")
+        except ValueError:
+            pass
+calls(20_000)  # warm-up: the Go heap and CPython's free lists reach their size
+before = rss()
+calls(100_000)
+print((rss() - before) // 2**20)
+"""
+    proc = isolated(code, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    grew_mib = int(proc.stdout)
+    assert grew_mib < 16, f"RSS grew by {grew_mib} MiB over 100,000 calls"
+
+
+def steps_during(spin) -> int:
+    """How many steps a Python thread made while spin(0.6) ran in Go."""
+    stamps: list[int] = []
+    stop = threading.Event()
+
+    def count() -> None:
+        while not stop.is_set():
+            stamps.append(time.time_ns())
+            time.sleep(0.001)
+
+    th = threading.Thread(target=count)
+    th.start()
+    time.sleep(0.05)  # the thread is running
+    try:
+        start, end = spin(0.6)
+    finally:
+        stop.set()
+        th.join()
+    assert end - start >= 600_000_000
+    return len([s for s in stamps if start < s < end])
+
+
+def test_python_thread_runs_while_a_long_go_call_runs():
+    goext = load("goext")
+    during = steps_during(goext.spin)
+    # Had the GIL been held for the whole call, no Python code could run in between.
+    assert during >= 5, f"{during} steps of the Python thread during the Go call"
+    # HoldGIL: none can (its stamps are taken with the GIL, so none falls inside).
+    assert steps_during(goext.spin_gil) == 0
+
+
+def test_two_go_extensions_and_godlpack_in_one_process(tmp_path):
+    from conftest import run_script
+
+    script = f"""
+import sys, threading
+sys.path[:0] = [{folder("goext")!r}, {folder("goext2")!r}]
+import numpy as np, godlpack as g, goext, goext2
+
+errors = []
+def work(k):
+    try:
+        for i in range(150):
+            r = goext2.ramp(1000, 0.5)           # made in goext2's runtime
+            assert type(r) is g.Array
+            assert goext.sum(r) == 0.5 * 999 * 1000 / 2   # read in goext's
+            s = goext.scale(r[::-3], 2.0)        # goext's result, a view of goext2's
+            assert np.from_dlpack(s)[0] == 999.0
+            assert goext2.churn(1) == 256
+            m = goext.matmul(r.reshape(20, 50), goext2.ramp(50, 1.0).reshape(50, 1))
+            assert float(np.from_dlpack(m)[0, 0]) == sum(0.5 * j * j for j in range(50))
+            g.asarray(np.from_dlpack(r)).copy()
+    except BaseException as e:
+        errors.append(repr(e))
+
+threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+for t in threads: t.start()
+for t in threads: t.join()
+assert errors == [], errors
+print("ok")
+"""
+    assert run_script(tmp_path, "two_runtimes", script, timeout=300).strip() == "ok"
