@@ -191,17 +191,23 @@ def measure(case: Case, env: dict, repeat: int, target: float) -> tuple[float, f
     ours, theirs = timer(case.ours, env), timer(case.numpy, env)
     if case.group == "memory":
         return measure_pairs(ours, theirs, repeat, target)
-    # Calibrate on NumPy's (the faster, usually): both sides then run the same count.
-    number = 1
-    while theirs(number) * number < target / 4 and number < 1 << 22:
-        number *= 4
-    number = max(1, int(number * target / max(theirs(number) * number, 1e-9)))
-    number_ours = max(1, min(number, int(target / max(ours(1), 1e-9))))
+    # Each side's count makes its run last about target seconds, so both are as
+    # exposed to a loaded machine's interruptions (a count taken from one timed call,
+    # ~1 us of timer overhead, gave the faster side runs many times shorter).
+    number_ours, number = calibrate(ours, target), calibrate(theirs, target)
     best_ours = best_theirs = float("inf")
     for _ in range(repeat):  # interleaved: both see the same load on a shared machine
         best_ours = min(best_ours, ours(number_ours))
         best_theirs = min(best_theirs, theirs(number))
     return best_ours, best_theirs, best_ours / best_theirs
+
+
+def calibrate(run, target: float) -> int:
+    """The number of calls for which one run of run lasts about target seconds."""
+    number = 1
+    while run(number) * number < target / 4 and number < 1 << 22:
+        number *= 4
+    return max(1, int(number * target / max(run(number) * number, 1e-9)))
 
 
 def measure_pairs(ours, theirs, repeat: int, target: float) -> tuple[float, float, float]:
