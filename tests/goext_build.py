@@ -1,8 +1,9 @@
-"""Builds an example extension written in Go (examples/goext, examples/goext2) for the
-tests, the way godlpack's build backend does: ``go build -buildmode=c-shared -tags
-godlpack_python`` of the example's main package, with an overlay adding the generated
-``PyInit_<name>`` file (godlpack.PyInitTemplate) and a temporary go.mod whose replace
-directive points at this checkout's Go sources.
+"""Builds an example extension written in Go (examples/goext, tests/goext2, ...) for the
+tests with godlpack's build backend itself (godlpack.build.build_go_extension: ``go
+build -buildmode=c-shared -tags godlpack_python`` of the example's main package, the
+generated ``PyInit_<name>`` file added by an overlay, a temporary go.mod whose replace
+points at this checkout's Go sources), under any module name (goext_bad is built as a
+name that does not match its godlpack.Module).
 
 Builds are cached per interpreter, cgocheck2 setting and content of the Go sources, in
 the system's temporary folder: four CPythons run the suite in parallel on a small
@@ -12,26 +13,18 @@ machine, and a second run of the same sources costs nothing.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
-import subprocess
 import sys
 import sysconfig
 import tempfile
 from pathlib import Path
 
+from godlpack._gobuild import interpreter_info
+from godlpack.build import build_go_extension
+
 REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(tempfile.gettempdir()) / "godlpack-goext-builds"
-GO_BUILD_TAG = "godlpack_python"
-
-
-def pyinit_source(name: str) -> str:
-    """The generated file that defines PyInit_<name> (the Go constant
-    godlpack.PyInitTemplate, read from ext_module.go so there is one copy)."""
-    text = (REPO / "ext_module.go").read_text(encoding="utf-8")
-    start = text.index("const PyInitTemplate = `") + len("const PyInitTemplate = `")
-    return text[start : text.index("`", start)].replace("{name}", name)
 
 
 def _sources_digest(example: Path, cgocheck2: bool) -> str:
@@ -42,15 +35,11 @@ def _sources_digest(example: Path, cgocheck2: bool) -> str:
     files = [p for p in REPO.glob("*") if p.suffix in (".go", ".c", ".h", ".mod", ".sum")]
     files += [p for p in (REPO / "dlpack").rglob("*") if p.suffix in (".go", ".c", ".h")]
     files += [p for p in example.glob("*") if p.is_file()]
+    files += [REPO / "pyext" / "godlpack" / n for n in ("build.py", "_gobuild.py")]  # the backend
     for p in sorted(files):
         if not p.name.endswith("_test.go"):
             h.update(p.name.encode() + b"\0" + p.read_bytes())
     return h.hexdigest()[:20]
-
-
-def _go() -> str:
-    go = os.environ.get("GO") or shutil.which("go") or "/usr/local/go/bin/go"
-    return go
 
 
 def build(example: Path, name: str, *, cgocheck2: bool = False) -> Path:
@@ -62,48 +51,10 @@ def build(example: Path, name: str, *, cgocheck2: bool = False) -> Path:
         return out_dir
     work = Path(tempfile.mkdtemp(prefix=f"godlpack-{name}-"))
     try:
-        gen = work / "godlpack_pyinit_generated.go"
-        gen.write_text(pyinit_source(name), encoding="utf-8")
-        overlay = work / "overlay.json"
-        overlay.write_text(
-            json.dumps({"Replace": {str(example / "godlpack_pyinit_generated.go"): str(gen)}})
+        info = interpreter_info(None)
+        tmp_target = build_go_extension(
+            example, example, name, work / target.name, info, cgocheck2=cgocheck2
         )
-        modfile = work / "go.mod"
-        modfile.write_text(
-            (example / "go.mod").read_text(encoding="utf-8")
-            + f"\nreplace github.com/godlpack/godlpack => {REPO}\n",
-            encoding="utf-8",
-        )
-        shutil.copy(example / "go.sum", work / "go.sum")
-        paths = sysconfig.get_paths()
-        includes = dict.fromkeys([paths["include"], paths["platinclude"]])
-        env = dict(os.environ)
-        env.update(
-            CGO_ENABLED="1",
-            CGO_CFLAGS=" ".join("-I" + p for p in includes) + " -O2",
-            GOTOOLCHAIN="local",
-            GOWORK="off",
-            GOFLAGS="-mod=mod",
-        )
-        if cgocheck2:
-            env["GOEXPERIMENT"] = "cgocheck2"
-        tmp_target = work / target.name
-        cmd = [
-            _go(),
-            "build",
-            "-buildmode=c-shared",
-            "-tags=" + GO_BUILD_TAG,
-            "-trimpath",
-            "-buildvcs=false",
-            "-overlay=" + str(overlay),
-            "-modfile=" + str(modfile),
-            "-o",
-            str(tmp_target),
-            ".",
-        ]
-        proc = subprocess.run(cmd, cwd=example, env=env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"building {name} failed:\n{' '.join(cmd)}\n{proc.stderr}")
         out_dir.mkdir(parents=True, exist_ok=True)
         os.replace(tmp_target, target)  # atomic: parallel sessions see all or nothing
         return out_dir

