@@ -47,9 +47,9 @@ package godlpack
 // Measured with the same storm, the old and the new hooks side by side beside two
 // busy loops: 5, 6 and 7 hung children in 8000 forks before, 0 in 8000 after. Not
 // zero, though: over ~25000 more forks of tests/test_processes.py's storm (CPython
-// 3.10-3.13, loaded machine) 1 child hung, in the child's lock(&sched.lock) (the
-// scan-locked goroutine never came back), i.e. a thread held sched.lock at the fork
-// that the quiet check did not see; about 1 in 10^4 forks against 1 in 1200
+// 3.10-3.13, loaded machine) 1 child hung, in lock(&sched.lock) (no scan-locked
+// goroutine since), i.e. some thread held sched.lock at the fork unseen by the
+// quiet check; about 1 in 10^4 forks against 1 in 1200
 // before. The before hook costs 0.5 ms (median; 1-3.5 ms at the 90th percentile on
 // a busy machine) on 2 cores, the collection included.
 //
