@@ -8,6 +8,7 @@
 int gd_export_init(void);
 void gd_set_device_enum(PyObject *e);
 int gd_capi_publish(PyObject *m);
+PyObject *gd_before_fork(PyObject *self, PyObject *unused); /* fork_wait.c */
 
 void gd_raise(int kind, const char *msg) {
     PyObject *exc;
@@ -104,7 +105,7 @@ static PyMethodDef module_methods[] = {
     {"_set_dtypes", (PyCFunction)goSetDtypes, METH_O, "Internal: register the dtype objects."},
     {"_dtype_table", (PyCFunction)goDtypeTable, METH_NOARGS,
      "Internal: (name, code, bits, kind) of every dtype, in table order."},
-    {"_before_fork", (PyCFunction)goBeforeFork, METH_NOARGS, "Internal: os.fork hook (fork.go)."},
+    {"_before_fork", gd_before_fork, METH_NOARGS, "Internal: os.fork hook (fork.go)."},
     {"_after_fork_parent", (PyCFunction)goAfterForkParent, METH_NOARGS, "Internal: fork hook."},
     {"_after_fork_child", (PyCFunction)goAfterForkChild, METH_NOARGS, "Internal: fork hook."},
     {"_noop_c", mod_noop_c, METH_NOARGS, "A no-op implemented in C (benchmarks)."},

@@ -23,9 +23,21 @@ from conftest import run_script
 TIMEOUT = 120
 
 COMMON = """
-import os, sys, time
+import os, shutil, subprocess, sys, time
 import numpy as np
 import godlpack as g
+
+def stacks(pid):
+    # A stuck process's threads, for a failure message (gdb, where installed): a
+    # hang inside the Go runtime shows there, slowness does not.
+    if shutil.which("gdb") is None:
+        return "(no gdb to show its stacks)"
+    cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 12"]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
+    except subprocess.TimeoutExpired:
+        return "(gdb timed out)"
+    return "\\n".join(line for line in out.splitlines() if line.startswith(("#", "Thread ")))
 
 def churn(n):
     # Go heap garbage: ~26 KB per repr, so n=400 allocates ~10 MB, well past the
@@ -113,18 +125,27 @@ class GoDataset(Dataset):
 
 if __name__ == "__main__":
     churn(50)
+    # timeout: a batch takes well under a second even on a loaded 2-core machine
+    # (at most 0.7 s in 20 runs beside two busy loops), so 120 s is a hang, and
+    # the worker's stacks then say where it is stuck.
     loader = DataLoader(
-        GoDataset(), batch_size=4, num_workers=2, multiprocessing_context="fork", timeout=60
+        GoDataset(), batch_size=4, num_workers=2, multiprocessing_context="fork", timeout=120
     )
     seen = []
     for epoch in range(2):  # workers are made afresh for each epoch
-        for t, f, idx in loader:
-            batch = g.from_dlpack(t)  # the collated batch, imported into Go
-            assert batch.shape == (4, 3, 4)
-            for k, i in enumerate(idx.tolist()):
-                assert batch[k].tolist() == expected(i).tolist()
-                assert g.from_dlpack(f[k]).tolist() == [float(i)] * 3
-                seen.append(i)
+        batches = iter(loader)
+        try:
+            for t, f, idx in batches:
+                batch = g.from_dlpack(t)  # the collated batch, imported into Go
+                assert batch.shape == (4, 3, 4)
+                for k, i in enumerate(idx.tolist()):
+                    assert batch[k].tolist() == expected(i).tolist()
+                    assert g.from_dlpack(f[k]).tolist() == [float(i)] * 3
+                    seen.append(i)
+        except RuntimeError:  # "DataLoader timed out": show what each worker does
+            for w in getattr(batches, "_workers", []):
+                print("worker", w.pid, "alive", w.is_alive(), stacks(w.pid), file=sys.stderr)
+            raise
     assert sorted(seen) == sorted(list(range(48)) * 2)
     churn(100)
     print("ok", len(seen))
@@ -132,7 +153,9 @@ if __name__ == "__main__":
 
 
 def test_dataloader_two_fork_workers(tmp_path):
-    out = run_scenario(tmp_path, "dataloader", DATALOADER)
+    # The scenario's own limit stays above the DataLoader's, so that a stuck worker
+    # is reported by the DataLoader, with its stacks.
+    out = run_scenario(tmp_path, "dataloader", DATALOADER, timeout=240)
     assert out.split() == ["ok", "96"]
 
 
@@ -205,3 +228,52 @@ def test_fork_amid_threads_nested_forks_and_the_parents_collector(tmp_path):
     out = run_scenario(tmp_path, "fork_edges", FORK_EDGES).split()
     assert out[:2] == ["child", "0"], out
     assert int(out[3]) < 30, f"the parent's Go heap grew {out[3]} MiB: collector left off?"
+
+
+FORK_STORM = """
+import signal
+
+# Busy processes, as on a loaded CI machine: runtime threads of the parent get
+# preempted mid-way, which is what stretched the old hazard (a child's goroutine
+# left scan-locked, or sched.lock left held, by sysmon at the instant of the fork).
+burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+forks, hung, live = 0, [], {}
+start = time.monotonic()
+try:
+    while (time.monotonic() - start < 12 and forks < 3000) or live:
+        if len(live) < 2 and time.monotonic() - start < 12 and forks < 3000:
+            churn(2)  # this thread has just been in Go when it forks
+            pid = os.fork()
+            if pid == 0:
+                churn(1)
+                os._exit(0 if g.arange(3).tolist() == [0, 1, 2] else 1)
+            live[pid] = time.monotonic()
+            forks += 1
+            continue
+        time.sleep(0.001)
+        for pid, born in list(live.items()):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                del live[pid]
+                assert os.waitstatus_to_exitcode(status) == 0, status
+            elif time.monotonic() - born > 60:  # generous: a hang, not slowness
+                hung.append((pid, stacks(pid)))
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                del live[pid]
+finally:
+    for b in burners:
+        b.kill()
+        b.wait()
+for pid, st in hung:
+    print("hung child", pid, st, file=sys.stderr)
+print("forks", forks, "hung", len(hung))
+"""
+
+
+def test_fork_storm_under_cpu_load(tmp_path):
+    # Before fork_wait.c, 7 of 8000 such children hung (5 in 10000 without the
+    # burners, on a loaded 2-core machine); each hang is a child stuck for good.
+    out = run_scenario(tmp_path, "fork_storm", FORK_STORM, timeout=300).split()
+    assert out[0] == "forks" and out[2:] == ["hung", "0"], out
+    assert int(out[1]) >= 50, f"only {out[1]} forks: the storm did not run"

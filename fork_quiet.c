@@ -1,0 +1,164 @@
+//go:build godlpack_python
+
+/* fork_quiet.c: waiting, before a fork, until the Go runtime's threads are quiet
+ * (fork.go explains why). Quiet means no Go thread can be inside the runtime
+ * holding one of its locks when fork() copies the memory: every Go thread is
+ * parked, blocked in a futex wait (idle Ms, sysmon's long sleep) or in the network
+ * poller (parked_call). Linux shows each thread's state in /proc/self/task/TID/syscall:
+ * "running" (on a CPU or waiting for one), or the call's number, its arguments,
+ * stack pointer and program counter. A Go thread's calls come from the Go
+ * runtime's own code in this module; a thread whose calls come from elsewhere
+ * (Python, OpenMP, BLAS) is not Go's, once seen blocked there, and may run as it
+ * likes. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+void gd_fork_wait_quiet(long limit_ns);
+
+/* This module's code, where the Go runtime's system calls are made; found once
+ * from /proc/self/maps ({0, 0}: unknown, and then every running thread counts). */
+static uintptr_t text_lo, text_hi;
+static int text_found;
+
+/* What the threads seen so far are: Go's (seen in a system call made by the Go
+ * runtime), not Go's (seen only in calls made elsewhere), or not yet known (only
+ * seen running). Go's stays Go's: a Go thread also runs C code (cgo calls), where
+ * it holds no runtime lock. */
+enum { NOT_GO, GO, UNKNOWN };
+#define SEEN_MAX 256
+static long seen_tid[SEEN_MAX];
+static char seen_kind[SEEN_MAX];
+static int seen_len;
+
+static void find_text(void) {
+    text_found = 1;
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) {
+        return;
+    }
+    uintptr_t here = (uintptr_t)&gd_fork_wait_quiet, lo, hi;
+    char perms[8], line[512];
+    while (fgets(line, sizeof line, maps) != NULL) {
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &lo, &hi, perms) == 3 &&
+            perms[2] == 'x' && lo <= here && here < hi) {
+            text_lo = lo;
+            text_hi = hi;
+            break;
+        }
+    }
+    fclose(maps);
+}
+
+/* The entry for tid in seen_tid (added as UNKNOWN), or -1 when the table is full. */
+static int seen(long tid) {
+    for (int i = 0; i < seen_len; i++) {
+        if (seen_tid[i] == tid) {
+            return i;
+        }
+    }
+    if (seen_len == SEEN_MAX) {
+        return -1;
+    }
+    seen_tid[seen_len] = tid;
+    seen_kind[seen_len] = UNKNOWN;
+    return seen_len++;
+}
+
+/* Is nr a system call in which a Go thread waits holding no runtime lock: a futex
+ * wait (a parked M, sysmon's long sleep, a note) or the network poller's wait?
+ * Any other call may be made inside a critical section (mmap growing the heap
+ * under its lock, nanosleep in sysmon's rounds, sched_yield spinning on a lock). */
+static int parked_call(long nr) {
+    switch (nr) {
+    case SYS_futex:
+    case SYS_epoll_pwait:
+#ifdef SYS_epoll_wait
+    case SYS_epoll_wait:
+#endif
+#ifdef SYS_epoll_pwait2
+    case SYS_epoll_pwait2:
+#endif
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Is thread tid quiet (see the top of this file)? A thread whose state cannot be
+ * read counts as quiet: there is nothing to learn from it. */
+static int thread_quiet(long tid) {
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return 1;
+    }
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) {
+        return 1;
+    }
+    buf[n] = 0;
+    int i = seen(tid);
+    if (strncmp(buf, "running", 7) == 0) {
+        return i >= 0 && seen_kind[i] == NOT_GO; /* Go's may be in the runtime */
+    }
+    long nr = strtol(buf, NULL, 10);
+    char *last = strrchr(buf, ' ');
+    uintptr_t pc = last != NULL ? (uintptr_t)strtoull(last + 1, NULL, 16) : 0;
+    if (text_hi != 0 && (pc < text_lo || text_hi <= pc)) {
+        if (i >= 0 && seen_kind[i] == UNKNOWN) {
+            seen_kind[i] = NOT_GO;
+        }
+        return 1; /* in C: a thread not Go's, or a Go thread in a cgo call */
+    }
+    if (i >= 0) {
+        seen_kind[i] = GO;
+    }
+    return parked_call(nr);
+}
+
+/* Are all threads of this process but the caller quiet? */
+static int others_quiet(void) {
+    DIR *dir = opendir("/proc/self/task");
+    if (dir == NULL) {
+        return 1;
+    }
+    long self = (long)syscall(SYS_gettid);
+    int quiet = 1;
+    struct dirent *e;
+    while (quiet && (e = readdir(dir)) != NULL) {
+        long tid = atol(e->d_name);
+        if (tid > 0 && tid != self) {
+            quiet = thread_quiet(tid);
+        }
+    }
+    closedir(dir);
+    return quiet;
+}
+
+/* Waits, at most limit_ns, until the Go runtime's threads are quiet. Called by the
+ * forking thread with the GIL held, from the before hook only. */
+void gd_fork_wait_quiet(long limit_ns) {
+    if (!text_found) {
+        find_text();
+    }
+    struct timespec t0, t, pause = {0, 20000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!others_quiet()) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > limit_ns) {
+            return;
+        }
+        nanosleep(&pause, NULL);
+    }
+}
