@@ -109,13 +109,17 @@ int gd_numpy_lend(PyObject *x, DLTensor *t, uint64_t *flags, int64_t *dims, int 
     if (a->nd < 0 || a->nd > max_ndim || d == NULL || !np_dtype(d, &t->dtype)) {
         return 0;
     }
-    int64_t itemsize = t->dtype.bits / 8;
+    /* Byte strides to element strides by shifts: the item sizes are powers of two,
+     * and a division per dimension would cost more than the rest of this. */
+    int shift = __builtin_ctz(t->dtype.bits / 8);
+    Py_ssize_t misaligned = 0;
     for (int i = 0; i < a->nd; i++) {
-        if (a->strides[i] % itemsize != 0) {
-            return 0;
-        }
+        misaligned |= a->strides[i] & (((Py_ssize_t)1 << shift) - 1);
         dims[i] = a->dimensions[i];
-        dims[max_ndim + i] = a->strides[i] / itemsize;
+        dims[max_ndim + i] = a->strides[i] >> shift; /* arithmetic: negative strides too */
+    }
+    if (misaligned != 0) {
+        return 0;
     }
     t->data = a->data;
     t->device.device_type = GD_KDLCPU;
