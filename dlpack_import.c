@@ -349,10 +349,13 @@ static int buffer_dtype(const char *fmt, Py_ssize_t itemsize, DLDataType *dt) {
  *    the function does not write (a bare DLTensor cannot say read-only): PyTorch's
  *    import through the managed path costs ~260 ns, mostly the allocation and its
  *    deleter;
- *  - through the buffer protocol, for DLPack producers that have it (NumPy, whose
- *    __dlpack__ alone costs more than a whole call: nanobind reads its buffer too);
- *    *view then holds the buffer, which the caller releases after the call.
- * Either way *out is filled (version 1.3, no deleter, READ_ONLY as the buffer says;
+ *  - a numpy.ndarray (the type itself) from its own fields (numpy_lend.c): NumPy's
+ *    __dlpack__ alone costs more than a whole call, and its buffer export builds
+ *    and frees a record each time (~30 ns);
+ *  - through the buffer protocol, for other DLPack producers that have it (NumPy
+ *    subclasses); *view then holds the buffer, which the caller releases after the
+ *    call.
+ * Each way *out is filled (version 1.3, no deleter, READ_ONLY as the producer says;
  * data is element 0) and checked by the import's C check (and, for the exchange
  * API, asked the import's lazy-view questions); shape and strides are copied into
  * dims (2 * max_ndim), so another thread changing x's metadata meanwhile cannot move
