@@ -10,7 +10,8 @@ tensors from NumPy, PyTorch and godlpack:
                         with ``nb::call_guard<nb::gil_scoped_release>()``)
   C noop(x)             a METH_O C function that converts nothing: the floor
 and the ratio goext / nanobind (goal <= 1.0), then the like-for-like pairs: goext
-(GIL released) / nanobind releasing it, and goext HoldGIL / nanobind (GIL held). Then, on a 64 MiB float32 array:
+(GIL released) / nanobind releasing it, and goext HoldGIL / nanobind (GIL held).
+Then, on a 64 MiB float32 array:
   goext.scale(x, k) / NumPy's x * k     and     goext.sum(x) / NumPy's x.sum()
 (goal <= 1.0 on the 2-core machine).
 

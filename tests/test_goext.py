@@ -360,7 +360,10 @@ def test_numpy_arrays_lent_with_their_dtype(goext, dtype, live):
     # subclasses through the buffer protocol: either way the dtype is NumPy's, as
     # NumPy's own __dlpack__ would give it.
     name = np.dtype(dtype).name
-    for x in (np.zeros((2, 3), dtype=dtype)[:, ::2], np.zeros((2, 3), dtype=dtype).view(Sub)[:, ::2]):
+    for x in (
+        np.zeros((2, 3), dtype=dtype)[:, ::2],
+        np.zeros((2, 3), dtype=dtype).view(Sub)[:, ::2],
+    ):
         assert goext.describe(x) == (name, (2, 2), False)
         x.flags.writeable = False
         assert goext.describe(x) == (name, (2, 2), True)
