@@ -9,17 +9,6 @@ package godlpack
 // buffer-protocol objects are always copied (the conversions of convert.go).
 
 // #include "godlpack.h"
-//
-// // Whether obj may be a DLPack producer: not for the types asarray converts itself
-// // (lists, tuples, numbers), which have no __dlpack__ and whose lookup would cost more
-// // than converting a small list. One cgo call.
-// static int gd_may_share_dlpack(PyObject *obj) {
-//     if (PyList_Check(obj) || PyTuple_Check(obj) || PyLong_Check(obj) || PyFloat_Check(obj) ||
-//         PyComplex_Check(obj)) {
-//         return 0;
-//     }
-//     return gd_has_dlpack(obj);
-// }
 import "C"
 
 import "github.com/godlpack/godlpack/dlpack"
@@ -43,6 +32,18 @@ func parseAsarrayArgs(args, kwargs *C.PyObject) (obj, dtype *C.PyObject, req imp
 		return nil, nil, req, nil, err
 	}
 	return p[0], p[1], req, release, nil
+}
+
+// goAsarrayConverted is asarray(obj) for a producer whose __dlpack__ raised
+// BufferError in constructors_fast.c's gd_asarray: the copy asarray then makes.
+//
+//export goAsarrayConverted
+func goAsarrayConverted(obj *C.PyObject) *C.PyObject {
+	a, err := arrayFrom(obj, nil)
+	if err != nil {
+		return fail(err)
+	}
+	return asObject(a)
 }
 
 // asarrayShared makes the result for what can share memory: a godlpack.Array, or an

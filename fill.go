@@ -40,6 +40,9 @@ func fillSelection(a *C.gd_array, sel selection, s dlpack.Scalar) error {
 		return nil
 	}
 	dst := unsafe.Add(unsafe.Pointer(a.data), sel.offset*int64(bits/8))
+	if dlpack.IsCContiguous(sel.shape, sel.strides) && fillBlock(dst, n, elem) {
+		return nil
+	}
 	dlpack.FillStrided(dst, sel.strides, sel.shape, elem)
 	return nil
 }

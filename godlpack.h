@@ -135,6 +135,10 @@ extern DLDataType gd_dtype_dl[GD_MAX_DTYPES];
 extern int32_t gd_dtype_count, gd_default_dtype_index;
 PyObject *gd_empty(PyObject *mod, PyObject *args, PyObject *kwargs);
 PyObject *gd_zeros(PyObject *mod, PyObject *args, PyObject *kwargs);
+PyObject *gd_asarray(PyObject *mod, PyObject *args, PyObject *kwargs);
+/* Whether asarray may share obj by DLPack: not a list, tuple or number, and has
+ * __dlpack__ (constructors_fast.c). */
+int gd_may_share_dlpack(PyObject *obj);
 
 /* ---- export (dlpack_export.c) ---- */
 PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

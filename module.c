@@ -64,7 +64,7 @@ static PyMethodDef module_methods[] = {
     {"arange", (PyCFunction)(void (*)(void))goArange, KW,
      "arange(start, stop=None, step=1, dtype=None)\n--\n\nEvenly spaced values in "
      "[start, stop), like range(); dtype defaults to int64 for ints, else float64."},
-    {"asarray", (PyCFunction)(void (*)(void))goAsarray, KW,
+    {"asarray", (PyCFunction)(void (*)(void))gd_asarray, KW,
      "asarray(obj, /, *, dtype=None, device=None, copy=None)\n--\n\n"
      "An Array from obj (array API standard).\n\n"
      "obj: a godlpack.Array, an object with __dlpack__ (NumPy, PyTorch, JAX...), nested\n"

@@ -87,7 +87,13 @@ CASES = [
     Case("memory", "a[:, ::2].copy() 64 MiB", "ga[:, ::2].copy()", "na[:, ::2].copy()"),
     Case("memory", "a[::-1].copy() 64 MiB", "ga[::-1].copy()", "na[::-1].copy()"),
     Case("memory", "a[::2].copy() 64 MiB (rows)", "ga[::2].copy()", "na[::2].copy()"),
-    Case("memory", "asarray(numpy float64 32 MiB)", "g.asarray(nf64)", "np.array(nf64)"),
+    # copy=True: asarray's default shares a NumPy array (the per-call row below).
+    Case(
+        "memory",
+        "asarray(numpy float64 32 MiB, copy)",
+        "g.asarray(nf64, copy=True)",
+        "np.array(nf64)",
+    ),
     Case(
         "memory", "asarray(bytes 32 MiB)", "g.asarray(raw)", "np.frombuffer(raw, np.uint8).copy()"
     ),
@@ -117,6 +123,11 @@ CASES = [
     Case("per-call", "a[3]", "s[3]", "t[3]"),
     Case("per-call", "a[1:, ::2]", "s[1:, ::2]", "t[1:, ::2]"),
     Case("per-call", "a[2:5] = 0.0", "s[2:5] = 0.0", "t[2:5] = 0.0"),
+    # asarray of the library's own array is the array itself; of a NumPy array it
+    # shares the memory in a new Array, which NumPy spells np.from_dlpack (its
+    # asarray of a NumPy array makes nothing: the first row).
+    Case("per-call", "asarray(Array): itself", "g.asarray(s)", "np.asarray(t)"),
+    Case("per-call", "asarray(numpy): shares", "g.asarray(nf64)", "np.from_dlpack(nf64)"),
     Case("per-call", "reshape(4, 64)", "s.reshape(4, 64)", "t.reshape(4, 64)"),
     Case("per-call", "a.shape", "s.shape", "t.shape"),
     Case("per-call", "a.strides", "s.strides", "t.strides"),
@@ -129,7 +140,8 @@ CASES = [
 
 
 def environment() -> dict:
-    """The operands, made once; godlpack's are copies of NumPy's."""
+    """The operands, made once. godlpack's share NumPy's memory (asarray's default),
+    so both sides' loops run over the same pages."""
     na = np.arange(16 * MIB, dtype=np.float32).reshape(4096, 4096)
     nb = na + 1
     nf64 = np.arange(4 * MIB, dtype=np.float64)
@@ -179,17 +191,23 @@ def measure(case: Case, env: dict, repeat: int, target: float) -> tuple[float, f
     ours, theirs = timer(case.ours, env), timer(case.numpy, env)
     if case.group == "memory":
         return measure_pairs(ours, theirs, repeat, target)
-    # Calibrate on NumPy's (the faster, usually): both sides then run the same count.
-    number = 1
-    while theirs(number) * number < target / 4 and number < 1 << 22:
-        number *= 4
-    number = max(1, int(number * target / max(theirs(number) * number, 1e-9)))
-    number_ours = max(1, min(number, int(target / max(ours(1), 1e-9))))
+    # Each side's count makes its run last about target seconds, so both are as
+    # exposed to a loaded machine's interruptions (a count taken from one timed call,
+    # ~1 us of timer overhead, gave the faster side runs many times shorter).
+    number_ours, number = calibrate(ours, target), calibrate(theirs, target)
     best_ours = best_theirs = float("inf")
     for _ in range(repeat):  # interleaved: both see the same load on a shared machine
         best_ours = min(best_ours, ours(number_ours))
         best_theirs = min(best_theirs, theirs(number))
     return best_ours, best_theirs, best_ours / best_theirs
+
+
+def calibrate(run, target: float) -> int:
+    """The number of calls for which one run of run lasts about target seconds."""
+    number = 1
+    while run(number) * number < target / 4 and number < 1 << 22:
+        number *= 4
+    return max(1, int(number * target / max(run(number) * number, 1e-9)))
 
 
 def measure_pairs(ours, theirs, repeat: int, target: float) -> tuple[float, float, float]:

@@ -32,17 +32,31 @@ func NumElements(shape []int64) (int64, error) {
 	return n, nil
 }
 
-// ContiguousStrides returns the C-order strides, in elements, of shape.
+// ContiguousStrides returns the C-order strides, in elements, of shape (see
+// FillContiguousStrides for a shape whose strides overflow).
 func ContiguousStrides(shape []int64) []int64 {
 	strides := make([]int64, len(shape))
+	FillContiguousStrides(strides, shape)
+	return strides
+}
+
+// FillContiguousStrides writes the C-order strides, in elements, of shape into
+// strides (as long as shape) and reports false if they overflow int64; the
+// dimensions before the overflowing one are then left as they were. The strides
+// of a shape whose element count fits int64 always fit too: only an empty shape
+// whose other extents multiply past int64 overflows.
+func FillContiguousStrides(strides, shape []int64) bool {
 	s := int64(1)
 	for i := len(shape) - 1; i >= 0; i-- {
 		strides[i] = s
-		if shape[i] > 1 {
+		if shape[i] > 1 && i > 0 {
+			if shape[i] > math.MaxInt64/s {
+				return false
+			}
 			s *= shape[i]
 		}
 	}
-	return strides
+	return true
 }
 
 // IsCContiguous reports whether shape/strides describe row-major packed elements.

@@ -2,7 +2,6 @@ package dlpack
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
 )
 
@@ -290,7 +289,7 @@ func copyStrides(strides, shape []int64, f Foreign) error {
 	case t.NDim > 0 && f.Versioned && f.Version.Major == 1 && f.Version.Minor >= 2:
 		return reject("strides", "strides is NULL for a tensor with ndim %d; DLPack 1.2+ forbids NULL strides (version %d.%d)",
 			t.NDim, f.Version.Major, f.Version.Minor)
-	case !fillContiguousStrides(strides, shape):
+	case !FillContiguousStrides(strides, shape):
 		return reject("shape", "the C-contiguous strides of shape %v overflow int64", shape)
 	}
 	return nil
@@ -381,28 +380,10 @@ func elementZero(t *Tensor, n, lo, hi int64, field string) (unsafe.Pointer, erro
 	return unsafe.Add(t.Data, uintptr(t.ByteOffset)), nil
 }
 
-// fillContiguousStrides writes the C-order strides of shape into strides, as
-// ContiguousStrides does, and reports false if they overflow int64. The strides
-// of a shape whose element count fits int64 always fit too; this only fails for
-// an empty tensor whose other extents multiply past int64.
-func fillContiguousStrides(strides, shape []int64) bool {
-	s := int64(1)
-	for i := len(shape) - 1; i >= 0; i-- {
-		strides[i] = s
-		if shape[i] > 1 && i > 0 {
-			if shape[i] > math.MaxInt64/s {
-				return false
-			}
-			s *= shape[i]
-		}
-	}
-	return true
-}
-
-// checkedContiguousStrides is fillContiguousStrides into new memory.
+// checkedContiguousStrides is FillContiguousStrides into new memory.
 func checkedContiguousStrides(shape []int64) ([]int64, bool) {
 	strides := make([]int64, len(shape))
-	if !fillContiguousStrides(strides, shape) {
+	if !FillContiguousStrides(strides, shape) {
 		return nil, false
 	}
 	return strides, true

@@ -334,6 +334,37 @@ def test_copies_and_fills_of_every_layout(dtype, key):
     assert set(np.asarray(big.copy().tolist()).ravel().tolist()) == {1}
 
 
+# Values whose bytes differ within an element (and -0.0, whose bytes are not all
+# zero), so a fill that replicated the wrong width or byte order would show.
+BLOCK_FILL_VALUES = {"bool": [True], "complex64": [1.5 - 2j, 0j], "complex128": [1.5 - 2j, 3 + 3j]}
+for _b in (8, 16, 32, 64):
+    BLOCK_FILL_VALUES[f"int{_b}"] = [-2, int.from_bytes(bytes(range(1, _b // 8 + 1)), "little")]
+    BLOCK_FILL_VALUES[f"uint{_b}"] = [2**_b - 3, 0]
+for _f in ("float16", "bfloat16", "float32", "float64", "float8_e4m3fn"):
+    BLOCK_FILL_VALUES[_f] = [-2.5, -0.0, 1 / 3]
+
+
+@pytest.mark.parametrize("dtype", FAST_DTYPES + SLOW_DTYPES)
+def test_large_contiguous_fills_store_numpys_bytes(dtype):
+    # Contiguous fills from 32 KiB are one string store on x86-64 (fill_block_amd64.go);
+    # a[1:-1] starts one element past an aligned block and must leave both ends alone.
+    import ml_dtypes
+
+    npdt = getattr(ml_dtypes, dtype, None) or np.dtype(dtype)
+    n = 40_000  # 40 KB even for 1-byte elements
+    for v in BLOCK_FILL_VALUES[dtype]:
+        want = np.full(n, v, dtype=npdt).view(np.uint8)
+        full = g.full(n, v, dtype=dtype)
+        assert np.array_equal(np.asarray(full).view(np.uint8), want), (dtype, v)
+        a = g.full(n + 2, 7, dtype=dtype)
+        a[1:-1] = v
+        got = np.asarray(a).view(np.uint8)
+        item = np.dtype(npdt).itemsize
+        edge = np.full(1, 7, dtype=npdt).view(np.uint8)
+        assert np.array_equal(got[item:-item], want), (dtype, v)
+        assert np.array_equal(got[:item], edge) and np.array_equal(got[-item:], edge)
+
+
 @pytest.mark.parametrize(
     "dtype",
     FAST_DTYPES + SLOW_DTYPES + ["float4_e2m1fn", "float6_e3m2fn", "float8_e8m0fnu", "float8_e5m2"],
@@ -486,3 +517,60 @@ def test_staged_floats_encode_as_the_per_item_path(dtype):
     got = g.asarray(rows, dtype=dtype)
     want = g.asarray([[F(v) for v in r] for r in rows], dtype=dtype)
     assert got.shape == (200, 30) and got._bytes().tolist() == want._bytes().tolist()
+
+
+class CountsDLPack:
+    """A producer that counts its __dlpack__ calls and answers with what it holds:
+    an array to export, or an exception to raise."""
+
+    def __init__(self, answer):
+        self.answer, self.calls = answer, 0
+
+    def __dlpack__(self, **kwargs):
+        self.calls += 1
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+class RefusingBytes(bytearray):
+    """A buffer-protocol object whose __dlpack__ refuses: asarray then copies it."""
+
+    def __dlpack__(self, **kwargs):
+        raise BufferError("refused")
+
+
+def asarray_cases():
+    import torch
+
+    yield "numpy", lambda: np.arange(12, dtype=np.int16).reshape(3, 4)[::2, ::-1]
+    yield "numpy-readonly", lambda: np.frombuffer(b"abcd", dtype=np.uint8)
+    yield "numpy-big-endian", lambda: np.arange(3, dtype=">i4")
+    yield "torch", lambda: torch.arange(6.0)
+    yield "torch-conj", lambda: torch.tensor([1 + 2j, 3j], dtype=torch.complex64).conj()
+    yield "array", lambda: g.arange(5)
+    yield "list", lambda: [1.5, 2.5]
+    yield "bytes", lambda: b"xyz"
+    yield "refusing-bytes", lambda: RefusingBytes(b"\x01\x02")
+    yield "producer", lambda: CountsDLPack(np.arange(4.0))
+    yield "producer-buffer-error", lambda: CountsDLPack(BufferError("no"))
+    yield "producer-value-error", lambda: CountsDLPack(ValueError("bad"))
+    yield "object", lambda: object()
+
+
+@pytest.mark.parametrize(
+    "make", [c[1] for c in asarray_cases()], ids=[c[0] for c in asarray_cases()]
+)
+def test_asarray_fast_path_answers_as_go(make):
+    # asarray(x) with no keywords is constructors_fast.c's gd_asarray; copy=None
+    # spells the same call through Go's keyword parsing (asarray_copy.go).
+    x, y = make(), make()
+    fast, slow = outcome(g.asarray, x), outcome(lambda o: g.asarray(o, copy=None), y)
+    if fast[0] == "array":
+        fast, slow = fast[:5] + fast[6:], slow[:5] + slow[6:]  # each its own memory
+        assert (g.asarray(x) is x) == (g.asarray(y, copy=None) is y)
+    assert fast == slow
+    assert getattr(x, "calls", 0) == getattr(y, "calls", 0)

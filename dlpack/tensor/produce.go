@@ -242,14 +242,3 @@ func toVersioned(c *Tensor) {
 }
 
 func itoa[I int | int64](n I) string { return strconv.FormatInt(int64(n), 10) }
-
-// fillContiguous writes the C-order strides of shape into strides.
-func fillContiguous(shape, strides []int64) {
-	s := int64(1)
-	for i := len(shape) - 1; i >= 0; i-- {
-		strides[i] = s
-		if shape[i] > 1 {
-			s *= shape[i]
-		}
-	}
-}

@@ -99,7 +99,8 @@ func (t *Tensor) setDims(shape, strides []int64) {
 	}
 	copy(t.shape(), shape)
 	if strides == nil {
-		fillContiguous(shape, t.strides())
+		// The caller checked the count; strides that overflow (an empty shape's) stay 0.
+		dlpack.FillContiguousStrides(t.strides(), shape)
 	} else {
 		copy(t.strides(), strides)
 	}
