@@ -121,6 +121,7 @@ typedef struct {
     const DLPackExchangeAPI *api;
     gd_lazy_probes probes;
     int buffer_lends; /* a DLPack producer with the buffer protocol (NumPy): gd_lend_foreign */
+    int numpy_fields; /* numpy.ndarray itself: gd_lend_foreign reads its fields (numpy_lend.c) */
 } type_entry;
 static type_entry api_cache[GD_API_CACHE];
 
@@ -130,6 +131,7 @@ static void entry_fill(type_entry *e, PyTypeObject *tp) {
     gd_lazy_probes_init(&e->probes, tp);
     e->buffer_lends = tp->tp_as_buffer != NULL && tp->tp_as_buffer->bf_getbuffer != NULL &&
                       PyObject_HasAttr((PyObject *)tp, s_dlpack);
+    e->numpy_fields = e->buffer_lends && gd_numpy_type_is(tp);
     e->type = tp;
 }
 
@@ -347,10 +349,13 @@ static int buffer_dtype(const char *fmt, Py_ssize_t itemsize, DLDataType *dt) {
  *    the function does not write (a bare DLTensor cannot say read-only): PyTorch's
  *    import through the managed path costs ~260 ns, mostly the allocation and its
  *    deleter;
- *  - through the buffer protocol, for DLPack producers that have it (NumPy, whose
- *    __dlpack__ alone costs more than a whole call: nanobind reads its buffer too);
- *    *view then holds the buffer, which the caller releases after the call.
- * Either way *out is filled (version 1.3, no deleter, READ_ONLY as the buffer says;
+ *  - a numpy.ndarray (the type itself) from its own fields (numpy_lend.c): NumPy's
+ *    __dlpack__ alone costs more than a whole call, and its buffer export builds
+ *    and frees a record each time (~30 ns);
+ *  - through the buffer protocol, for other DLPack producers that have it (NumPy
+ *    subclasses); *view then holds the buffer, which the caller releases after the
+ *    call.
+ * Each way *out is filled (version 1.3, no deleter, READ_ONLY as the producer says;
  * data is element 0) and checked by the import's C check (and, for the exchange
  * API, asked the import's lazy-view questions); shape and strides are copied into
  * dims (2 * max_ndim), so another thread changing x's metadata meanwhile cannot move
@@ -394,6 +399,10 @@ int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, i
         if (!buffer_lends) {
             return 0;
         }
+        if (te->numpy_fields && gd_numpy_lend(x, &out->dl_tensor, &out->flags, dims, max_ndim) &&
+            gd_fast_check(out, 1, gd_dtype_slots, &v)) {
+            goto lent;
+        }
         if (PyObject_GetBuffer(x, view, PyBUF_RECORDS_RO) < 0) {
             PyErr_Clear(); /* __dlpack__ will say what is wrong, if anything */
             view->obj = NULL;
@@ -418,6 +427,7 @@ int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, i
             return 0;
         }
     }
+lent:
     if (v.ndim > 0 && v.shape != dims) {
         memcpy(dims, v.shape, sizeof(int64_t) * (size_t)v.ndim);
         memcpy(dims + max_ndim, v.strides, sizeof(int64_t) * (size_t)v.ndim);

@@ -332,7 +332,11 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
 release:
     /* Releasing an imported Array may run its producer's code (a NumPy array's
      * deleter): keep a pending exception aside meanwhile. */
-    if (n > 0) {
+    int held = 0;
+    for (int i = 0; i < n; i++) {
+        held |= argv[i].hold != NULL || argv[i].view.obj != NULL;
+    }
+    if (held) {
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
         for (int i = 0; i < n; i++) {

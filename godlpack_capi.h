@@ -40,7 +40,7 @@ typedef struct gd_capi {
     void *(*from_dlpack)(void *x);
     /* x's tensor lent for a call with no allocation (gd_lend_foreign in
      * dlpack_import.c: PyTorch's dltensor_from_py_object_no_sync unless the function
-     * writes, NumPy's buffer): 1 with *out filled (no deleter; shape and strides
+     * writes, a NumPy array's fields, another producer's buffer): 1 with *out filled (no deleter; shape and strides
      * copied into dims[0..2*max_ndim)) and *view holding a buffer to release with
      * PyBuffer_Release after the call when view->obj is not NULL; 0 when not lent
      * (use from_dlpack); -1 with an exception. GIL held. */

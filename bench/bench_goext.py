@@ -6,8 +6,12 @@ tensors from NumPy, PyTorch and godlpack:
   goext.touch(x)        the Go function (godlpack's argument conversion, one call into Go,
                         the GIL released around it, as by default; touch_gil holds it)
   nanobind touch(x)     ``m.def("touch", [](nb::ndarray<float, nb::device::cpu>) {})``
+                        (the GIL held, nanobind's default; touch_released releases it
+                        with ``nb::call_guard<nb::gil_scoped_release>()``)
   C noop(x)             a METH_O C function that converts nothing: the floor
-and the ratio goext / nanobind (goal <= 1.0). Then, on a 64 MiB float32 array:
+and the ratio goext / nanobind (goal <= 1.0), then the like-for-like pairs: goext
+(GIL released) / nanobind releasing it, and goext HoldGIL / nanobind (GIL held).
+Then, on a 64 MiB float32 array:
   goext.scale(x, k) / NumPy's x * k     and     goext.sum(x) / NumPy's x.sum()
 (goal <= 1.0 on the 2-core machine).
 
@@ -55,6 +59,9 @@ namespace nb = nanobind;
 NB_MODULE(nbbench, m) {
     // The goext.touch of nanobind: one float32 CPU tensor of any shape and strides.
     m.def("touch", [](nb::ndarray<float, nb::device::cpu> x) { (void)x; });
+    // The same, releasing the GIL around the call as goext does by default.
+    m.def("touch_released", [](nb::ndarray<float, nb::device::cpu> x) { (void)x; },
+          nb::call_guard<nb::gil_scoped_release>());
 }
 """
 C_SOURCE = """\
@@ -171,20 +178,32 @@ def main() -> None:
     }
     print(f"per call, one float32 4x4 tensor, returning None (best of {repeat}, in turns):")
     ratios = {}
+    pairs: dict[str, tuple[float, float]] = {}
     for source, x in inputs.items():
         env = {"x": x, "goext": goext, "nb": nb, "c": c}
         stmts = {
             "goext": "goext.touch(x)",
             "goext GIL held": "goext.touch_gil(x)",
             "nanobind": "nb.touch(x)",
+            "nanobind GIL released": "nb.touch_released(x)",
             "C": "c.noop(x)",
         }
         t = ns_per_call(stmts, env, number, repeat)
         ratios[source] = t["goext"] / t["nanobind"]
+        pairs[source] = (
+            t["goext"] / t["nanobind GIL released"],
+            t["goext GIL held"] / t["nanobind"],
+        )
         print(
             f"  from {source:8s}  goext {t['goext']:6.1f} ns (GIL held {t['goext GIL held']:6.1f})"
-            f"   nanobind {t['nanobind']:7.1f} ns   C no-op {t['C']:5.1f} ns"
-            f"   goext/nanobind {ratios[source]:5.2f}x"
+            f"   nanobind {t['nanobind']:7.1f} ns (GIL released {t['nanobind GIL released']:7.1f})"
+            f"   C no-op {t['C']:5.1f} ns   goext/nanobind {ratios[source]:5.2f}x"
+        )
+    print("like for like (goext / nanobind):")
+    for source, (released, held) in pairs.items():
+        print(
+            f"  from {source:8s}  GIL released: goext / nanobind released {released:5.2f}x"
+            f"   GIL held: goext HoldGIL / nanobind {held:5.2f}x"
         )
 
     n_big = 64 * 2**20 // 4  # 64 MiB of float32

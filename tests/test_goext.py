@@ -350,16 +350,42 @@ def test_torch_tensors_lent_without_an_import(goext, live):
 @pytest.mark.parametrize(
     "dtype",
     ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-    + ["float16", "float32", "float64", "complex64", "complex128"],
+    + ["float16", "float32", "float64", "complex64", "complex128"]
+    # the C names: NumPy numbers each type apart (long and longlong are both int64 here)
+    + ["byte", "short", "intc", "long", "longlong", "ubyte", "ushort", "uintc", "ulong"]
+    + ["ulonglong", "half", "single", "double", "csingle", "cdouble", "=f4", "<u2"],
 )
-def test_numpy_buffers_lent_with_their_dtype(goext, dtype, live):
-    # NumPy arrays are lent through the buffer protocol: the format string decides
-    # the dtype, as NumPy's own __dlpack__ would.
-    x = np.zeros((2, 3), dtype=dtype)[:, ::2]
-    assert goext.describe(x) == (dtype, (2, 2), False)
-    x.flags.writeable = False
-    assert goext.describe(x) == (dtype, (2, 2), True)
+def test_numpy_arrays_lent_with_their_dtype(goext, dtype, live):
+    # numpy.ndarray arguments are lent from the array's own fields (numpy_lend.c),
+    # subclasses through the buffer protocol: either way the dtype is NumPy's, as
+    # NumPy's own __dlpack__ would give it.
+    name = np.dtype(dtype).name
+    for x in (
+        np.zeros((2, 3), dtype=dtype)[:, ::2],
+        np.zeros((2, 3), dtype=dtype).view(Sub)[:, ::2],
+    ):
+        assert goext.describe(x) == (name, (2, 2), False)
+        x.flags.writeable = False
+        assert goext.describe(x) == (name, (2, 2), True)
     assert live.delta() == 0
+
+
+class Sub(np.ndarray):
+    pass
+
+
+def test_numpy_arrays_lent_see_the_arrays_layout(goext):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for v in (x, x[::-1, :, ::-2], x.T, x[1, 2], x[:0], x[:, None, 1]):
+        assert goext.sum(v) == float(v.sum())
+        assert goext.describe(v) == ("float64", v.shape, False)
+    ro = np.frombuffer(b"\0" * 16, dtype=np.float32)  # read-only memory
+    with pytest.raises(TypeError, match=r"^scale_\(\): argument x: expected a writable"):
+        goext.scale_(ro, 2.0)
+    # a field of a packed record: 5-byte strides are no whole number of float32s
+    rec = np.zeros(4, dtype=[("a", "<f4"), ("b", "u1")])["a"]
+    with pytest.raises(BufferError, match=r"^describe\(\): argument x: "):
+        goext.describe(rec)
 
 
 def test_numpy_arrays_a_buffer_cannot_describe_go_through_dlpack(goext):
