@@ -117,7 +117,7 @@ static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject 
      * capsules consumed), and the Array it makes is held for the call. */
     a->obj = o;
     a->view.obj = NULL;
-    if (gd_ext_capi->array_borrow(o, &a->m) == 0) {
+    if ((void *)Py_TYPE(o) == gd_ext_capi->array_type && gd_ext_capi->array_borrow(o, &a->m) == 0) {
         a->array = o;
         return 0;
     }
@@ -305,10 +305,14 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     if (f == NULL) {
         return NULL;
     }
-    PyObject *bound[GD_EXT_MAX_PARAMS];
+    PyObject *bound_kw[GD_EXT_MAX_PARAMS];
+    PyObject *const *bound = args; /* every parameter passed by position: bound already */
     gd_ext_arg argv[GD_EXT_MAX_PARAMS];
-    if (bind(f, args, nargs, kwnames, bound) < 0) {
-        return NULL;
+    if (kwnames != NULL || nargs != f->nparams) {
+        if (bind(f, args, nargs, kwnames, bound_kw) < 0) {
+            return NULL;
+        }
+        bound = bound_kw;
     }
     PyObject *out = NULL;
     int n = 0;
@@ -328,7 +332,7 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     } else {
         goExtCall(f->id, argv, &res);
     }
-    out = build(&res);
+    out = res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None) : build(&res);
 release:
     /* Releasing an imported Array may run its producer's code (a NumPy array's
      * deleter): keep a pending exception aside meanwhile. */

@@ -24,19 +24,25 @@ var extFuncs []*Function
 func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {
 	f := extFuncs[id]
 	argv := unsafe.Slice(args, len(f.params))
-	defer func() {
-		for i := range argv {
-			releaseBorrowed(&argv[i])
-		}
-		if r := recover(); r != nil {
-			writeError(res, RuntimeError, fmt.Sprintf("%s(): Go panic: %v", f.name, r))
-		}
-	}()
+	defer f.endCall(argv, res) // a method, not a closure: nothing to build per call
 	if err := f.call(argv, res); err != nil {
 		writeError(res, exceptionOf(err), err.Error())
 		return
 	}
 	if res.kind == C.GD_EXT_R_ARRAY || res.kind == C.GD_EXT_R_TUPLE {
 		refuseBorrowed(f, argv, res)
+	}
+}
+
+// endCall closes the tensors AsTensor borrowed during the call and turns a
+// panic into RuntimeError. goExtCall defers it directly, so recover works here.
+func (f *Function) endCall(argv []C.gd_ext_arg, res *C.gd_ext_result) {
+	for i := range argv {
+		if argv[i].go_tensor != 0 {
+			releaseBorrowed(&argv[i])
+		}
+	}
+	if r := recover(); r != nil {
+		writeError(res, RuntimeError, fmt.Sprintf("%s(): Go panic: %v", f.name, r))
 	}
 }
