@@ -15,7 +15,7 @@ import (
 var extFuncs []*Function
 
 // goExtCall is the one crossing of a call into Go (ext_call.c; the GIL is
-// released unless the function holds it): it converts and checks the
+// released as the function says: HoldGIL, ReleaseGIL): it converts and checks the
 // arguments, runs the author's function and writes its result or error into res.
 // A panic is recovered into RuntimeError; the borrowed tensors made during the
 // call are closed whatever happens.
@@ -46,3 +46,9 @@ func (f *Function) endCall(argv []C.gd_ext_arg, res *C.gd_ext_result) {
 		writeError(res, RuntimeError, fmt.Sprintf("%s(): Go panic: %v", f.name, r))
 	}
 }
+
+// GILReleases returns how many calls of this extension's functions have released
+// the GIL around their Go function so far: for tests and benchmarks of the GIL
+// policy (HoldGIL has it). Counted with the GIL held; a call in progress on
+// another thread may or may not be counted yet.
+func GILReleases() int64 { return int64(C.gd_ext_gil_releases()) }
