@@ -317,16 +317,18 @@ int64_t gd_ext_gil_releases(void) { return __atomic_load_n(&gil_releases, __ATOM
  * callback thread) waits until the call ends, as during any C function that holds
  * the GIL; Go code that waits for such a thread needs ReleaseGIL. Reads pointers
  * only, comparing them with this thread's own state (never dereferencing another
- * thread's, which could be going away): four calls, a few ns. A thread state made
+ * thread's, which could be going away): three calls, a few ns. A thread state made
  * just after the look waits for the call, like one made by PyGILState_Ensure. */
 static int gil_wanted(void) {
 #ifdef Py_GIL_DISABLED
     return 1; /* free-threaded: detach, so that a stop-the-world does not wait for Go */
 #else
-    PyInterpreterState *interp = PyInterpreterState_Head();
+    /* Thread states are listed newest first; so are interpreters, and an extension
+     * runs in the main one (it refuses others), the oldest: any other is the head.
+     * prev, next and interp lead PyThreadState in 3.10-3.13 alike (cpython/pystate.h). */
     PyThreadState *me = PyThreadState_Get();
-    return PyInterpreterState_Next(interp) != NULL || PyInterpreterState_ThreadHead(interp) != me ||
-           PyThreadState_Next(me) != NULL;
+    return me->next != NULL || PyInterpreterState_ThreadHead(me->interp) != me ||
+           PyInterpreterState_Head() != me->interp;
 #endif
 }
 

@@ -29,14 +29,14 @@ import (
 // Everything about a parameter is worked out once, here; a call converts each
 // argument with a converter chosen then, with no reflection.
 type Function struct {
-	name    string
-	doc     string
-	params  []*param
-	gil     C.int32_t // C.GD_EXT_GIL_*: what a call does with the GIL (HoldGIL, ReleaseGIL)
-	errs    []string // registration errors, raised as ImportError by the module
-	call    func(args []C.gd_ext_arg, res *C.gd_ext_result) error
-	cfunc   *C.gd_ext_func // made at the first module exec
-	id      int32
+	name   string
+	doc    string
+	params []*param
+	gil    C.int32_t // C.GD_EXT_GIL_*: what a call does with the GIL (HoldGIL, ReleaseGIL)
+	errs   []string  // registration errors, raised as ImportError by the module
+	call   func(args []C.gd_ext_arg, res *C.gd_ext_result) error
+	cfunc  *C.gd_ext_func // made at the first module exec
+	id     int32
 }
 
 // param is one parameter: its name, the kind C converts, and a tensor's constraints.
