@@ -357,25 +357,6 @@ static void managed_reset(DLManagedTensorVersioned *out) {
     out->version.minor = GD_DLPACK_MINOR;
 }
 
-/* The numpy.ndarray way of gd_lend_foreign: 1 when lent, 0 when not (*out is then
- * partly written: the caller starts over). */
-static int lend_numpy(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim) {
-    out->version.major = GD_DLPACK_MAJOR;
-    out->version.minor = GD_DLPACK_MINOR;
-    out->manager_ctx = NULL;
-    out->deleter = NULL;
-    gd_fast_view v;
-    if (!gd_numpy_lend(x, &out->dl_tensor, &out->flags, dims, max_ndim) ||
-        !gd_fast_check(out, 1, gd_dtype_slots, &v)) {
-        return 0;
-    }
-    out->dl_tensor.data = v.data; /* gd_numpy_lend's shape and strides are dims already */
-    out->dl_tensor.byte_offset = 0;
-    out->dl_tensor.shape = v.ndim > 0 ? dims : NULL;
-    out->dl_tensor.strides = v.ndim > 0 ? dims + max_ndim : NULL;
-    return 1;
-}
-
 /* x's tensor lent for the length of a call to a function of an extension written in
  * Go (the C-API's lend, capi.c), with no allocation and nothing to delete:
  *  - through its type's dltensor_from_py_object_no_sync (PyTorch), for parameters
@@ -394,12 +375,23 @@ static int lend_numpy(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims,
  * dims (2 * max_ndim), so another thread changing x's metadata meanwhile cannot move
  * them. Returns 1 when lent, 0 when not (the caller imports x through
  * gd_import_foreign, which decides and writes any error), -1 with an exception. */
+static int lend_by_type(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim,
+                        int writes, Py_buffer *view);
+
 int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim,
                     int writes, Py_buffer *view) {
     view->obj = NULL;
-    if (Py_TYPE(x) == numpy_ndarray && lend_numpy(x, out, dims, max_ndim)) {
+    if (Py_TYPE(x) == numpy_ndarray && gd_numpy_lend(x, out, dims, max_ndim)) {
         return 1;
     }
+    return lend_by_type(x, out, dims, max_ndim, writes, view);
+}
+
+/* gd_lend_foreign's ways by x's type entry: apart, so that a NumPy argument does not
+ * pay for this one's frame (the type entry's scratch: ~200 bytes, six registers). */
+__attribute__((noinline)) static int lend_by_type(PyObject *x, DLManagedTensorVersioned *out,
+                                                  int64_t *dims, int max_ndim, int writes,
+                                                  Py_buffer *view) {
     type_entry scratch;
     PyObject *hold;
     const type_entry *te = type_entry_of(Py_TYPE(x), &scratch, &hold);
@@ -433,10 +425,10 @@ int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, i
         if (!buffer_lends) {
             return 0;
         }
-        if (te->numpy_fields && lend_numpy(x, out, dims, max_ndim)) {
+        if (te->numpy_fields && gd_numpy_lend(x, out, dims, max_ndim)) {
             return 1;
         }
-        managed_reset(out); /* lend_numpy may have written part of it */
+        managed_reset(out); /* gd_numpy_lend may have written part of it */
         if (PyObject_GetBuffer(x, view, PyBUF_RECORDS_RO) < 0) {
             PyErr_Clear(); /* __dlpack__ will say what is wrong, if anything */
             view->obj = NULL;
