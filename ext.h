@@ -86,8 +86,8 @@ typedef struct {
     PyObject *hold;             /* TENSOR: an Array imported for the call, or NULL */
     uintptr_t go_tensor;        /* TENSOR: cgo.Handle of a borrowed *tensor.Tensor, or 0 */
     int32_t mut;                /* TENSOR: set by Go: a MutTensor parameter (writable views) */
-    int32_t keep_anywhere;      /* TENSOR: Keep may run on any thread (GD_EXT_GIL_RELEASE) */
-    pthread_t caller;           /* TENSOR: the calling thread, the only one Keep may run on
+    int32_t keep_anywhere;      /* Keep may run on any thread (GD_EXT_GIL_RELEASE) */
+    pthread_t caller;           /* the calling thread, the only one Keep may run on
                                    otherwise: the call may hold the GIL while Go runs */
     int64_t i;                  /* INT, BOOL */
     double f;                   /* FLOAT */

@@ -117,8 +117,6 @@ static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject 
      * capsules consumed), and the Array it makes is held for the call. */
     a->obj = o;
     a->view.obj = NULL;
-    a->keep_anywhere = f->gil == GD_EXT_GIL_RELEASE;
-    a->caller = pthread_self();
     if ((void *)Py_TYPE(o) == gd_ext_capi->array_type && gd_ext_capi->array_borrow(o, &a->m) == 0) {
         a->array = o;
         return 0;
@@ -349,11 +347,14 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         bound = bound_kw;
     }
     PyObject *out = NULL;
+    pthread_t caller = pthread_self(); /* for Keep's rule (gd_ext_keep) */
     int n = 0;
     for (; n < f->nparams; n++) {
         argv[n].hold = NULL;
         argv[n].view.obj = NULL;
         argv[n].go_tensor = 0;
+        argv[n].caller = caller;
+        argv[n].keep_anywhere = f->gil == GD_EXT_GIL_RELEASE;
         if (convert(f, &f->params[n], bound[n], &argv[n]) < 0) {
             goto release;
         }
