@@ -24,6 +24,9 @@
 
 /* Parameter kinds, as Go's converters expect them (ext_func.go has the same list). */
 enum { GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR, GD_EXT_MUT_TENSOR };
+/* Or'ed into TENSOR/MUT_TENSOR in the C table: an optional tensor (Default(name, nil)),
+ * None or no argument giving Go an absent one (gd_ext_arg.obj NULL). */
+#define GD_EXT_OPTIONAL 0x10
 /* Dimensions of a lent tensor kept in its gd_ext_arg (more: imported as an Array). */
 #define GD_EXT_LEND_NDIM 8
 

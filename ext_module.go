@@ -168,6 +168,8 @@ func (f *Function) cTable() *C.gd_ext_func {
 		if p.hasDefault {
 			cp.has_default = 1
 			switch v := p.def.(type) {
+			case nil: // an optional tensor: ext_call.c's convert_optional_tensor
+				cp.kind |= C.GD_EXT_OPTIONAL
 			case int:
 				cp.def_i, cp.def_f = C.int64_t(v), C.double(v)
 			case int64:
@@ -209,6 +211,8 @@ func (f *Function) checkDefaults() []string {
 			ok = p.kind == C.GD_EXT_BOOL
 		case string:
 			ok = p.kind == C.GD_EXT_STR
+		case nil:
+			ok = p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR
 		}
 		if !ok {
 			errs = append(errs, fmt.Sprintf("%s(): the default %#v does not suit parameter %s of type %v", f.name, p.def, p.name, p.goType))
@@ -231,6 +235,8 @@ func (f *Function) signature() string {
 
 func pyLiteral(v any) string {
 	switch v := v.(type) {
+	case nil:
+		return "None"
 	case bool:
 		if v {
 			return "True"

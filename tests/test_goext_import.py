@@ -23,6 +23,11 @@ def test_definition_mistakes_are_one_import_error(isolated):
         "bad_result(): unsupported result type struct { A int }",
         "bad_element(): parameter x: godlpack.Tensor[string]: the type argument must be",
         '"bad name" is not a valid Python function name',
+        # nil is the default of an optional tensor only; a tensor takes no other
+        "nil_default(): the default <nil> does not suit parameter n of type int64",
+        "tensor_default(): the default 0.5 does not suit parameter x of type "
+        "godlpack.Tensor[float32]",
+        "optional_first(): parameter b has no default but follows one that has",
     ):
         assert part in msg, part
 
