@@ -196,13 +196,19 @@ def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
     assert requires == repr([f"godlpack=={VERSION}"])
 
 
-def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
+def _venv_with_godlpack(tmp_path: Path, wheel_dir: Path) -> tuple[Path, dict[str, str]]:
+    """A venv with godlpack's wheel installed and what pip would have put in the build
+    environment (the backend's packages), for --no-build-isolation; and its user env."""
     (whl,) = wheel_dir.glob("*.whl")
-    # what pip would have put in the build environment: the backend's packages
     backend_needs = [*build.BUILD_REQUIREMENTS.values(), *TOML_REQUIREMENT.values()]
     venv = _venv(tmp_path / "venv", NUMPY, *backend_needs)
     env = _user_env(tmp_path, venv)
     _ok(_run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", whl], env=env))
+    return venv, env
+
+
+def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
+    venv, env = _venv_with_godlpack(tmp_path, wheel_dir)
     project = _write_project(tmp_path / "goext")
     res = _run(
         [
@@ -241,11 +247,7 @@ goextpkg.norm(1, 2)
 
 
 def test_pip_install_python_package_with_extension(tmp_path, wheel_dir):
-    (whl,) = wheel_dir.glob("*.whl")
-    backend_needs = [*build.BUILD_REQUIREMENTS.values(), *TOML_REQUIREMENT.values()]
-    venv = _venv(tmp_path / "venv", NUMPY, *backend_needs)
-    env = _user_env(tmp_path, venv)
-    _ok(_run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", whl], env=env))
+    venv, env = _venv_with_godlpack(tmp_path, wheel_dir)
     project = tmp_path / "goext_pkg"
     shutil.copytree(PKG_PROJECT, project, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
     (project / "goextpkg" / "_native.cpython-39-x86_64-linux-gnu.so").write_bytes(b"stale")
