@@ -13,7 +13,7 @@ import godlpack as g
 import numpy as np
 import pytest
 import torch
-from goext_build import load
+from goext_build import folder, load
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +108,32 @@ def test_many_calls_mixing_absent_and_present(goext2):
     for i in range(2000):
         assert goext2.weighted_sum(x, w if i % 2 else None) == 6.0
     assert (sys.getrefcount(w), sys.getrefcount(x)) == before
+
+
+def test_absent_tensor_method_panics_into_runtime_error(isolated):
+    # A method of the zero Tensor dereferences nil in Go: a recovered panic, the
+    # interpreter goes on (in a child, should it not).
+    proc = isolated(
+        f"import sys; sys.path.insert(0, {folder('goext2')!r})\n"
+        """
+import numpy as np, goext2
+print(goext2.ndim_of(np.zeros((2, 3))))
+for _ in range(3):
+    try:
+        goext2.ndim_of()
+    except RuntimeError as e:
+        print(type(e).__name__, e)
+print(goext2.ndim_of(np.zeros(4)))
+"""
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "2" and lines[-1] == "1", lines
+    assert (
+        lines[1:4]
+        == [
+            "RuntimeError ndim_of(): Go panic: runtime error: invalid memory address or nil "
+            "pointer dereference"
+        ]
+        * 3
+    ), lines

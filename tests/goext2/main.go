@@ -33,6 +33,8 @@ func init() {
 			Doc("Zeroes out if it is given; returns whether it was: an optional MutTensor."),
 		godlpack.Func1("keep_none", keepNone, "x").Default("x", nil).
 			Doc("Keep, AsTensor and ReadSlice of an absent tensor: their errors, joined."),
+		godlpack.Func1("ndim_of", ndimOf, "x").Default("x", nil).
+			Doc("x.NDim() without asking IsNone: an absent x panics (RuntimeError)."),
 	)
 }
 
@@ -184,3 +186,5 @@ func keepNone(x godlpack.Tensor[godlpack.Any]) (string, error) {
 	_, e3 := godlpack.ReadSlice[float32](x)
 	return fmt.Sprintf("%v; %v; %v", e1, e2, e3), nil
 }
+
+func ndimOf(x godlpack.Tensor[godlpack.Any]) (int, error) { return x.NDim(), nil }
