@@ -189,7 +189,9 @@ def main() -> None:
         "nb released": "nb.touch_released(x)",
         "C": "c.noop(x)",
     }
-    print(f"per call, one float32 4x4 tensor, returning None, ns (best of {repeat}, in turns):")
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"per call, one float32 4x4 tensor, returning None, ns (best of {repeat}, in turns;"
+          f" load average {load}):")  # fmt: skip
     header = "".join(f"{name:>12s}" for name in stmts) + "   goext/nanobind"
     ratios: dict[str, float] = {}
     times: dict[tuple[str, str], dict[str, float]] = {}
