@@ -124,10 +124,6 @@ typedef struct {
     int numpy_fields; /* numpy.ndarray itself: gd_lend_foreign reads its fields (numpy_lend.c) */
 } type_entry;
 static type_entry api_cache[GD_API_CACHE];
-/* The cached numpy.ndarray (an entry with numpy_fields), so that gd_lend_foreign
- * reads a NumPy argument before any lookup: the type cache's search and the
- * generic path cost a NumPy call ~5 ns of its ~85. Kept alive by its entry. */
-static PyTypeObject *numpy_ndarray;
 
 /* Fills e for tp (e->capsule: a new reference or NULL); runs the type's Python code. */
 static void entry_fill(type_entry *e, PyTypeObject *tp) {
@@ -156,9 +152,6 @@ static const type_entry *type_entry_of(PyTypeObject *tp, type_entry *scratch, Py
             }
             Py_INCREF(tp);
             api_cache[i] = *scratch;
-            if (scratch->numpy_fields) {
-                numpy_ndarray = tp;
-            }
             return &api_cache[i];
         }
     }
@@ -350,13 +343,6 @@ static int buffer_dtype(const char *fmt, Py_ssize_t itemsize, DLDataType *dt) {
     return 1;
 }
 
-/* *out as a lent tensor starts: zero, version 1.3. */
-static void managed_reset(DLManagedTensorVersioned *out) {
-    memset(out, 0, sizeof *out);
-    out->version.major = GD_DLPACK_MAJOR;
-    out->version.minor = GD_DLPACK_MINOR;
-}
-
 /* x's tensor lent for the length of a call to a function of an extension written in
  * Go (the C-API's lend, capi.c), with no allocation and nothing to delete:
  *  - through its type's dltensor_from_py_object_no_sync (PyTorch), for parameters
@@ -375,29 +361,17 @@ static void managed_reset(DLManagedTensorVersioned *out) {
  * dims (2 * max_ndim), so another thread changing x's metadata meanwhile cannot move
  * them. Returns 1 when lent, 0 when not (the caller imports x through
  * gd_import_foreign, which decides and writes any error), -1 with an exception. */
-static int lend_by_type(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim,
-                        int writes, Py_buffer *view);
-
 int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim,
                     int writes, Py_buffer *view) {
-    view->obj = NULL;
-    if (Py_TYPE(x) == numpy_ndarray && gd_numpy_lend(x, out, dims, max_ndim)) {
-        return 1;
-    }
-    return lend_by_type(x, out, dims, max_ndim, writes, view);
-}
-
-/* gd_lend_foreign's ways by x's type entry: apart, so that a NumPy argument does not
- * pay for this one's frame (the type entry's scratch: ~200 bytes, six registers). */
-__attribute__((noinline)) static int lend_by_type(PyObject *x, DLManagedTensorVersioned *out,
-                                                  int64_t *dims, int max_ndim, int writes,
-                                                  Py_buffer *view) {
     type_entry scratch;
     PyObject *hold;
     const type_entry *te = type_entry_of(Py_TYPE(x), &scratch, &hold);
     const DLPackExchangeAPI *api = te->api;
     int buffer_lends = te->buffer_lends;
-    managed_reset(out);
+    memset(out, 0, sizeof *out);
+    out->version.major = GD_DLPACK_MAJOR;
+    out->version.minor = GD_DLPACK_MINOR;
+    view->obj = NULL;
     gd_fast_view v;
     if (api != NULL) {
         int rc = -1;
@@ -428,7 +402,6 @@ __attribute__((noinline)) static int lend_by_type(PyObject *x, DLManagedTensorVe
         if (te->numpy_fields && gd_numpy_lend(x, out, dims, max_ndim)) {
             return 1;
         }
-        managed_reset(out); /* gd_numpy_lend may have written part of it */
         if (PyObject_GetBuffer(x, view, PyBUF_RECORDS_RO) < 0) {
             PyErr_Clear(); /* __dlpack__ will say what is wrong, if anything */
             view->obj = NULL;
