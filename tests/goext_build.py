@@ -104,6 +104,18 @@ def folder(name: str, module: str | None = None, goexperiment: list[str] | None 
     )
 
 
+def cpu_kernels() -> str:
+    """The kernels examples/goext's SIMD build runs on this CPU (kernels_simd.go, through
+    archsimd's X86 checks): "avx512", "avx2" or "go"."""
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return "go"
+    if {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"} <= flags:
+        return "avx512"
+    return "avx2" if "avx2" in flags else "go"
+
+
 def load(name: str):
     """Builds (or finds cached) and imports the extension ``name``."""
     import importlib

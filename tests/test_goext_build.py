@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from godlpack.build import TOML_REQUIREMENT
+from goext_build import cpu_kernels
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -67,14 +68,10 @@ x = np.arange(6, dtype=np.float32).reshape(2, 3)
 y = goext.scale(x, 2.0)
 m = goext.matmul(np.eye(2), np.full((2, 2), 3.0))  # gonum, from the wheel's GOPROXY
 print(type(y).__name__, np.from_dlpack(y).tolist(), goext.sum(x), np.from_dlpack(m).tolist())
-print(goext.kernels())  # "avx2": built with pyproject.toml's goexperiment = ["simd"]
+print(goext.kernels())  # SIMD: built with pyproject.toml's goexperiment = ["simd"]
 print(goext.__file__)
 """
 CHECK_OUT = "Array [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]] 15.0 [[3.0, 3.0], [3.0, 3.0]]"
-# The SIMD kernels where the CPU runs them (examples/goext/kernels_simd.go: amd64, AVX2)
-AVX2 = sysconfig.get_platform().endswith("x86_64") and " avx2 " in (
-    Path("/proc/cpuinfo").read_text().replace("\n", " ") if Path("/proc/cpuinfo").exists() else ""
-)
 
 
 def _write_project(dst: Path) -> Path:
@@ -166,7 +163,7 @@ def _check_built(out: str, venv: Path, env: dict[str, str]) -> str:
     res = _ok(_run([venv / "bin" / "python", "-c", CHECK], env=env, cwd=venv))
     result, kernels, where = res.stdout.splitlines()
     assert result == CHECK_OUT
-    assert kernels == ("avx2" if AVX2 else "go")
+    assert kernels == cpu_kernels()
     assert where.startswith(str(venv)) and where.endswith(f"{MODULE}{EXT}"), where
     return proxy.group(1)
 

@@ -1,7 +1,8 @@
 """examples/goext's inner loops (issue 10): the SIMD kernels (kernels_simd.go, simd/
-archsimd, built with GOEXPERIMENT=simd as its pyproject.toml asks) and the plain-Go
-fallback (kernels_go.go, a build without the experiment, run in a child interpreter)
-give the same results: sums and products of every tail length, start offset,
+archsimd, built with GOEXPERIMENT=simd as its pyproject.toml asks: AVX-512, or AVX2 and
+plain Go when $GOEXT_KERNELS lowers the set) and the plain-Go fallback (kernels_go.go, a
+build without the experiment), the latter ones in child interpreters, give the same
+results: sums and products of every tail length, start offset,
 stride (negative too) and dtype, across the 2 MiB blocks the goroutines take in turn;
 and the float64 sum is as precise as documented (README, design.md)."""
 
@@ -12,20 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from goext_build import folder, load
+from goext_build import cpu_kernels, folder, load
 
 
 @pytest.fixture(scope="module")
 def goext():
     return load("goext")
-
-
-def _cpu_has_avx2() -> bool:
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return " avx2 " in flags.replace("\n", " ")
 
 
 def check_kernels(goext) -> int:
@@ -74,27 +67,41 @@ def check_kernels(goext) -> int:
     return checks
 
 
-def test_simd_build_uses_avx2_where_the_cpu_has_it(goext):
-    assert goext.kernels() == ("avx2" if _cpu_has_avx2() else "go")
+def test_simd_build_uses_the_widest_kernels_the_cpu_has(goext):
+    assert goext.kernels() == cpu_kernels()
 
 
 def test_kernels_simd_build(goext):
     assert check_kernels(goext) > 2000
 
 
-def test_kernels_plain_go_build(isolated):
-    plain = folder("goext", goexperiment=[])  # no GOEXPERIMENT=simd: kernels_go.go
+def _check_in_child(isolated, folder_: str, env: dict[str, str]) -> tuple[str, int]:
     tests = str(Path(__file__).resolve().parent)
     proc = isolated(
-        f"import sys; sys.path[:0] = [{plain!r}, {tests!r}]\n"
+        f"import sys; sys.path[:0] = [{folder_!r}, {tests!r}]\n"
         "import goext\n"
         "from test_goext_kernels import check_kernels\n"
         "print(goext.kernels(), check_kernels(goext))\n",
         timeout=240,
+        env_extra=env,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     name, checks = proc.stdout.split()
-    assert name == "go" and int(checks) > 2000
+    return name, int(checks)
+
+
+@pytest.mark.parametrize("cap", ["avx2", "go"])
+def test_kernels_narrower_sets(isolated, cap):
+    # $GOEXT_KERNELS lowers the set: the AVX2 and plain-Go loops of the SIMD build
+    want = cap if cpu_kernels() != "go" else "go"
+    name, checks = _check_in_child(isolated, folder("goext"), {"GOEXT_KERNELS": cap})
+    assert name == want and checks > 2000
+
+
+def test_kernels_plain_go_build(isolated):
+    plain = folder("goext", goexperiment=[])  # no GOEXPERIMENT=simd: kernels_go.go
+    name, checks = _check_in_child(isolated, plain, {})
+    assert name == "go" and checks > 2000
 
 
 def test_sum_is_float64_accumulation(goext):

@@ -11,8 +11,8 @@ import (
 
 // The inner loops over a contiguous run of elements, sumSlice and mulInto, use
 // the SIMD kernels of kernels_simd.go where the build and the CPU have them
-// (GOEXPERIMENT=simd, which pyproject.toml asks for, on amd64 with AVX2), else
-// the portable Go ones below (kernels_go.go): Go does not vectorize loops itself.
+// (GOEXPERIMENT=simd, which pyproject.toml asks for, on amd64 with AVX-512 or
+// AVX2), else the plain Go ones below (kernels_go.go): Go does not vectorize.
 
 // blockBytes is the work one goroutine takes at a time: a huge page (2 MiB,
 // the transparent huge pages a fresh result gets), so that the goroutines

@@ -35,7 +35,7 @@ func init() {
 		godlpack.Func0("held_sum", heldSum).Doc("The sum of the tensor hold() keeps."),
 		godlpack.Func0("release", release).Doc("Releases the tensor hold() keeps."),
 		godlpack.Func0("kernels", kernels).
-			Doc("The inner loops in use: \"avx2\" (SIMD, simd/archsimd) or \"go\" (plain Go)."),
+			Doc("The inner loops in use: \"avx512\" or \"avx2\" (SIMD, simd/archsimd), or \"go\"."),
 		godlpack.Func1("touch", touch, "x").
 			Doc("Takes a float32 tensor and returns None: the cost of a call (bench/)."),
 		godlpack.Func1("touch_gil", touch, "x").HoldGIL().
