@@ -15,7 +15,8 @@ int64_t gdt_live_blocks(void) { return atomic_load_explicit(&live_blocks, memory
 
 /* gdt_alloc returns one malloc block: header bytes, then data bytes (which may be
  * 0), zeroed, at the first 256-byte boundary past the header, as DLPack asks of
- * data. The block itself needs no more than malloc's alignment (the managed struct
+ * data (from 32 MiB, the first huge-page boundary: gd_data_align). The block itself
+ * needs no more than malloc's alignment (the managed struct
  * is at its start, and free takes it back): over-allocating by 255 bytes with
  * malloc costs ~15 ns where glibc's aligned_alloc costs 20-90 (measured). Large
  * blocks are calloc'd instead of malloc'd and cleared: glibc maps them fresh from
@@ -28,15 +29,17 @@ int64_t gdt_live_blocks(void) { return atomic_load_explicit(&live_blocks, memory
 
 gdt_block gdt_alloc(size_t header, size_t data) {
     gdt_block b = {NULL, NULL};
-    if (data > SIZE_MAX - header - GD_ALIGN)
+    if (data > SIZE_MAX - header - 2 * GD_HUGEPAGE)
         return b;
     int large = data >= GDT_CALLOC_MIN;
-    char *p = large ? calloc(1, header + GD_ALIGN - 1 + data) : malloc(header + GD_ALIGN - 1 + data);
+    size_t align = gd_data_align(data, GD_ALIGN); /* hugepages.h: huge pages whole */
+    size_t span = (data + align - 1) & ~(align - 1);
+    char *p = large ? calloc(1, header + align - 1 + span) : malloc(header + GD_ALIGN - 1 + data);
     if (p == NULL)
         return b;
-    char *d = (char *)(((uintptr_t)p + header + GD_ALIGN - 1) & ~(uintptr_t)(GD_ALIGN - 1));
+    char *d = (char *)(((uintptr_t)p + header + align - 1) & ~(uintptr_t)(align - 1));
     if (large)
-        gd_advise_hugepages(d, (int64_t)data);
+        gd_advise_hugepages(d, (int64_t)span);
     else if (data > 0)
         memset(d, 0, data);
     atomic_fetch_add_explicit(&live_blocks, 1, memory_order_relaxed);
