@@ -19,7 +19,7 @@ func init() {
 			Doc("A new array x * k, of x's dtype and shape (float32 or float64, any layout)."),
 		godlpack.Func2("scale_", scaleInPlace, "x", "k").
 			Doc("Multiplies x by k in place: the producer sees it (zero-copy)."),
-		godlpack.Func1("sum", sum, "x").
+		godlpack.Func1("sum", sum, "x").ReleaseGIL().
 			Doc("The float64 sum of x, computed by goroutines in parallel (GIL released)."),
 		godlpack.Func2("matmul", matmul, "a", "b").
 			Where("a", godlpack.NDim(2)).Where("b", godlpack.NDim(2)).
