@@ -399,9 +399,8 @@ int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, i
         if (!buffer_lends) {
             return 0;
         }
-        if (te->numpy_fields && gd_numpy_lend(x, &out->dl_tensor, &out->flags, dims, max_ndim) &&
-            gd_fast_check(out, 1, gd_dtype_slots, &v)) {
-            goto lent;
+        if (te->numpy_fields && gd_numpy_lend(x, out, dims, max_ndim)) {
+            return 1;
         }
         if (PyObject_GetBuffer(x, view, PyBUF_RECORDS_RO) < 0) {
             PyErr_Clear(); /* __dlpack__ will say what is wrong, if anything */
@@ -427,7 +426,6 @@ int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, i
             return 0;
         }
     }
-lent:
     if (v.ndim > 0 && v.shape != dims) {
         memcpy(dims, v.shape, sizeof(int64_t) * (size_t)v.ndim);
         memcpy(dims + max_ndim, v.strides, sizeof(int64_t) * (size_t)v.ndim);

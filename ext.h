@@ -16,6 +16,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "dlpack_abi.h"
@@ -28,6 +29,13 @@ enum { GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR, GD_
 /* Or'ed into TENSOR/MUT_TENSOR in the C table: an optional tensor (Default(name, nil)),
  * None or no argument giving Go an absent one (gd_ext_arg.obj NULL). */
 #define GD_EXT_OPTIONAL 0x10
+/* What a call does with the GIL around the Go function (Function.HoldGIL,
+ * ReleaseGIL; ext_call.c's gil_wanted says why AUTO is the default). */
+enum {
+    GD_EXT_GIL_HOLD = 0, /* kept held */
+    GD_EXT_GIL_AUTO,     /* released when another thread could take it */
+    GD_EXT_GIL_RELEASE,  /* always released */
+};
 /* Dimensions of a lent tensor kept in its gd_ext_arg (more: imported as an Array). */
 #define GD_EXT_LEND_NDIM 8
 
@@ -67,7 +75,7 @@ typedef struct {
     int32_t id;      /* its index in Go's table */
     int32_t nparams;
     int32_t nrequired; /* the parameters before the first with a default */
-    int32_t release_gil;
+    int32_t gil;       /* GD_EXT_GIL_* */
     gd_ext_param params[GD_EXT_MAX_PARAMS];
 } gd_ext_func;
 
@@ -82,6 +90,9 @@ typedef struct {
     PyObject *hold;             /* TENSOR: an Array imported for the call, or NULL */
     uintptr_t go_tensor;        /* TENSOR: cgo.Handle of a borrowed *tensor.Tensor, or 0 */
     int32_t mut;                /* TENSOR: set by Go: a MutTensor parameter (writable views) */
+    int32_t keep_anywhere;      /* Keep may run on any thread (GD_EXT_GIL_RELEASE) */
+    pthread_t caller;           /* the calling thread, the only one Keep may run on
+                                   otherwise: the call may hold the GIL while Go runs */
     int64_t i;                  /* INT, BOOL */
     double f;                   /* FLOAT */
     const char *s;              /* STR: UTF-8 owned by the argument */
@@ -103,10 +114,13 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
 PyObject *godlpack_ext_init(const char *name);
 /* For Keep: a managed tensor of the argument's Array that owns a reference to its
  * memory (its deleter needs no GIL), or NULL with *err set (malloc'd message).
- * Takes the GIL itself. */
+ * Takes the GIL itself; refuses a thread other than the caller's unless the
+ * function always releases the GIL (waiting for it there could wait forever). */
 DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err);
 /* A new gd_ext_func with n parameters (C memory), NULL if out of memory. */
 gd_ext_func *gd_ext_func_new(void);
 void gd_ext_result_free(gd_ext_result *r);
+/* How many calls have released the GIL in this process (GILReleases, for tests). */
+int64_t gd_ext_gil_releases(void);
 
 #endif

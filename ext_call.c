@@ -117,7 +117,7 @@ static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject 
      * capsules consumed), and the Array it makes is held for the call. */
     a->obj = o;
     a->view.obj = NULL;
-    if (gd_ext_capi->array_borrow(o, &a->m) == 0) {
+    if ((void *)Py_TYPE(o) == gd_ext_capi->array_type && gd_ext_capi->array_borrow(o, &a->m) == 0) {
         a->array = o;
         return 0;
     }
@@ -318,6 +318,38 @@ static PyObject *build(gd_ext_result *r) {
     return out;
 }
 
+/* ---- the GIL ---- */
+
+/* Calls that released the GIL: counted with the GIL held (only in tests' reads
+ * without it is this racy, and a count is all they read). */
+static int64_t gil_releases;
+
+int64_t gd_ext_gil_releases(void) { return __atomic_load_n(&gil_releases, __ATOMIC_RELAXED); }
+
+/* Whether the GIL should be released around a GD_EXT_GIL_AUTO call: when another
+ * thread state exists, in this interpreter or another. Only a thread with a thread
+ * state can be waiting for the GIL or start to meanwhile, and releasing and taking
+ * it back costs ~36 ns, more than all the rest of a short call but the C->Go
+ * crossing; a Python program with one thread does not pay it. A thread with no
+ * thread state yet that calls PyGILState_Ensure during the call (a C library's
+ * callback thread) waits until the call ends, as during any C function that holds
+ * the GIL; Go code that waits for such a thread needs ReleaseGIL. Reads pointers
+ * only, comparing them with this thread's own state (never dereferencing another
+ * thread's, which could be going away): three calls, a few ns. A thread state made
+ * just after the look waits for the call, like one made by PyGILState_Ensure. */
+static int gil_wanted(void) {
+#ifdef Py_GIL_DISABLED
+    return 1; /* free-threaded: detach, so that a stop-the-world does not wait for Go */
+#else
+    /* Thread states are listed newest first; so are interpreters, and an extension
+     * runs in the main one (it refuses others), the oldest: any other is the head.
+     * prev, next and interp lead PyThreadState in 3.10-3.13 alike (cpython/pystate.h). */
+    PyThreadState *me = PyThreadState_Get();
+    return me->next != NULL || PyInterpreterState_ThreadHead(me->interp) != me ||
+           PyInterpreterState_Head() != me->interp;
+#endif
+}
+
 /* ---- the call ---- */
 
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -325,30 +357,38 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     if (f == NULL) {
         return NULL;
     }
-    PyObject *bound[GD_EXT_MAX_PARAMS];
+    PyObject *bound_kw[GD_EXT_MAX_PARAMS];
+    PyObject *const *bound = args; /* every parameter passed by position: bound already */
     gd_ext_arg argv[GD_EXT_MAX_PARAMS];
-    if (bind(f, args, nargs, kwnames, bound) < 0) {
-        return NULL;
+    if (kwnames != NULL || nargs != f->nparams) {
+        if (bind(f, args, nargs, kwnames, bound_kw) < 0) {
+            return NULL;
+        }
+        bound = bound_kw;
     }
     PyObject *out = NULL;
+    pthread_t caller = pthread_self(); /* for Keep's rule (gd_ext_keep) */
     int n = 0;
     for (; n < f->nparams; n++) {
         argv[n].hold = NULL;
         argv[n].view.obj = NULL;
         argv[n].go_tensor = 0;
+        argv[n].caller = caller;
+        argv[n].keep_anywhere = f->gil == GD_EXT_GIL_RELEASE;
         if (convert(f, &f->params[n], bound[n], &argv[n]) < 0) {
             goto release;
         }
     }
     gd_ext_result res = {0};
-    if (f->release_gil) {
+    if (f->gil == GD_EXT_GIL_RELEASE || (f->gil == GD_EXT_GIL_AUTO && gil_wanted())) {
+        gil_releases++;
         Py_BEGIN_ALLOW_THREADS
         goExtCall(f->id, argv, &res);
         Py_END_ALLOW_THREADS
     } else {
         goExtCall(f->id, argv, &res);
     }
-    out = build(&res);
+    out = res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None) : build(&res);
 release:
     /* Releasing an imported Array may run its producer's code (a NumPy array's
      * deleter): keep a pending exception aside meanwhile. */
@@ -371,6 +411,13 @@ release:
 }
 
 DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err) {
+    if (!a->keep_anywhere && !pthread_equal(pthread_self(), a->caller)) {
+        /* This call may hold the GIL (HoldGIL, or the default in a program with one
+         * thread) while the function waits for this goroutine: an error, not a hang. */
+        *err = strdup("godlpack: Keep from a goroutine other than the function's own: the call "
+                      "may hold the GIL meanwhile; declare the function with ReleaseGIL()");
+        return NULL;
+    }
     PyGILState_STATE g = PyGILState_Ensure();
     DLManagedTensorVersioned *m = NULL;
     *err = NULL;

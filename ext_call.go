@@ -15,7 +15,7 @@ import (
 var extFuncs []*Function
 
 // goExtCall is the one crossing of a call into Go (ext_call.c; the GIL is
-// released unless the function holds it): it converts and checks the
+// released as the function says: HoldGIL, ReleaseGIL): it converts and checks the
 // arguments, runs the author's function and writes its result or error into res.
 // A panic is recovered into RuntimeError; the borrowed tensors made during the
 // call are closed whatever happens.
@@ -24,14 +24,7 @@ var extFuncs []*Function
 func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {
 	f := extFuncs[id]
 	argv := unsafe.Slice(args, len(f.params))
-	defer func() {
-		for i := range argv {
-			releaseBorrowed(&argv[i])
-		}
-		if r := recover(); r != nil {
-			writeError(res, RuntimeError, fmt.Sprintf("%s(): Go panic: %v", f.name, r))
-		}
-	}()
+	defer f.endCall(argv, res) // a method, not a closure: nothing to build per call
 	if err := f.call(argv, res); err != nil {
 		writeError(res, exceptionOf(err), err.Error())
 		return
@@ -40,3 +33,22 @@ func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {
 		refuseBorrowed(f, argv, res)
 	}
 }
+
+// endCall closes the tensors AsTensor borrowed during the call and turns a
+// panic into RuntimeError. goExtCall defers it directly, so recover works here.
+func (f *Function) endCall(argv []C.gd_ext_arg, res *C.gd_ext_result) {
+	for i := range argv {
+		if argv[i].go_tensor != 0 {
+			releaseBorrowed(&argv[i])
+		}
+	}
+	if r := recover(); r != nil {
+		writeError(res, RuntimeError, fmt.Sprintf("%s(): Go panic: %v", f.name, r))
+	}
+}
+
+// GILReleases returns how many calls of this extension's functions have released
+// the GIL around their Go function so far: for tests and benchmarks of the GIL
+// policy (HoldGIL has it). Counted with the GIL held; a call in progress on
+// another thread may or may not be counted yet.
+func GILReleases() int64 { return int64(C.gd_ext_gil_releases()) }

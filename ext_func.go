@@ -29,14 +29,14 @@ import (
 // Everything about a parameter is worked out once, here; a call converts each
 // argument with a converter chosen then, with no reflection.
 type Function struct {
-	name    string
-	doc     string
-	params  []*param
-	holdGIL bool
-	errs    []string // registration errors, raised as ImportError by the module
-	call    func(args []C.gd_ext_arg, res *C.gd_ext_result) error
-	cfunc   *C.gd_ext_func // made at the first module exec
-	id      int32
+	name   string
+	doc    string
+	params []*param
+	gil    C.int32_t // C.GD_EXT_GIL_*: what a call does with the GIL (HoldGIL, ReleaseGIL)
+	errs   []string  // registration errors, raised as ImportError by the module
+	call   func(args []C.gd_ext_arg, res *C.gd_ext_result) error
+	cfunc  *C.gd_ext_func // made at the first module exec
+	id     int32
 }
 
 // param is one parameter: its name, the kind C converts, and a tensor's constraints.
@@ -56,7 +56,7 @@ type param struct {
 }
 
 func newFunction(name string, n int, names []string) *Function {
-	f := &Function{name: name, id: -1}
+	f := &Function{name: name, id: -1, gil: C.GD_EXT_GIL_AUTO}
 	if name == "" || !validIdentifier(name) {
 		f.fail("%q is not a valid Python function name", name)
 	}
@@ -112,10 +112,29 @@ func (f *Function) Doc(doc string) *Function {
 }
 
 // HoldGIL keeps the GIL held while the Go function runs, for functions that need
-// Python (none written with this package's API do). By default it is released,
-// so other Python threads run meanwhile.
+// Python (none written with this package's API do).
+//
+// By default the GIL is released while the Go function runs whenever another
+// thread could take it: when a thread other than the caller has a Python thread
+// state (any Python thread, running or idle). In a program with one thread nobody
+// could, and the release and retake (~36 ns, a third of a short call) are skipped.
+// Then a thread that comes to Python only during the call (a C library's callback
+// thread calling PyGILState_Ensure; the release of a kept NumPy tensor on another
+// goroutine, which takes the GIL) waits until the call returns, as during any C
+// function holding the GIL. A function whose Go code waits for such a thread
+// must release the GIL always: ReleaseGIL.
 func (f *Function) HoldGIL() *Function {
-	f.holdGIL = true
+	f.gil = C.GD_EXT_GIL_HOLD
+	return f
+}
+
+// ReleaseGIL releases the GIL while the Go function runs on every call, even
+// when no other Python thread exists (see HoldGIL for the default), for
+// functions whose Go code waits for threads that need the GIL: goroutines that
+// call Keep (allowed only in such functions) or close kept tensors of producers
+// whose release takes the GIL (NumPy's), C libraries calling back into Python.
+func (f *Function) ReleaseGIL() *Function {
+	f.gil = C.GD_EXT_GIL_RELEASE
 	return f
 }
 

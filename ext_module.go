@@ -158,9 +158,7 @@ func (f *Function) cTable() *C.gd_ext_func {
 	c.def.ml_doc = C.CString(f.signature() + "\n--\n\n" + f.doc)
 	c.id = C.int32_t(f.id)
 	c.nparams = C.int32_t(len(f.params))
-	if !f.holdGIL {
-		c.release_gil = 1
-	}
+	c.gil = f.gil
 	for i, p := range f.params {
 		cp := &c.params[i]
 		cp.name = C.CString(p.name)

@@ -26,7 +26,8 @@ import (
 // *tensor.Tensor of AsTensor) are valid until the function returns; Keep gives a
 // tensor that stays valid until it is closed. Its methods may be called from any
 // goroutine during the call, except AsTensor, which the calling goroutine should
-// call first if others use it.
+// call first if others use it, and Keep (other goroutines only in a ReleaseGIL
+// function).
 type Tensor[E any] struct {
 	a *C.gd_ext_arg // C memory, the call's; one pointer, so passing a Tensor costs nothing
 }
@@ -198,8 +199,11 @@ func (x Tensor[E]) AsTensor() (*tensor.Tensor, error) {
 
 // Keep returns the argument as a *tensor.Tensor that stays valid after the
 // function returns: the producer's memory is kept alive until it is closed (or
-// collected), from any goroutine; its release needs no GIL. Call it during the
-// call. It is read-only unless x is a MutTensor.
+// collected), from any goroutine; its release needs no GIL (but the producer's
+// own release may: NumPy's takes it). Call it during the call, on the function's
+// own goroutine: it takes the GIL, which the call may be holding meanwhile (see
+// HoldGIL), so from another goroutine it returns an error unless the function is
+// declared ReleaseGIL. It is read-only unless x is a MutTensor.
 func (x Tensor[E]) Keep() (*tensor.Tensor, error) {
 	if x.IsNone() {
 		return nil, errNone

@@ -209,7 +209,7 @@ extern gd_dtype_slot_table gd_dtype_slots;
 PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, int thorough);
 /* numpy.ndarray's own fields, for gd_lend_foreign (numpy_lend.c). */
 int gd_numpy_type_is(PyTypeObject *tp);
-int gd_numpy_lend(PyObject *x, DLTensor *t, uint64_t *flags, int64_t *dims, int max_ndim);
+int gd_numpy_lend(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim);
 int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim,
                     int writes, Py_buffer *view);
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -3,14 +3,18 @@ function written with nanobind, a no-op C function and NumPy, in one run (issue 
 
 Per-call overhead of a function taking one float32 tensor and returning None, with
 tensors from NumPy, PyTorch and godlpack:
-  goext.touch(x)        the Go function (godlpack's argument conversion, one call into Go,
-                        the GIL released around it, as by default; touch_gil holds it)
+  goext.touch(x)        the Go function (godlpack's argument conversion, one call into Go),
+                        as by default: the GIL released only while another thread state
+                        exists (touch_gil: HoldGIL, never; touch_released: ReleaseGIL,
+                        always)
   nanobind touch(x)     ``m.def("touch", [](nb::ndarray<float, nb::device::cpu>) {})``
                         (the GIL held, nanobind's default; touch_released releases it
                         with ``nb::call_guard<nb::gil_scoped_release>()``)
   C noop(x)             a METH_O C function that converts nothing: the floor
-and the ratio goext / nanobind (goal <= 1.0), then the like-for-like pairs: goext
-(GIL released) / nanobind releasing it, and goext HoldGIL / nanobind (GIL held).
+in two regimes: one Python thread (goext's default keeps the GIL: nobody could take
+it), and another Python thread alive but idle (goext's default releases it). Then the
+ratios goext / nanobind (goal <= 1.0): the defaults in each regime, and like for like,
+goext HoldGIL / nanobind (GIL held) and goext ReleaseGIL / nanobind releasing it.
 Then, on a 64 MiB float32 array:
   goext.scale(x, k) / NumPy's x * k     and     goext.sum(x) / NumPy's x.sum()
 (goal <= 1.0 on the 2-core machine), with the kernels goext was built with
@@ -41,6 +45,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import threading
 import timeit
 from pathlib import Path
 from types import ModuleType
@@ -179,34 +184,51 @@ def main() -> None:
         "PyTorch": torch.zeros(4, 4),
         "godlpack": g.zeros((4, 4), dtype="float32"),
     }
-    print(f"per call, one float32 4x4 tensor, returning None (best of {repeat}, in turns):")
-    ratios = {}
-    pairs: dict[str, tuple[float, float]] = {}
-    for source, x in inputs.items():
-        env = {"x": x, "goext": goext, "nb": nb, "c": c}
-        stmts = {
-            "goext": "goext.touch(x)",
-            "goext GIL held": "goext.touch_gil(x)",
-            "nanobind": "nb.touch(x)",
-            "nanobind GIL released": "nb.touch_released(x)",
-            "C": "c.noop(x)",
-        }
-        t = ns_per_call(stmts, env, number, repeat)
-        ratios[source] = t["goext"] / t["nanobind"]
-        pairs[source] = (
-            t["goext"] / t["nanobind GIL released"],
-            t["goext GIL held"] / t["nanobind"],
-        )
+    stmts = {
+        "goext": "goext.touch(x)",
+        "HoldGIL": "goext.touch_gil(x)",
+        "ReleaseGIL": "goext.touch_released(x)",
+        "nanobind": "nb.touch(x)",
+        "nb released": "nb.touch_released(x)",
+        "C": "c.noop(x)",
+    }
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"per call, one float32 4x4 tensor, returning None, ns (best of {repeat}, in turns;"
+          f" load average {load}):")  # fmt: skip
+    header = "".join(f"{name:>12s}" for name in stmts) + "   goext/nanobind"
+    ratios: dict[str, float] = {}
+    times: dict[tuple[str, str], dict[str, float]] = {}
+    for regime in ("one thread", "threads"):
+        if regime == "one thread":
+            assert threading.active_count() == 1, "the one-thread regime needs one thread"
+            print(f"  one Python thread (goext's default holds the GIL):\n  {'':13s}{header}")
+        else:
+            print("  another Python thread alive, idle (goext's default releases the GIL):")
+            stop = threading.Event()
+            idle = threading.Thread(target=stop.wait)
+            idle.start()
+        releases = goext.gil_releases()
+        for source, x in inputs.items():
+            env = {"x": x, "goext": goext, "nb": nb, "c": c}
+            t = times[regime, source] = ns_per_call(stmts, env, number, repeat)
+            ratios[f"{source} ({regime})"] = t["goext"] / t["nanobind"]
+            cells = "".join(f"{t[name]:12.1f}" for name in stmts)
+            print(f"  from {source:8s}{cells}   {t['goext'] / t['nanobind']:14.2f}x")
+        # touch_released releases on every call; touch only with another thread alive.
+        per_round = (2 if regime == "threads" else 1) * number * repeat * len(inputs)
+        assert goext.gil_releases() - releases == per_round, "goext's GIL policy changed"
+        if regime == "threads":
+            stop.set()
+            idle.join()
+    print("like for like (goext / nanobind), one thread; another thread alive:")
+    for source in inputs:
+        one, many = times["one thread", source], times["threads", source]
         print(
-            f"  from {source:8s}  goext {t['goext']:6.1f} ns (GIL held {t['goext GIL held']:6.1f})"
-            f"   nanobind {t['nanobind']:7.1f} ns (GIL released {t['nanobind GIL released']:7.1f})"
-            f"   C no-op {t['C']:5.1f} ns   goext/nanobind {ratios[source]:5.2f}x"
-        )
-    print("like for like (goext / nanobind):")
-    for source, (released, held) in pairs.items():
-        print(
-            f"  from {source:8s}  GIL released: goext / nanobind released {released:5.2f}x"
-            f"   GIL held: goext HoldGIL / nanobind {held:5.2f}x"
+            f"  from {source:8s}  GIL held: HoldGIL / nanobind "
+            f"{one['HoldGIL'] / one['nanobind']:5.2f}x; {many['HoldGIL'] / many['nanobind']:5.2f}x"
+            f"   GIL released: ReleaseGIL / nanobind released "
+            f"{one['ReleaseGIL'] / one['nb released']:5.2f}x; "
+            f"{many['ReleaseGIL'] / many['nb released']:5.2f}x"
         )
 
     n_big = 64 * 2**20 // 4  # 64 MiB of float32
@@ -230,8 +252,8 @@ def main() -> None:
 
     print()
     for name, r in ratios.items():
-        against = "nanobind" if name in inputs else "NumPy"
-        print(f"ratio {name:9s} {r:6.3f}  (goext / {against}; <= 1.0 is the goal)")
+        against = "nanobind" if name.split()[0] in inputs else "NumPy"
+        print(f"ratio {name:24s} {r:6.3f}  (goext / {against}; <= 1.0 is the goal)")
 
 
 if __name__ == "__main__":

@@ -108,6 +108,98 @@ def test_python_thread_runs_while_a_long_go_call_runs():
     assert steps_during(goext.spin_gil) == 0
 
 
+GIL_POLICY = """
+import sys, threading, time
+sys.path.insert(0, {folder!r})
+import godlpack as g, numpy as np, goext
+x = np.zeros(4, np.float32)
+
+def released(f, n=10):
+    \"\"\"How many of n calls f(x) released the GIL (gil_releases holds it: not counted).\"\"\"
+    r0 = goext.gil_releases()
+    for _ in range(n):
+        f(x)
+    return goext.gil_releases() - r0
+
+# One thread: no other thread state, nobody could take the GIL; the default keeps it.
+assert threading.active_count() == 1
+assert released(goext.touch) == 0
+assert released(goext.touch_gil) == 0
+assert released(goext.touch_released) == 10
+# Keep on the calling goroutine while the call holds the GIL (PyGILState_Ensure on
+# the thread that holds it) works.
+assert goext.hold(np.arange(5.0)) == 5 and goext.held_sum() == 10.0
+goext.release()
+
+# Another Python thread, idle but alive: it could take the GIL, so every call
+# releases it (HoldGIL still holds it).
+stop = threading.Event()
+th = threading.Thread(target=stop.wait)
+th.start()
+assert released(goext.touch) == 10
+assert released(goext.touch_gil) == 0
+assert released(goext.touch_released) == 10
+stop.set()
+th.join()
+# Gone (its thread state is deleted just after join() returns): held again.
+deadline = time.monotonic() + 10
+while released(goext.touch, 1) and time.monotonic() < deadline:
+    time.sleep(0.01)
+assert released(goext.touch) == 0
+print("ok")
+"""
+
+
+def test_gil_released_only_while_another_thread_could_take_it():
+    from conftest import run_python
+
+    proc = run_python(GIL_POLICY.format(folder=folder("goext")))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
+KEEP_ELSEWHERE = """
+import sys, threading
+sys.path.insert(0, {folder!r})
+import godlpack as g, numpy as np, torch, goext
+inputs = [np.arange(6.0), g.arange(6, dtype="float64"), torch.arange(6.0)]
+for x in inputs:
+    # ReleaseGIL: the goroutine takes the GIL while the call waits for it.
+    assert goext.keep_elsewhere_released(x) == 6
+    # The default may hold the GIL (it does here: one thread), so Keep from another
+    # goroutine is refused: an error, where waiting for the GIL would hang.
+    try:
+        goext.keep_elsewhere(x)
+    except ValueError as e:
+        assert "ReleaseGIL" in str(e) and "goroutine" in str(e), e
+    else:
+        raise AssertionError("keep_elsewhere kept x from another goroutine")
+# The same refusal with another thread alive, when the default does release the
+# GIL: what a function may do does not depend on the threads of the program.
+stop = threading.Event()
+th = threading.Thread(target=stop.wait)
+th.start()
+try:
+    goext.keep_elsewhere(inputs[0])
+except ValueError as e:
+    assert "ReleaseGIL" in str(e), e
+else:
+    raise AssertionError("keep_elsewhere kept x from another goroutine")
+assert goext.keep_elsewhere_released(inputs[0]) == 6
+stop.set()
+th.join()
+print("ok")
+"""
+
+
+def test_keep_on_another_goroutine_needs_release_gil():
+    from conftest import run_python
+
+    proc = run_python(KEEP_ELSEWHERE.format(folder=folder("goext")))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
 def test_two_go_extensions_and_godlpack_in_one_process(tmp_path):
     from conftest import run_script
 

@@ -67,3 +67,24 @@ func spin(seconds float64) (godlpack.Tuple, error) {
 	}
 	return godlpack.Tuple{start.UnixNano(), time.Now().UnixNano()}, nil
 }
+
+// keepElsewhere keeps x on another goroutine, as a worker would, closes it there
+// and returns its length. Keep takes the GIL: only a ReleaseGIL function lets
+// another goroutine take it while the call waits (elsewhere it is an error).
+func keepElsewhere(x godlpack.Tensor[godlpack.Any]) (int64, error) {
+	var n int64
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var t *tensor.Tensor
+		if t, err = x.Keep(); err == nil {
+			n = t.Len()
+			err = t.Close() // a kept NumPy array's release takes the GIL too
+		}
+	}()
+	<-done
+	return n, err
+}
+
+func gilReleases() (int64, error) { return godlpack.GILReleases(), nil }

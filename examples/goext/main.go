@@ -19,7 +19,7 @@ func init() {
 			Doc("A new array x * k, of x's dtype and shape (float32 or float64, any layout)."),
 		godlpack.Func2("scale_", scaleInPlace, "x", "k").
 			Doc("Multiplies x by k in place: the producer sees it (zero-copy)."),
-		godlpack.Func1("sum", sum, "x").
+		godlpack.Func1("sum", sum, "x").ReleaseGIL().
 			Doc("The float64 sum of x, computed by goroutines in parallel (GIL released)."),
 		godlpack.Func2("matmul", matmul, "a", "b").
 			Where("a", godlpack.NDim(2)).Where("b", godlpack.NDim(2)).
@@ -40,10 +40,18 @@ func init() {
 			Doc("Takes a float32 tensor and returns None: the cost of a call (bench/)."),
 		godlpack.Func1("touch_gil", touch, "x").HoldGIL().
 			Doc("touch, keeping the GIL held during the Go call."),
+		godlpack.Func1("touch_released", touch, "x").ReleaseGIL().
+			Doc("touch, releasing the GIL on every call, even with no other Python thread."),
 		godlpack.Func1("spin", spin, "seconds").
 			Doc("Busy-waits in Go for seconds (GIL released); returns (start, end) in time.time_ns()."),
 		godlpack.Func1("spin_gil", spin, "seconds").HoldGIL().
 			Doc("spin, keeping the GIL held: no other Python thread runs meanwhile."),
+		godlpack.Func1("keep_elsewhere", keepElsewhere, "x").
+			Doc("Keeps and closes x on another goroutine: an error, as the GIL may be held."),
+		godlpack.Func1("keep_elsewhere_released", keepElsewhere, "x").ReleaseGIL().
+			Doc("keep_elsewhere in a ReleaseGIL function: returns x's length."),
+		godlpack.Func0("gil_releases", gilReleases).HoldGIL().
+			Doc("How many calls into goext have released the GIL so far (tests, bench/)."),
 	)
 }
 
