@@ -89,7 +89,7 @@ func seal() {
 // concurrently may get one too; it will do nothing.
 func sweep(b *batch) {
 	for _, t := range b.ts {
-		if t != nil && t.state.Load() == stateOpen {
+		if t != nil && atomic.LoadUint32(&t.state) == stateOpen {
 			runtime.SetFinalizer(t, (*Tensor).finalize)
 		}
 	}

@@ -38,13 +38,14 @@ func FromSlice[T dlpack.Element](data []T, shape ...int64) (*Tensor, error) {
 	if n != int64(len(data)) {
 		return nil, shapeError(shape, "holds "+itoa(n)+" elements, the slice "+itoa(len(data)))
 	}
-	return fromSlice(data, shape, nil)
+	return fromSlice(data, shape, nil, n)
 }
 
 // FromSliceStrided is FromSlice for a strided layout: element (i, j, ...) is
 // data[i*strides[0] + j*strides[1] + ...]. Every element must lie inside data.
 func FromSliceStrided[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, error) {
-	if _, err := checkShape(shape); err != nil {
+	n, err := checkShape(shape)
+	if err != nil {
 		return nil, err
 	}
 	if len(strides) != len(shape) {
@@ -54,11 +55,12 @@ func FromSliceStrided[T dlpack.Element](data []T, shape, strides []int64) (*Tens
 	if err != nil || lo < 0 || hi >= int64(len(data)) {
 		return nil, shapeError(shape, "strides "+fmt.Sprint(strides)+" reach outside a slice of "+itoa(len(data))+" elements")
 	}
-	return fromSlice(data, shape, strides)
+	return fromSlice(data, shape, strides, n)
 }
 
-// fromSlice makes the tensor of a checked shape and strides (nil: contiguous).
-func fromSlice[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, error) {
+// fromSlice makes the tensor of a checked shape of n elements and strides (nil:
+// contiguous).
+func fromSlice[T dlpack.Element](data []T, shape, strides []int64, n int64) (*Tensor, error) {
 	dt := dlpack.DTypeOf[T]()
 	if len(data) == 0 {
 		return newC(dt, shape) // nothing to pin; C memory gives a non-NULL address
@@ -68,12 +70,12 @@ func fromSlice[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, err
 	if count == nil {
 		return nil, errNoMemory
 	}
-	m := C.gdt_alloc(headerSize(len(shape)), 0).block
+	m, _ := allocBlock(headerSize(len(shape)), 0)
 	if m == nil {
 		unpinUnused(count)
 		return nil, errNoMemory
 	}
-	return wrap(fillHeader(unsafe.Pointer(m), dt, shape, strides, p, uintptr(unsafe.Pointer(count)))), nil
+	return wrap(fillHeader(m, dt, shape, strides, n, p, uintptr(unsafe.Pointer(count)))), nil
 }
 
 var errNoMemory = errors.New("tensor: out of C memory")
@@ -86,11 +88,11 @@ func newC(dt *dlpack.DType, shape []int64) (*Tensor, error) {
 	if n > math.MaxInt64/int64(dt.ItemSize()) || uint64(n)*uint64(dt.ItemSize()) > uint64(^C.size_t(0)>>1) {
 		return nil, shapeError(shape, "the byte size overflows")
 	}
-	b := C.gdt_alloc(headerSize(len(shape)), C.size_t(n*int64(dt.ItemSize())))
-	if b.block == nil {
+	m, data := allocBlock(headerSize(len(shape)), uint64(n*int64(dt.ItemSize())))
+	if m == nil {
 		return nil, errNoMemory
 	}
-	return wrap(fillHeader(b.block, dt, shape, nil, b.data, 0)), nil
+	return wrap(fillHeader(m, dt, shape, nil, n, data, 0)), nil
 }
 
 // checkShape returns the element count of a shape that a tensor may have.
@@ -110,19 +112,31 @@ func checkShape(shape []int64) (int64, error) {
 	return n, nil
 }
 
-func headerSize(ndim int) C.size_t { return C.GDT_ARRAYS + C.size_t(16*ndim) }
+func headerSize(ndim int) uint64 { return C.GDT_ARRAYS + uint64(16*ndim) }
 
-// fillHeader writes a versioned managed tensor (version 1.3, on the CPU) into the
-// block m and returns its Tensor, not yet open. strides nil means C-contiguous.
-// ctx is a pinned slice's counter address (pins.go), or 0 for data inside the block.
-func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data unsafe.Pointer, ctx uintptr) *Tensor {
+// blockArrays returns the shape and strides room (2*ndim values) of the block
+// whose managed struct is m.
+func blockArrays(m unsafe.Pointer, ndim int) []int64 {
+	return unsafe.Slice((*int64)(unsafe.Add(m, C.GDT_ARRAYS)), 2*ndim)
+}
+
+// fillHeader writes a versioned managed tensor (version 1.3, on the CPU) of n
+// elements into the block m and returns its Tensor, not yet open; the Tensor's
+// shape and strides are the block's. strides nil means C-contiguous. ctx is a
+// pinned slice's counter address (pins.go), or 0 for data inside the block.
+func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, n int64, data unsafe.Pointer, ctx uintptr) *Tensor {
 	ndim := len(shape)
-	t := &Tensor{managed: m, versioned: true, produced: true, dtype: dt, data: data, padded: dt.SubByte()}
-	t.n, _ = dlpack.NumElements(shape) // checked by the caller
-	t.setDims(shape, strides)
-	arrays := unsafe.Slice((*int64)(unsafe.Add(m, C.GDT_ARRAYS)), 2*ndim)
-	copy(arrays, t.shape())
-	copy(arrays[ndim:], t.strides())
+	t := &Tensor{managed: m, versioned: true, produced: true, dtype: dt, data: data, n: n, ndim: int16(ndim),
+		padded: dt.SubByte(), device: dlpack.Device{Type: dlpack.CPU}}
+	blockNode(m).ndim = C.int32_t(ndim)
+	arrays := blockArrays(m, ndim)
+	copy(arrays, shape)
+	if strides == nil {
+		// The caller checked the count; strides that overflow (an empty shape's) stay 0.
+		dlpack.FillContiguousStrides(arrays[ndim:], shape)
+	} else {
+		copy(arrays[ndim:], strides)
+	}
 	mv := (*dlpack.ManagedTensorVersioned)(m)
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
 	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx // C memory or 0, never a Go pointer
@@ -131,12 +145,12 @@ func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data
 	if t.padded {
 		mv.Flags = dlpack.FlagSubbyteTypePadded
 	}
-	mv.DLTensor = dlpack.Tensor{Data: data, Device: dlpack.Device{Type: dlpack.CPU}, NDim: int32(ndim), DType: dt.DL}
+	mv.DLTensor = dlpack.Tensor{Data: data, Device: t.device, NDim: int32(ndim), DType: dt.DL}
 	if ndim > 0 {
+		t.dims = &arrays[0]
 		mv.DLTensor.Shape = &arrays[0]
 		mv.DLTensor.Strides = &arrays[ndim]
 	}
-	t.device = mv.DLTensor.Device
 	return t
 }
 
@@ -172,7 +186,7 @@ func (t *Tensor) Export() (unsafe.Pointer, error) {
 	if !c.versioned {
 		toVersioned(c)
 	}
-	if c.readOnly.Load() {
+	if c.ReadOnly() {
 		(*dlpack.ManagedTensorVersioned)(c.managed).Flags |= dlpack.FlagReadOnly
 	}
 	return c.managed, nil
@@ -188,7 +202,7 @@ func (t *Tensor) ExportLegacy() (unsafe.Pointer, error) {
 		return nil, err
 	}
 	switch {
-	case c.readOnly.Load():
+	case c.ReadOnly():
 		return nil, errors.New("tensor: a read-only tensor cannot be exported as a legacy DLManagedTensor (it has no READ_ONLY flag)")
 	case c.dtype.SubByte():
 		return nil, errors.New("tensor: a sub-byte " + c.dtype.Name + " tensor cannot be exported as a legacy DLManagedTensor (it has no padding flag)")

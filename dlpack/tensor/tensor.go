@@ -13,27 +13,41 @@ import (
 
 // A Tensor owns one DLPack managed tensor; see the package documentation for who
 // releases it and when. The zero Tensor is a closed one.
+//
+// A Tensor takes 64 bytes, its shape and strides kept elsewhere: its allocation
+// and the collections it drives are the largest part of an exchange
+// (bench/bench_go.sh: ~65 ns of CPU for a 128-byte object, ~42 for a 64-byte one,
+// the collector's background work included, on this machine).
 type Tensor struct {
-	state     atomic.Uint32
-	ndim      int32
-	readOnly  atomic.Bool
+	// state and readOnly are written plainly before the Tensor is published (an
+	// atomic store is a locked instruction, ~5 ns each) and atomically after.
+	state     uint32
+	readOnly  uint32 // 1: read-only
+	ndim      int16
 	versioned bool // managed's form
 	produced  bool // managed is one of this package's blocks (either form can be exported)
 	isCopied  bool
 	padded    bool
+	inline    bool // dims follow the Tensor in its allocation (withDims)
 
+	device  dlpack.Device
 	managed unsafe.Pointer // DLManagedTensorVersioned* or DLManagedTensor*, C memory
 	dtype   *dlpack.DType
-	// shape() and strides() (in elements) are dims for tensors of up to
-	// inlineDims dimensions, else the 2*ndim values at ext. Not slices of dims
-	// stored in t: a Tensor pointing into itself would never be finalized. The
-	// fields are packed so that a Tensor takes 128 bytes: its allocation and the
-	// collections it causes are a measurable part of an exchange.
-	ext    *int64
-	dims   [2 * inlineDims]int64
-	data   unsafe.Pointer
-	n      int64
-	device dlpack.Device
+	data    unsafe.Pointer
+	n       int64
+	// dims is shape then strides (in elements), 2*ndim values: for this package's
+	// blocks the block's own arrays (C memory, released with the tensor, so read
+	// only while t is open); for a foreign tensor's validated copy, Go memory after
+	// the Tensor (inline: dims is nil, a pointer into t itself would keep a Tensor
+	// with a finalizer from ever being collected) or a slice of its own.
+	dims *int64
+}
+
+// withDims is a Tensor allocated together with room for the shape and strides of
+// up to len(d)/2 dimensions, which then follow it in memory.
+type withDims[D any] struct {
+	t Tensor
+	d D
 }
 
 // Lifecycle of a Tensor: open until exactly one of Close, the finalizer, Export or
@@ -56,7 +70,7 @@ const (
 // resurrects the Tensor, and a Tensor points at nothing that points back at it
 // (so it is never part of a cycle, which would keep it from being finalized).
 func wrap(t *Tensor) *Tensor {
-	t.state.Store(stateOpen)
+	t.state = stateOpen // not yet published
 	track(t)
 	return t
 }
@@ -64,8 +78,8 @@ func wrap(t *Tensor) *Tensor {
 // finalize runs only for a Tensor nobody can reach, so no Close or export can
 // race with it.
 func (t *Tensor) finalize() {
-	if t.state.CompareAndSwap(stateOpen, stateClosed) {
-		release(t.managed, t.versioned)
+	if atomic.CompareAndSwapUint32(&t.state, stateOpen, stateClosed) {
+		release(t)
 	}
 }
 
@@ -73,11 +87,25 @@ func (t *Tensor) finalize() {
 // (another Close or export won). A finalizer, if t has one, stays: it will find t
 // no longer open.
 func (t *Tensor) end(state uint32) bool {
-	return t.state.CompareAndSwap(stateOpen, state)
+	return atomic.CompareAndSwapUint32(&t.state, stateOpen, state)
 }
 
-// release calls the deleter of m, a DLManagedTensorVersioned* or DLManagedTensor*.
-func release(m unsafe.Pointer, versioned bool) { C.gdt_call_deleter(m, boolInt(versioned)) }
+// release releases t's managed tensor: one of this package's blocks in Go
+// (cache.go), any other by its deleter.
+func release(t *Tensor) {
+	if t.produced {
+		releaseProduced(t.managed, t.versioned)
+		return
+	}
+	releaseForeign(t.managed, t.versioned)
+}
+
+// releaseForeign calls the deleter of m, a DLManagedTensorVersioned* or
+// DLManagedTensor* in C memory (passed as an integer: cgo's check of a pointer
+// argument costs ~5 ns and finds C memory anyway).
+func releaseForeign(m unsafe.Pointer, versioned bool) {
+	C.gdt_call_deleter(C.uintptr_t(uintptr(m)), boolInt(versioned))
+}
 
 func boolInt(b bool) C.int {
 	if b {
@@ -86,49 +114,34 @@ func boolInt(b bool) C.int {
 	return 0
 }
 
-// inlineDims is how many dimensions a produced tensor keeps inline, saving an
-// allocation per tensor.
-const inlineDims = 4
-
-// setDims gives t copies of shape and strides (strides nil: C-contiguous).
-func (t *Tensor) setDims(shape, strides []int64) {
-	n := len(shape)
-	t.ndim = int32(n)
-	if n > inlineDims {
-		t.ext = &make([]int64, 2*n)[0]
-	}
-	copy(t.shape(), shape)
-	if strides == nil {
-		// The caller checked the count; strides that overflow (an empty shape's) stay 0.
-		dlpack.FillContiguousStrides(t.strides(), shape)
-	} else {
-		copy(t.strides(), strides)
+// setExtDims gives t copies of shape and strides in memory of its own.
+func (t *Tensor) setExtDims(shape, strides []int64) {
+	t.ndim, t.dims, t.inline = int16(len(shape)), nil, false
+	if len(shape) > 0 {
+		buf := make([]int64, 2*len(shape))
+		copy(buf, shape)
+		copy(buf[len(shape):], strides)
+		t.dims = &buf[0]
 	}
 }
 
-// setExtDims gives t, of more than inlineDims dimensions, copies of shape and
-// strides.
-func (t *Tensor) setExtDims(shape, strides []int64) {
-	buf := make([]int64, 2*len(shape))
-	copy(buf, shape)
-	copy(buf[len(shape):], strides)
-	t.ndim, t.ext = int32(len(shape)), &buf[0]
+// allDims returns shape then strides; only for an open t (a produced block's
+// arrays are released with it).
+func (t *Tensor) allDims() []int64 {
+	p := t.dims
+	if t.inline {
+		p = (*int64)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(Tensor{})))
+	}
+	return unsafe.Slice(p, 2*int(t.ndim))
 }
 
 func (t *Tensor) shape() []int64 {
 	n := int(t.ndim)
-	if n <= inlineDims {
-		return t.dims[:n:n]
-	}
-	return unsafe.Slice(t.ext, 2*n)[:n:n]
+	return t.allDims()[:n:n]
 }
 
 func (t *Tensor) strides() []int64 {
-	n := int(t.ndim)
-	if n <= inlineDims {
-		return t.dims[inlineDims : inlineDims+n : inlineDims+n]
-	}
-	return unsafe.Slice(t.ext, 2*n)[n:]
+	return t.allDims()[t.ndim:]
 }
 
 // Close releases the tensor: the producer's deleter runs once, on this goroutine.
@@ -136,14 +149,14 @@ func (t *Tensor) strides() []int64 {
 // has an error result to satisfy io.Closer.
 func (t *Tensor) Close() error {
 	if t != nil && t.end(stateClosed) {
-		release(t.managed, t.versioned)
+		release(t)
 	}
 	return nil
 }
 
 // open returns t if it may still be used, else ErrClosed.
 func (t *Tensor) open() (*Tensor, error) {
-	if t == nil || t.state.Load() != stateOpen {
+	if t == nil || atomic.LoadUint32(&t.state) != stateOpen {
 		return nil, ErrClosed
 	}
 	return t, nil
@@ -157,20 +170,23 @@ func (t *Tensor) DType() *dlpack.DType {
 	return t.dtype
 }
 
-// Shape returns a copy of the extents (nil for a 0-d or zero tensor).
+// Shape returns a copy of the extents (nil for a 0-d tensor, and once the tensor
+// is closed or exported: the consumer may have freed them).
 func (t *Tensor) Shape() []int64 {
-	if t == nil {
+	c, err := t.open()
+	if err != nil {
 		return nil
 	}
-	return append([]int64(nil), t.shape()...)
+	return append([]int64(nil), c.shape()...)
 }
 
-// Strides returns a copy of the strides, in elements.
+// Strides returns a copy of the strides, in elements (nil as for Shape).
 func (t *Tensor) Strides() []int64 {
-	if t == nil {
+	c, err := t.open()
+	if err != nil {
 		return nil
 	}
-	return append([]int64(nil), t.strides()...)
+	return append([]int64(nil), c.strides()...)
 }
 
 // Len returns the number of elements.
@@ -192,7 +208,7 @@ func (t *Tensor) Device() dlpack.Device {
 
 // ReadOnly reports whether the tensor may not be written: the producer set
 // READ_ONLY, or SetReadOnly was called.
-func (t *Tensor) ReadOnly() bool { return t != nil && t.readOnly.Load() }
+func (t *Tensor) ReadOnly() bool { return t != nil && atomic.LoadUint32(&t.readOnly) != 0 }
 
 // IsCopied reports whether the producer said the data is a copy (IS_COPIED), as
 // Clone's results do.
@@ -202,9 +218,6 @@ func (t *Tensor) IsCopied() bool { return t != nil && t.isCopied }
 // export carries READ_ONLY. There is no way back.
 func (t *Tensor) SetReadOnly() {
 	if t != nil {
-		t.readOnly.Store(true)
+		atomic.StoreUint32(&t.readOnly, 1)
 	}
 }
-
-// liveBlocks counts this package's C blocks not yet released, for the tests.
-func liveBlocks() int64 { return int64(C.gdt_live_blocks()) }

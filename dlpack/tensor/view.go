@@ -103,7 +103,7 @@ func (v *View[T]) Set(x T, idx ...int) error {
 	if err != nil {
 		return err
 	}
-	if v.t.readOnly.Load() {
+	if v.t.ReadOnly() {
 		return ErrReadOnly
 	}
 	v.store(off, x)
@@ -167,7 +167,7 @@ func (v *View[T]) Raw() ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.readOnly.Load() {
+	if c.ReadOnly() {
 		return nil, ErrReadOnly
 	}
 	if v.access == accessSubByte && !c.padded {
