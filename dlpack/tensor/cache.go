@@ -23,16 +23,22 @@ import (
 // is freed:
 //   - the returned stack (tensor.c), where the C deleters put blocks: lock-free,
 //     from any thread, in a fork child, after Go is gone;
-//   - Go's own list (cache.own, under cache.mu), where releaseProduced puts the
+//   - Go's own list (cache.own, under mu), where releaseProduced puts the
 //     blocks of tensors closed in Go (no cgo call to the C deleter), and where
 //     takeBlock moves a whole returned stack at once when its own list is empty.
-// Only Go takes blocks, under cache.mu, and only by exchanging a stack's head for
+// Only Go takes blocks, under mu, and only by exchanging a stack's head for
 // NULL, so no block is popped from under a pusher and the head cannot go A-B-A;
 // a pusher reads nothing of the blocks already on the stack (they may have been
 // taken and freed meanwhile).
 
+// mu guards the cache's own lists, the pins (pins.go) and the Tensors tracked
+// under it (leaks.go): making a tensor takes it once for all three. (On this
+// machine an atomic instruction costs ~8 ns, a lock and an unlock two of them;
+// taking pins.go's lock, the cache's and leaks.go's list one after the other
+// cost six.)
+var mu sync.Mutex
+
 var cache struct {
-	mu  sync.Mutex
 	own [C.GDT_CLASSES]struct {
 		head *C.gdt_node
 		n    int64
@@ -55,47 +61,72 @@ func classOf(header, data uint64) int {
 	return max(0, bits.Len64(need-1)-C.GDT_MIN_SHIFT)
 }
 
-// allocBlock returns a block for a tensor whose managed struct has header bytes,
-// and data bytes of zeroes at its first 256-byte boundary past them (data then
-// points there); nil when out of C memory or the size overflows.
-func allocBlock(header, data uint64) (m, d unsafe.Pointer) {
+// newBlock returns a block for t, a new Tensor, whose managed struct has header
+// bytes, and data bytes of zeroes at its first 256-byte boundary past them (d
+// then points there); nil when out of C memory or the size overflows. For a
+// pinned slice's tensor, pinned is the address to pin (pins.go) and count its
+// counter. On success t is open and tracked (leaks.go) and the caller fills it.
+func newBlock(t *Tensor, header, data uint64, pinned unsafe.Pointer) (m, d unsafe.Pointer, count *int64) {
+	armOnce()
 	cls := classOf(header, data)
-	if cls >= 0 {
-		if n := takeBlock(cls); n != nil {
-			m = unsafe.Add(unsafe.Pointer(n), nodeSize)
-			// The data's address as gdt_alloc places it.
-			d = unsafe.Add(m, (uintptr(m)+uintptr(header)+C.GD_ALIGN-1)&^(C.GD_ALIGN-1)-uintptr(m))
-			clear(unsafe.Slice((*byte)(d), data))
-			return m, d
+	t.state = stateOpen // not yet published
+	var n *C.gdt_node
+	var full *Tensor
+	mu.Lock()
+	if pinned != nil {
+		if count = pinLocked(pinned); count == nil {
+			mu.Unlock()
+			return nil, nil, nil
 		}
 	}
-	if data > uint64(^C.size_t(0)) {
-		return nil, nil
+	if cls >= 0 {
+		if n = takeLocked(cls); n != nil {
+			full = trackLocked(t)
+		}
 	}
-	b := C.gdt_alloc(C.size_t(header), C.size_t(data), C.int(cls))
-	return b.block, b.data
+	mu.Unlock()
+	sweep(full)
+	if n != nil {
+		m = unsafe.Add(unsafe.Pointer(n), nodeSize)
+		// The data's address as gdt_alloc places it.
+		d = unsafe.Add(m, (uintptr(m)+uintptr(header)+C.GD_ALIGN-1)&^(C.GD_ALIGN-1)-uintptr(m))
+		clear(unsafe.Slice((*byte)(d), data))
+		return m, d, count
+	}
+	var b C.gdt_block
+	if data <= uint64(^C.size_t(0)) {
+		b = C.gdt_alloc(C.size_t(header), C.size_t(data), C.int(cls))
+	}
+	if b.block == nil {
+		if count != nil {
+			unpinUnused(count)
+		}
+		return nil, nil, nil
+	}
+	track(t)
+	return b.block, b.data, count
 }
 
 // blockNode returns the node of the block whose managed struct is m.
 func blockNode(m unsafe.Pointer) *C.gdt_node { return (*C.gdt_node)(unsafe.Add(m, -nodeSize)) }
 
-// takeBlock returns a cached block of class cls, or nil if there is none.
-func takeBlock(cls int) *C.gdt_node {
-	cache.mu.Lock()
+// takeLocked returns a cached block of class cls, or nil if there is none; mu is
+// held.
+func takeLocked(cls int) *C.gdt_node {
 	l := &cache.own[cls]
 	if l.head == nil {
 		s := &C.gdt_returned[cls]
 		l.head = (*C.gdt_node)(atomic.SwapPointer((*unsafe.Pointer)(unsafe.Pointer(&s.head)), nil))
+		if l.head == nil {
+			return nil
+		}
 		for p := l.head; p != nil; p = p.next {
 			l.n++
 		}
 		atomic.AddInt64((*int64)(unsafe.Pointer(&s.count)), -l.n)
 	}
 	n := l.head
-	if n != nil {
-		l.head, l.n = n.next, l.n-1
-	}
-	cache.mu.Unlock()
+	l.head, l.n = n.next, l.n-1
 	return n
 }
 
@@ -119,13 +150,13 @@ func releaseProduced(m unsafe.Pointer, versioned bool) {
 
 // keepBlock puts n on Go's own list of class cls; false if that is full.
 func keepBlock(cls int, n *C.gdt_node) bool {
-	cache.mu.Lock()
+	mu.Lock()
 	l := &cache.own[cls]
 	ok := l.n < int64(C.gdt_class_cap[cls])
 	if ok {
 		n.next, l.head, l.n = l.head, n, l.n+1
 	}
-	cache.mu.Unlock()
+	mu.Unlock()
 	return ok
 }
 
@@ -133,8 +164,8 @@ func keepBlock(cls int, n *C.gdt_node) bool {
 // the tests: every block there is, less the cached ones. Exact when no deleter is
 // running.
 func liveBlocks() int64 {
-	cache.mu.Lock()
-	defer cache.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
 	live := atomic.LoadInt64((*int64)(unsafe.Pointer(&C.gdt_blocks)))
 	for cls := range cache.own {
 		live -= cache.own[cls].n + atomic.LoadInt64((*int64)(unsafe.Pointer(&C.gdt_returned[cls].count)))

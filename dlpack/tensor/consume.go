@@ -38,16 +38,14 @@ func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error
 	}
 	t.managed, t.versioned = m, versioned
 	t.dtype, t.data, t.n, t.ndim = v.DType, v.Data, v.NumElements, int16(len(v.Shape))
-	t.isCopied, t.padded, t.device = v.IsCopied, v.Padded, v.Device
+	t.isCopied, t.padded, t.devType, t.devID = v.IsCopied, v.Padded, uint8(v.Device.Type), v.Device.ID
 	if len(v.Shape) != len(shape) {
 		// Not where newConsumed put them: more dimensions than t had room for
 		// (or an ndim the producer changed while it was read).
 		t.setExtDims(v.Shape, v.Strides)
-	} else if !t.inline && len(v.Shape) > 0 {
-		t.dims = &shape[0] // the block's own arrays
 	}
 	if v.ReadOnly {
-		t.readOnly = 1 // not yet published
+		t.state = readOnlyBit // not yet published
 	}
 	return wrap(t), nil
 }
@@ -66,7 +64,11 @@ func newConsumed(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (t *Tensor,
 	if produced && nd >= 0 && nd == int(blockNode(m).ndim) {
 		arrays := blockArrays(m, nd)
 		if nd == 0 || f.Tensor.Shape == &arrays[0] && (f.Tensor.Strides == nil || f.Tensor.Strides == &arrays[nd]) {
-			return &Tensor{produced: true}, arrays[:nd], arrays[nd:]
+			t = &Tensor{produced: true}
+			if nd > 0 {
+				t.dims = &arrays[0]
+			}
+			return t, arrays[:nd], arrays[nd:]
 		}
 	}
 	var d []int64
@@ -82,7 +84,7 @@ func newConsumed(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (t *Tensor,
 	default:
 		t = new(Tensor)
 	}
-	t.produced, t.inline = produced, d != nil
+	t.produced = produced
 	if d == nil {
 		return t, nil, nil
 	}

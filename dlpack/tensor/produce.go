@@ -66,16 +66,12 @@ func fromSlice[T dlpack.Element](data []T, shape, strides []int64, n int64) (*Te
 		return newC(dt, shape) // nothing to pin; C memory gives a non-NULL address
 	}
 	p := unsafe.Pointer(&data[0])
-	count := pin(p)
-	if count == nil {
-		return nil, errNoMemory
-	}
-	m, _ := allocBlock(headerSize(len(shape)), 0)
+	t := new(Tensor)
+	m, _, count := newBlock(t, headerSize(len(shape)), 0, p)
 	if m == nil {
-		unpinUnused(count)
 		return nil, errNoMemory
 	}
-	return wrap(fillHeader(m, dt, shape, strides, n, p, uintptr(unsafe.Pointer(count)))), nil
+	return fillHeader(t, m, dt, shape, strides, n, p, uintptr(unsafe.Pointer(count))), nil
 }
 
 var errNoMemory = errors.New("tensor: out of C memory")
@@ -88,11 +84,12 @@ func newC(dt *dlpack.DType, shape []int64) (*Tensor, error) {
 	if n > math.MaxInt64/int64(dt.ItemSize()) || uint64(n)*uint64(dt.ItemSize()) > uint64(^C.size_t(0)>>1) {
 		return nil, shapeError(shape, "the byte size overflows")
 	}
-	m, data := allocBlock(headerSize(len(shape)), uint64(n*int64(dt.ItemSize())))
+	t := new(Tensor)
+	m, data, _ := newBlock(t, headerSize(len(shape)), uint64(n*int64(dt.ItemSize())), nil)
 	if m == nil {
 		return nil, errNoMemory
 	}
-	return wrap(fillHeader(m, dt, shape, nil, n, data, 0)), nil
+	return fillHeader(t, m, dt, shape, nil, n, data, 0), nil
 }
 
 // checkShape returns the element count of a shape that a tensor may have.
@@ -121,13 +118,14 @@ func blockArrays(m unsafe.Pointer, ndim int) []int64 {
 }
 
 // fillHeader writes a versioned managed tensor (version 1.3, on the CPU) of n
-// elements into the block m and returns its Tensor, not yet open; the Tensor's
-// shape and strides are the block's. strides nil means C-contiguous. ctx is a
-// pinned slice's counter address (pins.go), or 0 for data inside the block.
-func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, n int64, data unsafe.Pointer, ctx uintptr) *Tensor {
+// elements into the block m and fills in t, newBlock's (open, tracked: the
+// sweeps read only its state, and write only next), whose shape and strides are
+// the block's. strides nil means C-contiguous. ctx is a pinned slice's counter
+// address (pins.go), or 0 for data inside the block.
+func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, n int64, data unsafe.Pointer, ctx uintptr) *Tensor {
 	ndim := len(shape)
-	t := &Tensor{managed: m, versioned: true, produced: true, dtype: dt, data: data, n: n, ndim: int16(ndim),
-		padded: dt.SubByte(), device: dlpack.Device{Type: dlpack.CPU}}
+	t.managed, t.versioned, t.produced, t.dtype, t.data, t.n, t.ndim = m, true, true, dt, data, n, int16(ndim)
+	t.padded, t.devType = dt.SubByte(), uint8(dlpack.CPU)
 	blockNode(m).ndim = C.int32_t(ndim)
 	arrays := blockArrays(m, ndim)
 	copy(arrays, shape)
@@ -145,7 +143,7 @@ func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, n in
 	if t.padded {
 		mv.Flags = dlpack.FlagSubbyteTypePadded
 	}
-	mv.DLTensor = dlpack.Tensor{Data: data, Device: t.device, NDim: int32(ndim), DType: dt.DL}
+	mv.DLTensor = dlpack.Tensor{Data: data, Device: dlpack.Device{Type: dlpack.CPU}, NDim: int32(ndim), DType: dt.DL}
 	if ndim > 0 {
 		t.dims = &arrays[0]
 		mv.DLTensor.Shape = &arrays[0]

@@ -19,28 +19,31 @@ import (
 // (bench/bench_go.sh: ~65 ns of CPU for a 128-byte object, ~42 for a 64-byte one,
 // the collector's background work included, on this machine).
 type Tensor struct {
-	// state and readOnly are written plainly before the Tensor is published (an
-	// atomic store is a locked instruction, ~5 ns each) and atomically after.
+	// state is the lifecycle (lifeMask) and readOnlyBit. It is written plainly
+	// before the Tensor is published (an atomic store is a locked instruction, ~5
+	// ns) and atomically after.
 	state     uint32
-	readOnly  uint32 // 1: read-only
 	ndim      int16
+	seq       uint8 // leaks.go
+	devType   uint8 // dlpack.DeviceType: the host-accessible ones are 1 to 13
+	devID     int32
 	versioned bool // managed's form
 	produced  bool // managed is one of this package's blocks (either form can be exported)
 	isCopied  bool
 	padded    bool
-	inline    bool // dims follow the Tensor in its allocation (withDims)
 
-	device  dlpack.Device
 	managed unsafe.Pointer // DLManagedTensorVersioned* or DLManagedTensor*, C memory
 	dtype   *dlpack.DType
 	data    unsafe.Pointer
 	n       int64
 	// dims is shape then strides (in elements), 2*ndim values: for this package's
 	// blocks the block's own arrays (C memory, released with the tensor, so read
-	// only while t is open); for a foreign tensor's validated copy, Go memory after
-	// the Tensor (inline: dims is nil, a pointer into t itself would keep a Tensor
-	// with a finalizer from ever being collected) or a slice of its own.
+	// only while t is open); for a foreign tensor's validated copy, a slice of its
+	// own, or nil when the copy follows the Tensor in its allocation (withDims: a
+	// pointer into t itself would keep a Tensor with a finalizer from ever being
+	// collected).
 	dims *int64
+	next *Tensor // leaks.go
 }
 
 // withDims is a Tensor allocated together with room for the shape and strides of
@@ -57,6 +60,9 @@ const (
 	stateOpen
 	stateClosed
 	stateExported
+
+	lifeMask    uint32 = 3
+	readOnlyBit uint32 = 4 // set for good by SetReadOnly or the producer's flag
 )
 
 // wrap opens t, a Tensor made by this package. If it is dropped while open, a
@@ -70,7 +76,7 @@ const (
 // resurrects the Tensor, and a Tensor points at nothing that points back at it
 // (so it is never part of a cycle, which would keep it from being finalized).
 func wrap(t *Tensor) *Tensor {
-	t.state = stateOpen // not yet published
+	t.state |= stateOpen // not yet published
 	track(t)
 	return t
 }
@@ -78,7 +84,7 @@ func wrap(t *Tensor) *Tensor {
 // finalize runs only for a Tensor nobody can reach, so no Close or export can
 // race with it.
 func (t *Tensor) finalize() {
-	if atomic.CompareAndSwapUint32(&t.state, stateOpen, stateClosed) {
+	if t.end(stateClosed) {
 		release(t)
 	}
 }
@@ -87,7 +93,15 @@ func (t *Tensor) finalize() {
 // (another Close or export won). A finalizer, if t has one, stays: it will find t
 // no longer open.
 func (t *Tensor) end(state uint32) bool {
-	return atomic.CompareAndSwapUint32(&t.state, stateOpen, state)
+	for {
+		s := atomic.LoadUint32(&t.state)
+		if s&lifeMask != stateOpen {
+			return false
+		}
+		if atomic.CompareAndSwapUint32(&t.state, s, s&^lifeMask|state) {
+			return true
+		}
+	}
 }
 
 // release releases t's managed tensor: one of this package's blocks in Go
@@ -116,7 +130,7 @@ func boolInt(b bool) C.int {
 
 // setExtDims gives t copies of shape and strides in memory of its own.
 func (t *Tensor) setExtDims(shape, strides []int64) {
-	t.ndim, t.dims, t.inline = int16(len(shape)), nil, false
+	t.ndim, t.dims = int16(len(shape)), nil
 	if len(shape) > 0 {
 		buf := make([]int64, 2*len(shape))
 		copy(buf, shape)
@@ -129,7 +143,7 @@ func (t *Tensor) setExtDims(shape, strides []int64) {
 // arrays are released with it).
 func (t *Tensor) allDims() []int64 {
 	p := t.dims
-	if t.inline {
+	if p == nil && t.ndim > 0 { // withDims
 		p = (*int64)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(Tensor{})))
 	}
 	return unsafe.Slice(p, 2*int(t.ndim))
@@ -156,7 +170,7 @@ func (t *Tensor) Close() error {
 
 // open returns t if it may still be used, else ErrClosed.
 func (t *Tensor) open() (*Tensor, error) {
-	if t == nil || atomic.LoadUint32(&t.state) != stateOpen {
+	if t == nil || atomic.LoadUint32(&t.state)&lifeMask != stateOpen {
 		return nil, ErrClosed
 	}
 	return t, nil
@@ -203,12 +217,12 @@ func (t *Tensor) Device() dlpack.Device {
 	if t == nil {
 		return dlpack.Device{}
 	}
-	return t.device
+	return dlpack.Device{Type: dlpack.DeviceType(t.devType), ID: t.devID}
 }
 
 // ReadOnly reports whether the tensor may not be written: the producer set
 // READ_ONLY, or SetReadOnly was called.
-func (t *Tensor) ReadOnly() bool { return t != nil && atomic.LoadUint32(&t.readOnly) != 0 }
+func (t *Tensor) ReadOnly() bool { return t != nil && atomic.LoadUint32(&t.state)&readOnlyBit != 0 }
 
 // IsCopied reports whether the producer said the data is a copy (IS_COPIED), as
 // Clone's results do.
@@ -218,6 +232,6 @@ func (t *Tensor) IsCopied() bool { return t != nil && t.isCopied }
 // export carries READ_ONLY. There is no way back.
 func (t *Tensor) SetReadOnly() {
 	if t != nil {
-		atomic.StoreUint32(&t.readOnly, 1)
+		atomic.OrUint32(&t.state, readOnlyBit)
 	}
 }
