@@ -19,11 +19,11 @@ func (t *Tensor) Clone() (*Tensor, error) {
 	}
 	d := dst
 	d.isCopied = true
-	(*dlpack.ManagedTensorVersioned)(d.managed).Flags |= dlpack.FlagIsCopied
+	(*dlpack.ManagedTensorVersioned)(d.managed.ptr()).Flags |= dlpack.FlagIsCopied
 	if c.dtype.SubByte() {
 		// Packed or padded in, padded out: element by element.
 		src, base := c.subByteBytes()
-		out := unsafe.Slice((*byte)(d.data), d.n)
+		out := unsafe.Slice((*byte)(d.data.ptr()), d.n)
 		var i int64
 		for off := range offsets(c.shape(), c.strides()) {
 			d.dtype.StoreBits(out, i, true, c.dtype.LoadBits(src, off+base, c.padded))
@@ -31,6 +31,6 @@ func (t *Tensor) Clone() (*Tensor, error) {
 		}
 		return dst, nil
 	}
-	dlpack.CopyStrided(d.data, d.strides(), c.data, c.strides(), c.shape(), c.dtype.ItemSize())
+	dlpack.CopyStrided(d.data.ptr(), d.strides(), c.data.ptr(), c.strides(), c.shape(), c.dtype.ItemSize())
 	return dst, nil
 }

@@ -36,16 +36,16 @@ func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error
 		releaseForeign(m, versioned)
 		return nil, err
 	}
-	t.managed, t.versioned = m, versioned
-	t.dtype, t.data, t.n, t.ndim = v.DType, v.Data, v.NumElements, int16(len(v.Shape))
+	t.managed, t.versioned = addrOf(m), versioned
+	t.dtype, t.data, t.n, t.ndim = v.DType, addrOf(v.Data), v.NumElements, int16(len(v.Shape))
 	t.isCopied, t.padded, t.devType, t.devID = v.IsCopied, v.Padded, uint8(v.Device.Type), v.Device.ID
-	if len(v.Shape) != len(shape) {
-		// Not where newConsumed put them: more dimensions than t had room for
-		// (or an ndim the producer changed while it was read).
-		t.setExtDims(v.Shape, v.Strides)
-	}
 	if v.ReadOnly {
 		t.state = readOnlyBit // not yet published
+	}
+	if len(v.Shape) != len(shape) {
+		// Not where newConsumed put them: an ndim the producer changed while
+		// it was read.
+		t = withAllDims(t, v.Shape, v.Strides)
 	}
 	return wrap(t), nil
 }
@@ -55,9 +55,8 @@ func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error
 // allocates only the Tensor. One of this package's blocks, as fillHeader left
 // it, is validated in place, into its own arrays, and its Tensor is 64 bytes (see
 // Tensor): nobody else holds the block now. A foreign tensor's copy follows the
-// Tensor in one allocation sized by its dimensions (96 or 128 bytes); more than
-// four dimensions come back from the validator in new memory, which the Tensor
-// keeps.
+// Tensor in one allocation sized by its dimensions (96 or 128 bytes up to four,
+// 1088 beyond).
 func newConsumed(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (t *Tensor, shape, strides []int64) {
 	nd := int(f.Tensor.NDim)
 	produced := isProduced(m, versioned)
@@ -66,7 +65,7 @@ func newConsumed(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (t *Tensor,
 		if nd == 0 || f.Tensor.Shape == &arrays[0] && (f.Tensor.Strides == nil || f.Tensor.Strides == &arrays[nd]) {
 			t = &Tensor{produced: true}
 			if nd > 0 {
-				t.dims = &arrays[0]
+				t.dims = addrOf(unsafe.Pointer(&arrays[0]))
 			}
 			return t, arrays[:nd], arrays[nd:]
 		}
@@ -81,8 +80,11 @@ func newConsumed(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (t *Tensor,
 	case nd <= 4:
 		x := new(withDims[[8]int64])
 		t, d = &x.t, x.d[:]
+	case nd <= dlpack.MaxNDim:
+		x := new(withDims[[2 * dlpack.MaxNDim]int64])
+		t, d = &x.t, x.d[:]
 	default:
-		t = new(Tensor)
+		t = new(Tensor) // the validator refuses it
 	}
 	t.produced = produced
 	if d == nil {

@@ -124,7 +124,7 @@ func blockArrays(m unsafe.Pointer, ndim int) []int64 {
 // address (pins.go), or 0 for data inside the block.
 func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, n int64, data unsafe.Pointer, ctx uintptr) *Tensor {
 	ndim := len(shape)
-	t.managed, t.versioned, t.produced, t.dtype, t.data, t.n, t.ndim = m, true, true, dt, data, n, int16(ndim)
+	t.managed, t.versioned, t.produced, t.dtype, t.data, t.n, t.ndim = addrOf(m), true, true, dt, addrOf(data), n, int16(ndim)
 	t.padded, t.devType = dt.SubByte(), uint8(dlpack.CPU)
 	blockNode(m).ndim = C.int32_t(ndim)
 	arrays := blockArrays(m, ndim)
@@ -145,7 +145,7 @@ func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []
 	}
 	mv.DLTensor = dlpack.Tensor{Data: data, Device: dlpack.Device{Type: dlpack.CPU}, NDim: int32(ndim), DType: dt.DL}
 	if ndim > 0 {
-		t.dims = &arrays[0]
+		t.dims = addrOf(unsafe.Pointer(&arrays[0]))
 		mv.DLTensor.Shape = &arrays[0]
 		mv.DLTensor.Strides = &arrays[ndim]
 	}
@@ -185,9 +185,9 @@ func (t *Tensor) Export() (unsafe.Pointer, error) {
 		toVersioned(c)
 	}
 	if c.ReadOnly() {
-		(*dlpack.ManagedTensorVersioned)(c.managed).Flags |= dlpack.FlagReadOnly
+		(*dlpack.ManagedTensorVersioned)(c.managed.ptr()).Flags |= dlpack.FlagReadOnly
 	}
-	return c.managed, nil
+	return c.managed.ptr(), nil
 }
 
 // ExportLegacy hands the tensor to a C consumer as a legacy DLManagedTensor*. The
@@ -213,7 +213,7 @@ func (t *Tensor) ExportLegacy() (unsafe.Pointer, error) {
 	if c.versioned {
 		toLegacy(c)
 	}
-	return c.managed, nil
+	return c.managed.ptr(), nil
 }
 
 // claim moves t from open to exported; false if Close or another export won.
@@ -225,9 +225,9 @@ func (t *Tensor) claim() bool {
 // legacy one in place (both start at the block's first byte; shape and strides
 // stay where they are).
 func toLegacy(c *Tensor) {
-	mv := (*dlpack.ManagedTensorVersioned)(c.managed)
+	mv := (*dlpack.ManagedTensorVersioned)(c.managed.ptr())
 	dl, ctx := mv.DLTensor, *(*uintptr)(unsafe.Pointer(&mv.ManagerCtx))
-	ml := (*dlpack.ManagedTensor)(c.managed)
+	ml := (*dlpack.ManagedTensor)(c.managed.ptr())
 	ml.DLTensor = dl
 	*(*uintptr)(unsafe.Pointer(&ml.ManagerCtx)) = ctx
 	ml.Deleter = deleterLegacy
@@ -236,9 +236,9 @@ func toLegacy(c *Tensor) {
 
 // toVersioned is toLegacy's inverse; flags are rebuilt from the Tensor.
 func toVersioned(c *Tensor) {
-	ml := (*dlpack.ManagedTensor)(c.managed)
+	ml := (*dlpack.ManagedTensor)(c.managed.ptr())
 	dl, ctx := ml.DLTensor, *(*uintptr)(unsafe.Pointer(&ml.ManagerCtx))
-	mv := (*dlpack.ManagedTensorVersioned)(c.managed)
+	mv := (*dlpack.ManagedTensorVersioned)(c.managed.ptr())
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
 	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx
 	mv.Deleter = deleterVersioned

@@ -32,19 +32,31 @@ type Tensor struct {
 	isCopied  bool
 	padded    bool
 
-	managed unsafe.Pointer // DLManagedTensorVersioned* or DLManagedTensor*, C memory
+	// The addresses the collector need not see are integers (addr): storing a
+	// pointer while a collection marks costs a write barrier, and its buffer's
+	// flush looks each one up (~14% of GoToGo's CPU, bench/bench_go.sh, before).
+	managed addr // DLManagedTensorVersioned* or DLManagedTensor*, C memory
+	data    addr // C memory, or a pinned slice's element 0 (pins.go keeps it alive)
 	dtype   *dlpack.DType
-	data    unsafe.Pointer
 	n       int64
 	// dims is shape then strides (in elements), 2*ndim values: for this package's
 	// blocks the block's own arrays (C memory, released with the tensor, so read
-	// only while t is open); for a foreign tensor's validated copy, a slice of its
-	// own, or nil when the copy follows the Tensor in its allocation (withDims: a
-	// pointer into t itself would keep a Tensor with a finalizer from ever being
-	// collected).
-	dims *int64
+	// only while t is open); 0 for a foreign tensor, whose validated copy follows
+	// the Tensor in its allocation (withDims: a pointer into t itself would keep a
+	// Tensor with a finalizer from ever being collected).
+	dims addr
 	next *Tensor // leaks.go
 }
+
+// addr is the address of memory that the collector does not manage or that is
+// kept alive otherwise.
+type addr uintptr
+
+func addrOf(p unsafe.Pointer) addr { return addr(p) }
+
+// ptr returns a as a pointer (read through memory: vet rightly flags converting
+// an integer, and a is not the collector's).
+func (a addr) ptr() unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&a)) }
 
 // withDims is a Tensor allocated together with room for the shape and strides of
 // up to len(d)/2 dimensions, which then follow it in memory.
@@ -108,10 +120,10 @@ func (t *Tensor) end(state uint32) bool {
 // (cache.go), any other by its deleter.
 func release(t *Tensor) {
 	if t.produced {
-		releaseProduced(t.managed, t.versioned)
+		releaseProduced(t.managed.ptr(), t.versioned)
 		return
 	}
-	releaseForeign(t.managed, t.versioned)
+	releaseForeign(t.managed.ptr(), t.versioned)
 }
 
 // releaseForeign calls the deleter of m, a DLManagedTensorVersioned* or
@@ -128,25 +140,25 @@ func boolInt(b bool) C.int {
 	return 0
 }
 
-// setExtDims gives t copies of shape and strides in memory of its own.
-func (t *Tensor) setExtDims(shape, strides []int64) {
-	t.ndim, t.dims = int16(len(shape)), nil
-	if len(shape) > 0 {
-		buf := make([]int64, 2*len(shape))
-		copy(buf, shape)
-		copy(buf[len(shape):], strides)
-		t.dims = &buf[0]
-	}
+// withAllDims returns a copy of t, not yet published, with room after it for
+// shape and strides (any count the validator accepts), holding copies of them.
+func withAllDims(t *Tensor, shape, strides []int64) *Tensor {
+	x := new(withDims[[2 * dlpack.MaxNDim]int64])
+	x.t = *t
+	x.t.ndim, x.t.dims = int16(len(shape)), 0
+	copy(x.d[:], shape)
+	copy(x.d[len(shape):], strides)
+	return &x.t
 }
 
 // allDims returns shape then strides; only for an open t (a produced block's
 // arrays are released with it).
 func (t *Tensor) allDims() []int64 {
-	p := t.dims
+	p := t.dims.ptr()
 	if p == nil && t.ndim > 0 { // withDims
-		p = (*int64)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(Tensor{})))
+		p = unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(Tensor{}))
 	}
-	return unsafe.Slice(p, 2*int(t.ndim))
+	return unsafe.Slice((*int64)(p), 2*int(t.ndim))
 }
 
 func (t *Tensor) shape() []int64 {
