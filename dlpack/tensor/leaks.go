@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math"
 	"runtime"
 	"sync/atomic"
 )
@@ -33,7 +34,7 @@ import (
 // costs one atomic load per Tensor, and the list is the most a program that stops
 // making tensors keeps alive of closed ones until the next collection. Tensor.seq
 // counts up to it (mod 256).
-const batchSize = 256
+const batchSize = math.MaxUint8
 
 // recent is the newest Tensor of the list; nil when empty.
 var recent atomic.Pointer[Tensor]
@@ -42,24 +43,29 @@ var recent atomic.Pointer[Tensor]
 var gcArmed atomic.Bool
 
 // track pushes t, just opened, onto the list. Each Tensor's seq is one more than
-// that of the one below it (1 on an empty list); whoever pushes the one whose seq
-// wraps to 0 takes the list and sweeps it. A pusher reads only seq of the head
-// it saw, which never changes once pushed, so a sweep that took that head
-// meanwhile is no race.
+// that of the one below it (1 on an empty list); when the head's seq says the
+// list holds batchSize, t starts a new list instead and its pusher sweeps the old
+// one (t itself is not swept: it is open, and would get the finalizer). A pusher
+// reads only seq of the head it saw, which never changes once pushed, so a sweep
+// that took that head meanwhile is no race.
 func track(t *Tensor) {
 	armOnce()
 	for {
 		h := recent.Load()
 		t.seq, t.next = 1, h
 		if h != nil {
-			t.seq = h.seq + 1
+			if h.seq == batchSize {
+				t.next = nil
+			} else {
+				t.seq = h.seq + 1
+			}
 		}
 		if recent.CompareAndSwap(h, t) {
-			break
+			if t.next == nil && h != nil {
+				sweep(h)
+			}
+			return
 		}
-	}
-	if t.seq == 0 {
-		seal()
 	}
 }
 
