@@ -172,3 +172,18 @@ func liveBlocks() int64 {
 	}
 	return live
 }
+
+// For the tests (cgo cannot appear in _test.go files): every block malloc'd and
+// not yet freed, the class of t's block, a class's cap, and how many blocks of
+// it Go's own list and the returned stack hold.
+func allBlocks() int64 { return atomic.LoadInt64((*int64)(unsafe.Pointer(&C.gdt_blocks))) }
+
+func blockClass(t *Tensor) int { return int(blockNode(t.managed.ptr()).cls) }
+
+func classCap(cls int) int64 { return int64(C.gdt_class_cap[cls]) }
+
+func cachedIn(cls int) (own, returned int64) {
+	mu.Lock()
+	defer mu.Unlock()
+	return cache.own[cls].n, atomic.LoadInt64((*int64)(unsafe.Pointer(&C.gdt_returned[cls].count)))
+}

@@ -52,17 +52,16 @@ func track(t *Tensor) {
 	armOnce()
 	for {
 		h := recent.Load()
+		full := h != nil && h.seq == batchSize
 		t.seq, t.next = 1, h
-		if h != nil {
-			if h.seq == batchSize {
-				t.next = nil
-			} else {
-				t.seq = h.seq + 1
-			}
+		if full {
+			t.next = nil
+		} else if h != nil {
+			t.seq = h.seq + 1
 		}
 		if recent.CompareAndSwap(h, t) {
-			if t.next == nil && h != nil {
-				sweep(h)
+			if full {
+				sweep(h) // t is published: read nothing of it now
 			}
 			return
 		}
