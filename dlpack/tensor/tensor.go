@@ -86,7 +86,8 @@ const (
 // generic dictionary) and about 110 ns more per tensor than SetFinalizer. The
 // finalizer's usual hazards do not apply: it only calls the deleter, never
 // resurrects the Tensor, and a Tensor points at nothing that points back at it
-// (so it is never part of a cycle, which would keep it from being finalized).
+// (so it is never part of a cycle, which would keep it from being finalized: its
+// next points only at older Tensors, and is cleared when it gets the finalizer).
 func wrap(t *Tensor) *Tensor {
 	t.state |= stateOpen // not yet published
 	track(t)
