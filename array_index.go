@@ -195,18 +195,18 @@ func setItem(a *C.gd_array, key, value *C.PyObject) error {
 	if err != nil {
 		return err
 	}
-	if !isSequence(value) && !isArray(value) && C.PyObject_CheckBuffer(value) == 0 {
+	src, err := assignedArray(value, arrayDType(a))
+	if err != nil {
+		return err
+	}
+	if src == nil {
 		s, err := pyToScalar(value)
 		if err != nil {
 			return err
 		}
 		return fillSelection(a, sel, s)
 	}
-	src, err := arrayFrom(value, arrayDType(a))
-	if err != nil {
-		return err
-	}
-	defer C.gd_decref(asObject(src))
+	defer releaseForeign(asObject(src))
 	if mayOverlap(a, sel, src) {
 		// Read the source fully before writing: an element written early may be
 		// one the source still has to read.
@@ -222,6 +222,23 @@ func setItem(a *C.gd_array, key, value *C.PyObject) error {
 		return err
 	}
 	return assign(a, sel, src, srcStrides)
+}
+
+// assignedArray is the value of a[key] = value as an array of dtype dt: a
+// godlpack.Array, a DLPack producer (a PyTorch tensor, a JAX array: shared, as
+// asarray shares it, then converted if its dtype differs), a buffer, or a nested
+// sequence. nil with no error for anything else: a scalar, which fills the
+// selection. The result may hold a producer's tensor: drop it with releaseForeign.
+func assignedArray(value *C.PyObject, dt *dlpack.DType) (*C.gd_array, error) {
+	if !isArray(value) && !isSequence(value) && C.PyObject_CheckBuffer(value) == 0 {
+		if C.gd_may_share_dlpack(value) == 0 {
+			return nil, nil
+		}
+		if a, done, err := asarrayShared(value, dt, importRequest{}); done {
+			return a, err
+		} // its __dlpack__ raised BufferError: converted as asarray converts it
+	}
+	return arrayFrom(value, dt)
 }
 
 // mayOverlap reports whether writing the selection sel of a could change src

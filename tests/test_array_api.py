@@ -367,6 +367,36 @@ def test_setitem_from_numpy_array_and_memoryview():
     assert a.tolist() == n.tolist()
 
 
+def test_setitem_from_torch_and_jax_tensors_matches_numpy():
+    # A DLPack producer on the right is read zero-copy (NumPy reads its own arrays
+    # the same way): any strides, broadcasting, dtype conversion, 0-d.
+    import jax.numpy as jnp
+
+    a, n = _both(dtype="float32")
+    t = torch.arange(4, dtype=torch.float32)
+    a[0] = t
+    n[0] = t.numpy()
+    a[1, ::-1] = t
+    n[1, ::-1] = t.numpy()
+    a[2:] = torch.tensor([[7, 8, 9, 10]], dtype=torch.int64)  # broadcast, int64 -> float32
+    n[2:] = [[7, 8, 9, 10]]
+    a[0, 0] = torch.tensor(2.5)
+    n[0, 0] = 2.5
+    a[:, 3] = jnp.arange(3.0) + 0.5
+    n[:, 3] = np.arange(3.0) + 0.5
+    assert a.tolist() == n.tolist()
+    with pytest.raises(ValueError, match="could not broadcast"):
+        a[0] = torch.ones(3)
+    assert a.tolist() == n.tolist()
+
+
+def test_setitem_from_a_torch_tensor_over_the_same_memory():
+    t = torch.arange(6.0)
+    a = g.asarray(t)  # shares t's memory
+    a[1:] = t[:-1]  # a torch view of the same bytes, shifted: read before written
+    assert t.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0, 4.0]
+
+
 S = slice
 OVERLAP_CASES = [
     ("a[1:] = a[:-1]", S(1, None), S(None, -1)),
