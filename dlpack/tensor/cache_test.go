@@ -133,18 +133,7 @@ func TestCacheKeepsAtMostItsCap(t *testing.T) {
 func TestCacheConcurrent(t *testing.T) {
 	noLeaks(t)
 	const workers, rounds = 4, 400
-	stop := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.GC()
-			}
-		}
-	}()
-	defer close(stop)
+	defer collectConstantly()()
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {

@@ -373,21 +373,10 @@ func TestLeakedBesideHeldTensor(t *testing.T) {
 }
 
 // Tensors made, closed and leaked on several goroutines while collections seal
-// batches under them (leaks.go): every one is released exactly once (-race).
+// lists under them (leaks.go): every one is released exactly once (-race).
 func TestTrackingRacesCollections(t *testing.T) {
 	noLeaks(t)
-	stop := make(chan struct{})
-	var gc sync.WaitGroup
-	gc.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.GC()
-			}
-		}
-	})
+	stop := collectConstantly()
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
@@ -404,8 +393,7 @@ func TestTrackingRacesCollections(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	gc.Wait()
+	stop()
 }
 
 // A slice exported twice is pinned once, counted twice (pins.go): collections do
