@@ -335,15 +335,15 @@ func TestConcurrentPinnedExports(t *testing.T) {
 }
 
 // Leaked Tensors are released one by one (leaks.go): a Tensor kept open, made in
-// the same batch as some of them, neither keeps them alive nor is released with
-// them, across full batches and the partial one a collection seals.
+// the same list as some of them, neither keeps them alive nor is released with
+// them, across full lists and the partial one a collection seals.
 func TestLeakedBesideHeldTensor(t *testing.T) {
 	waitFor(t, "earlier tests' tensors", func() bool { return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 })
 	keep, err := tensor.FromSlice(make([]float32, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 600 { // more than two batches of 256
+	for i := range 600 { // more than two full lists of 255
 		if _, err := tensor.New[float32](4); err != nil {
 			t.Fatal(err)
 		}
