@@ -37,7 +37,7 @@ func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error
 		return nil, err
 	}
 	t.managed, t.versioned = addrOf(m), versioned
-	t.dtype, t.data, t.n, t.ndim = v.DType, addrOf(v.Data), v.NumElements, int16(len(v.Shape))
+	t.dt, t.data, t.n, t.ndim = addrOf(unsafe.Pointer(v.DType)), addrOf(v.Data), v.NumElements, int16(len(v.Shape))
 	t.isCopied, t.padded, t.devType, t.devID = v.IsCopied, v.Padded, uint8(v.Device.Type), v.Device.ID
 	if v.ReadOnly {
 		t.state = readOnlyBit // not yet published

@@ -124,7 +124,7 @@ func blockArrays(m unsafe.Pointer, ndim int) []int64 {
 // address (pins.go), or 0 for data inside the block.
 func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, n int64, data unsafe.Pointer, ctx uintptr) *Tensor {
 	ndim := len(shape)
-	t.managed, t.versioned, t.produced, t.dtype, t.data, t.n, t.ndim = addrOf(m), true, true, dt, addrOf(data), n, int16(ndim)
+	t.managed, t.versioned, t.produced, t.dt, t.data, t.n, t.ndim = addrOf(m), true, true, addrOf(unsafe.Pointer(dt)), addrOf(data), n, int16(ndim)
 	t.padded, t.devType = dt.SubByte(), uint8(dlpack.CPU)
 	blockNode(m).ndim = C.int32_t(ndim)
 	arrays := blockArrays(m, ndim)
@@ -135,22 +135,38 @@ func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []
 	} else {
 		copy(arrays[ndim:], strides)
 	}
+	// The struct's addresses are stored as integers: they are C memory (a C
+	// function, the block), so the collector need not see them, and a pointer
+	// store costs a write barrier while a collection marks. A pinned slice's
+	// address is stored as a pointer, so that a cgocheck2 run would catch a
+	// missing pin.
 	mv := (*dlpack.ManagedTensorVersioned)(m)
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
-	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx // C memory or 0, never a Go pointer
-	mv.Deleter = deleterVersioned
+	storeAddr(&mv.ManagerCtx, ctx) // C memory or 0, never a Go pointer
+	storeAddr(&mv.Deleter, uintptr(deleterVersioned))
 	mv.Flags = 0
 	if t.padded {
 		mv.Flags = dlpack.FlagSubbyteTypePadded
 	}
-	mv.DLTensor = dlpack.Tensor{Data: data, Device: dlpack.Device{Type: dlpack.CPU}, NDim: int32(ndim), DType: dt.DL}
+	dl := &mv.DLTensor
+	if ctx == 0 {
+		storeAddr(&dl.Data, uintptr(data))
+	} else {
+		dl.Data = data
+	}
+	dl.Device, dl.NDim, dl.DType, dl.ByteOffset = dlpack.Device{Type: dlpack.CPU}, int32(ndim), dt.DL, 0
+	storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Shape)), 0)
+	storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Strides)), 0)
 	if ndim > 0 {
 		t.dims = addrOf(unsafe.Pointer(&arrays[0]))
-		mv.DLTensor.Shape = &arrays[0]
-		mv.DLTensor.Strides = &arrays[ndim]
+		storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Shape)), uintptr(unsafe.Pointer(&arrays[0])))
+		storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Strides)), uintptr(unsafe.Pointer(&arrays[ndim])))
 	}
 	return t
 }
+
+// storeAddr writes a into *p, a field in C memory, as an integer.
+func storeAddr(p *unsafe.Pointer, a uintptr) { *(*uintptr)(unsafe.Pointer(p)) = a }
 
 var (
 	deleterVersioned = unsafe.Pointer(C.gdt_deleter_versioned)
@@ -202,8 +218,8 @@ func (t *Tensor) ExportLegacy() (unsafe.Pointer, error) {
 	switch {
 	case c.ReadOnly():
 		return nil, errors.New("tensor: a read-only tensor cannot be exported as a legacy DLManagedTensor (it has no READ_ONLY flag)")
-	case c.dtype.SubByte():
-		return nil, errors.New("tensor: a sub-byte " + c.dtype.Name + " tensor cannot be exported as a legacy DLManagedTensor (it has no padding flag)")
+	case c.dtype().SubByte():
+		return nil, errors.New("tensor: a sub-byte " + c.dtype().Name + " tensor cannot be exported as a legacy DLManagedTensor (it has no padding flag)")
 	case c.versioned && !c.produced:
 		return nil, errors.New("tensor: a tensor from a versioned producer can only be exported with Export")
 	}

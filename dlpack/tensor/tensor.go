@@ -37,7 +37,7 @@ type Tensor struct {
 	// flush looks each one up (~14% of GoToGo's CPU, bench/bench_go.sh, before).
 	managed addr // DLManagedTensorVersioned* or DLManagedTensor*, C memory
 	data    addr // C memory, or a pinned slice's element 0 (pins.go keeps it alive)
-	dtype   *dlpack.DType
+	dt      addr // *dlpack.DType: one of dlpack.All(), whose table holds it for good
 	n       int64
 	// dims is shape then strides (in elements), 2*ndim values: for this package's
 	// blocks the block's own arrays (C memory, released with the tensor, so read
@@ -53,6 +53,8 @@ type Tensor struct {
 type addr uintptr
 
 func addrOf(p unsafe.Pointer) addr { return addr(p) }
+
+func (t *Tensor) dtype() *dlpack.DType { return (*dlpack.DType)(t.dt.ptr()) }
 
 // ptr returns a as a pointer (read through memory: vet rightly flags converting
 // an integer, and a is not the collector's).
@@ -194,7 +196,7 @@ func (t *Tensor) DType() *dlpack.DType {
 	if t == nil {
 		return nil
 	}
-	return t.dtype
+	return t.dtype()
 }
 
 // Shape returns a copy of the extents (nil for a 0-d tensor, and once the tensor

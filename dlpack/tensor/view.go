@@ -36,15 +36,15 @@ func As[T dlpack.Element](t *Tensor) (*View[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	if want := dlpack.DTypeOf[T](); want != c.dtype {
-		return nil, &DTypeError{Want: want, Got: c.dtype}
+	if want := dlpack.DTypeOf[T](); want != c.dtype() {
+		return nil, &DTypeError{Want: want, Got: c.dtype()}
 	}
 	v := &View[T]{t: t}
 	switch {
-	case c.dtype.SubByte():
+	case c.dtype().SubByte():
 		v.access = accessSubByte
 		v.subBuf, v.subBase = c.subByteBytes()
-	case c.dtype.Kind == dlpack.KindBool:
+	case c.dtype().Kind == dlpack.KindBool:
 		v.access = accessBool
 	}
 	return v, nil
@@ -62,7 +62,7 @@ func (c *Tensor) subByteBytes() ([]byte, int64) {
 	if c.padded {
 		return unsafe.Slice((*byte)(unsafe.Add(c.data.ptr(), lo)), hi-lo+1), -lo
 	}
-	size, _ := dlpack.ByteSize(hi+1, int(c.dtype.DL.Bits))
+	size, _ := dlpack.ByteSize(hi+1, int(c.dtype().DL.Bits))
 	return unsafe.Slice((*byte)(c.data.ptr()), size), 0
 }
 
@@ -210,7 +210,7 @@ func (v *View[T]) load(off int64) T {
 	case accessBool:
 		*(*bool)(unsafe.Pointer(&x)) = *(*byte)(unsafe.Add(v.t.data.ptr(), off)) != 0
 	case accessSubByte:
-		*(*uint8)(unsafe.Pointer(&x)) = uint8(v.t.dtype.LoadBits(v.subBuf, off+v.subBase, v.t.padded))
+		*(*uint8)(unsafe.Pointer(&x)) = uint8(v.t.dtype().LoadBits(v.subBuf, off+v.subBase, v.t.padded))
 	}
 	return x
 }
@@ -220,7 +220,7 @@ func (v *View[T]) store(off int64, x T) {
 	case accessPlain, accessBool: // a Go bool is stored as 0 or 1, as DLPack wants
 		*(*T)(unsafe.Add(v.t.data.ptr(), off*int64(unsafe.Sizeof(x)))) = x
 	case accessSubByte:
-		v.t.dtype.StoreBits(v.subBuf, off+v.subBase, v.t.padded, uint64(*(*uint8)(unsafe.Pointer(&x))))
+		v.t.dtype().StoreBits(v.subBuf, off+v.subBase, v.t.padded, uint64(*(*uint8)(unsafe.Pointer(&x))))
 	}
 }
 
@@ -256,5 +256,5 @@ func offsets(shape, strides []int64) iter.Seq[int64] {
 }
 
 func (c *Tensor) errPacked() error {
-	return shapeError(c.shape(), "packed "+c.dtype.Name+" elements share bytes; no []T can view them")
+	return shapeError(c.shape(), "packed "+c.dtype().Name+" elements share bytes; no []T can view them")
 }
