@@ -8,6 +8,7 @@
 #include "godlpack_capi.h"
 
 const DLPackExchangeAPI *gd_exchange_api(void);
+extern const gd_capi *gd_ext_capi; /* ext_call.c: what the API's call path uses */
 
 static int capi_array_borrow(void *obj, DLManagedTensorVersioned *out) {
     PyObject *o = obj;
@@ -51,6 +52,10 @@ int gd_capi_publish(PyObject *m) {
         capi_table.from_dlpack = capi_from_dlpack;
         capi_table.lend = capi_lend;
         capi_table.version = GD_CAPI_VERSION;
+        /* The module's own functions written with the extension API
+         * (module_funcs.go) reach this table directly, as an extension does
+         * through the capsule. */
+        gd_ext_capi = &capi_table;
     }
     PyObject *cap = PyCapsule_New(&capi_table, GD_CAPI_NAME, NULL);
     if (cap == NULL) {

@@ -19,7 +19,6 @@ import "C"
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
 )
@@ -73,26 +72,6 @@ func goSetDtypes(_, seq *C.PyObject) *C.PyObject {
 	}
 	dtypeObjects = objs
 	return C.gd_none()
-}
-
-//export goDtypeTable
-func goDtypeTable(_, _unused *C.PyObject) *C.PyObject {
-	all := dlpack.All()
-	t := C.PyTuple_New(C.Py_ssize_t(len(all)))
-	if t == nil {
-		return nil
-	}
-	for i, d := range all {
-		cname := C.CString(d.Name)
-		row := C.gd_build_dtype_row(cname, C.int(d.DL.Code), C.int(d.DL.Bits), C.int(d.Kind))
-		C.free(unsafe.Pointer(cname))
-		if row == nil {
-			C.gd_decref(t)
-			return nil
-		}
-		C.gd_tuple_set(t, C.Py_ssize_t(i), row)
-	}
-	return t
 }
 
 // dtypeObjects holds the Python dtype objects (godlpack.dtype, a str subclass)

@@ -1,7 +1,8 @@
 /* ext.h: the C half of Python extensions written in Go with this library
  * (godlpack.Module, ext_*.go). These files are compiled into every c-shared
  * library that links the godlpack package: in an extension they are the live
- * call path; in the godlpack module itself they are unused.
+ * call path; the godlpack module uses them for its own API-defined functions
+ * (module_funcs.go), not ext_module.c's init.
  *
  * A call: Python -> gd_ext_call (METH_FASTCALL, ext_call.c) matches the arguments
  * to the parameters and converts each to a gd_ext_arg (tensors through the godlpack
@@ -24,6 +25,9 @@
 
 /* Parameter kinds, as Go's converters expect them (ext_func.go has the same list). */
 enum { GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR, GD_EXT_MUT_TENSOR };
+/* Or'ed into TENSOR/MUT_TENSOR in the C table: an optional tensor (Default(name, nil)),
+ * None or no argument giving Go an absent one (gd_ext_arg.obj NULL). */
+#define GD_EXT_OPTIONAL 0x10
 /* Dimensions of a lent tensor kept in its gd_ext_arg (more: imported as an Array). */
 #define GD_EXT_LEND_NDIM 8
 

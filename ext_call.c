@@ -122,8 +122,8 @@ static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject 
         return 0;
     }
     a->array = NULL;
-    int lent = gd_ext_capi->lend(o, &a->m, a->dims, GD_EXT_LEND_NDIM, p->kind == GD_EXT_MUT_TENSOR,
-                                 &a->view);
+    int writes = (p->kind | GD_EXT_OPTIONAL) == (GD_EXT_MUT_TENSOR | GD_EXT_OPTIONAL);
+    int lent = gd_ext_capi->lend(o, &a->m, a->dims, GD_EXT_LEND_NDIM, writes, &a->view);
     if (lent != 0) {
         return lent > 0 ? 0 : prefix_error(f, p);
     }
@@ -141,8 +141,28 @@ static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject 
     return 0;
 }
 
+/* An optional tensor (Default(name, nil) in Go): None or no argument is no tensor
+ * (obj NULL, which Go's converter reads as Tensor.IsNone); 1 then, else 0 and the
+ * argument converts as any tensor's. Apart from convert_tensor, which keeps its one
+ * call site, so that the compiler inlines it as before: the path of a tensor that is
+ * not optional is the code it was. */
+static int absent_tensor(PyObject *o, gd_ext_arg *a) {
+    if (o != NULL && o != Py_None) {
+        return 0;
+    }
+    a->obj = NULL;
+    a->array = NULL;
+    return 1;
+}
+
 static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
     switch (p->kind) {
+    case GD_EXT_TENSOR | GD_EXT_OPTIONAL:
+    case GD_EXT_MUT_TENSOR | GD_EXT_OPTIONAL:
+        if (absent_tensor(o, a)) {
+            return 0;
+        }
+        /* fall through */
     case GD_EXT_TENSOR:
     case GD_EXT_MUT_TENSOR:
         return convert_tensor(f, p, o, a);

@@ -120,8 +120,10 @@ func (f *Function) HoldGIL() *Function {
 }
 
 // Default gives a parameter a default value, making it optional in Python: an
-// int/int64 for an int, a float64 (or int) for a float, a bool, a string.
-// Parameters after it must have defaults too. Tensors have none.
+// int/int64 for an int, a float64 (or int) for a float, a bool, a string, and
+// nil for a Tensor or MutTensor: Python may then pass None or leave it out, and
+// the function gets a tensor whose IsNone is true (its constraints apply only to
+// a tensor passed). Parameters after it must have defaults too.
 func (f *Function) Default(name string, value any) *Function {
 	p := f.param(name)
 	if p == nil {

@@ -46,10 +46,17 @@ type moduleSpec struct {
 // definition (a parameter of an unsupported type, names that do not match) are
 // reported as ImportError when Python imports the module.
 func Module(name, doc string, funcs ...*Function) {
-	m := &moduleSpec{name: name, doc: doc, funcs: funcs}
+	m := newModuleSpec(name, doc, funcs)
 	if _, dup := modules[name]; dup {
 		m.errs = append(m.errs, fmt.Sprintf("godlpack.Module(%q) is called twice", name))
 	}
+	modules[name] = m
+}
+
+// newModuleSpec checks a module's functions (Module, and the godlpack module's
+// own in module_funcs.go): their mistakes are kept for ImportError.
+func newModuleSpec(name, doc string, funcs []*Function) *moduleSpec {
+	m := &moduleSpec{name: name, doc: doc, funcs: funcs}
 	seen := map[string]bool{}
 	for _, f := range funcs {
 		if f == nil {
@@ -63,7 +70,7 @@ func Module(name, doc string, funcs ...*Function) {
 		seen[f.name] = true
 		m.errs = append(m.errs, f.checkDefaults()...)
 	}
-	modules[name] = m
+	return m
 }
 
 // PyInitTemplate is the Go file the build backend adds to an extension's main
@@ -113,7 +120,7 @@ func goExtModuleDoc(name *C.char) *C.char {
 }
 
 // goExtExec adds module name's functions to the module object mod (module
-// exec, GIL held). Their C tables are made once and kept for good.
+// exec, GIL held).
 //
 //export goExtExec
 func goExtExec(mod *C.PyObject, name *C.char) C.int {
@@ -122,6 +129,12 @@ func goExtExec(mod *C.PyObject, name *C.char) C.int {
 		importError("godlpack: module " + C.GoString(name) + " vanished")
 		return -1
 	}
+	return m.addTo(mod)
+}
+
+// addTo adds m's functions to the module object mod (GIL held). Their C tables
+// are made once and kept for good: a module imported again shares them.
+func (m *moduleSpec) addTo(mod *C.PyObject) C.int {
 	for _, f := range m.funcs {
 		if f.cfunc == nil {
 			f.id = int32(len(extFuncs))
@@ -155,6 +168,8 @@ func (f *Function) cTable() *C.gd_ext_func {
 		if p.hasDefault {
 			cp.has_default = 1
 			switch v := p.def.(type) {
+			case nil: // an optional tensor: ext_call.c's convert_optional_tensor
+				cp.kind |= C.GD_EXT_OPTIONAL
 			case int:
 				cp.def_i, cp.def_f = C.int64_t(v), C.double(v)
 			case int64:
@@ -196,6 +211,8 @@ func (f *Function) checkDefaults() []string {
 			ok = p.kind == C.GD_EXT_BOOL
 		case string:
 			ok = p.kind == C.GD_EXT_STR
+		case nil:
+			ok = p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR
 		}
 		if !ok {
 			errs = append(errs, fmt.Sprintf("%s(): the default %#v does not suit parameter %s of type %v", f.name, p.def, p.name, p.goType))
@@ -218,6 +235,8 @@ func (f *Function) signature() string {
 
 func pyLiteral(v any) string {
 	switch v := v.(type) {
+	case nil:
+		return "None"
 	case bool:
 		if v {
 			return "True"

@@ -46,6 +46,15 @@ type TensorArg interface {
 
 func (x Tensor[E]) arg() *C.gd_ext_arg { return x.a }
 
+// IsNone reports whether the argument is absent: an optional tensor parameter
+// (Default(name, nil)) that Python passed None for or left out. Such a Tensor is
+// the zero Tensor: AsTensor, Keep and ReadSlice return an error for it and its
+// other methods panic (RuntimeError in Python), as a nil pointer's would.
+func (x Tensor[E]) IsNone() bool { return x.a == nil }
+
+// errNone is what AsTensor, Keep and ReadSlice return for an absent tensor.
+var errNone = errors.New("godlpack: the tensor is None (an optional argument not passed)")
+
 // A DTypeSet names the dtypes a Tensor parameter accepts, as its type argument:
 // Tensor[AnyFloat]. Define your own with a method returning the dtypes (nil for
 // every dtype).
@@ -146,6 +155,9 @@ func (x Tensor[E]) Data() unsafe.Pointer { return x.dl().data }
 // C-contiguous. The function must not write through it unless x is a MutTensor.
 func ReadSlice[T dlpack.Element](x TensorArg) ([]T, error) {
 	t := Tensor[T]{x.arg()}
+	if t.IsNone() {
+		return nil, errNone
+	}
 	if want := dlpack.DTypeOf[T](); want != t.DType() {
 		return nil, &tensor.DTypeError{Want: want, Got: t.DType()}
 	}
@@ -167,6 +179,9 @@ func Slice[T dlpack.Element, E any](x MutTensor[E]) ([]T, error) { return ReadSl
 // is a MutTensor. Repeated calls return the same one. (Not named Tensor: a
 // MutTensor's embedded field has that name.)
 func (x Tensor[E]) AsTensor() (*tensor.Tensor, error) {
+	if x.IsNone() {
+		return nil, errNone
+	}
 	if x.a.go_tensor != 0 {
 		return cgo.Handle(x.a.go_tensor).Value().(*tensor.Tensor), nil
 	}
@@ -186,6 +201,9 @@ func (x Tensor[E]) AsTensor() (*tensor.Tensor, error) {
 // collected), from any goroutine; its release needs no GIL. Call it during the
 // call. It is read-only unless x is a MutTensor.
 func (x Tensor[E]) Keep() (*tensor.Tensor, error) {
+	if x.IsNone() {
+		return nil, errNone
+	}
 	var cerr *C.char
 	m := C.gd_ext_keep(x.a, &cerr)
 	if m == nil {
@@ -227,6 +245,9 @@ func (Tensor[E]) elementType() any { var e E; return e }
 
 func (Tensor[E]) converter(f *Function, p *param) any {
 	return func(a *C.gd_ext_arg) (Tensor[E], error) {
+		if a.obj == nil { // an optional tensor's None (ext_call.c): no argument
+			return Tensor[E]{}, nil
+		}
 		if err := p.check(f, a); err != nil {
 			return Tensor[E]{}, err
 		}
@@ -238,6 +259,9 @@ func (Tensor[E]) converter(f *Function, p *param) any {
 func (MutTensor[E]) converter(f *Function, p *param) any {
 	p.writable, p.kind = true, C.GD_EXT_MUT_TENSOR // never lent: a lent tensor has no flags
 	return func(a *C.gd_ext_arg) (MutTensor[E], error) {
+		if a.obj == nil {
+			return MutTensor[E]{}, nil
+		}
 		if err := p.check(f, a); err != nil {
 			return MutTensor[E]{}, err
 		}

@@ -71,9 +71,9 @@ package godlpack
 //     mmap or sched_yield, which the runtime makes holding locks). A thread whose
 //     system calls come from outside this module is not Go's (or is a Go thread in
 //     C) and is not waited for. Only then does it return to os.fork().
-//   - after fork, parent (goAfterForkParent): GOMAXPROCS back to what it was
+//   - after fork, parent (afterForkParent): GOMAXPROCS back to what it was
 //     (automatic again unless $GOMAXPROCS fixed it), then the collector.
-//   - after fork, child (goAfterForkChild): keep the collector off for good, and
+//   - after fork, child (afterForkChild): keep the collector off for good, and
 //     lift any memory limit (GOMEMLIMIT would otherwise start a collection as the
 //     heap grows). It can never be switched back on safely in the child. Array
 //     bytes are C memory and are freed by their owners as usual; what the child
@@ -197,12 +197,12 @@ func forkQuiesce(gen uint64, procs int) {
 	C.gd_fork_helper_done(C.ulonglong(gen))
 }
 
-//export goAfterForkParent
-func goAfterForkParent(_, _unused *C.PyObject) *C.PyObject {
+// afterForkParent is os.fork's after_in_parent hook (module_funcs.go).
+func afterForkParent() (None, error) {
 	forkState.Lock()
 	defer forkState.Unlock()
 	if forkState.depth == 0 {
-		return C.gd_none() // no fork of ours under way
+		return None{}, nil // no fork of ours under way
 	}
 	forkState.depth--
 	if forkState.depth == 0 && forkState.saved {
@@ -216,11 +216,11 @@ func goAfterForkParent(_, _unused *C.PyObject) *C.PyObject {
 		}
 		debug.SetGCPercent(forkState.gcPercent)
 	}
-	return C.gd_none()
+	return None{}, nil
 }
 
-//export goAfterForkChild
-func goAfterForkChild(_, _unused *C.PyObject) *C.PyObject {
+// afterForkChild is os.fork's after_in_child hook (module_funcs.go).
+func afterForkChild() (None, error) {
 	// Only this thread exists now; if another thread of the parent held the lock,
 	// it never unlocks: start from a fresh state instead of taking it.
 	forkState.Mutex = sync.Mutex{}
@@ -229,5 +229,5 @@ func goAfterForkChild(_, _unused *C.PyObject) *C.PyObject {
 	forkState.child = true
 	debug.SetGCPercent(-1) // already off since goForkPrepare; kept off for good
 	debug.SetMemoryLimit(math.MaxInt64)
-	return C.gd_none()
+	return None{}, nil
 }

@@ -283,8 +283,4 @@ static inline PyObject *gd_seq_item_new(PyObject *s, Py_ssize_t i) {
 }
 static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
 static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
-/* Py_BuildValue is variadic: one fixed-signature wrapper per use from Go. */
-static inline PyObject *gd_build_dtype_row(const char *name, int code, int bits, int kind) {
-    return Py_BuildValue("(siii)", name, code, bits, kind);
-}
 #endif

@@ -1,7 +1,9 @@
 //go:build godlpack_python
 
 /* module.c: the module's static method table and creation, which cgo cannot
- * express; PyInit__godlpack itself is exported from Go (module.go). */
+ * express; PyInit__godlpack itself is exported from Go (module.go). The functions
+ * written with the extension API (module_funcs.go) are added at exec, after the
+ * table's. */
 #include "godlpack.h"
 #include "_cgo_export.h"
 
@@ -22,18 +24,6 @@ void gd_raise(int kind, const char *msg) {
     default: exc = PyExc_RuntimeError; break;
     }
     PyErr_SetString(exc, msg);
-}
-
-static PyObject *mod_live_allocations(PyObject *m, PyObject *unused) {
-    (void)m;
-    (void)unused;
-    if (!gd_counting) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "allocation counting is off: set GODLPACK_COUNT_ALLOCATIONS=1 in the "
-                        "environment before importing godlpack");
-        return NULL;
-    }
-    return PyLong_FromLongLong(gd_live_allocations());
 }
 
 static PyObject *mod_set_device_enum(PyObject *m, PyObject *e) {
@@ -98,16 +88,9 @@ static PyMethodDef module_methods[] = {
      "keep lives as long as the memory. Read-only when asked or when the buffer is,\n"
      "except that own_bytes makes a large bytes object (one only this array uses: a\n"
      "protocol 2-4 pickle's) writable, as NumPy's unpickling does."},
-    {"_live_allocations", mod_live_allocations, METH_NOARGS,
-     "Number of live C allocations (owners and exported managed tensors), for tests;\n"
-     "needs GODLPACK_COUNT_ALLOCATIONS=1 in the environment at import."},
     {"_set_device_enum", mod_set_device_enum, METH_O, "Internal: register DLDeviceType."},
     {"_set_dtypes", (PyCFunction)goSetDtypes, METH_O, "Internal: register the dtype objects."},
-    {"_dtype_table", (PyCFunction)goDtypeTable, METH_NOARGS,
-     "Internal: (name, code, bits, kind) of every dtype, in table order."},
     {"_before_fork", gd_before_fork, METH_NOARGS, "Internal: os.fork hook (fork.go)."},
-    {"_after_fork_parent", (PyCFunction)goAfterForkParent, METH_NOARGS, "Internal: fork hook."},
-    {"_after_fork_child", (PyCFunction)goAfterForkChild, METH_NOARGS, "Internal: fork hook."},
     {"_noop_c", mod_noop_c, METH_NOARGS, "A no-op implemented in C (benchmarks)."},
     {"_noop_go", (PyCFunction)goNoop, METH_NOARGS, "A no-op implemented in Go (benchmarks)."},
     {NULL, NULL, 0, NULL},
@@ -142,7 +125,7 @@ static int module_exec(PyObject *m) {
     if (PyModule_AddObjectRef(m, "Array", (PyObject *)gd_ArrayType) < 0 ||
         PyModule_AddIntConstant(m, "DLPACK_MAJOR_VERSION", GD_DLPACK_MAJOR) < 0 ||
         PyModule_AddIntConstant(m, "DLPACK_MINOR_VERSION", GD_DLPACK_MINOR) < 0 ||
-        gd_capi_publish(m) < 0) {
+        gd_capi_publish(m) < 0 || goModuleExec(m) < 0) {
         return -1;
     }
     return 0;

@@ -196,13 +196,19 @@ def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
     assert requires == repr([f"godlpack=={VERSION}"])
 
 
-def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
+def _venv_with_godlpack(tmp_path: Path, wheel_dir: Path) -> tuple[Path, dict[str, str]]:
+    """A venv with godlpack's wheel installed and what pip would have put in the build
+    environment (the backend's packages), for --no-build-isolation; and its user env."""
     (whl,) = wheel_dir.glob("*.whl")
-    # what pip would have put in the build environment: the backend's packages
     backend_needs = [*build.BUILD_REQUIREMENTS.values(), *TOML_REQUIREMENT.values()]
     venv = _venv(tmp_path / "venv", NUMPY, *backend_needs)
     env = _user_env(tmp_path, venv)
     _ok(_run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", whl], env=env))
+    return venv, env
+
+
+def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
+    venv, env = _venv_with_godlpack(tmp_path, wheel_dir)
     project = _write_project(tmp_path / "goext")
     res = _run(
         [
@@ -223,6 +229,49 @@ def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
     assert "pip-build-env-" not in out
     site = _venv_python(venv, "import sysconfig; print(sysconfig.get_paths()['platlib'])", env)
     assert _check_built(out, venv, env) == site
+
+
+# A project shipping a Python package around its extension ([tool.godlpack]
+# python-packages): tests/goext_pkg, goextpkg/ (code, stubs, py.typed) with the Go module
+# built into it as goextpkg._native.
+PKG_PROJECT = REPO / "tests" / "goext_pkg"
+PKG_CHECK = """
+import numpy as np, goextpkg, goextpkg._native as native
+print(goextpkg.norm(np.array([3.0, 4.0])), native.__name__, native.sum_squares.__module__)
+"""
+PKG_TYPES = """
+import numpy as np, goextpkg
+reveal_type(goextpkg.norm(np.zeros(2)))
+goextpkg.norm(1, 2)
+"""
+
+
+def test_pip_install_python_package_with_extension(tmp_path, wheel_dir):
+    venv, env = _venv_with_godlpack(tmp_path, wheel_dir)
+    project = tmp_path / "goext_pkg"
+    shutil.copytree(PKG_PROJECT, project, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    (project / "goextpkg" / "_native.cpython-39-x86_64-linux-gnu.so").write_bytes(b"stale")
+    pip = [venv / "bin" / "python", "-m", "pip", "install", "-v", "--no-build-isolation"]
+    res = _ok(_run([*pip, "--no-index", project], env=env, cwd=tmp_path))
+    assert "goextpkg/_native" + EXT in _build_line(res.stdout + res.stderr)
+    out = _venv_python(venv, PKG_CHECK, env)
+    assert out == "5.0 goextpkg._native goextpkg._native", out
+    site = Path(
+        _venv_python(venv, "import sysconfig; print(sysconfig.get_paths()['platlib'])", env)
+    )
+    installed = sorted(p.name for p in (site / "goextpkg").iterdir() if p.name != "__pycache__")
+    # the package's files as they are in the project, the extension built into it (the
+    # stale binary of the project's folder left out)
+    assert installed == ["__init__.py", "__init__.pyi", "_native" + EXT, "_native.pyi", "py.typed"]
+    record = (site / "goextpkg-0.2.0.dist-info" / "RECORD").read_text()
+    assert all(f"goextpkg/{name}," in record for name in installed), record
+    # the stubs serve a type checker of the installed package (py.typed)
+    check = tmp_path / "use.py"
+    check.write_text(PKG_TYPES)
+    cmd = [sys.executable, "-m", "mypy", "--python-executable", venv / "bin" / "python"]
+    r = _run([*cmd, "--no-incremental", check], cwd=tmp_path)
+    assert re.search(r'Revealed type is "(builtins\.)?float"', r.stdout), r.stdout + r.stderr
+    assert 'Too many arguments for "norm"' in r.stdout, r.stdout
 
 
 # --------------------------------------------------------------------------------------
@@ -303,6 +352,21 @@ def test_sdist_holds_the_project(tmp_path):
                 (p / "pyproject.toml").read_text().replace('">=3.10"', '"three"')
             ),
             "invalid metadata",
+        ),
+        (
+            lambda p: (p / "pyproject.toml").write_text(
+                (p / "pyproject.toml").read_text() + 'python-packages = ["nothere"]\n'
+            ),
+            "python-packages: 'nothere' is not a folder of the project",
+        ),
+        (
+            lambda p: (
+                p.joinpath("goext").mkdir(),
+                (p / "pyproject.toml").write_text(
+                    (p / "pyproject.toml").read_text() + 'python-packages = ["goext"]\n'
+                ),
+            ),
+            "is also a package of python-packages",
         ),
     ],
 )

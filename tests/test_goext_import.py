@@ -4,6 +4,7 @@ C-API has another version. Each import runs in a child interpreter."""
 
 from __future__ import annotations
 
+from conftest import run_python
 from goext_build import folder
 
 
@@ -23,6 +24,11 @@ def test_definition_mistakes_are_one_import_error(isolated):
         "bad_result(): unsupported result type struct { A int }",
         "bad_element(): parameter x: godlpack.Tensor[string]: the type argument must be",
         '"bad name" is not a valid Python function name',
+        # nil is the default of an optional tensor only; a tensor takes no other
+        "nil_default(): the default <nil> does not suit parameter n of type int64",
+        "tensor_default(): the default 0.5 does not suit parameter x of type "
+        "godlpack.Tensor[float32]",
+        "optional_first(): parameter b has no default but follows one that has",
     ):
         assert part in msg, part
 
@@ -64,3 +70,29 @@ except ImportError as e:
         "version 999: rebuild goext2 against this godlpack, or install the godlpack it was "
         "built with"
     )
+
+
+def test_godlpack_module_defines_functions_with_the_api():
+    # module_funcs.go: the godlpack module's own Func0 functions, added at its exec
+    # through the API's call path, with the results and messages they always had.
+    proc = run_python(
+        """
+import inspect, godlpack as g, godlpack._godlpack as m
+names = ("_dtype_table", "_live_allocations", "_after_fork_parent", "_after_fork_child")
+print([str(inspect.signature(getattr(m, n))) for n in names])
+print(g._godlpack._dtype_table()[:2], len(g.dtypes) == len(m._dtype_table()))
+try:
+    m._live_allocations()
+except RuntimeError as e:
+    print(e)
+m._after_fork_parent()  # no fork of ours under way: nothing to undo
+""",
+        env_extra={"GODLPACK_COUNT_ALLOCATIONS": "0"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "['()', '()', '()', '()']",
+        "(('bool', 6, 8, 0), ('int8', 0, 8, 1)) True",
+        "allocation counting is off: set GODLPACK_COUNT_ALLOCATIONS=1 in the environment "
+        "before importing godlpack",
+    ]

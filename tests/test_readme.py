@@ -66,13 +66,20 @@ def test_write_your_own_go_functions_is_examples_goext():
         ("", "python3 -m pip install --find-links DIR ./examples/goext\n"),
         ("", "python3 -m pip install --no-build-isolation ./examples/goext\n"),
     ]
-    ((lang, code),) = blocks[5:]
+    (lang, code), *rest = blocks[5:]
     assert lang == "python"
     from goext_build import folder  # builds goext as the other goext tests do
 
     r = run_python(code, env_extra={"PYTHONPATH": folder("goext")})
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == _shown_output(code)
+    # the optional tensor's lines are tests/goext2's, the python-packages table is
+    # tests/goext_pkg's (both built and run by the goext tests)
+    (go_lang, go_lines), (toml_lang, toml) = rest
+    goext2 = (README.parent / "tests" / "goext2" / "main.go").read_text().splitlines()
+    assert go_lang == "go" and all(line in goext2 for line in go_lines.splitlines())
+    pkg = (README.parent / "tests" / "goext_pkg" / "pyproject.toml").read_text()
+    assert toml_lang == "toml" and pkg.endswith(toml)
 
 
 # --------------------------------------------------------------------------------------

@@ -15,6 +15,12 @@ package that imports ``github.com/godlpack/godlpack`` and declares its module wi
     [tool.godlpack]
     module = "goext"   # the extension module (default: the project name, - and . as _)
     package = "."      # the Go main package, relative to pyproject.toml (default ".")
+    python-packages = []  # Python package folders shipped beside it (default none)
+
+A project that ships Python code and stubs with its extension names the package
+folders: ``python-packages = ["goext"]`` with ``module = "goext._goext"`` installs
+goext/ (its __init__.py, .pyi stubs, py.typed, any other files) with the extension
+built into it as goext/_goext<EXT_SUFFIX>.
 
 ``pip install .`` (or ``pip install --no-build-isolation .`` with godlpack installed)
 builds it with the godlpack it runs from: the wheel of godlpack carries the Go library's
@@ -42,6 +48,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -130,7 +137,13 @@ class Project:
         self.package = (self.root / package).resolve()
         if not (self.root / "go.mod").is_file():
             raise BuildError(f"{self.root} has no go.mod: a godlpack project is a Go module")
-        unknown = set(tool) - {"module", "package"}
+        self.python_packages = _python_packages(self.root, tool.get("python-packages", []))
+        if self.module in {p.name for p in self.python_packages}:
+            raise BuildError(
+                f"[tool.godlpack] module = {self.module!r} is also a package of python-packages, "
+                f"which would hide it: build it inside, as module = '{self.module}._{self.module}'"
+            )
+        unknown = set(tool) - {"module", "package", "python-packages"}
         if unknown:
             raise BuildError(f"[tool.godlpack] has unknown keys: {', '.join(sorted(unknown))}")
 
@@ -187,14 +200,50 @@ class Project:
         files = []
         for p in sorted(self.root.rglob("*")):
             rel = p.relative_to(self.root)
-            if (
-                p.is_file()
-                and not p.is_symlink()
-                and not any(part.startswith(".") or part in SDIST_SKIP_DIRS for part in rel.parts)
-                and not p.name.endswith((".pyc", *_gobuild.BINARY_SUFFIXES))
-            ):
+            if p.is_file() and not p.is_symlink() and not _skipped(rel):
                 files.append(rel)
         return files
+
+
+def _python_packages(root: Path, value: Any) -> list[Path]:
+    """The folders of [tool.godlpack] python-packages, checked: each a folder of the
+    project whose name is a Python identifier (the package's import name)."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise BuildError(f"[tool.godlpack] python-packages = {value!r} is not a list of folders")
+    folders = []
+    for v in value:
+        path = (root / v).resolve()
+        if not path.is_dir() or not path.is_relative_to(root):
+            raise BuildError(
+                f"[tool.godlpack] python-packages: {v!r} is not a folder of the project"
+            )
+        if not path.name.isidentifier():
+            raise BuildError(
+                f"[tool.godlpack] python-packages: {path.name!r} is not a package name"
+            )
+        folders.append(path)
+    if len({p.name for p in folders}) != len(folders):
+        raise BuildError("[tool.godlpack] python-packages: two folders of the same name")
+    return folders
+
+
+def copy_python_packages(project: Project, staging: Path) -> None:
+    """Copies the project's python-packages into the wheel's staging folder, as
+    sdist_files chooses files (no caches, hidden files or built binaries)."""
+    for pkg in project.python_packages:
+        for p in sorted(pkg.rglob("*")):
+            rel = p.relative_to(pkg)
+            if p.is_file() and not p.is_symlink() and not _skipped(rel):
+                dst = staging / pkg.name / rel
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(p, dst)
+
+
+def _skipped(rel: Path) -> bool:
+    """Whether a project file stays out of its sdist and wheel."""
+    return any(part.startswith(".") or part in SDIST_SKIP_DIRS for part in rel.parts) or (
+        rel.name.endswith((".pyc", *_gobuild.BINARY_SUFFIXES))
+    )
 
 
 def _req_name(requirement: str) -> str:
@@ -381,6 +430,7 @@ def build_wheel(
     info = _gobuild.interpreter_info(None)
     with tempfile.TemporaryDirectory(prefix="godlpack-wheel-") as tmp:
         staging = Path(tmp)
+        copy_python_packages(project, staging)
         ext = build_extension(
             project.root, staging, cgocheck2=_gobuild.flag(config_settings, "cgocheck2")
         )

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -25,6 +26,15 @@ func init() {
 		godlpack.Func1("total", total, "x").Doc("The sum of x through its borrowed *tensor.Tensor."),
 		godlpack.Func1("negate", negate, "x").Doc("Negates x in place through its borrowed *tensor.Tensor."),
 		godlpack.Func1("give_back", giveBack, "x").Doc("Returns x's borrowed *tensor.Tensor: refused."),
+		godlpack.Func3("weighted_sum", weightedSum, "x", "w", "k").
+			Default("w", nil).Default("k", 1.0).Where("w", godlpack.NDim(1)).
+			Doc("k * the sum of x[i] * w[i], or of x[i] without w: an optional tensor."),
+		godlpack.Func1("clear", clearOptional, "out").Default("out", nil).Where("out", godlpack.Contiguous()).
+			Doc("Zeroes out if it is given; returns whether it was: an optional MutTensor."),
+		godlpack.Func1("keep_none", keepNone, "x").Default("x", nil).
+			Doc("Keep, AsTensor and ReadSlice of an absent tensor: their errors, joined."),
+		godlpack.Func1("ndim_of", ndimOf, "x").Default("x", nil).
+			Doc("x.NDim() without asking IsNone: an absent x panics (RuntimeError)."),
 	)
 }
 
@@ -128,3 +138,53 @@ func negate(x godlpack.MutTensor[float64]) (godlpack.None, error) {
 }
 
 func giveBack(x godlpack.Tensor[float64]) (*tensor.Tensor, error) { return x.AsTensor() }
+
+// weightedSum takes an optional tensor w: absent (None or left out), every weight is 1.
+func weightedSum(x godlpack.Tensor[float64], w godlpack.Tensor[float64], k float64) (float64, error) {
+	xs, err := godlpack.ReadSlice[float64](x)
+	if err != nil {
+		return 0, err
+	}
+	s := 0.0
+	if w.IsNone() {
+		for _, v := range xs {
+			s += v
+		}
+		return k * s, nil
+	}
+	ws, err := godlpack.ReadSlice[float64](w)
+	if err != nil {
+		return 0, err
+	}
+	if len(ws) != len(xs) {
+		return 0, fmt.Errorf("w has %d elements, x %d", len(ws), len(xs))
+	}
+	for i, v := range xs {
+		s += v * ws[i]
+	}
+	return k * s, nil
+}
+
+func clearOptional(out godlpack.MutTensor[float64]) (bool, error) {
+	if out.IsNone() {
+		return false, nil
+	}
+	s, err := godlpack.Slice[float64](out)
+	if err != nil {
+		return false, err
+	}
+	clear(s)
+	return true, nil
+}
+
+func keepNone(x godlpack.Tensor[godlpack.Any]) (string, error) {
+	if !x.IsNone() {
+		return "", errors.New("pass no tensor")
+	}
+	_, e1 := x.Keep()
+	_, e2 := x.AsTensor()
+	_, e3 := godlpack.ReadSlice[float32](x)
+	return fmt.Sprintf("%v; %v; %v", e1, e2, e3), nil
+}
+
+func ndimOf(x godlpack.Tensor[godlpack.Any]) (int, error) { return x.NDim(), nil }

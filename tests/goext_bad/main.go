@@ -14,6 +14,9 @@ func init() {
 		godlpack.Func1("bad_result", func(int64) (struct{ A int }, error) { return struct{ A int }{}, nil }, "n"),
 		godlpack.Func1("bad_element", func(godlpack.Tensor[string]) (godlpack.None, error) { return godlpack.None{}, nil }, "x"),
 		godlpack.Func1("bad name", func(int64) (int64, error) { return 0, nil }, "n"),
+		godlpack.Func1("nil_default", func(n int64) (int64, error) { return n, nil }, "n").Default("n", nil),
+		godlpack.Func1("tensor_default", func(godlpack.Tensor[float32]) (godlpack.None, error) { return godlpack.None{}, nil }, "x").Default("x", 0.5),
+		godlpack.Func2("optional_first", func(a, b godlpack.Tensor[float32]) (godlpack.None, error) { return godlpack.None{}, nil }, "a", "b").Default("a", nil),
 	)
 }
 
