@@ -25,7 +25,7 @@ import (
 //     from any thread, in a fork child, after Go is gone;
 //   - Go's own list (cache.own, under mu), where releaseProduced puts the
 //     blocks of tensors closed in Go (no cgo call to the C deleter), and where
-//     takeBlock moves a whole returned stack at once when its own list is empty.
+//     takeLocked moves a whole returned stack at once when its own list is empty.
 // Only Go takes blocks, under mu, and only by exchanging a stack's head for
 // NULL, so no block is popped from under a pusher and the head cannot go A-B-A;
 // a pusher reads nothing of the blocks already on the stack (they may have been
