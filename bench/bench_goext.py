@@ -13,7 +13,10 @@ and the ratio goext / nanobind (goal <= 1.0), then the like-for-like pairs: goex
 (GIL released) / nanobind releasing it, and goext HoldGIL / nanobind (GIL held).
 Then, on a 64 MiB float32 array:
   goext.scale(x, k) / NumPy's x * k     and     goext.sum(x) / NumPy's x.sum()
-(goal <= 1.0 on the 2-core machine).
+(goal <= 1.0 on the 2-core machine), with the kernels goext was built with
+(goext.kernels(): "avx2" for simd/archsimd's, "go" for the plain loops) and the load
+average: goext's goroutines use both cores, NumPy one, so a busy second core costs
+goext more.
 
 Builds, into a cache (${XDG_CACHE_HOME:-~/.cache}/godlpack-bench, or --cache DIR):
 nanobind (pinned NANOBIND, from PyPI with this interpreter's ``pip install --target``,
@@ -209,12 +212,15 @@ def main() -> None:
     n_big = 64 * 2**20 // 4  # 64 MiB of float32
     x = np.random.default_rng(0).random(n_big, dtype=np.float32)
     env = {"x": x, "goext": goext, "k": 1.5}
-    big_number, big_repeat = (2, 3) if args.quick else (5, 5)
+    # short rounds, many of them: the best finds the moments the second core was free
+    big_number, big_repeat = (2, 3) if args.quick else (3, 15)
     big = {
         "scale": ("goext.scale(x, k)", "x * k"),
         "sum": ("goext.sum(x)", "x.sum()"),
     }
-    print(f"\n64 MiB float32 (best of {big_repeat}, in turns):")
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"\n64 MiB float32 (best of {big_repeat}, in turns; goext kernels {goext.kernels()!r};"
+          f" load average {load}):")  # fmt: skip
     for name, (ours, numpy_stmt) in big.items():
         t = ns_per_call({"goext": ours, "NumPy": numpy_stmt}, env, big_number, big_repeat)
         t_go, t_np = t["goext"] / 1e6, t["NumPy"] / 1e6

@@ -5,7 +5,11 @@ generated ``PyInit_<name>`` file added by an overlay, a temporary go.mod whose r
 points at this checkout's Go sources), under any module name (goext_bad is built as a
 name that does not match its godlpack.Module).
 
-Builds are cached per interpreter, cgocheck2 setting and content of the Go sources, in
+The Go experiments are those of the example's pyproject.toml ([tool.godlpack]
+goexperiment, as pip's build would use), or the ones asked for (none: the plain-Go
+fallback of examples/goext's SIMD kernels).
+
+Builds are cached per interpreter, cgocheck2 setting, experiments and content of the Go sources, in
 the system's temporary folder: four CPythons run the suite in parallel on a small
 machine, and a second run of the same sources costs nothing.
 """
@@ -21,17 +25,18 @@ import tempfile
 from pathlib import Path
 
 from godlpack._gobuild import interpreter_info
-from godlpack.build import build_go_extension
+from godlpack.build import Project, build_go_extension
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(tempfile.gettempdir()) / "godlpack-goext-builds"
 
 
-def _sources_digest(example: Path, cgocheck2: bool) -> str:
+def _sources_digest(example: Path, cgocheck2: bool, goexperiment: list[str]) -> str:
     h = hashlib.sha256()
     h.update(
         f"{sys.version_info[:2]} {sysconfig.get_config_var('EXT_SUFFIX')} {cgocheck2}".encode()
     )
+    h.update(",".join(goexperiment).encode())
     files = [p for p in REPO.glob("*") if p.suffix in (".go", ".c", ".h", ".mod", ".sum")]
     files += [p for p in (REPO / "dlpack").rglob("*") if p.suffix in (".go", ".c", ".h")]
     files += [p for p in example.glob("*") if p.is_file()]
@@ -42,10 +47,16 @@ def _sources_digest(example: Path, cgocheck2: bool) -> str:
     return h.hexdigest()[:20]
 
 
-def build(example: Path, name: str, *, cgocheck2: bool = False) -> Path:
+def build(
+    example: Path, name: str, *, cgocheck2: bool = False, goexperiment: list[str] | None = None
+) -> Path:
     """The built extension module ``name`` of example, a folder holding only it
-    (put it on sys.path)."""
-    out_dir = CACHE / f"{name}-{_sources_digest(example, cgocheck2)}"
+    (put it on sys.path), built with the Go experiments ``goexperiment`` (default:
+    its pyproject.toml's, if it has one)."""
+    if goexperiment is None:
+        has_project = (example / "pyproject.toml").is_file()
+        goexperiment = Project(example).goexperiment if has_project else []
+    out_dir = CACHE / f"{name}-{_sources_digest(example, cgocheck2, goexperiment)}"
     target = out_dir / (name + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
     if target.exists():
         return out_dir
@@ -53,7 +64,13 @@ def build(example: Path, name: str, *, cgocheck2: bool = False) -> Path:
     try:
         info = interpreter_info(None)
         tmp_target = build_go_extension(
-            example, example, name, work / target.name, info, cgocheck2=cgocheck2
+            example,
+            example,
+            name,
+            work / target.name,
+            info,
+            cgocheck2=cgocheck2,
+            goexperiment=goexperiment,
         )
         out_dir.mkdir(parents=True, exist_ok=True)
         os.replace(tmp_target, target)  # atomic: parallel sessions see all or nothing
@@ -76,10 +93,27 @@ FOLDERS = {
 }
 
 
-def folder(name: str, module: str | None = None) -> str:
+def folder(name: str, module: str | None = None, goexperiment: list[str] | None = None) -> str:
     """The folder holding the extension of FOLDERS[name] built as module ``module``
-    (default: name), built now if needed."""
-    return str(build(FOLDERS[name], module or name, cgocheck2=cgocheck2_wanted()))
+    (default: name) with the Go experiments ``goexperiment`` (default: build's), built
+    now if needed."""
+    return str(
+        build(
+            FOLDERS[name], module or name, cgocheck2=cgocheck2_wanted(), goexperiment=goexperiment
+        )
+    )
+
+
+def cpu_kernels() -> str:
+    """The kernels examples/goext's SIMD build runs on this CPU (kernels_simd.go, through
+    archsimd's X86 checks): "avx512", "avx2" or "go"."""
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return "go"
+    if {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"} <= flags:
+        return "avx512"
+    return "avx2" if "avx2" in flags else "go"
 
 
 def load(name: str):

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from godlpack.build import TOML_REQUIREMENT
+from goext_build import cpu_kernels
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -67,6 +68,7 @@ x = np.arange(6, dtype=np.float32).reshape(2, 3)
 y = goext.scale(x, 2.0)
 m = goext.matmul(np.eye(2), np.full((2, 2), 3.0))  # gonum, from the wheel's GOPROXY
 print(type(y).__name__, np.from_dlpack(y).tolist(), goext.sum(x), np.from_dlpack(m).tolist())
+print(goext.kernels())  # SIMD: built with pyproject.toml's goexperiment = ["simd"]
 print(goext.__file__)
 """
 CHECK_OUT = "Array [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]] 15.0 [[3.0, 3.0], [3.0, 3.0]]"
@@ -154,12 +156,14 @@ def _check_built(out: str, venv: Path, env: dict[str, str]) -> str:
     line = _build_line(out)
     assert "-tags=godlpack_python" in line and "-modfile=" in line and "-overlay=" in line
     assert f"{MODULE}{EXT}" in line
+    assert "GOEXPERIMENT=simd " in line, line  # [tool.godlpack] goexperiment, for any Go
     # godlpack's Go dependencies from its wheel, then the user's GOPROXY (off here)
     proxy = re.search(r"GOPROXY=file://(\S+)/godlpack/_go/proxy,off ", line)
     assert proxy, line
     res = _ok(_run([venv / "bin" / "python", "-c", CHECK], env=env, cwd=venv))
-    result, where = res.stdout.splitlines()
+    result, kernels, where = res.stdout.splitlines()
     assert result == CHECK_OUT
+    assert kernels == cpu_kernels()
     assert where.startswith(str(venv)) and where.endswith(f"{MODULE}{EXT}"), where
     return proxy.group(1)
 
@@ -368,6 +372,12 @@ def test_sdist_holds_the_project(tmp_path):
             ),
             "is also a package of python-packages",
         ),
+        (
+            lambda p: (p / "pyproject.toml").write_text(
+                (p / "pyproject.toml").read_text().replace('["simd"]', '"simd"')
+            ),
+            "goexperiment = 'simd' is not a list of Go experiment names",
+        ),
     ],
 )
 def test_broken_project_is_one_line(tmp_path, breakage, message):
@@ -379,3 +389,17 @@ def test_broken_project_is_one_line(tmp_path, breakage, message):
     assert len(lines) == 1 and lines[0].startswith("godlpack: error: "), r.stderr
     assert message in lines[0], lines
     assert "Traceback" not in r.stderr
+
+
+def test_goexperiment_joins_the_callers_and_cgocheck2(monkeypatch):
+    # [tool.godlpack] goexperiment comes after the user's GOEXPERIMENT, cgocheck2 last,
+    # each once: go build takes the comma-separated list.
+    from godlpack import _gobuild
+
+    info = _gobuild.interpreter_info(None)
+    monkeypatch.setenv("GOEXPERIMENT", "nodwarf5,simd")
+    env = _gobuild.go_env(info, cgocheck2=True, goexperiment=["simd", "greenteagc"])
+    assert env["GOEXPERIMENT"] == "nodwarf5,simd,greenteagc,cgocheck2"
+    monkeypatch.delenv("GOEXPERIMENT")
+    assert "GOEXPERIMENT" not in _gobuild.go_env(info)
+    assert _gobuild.go_env(info, goexperiment=["simd"])["GOEXPERIMENT"] == "simd"

@@ -27,14 +27,15 @@ static void free_block(gdt_node *n) {
 
 /* gdt_alloc returns a new block whose managed struct has header bytes (struct,
  * shape, strides), then data bytes (which may be 0), zeroed, at the first 256-byte
- * boundary past the header, as DLPack asks of data. A block of size class cls
- * (cache.go chose it; the block then takes the class's whole size) may be cached
- * and reused; cls -1 sizes it exactly and it is only ever freed. The block itself
- * needs no more than malloc's alignment (node and struct are at its start, and
- * free takes it back): over-allocating by 255 bytes with malloc costs ~15 ns where
- * glibc's aligned_alloc costs 20-90 (measured). Large blocks are calloc'd instead
- * of malloc'd and cleared: glibc maps them fresh from the kernel, whose pages are
- * not cleared again, and they get huge pages as the binding's do (hugepages.h), so
+ * boundary past the header, as DLPack asks of data (from 32 MiB, the first
+ * huge-page boundary: gd_data_align). A block of size class cls (cache.go chose
+ * it; the block then takes the class's whole size) may be cached and reused; cls
+ * -1 sizes it exactly and it is only ever freed. The block itself needs no more
+ * than malloc's alignment (node and struct are at its start, and free takes it
+ * back): over-allocating by 255 bytes with malloc costs ~15 ns where glibc's
+ * aligned_alloc costs 20-90 (measured). Large blocks are calloc'd instead of
+ * malloc'd and cleared: glibc maps them fresh from the kernel, whose pages are not
+ * cleared again, and they get huge pages as the binding's do (hugepages.h), so
  * writing a new 64 MiB result (goext.scale) costs what NumPy's does (35 ms before,
  * 7 ms). Small blocks keep malloc and memset of the data alone (calloc would clear
  * the header too). The block is NULL when out of memory or when the size
@@ -43,19 +44,24 @@ static void free_block(gdt_node *n) {
 
 gdt_block gdt_alloc(size_t header, size_t data, int cls) {
     gdt_block b = {NULL, NULL};
-    if (data > SIZE_MAX - sizeof(gdt_node) - header - GD_ALIGN)
+    if (data > SIZE_MAX - sizeof(gdt_node) - header - 2 * GD_HUGEPAGE)
         return b;
-    size_t size = cls >= 0 ? (size_t)1 << (GDT_MIN_SHIFT + cls) : sizeof(gdt_node) + header + GD_ALIGN - 1 + data;
     int large = data >= GDT_CALLOC_MIN;
+    size_t align = gd_data_align(data, GD_ALIGN); /* hugepages.h: huge pages whole */
+    size_t span = (data + align - 1) & ~(align - 1);
+    /* A cached class's blocks are under 64 KiB: their data's alignment is GD_ALIGN,
+     * where cache.go's newBlock finds it again. */
+    size_t size = cls >= 0 ? (size_t)1 << (GDT_MIN_SHIFT + cls)
+                           : sizeof(gdt_node) + header + align - 1 + (large ? span : data);
     gdt_node *n = large ? calloc(1, size) : malloc(size);
     if (n == NULL)
         return b;
     n->next = NULL;
     n->cls = cls;
     char *m = (char *)(n + 1);
-    char *d = (char *)(((uintptr_t)m + header + GD_ALIGN - 1) & ~(uintptr_t)(GD_ALIGN - 1));
+    char *d = (char *)(((uintptr_t)m + header + align - 1) & ~(uintptr_t)(align - 1));
     if (large)
-        gd_advise_hugepages(d, (int64_t)data);
+        gd_advise_hugepages(d, (int64_t)span);
     else if (data > 0)
         memset(d, 0, data);
     add_blocks(1);

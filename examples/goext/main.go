@@ -34,6 +34,8 @@ func init() {
 		godlpack.Func1("hold", hold, "x").Doc("Keeps x alive in Go until release(); returns its length."),
 		godlpack.Func0("held_sum", heldSum).Doc("The sum of the tensor hold() keeps."),
 		godlpack.Func0("release", release).Doc("Releases the tensor hold() keeps."),
+		godlpack.Func0("kernels", kernels).
+			Doc("The inner loops in use: \"avx512\" or \"avx2\" (SIMD, simd/archsimd), or \"go\"."),
 		godlpack.Func1("touch", touch, "x").
 			Doc("Takes a float32 tensor and returns None: the cost of a call (bench/)."),
 		godlpack.Func1("touch_gil", touch, "x").HoldGIL().
@@ -70,7 +72,7 @@ func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*te
 		return nil, err
 	}
 	if src, err := godlpack.ReadSlice[T](x); err == nil { // C-contiguous: one flat pass
-		parallel(len(src), func(lo, hi int) { mulInto(dst[lo:hi], src[lo:hi], k) })
+		parallelOver(dst, func(lo, hi int) { mulInto(dst[lo:hi], src[lo:hi], k) })
 		return out, nil
 	}
 	i := 0
@@ -92,7 +94,7 @@ func scaleInPlace(x godlpack.MutTensor[godlpack.AnyFloat], k float64) (godlpack.
 
 func scaleEach[T float32 | float64](x godlpack.MutTensor[godlpack.AnyFloat], k T) {
 	if s, err := godlpack.Slice[T](x); err == nil {
-		parallel(len(s), func(lo, hi int) { mulInto(s[lo:hi], s[lo:hi], k) })
+		parallelOver(s, func(lo, hi int) { mulInto(s[lo:hi], s[lo:hi], k) })
 		return
 	}
 	each(x.Data(), x.Shape(), x.Strides(), func(v *T) { *v *= k })
@@ -104,6 +106,8 @@ func sum(x godlpack.Tensor[godlpack.AnyFloat]) (float64, error) {
 	}
 	return parallelSum[float64](x), nil
 }
+
+func kernels() (string, error) { return kernelSet(), nil }
 
 func touch(godlpack.Tensor[float32]) (godlpack.None, error) { return godlpack.None{}, nil }
 

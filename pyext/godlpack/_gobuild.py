@@ -262,12 +262,14 @@ def go_env(
     info: dict[str, Any],
     *,
     cgocheck2: bool = False,
+    goexperiment: Iterable[str] = (),
     extra: dict[str, str] | None = None,
     include_dirs: Iterable[Path] = (),
 ) -> dict[str, str]:
     """The environment for ``go build``: cgo on, the target's headers (and
     ``include_dirs``), no toolchain fetch; ``extra`` (the toolchain's GOROOT, the C
-    compiler) goes on top."""
+    compiler) goes on top. GOEXPERIMENT: the caller's, then ``goexperiment`` (a project's
+    [tool.godlpack] goexperiment), then cgocheck2 if asked, each once."""
     env = {**os.environ, **(extra or {})}
     includes = list(dict.fromkeys([info["include"], info["platinclude"], *map(str, include_dirs)]))
     cflags = " ".join(_quote_flag("-I" + p) for p in includes) + " -O2"
@@ -277,11 +279,10 @@ def go_env(
     env["CGO_ENABLED"] = "1"
     env["GOTOOLCHAIN"] = "local"  # never download a toolchain
     env["GOWORK"] = "off"  # a go.work above the sources must not take over
-    if cgocheck2:
-        exps = [e for e in env.get("GOEXPERIMENT", "").split(",") if e]
-        if "cgocheck2" not in exps:
-            exps.append("cgocheck2")
-        env["GOEXPERIMENT"] = ",".join(exps)
+    exps = [e for e in env.get("GOEXPERIMENT", "").split(",") if e]
+    exps += [*goexperiment, *(["cgocheck2"] if cgocheck2 else [])]
+    if exps:
+        env["GOEXPERIMENT"] = ",".join(dict.fromkeys(exps))
     if not any(env.get(k) for k in ("GOCACHE", "XDG_CACHE_HOME", "HOME")):
         # go refuses to run without a build cache; an isolated build may have no HOME.
         env["GOCACHE"] = str(Path(tempfile.gettempdir()) / "godlpack-gocache")
@@ -296,6 +297,7 @@ def go_build_c_shared(
     cwd: Path,
     want_go: tuple[int, ...],
     cgocheck2: bool = False,
+    goexperiment: Iterable[str] = (),
     strip: bool = False,
     flags: Iterable[str] = (),
     env_extra: dict[str, str] | None = None,
@@ -318,6 +320,7 @@ def go_build_c_shared(
     env = go_env(
         info,
         cgocheck2=cgocheck2,
+        goexperiment=goexperiment,
         extra={**goroot_env, **cc_env, **(env_extra or {})},
         include_dirs=include_dirs,
     )

@@ -16,6 +16,7 @@ package that imports ``github.com/godlpack/godlpack`` and declares its module wi
     module = "goext"   # the extension module (default: the project name, - and . as _)
     package = "."      # the Go main package, relative to pyproject.toml (default ".")
     python-packages = []  # Python package folders shipped beside it (default none)
+    goexperiment = ["simd"]  # Go experiments to build with (GOEXPERIMENT; default none)
 
 A project that ships Python code and stubs with its extension names the package
 folders: ``python-packages = ["goext"]`` with ``module = "goext._goext"`` installs
@@ -69,6 +70,7 @@ _PYINIT_TEMPLATE_RE = re.compile(r"^const PyInitTemplate = `([^`]*)`", re.M)
 # Read with tomllib; Python 3.10 has none, so tomli is asked for there.
 TOML_REQUIREMENT = {"tomli": "tomli>=1.1"} if sys.version_info < (3, 11) else {}
 _NAME_RE = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.I)
+_EXPERIMENT_RE = re.compile(r"^[a-z0-9]+$")  # a GOEXPERIMENT name, "no" prefix included
 _MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 # Files of a project never put into its sdist.
 SDIST_SKIP_DIRS = {"build", "dist", "__pycache__"}
@@ -143,7 +145,16 @@ class Project:
                 f"[tool.godlpack] module = {self.module!r} is also a package of python-packages, "
                 f"which would hide it: build it inside, as module = '{self.module}._{self.module}'"
             )
-        unknown = set(tool) - {"module", "package", "python-packages"}
+
+        self.goexperiment: list[str] = tool.get("goexperiment", [])
+        if not isinstance(self.goexperiment, list) or not all(
+            isinstance(e, str) and _EXPERIMENT_RE.match(e) for e in self.goexperiment
+        ):
+            raise BuildError(
+                f"[tool.godlpack] goexperiment = {self.goexperiment!r} is not a list of"
+                ' Go experiment names (such as ["simd"])'
+            )
+        unknown = set(tool) - {"module", "package", "python-packages", "goexperiment"}
         if unknown:
             raise BuildError(f"[tool.godlpack] has unknown keys: {', '.join(sorted(unknown))}")
 
@@ -340,7 +351,13 @@ def build_extension(
     *pkgs, last = project.module.split(".")
     target = out_dir.joinpath(*pkgs, last + info["ext_suffix"])
     return build_go_extension(
-        project.root, project.package, project.module, target, info, cgocheck2=cgocheck2
+        project.root,
+        project.package,
+        project.module,
+        target,
+        info,
+        cgocheck2=cgocheck2,
+        goexperiment=project.goexperiment,
     )
 
 
@@ -352,11 +369,12 @@ def build_go_extension(
     info: dict[str, Any],
     *,
     cgocheck2: bool = False,
+    goexperiment: list[str] | None = None,
 ) -> Path:
     """Build the Go main package ``package`` of the Go module at ``module_root`` into
     ``target``, the extension module ``module`` for the interpreter ``info``
-    (_gobuild.interpreter_info): what build_extension does once it has read
-    pyproject.toml. Returns ``target``."""
+    (_gobuild.interpreter_info), with the Go experiments ``goexperiment``: what
+    build_extension does once it has read pyproject.toml. Returns ``target``."""
     library, proxy = go_library()
     generated = package / PYINIT_FILE
     if generated.exists():
@@ -374,6 +392,7 @@ def build_go_extension(
             cwd=package,
             want_go=want_go(module_root),
             cgocheck2=cgocheck2,
+            goexperiment=goexperiment or [],
             strip=True,
             flags=[f"-modfile={modfile}", "-mod=mod", f"-overlay={overlay}"],
             env_extra=_goproxy(proxy),
