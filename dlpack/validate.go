@@ -2,6 +2,8 @@ package dlpack
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"unsafe"
 )
 
@@ -129,36 +131,23 @@ func ValidateInto(v *View, f Foreign, shape, strides []int64) error {
 		return err
 	}
 	shape, strides = dimsBuffers(int(t.NDim), shape, strides)
-	n, err := copyShape(shape, t)
-	if err != nil {
-		return err
-	}
-	if err := copyStrides(strides, shape, f); err != nil {
-		return err
-	}
-	if err := el.checkPacked(shape, strides); err != nil {
-		return err
-	}
 	field := extentField(t)
-	lo, hi, err := el.byteSpan(shape, strides, n, field)
-	if err != nil {
-		return err
+	n, lo, hi, ok := el.copyCommon(shape, strides, t)
+	if !ok {
+		if n, lo, hi, err = el.copyChecked(shape, strides, f, field); err != nil {
+			return err
+		}
 	}
 	data, err := elementZero(t, n, lo, hi, field)
 	if err != nil {
 		return err
 	}
-	*v = View{
-		DType:       el.dtype,
-		Shape:       shape,
-		Strides:     strides,
-		Data:        data,
-		NumElements: n,
-		ReadOnly:    flags&FlagReadOnly != 0,
-		IsCopied:    flags&FlagIsCopied != 0,
-		Padded:      el.padded,
-		Device:      t.Device,
-	}
+	// Field by field: a View literal is built on the stack and then copied in
+	// 16-byte moves, each of which waits on the two 8-byte stores it reads
+	// (store forwarding fails): that copy was a quarter of the validation.
+	v.DType, v.Shape, v.Strides, v.Data, v.NumElements = el.dtype, shape, strides, data, n
+	v.ReadOnly, v.IsCopied, v.Padded = flags&FlagReadOnly != 0, flags&FlagIsCopied != 0, el.padded
+	v.Device = t.Device
 	return nil
 }
 
@@ -259,6 +248,71 @@ func dimsBuffers(ndim int, shape, strides []int64) ([]int64, []int64) {
 		}
 	}
 	return shape[:ndim:ndim], strides[:ndim:ndim]
+}
+
+// commonLimit bounds the extents and strides copyCommon takes: below it, no
+// product or sum it forms can overflow (see copyCommon).
+const commonLimit = 1 << 26
+
+// copyCommon applies rules 5, 7 and 8 in one pass over the producer's arrays for
+// the tensors nearly every producer sends, where none of them can fail: strides
+// given (or ndim 0), elements that are not packed sub-byte ones, every extent in
+// 1..commonLimit-1 and every stride's magnitude below commonLimit, and an element
+// count that fits int64. It copies shape and strides as copyShape and
+// copyStrides do and returns what they and byteSpan would: the element count and
+// the byte span. For any other tensor it reports false, having decided nothing
+// (shape and strides may have been written to), and copyChecked, which reads the
+// producer's arrays again, applies the rules one by one and words the error: the
+// rules and their messages have that one copy.
+//
+// Within those bounds nothing overflows: each dimension reaches fewer than 2^52
+// elements, MaxNDim (64) of them fewer than 2^58, and times an element of at most
+// 16 bytes fewer than 2^62.
+func (s storage) copyCommon(shape, strides []int64, t *Tensor) (n, lo, hi int64, ok bool) {
+	src, srcStrides := t.ShapeSlice(), t.StridesSlice()
+	if s.packed() || len(src) != len(shape) || len(srcStrides) != len(shape) {
+		return 0, 0, 0, false
+	}
+	n = 1
+	for i := range shape {
+		d, st := src[i], srcStrides[i]
+		shape[i], strides[i] = d, st
+		if uint64(d-1) >= commonLimit-1 || uint64(st+commonLimit) >= 2*commonLimit {
+			return 0, 0, 0, false
+		}
+		over, prod := bits.Mul64(uint64(n), uint64(d))
+		if over != 0 || prod > math.MaxInt64 {
+			return 0, 0, 0, false
+		}
+		n = int64(prod)
+		if reach := (d - 1) * st; reach < 0 {
+			lo += reach
+		} else {
+			hi += reach
+		}
+	}
+	itemBytes := int64(s.bits / 8) // whole bytes, at most 16 (checkDType)
+	return n, lo * itemBytes, hi*itemBytes + itemBytes - 1, true
+}
+
+// copyChecked applies rules 5, 7 and 8 one by one, for the tensors copyCommon
+// does not take: it copies the producer's shape and strides (or derives the
+// strides) and returns the element count and the byte span, or the first broken
+// rule's error.
+func (s storage) copyChecked(shape, strides []int64, f Foreign, field string) (n, lo, hi int64, err error) {
+	if n, err = copyShape(shape, f.Tensor); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := copyStrides(strides, shape, f); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := s.checkPacked(shape, strides); err != nil {
+		return 0, 0, 0, err
+	}
+	if lo, hi, err = s.byteSpan(shape, strides, n, field); err != nil {
+		return 0, 0, 0, err
+	}
+	return n, lo, hi, nil
 }
 
 // copyShape applies rule 5's first half to the producer's shape, copied into
