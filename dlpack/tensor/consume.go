@@ -53,10 +53,10 @@ func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error
 // newConsumed returns the Tensor for m and the buffers its shape and strides are
 // validated into (dlpack.ValidateInto copies them there), so that a consume
 // allocates only the Tensor. One of this package's blocks, as fillHeader left
-// it, is validated in place, into its own arrays, and its Tensor is 64 bytes (see
+// it, is validated in place, into its own arrays, and its Tensor is 48 bytes (see
 // Tensor): nobody else holds the block now. A foreign tensor's copy follows the
-// Tensor in one allocation sized by its dimensions (96 or 128 bytes up to four,
-// 1088 beyond).
+// Tensor in one allocation sized by its dimensions (80 bytes up to two, 112 up to
+// four, 1072 beyond).
 func newConsumed(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (t *Tensor, shape, strides []int64) {
 	nd := int(f.Tensor.NDim)
 	produced := isProduced(m, versioned)
