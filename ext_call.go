@@ -23,7 +23,8 @@ var extFuncs []*Function
 // The crossing itself is Go's: ~40 ns from a C thread into an exported no-op, of
 // which ~10 ns are the runtime's receive from main_init_done, taken on every
 // callback into a thread with no Go call under it (a lock and an unlock of a closed
-// channel; golang/go#77522), nothing this package can avoid.
+// channel: `<-main_init_done` in cgocallbackg1, runtime/cgocall.go, Go 1.26),
+// nothing this package can avoid.
 //
 //export goExtCall
 func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {
