@@ -13,24 +13,24 @@ func (t *Tensor) Clone() (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	dst, err := newC(c.dtype, c.shape())
+	dst, err := newC(c.dtype(), c.shape())
 	if err != nil {
 		return nil, err
 	}
 	d := dst
 	d.isCopied = true
-	(*dlpack.ManagedTensorVersioned)(d.managed).Flags |= dlpack.FlagIsCopied
-	if c.dtype.SubByte() {
+	(*dlpack.ManagedTensorVersioned)(d.managed.ptr()).Flags |= dlpack.FlagIsCopied
+	if c.dtype().SubByte() {
 		// Packed or padded in, padded out: element by element.
 		src, base := c.subByteBytes()
-		out := unsafe.Slice((*byte)(d.data), d.n)
+		out := unsafe.Slice((*byte)(d.data.ptr()), d.n)
 		var i int64
 		for off := range offsets(c.shape(), c.strides()) {
-			d.dtype.StoreBits(out, i, true, c.dtype.LoadBits(src, off+base, c.padded))
+			d.dtype().StoreBits(out, i, true, c.dtype().LoadBits(src, off+base, c.padded))
 			i++
 		}
 		return dst, nil
 	}
-	dlpack.CopyStrided(d.data, d.strides(), c.data, c.strides(), c.shape(), c.dtype.ItemSize())
+	dlpack.CopyStrided(d.data.ptr(), d.strides(), c.data.ptr(), c.strides(), c.shape(), c.dtype().ItemSize())
 	return dst, nil
 }

@@ -30,21 +30,65 @@ func FromManagedLegacy(m unsafe.Pointer) (*Tensor, error) {
 }
 
 func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error) {
-	// The validator copies shape and strides straight into t.dims when they fit,
-	// so that a consume allocates only t. t keeps no slice of its own dims (see
-	// Tensor); more dimensions come back in new memory, which it keeps.
-	t := &Tensor{managed: m, versioned: versioned}
+	t, shape, strides := newConsumed(m, versioned, f)
 	var v dlpack.View
-	if err := dlpack.ValidateInto(&v, f, t.dims[:inlineDims], t.dims[inlineDims:]); err != nil {
-		release(m, versioned)
+	if err := dlpack.ValidateInto(&v, f, shape, strides); err != nil {
+		releaseForeign(m, versioned)
 		return nil, err
 	}
-	t.produced = isProduced(m, versioned)
-	t.dtype, t.data, t.n, t.ndim = v.DType, v.Data, v.NumElements, int32(len(v.Shape))
-	t.isCopied, t.padded, t.device = v.IsCopied, v.Padded, v.Device
-	if len(v.Shape) > inlineDims {
-		t.setExtDims(v.Shape, v.Strides)
+	t.managed, t.versioned = addrOf(m), versioned
+	t.dt, t.data, t.n, t.ndim = addrOf(unsafe.Pointer(v.DType)), addrOf(v.Data), v.NumElements, int16(len(v.Shape))
+	t.isCopied, t.padded, t.devType, t.devID = v.IsCopied, v.Padded, uint8(v.Device.Type), v.Device.ID
+	if v.ReadOnly {
+		t.state = readOnlyBit // not yet published
 	}
-	t.readOnly.Store(v.ReadOnly)
+	if len(v.Shape) != len(shape) {
+		// Not where newConsumed put them: an ndim the producer changed while
+		// it was read.
+		t = withAllDims(t, v.Shape, v.Strides)
+	}
 	return wrap(t), nil
+}
+
+// newConsumed returns the Tensor for m and the buffers its shape and strides are
+// validated into (dlpack.ValidateInto copies them there), so that a consume
+// allocates only the Tensor. One of this package's blocks, as fillHeader left
+// it, is validated in place, into its own arrays, and its Tensor is 64 bytes (see
+// Tensor): nobody else holds the block now. A foreign tensor's copy follows the
+// Tensor in one allocation sized by its dimensions (96 or 128 bytes up to four,
+// 1088 beyond).
+func newConsumed(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (t *Tensor, shape, strides []int64) {
+	nd := int(f.Tensor.NDim)
+	produced := isProduced(m, versioned)
+	if produced && nd >= 0 && nd == int(blockNode(m).ndim) {
+		arrays := blockArrays(m, nd)
+		if nd == 0 || f.Tensor.Shape == &arrays[0] && (f.Tensor.Strides == nil || f.Tensor.Strides == &arrays[nd]) {
+			t = &Tensor{produced: true}
+			if nd > 0 {
+				t.dims = addrOf(unsafe.Pointer(&arrays[0]))
+			}
+			return t, arrays[:nd], arrays[nd:]
+		}
+	}
+	var d []int64
+	switch {
+	case nd < 0:
+		t = new(Tensor) // the validator refuses it
+	case nd <= 2:
+		x := new(withDims[[4]int64])
+		t, d = &x.t, x.d[:]
+	case nd <= 4:
+		x := new(withDims[[8]int64])
+		t, d = &x.t, x.d[:]
+	case nd <= dlpack.MaxNDim:
+		x := new(withDims[[2 * dlpack.MaxNDim]int64])
+		t, d = &x.t, x.d[:]
+	default:
+		t = new(Tensor) // the validator refuses it
+	}
+	t.produced = produced
+	if d == nil {
+		return t, nil, nil
+	}
+	return t, d[:nd], d[nd : 2*nd]
 }

@@ -2,6 +2,7 @@ package tensor_test
 
 import (
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -127,4 +128,26 @@ func noLeaks(t *testing.T) {
 			return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 && tensor.PinnedObjects() == 0
 		})
 	})
+}
+
+// collectConstantly runs collections back to back on a goroutine (each seals the
+// lists of recent Tensors and sweeps the pins) until the returned func is called,
+// which waits for it to stop.
+func collectConstantly() (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }

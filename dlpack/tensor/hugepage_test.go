@@ -18,9 +18,9 @@ func TestNewHugeTensorsAlignToHugePages(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := uintptr(x.data) % c.align; got != 0 {
-			t.Errorf("%d float32: data %p is %d bytes past a %d-byte boundary", c.elems, x.data, got, c.align)
+			t.Errorf("%d float32: data %p is %d bytes past a %d-byte boundary", c.elems, x.data.ptr(), got, c.align)
 		}
-		s := unsafe.Slice((*float32)(x.data), c.elems)
+		s := unsafe.Slice((*float32)(x.data.ptr()), c.elems)
 		for _, i := range []int64{0, c.elems / 2, c.elems - 1} {
 			if s[i] != 0 {
 				t.Errorf("%d float32: element %d is %v, not 0", c.elems, i, s[i])

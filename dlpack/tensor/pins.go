@@ -5,7 +5,6 @@ import "C"
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -31,9 +30,10 @@ type pinEntry struct {
 	key    unsafe.Pointer
 }
 
+// pins is guarded by mu (cache.go).
 var pins struct {
-	mu     sync.Mutex
 	byAddr map[unsafe.Pointer]*pinEntry // live entries, by pinned address
+	last   *pinEntry                    // the entry pinLocked found last: a slice exported again skips the map
 	free   []*pinEntry                  // unpinned entries, their counters zero
 	spare  []int64                      // C memory: counters not yet given to an entry
 }
@@ -41,27 +41,27 @@ var pins struct {
 // pinCounterChunk is how many counters one C allocation holds.
 const pinCounterChunk = 64
 
-// pin keeps the object holding p pinned until its count drops to zero and a
-// sweep finds it so, counts one more tensor pointing at it, and returns the
+// pinLocked keeps the object holding p pinned until its count drops to zero and
+// a sweep finds it so, counts one more tensor pointing at it, and returns the
 // counter (C memory), which the tensor's deleter decrements (tensor.c); nil when
-// out of C memory for counters.
-func pin(p unsafe.Pointer) *int64 {
-	pins.mu.Lock()
-	e := pins.byAddr[p]
-	if e == nil {
-		if e = newPinEntry(); e == nil {
-			pins.mu.Unlock()
-			return nil
+// out of C memory for counters. mu is held.
+func pinLocked(p unsafe.Pointer) *int64 {
+	e := pins.last
+	if e == nil || e.key != p {
+		if e = pins.byAddr[p]; e == nil {
+			if e = newPinEntry(); e == nil {
+				return nil
+			}
+			e.pinner.Pin(p)
+			e.key = p
+			if pins.byAddr == nil {
+				pins.byAddr = make(map[unsafe.Pointer]*pinEntry)
+			}
+			pins.byAddr[p] = e
 		}
-		e.pinner.Pin(p)
-		e.key = p
-		if pins.byAddr == nil {
-			pins.byAddr = make(map[unsafe.Pointer]*pinEntry)
-		}
-		pins.byAddr[p] = e
+		pins.last = e
 	}
-	atomic.AddInt64(e.count, 1) // under the lock: a sweep never sees it mid-way
-	pins.mu.Unlock()
+	atomic.AddInt64(e.count, 1) // under mu: a sweep never sees it mid-way
 	return e.count
 }
 
@@ -69,8 +69,7 @@ func pin(p unsafe.Pointer) *int64 {
 // be allocated), as its deleter would have.
 func unpinUnused(count *int64) { atomic.AddInt64(count, -1) }
 
-// newPinEntry returns an unused entry, or nil when out of C memory; pins.mu is
-// held.
+// newPinEntry returns an unused entry, or nil when out of C memory; mu is held.
 func newPinEntry() *pinEntry {
 	if n := len(pins.free); n > 0 {
 		e := pins.free[n-1]
@@ -91,9 +90,9 @@ func newPinEntry() *pinEntry {
 
 // sweepPins unpins every object no live tensor points at. A count reaches zero
 // only through deleters, after which nothing in C reads the object, and rises
-// only in pin, under the lock held here.
+// only in pinLocked, under the lock held here.
 func sweepPins() {
-	pins.mu.Lock()
+	mu.Lock()
 	for p, e := range pins.byAddr {
 		if atomic.LoadInt64(e.count) == 0 {
 			e.pinner.Unpin()
@@ -102,14 +101,15 @@ func sweepPins() {
 			pins.free = append(pins.free, e)
 		}
 	}
-	pins.mu.Unlock()
+	pins.last = nil
+	mu.Unlock()
 }
 
 // livePins counts the tensors pointing at pinned slices whose deleters have not
 // run, and pinnedObjects the objects still pinned, for the tests.
 func livePins() int64 {
-	pins.mu.Lock()
-	defer pins.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
 	var n int64
 	for _, e := range pins.byAddr {
 		n += atomic.LoadInt64(e.count)
@@ -118,7 +118,7 @@ func livePins() int64 {
 }
 
 func pinnedObjects() int {
-	pins.mu.Lock()
-	defer pins.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
 	return len(pins.byAddr)
 }

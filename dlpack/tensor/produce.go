@@ -38,13 +38,14 @@ func FromSlice[T dlpack.Element](data []T, shape ...int64) (*Tensor, error) {
 	if n != int64(len(data)) {
 		return nil, shapeError(shape, "holds "+itoa(n)+" elements, the slice "+itoa(len(data)))
 	}
-	return fromSlice(data, shape, nil)
+	return fromSlice(data, shape, nil, n)
 }
 
 // FromSliceStrided is FromSlice for a strided layout: element (i, j, ...) is
 // data[i*strides[0] + j*strides[1] + ...]. Every element must lie inside data.
 func FromSliceStrided[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, error) {
-	if _, err := checkShape(shape); err != nil {
+	n, err := checkShape(shape)
+	if err != nil {
 		return nil, err
 	}
 	if len(strides) != len(shape) {
@@ -54,26 +55,23 @@ func FromSliceStrided[T dlpack.Element](data []T, shape, strides []int64) (*Tens
 	if err != nil || lo < 0 || hi >= int64(len(data)) {
 		return nil, shapeError(shape, "strides "+fmt.Sprint(strides)+" reach outside a slice of "+itoa(len(data))+" elements")
 	}
-	return fromSlice(data, shape, strides)
+	return fromSlice(data, shape, strides, n)
 }
 
-// fromSlice makes the tensor of a checked shape and strides (nil: contiguous).
-func fromSlice[T dlpack.Element](data []T, shape, strides []int64) (*Tensor, error) {
+// fromSlice makes the tensor of a checked shape of n elements and strides (nil:
+// contiguous).
+func fromSlice[T dlpack.Element](data []T, shape, strides []int64, n int64) (*Tensor, error) {
 	dt := dlpack.DTypeOf[T]()
 	if len(data) == 0 {
 		return newC(dt, shape) // nothing to pin; C memory gives a non-NULL address
 	}
 	p := unsafe.Pointer(&data[0])
-	count := pin(p)
-	if count == nil {
-		return nil, errNoMemory
-	}
-	m := C.gdt_alloc(headerSize(len(shape)), 0).block
+	t := new(Tensor)
+	m, _, count := newBlock(t, headerSize(len(shape)), 0, p)
 	if m == nil {
-		unpinUnused(count)
 		return nil, errNoMemory
 	}
-	return wrap(fillHeader(unsafe.Pointer(m), dt, shape, strides, p, uintptr(unsafe.Pointer(count)))), nil
+	return fillHeader(t, m, dt, shape, strides, n, p, uintptr(unsafe.Pointer(count))), nil
 }
 
 var errNoMemory = errors.New("tensor: out of C memory")
@@ -86,11 +84,12 @@ func newC(dt *dlpack.DType, shape []int64) (*Tensor, error) {
 	if n > math.MaxInt64/int64(dt.ItemSize()) || uint64(n)*uint64(dt.ItemSize()) > uint64(^C.size_t(0)>>1) {
 		return nil, shapeError(shape, "the byte size overflows")
 	}
-	b := C.gdt_alloc(headerSize(len(shape)), C.size_t(n*int64(dt.ItemSize())))
-	if b.block == nil {
+	t := new(Tensor)
+	m, data, _ := newBlock(t, headerSize(len(shape)), uint64(n*int64(dt.ItemSize())), nil)
+	if m == nil {
 		return nil, errNoMemory
 	}
-	return wrap(fillHeader(b.block, dt, shape, nil, b.data, 0)), nil
+	return fillHeader(t, m, dt, shape, nil, n, data, 0), nil
 }
 
 // checkShape returns the element count of a shape that a tensor may have.
@@ -110,35 +109,64 @@ func checkShape(shape []int64) (int64, error) {
 	return n, nil
 }
 
-func headerSize(ndim int) C.size_t { return C.GDT_ARRAYS + C.size_t(16*ndim) }
+func headerSize(ndim int) uint64 { return C.GDT_ARRAYS + uint64(16*ndim) }
 
-// fillHeader writes a versioned managed tensor (version 1.3, on the CPU) into the
-// block m and returns its Tensor, not yet open. strides nil means C-contiguous.
-// ctx is a pinned slice's counter address (pins.go), or 0 for data inside the block.
-func fillHeader(m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, data unsafe.Pointer, ctx uintptr) *Tensor {
+// blockArrays returns the shape and strides room (2*ndim values) of the block
+// whose managed struct is m.
+func blockArrays(m unsafe.Pointer, ndim int) []int64 {
+	return unsafe.Slice((*int64)(unsafe.Add(m, C.GDT_ARRAYS)), 2*ndim)
+}
+
+// fillHeader writes a versioned managed tensor (version 1.3, on the CPU) of n
+// elements into the block m and fills in t, newBlock's (open, tracked: the
+// sweeps read only its state, and write only next), whose shape and strides are
+// the block's. strides nil means C-contiguous. ctx is a pinned slice's counter
+// address (pins.go), or 0 for data inside the block.
+func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, n int64, data unsafe.Pointer, ctx uintptr) *Tensor {
 	ndim := len(shape)
-	t := &Tensor{managed: m, versioned: true, produced: true, dtype: dt, data: data, padded: dt.SubByte()}
-	t.n, _ = dlpack.NumElements(shape) // checked by the caller
-	t.setDims(shape, strides)
-	arrays := unsafe.Slice((*int64)(unsafe.Add(m, C.GDT_ARRAYS)), 2*ndim)
-	copy(arrays, t.shape())
-	copy(arrays[ndim:], t.strides())
+	t.managed, t.versioned, t.produced, t.dt, t.data, t.n, t.ndim = addrOf(m), true, true, addrOf(unsafe.Pointer(dt)), addrOf(data), n, int16(ndim)
+	t.padded, t.devType = dt.SubByte(), uint8(dlpack.CPU)
+	blockNode(m).ndim = C.int32_t(ndim)
+	arrays := blockArrays(m, ndim)
+	copy(arrays, shape)
+	if strides == nil {
+		// The caller checked the count; strides that overflow (an empty shape's) stay 0.
+		dlpack.FillContiguousStrides(arrays[ndim:], shape)
+	} else {
+		copy(arrays[ndim:], strides)
+	}
+	// The struct's addresses are stored as integers: they are C memory (a C
+	// function, the block), so the collector need not see them, and a pointer
+	// store costs a write barrier while a collection marks. A pinned slice's
+	// address is stored as a pointer, so that a cgocheck2 run would catch a
+	// missing pin.
 	mv := (*dlpack.ManagedTensorVersioned)(m)
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
-	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx // C memory or 0, never a Go pointer
-	mv.Deleter = deleterVersioned
+	storeAddr(&mv.ManagerCtx, ctx) // C memory or 0, never a Go pointer
+	storeAddr(&mv.Deleter, uintptr(deleterVersioned))
 	mv.Flags = 0
 	if t.padded {
 		mv.Flags = dlpack.FlagSubbyteTypePadded
 	}
-	mv.DLTensor = dlpack.Tensor{Data: data, Device: dlpack.Device{Type: dlpack.CPU}, NDim: int32(ndim), DType: dt.DL}
-	if ndim > 0 {
-		mv.DLTensor.Shape = &arrays[0]
-		mv.DLTensor.Strides = &arrays[ndim]
+	dl := &mv.DLTensor
+	if ctx == 0 {
+		storeAddr(&dl.Data, uintptr(data))
+	} else {
+		dl.Data = data
 	}
-	t.device = mv.DLTensor.Device
+	dl.Device, dl.NDim, dl.DType, dl.ByteOffset = dlpack.Device{Type: dlpack.CPU}, int32(ndim), dt.DL, 0
+	storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Shape)), 0)
+	storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Strides)), 0)
+	if ndim > 0 {
+		t.dims = addrOf(unsafe.Pointer(&arrays[0]))
+		storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Shape)), uintptr(unsafe.Pointer(&arrays[0])))
+		storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Strides)), uintptr(unsafe.Pointer(&arrays[ndim])))
+	}
 	return t
 }
+
+// storeAddr writes a into *p, a field in C memory, as an integer.
+func storeAddr(p *unsafe.Pointer, a uintptr) { *(*uintptr)(unsafe.Pointer(p)) = a }
 
 var (
 	deleterVersioned = unsafe.Pointer(C.gdt_deleter_versioned)
@@ -172,10 +200,10 @@ func (t *Tensor) Export() (unsafe.Pointer, error) {
 	if !c.versioned {
 		toVersioned(c)
 	}
-	if c.readOnly.Load() {
-		(*dlpack.ManagedTensorVersioned)(c.managed).Flags |= dlpack.FlagReadOnly
+	if c.ReadOnly() {
+		(*dlpack.ManagedTensorVersioned)(c.managed.ptr()).Flags |= dlpack.FlagReadOnly
 	}
-	return c.managed, nil
+	return c.managed.ptr(), nil
 }
 
 // ExportLegacy hands the tensor to a C consumer as a legacy DLManagedTensor*. The
@@ -188,10 +216,10 @@ func (t *Tensor) ExportLegacy() (unsafe.Pointer, error) {
 		return nil, err
 	}
 	switch {
-	case c.readOnly.Load():
+	case c.ReadOnly():
 		return nil, errors.New("tensor: a read-only tensor cannot be exported as a legacy DLManagedTensor (it has no READ_ONLY flag)")
-	case c.dtype.SubByte():
-		return nil, errors.New("tensor: a sub-byte " + c.dtype.Name + " tensor cannot be exported as a legacy DLManagedTensor (it has no padding flag)")
+	case c.dtype().SubByte():
+		return nil, errors.New("tensor: a sub-byte " + c.dtype().Name + " tensor cannot be exported as a legacy DLManagedTensor (it has no padding flag)")
 	case c.versioned && !c.produced:
 		return nil, errors.New("tensor: a tensor from a versioned producer can only be exported with Export")
 	}
@@ -201,7 +229,7 @@ func (t *Tensor) ExportLegacy() (unsafe.Pointer, error) {
 	if c.versioned {
 		toLegacy(c)
 	}
-	return c.managed, nil
+	return c.managed.ptr(), nil
 }
 
 // claim moves t from open to exported; false if Close or another export won.
@@ -213,9 +241,9 @@ func (t *Tensor) claim() bool {
 // legacy one in place (both start at the block's first byte; shape and strides
 // stay where they are).
 func toLegacy(c *Tensor) {
-	mv := (*dlpack.ManagedTensorVersioned)(c.managed)
+	mv := (*dlpack.ManagedTensorVersioned)(c.managed.ptr())
 	dl, ctx := mv.DLTensor, *(*uintptr)(unsafe.Pointer(&mv.ManagerCtx))
-	ml := (*dlpack.ManagedTensor)(c.managed)
+	ml := (*dlpack.ManagedTensor)(c.managed.ptr())
 	ml.DLTensor = dl
 	*(*uintptr)(unsafe.Pointer(&ml.ManagerCtx)) = ctx
 	ml.Deleter = deleterLegacy
@@ -224,9 +252,9 @@ func toLegacy(c *Tensor) {
 
 // toVersioned is toLegacy's inverse; flags are rebuilt from the Tensor.
 func toVersioned(c *Tensor) {
-	ml := (*dlpack.ManagedTensor)(c.managed)
+	ml := (*dlpack.ManagedTensor)(c.managed.ptr())
 	dl, ctx := ml.DLTensor, *(*uintptr)(unsafe.Pointer(&ml.ManagerCtx))
-	mv := (*dlpack.ManagedTensorVersioned)(c.managed)
+	mv := (*dlpack.ManagedTensorVersioned)(c.managed.ptr())
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
 	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx
 	mv.Deleter = deleterVersioned

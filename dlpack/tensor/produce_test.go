@@ -335,15 +335,15 @@ func TestConcurrentPinnedExports(t *testing.T) {
 }
 
 // Leaked Tensors are released one by one (leaks.go): a Tensor kept open, made in
-// the same batch as some of them, neither keeps them alive nor is released with
-// them, across full batches and the partial one a collection seals.
+// the same list as some of them, neither keeps them alive nor is released with
+// them, across full lists and the partial one a collection seals.
 func TestLeakedBesideHeldTensor(t *testing.T) {
 	waitFor(t, "earlier tests' tensors", func() bool { return tensor.LiveBlocks() == 0 && tensor.LivePins() == 0 })
 	keep, err := tensor.FromSlice(make([]float32, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 600 { // more than two batches of 256
+	for i := range 600 { // more than two full lists of 255
 		if _, err := tensor.New[float32](4); err != nil {
 			t.Fatal(err)
 		}
@@ -373,21 +373,10 @@ func TestLeakedBesideHeldTensor(t *testing.T) {
 }
 
 // Tensors made, closed and leaked on several goroutines while collections seal
-// batches under them (leaks.go): every one is released exactly once (-race).
+// lists under them (leaks.go): every one is released exactly once (-race).
 func TestTrackingRacesCollections(t *testing.T) {
 	noLeaks(t)
-	stop := make(chan struct{})
-	var gc sync.WaitGroup
-	gc.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.GC()
-			}
-		}
-	})
+	stop := collectConstantly()
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
@@ -404,8 +393,7 @@ func TestTrackingRacesCollections(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	gc.Wait()
+	stop()
 }
 
 // A slice exported twice is pinned once, counted twice (pins.go): collections do

@@ -7,78 +7,130 @@
 #include "tensor_c.h"
 #include "hugepages.h"
 
-/* Live blocks, for the tests' leak and double-free checks: a relaxed atomic add
- * per allocation and per deleter, a few ns. */
-static _Atomic int64_t live_blocks;
+/* Blocks malloc'd and not yet freed, cached ones included: cache.go's liveBlocks
+ * subtracts those, for the tests' leak and double-free checks. A relaxed atomic add
+ * per malloc and per free; a block reused from the cache costs none. */
+int64_t gdt_blocks;
 
-int64_t gdt_live_blocks(void) { return atomic_load_explicit(&live_blocks, memory_order_relaxed); }
+gdt_returned_stack gdt_returned[GDT_CLASSES];
 
-/* gdt_alloc returns one malloc block: header bytes, then data bytes (which may be
- * 0), zeroed, at the first 256-byte boundary past the header, as DLPack asks of
- * data (from 32 MiB, the first huge-page boundary: gd_data_align). The block itself
- * needs no more than malloc's alignment (the managed struct
- * is at its start, and free takes it back): over-allocating by 255 bytes with
- * malloc costs ~15 ns where glibc's aligned_alloc costs 20-90 (measured). Large
- * blocks are calloc'd instead of malloc'd and cleared: glibc maps them fresh from
- * the kernel, whose pages are not cleared again, and they get huge pages as the
- * binding's do (hugepages.h), so writing a new 64 MiB result (goext.scale) costs
- * what NumPy's does (35 ms before, 7 ms). Small blocks keep malloc and memset of the
- * data alone (calloc would clear the header too). The block is NULL when out of
- * memory or when the size overflows. */
+/* How many blocks each returned stack (and each of Go's own lists, cache.go) keeps
+ * at most: 64 KiB of blocks, and at least two. */
+const int64_t gdt_class_cap[GDT_CLASSES] = {256, 128, 64, 32, 16, 8, 4, 2, 2};
+
+static void add_blocks(int64_t d) { atomic_fetch_add_explicit((_Atomic int64_t *)&gdt_blocks, d, memory_order_relaxed); }
+
+static void free_block(gdt_node *n) {
+    free(n);
+    add_blocks(-1);
+}
+
+/* gdt_alloc returns a new block whose managed struct has header bytes (struct,
+ * shape, strides), then data bytes (which may be 0), zeroed, at the first 256-byte
+ * boundary past the header, as DLPack asks of data (from 32 MiB, the first
+ * huge-page boundary: gd_data_align). A block of size class cls (cache.go chose
+ * it; the block then takes the class's whole size) may be cached and reused; cls
+ * -1 sizes it exactly and it is only ever freed. The block itself needs no more
+ * than malloc's alignment (node and struct are at its start, and free takes it
+ * back): over-allocating by 255 bytes with malloc costs ~15 ns where glibc's
+ * aligned_alloc costs 20-90 (measured). Large blocks are calloc'd instead of
+ * malloc'd and cleared: glibc maps them fresh from the kernel, whose pages are not
+ * cleared again, and they get huge pages as the binding's do (hugepages.h), so
+ * writing a new 64 MiB result (goext.scale) costs what NumPy's does (35 ms before,
+ * 7 ms). Small blocks keep malloc and memset of the data alone (calloc would clear
+ * the header too). The block is NULL when out of memory or when the size
+ * overflows. */
 #define GDT_CALLOC_MIN ((size_t)128 << 10) /* glibc's default mmap threshold */
 
-gdt_block gdt_alloc(size_t header, size_t data) {
+gdt_block gdt_alloc(size_t header, size_t data, int cls) {
     gdt_block b = {NULL, NULL};
-    if (data > SIZE_MAX - header - 2 * GD_HUGEPAGE)
+    if (data > SIZE_MAX - sizeof(gdt_node) - header - 2 * GD_HUGEPAGE)
         return b;
     int large = data >= GDT_CALLOC_MIN;
     size_t align = gd_data_align(data, GD_ALIGN); /* hugepages.h: huge pages whole */
     size_t span = (data + align - 1) & ~(align - 1);
-    char *p = large ? calloc(1, header + align - 1 + span) : malloc(header + GD_ALIGN - 1 + data);
-    if (p == NULL)
+    /* A cached class's blocks are under 64 KiB: their data's alignment is GD_ALIGN,
+     * where cache.go's newBlock finds it again. */
+    size_t size = cls >= 0 ? (size_t)1 << (GDT_MIN_SHIFT + cls)
+                           : sizeof(gdt_node) + header + align - 1 + (large ? span : data);
+    gdt_node *n = large ? calloc(1, size) : malloc(size);
+    if (n == NULL)
         return b;
-    char *d = (char *)(((uintptr_t)p + header + align - 1) & ~(uintptr_t)(align - 1));
+    n->next = NULL;
+    n->cls = cls;
+    char *m = (char *)(n + 1);
+    char *d = (char *)(((uintptr_t)m + header + align - 1) & ~(uintptr_t)(align - 1));
     if (large)
         gd_advise_hugepages(d, (int64_t)span);
     else if (data > 0)
         memset(d, 0, data);
-    atomic_fetch_add_explicit(&live_blocks, 1, memory_order_relaxed);
-    b.block = p;
+    add_blocks(1);
+    b.block = m;
     b.data = d;
     return b;
 }
 
+void gdt_free(gdt_node *n) { free_block(n); }
+
+/* put_block gives back the block whose managed struct is m: onto its class's
+ * returned stack unless that holds its cap, else to free. Lock-free, so that a
+ * deleter is safe on any thread, in a fork child and after Go is gone. It reads
+ * nothing of the stack's blocks (Go may have taken and freed them meanwhile), only
+ * the head's address; Go takes whole stacks (one exchange of the head), so a block
+ * is never popped from under a pusher and the head cannot go A-B-A. */
+static void put_block(void *m) {
+    gdt_node *n = (gdt_node *)m - 1;
+    if (n->cls < 0) {
+        free_block(n);
+        return;
+    }
+    gdt_returned_stack *s = &gdt_returned[n->cls];
+    _Atomic int64_t *count = (_Atomic int64_t *)&s->count;
+    if (atomic_fetch_add_explicit(count, 1, memory_order_relaxed) >= gdt_class_cap[n->cls]) {
+        atomic_fetch_sub_explicit(count, 1, memory_order_relaxed);
+        free_block(n);
+        return;
+    }
+    _Atomic uintptr_t *head = (_Atomic uintptr_t *)&s->head;
+    uintptr_t h = atomic_load_explicit(head, memory_order_relaxed);
+    do
+        n->next = (gdt_node *)h;
+    while (!atomic_compare_exchange_weak_explicit(head, &h, (uintptr_t)n, memory_order_release, memory_order_relaxed));
+}
+
 /* The deleters run on whatever thread the consumer drops the tensor, without any
- * lock, and call no Go. A tensor in C memory needs only free. A pinned Go slice's
- * tensor carries in manager_ctx the address of its pinned object's count of live
- * tensors (pins.go, C memory); the Go side unpins the object at a later sweep
- * once the count is zero. The decrement releases: the consumer's reads of the
- * slice happen before the unpin. */
+ * lock, and call no Go. A tensor in C memory needs only its block given back. A
+ * pinned Go slice's tensor carries in manager_ctx the address of its pinned
+ * object's count of live tensors (pins.go, C memory); the Go side unpins the
+ * object at a later sweep once the count is zero. The decrement releases: the
+ * consumer's reads of the slice happen before the unpin. cache.go's
+ * releaseProduced does the same in Go for a block closed in Go. */
 static void release_ctx(void *ctx) {
-    atomic_fetch_sub_explicit(&live_blocks, 1, memory_order_relaxed);
     if (ctx != NULL)
         atomic_fetch_sub_explicit((_Atomic int64_t *)ctx, 1, memory_order_release);
 }
 
 void gdt_deleter_versioned(DLManagedTensorVersioned *m) {
     void *ctx = m->manager_ctx;
-    free(m);
+    put_block(m);
     release_ctx(ctx);
 }
 
 void gdt_deleter_legacy(DLManagedTensor *m) {
     void *ctx = m->manager_ctx;
-    free(m);
+    put_block(m);
     release_ctx(ctx);
 }
 
-void gdt_call_deleter(void *m, int versioned) {
+/* m is a uintptr_t so that cgo does not check it as a Go pointer: it is C memory
+ * (the caller's rule). */
+void gdt_call_deleter(uintptr_t m, int versioned) {
     if (versioned) {
-        DLManagedTensorVersioned *v = m;
+        DLManagedTensorVersioned *v = (DLManagedTensorVersioned *)m;
         if (v->deleter != NULL)
             v->deleter(v);
     } else {
-        DLManagedTensor *l = m;
+        DLManagedTensor *l = (DLManagedTensor *)m;
         if (l->deleter != NULL)
             l->deleter(l);
     }

@@ -13,27 +13,59 @@ import (
 
 // A Tensor owns one DLPack managed tensor; see the package documentation for who
 // releases it and when. The zero Tensor is a closed one.
+//
+// A Tensor takes 64 bytes, its shape and strides kept elsewhere: its allocation
+// and the collections it drives are the largest part of an exchange
+// (bench/bench_go.sh: ~65 ns of CPU for a 128-byte object, ~42 for a 64-byte one,
+// the collector's background work included, on this machine).
 type Tensor struct {
-	state     atomic.Uint32
-	ndim      int32
-	readOnly  atomic.Bool
+	// state is the lifecycle (lifeMask) and readOnlyBit. It is written plainly
+	// before the Tensor is published (an atomic store is a locked instruction, ~5
+	// ns) and atomically after.
+	state     uint32
+	ndim      int16
+	seq       uint8 // leaks.go
+	devType   uint8 // dlpack.DeviceType: the host-accessible ones are 1 to 13
+	devID     int32
 	versioned bool // managed's form
 	produced  bool // managed is one of this package's blocks (either form can be exported)
 	isCopied  bool
 	padded    bool
 
-	managed unsafe.Pointer // DLManagedTensorVersioned* or DLManagedTensor*, C memory
-	dtype   *dlpack.DType
-	// shape() and strides() (in elements) are dims for tensors of up to
-	// inlineDims dimensions, else the 2*ndim values at ext. Not slices of dims
-	// stored in t: a Tensor pointing into itself would never be finalized. The
-	// fields are packed so that a Tensor takes 128 bytes: its allocation and the
-	// collections it causes are a measurable part of an exchange.
-	ext    *int64
-	dims   [2 * inlineDims]int64
-	data   unsafe.Pointer
-	n      int64
-	device dlpack.Device
+	// The addresses the collector need not see are integers (addr): storing a
+	// pointer while a collection marks costs a write barrier, and its buffer's
+	// flush looks each one up (write barriers were ~16% of GoToGo's CPU profile;
+	// these integers, with fillHeader's, measured 3-5 ns an exchange).
+	managed addr // DLManagedTensorVersioned* or DLManagedTensor*, C memory
+	data    addr // C memory, or a pinned slice's element 0 (pins.go keeps it alive)
+	dt      addr // *dlpack.DType: one of dlpack.All(), whose table holds it for good
+	n       int64
+	// dims is shape then strides (in elements), 2*ndim values: for this package's
+	// blocks the block's own arrays (C memory, released with the tensor, so read
+	// only while t is open); 0 for a foreign tensor, whose validated copy follows
+	// the Tensor in its allocation (withDims: a pointer into t itself would keep a
+	// Tensor with a finalizer from ever being collected).
+	dims addr
+	next *Tensor // leaks.go
+}
+
+// addr is the address of memory that the collector does not manage or that is
+// kept alive otherwise.
+type addr uintptr
+
+func addrOf(p unsafe.Pointer) addr { return addr(p) }
+
+func (t *Tensor) dtype() *dlpack.DType { return (*dlpack.DType)(t.dt.ptr()) }
+
+// ptr returns a as a pointer (read through memory: vet rightly flags converting
+// an integer, and a is not the collector's).
+func (a addr) ptr() unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&a)) }
+
+// withDims is a Tensor allocated together with room for the shape and strides of
+// up to len(d)/2 dimensions, which then follow it in memory.
+type withDims[D any] struct {
+	t Tensor
+	d D
 }
 
 // Lifecycle of a Tensor: open until exactly one of Close, the finalizer, Export or
@@ -43,6 +75,9 @@ const (
 	stateOpen
 	stateClosed
 	stateExported
+
+	lifeMask    uint32 = 3
+	readOnlyBit uint32 = 4 // set for good by SetReadOnly or the producer's flag
 )
 
 // wrap opens t, a Tensor made by this package. If it is dropped while open, a
@@ -54,9 +89,10 @@ const (
 // generic dictionary) and about 110 ns more per tensor than SetFinalizer. The
 // finalizer's usual hazards do not apply: it only calls the deleter, never
 // resurrects the Tensor, and a Tensor points at nothing that points back at it
-// (so it is never part of a cycle, which would keep it from being finalized).
+// (so it is never part of a cycle, which would keep it from being finalized: its
+// next points only at older Tensors, and is cleared when it gets the finalizer).
 func wrap(t *Tensor) *Tensor {
-	t.state.Store(stateOpen)
+	t.state |= stateOpen // not yet published
 	track(t)
 	return t
 }
@@ -64,8 +100,8 @@ func wrap(t *Tensor) *Tensor {
 // finalize runs only for a Tensor nobody can reach, so no Close or export can
 // race with it.
 func (t *Tensor) finalize() {
-	if t.state.CompareAndSwap(stateOpen, stateClosed) {
-		release(t.managed, t.versioned)
+	if t.end(stateClosed) {
+		release(t)
 	}
 }
 
@@ -73,11 +109,33 @@ func (t *Tensor) finalize() {
 // (another Close or export won). A finalizer, if t has one, stays: it will find t
 // no longer open.
 func (t *Tensor) end(state uint32) bool {
-	return t.state.CompareAndSwap(stateOpen, state)
+	for {
+		s := atomic.LoadUint32(&t.state)
+		if s&lifeMask != stateOpen {
+			return false
+		}
+		if atomic.CompareAndSwapUint32(&t.state, s, s&^lifeMask|state) {
+			return true
+		}
+	}
 }
 
-// release calls the deleter of m, a DLManagedTensorVersioned* or DLManagedTensor*.
-func release(m unsafe.Pointer, versioned bool) { C.gdt_call_deleter(m, boolInt(versioned)) }
+// release releases t's managed tensor: one of this package's blocks in Go
+// (cache.go), any other by its deleter.
+func release(t *Tensor) {
+	if t.produced {
+		releaseProduced(t.managed.ptr(), t.versioned)
+		return
+	}
+	releaseForeign(t.managed.ptr(), t.versioned)
+}
+
+// releaseForeign calls the deleter of m, a DLManagedTensorVersioned* or
+// DLManagedTensor* in C memory (passed as an integer: cgo's check of a pointer
+// argument costs ~5 ns and finds C memory anyway).
+func releaseForeign(m unsafe.Pointer, versioned bool) {
+	C.gdt_call_deleter(C.uintptr_t(uintptr(m)), boolInt(versioned))
+}
 
 func boolInt(b bool) C.int {
 	if b {
@@ -86,49 +144,34 @@ func boolInt(b bool) C.int {
 	return 0
 }
 
-// inlineDims is how many dimensions a produced tensor keeps inline, saving an
-// allocation per tensor.
-const inlineDims = 4
-
-// setDims gives t copies of shape and strides (strides nil: C-contiguous).
-func (t *Tensor) setDims(shape, strides []int64) {
-	n := len(shape)
-	t.ndim = int32(n)
-	if n > inlineDims {
-		t.ext = &make([]int64, 2*n)[0]
-	}
-	copy(t.shape(), shape)
-	if strides == nil {
-		// The caller checked the count; strides that overflow (an empty shape's) stay 0.
-		dlpack.FillContiguousStrides(t.strides(), shape)
-	} else {
-		copy(t.strides(), strides)
-	}
+// withAllDims returns a copy of t, not yet published, with room after it for
+// shape and strides (any count the validator accepts), holding copies of them.
+func withAllDims(t *Tensor, shape, strides []int64) *Tensor {
+	x := new(withDims[[2 * dlpack.MaxNDim]int64])
+	x.t = *t
+	x.t.ndim, x.t.dims = int16(len(shape)), 0
+	copy(x.d[:], shape)
+	copy(x.d[len(shape):], strides)
+	return &x.t
 }
 
-// setExtDims gives t, of more than inlineDims dimensions, copies of shape and
-// strides.
-func (t *Tensor) setExtDims(shape, strides []int64) {
-	buf := make([]int64, 2*len(shape))
-	copy(buf, shape)
-	copy(buf[len(shape):], strides)
-	t.ndim, t.ext = int32(len(shape)), &buf[0]
+// allDims returns shape then strides; only for an open t (a produced block's
+// arrays are released with it).
+func (t *Tensor) allDims() []int64 {
+	p := t.dims.ptr()
+	if p == nil && t.ndim > 0 { // withDims
+		p = unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(Tensor{}))
+	}
+	return unsafe.Slice((*int64)(p), 2*int(t.ndim))
 }
 
 func (t *Tensor) shape() []int64 {
 	n := int(t.ndim)
-	if n <= inlineDims {
-		return t.dims[:n:n]
-	}
-	return unsafe.Slice(t.ext, 2*n)[:n:n]
+	return t.allDims()[:n:n]
 }
 
 func (t *Tensor) strides() []int64 {
-	n := int(t.ndim)
-	if n <= inlineDims {
-		return t.dims[inlineDims : inlineDims+n : inlineDims+n]
-	}
-	return unsafe.Slice(t.ext, 2*n)[n:]
+	return t.allDims()[t.ndim:]
 }
 
 // Close releases the tensor: the producer's deleter runs once, on this goroutine.
@@ -136,14 +179,14 @@ func (t *Tensor) strides() []int64 {
 // has an error result to satisfy io.Closer.
 func (t *Tensor) Close() error {
 	if t != nil && t.end(stateClosed) {
-		release(t.managed, t.versioned)
+		release(t)
 	}
 	return nil
 }
 
 // open returns t if it may still be used, else ErrClosed.
 func (t *Tensor) open() (*Tensor, error) {
-	if t == nil || t.state.Load() != stateOpen {
+	if t == nil || atomic.LoadUint32(&t.state)&lifeMask != stateOpen {
 		return nil, ErrClosed
 	}
 	return t, nil
@@ -154,23 +197,26 @@ func (t *Tensor) DType() *dlpack.DType {
 	if t == nil {
 		return nil
 	}
-	return t.dtype
+	return t.dtype()
 }
 
-// Shape returns a copy of the extents (nil for a 0-d or zero tensor).
+// Shape returns a copy of the extents (nil for a 0-d tensor, and once the tensor
+// is closed or exported: the consumer may have freed them).
 func (t *Tensor) Shape() []int64 {
-	if t == nil {
+	c, err := t.open()
+	if err != nil {
 		return nil
 	}
-	return append([]int64(nil), t.shape()...)
+	return append([]int64(nil), c.shape()...)
 }
 
-// Strides returns a copy of the strides, in elements.
+// Strides returns a copy of the strides, in elements (nil as for Shape).
 func (t *Tensor) Strides() []int64 {
-	if t == nil {
+	c, err := t.open()
+	if err != nil {
 		return nil
 	}
-	return append([]int64(nil), t.strides()...)
+	return append([]int64(nil), c.strides()...)
 }
 
 // Len returns the number of elements.
@@ -187,12 +233,12 @@ func (t *Tensor) Device() dlpack.Device {
 	if t == nil {
 		return dlpack.Device{}
 	}
-	return t.device
+	return dlpack.Device{Type: dlpack.DeviceType(t.devType), ID: t.devID}
 }
 
 // ReadOnly reports whether the tensor may not be written: the producer set
 // READ_ONLY, or SetReadOnly was called.
-func (t *Tensor) ReadOnly() bool { return t != nil && t.readOnly.Load() }
+func (t *Tensor) ReadOnly() bool { return t != nil && atomic.LoadUint32(&t.state)&readOnlyBit != 0 }
 
 // IsCopied reports whether the producer said the data is a copy (IS_COPIED), as
 // Clone's results do.
@@ -202,9 +248,6 @@ func (t *Tensor) IsCopied() bool { return t != nil && t.isCopied }
 // export carries READ_ONLY. There is no way back.
 func (t *Tensor) SetReadOnly() {
 	if t != nil {
-		t.readOnly.Store(true)
+		atomic.OrUint32(&t.state, readOnlyBit)
 	}
 }
-
-// liveBlocks counts this package's C blocks not yet released, for the tests.
-func liveBlocks() int64 { return int64(C.gdt_live_blocks()) }

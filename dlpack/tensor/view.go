@@ -36,15 +36,15 @@ func As[T dlpack.Element](t *Tensor) (*View[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	if want := dlpack.DTypeOf[T](); want != c.dtype {
-		return nil, &DTypeError{Want: want, Got: c.dtype}
+	if want := dlpack.DTypeOf[T](); want != c.dtype() {
+		return nil, &DTypeError{Want: want, Got: c.dtype()}
 	}
 	v := &View[T]{t: t}
 	switch {
-	case c.dtype.SubByte():
+	case c.dtype().SubByte():
 		v.access = accessSubByte
 		v.subBuf, v.subBase = c.subByteBytes()
-	case c.dtype.Kind == dlpack.KindBool:
+	case c.dtype().Kind == dlpack.KindBool:
 		v.access = accessBool
 	}
 	return v, nil
@@ -60,10 +60,10 @@ func (c *Tensor) subByteBytes() ([]byte, int64) {
 	}
 	lo, hi, _ := dlpack.ElementSpan(c.shape(), c.strides()) // Validate checked it fits
 	if c.padded {
-		return unsafe.Slice((*byte)(unsafe.Add(c.data, lo)), hi-lo+1), -lo
+		return unsafe.Slice((*byte)(unsafe.Add(c.data.ptr(), lo)), hi-lo+1), -lo
 	}
-	size, _ := dlpack.ByteSize(hi+1, int(c.dtype.DL.Bits))
-	return unsafe.Slice((*byte)(c.data), size), 0
+	size, _ := dlpack.ByteSize(hi+1, int(c.dtype().DL.Bits))
+	return unsafe.Slice((*byte)(c.data.ptr()), size), 0
 }
 
 // Shape returns a copy of the extents.
@@ -103,7 +103,7 @@ func (v *View[T]) Set(x T, idx ...int) error {
 	if err != nil {
 		return err
 	}
-	if v.t.readOnly.Load() {
+	if v.t.ReadOnly() {
 		return ErrReadOnly
 	}
 	v.store(off, x)
@@ -154,7 +154,7 @@ func (v *View[T]) ReadOnlySlice() ([]T, error) {
 	if c.n == 0 {
 		return []T{}, nil
 	}
-	return unsafe.Slice((*T)(c.data), c.n), nil
+	return unsafe.Slice((*T)(c.data.ptr()), c.n), nil
 }
 
 // Raw returns the memory the elements occupy as a []T that starts at element 0,
@@ -167,7 +167,7 @@ func (v *View[T]) Raw() ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.readOnly.Load() {
+	if c.ReadOnly() {
 		return nil, ErrReadOnly
 	}
 	if v.access == accessSubByte && !c.padded {
@@ -180,7 +180,7 @@ func (v *View[T]) Raw() ([]T, error) {
 	if hi < 0 {
 		return []T{}, nil
 	}
-	return unsafe.Slice((*T)(c.data), hi+1), nil
+	return unsafe.Slice((*T)(c.data.ptr()), hi+1), nil
 }
 
 // offset checks idx and returns its element offset from element 0.
@@ -206,11 +206,11 @@ func (v *View[T]) load(off int64) T {
 	var x T
 	switch v.access {
 	case accessPlain:
-		x = *(*T)(unsafe.Add(v.t.data, off*int64(unsafe.Sizeof(x))))
+		x = *(*T)(unsafe.Add(v.t.data.ptr(), off*int64(unsafe.Sizeof(x))))
 	case accessBool:
-		*(*bool)(unsafe.Pointer(&x)) = *(*byte)(unsafe.Add(v.t.data, off)) != 0
+		*(*bool)(unsafe.Pointer(&x)) = *(*byte)(unsafe.Add(v.t.data.ptr(), off)) != 0
 	case accessSubByte:
-		*(*uint8)(unsafe.Pointer(&x)) = uint8(v.t.dtype.LoadBits(v.subBuf, off+v.subBase, v.t.padded))
+		*(*uint8)(unsafe.Pointer(&x)) = uint8(v.t.dtype().LoadBits(v.subBuf, off+v.subBase, v.t.padded))
 	}
 	return x
 }
@@ -218,9 +218,9 @@ func (v *View[T]) load(off int64) T {
 func (v *View[T]) store(off int64, x T) {
 	switch v.access {
 	case accessPlain, accessBool: // a Go bool is stored as 0 or 1, as DLPack wants
-		*(*T)(unsafe.Add(v.t.data, off*int64(unsafe.Sizeof(x)))) = x
+		*(*T)(unsafe.Add(v.t.data.ptr(), off*int64(unsafe.Sizeof(x)))) = x
 	case accessSubByte:
-		v.t.dtype.StoreBits(v.subBuf, off+v.subBase, v.t.padded, uint64(*(*uint8)(unsafe.Pointer(&x))))
+		v.t.dtype().StoreBits(v.subBuf, off+v.subBase, v.t.padded, uint64(*(*uint8)(unsafe.Pointer(&x))))
 	}
 }
 
@@ -256,5 +256,5 @@ func offsets(shape, strides []int64) iter.Seq[int64] {
 }
 
 func (c *Tensor) errPacked() error {
-	return shapeError(c.shape(), "packed "+c.dtype.Name+" elements share bytes; no []T can view them")
+	return shapeError(c.shape(), "packed "+c.dtype().Name+" elements share bytes; no []T can view them")
 }
