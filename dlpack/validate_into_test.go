@@ -96,3 +96,48 @@ func TestValidateIntoAllocations(t *testing.T) {
 		}
 	}
 }
+
+// copyCommon, the one-pass copy of the common case, must agree exactly with
+// copyChecked, the rules one by one, on every tensor it takes: the same copies,
+// element count and byte span, and copyChecked must accept it.
+func FuzzCopyCommon(f *testing.F) {
+	f.Add(uint8(2), uint8(32), int8(2), true, []byte{32, 32, 32, 2})
+	f.Add(uint8(2), uint8(64), int8(3), true, []byte{4, 6, 8, 0x7f, 2, 1})
+	f.Add(uint8(5), uint8(128), int8(1), true, []byte{0xfe, 0xff, 0xff, 0x3f, 0x81, 0x80, 0x80, 0x40})
+	f.Add(uint8(17), uint8(4), int8(2), true, []byte{4, 6, 6, 2})
+	f.Add(uint8(2), uint8(32), int8(0), false, []byte{})
+	f.Fuzz(func(t *testing.T, code, bits uint8, ndim int8, withStrides bool, dims []byte) {
+		if ndim < 0 || ndim > MaxNDim {
+			return
+		}
+		el, err := checkDType(DataType{Code: code, Bits: bits, Lanes: 1}, 0)
+		if err != nil {
+			return
+		}
+		k := int(ndim)
+		shape, rest := readInt64s(dims, k, 1)
+		strides, _ := readInt64s(rest, k, 1)
+		if k == 0 {
+			shape, strides = nil, nil
+		}
+		ft := foreign(shape, strides)
+		if !withStrides {
+			ft.Tensor.Strides = nil
+		}
+		fastShape, fastStrides := make([]int64, k), make([]int64, k)
+		n, lo, hi, ok := el.copyCommon(fastShape, fastStrides, ft.Tensor)
+		if !ok {
+			return
+		}
+		checkedShape, checkedStrides := make([]int64, k), make([]int64, k)
+		wantN, wantLo, wantHi, err := el.copyChecked(checkedShape, checkedStrides, ft, extentField(ft.Tensor))
+		if err != nil {
+			t.Fatalf("copyCommon took shape %v strides %v (%s), copyChecked refuses: %v", shape, strides, el.dtype.Name, err)
+		}
+		if n != wantN || lo != wantLo || hi != wantHi ||
+			!slices.Equal(fastShape, checkedShape) || !slices.Equal(fastStrides, checkedStrides) {
+			t.Fatalf("copyCommon: %d elements, bytes %d..%d, %v %v; copyChecked: %d, %d..%d, %v %v",
+				n, lo, hi, fastShape, fastStrides, wantN, wantLo, wantHi, checkedShape, checkedStrides)
+		}
+	})
+}

@@ -69,7 +69,7 @@ func classOf(header, data uint64) int {
 func newBlock(t *Tensor, header, data uint64, pinned unsafe.Pointer) (m, d unsafe.Pointer, count *int64) {
 	armOnce()
 	cls := classOf(header, data)
-	t.state = stateOpen // not yet published
+	t.state = stateOpen | dimsInBlockBit // not yet published; fillHeader puts the dims there
 	var n *C.gdt_node
 	var full *Tensor
 	mu.Lock()

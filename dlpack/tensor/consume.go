@@ -37,10 +37,10 @@ func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error
 		return nil, err
 	}
 	t.managed, t.versioned = addrOf(m), versioned
-	t.dt, t.data, t.n, t.ndim = addrOf(unsafe.Pointer(v.DType)), addrOf(v.Data), v.NumElements, int16(len(v.Shape))
+	t.dt, t.data, t.n, t.ndim = dtIndex(v.DType), addrOf(v.Data), v.NumElements, int8(len(v.Shape))
 	t.isCopied, t.padded, t.devType, t.devID = v.IsCopied, v.Padded, uint8(v.Device.Type), v.Device.ID
 	if v.ReadOnly {
-		t.state = readOnlyBit // not yet published
+		t.state |= readOnlyBit // not yet published
 	}
 	if len(v.Shape) != len(shape) {
 		// Not where newConsumed put them: an ndim the producer changed while
@@ -53,20 +53,17 @@ func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error
 // newConsumed returns the Tensor for m and the buffers its shape and strides are
 // validated into (dlpack.ValidateInto copies them there), so that a consume
 // allocates only the Tensor. One of this package's blocks, as fillHeader left
-// it, is validated in place, into its own arrays, and its Tensor is 64 bytes (see
+// it, is validated in place, into its own arrays, and its Tensor is 48 bytes (see
 // Tensor): nobody else holds the block now. A foreign tensor's copy follows the
-// Tensor in one allocation sized by its dimensions (96 or 128 bytes up to four,
-// 1088 beyond).
+// Tensor in one allocation sized by its dimensions (80 bytes up to two, 112 up to
+// four, 1072 beyond).
 func newConsumed(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (t *Tensor, shape, strides []int64) {
 	nd := int(f.Tensor.NDim)
 	produced := isProduced(m, versioned)
 	if produced && nd >= 0 && nd == int(blockNode(m).ndim) {
 		arrays := blockArrays(m, nd)
 		if nd == 0 || f.Tensor.Shape == &arrays[0] && (f.Tensor.Strides == nil || f.Tensor.Strides == &arrays[nd]) {
-			t = &Tensor{produced: true}
-			if nd > 0 {
-				t.dims = addrOf(unsafe.Pointer(&arrays[0]))
-			}
+			t = &Tensor{produced: true, state: dimsInBlockBit}
 			return t, arrays[:nd], arrays[nd:]
 		}
 	}

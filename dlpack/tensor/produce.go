@@ -124,7 +124,7 @@ func blockArrays(m unsafe.Pointer, ndim int) []int64 {
 // address (pins.go), or 0 for data inside the block.
 func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []int64, n int64, data unsafe.Pointer, ctx uintptr) *Tensor {
 	ndim := len(shape)
-	t.managed, t.versioned, t.produced, t.dt, t.data, t.n, t.ndim = addrOf(m), true, true, addrOf(unsafe.Pointer(dt)), addrOf(data), n, int16(ndim)
+	t.managed, t.versioned, t.produced, t.dt, t.data, t.n, t.ndim = addrOf(m), true, true, dtIndex(dt), addrOf(data), n, int8(ndim)
 	t.padded, t.devType = dt.SubByte(), uint8(dlpack.CPU)
 	blockNode(m).ndim = C.int32_t(ndim)
 	arrays := blockArrays(m, ndim)
@@ -158,7 +158,6 @@ func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []
 	storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Shape)), 0)
 	storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Strides)), 0)
 	if ndim > 0 {
-		t.dims = addrOf(unsafe.Pointer(&arrays[0]))
 		storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Shape)), uintptr(unsafe.Pointer(&arrays[0])))
 		storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Strides)), uintptr(unsafe.Pointer(&arrays[ndim])))
 	}

@@ -14,16 +14,18 @@ import (
 // A Tensor owns one DLPack managed tensor; see the package documentation for who
 // releases it and when. The zero Tensor is a closed one.
 //
-// A Tensor takes 64 bytes, its shape and strides kept elsewhere: its allocation
+// A Tensor takes 48 bytes, its shape and strides kept elsewhere: its allocation
 // and the collections it drives are the largest part of an exchange
 // (bench/bench_go.sh: ~65 ns of CPU for a 128-byte object, ~42 for a 64-byte one,
-// the collector's background work included, on this machine).
+// the collector's background work included, on this machine; a foreign 2-d
+// tensor's 80 bytes with its shape and strides, side by side with 96, ~8 less).
 type Tensor struct {
-	// state is the lifecycle (lifeMask) and readOnlyBit. It is written plainly
-	// before the Tensor is published (an atomic store is a locked instruction, ~5
-	// ns) and atomically after.
+	// state is the lifecycle (lifeMask), readOnlyBit and dimsInBlockBit. It is
+	// written plainly before the Tensor is published (an atomic store is a locked
+	// instruction, ~5 ns) and atomically after.
 	state     uint32
-	ndim      int16
+	ndim      int8  // at most dlpack.MaxNDim
+	dt        uint8 // 1 + the dtype's Index in dlpack.All(); 0 in the zero Tensor
 	seq       uint8 // leaks.go
 	devType   uint8 // dlpack.DeviceType: the host-accessible ones are 1 to 13
 	devID     int32
@@ -38,16 +40,12 @@ type Tensor struct {
 	// these integers, with fillHeader's, measured 3-5 ns an exchange).
 	managed addr // DLManagedTensorVersioned* or DLManagedTensor*, C memory
 	data    addr // C memory, or a pinned slice's element 0 (pins.go keeps it alive)
-	dt      addr // *dlpack.DType: one of dlpack.All(), whose table holds it for good
 	n       int64
-	// dims is shape then strides (in elements), 2*ndim values: for this package's
-	// blocks the block's own arrays (C memory, released with the tensor, so read
-	// only while t is open); 0 for a foreign tensor, whose validated copy follows
-	// the Tensor in its allocation (withDims: a pointer into t itself would keep a
-	// Tensor with a finalizer from ever being collected).
-	dims addr
-	next *Tensor // leaks.go
+	next    *Tensor // leaks.go
 }
+
+// dtIndex is what Tensor.dt holds for d (dlpack.All() has fewer than 255 dtypes).
+func dtIndex(d *dlpack.DType) uint8 { return uint8(d.Index + 1) }
 
 // addr is the address of memory that the collector does not manage or that is
 // kept alive otherwise.
@@ -55,7 +53,12 @@ type addr uintptr
 
 func addrOf(p unsafe.Pointer) addr { return addr(p) }
 
-func (t *Tensor) dtype() *dlpack.DType { return (*dlpack.DType)(t.dt.ptr()) }
+func (t *Tensor) dtype() *dlpack.DType {
+	if t.dt == 0 {
+		return nil
+	}
+	return dlpack.All()[t.dt-1]
+}
 
 // ptr returns a as a pointer (read through memory: vet rightly flags converting
 // an integer, and a is not the collector's).
@@ -78,6 +81,12 @@ const (
 
 	lifeMask    uint32 = 3
 	readOnlyBit uint32 = 4 // set for good by SetReadOnly or the producer's flag
+	// dimsInBlockBit: shape and strides (allDims) are the arrays of the block
+	// managed, one of this package's (C memory, released with the tensor, so read
+	// only while t is open); without it they follow the Tensor in its allocation
+	// (withDims: a pointer into t itself would keep a Tensor with a finalizer from
+	// ever being collected). Set before the Tensor is published, never changed.
+	dimsInBlockBit uint32 = 8
 )
 
 // wrap opens t, a Tensor made by this package. If it is dropped while open, a
@@ -149,7 +158,7 @@ func boolInt(b bool) C.int {
 func withAllDims(t *Tensor, shape, strides []int64) *Tensor {
 	x := new(withDims[[2 * dlpack.MaxNDim]int64])
 	x.t = *t
-	x.t.ndim, x.t.dims = int16(len(shape)), 0
+	x.t.ndim, x.t.state = int8(len(shape)), t.state&^dimsInBlockBit
 	copy(x.d[:], shape)
 	copy(x.d[len(shape):], strides)
 	return &x.t
@@ -158,11 +167,13 @@ func withAllDims(t *Tensor, shape, strides []int64) *Tensor {
 // allDims returns shape then strides; only for an open t (a produced block's
 // arrays are released with it).
 func (t *Tensor) allDims() []int64 {
-	p := t.dims.ptr()
-	if p == nil && t.ndim > 0 { // withDims
-		p = unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(Tensor{}))
+	switch {
+	case t.ndim == 0:
+		return nil
+	case atomic.LoadUint32(&t.state)&dimsInBlockBit != 0:
+		return blockArrays(t.managed.ptr(), int(t.ndim))
 	}
-	return unsafe.Slice((*int64)(p), 2*int(t.ndim))
+	return unsafe.Slice((*int64)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(Tensor{}))), 2*int(t.ndim)) // withDims
 }
 
 func (t *Tensor) shape() []int64 {
