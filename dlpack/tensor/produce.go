@@ -135,11 +135,13 @@ func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []
 	} else {
 		copy(arrays[ndim:], strides)
 	}
-	// The struct's addresses are stored as integers: they are C memory (a C
-	// function, the block), so the collector need not see them, and a pointer
-	// store costs a write barrier while a collection marks. A pinned slice's
-	// address is stored as a pointer, so that a cgocheck2 run would catch a
-	// missing pin.
+	// The struct's addresses are stored as integers, never with a pointer store:
+	// the block is C memory, which the collector does not scan, and a pointer
+	// store's write barrier (while a collection marks) shades the slot's old value
+	// as a Go pointer. A reused block's slot, or malloc's leftovers, may hold the
+	// address of a slice freed since: shading it marks a free object ("fatal
+	// error: found pointer to free object", TestCacheConcurrent). A pinned slice
+	// is kept alive by its pin (pins.go), not by this store.
 	mv := (*dlpack.ManagedTensorVersioned)(m)
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
 	storeAddr(&mv.ManagerCtx, ctx) // C memory or 0, never a Go pointer
@@ -149,11 +151,7 @@ func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []
 		mv.Flags = dlpack.FlagSubbyteTypePadded
 	}
 	dl := &mv.DLTensor
-	if ctx == 0 {
-		storeAddr(&dl.Data, uintptr(data))
-	} else {
-		dl.Data = data
-	}
+	storeAddr(&dl.Data, uintptr(data))
 	dl.Device, dl.NDim, dl.DType, dl.ByteOffset = dlpack.Device{Type: dlpack.CPU}, int32(ndim), dt.DL, 0
 	storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Shape)), 0)
 	storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Strides)), 0)
@@ -243,9 +241,9 @@ func toLegacy(c *Tensor) {
 	mv := (*dlpack.ManagedTensorVersioned)(c.managed.ptr())
 	dl, ctx := mv.DLTensor, *(*uintptr)(unsafe.Pointer(&mv.ManagerCtx))
 	ml := (*dlpack.ManagedTensor)(c.managed.ptr())
-	ml.DLTensor = dl
+	copyDLTensor(&ml.DLTensor, &dl)
 	*(*uintptr)(unsafe.Pointer(&ml.ManagerCtx)) = ctx
-	ml.Deleter = deleterLegacy
+	storeAddr(&ml.Deleter, uintptr(deleterLegacy)) // as in fillHeader
 	c.versioned = false
 }
 
@@ -256,7 +254,7 @@ func toVersioned(c *Tensor) {
 	mv := (*dlpack.ManagedTensorVersioned)(c.managed.ptr())
 	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
 	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx
-	mv.Deleter = deleterVersioned
+	storeAddr(&mv.Deleter, uintptr(deleterVersioned)) // as in fillHeader
 	mv.Flags = 0
 	if c.isCopied {
 		mv.Flags |= dlpack.FlagIsCopied
@@ -264,8 +262,15 @@ func toVersioned(c *Tensor) {
 	if c.padded {
 		mv.Flags |= dlpack.FlagSubbyteTypePadded
 	}
-	mv.DLTensor = dl
+	copyDLTensor(&mv.DLTensor, &dl)
 	c.versioned = true
+}
+
+// copyDLTensor copies src into *dst, C memory, as bytes: no write barrier (see
+// fillHeader).
+func copyDLTensor(dst, src *dlpack.Tensor) {
+	const n = unsafe.Sizeof(dlpack.Tensor{})
+	*(*[n]byte)(unsafe.Pointer(dst)) = *(*[n]byte)(unsafe.Pointer(src))
 }
 
 func itoa[I int | int64](n I) string { return strconv.FormatInt(int64(n), 10) }
