@@ -8,6 +8,7 @@
  * inside that one call. */
 #include "ext.h"
 #include "_cgo_export.h"
+#include "godlpack.h" /* gd_numpy_lend */
 
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,31 @@ static int prefix_error(const gd_ext_func *f, const gd_ext_param *p) {
     return -1;
 }
 
+/* numpy.ndarray, once an argument was one: its tensors are read from its fields
+ * here, with the godlpack module's own reader (numpy_lend.c, compiled into every
+ * extension too), not through its C-API's lend, whose call and type lookup cost
+ * ~3 ns of a ~75 ns call. One NumPy is imported in a process at most; until it is
+ * seen, the last other type is remembered, so that a program passing only other
+ * tensors (PyTorch's) asks gd_numpy_type_is once per type change, not per call.
+ * Each type is held (a reference), so that its address is never another type's. */
+static PyTypeObject *numpy_type;
+static PyTypeObject *other_type;
+
+static int numpy_type_is(PyTypeObject *tp) {
+    if (tp == numpy_type) {
+        return 1;
+    }
+    if (numpy_type != NULL || tp == other_type) {
+        return 0;
+    }
+    if (!gd_numpy_type_is(tp)) {
+        Py_XSETREF(other_type, (PyTypeObject *)Py_NewRef((PyObject *)tp));
+        return 0;
+    }
+    numpy_type = (PyTypeObject *)Py_NewRef((PyObject *)tp);
+    return 1;
+}
+
 static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
     /* A godlpack.Array is read in place; a producer may lend its tensor (PyTorch
      * through its exchange API, NumPy its buffer: no allocation); anything else goes
@@ -122,6 +148,9 @@ static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject 
         return 0;
     }
     a->array = NULL;
+    if (numpy_type_is(Py_TYPE(o)) && gd_numpy_lend(o, &a->m, a->dims, GD_EXT_LEND_NDIM)) {
+        return 0;
+    }
     int writes = (p->kind | GD_EXT_OPTIONAL) == (GD_EXT_MUT_TENSOR | GD_EXT_OPTIONAL);
     int lent = gd_ext_capi->lend(o, &a->m, a->dims, GD_EXT_LEND_NDIM, writes, &a->view);
     if (lent != 0) {
@@ -335,18 +364,18 @@ int64_t gd_ext_gil_releases(void) { return __atomic_load_n(&gil_releases, __ATOM
  * callback thread) waits until the call ends, as during any C function that holds
  * the GIL; Go code that waits for such a thread needs ReleaseGIL. Reads pointers
  * only, comparing them with this thread's own state (never dereferencing another
- * thread's, which could be going away): three calls, a few ns. A thread state made
+ * thread's, which could be going away): two calls, a few ns. A thread state made
  * just after the look waits for the call, like one made by PyGILState_Ensure. */
 static int gil_wanted(void) {
 #ifdef Py_GIL_DISABLED
     return 1; /* free-threaded: detach, so that a stop-the-world does not wait for Go */
 #else
-    /* Thread states are listed newest first; so are interpreters, and an extension
-     * runs in the main one (it refuses others), the oldest: any other is the head.
-     * prev, next and interp lead PyThreadState in 3.10-3.13 alike (cpython/pystate.h). */
+    /* Thread states are listed newest first (me->prev: a newer one, me->next: an
+     * older one); so are interpreters, and an extension runs in the main one (it
+     * refuses others), the oldest: any other is the head. prev, next and interp lead
+     * PyThreadState in 3.10-3.13 alike (cpython/pystate.h). */
     PyThreadState *me = PyThreadState_Get();
-    return me->next != NULL || PyInterpreterState_ThreadHead(me->interp) != me ||
-           PyInterpreterState_Head() != me->interp;
+    return me->next != NULL || me->prev != NULL || PyInterpreterState_Head() != me->interp;
 #endif
 }
 

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
 )
@@ -53,6 +54,12 @@ type param struct {
 	ndim       int     // -1: any
 	shape      []int64 // nil: any; -1: any extent in that dimension
 	contiguous bool
+
+	// For the tensor converters' path with no call (arg, holds), set by finish at
+	// the first module exec, when Where and Default have had their say.
+	quickKey uint32     // a tensor with one dtype and no shape or layout constraint: that dtype's key; else 0
+	refuse   C.uint64_t // the flags a tensor must not have: READ_ONLY for a MutTensor
+	mut      C.int32_t  // gd_ext_arg.mut: 1 for a MutTensor
 }
 
 func newFunction(name string, n int, names []string) *Function {
@@ -241,6 +248,39 @@ func converter[A any](f *Function, i int) func(*C.gd_ext_arg) (A, error) {
 	return c.(func(*C.gd_ext_arg) (A, error))
 }
 
+// finish works out what the tensor fast path needs, once the constraints are final.
+func (p *param) finish() {
+	tensor := p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR
+	if tensor && len(p.dtypeKeys) == 1 && p.shape == nil && !p.contiguous {
+		p.quickKey = p.dtypeKeys[0] // never 0: lanes >= 1
+	}
+	if p.writable {
+		p.refuse, p.mut = C.GD_FLAG_READ_ONLY, 1
+	}
+}
+
+// holds reports, with no call, whether a tensor argument meets the constraints of
+// p, a quick parameter (quickKey: one dtype, and at most ndim and writability
+// besides). false sends the argument to check, which decides and names what is
+// wrong.
+func (p *param) holds(a *C.gd_ext_arg) bool {
+	dt := a.m.dl_tensor.dtype
+	return dtypeKey(uint8(dt.code), uint8(dt.bits), uint16(dt.lanes)) == p.quickKey &&
+		(p.ndim < 0 || int(a.m.dl_tensor.ndim) == p.ndim) && a.m.flags&p.refuse == 0
+}
+
+// arg converts argument a of parameter p: a present tensor that holds right here,
+// with no call (a call costs ~1-2 ns, a tenth of what a call of a short function
+// spends in Go); anything else through p's converter c (chosen by converter).
+func arg[A any](p *param, c func(*C.gd_ext_arg) (A, error), a *C.gd_ext_arg) (A, error) {
+	if p.quickKey != 0 && a.obj != nil && p.holds(a) { // only a tensor's argument has obj set
+		a.mut = p.mut
+		// A is Tensor[E] or MutTensor[E] (quickKey says so), whose one field is a.
+		return *(*A)(unsafe.Pointer(&a)), nil
+	}
+	return c(a)
+}
+
 // check applies p's constraints to a tensor argument.
 func (p *param) check(f *Function, a *C.gd_ext_arg) error {
 	t := &a.m.dl_tensor
@@ -313,7 +353,7 @@ func Func0[R any](name string, fn func() (R, error)) *Function {
 		if err != nil {
 			return err
 		}
-		return w(r, res)
+		return write(w, r, res)
 	}
 	return f
 }
@@ -322,9 +362,10 @@ func Func0[R any](name string, fn func() (R, error)) *Function {
 func Func1[A, R any](name string, fn func(A) (R, error), params ...string) *Function {
 	f := newFunction(name, 1, params)
 	ca := converter[A](f, 0)
+	pa := f.params[0]
 	w := resultWriter[R](f)
 	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
-		a, err := ca(&args[0])
+		a, err := arg(pa, ca, &args[0])
 		if err != nil {
 			return err
 		}
@@ -332,7 +373,7 @@ func Func1[A, R any](name string, fn func(A) (R, error), params ...string) *Func
 		if err != nil {
 			return err
 		}
-		return w(r, res)
+		return write(w, r, res)
 	}
 	return f
 }
@@ -341,13 +382,14 @@ func Func1[A, R any](name string, fn func(A) (R, error), params ...string) *Func
 func Func2[A, B, R any](name string, fn func(A, B) (R, error), params ...string) *Function {
 	f := newFunction(name, 2, params)
 	ca, cb := converter[A](f, 0), converter[B](f, 1)
+	pa, pb := f.params[0], f.params[1]
 	w := resultWriter[R](f)
 	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
-		a, err := ca(&args[0])
+		a, err := arg(pa, ca, &args[0])
 		if err != nil {
 			return err
 		}
-		b, err := cb(&args[1])
+		b, err := arg(pb, cb, &args[1])
 		if err != nil {
 			return err
 		}
@@ -355,7 +397,7 @@ func Func2[A, B, R any](name string, fn func(A, B) (R, error), params ...string)
 		if err != nil {
 			return err
 		}
-		return w(r, res)
+		return write(w, r, res)
 	}
 	return f
 }
@@ -364,17 +406,18 @@ func Func2[A, B, R any](name string, fn func(A, B) (R, error), params ...string)
 func Func3[A, B, C_, R any](name string, fn func(A, B, C_) (R, error), params ...string) *Function {
 	f := newFunction(name, 3, params)
 	ca, cb, cc := converter[A](f, 0), converter[B](f, 1), converter[C_](f, 2)
+	pa, pb, pc := f.params[0], f.params[1], f.params[2]
 	w := resultWriter[R](f)
 	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
-		a, err := ca(&args[0])
+		a, err := arg(pa, ca, &args[0])
 		if err != nil {
 			return err
 		}
-		b, err := cb(&args[1])
+		b, err := arg(pb, cb, &args[1])
 		if err != nil {
 			return err
 		}
-		c, err := cc(&args[2])
+		c, err := arg(pc, cc, &args[2])
 		if err != nil {
 			return err
 		}
@@ -382,7 +425,7 @@ func Func3[A, B, C_, R any](name string, fn func(A, B, C_) (R, error), params ..
 		if err != nil {
 			return err
 		}
-		return w(r, res)
+		return write(w, r, res)
 	}
 	return f
 }
@@ -391,21 +434,22 @@ func Func3[A, B, C_, R any](name string, fn func(A, B, C_) (R, error), params ..
 func Func4[A, B, C_, D, R any](name string, fn func(A, B, C_, D) (R, error), params ...string) *Function {
 	f := newFunction(name, 4, params)
 	ca, cb, cc, cd := converter[A](f, 0), converter[B](f, 1), converter[C_](f, 2), converter[D](f, 3)
+	pa, pb, pc, pd := f.params[0], f.params[1], f.params[2], f.params[3]
 	w := resultWriter[R](f)
 	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
-		a, err := ca(&args[0])
+		a, err := arg(pa, ca, &args[0])
 		if err != nil {
 			return err
 		}
-		b, err := cb(&args[1])
+		b, err := arg(pb, cb, &args[1])
 		if err != nil {
 			return err
 		}
-		c, err := cc(&args[2])
+		c, err := arg(pc, cc, &args[2])
 		if err != nil {
 			return err
 		}
-		d, err := cd(&args[3])
+		d, err := arg(pd, cd, &args[3])
 		if err != nil {
 			return err
 		}
@@ -413,7 +457,7 @@ func Func4[A, B, C_, D, R any](name string, fn func(A, B, C_, D) (R, error), par
 		if err != nil {
 			return err
 		}
-		return w(r, res)
+		return write(w, r, res)
 	}
 	return f
 }

@@ -35,6 +35,10 @@ import (
 // modules holds the modules the package's init functions defined, by name.
 var modules = map[string]*moduleSpec{}
 
+// dtypeTablesFilled: the C dtype tables of this library are filled (at the first
+// module exec, with the GIL held).
+var dtypeTablesFilled bool
+
 type moduleSpec struct {
 	name, doc string
 	funcs     []*Function
@@ -124,6 +128,13 @@ func goExtModuleDoc(name *C.char) *C.char {
 //
 //export goExtExec
 func goExtExec(mod *C.PyObject, name *C.char) C.int {
+	if !dtypeTablesFilled { // for ext_call.c's read of NumPy arrays (gd_numpy_lend)
+		if err := fillDTypeTables(); err != nil {
+			importError(err.Error())
+			return -1
+		}
+		dtypeTablesFilled = true
+	}
 	m := modules[C.GoString(name)]
 	if m == nil {
 		importError("godlpack: module " + C.GoString(name) + " vanished")
@@ -160,6 +171,7 @@ func (f *Function) cTable() *C.gd_ext_func {
 	c.nparams = C.int32_t(len(f.params))
 	c.gil = f.gil
 	for i, p := range f.params {
+		p.finish()
 		cp := &c.params[i]
 		cp.name = C.CString(p.name)
 		cp.kind = p.kind

@@ -21,13 +21,14 @@ type None struct{}
 // result types.
 type Tuple []any
 
-// resultWriter chooses, once, how f's result R is written for C to build.
+// resultWriter chooses, once, how f's result R is written for C to build: nil
+// for None, which needs nothing written (write makes no call then).
 func resultWriter[R any](f *Function) func(R, *C.gd_ext_result) error {
 	var zero R
 	var w any
 	switch any(zero).(type) {
 	case None:
-		w = func(None, *C.gd_ext_result) error { return nil }
+		return nil
 	case *tensor.Tensor:
 		w = writeTensor
 	case float64:
@@ -54,6 +55,14 @@ func resultWriter[R any](f *Function) func(R, *C.gd_ext_result) error {
 		w = func(v R, r *C.gd_ext_result) error { return writeValue(any(v), r) }
 	}
 	return w.(func(R, *C.gd_ext_result) error)
+}
+
+// write writes r with w, a resultWriter's (nil: None, nothing to write).
+func write[R any](w func(R, *C.gd_ext_result) error, r R, res *C.gd_ext_result) error {
+	if w == nil {
+		return nil
+	}
+	return w(r, res)
 }
 
 func writeTensor(t *tensor.Tensor, r *C.gd_ext_result) error {

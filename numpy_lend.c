@@ -68,9 +68,9 @@ int gd_numpy_type_is(PyTypeObject *tp) {
 
 /* DLPack's dtype of each NumPy type number (NPY_BOOL = 0 ... NPY_HALF = 23); bits 0
  * for those the buffer protocol would not lend either (long double, datetimes,
- * strings, objects, structured). Whole structs, copied with one store: gd_fast_check
- * reads the dtype and the device as words, and a word load of bytes just stored one
- * by one stalls (store forwarding fails: measured, ~10 ns a call). */
+ * strings, objects, structured). Whole structs, copied with one store: the readers
+ * (Go's constraint check) load the dtype as a word, and a word load of bytes just
+ * stored one by one stalls (store forwarding fails: measured, ~10 ns a call). */
 #define NP_TYPES 24
 static const DLDataType np_dtypes[NP_TYPES] = {
     [0] = {6, 8, 1},                       /* NPY_BOOL */
@@ -93,33 +93,37 @@ static const DLDataType np_dtypes[NP_TYPES] = {
 
 /* Lends x, an instance of a type gd_numpy_type_is accepted, as *out: version 1.3, no
  * deleter, READ_ONLY unless NumPy's WRITEABLE, shape and strides in elements copied
- * into dims (2 * max_ndim; NULL for 0-d), then checked by the import's C check
- * (gd_fast_check, inlined here: the call's cost is a few loads and stores, and a
- * call per step was a third of it). Returns 0 when x's tensor is not one to lend
- * this way (*out is then partly written; the buffer protocol is asked). Reads
- * only: no allocation, no reference, nothing to release; the caller holds x for
- * the call. */
+ * into dims (2 * max_ndim; NULL for 0-d), then checked by the import's extent rule
+ * (gd_fast_extent_ok; the rest of gd_fast_check holds by construction: a known
+ * whole-byte dtype, CPU, version 1, flags READ_ONLY at most). Returns 0 when x's
+ * tensor is not one to lend this way (*out is then partly written; the buffer
+ * protocol is asked). Reads only: no allocation, no reference, nothing to release;
+ * the caller holds x for the call. */
 int gd_numpy_lend(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim) {
     const np_array_fields *a = (const np_array_fields *)x;
     const np_descr_head *d = (const np_descr_head *)a->descr;
-    if (a->nd < 0 || a->nd > max_ndim || d == NULL || d->type_num < 0 || d->type_num >= NP_TYPES ||
-        np_dtypes[d->type_num].bits == 0 || d->byteorder == (PY_LITTLE_ENDIAN ? '>' : '<')) {
+    int nd = a->nd;
+    if (nd < 0 || nd > max_ndim || a->data == NULL || d == NULL || (unsigned)d->type_num >= NP_TYPES ||
+        d->byteorder == (PY_LITTLE_ENDIAN ? '>' : '<')) {
         return 0;
     }
-    DLTensor *t = &out->dl_tensor;
-    t->dtype = np_dtypes[d->type_num];
+    DLDataType dtype = np_dtypes[d->type_num];
+    if (dtype.bits == 0) {
+        return 0;
+    }
     /* Byte strides to element strides by shifts: the item sizes are powers of two,
      * and a division per dimension would cost more than the rest of this. */
-    int shift = __builtin_ctz(t->dtype.bits / 8);
+    int shift = __builtin_ctz(dtype.bits / 8);
     Py_ssize_t misaligned = 0;
-    for (int i = 0; i < a->nd; i++) {
+    for (int i = 0; i < nd; i++) {
         misaligned |= a->strides[i] & (((Py_ssize_t)1 << shift) - 1);
         dims[i] = a->dimensions[i];
         dims[max_ndim + i] = a->strides[i] >> shift; /* arithmetic: negative strides too */
     }
-    if (misaligned != 0) {
+    if (misaligned != 0 || !gd_fast_extent_ok(nd, dims, dims + max_ndim, a->data, 0, dtype.bits / 8)) {
         return 0;
     }
+    DLTensor *t = &out->dl_tensor;
     out->version.major = GD_DLPACK_MAJOR;
     out->version.minor = GD_DLPACK_MINOR;
     out->manager_ctx = NULL;
@@ -127,10 +131,10 @@ int gd_numpy_lend(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int
     out->flags = (a->flags & NP_ARRAY_WRITEABLE) ? 0 : GD_FLAG_READ_ONLY;
     t->data = a->data;
     t->device = (DLDevice){GD_KDLCPU, 0};
-    t->ndim = a->nd;
-    t->shape = a->nd > 0 ? dims : NULL;
-    t->strides = a->nd > 0 ? dims + max_ndim : NULL;
+    t->ndim = nd;
+    t->dtype = dtype;
+    t->shape = nd > 0 ? dims : NULL;
+    t->strides = nd > 0 ? dims + max_ndim : NULL;
     t->byte_offset = 0;
-    gd_fast_view v; /* data + byte_offset is data; shape and strides are dims */
-    return gd_fast_check(out, 1, gd_dtype_slots, &v);
+    return 1;
 }

@@ -428,6 +428,43 @@ def test_shape_and_dtypes_constraints():
         assert str(e.value) == "pixels(): argument img: " + msg
 
 
+def test_one_dtype_parameters_checked_without_a_call(goext, live):
+    """A tensor parameter of one dtype with no shape or layout rule (touch's x:
+    Tensor[float32]; negate's x: MutTensor[float64]; weighted_sum's w: a 1-d float64)
+    is checked in Go's call path with no call (ext_func.go's arg); every producer
+    still gets the same refusals as through the full check, and a scalar argument
+    beside it is never mistaken for a tensor."""
+    goext2 = load("goext2")
+    f32 = np.ones((2, 3), np.float32)
+    for x in (f32, f32[:, ::-2], torch.from_numpy(f32), g.asarray(f32), g.asarray(f32)[0]):
+        assert goext.touch(x) is None
+    for x in (np.ones(3), torch.ones(3, dtype=torch.float64), g.asarray(np.ones(3, np.int32))):
+        with pytest.raises(TypeError) as e:
+            goext.touch(x)
+        got = np.from_dlpack(x).dtype.name
+        assert str(e.value) == f"touch(): argument x: expected a float32 tensor, got {got}"
+    y = np.arange(4.0)
+    goext2.negate(y)
+    assert y.tolist() == [-0.0, -1.0, -2.0, -3.0]
+    ro = np.arange(4.0)
+    ro.flags.writeable = False
+    for x in (ro, g.asarray(ro)):
+        with pytest.raises(TypeError) as e:
+            goext2.negate(x)
+        assert str(e.value) == (
+            "negate(): argument x: expected a writable tensor, got a read-only one"
+        )
+    assert ro.tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(TypeError, match=r"^negate\(\): argument x: expected a float64 tensor"):
+        goext2.negate(f32)
+    x, w = np.arange(3.0), np.array([1.0, 2.0, 3.0])
+    assert goext2.weighted_sum(x, w, 2.0) == 2.0 * float(x @ w)
+    with pytest.raises(TypeError, match=r"^weighted_sum\(\): argument w: expected a 1-d tensor"):
+        goext2.weighted_sum(x, np.array(1.0), 1.0)
+    gc.collect()
+    assert live.delta() == 0
+
+
 def test_borrowed_tensor_tensor_api(live):
     goext2 = load("goext2")  # total/negate/give_back use x.Tensor(), dlpack/tensor's API
     x = np.arange(12, dtype=np.float64).reshape(3, 4)
