@@ -1,7 +1,9 @@
 //go:build godlpack_python
 
 /* numpy_lend.c: a numpy.ndarray argument of a function of an extension written in Go,
- * read from the array's own fields (gd_lend_foreign's first way for NumPy).
+ * read from the array's own fields: by the extension's own copy of this file
+ * (ext_call.c's convert_tensor), and by the C-API's lend (gd_lend_foreign's first
+ * way for NumPy) for its other callers.
  *
  * Why: NumPy's buffer export is the largest part of the per-call cost of a NumPy
  * argument (~40 ns of a ~160 ns call, against ~3 ns of a godlpack.Array's): every
