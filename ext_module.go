@@ -35,10 +35,6 @@ import (
 // modules holds the modules the package's init functions defined, by name.
 var modules = map[string]*moduleSpec{}
 
-// dtypeTablesFilled: the C dtype tables of this library are filled (at the first
-// module exec, with the GIL held).
-var dtypeTablesFilled bool
-
 type moduleSpec struct {
 	name, doc string
 	funcs     []*Function
@@ -128,13 +124,6 @@ func goExtModuleDoc(name *C.char) *C.char {
 //
 //export goExtExec
 func goExtExec(mod *C.PyObject, name *C.char) C.int {
-	if !dtypeTablesFilled { // for ext_call.c's read of NumPy arrays (gd_numpy_lend)
-		if err := fillDTypeTables(); err != nil {
-			importError(err.Error())
-			return -1
-		}
-		dtypeTablesFilled = true
-	}
 	m := modules[C.GoString(name)]
 	if m == nil {
 		importError("godlpack: module " + C.GoString(name) + " vanished")

@@ -50,7 +50,16 @@ package godlpack
 // 3.10-3.13, loaded machine) 1 child hung, in lock(&sched.lock) (no scan-locked
 // goroutine since), i.e. some thread held sched.lock at the fork unseen by the
 // quiet check; about 1 in 10^4 forks against 1 in 1200
-// before. The before hook costs 0.5 ms (median; 1-3.5 ms at the 90th percentile on
+// before. Session 6's CI met it once (a DataLoader worker of
+// test_dataloader_two_fork_workers, same stack). One way to it, read in the
+// runtime: a futex call counted as parked whatever its op, and the runtime wakes
+// sysmon (a futex wake) while it holds sched.lock (exitsyscallTryGetP,
+// entersyscallWakeSysmon, startTheWorldWithSema); now only futex waits count. Not
+// the only way: a storm of 26818 forks after that change (240 s, two burners) still
+// left 2 children hung, one in lock(&sched.lock), one parked in exitsyscallNoP with
+// no idle P: some Go thread still runs at the fork, perhaps woken by a timer after
+// the quiet check or during fork() itself, which copies a large process's page
+// tables for milliseconds while its other threads run. Left open. The before hook costs 0.5 ms (median; 1-3.5 ms at the 90th percentile on
 // a busy machine) on 2 cores, the collection included.
 //
 // The hooks:

@@ -73,13 +73,23 @@ static int seen(long tid) {
     return seen_len++;
 }
 
-/* Is nr a system call in which a Go thread waits holding no runtime lock: a futex
- * wait (a parked M, sysmon's long sleep, a note) or the network poller's wait?
- * Any other call may be made inside a critical section (mmap growing the heap
- * under its lock, nanosleep in sysmon's rounds, sched_yield spinning on a lock). */
-static int parked_call(long nr) {
+/* Is nr (with args, its arguments) a system call in which a Go thread waits holding
+ * no runtime lock: a futex wait (a parked M, sysmon's long sleep, a note) or the
+ * network poller's wait? Any other call may be made inside a critical section (mmap
+ * growing the heap under its lock, nanosleep in sysmon's rounds, sched_yield
+ * spinning on a lock), a futex wake too: the runtime wakes sysmon holding
+ * sched.lock (notewakeup(&sched.sysmonnote) in exitsyscallTryGetP,
+ * entersyscallWakeSysmon, startTheWorldWithSema, Go 1.26's proc.go): one way to a
+ * child hung in lock(&sched.lock), not the only one (fork.go). */
+static int parked_call(long nr, const char *args) {
     switch (nr) {
-    case SYS_futex:
+    case SYS_futex: {
+        char *end;
+        strtoull(args, &end, 16); /* uaddr */
+        /* op's command, without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME */
+        long op = (long)strtoull(end, NULL, 16) & 127;
+        return op == 0 /* FUTEX_WAIT */ || op == 9 /* FUTEX_WAIT_BITSET */;
+    }
     case SYS_epoll_pwait:
 #ifdef SYS_epoll_wait
     case SYS_epoll_wait:
@@ -112,7 +122,8 @@ static int thread_quiet(long tid) {
     if (strncmp(buf, "running", 7) == 0) {
         return i >= 0 && seen_kind[i] == NOT_GO; /* Go's may be in the runtime */
     }
-    long nr = strtol(buf, NULL, 10);
+    char *args;
+    long nr = strtol(buf, &args, 10);
     char *last = strrchr(buf, ' ');
     uintptr_t pc = last != NULL ? (uintptr_t)strtoull(last + 1, NULL, 16) : 0;
     if (text_hi != 0 && (pc < text_lo || text_hi <= pc)) {
@@ -124,7 +135,7 @@ static int thread_quiet(long tid) {
     if (i >= 0) {
         seen_kind[i] = GO;
     }
-    return parked_call(nr);
+    return parked_call(nr, args);
 }
 
 /* Are all threads of this process but the caller quiet? */
