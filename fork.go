@@ -61,9 +61,13 @@ package godlpack
 // check instrumented (a 3 s storm, 339 forks): at 311 of the 339 moments it judged
 // quiet, a Go thread was in a timed wait due within about a second: sysmon in a
 // futex wait of ~1.00 s, or an M in epoll_pwait with a ~999 ms timeout (netpoll
-// until the next timer), i.e. a runtime timer ~1 s away; the background
-// scavenger's paced sleep (mgcscavenge.go: >= 1 ms of work / sleepRatio ~0.001)
-// fits. Such a thread wakes by itself, after the check or during fork() itself,
+// until the next timer), i.e. a runtime timer ~1 s away. The same M waits so in
+// an idle process that has collected (godlpack imported, some work, 0.5 s idle),
+// and none does under GOGC=off from the start; GODEBUG=updatemaxprocs=0 keeps it,
+// and so does a second runtime.GC() in the before hook. The background scavenger's
+// paced sleep (mgcscavenge.go: >= 1 ms of work / sleepRatio ~0.001) would fit, but
+// with the collector off its goal leaves it no work; not pinned down. Such a thread
+// wakes by itself, after the check or during fork() itself,
 // which copies a large process's page tables for milliseconds while its other
 // threads run, and takes sched.lock and a P. Waiting for those timers out would
 // cost up to a second a fork; stopping the scavenger first has no API. Left open. The before hook costs 0.5 ms (median; 1-3.5 ms at the 90th percentile on
