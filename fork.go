@@ -46,51 +46,58 @@ package godlpack
 // P is idle (so sysmon goes to its long sleep) and every other Go thread is parked.
 // Measured with the same storm, the old and the new hooks side by side beside two
 // busy loops: 5, 6 and 7 hung children in 8000 forks before, 0 in 8000 after. Not
-// zero, though: over ~25000 more forks of tests/test_processes.py's storm (CPython
-// 3.10-3.13, loaded machine) 1 child hung, in lock(&sched.lock) (no scan-locked
-// goroutine since), i.e. some thread held sched.lock at the fork unseen by the
-// quiet check; about 1 in 10^4 forks against 1 in 1200
-// before. Session 6's CI met it once (a DataLoader worker of
-// test_dataloader_two_fork_workers, same stack). One way to it, read in the
-// runtime: a futex call counted as parked whatever its op, and the runtime wakes
-// sysmon (a futex wake) while it holds sched.lock (exitsyscallTryGetP,
-// entersyscallWakeSysmon, startTheWorldWithSema); now only futex waits count. Not
-// the only way: a storm of 26818 forks after that change (240 s, two burners) still
-// left 2 children hung, one in lock(&sched.lock), one parked in exitsyscallNoP with
-// no idle P: some Go thread still runs at the fork. A lead, measured with the quiet
-// check instrumented (a 3 s storm, 339 forks): at 311 of the 339 moments it judged
-// quiet, a Go thread was in a timed wait due within about a second: sysmon in a
-// futex wait of ~1.00 s, or an M in epoll_pwait with a ~999 ms timeout (netpoll
-// until the next timer), i.e. a runtime timer ~1 s away. The same M waits so in
-// an idle process that has collected (godlpack imported, some work, 0.5 s idle),
-// and none does under GOGC=off from the start; GODEBUG=updatemaxprocs=0 keeps it,
-// and so does a second runtime.GC() in the before hook. The background scavenger's
-// paced sleep (mgcscavenge.go: >= 1 ms of work / sleepRatio ~0.001) would fit, but
-// with the collector off its goal leaves it no work; not pinned down. Such a thread
-// wakes by itself, after the check or during fork() itself,
-// which copies a large process's page tables for milliseconds while its other
-// threads run, and takes sched.lock and a P. Waiting for those timers out would
-// cost up to a second a fork; stopping the scavenger first has no API. Left open. The before hook costs 0.5 ms (median; 1-3.5 ms at the 90th percentile on
-// a busy machine) on 2 cores, the collection included.
+// zero, though: 1 child hung over ~25000 more forks, 2 over 26818 in session 6
+// (240 s storms, two burners), and session 6's CI met one (a DataLoader worker of
+// test_dataloader_two_fork_workers): in lock(&sched.lock), or parked in
+// exitsyscallNoP with no idle P, i.e. some Go thread still ran at the fork. Two
+// ways to that, found in session 6 and closed:
+//
+//   - a futex call counted as parked whatever its op, and the runtime wakes sysmon
+//     (a futex wake) while it holds sched.lock (exitsyscallTryGetP,
+//     entersyscallWakeSysmon, startTheWorldWithSema): only waits count now.
+//   - timed waits counted as parked, and at 311 of 339 quiet moments (the check
+//     instrumented, a 3 s storm) a Go thread was in one due within about a second:
+//     sysmon sleeping until the next timer, an M in epoll_pwait until it (~999
+//     ms). gdb found the timer: the background scavenger's paced sleep
+//     (mgcscavenge.go, >= 1 ms of work / sleepRatio ~0.001), armed by the work the
+//     collections between forks leave it; woken early, it leaves its timer in a P's
+//     heap as a stopped timer that still wakes the poller and sysmon at its time.
+//     Such a thread wakes by itself, after the check or during fork() itself (which
+//     copies a large process's page tables for milliseconds while the other threads
+//     run), and takes sched.lock and a P. Now a timed wait shorter than 10 s is not
+//     parked (fork_quiet.c), and the hooks leave none: the before hook returns all
+//     free memory to the OS (debug.FreeOSMemory: the scavenger has no work, so no
+//     sleep), the helper's two stops of the world (GOMAXPROCS to 1, dropping the
+//     stopped timers of the other Ps, then up) wake sysmon, and a 1 us sleep breaks
+//     the poller's stale wait and cleans its P's heap head.
+//
+// After: 0 hung children in 33048 + 11163 forks of the 240 s storm (the second
+// count before FreeOSMemory, when 1-2% of forks waited out the check's 500 ms
+// limit for a scavenger timer); os.fork() of a small parent with godlpack loaded
+// takes 1.7-2.8 ms (median; 3-7 ms at the 99th percentile) against 2.3 ms (6 ms)
+// before, the before hook's collection and scavenging included.
 //
 // The hooks:
 //
 //   - before fork (gd_before_fork in fork_wait.c, calling goForkPrepare): switch
 //     the collector off (SetGCPercent(-1) waits for a mark phase in progress to
 //     end), then run one full collection, which also finishes sweeping, so the
-//     child starts from a compact heap with no sweeping left; then start a helper
+//     child starts from a compact heap with no sweeping left, and return the free
+//     memory to the OS (debug.FreeOSMemory does both); then start a helper
 //     goroutine and return to C, where the forking thread (still holding the GIL,
 //     so other Python threads stay out of Go) says it is out of Go and waits. The
-//     helper then stops the world, by raising GOMAXPROCS to forkChildProcs (so the
-//     child finds a free P whatever Ps the parent's threads held): a stop-the-world
-//     takes the P of every thread that is out of Go, the forking thread's included,
-//     and starting the world leaves those Ps idle. Once the helper is done, the
-//     thread waits (fork_quiet.c, at most 500 ms) until every Go thread is parked:
-//     blocked in a futex or network-poller wait, judged from
-//     /proc/self/task/*/syscall (not nanosleep: sysmon between two rounds; not
-//     mmap or sched_yield, which the runtime makes holding locks). A thread whose
-//     system calls come from outside this module is not Go's (or is a Go thread in
-//     C) and is not waited for. Only then does it return to os.fork().
+//     helper then stops the world twice, setting GOMAXPROCS to 1 and then to
+//     forkChildProcs (so the child finds a free P whatever Ps the parent's threads
+//     held): a stop-the-world takes the P of every thread that is out of Go, the
+//     forking thread's included, and starting the world leaves those Ps idle; then
+//     it sleeps 1 us (see above). Once the helper is done, the thread waits
+//     (fork_quiet.c, at most 500 ms) until every Go thread is parked: blocked in a
+//     futex or network-poller wait with no timeout or one of 10 s or more, judged
+//     from /proc/self/task/*/syscall (not nanosleep: sysmon between two rounds; not
+//     mmap or sched_yield, which the runtime makes holding locks; not a futex
+//     wake). A thread whose system calls come from outside this module is not
+//     Go's (or is a Go thread in C) and is not waited for. Only then does it
+//     return to os.fork().
 //   - after fork, parent (afterForkParent): GOMAXPROCS back to what it was
 //     (automatic again unless $GOMAXPROCS fixed it), then the collector.
 //   - after fork, child (afterForkChild): keep the collector off for good, and
@@ -103,11 +110,11 @@ package godlpack
 //     Workers that make millions of such calls should use the spawn start method.
 //
 // What is left: the wait is bounded (a machine so starved that the runtime's
-// threads get no CPU for 500 ms, or a goroutine that keeps running Go code, forks
-// anyway, as before); a runtime timer that fires between the wait and the fork
-// wakes a thread (godlpack sets none; the collector's and scavenger's are off);
+// threads get no CPU for 500 ms, a goroutine that keeps running Go code, or an
+// extension's own timer due within 10 s at every look, forks anyway, as before);
+// a thread that a goroutine of an extension wakes between the wait and the fork;
 // and without /proc (or where it cannot be read) only the stop-the-world part
-// applies.
+// applies (an unreadable timeout counts as long, as every timed wait did before).
 //
 // What is safe in a fork child, and what is not (documented rather than detected:
 // a hang happens inside the runtime, before any godlpack code could raise):
@@ -164,10 +171,6 @@ var forkState struct {
 	gen       uint64 // forks prepared so far: names the one a helper works for
 }
 
-// forkMemStats is the target of the stop-the-world used when GOMAXPROCS is
-// already forkChildProcs or more (kept here: it is large).
-var forkMemStats runtime.MemStats
-
 // goForkPrepare runs on the forking thread from the before hook (fork_wait.c):
 // it switches the collector off, collects, and starts the helper that will take
 // this thread's P once it is out of Go. Returns the fork's generation for
@@ -185,7 +188,12 @@ func goForkPrepare() C.ulonglong {
 	}
 	forkState.saved = true
 	forkState.gcPercent = debug.SetGCPercent(-1)
-	runtime.GC() // forced even when off; returns once sweeping is done too
+	// A collection (forced even when off), which returns once sweeping is done
+	// too, and then all free memory back to the OS: the background scavenger then
+	// has no work, so no paced sleep on a ~1 s timer, whose wake-ups (sysmon's and
+	// the netpoller's) the quiet check would wait for, up to its limit, or a fork
+	// meet (measured: 1-2% of forks waited 500 ms without this, none with it).
+	debug.FreeOSMemory()
 	forkState.procs = runtime.GOMAXPROCS(0)
 	forkState.gen++
 	go forkQuiesce(forkState.gen, forkState.procs)
@@ -193,8 +201,8 @@ func goForkPrepare() C.ulonglong {
 }
 
 // forkQuiesce is the helper: once the forking thread waits in C, it stops the
-// world (raising GOMAXPROCS for the child), which takes the P that thread kept on
-// leaving Go, and tells the thread (fork_wait.c).
+// world (GOMAXPROCS to 1, then raised for the child), which takes the P that
+// thread kept on leaving Go, and tells the thread (fork_wait.c).
 func forkQuiesce(gen uint64, procs int) {
 	start := time.Now()
 	for i := 0; C.gd_fork_thread_waiting(C.ulonglong(gen)) == 0; i++ {
@@ -208,12 +216,23 @@ func forkQuiesce(gen uint64, procs int) {
 		}
 	}
 	forkState.Lock()
-	if procs < forkChildProcs {
-		runtime.GOMAXPROCS(forkChildProcs)
-	} else {
-		runtime.ReadMemStats(&forkMemStats) // the stop-the-world alone
-	}
+	// Two stops of the world. Down to one P first: the timers of the others move
+	// to it, and their stopped ones, which stay in a P's heap until that P next
+	// runs its timers and meanwhile still wake the netpoller and sysmon at their
+	// time (the scavenger's, ~1 s away after it was woken early), are dropped
+	// (runtime/time.go's take). Then up to forkChildProcs, so that the child finds
+	// a free P whatever Ps the parent's threads held: each stop takes the P of every
+	// thread out of Go, the forking thread's included, and leaves it idle.
+	runtime.GOMAXPROCS(1)
+	runtime.GOMAXPROCS(max(procs, forkChildProcs))
 	forkState.Unlock()
+	// Then a timer earlier than any other: adding it drops the stopped timers at
+	// the head of this P's heap (runtime/time.go's cleanHead), and it breaks the
+	// netpoller's wait, which then waits untimed once it has fired; the stops woke
+	// sysmon, which sleeps again until the next timer (none now, as a rule: 60 s).
+	// So no Go thread is left in a wait that ends by itself soon, which the quiet
+	// check (fork_quiet.c) would wait out, or a fork meet.
+	time.Sleep(time.Microsecond)
 	C.gd_fork_helper_done(C.ulonglong(gen))
 }
 
@@ -227,12 +246,10 @@ func afterForkParent() (None, error) {
 	forkState.depth--
 	if forkState.depth == 0 && forkState.saved {
 		forkState.saved = false
-		if forkState.procs < forkChildProcs {
-			if os.Getenv("GOMAXPROCS") == "" {
-				runtime.SetDefaultGOMAXPROCS() // back to automatic, as before the fork
-			} else {
-				runtime.GOMAXPROCS(forkState.procs)
-			}
+		if os.Getenv("GOMAXPROCS") == "" {
+			runtime.SetDefaultGOMAXPROCS() // back to automatic, as before the fork
+		} else {
+			runtime.GOMAXPROCS(forkState.procs)
 		}
 		debug.SetGCPercent(forkState.gcPercent)
 	}

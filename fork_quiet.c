@@ -2,9 +2,10 @@
 
 /* fork_quiet.c: waiting, before a fork, until the Go runtime's threads are quiet
  * (fork.go explains why). Quiet means no Go thread can be inside the runtime
- * holding one of its locks when fork() copies the memory: every Go thread is
- * parked, blocked in a futex wait (idle Ms, sysmon's long sleep) or in the network
- * poller (parked_call). Linux shows each thread's state in /proc/self/task/TID/syscall:
+ * holding one of its locks when fork() copies the memory, nor enter it by itself
+ * meanwhile: every Go thread is parked, blocked in a futex wait (idle Ms, sysmon's
+ * long sleep) or in the network poller, with no timeout or a long one
+ * (parked_call). Linux shows each thread's state in /proc/self/task/TID/syscall:
  * "running" (on a CPU or waiting for one), or the call's number, its arguments,
  * stack pointer and program counter. A Go thread's calls come from the Go
  * runtime's own code in this module; a thread whose calls come from elsewhere
@@ -73,31 +74,73 @@ static int seen(long tid) {
     return seen_len++;
 }
 
-/* Is nr (with args, its arguments) a system call in which a Go thread waits holding
- * no runtime lock: a futex wait (a parked M, sysmon's long sleep, a note) or the
- * network poller's wait? Any other call may be made inside a critical section (mmap
- * growing the heap under its lock, nanosleep in sysmon's rounds, sched_yield
- * spinning on a lock), a futex wake too: the runtime wakes sysmon holding
- * sched.lock (notewakeup(&sched.sysmonnote) in exitsyscallTryGetP,
- * entersyscallWakeSysmon, startTheWorldWithSema, Go 1.26's proc.go): one way to a
- * child hung in lock(&sched.lock), not the only one (fork.go). */
+/* A wait counts as parked only when the thread will not end it by itself between
+ * the check and the fork: with no timeout, or one of at least this many seconds
+ * (sysmon's long sleep is 60 s). A shorter one is a timer due (an M polling until
+ * the next timer, sysmon sleeping until it): the thread wakes on its own, takes
+ * sched.lock and a P, and may do so while fork() copies the process (fork.go). */
+#define GD_LONG_WAIT_SEC 10
+
+/* /proc/self/mem, to read a waiting thread's timeout: an address gone meanwhile is
+ * an error there, not a crash (-1: not opened yet, -2: cannot be), and the process
+ * that opened it (a fork child's copy of the descriptor reads its parent). */
+static int self_mem = -1;
+static pid_t self_mem_pid;
+
+/* Is the relative timeout at addr (a struct timespec, in a waiting thread's memory;
+ * 0: none) long? If it cannot be read, it counts as long, as every timed wait did
+ * before timeouts were looked at. */
+static int long_timeout(uint64_t addr) {
+    if (addr == 0) {
+        return 1;
+    }
+    if (self_mem == -1 || self_mem_pid != getpid()) {
+        self_mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+        self_mem_pid = getpid();
+        if (self_mem < 0) {
+            self_mem = -2;
+        }
+    }
+    struct timespec ts;
+    if (self_mem < 0 || pread(self_mem, &ts, sizeof ts, (off_t)addr) != (ssize_t)sizeof ts) {
+        return 1;
+    }
+    return ts.tv_sec >= GD_LONG_WAIT_SEC;
+}
+
+/* Is nr (with args, its arguments as /proc shows them) a system call in which a Go
+ * thread waits holding no runtime lock, for long: a futex wait (a parked M,
+ * sysmon's long sleep, a note) or the network poller's wait, untimed or long? Any
+ * other call may be made inside a critical section (mmap growing the heap under
+ * its lock, nanosleep in sysmon's rounds, sched_yield spinning on a lock), a futex
+ * wake too: the runtime wakes sysmon holding sched.lock
+ * (notewakeup(&sched.sysmonnote) in exitsyscallTryGetP, entersyscallWakeSysmon,
+ * startTheWorldWithSema, Go 1.26's proc.go). */
 static int parked_call(long nr, const char *args) {
+    uint64_t a[4];
+    char *p = (char *)args;
+    for (int k = 0; k < 4; k++) {
+        a[k] = strtoull(p, &p, 16);
+    }
     switch (nr) {
     case SYS_futex: {
-        char *end;
-        strtoull(args, &end, 16); /* uaddr */
-        /* op's command, without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME */
-        long op = (long)strtoull(end, NULL, 16) & 127;
-        return op == 0 /* FUTEX_WAIT */ || op == 9 /* FUTEX_WAIT_BITSET */;
+        /* a[1], op: its command, without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME;
+         * a[3], the timeout: relative for FUTEX_WAIT (the runtime's), absolute for
+         * FUTEX_WAIT_BITSET (taken untimed only). */
+        long op = (long)(a[1] & 127);
+        return (op == 0 /* FUTEX_WAIT */ && long_timeout(a[3])) ||
+               (op == 9 /* FUTEX_WAIT_BITSET */ && a[3] == 0);
     }
     case SYS_epoll_pwait:
 #ifdef SYS_epoll_wait
     case SYS_epoll_wait:
 #endif
+        /* a[3], the timeout in ms (an int; -1: none) */
+        return (int32_t)a[3] < 0 || (int32_t)a[3] >= GD_LONG_WAIT_SEC * 1000;
 #ifdef SYS_epoll_pwait2
     case SYS_epoll_pwait2:
+        return long_timeout(a[3]); /* a struct timespec *, relative */
 #endif
-        return 1;
     default:
         return 0;
     }

@@ -275,10 +275,11 @@ print("forks", forks, "hung", len(hung))
 def test_fork_storm_under_cpu_load(tmp_path):
     # Before fork_wait.c, 7 of 8000 such children hung (5 in 10000 without the
     # burners, on a loaded 2-core machine); each hang is a child stuck for good.
-    # With it, 1 hang was seen in ~25,000 forks (a thread woke from a timed wait and
-    # took sched.lock after the quiet check: fork.go). One hang in a storm of several
-    # hundred is that residual and is tolerated; two or more are the old hooks' rate
-    # (about 1 in 1200) or worse, and fail. The hung children's stacks are on stderr either way.
+    # With it, about 1 in 13,000-25,000 (a Go thread woken by the scavenger's timer
+    # near the fork: fork.go); since session 6, which closed that way, none in
+    # 44,000. One hang in a storm of several hundred is still tolerated; two or
+    # more are the old hooks' rate (about 1 in 1200) or worse, and fail. The hung
+    # children's stacks are on stderr either way.
     out = run_scenario(tmp_path, "fork_storm", FORK_STORM, timeout=300).split()
     assert out[0] == "forks" and out[2] == "hung", out
     forks, hung = int(out[1]), int(out[3])
