@@ -277,7 +277,7 @@ def test_fork_storm_under_cpu_load(tmp_path):
     # burners, on a loaded 2-core machine); each hang is a child stuck for good.
     # With it, about 1 in 13,000-25,000 (a Go thread woken by the scavenger's timer
     # near the fork: fork.go); since session 6, which closed that way, none in
-    # 44,000. One hang in a storm of several hundred is still tolerated; two or
+    # 78,000. One hang in a storm of several hundred is still tolerated; two or
     # more are the old hooks' rate (about 1 in 1200) or worse, and fail. The hung
     # children's stacks are on stderr either way.
     out = run_scenario(tmp_path, "fork_storm", FORK_STORM, timeout=300).split()
