@@ -59,7 +59,7 @@ type param struct {
 	// the first module exec, when Where and Default have had their say.
 	quickKey uint32     // a tensor with one dtype and no shape or layout constraint: that dtype's key; else 0
 	refuse   C.uint64_t // the flags a tensor must not have: READ_ONLY for a MutTensor
-	mut      C.int32_t  // gd_ext_arg.mut: 1 for a MutTensor
+	mut      C.int32_t  // gd_ext_arg.mut, set by every tensor converter: 1 for a MutTensor
 }
 
 func newFunction(name string, n int, names []string) *Function {

@@ -255,7 +255,7 @@ func (Tensor[E]) converter(f *Function, p *param) any {
 		if err := p.check(f, a); err != nil {
 			return Tensor[E]{}, err
 		}
-		a.mut = 0
+		a.mut = p.mut
 		return Tensor[E]{a}, nil
 	}
 }
@@ -269,7 +269,7 @@ func (MutTensor[E]) converter(f *Function, p *param) any {
 		if err := p.check(f, a); err != nil {
 			return MutTensor[E]{}, err
 		}
-		a.mut = 1
+		a.mut = p.mut
 		return MutTensor[E]{Tensor[E]{a}}, nil
 	}
 }

@@ -207,7 +207,8 @@ int gd_error_is_buffer_error(void);
 PyObject *gd_array_from_fast(const gd_fast_view *v, void *managed, int versioned);
 extern gd_dtype_slot_table gd_dtype_slots;
 PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, int thorough);
-/* numpy.ndarray's own fields, for gd_lend_foreign (numpy_lend.c). */
+/* numpy.ndarray's own fields (numpy_lend.c), for gd_lend_foreign and for an
+ * extension's own argument conversion (ext_call.c). */
 int gd_numpy_type_is(PyTypeObject *tp);
 int gd_numpy_lend(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim);
 int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim,
