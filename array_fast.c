@@ -442,20 +442,18 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
 
 /* ---- tolist rows of the dtypes convert.c does not decode ---- */
 
-/* A list of n Python floats (or complex numbers from n (re, im) pairs) that Go
- * decoded from a dtype C does not decode (float16, bfloat16, float8...). */
-PyObject *gd_doubles_to_list(const double *v, int64_t n, int complex_pairs) {
-    PyObject *l = PyList_New((Py_ssize_t)n);
-    if (l == NULL) {
-        return NULL;
-    }
+/* Stores n Python floats (or complex numbers from n (re, im) pairs) that Go
+ * decoded from a dtype C does not decode (float16, bfloat16, float8...) into
+ * l[start:start+n], a new list whose items there are still unset. 0, or -1 with
+ * MemoryError set (the caller drops the list: unset items are NULL, which
+ * list_dealloc skips). */
+int gd_doubles_into_list(PyObject *l, int64_t start, const double *v, int64_t n, int complex_pairs) {
     for (int64_t i = 0; i < n; i++) {
         PyObject *x = complex_pairs ? PyComplex_FromDoubles(v[2 * i], v[2 * i + 1]) : PyFloat_FromDouble(v[i]);
         if (x == NULL) {
-            Py_DECREF(l);
-            return NULL;
+            return -1;
         }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, x);
+        PyList_SET_ITEM(l, (Py_ssize_t)(start + i), x);
     }
-    return l;
+    return 0;
 }

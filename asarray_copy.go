@@ -39,6 +39,12 @@ func parseAsarrayArgs(args, kwargs *C.PyObject) (obj, dtype *C.PyObject, req imp
 //
 //export goAsarrayConverted
 func goAsarrayConverted(obj *C.PyObject) *C.PyObject {
+	if a, err := importMLDtypes(obj); a != nil || err != nil {
+		if err != nil {
+			return fail(err)
+		}
+		return asObject(a)
+	}
 	a, err := arrayFrom(obj, nil)
 	if err != nil {
 		return fail(err)
@@ -79,11 +85,25 @@ func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.g
 		shared.copy = copyIfNeeded // the copy is made below, in one pass
 	}
 	imported, err := importObject(obj, shared)
-	if err != nil {
-		if err == errPySet && req.copy != copyNever && C.gd_error_is_buffer_error() != 0 {
-			C.PyErr_Clear()
-			return nil, false, nil
+	if err == errPySet && C.gd_error_is_buffer_error() != 0 {
+		var typ, val, tb *C.PyObject // the producer's refusal, kept if it stands
+		C.PyErr_Fetch(&typ, &val, &tb)
+		if imported, err = importMLDtypes(obj); imported == nil && err == nil {
+			if req.copy != copyNever { // the buffer protocol copies it, as before sharing
+				C.gd_xdecref(typ)
+				C.gd_xdecref(val)
+				C.gd_xdecref(tb)
+				return nil, false, nil
+			}
+			C.PyErr_Restore(typ, val, tb)
+			err = errPySet
+		} else {
+			C.gd_xdecref(typ)
+			C.gd_xdecref(val)
+			C.gd_xdecref(tb)
 		}
+	}
+	if err != nil {
 		return nil, true, err
 	}
 	switch {
@@ -105,3 +125,34 @@ func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.g
 func noCopyError(from, to *dlpack.DType) error {
 	return valueErrorf("asarray(copy=False): converting %s to %s needs a copy", from.Name, to.Name)
 }
+
+// importMLDtypes is godlpack._numpy.from_ml_dtypes(obj): the zero-copy import of a
+// NumPy array whose dtype comes from ml_dtypes (bfloat16, float8...), which NumPy's
+// __dlpack__ refuses with BufferError and whose buffer format ('E', 'V1'...) PEP
+// 3118 cannot name. nil and no error when obj is not such an array.
+func importMLDtypes(obj *C.PyObject) (*C.gd_array, error) {
+	mod := C.PyImport_ImportModule(cModNumpyHelpers)
+	if mod == nil {
+		return nil, errPySet
+	}
+	defer C.gd_decref(mod)
+	fn := C.PyObject_GetAttrString(mod, cFromMLDtypes)
+	if fn == nil {
+		return nil, errPySet
+	}
+	defer C.gd_decref(fn)
+	r := C.PyObject_CallOneArg(fn, obj)
+	if r == nil {
+		return nil, errPySet
+	}
+	if C.gd_is_none(r) != 0 {
+		C.gd_decref(r)
+		return nil, nil
+	}
+	return toArray(r), nil // _bits_as's result: a new reference to an Array
+}
+
+var (
+	cModNumpyHelpers = C.CString("godlpack._numpy")
+	cFromMLDtypes    = C.CString("from_ml_dtypes")
+)

@@ -10,14 +10,15 @@ import "C"
 
 import (
 	"math"
+	"strings"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
 )
 
 // resolveDType accepts a dtype name (or godlpack.dtype), the Python types
-// bool/int/float/complex, or anything with a dtype-name attribute (NumPy and
-// ml_dtypes dtypes and scalar types). nil or None gives def.
+// bool/int/float/complex, PyTorch dtypes, or anything with a dtype-name attribute
+// (NumPy and ml_dtypes dtypes and scalar types). nil or None gives def.
 func resolveDType(o *C.PyObject, def *dlpack.DType) (*dlpack.DType, error) {
 	if o == nil || C.gd_is_none(o) != 0 {
 		return def, nil
@@ -34,7 +35,12 @@ func resolveDType(o *C.PyObject, def *dlpack.DType) (*dlpack.DType, error) {
 	}
 	name := ""
 	if C.gd_unicode_check(o) != 0 {
-		name, _ = goString(o)
+		var err error
+		if name, err = goString(o); err != nil {
+			C.PyErr_Clear() // not UTF-8 ('\ud800'): no dtype's name; said below
+		}
+	} else if typeName(o) == "torch.dtype" {
+		name = torchDTypeName(o) // torch.bfloat16 has no name attribute
 	} else {
 		attr := "name"
 		if C.gd_type_check(o) != 0 {
@@ -57,6 +63,20 @@ func resolveDType(o *C.PyObject, def *dlpack.DType) (*dlpack.DType, error) {
 	defer C.gd_decref(r)
 	s, _ := goString(r)
 	return nil, typeErrorf("data type %s not understood", s)
+}
+
+// torchDTypeName is the name of a torch.dtype: its str less "torch."
+// (torch.bfloat16 -> "bfloat16"; aliases such as torch.half print their dtype's
+// name). "" if str fails (the error is cleared: the caller says "not understood").
+func torchDTypeName(o *C.PyObject) string {
+	s := C.PyObject_Str(o)
+	if s == nil {
+		C.PyErr_Clear()
+		return ""
+	}
+	defer C.gd_decref(s)
+	name, _ := goString(s)
+	return strings.TrimPrefix(name, "torch.")
 }
 
 func stringAttr(o *C.PyObject, name string) (string, bool) {

@@ -286,23 +286,23 @@ func goArrayTolist(self, _ *C.PyObject) *C.PyObject {
 	if C.gd_tolist_fast_ok(a) != 0 {
 		return C.gd_tolist(a) // the common dtypes, without a crossing per element
 	}
-	return tolist(a, 0, 0)
+	return tolist(a, 0, 0, new(rowBuffer))
 }
 
-func tolist(a *C.gd_array, dim int, off int64) *C.PyObject {
+func tolist(a *C.gd_array, dim int, off int64, buf *rowBuffer) *C.PyObject {
 	shape, strides := arrayShape(a), arrayStrides(a)
 	if dim == len(shape) {
 		return scalarToPy(getElement(a, off))
 	}
 	if dim == len(shape)-1 {
-		return rowToList(a, off, shape[dim], strides[dim])
+		return rowToList(a, off, shape[dim], strides[dim], buf)
 	}
 	l := C.PyList_New(C.Py_ssize_t(shape[dim]))
 	if l == nil {
 		return nil
 	}
 	for i := int64(0); i < shape[dim]; i++ {
-		item := tolist(a, dim+1, off+i*strides[dim])
+		item := tolist(a, dim+1, off+i*strides[dim], buf)
 		if item == nil {
 			C.gd_decref(l)
 			return nil
@@ -314,34 +314,48 @@ func tolist(a *C.gd_array, dim int, off int64) *C.PyObject {
 
 // rowToList converts the innermost row of n elements starting at offset off, for
 // the dtypes convert.c's gd_tolist does not decode (float16, bfloat16, float8...,
-// padded and packed sub-byte): Go decodes the row into a buffer of float64 that C
-// turns into Python objects in one call, instead of two cgo calls an element (4x
-// NumPy's tolist).
-func rowToList(a *C.gd_array, off, n, stride int64) *C.PyObject {
-	var buf []float64
-	complexPairs := C.int(0)
-	switch arrayDType(a).Kind {
-	case dlpack.KindFloat:
-		buf = make([]float64, n)
-		for i := range buf {
-			buf[i] = getElement(a, off+int64(i)*stride).F
-		}
-	case dlpack.KindComplex:
-		complexPairs = 1
-		buf = make([]float64, 2*n)
-		for i := int64(0); i < n; i++ {
-			c := getElement(a, off+i*stride).C
-			buf[2*i], buf[2*i+1] = real(c), imag(c)
-		}
-	default:
+// padded and packed sub-byte): Go decodes the row a chunk at a time into a fixed
+// buffer of float64 that C turns into Python objects in one call, instead of two
+// cgo calls an element (4x NumPy's tolist). The list is made first, so a row
+// longer than memory (a broadcast view) is PyList_New's MemoryError, and the Go
+// buffer never grows with the row (rule 2 of design.md's crash rules).
+func rowToList(a *C.gd_array, off, n, stride int64, buf *rowBuffer) *C.PyObject {
+	kind := arrayDType(a).Kind
+	if kind != dlpack.KindFloat && kind != dlpack.KindComplex {
 		return rowToListByElement(a, off, n, stride)
 	}
-	var p *C.double
-	if len(buf) > 0 {
-		p = (*C.double)(unsafe.Pointer(&buf[0]))
+	l := C.PyList_New(C.Py_ssize_t(n))
+	if l == nil {
+		return nil
 	}
-	return C.gd_doubles_to_list(p, C.int64_t(n), complexPairs)
+	complexPairs := C.int(0)
+	if kind == dlpack.KindComplex {
+		complexPairs = 1
+	}
+	for start := int64(0); start < n; start += rowChunk {
+		m := min(rowChunk, n-start)
+		for i := int64(0); i < m; i++ {
+			e := getElement(a, off+(start+i)*stride)
+			if kind == dlpack.KindFloat {
+				buf[i] = e.F
+			} else {
+				buf[2*i], buf[2*i+1] = real(e.C), imag(e.C)
+			}
+		}
+		if C.gd_doubles_into_list(l, C.int64_t(start), (*C.double)(unsafe.Pointer(&buf[0])), C.int64_t(m), complexPairs) < 0 {
+			C.gd_decref(l)
+			return nil
+		}
+	}
+	return l
 }
+
+// rowChunk is how many elements rowToList decodes per crossing into C.
+const rowChunk = 256
+
+// rowBuffer holds one chunk of a row: floats, or (re, im) pairs. One serves a
+// whole tolist call.
+type rowBuffer [2 * rowChunk]float64
 
 func rowToListByElement(a *C.gd_array, off, n, stride int64) *C.PyObject {
 	l := C.PyList_New(C.Py_ssize_t(n))
@@ -359,11 +373,22 @@ func rowToListByElement(a *C.gd_array, off, n, stride int64) *C.PyObject {
 	return l
 }
 
+// maxReprShown bounds the elements one repr prints (~200 bytes of Go heap each
+// while it is made): only short axes are shown whole past NumPy's threshold, so
+// only broadcast views and arrays of many short axes come near it.
+const maxReprShown = 1 << 22
+
 //export goArrayRepr
 func goArrayRepr(self *C.PyObject) *C.PyObject {
 	a := toArray(self)
 	shape := arrayShape(a)
 	strides := arrayStrides(a)
+	if n := arrayfmt.Shown(shape); n > maxReprShown {
+		// Repr holds every shown element and its text on the Go heap, whose
+		// exhaustion is a fatal error: NumPy's repr is MemoryError here too.
+		return fail(memoryErrorf("repr() of a %v array would print %d elements (at most %d); print a slice of it",
+			shape, n, maxReprShown))
+	}
 	// get(flat) maps a C-order element number to its strided offset.
 	get := func(flat int64) dlpack.Scalar {
 		off := int64(0)

@@ -128,7 +128,7 @@ int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value);
 PyObject *gd_array_item(PyObject *self, Py_ssize_t i);
 PyObject *gd_array_reshape(PyObject *self, PyObject *args);
 PyObject *gd_scalar_fast(int code, int bits, const char *p); /* convert.c */
-PyObject *gd_doubles_to_list(const double *v, int64_t n, int complex_pairs);
+int gd_doubles_into_list(PyObject *l, int64_t start, const double *v, int64_t n, int complex_pairs);
 /* constructors_fast.c: empty/zeros for plain arguments; the dtype table by index,
  * written once by Go (dtypes.go) */
 extern DLDataType gd_dtype_dl[GD_MAX_DTYPES];
@@ -252,6 +252,7 @@ enum { GD_ERR_TYPE = 1, GD_ERR_VALUE, GD_ERR_BUFFER, GD_ERR_INDEX, GD_ERR_OVERFL
 /* ---- small wrappers for CPython macros and variadics cgo cannot call ---- */
 static inline void gd_incref(PyObject *o) { Py_INCREF(o); }
 static inline void gd_decref(PyObject *o) { Py_DECREF(o); }
+static inline void gd_xdecref(PyObject *o) { Py_XDECREF(o); }
 static inline PyObject *gd_none(void) { Py_RETURN_NONE; }
 static inline PyObject *gd_bool(int v) { return PyBool_FromLong(v); }
 static inline PyObject *gd_true(void) { return Py_True; }   /* borrowed */

@@ -39,7 +39,7 @@ func wrapBuffer(args, kwargs *C.PyObject) (*C.gd_array, error) {
 	if err != nil {
 		return nil, err
 	}
-	dt, err := resolveDType(v[1], nil)
+	dt, err := requiredDType("_wrap_buffer", v[1])
 	if err != nil {
 		return nil, err
 	}
@@ -124,9 +124,21 @@ func ownsBytes(flag, buf *C.PyObject, size int64) bool {
 	return C.gd_bytes_check_exact(buf) != 0 && size >= ownBytesMin
 }
 
+// requiredDType is resolveDType for a dtype that has no default: a pickle's payload
+// or a caller may hand None (or anything) where the dtype goes.
+func requiredDType(fn string, o *C.PyObject) (*dlpack.DType, error) {
+	if o == nil || C.gd_is_none(o) != 0 {
+		return nil, typeErrorf("%s(): dtype must be a dtype or its name, not None", fn)
+	}
+	return resolveDType(o, nil)
+}
+
 func parseStrides(o *C.PyObject, ndim int) ([]int64, error) {
 	items, n, release := heldItems(o, ndim)
 	defer release()
+	if n < 0 {
+		return nil, typeErrorf("_wrap_buffer(): strides must be None or a tuple of ints, not %s", typeName(o))
+	}
 	if n != ndim {
 		return nil, valueErrorf("_wrap_buffer(): strides must be a tuple of %d ints", ndim)
 	}
@@ -204,13 +216,15 @@ func goArrayBytes(self, _ *C.PyObject) *C.PyObject {
 //export goArrayBitsAs
 func goArrayBitsAs(self, arg *C.PyObject) *C.PyObject {
 	a := toArray(self)
-	dt, err := resolveDType(arg, nil)
+	dt, err := requiredDType("_bits_as", arg)
 	if err != nil {
 		return fail(err)
 	}
-	if bits := elemBits(a); bits < 8 || dt.StorageBits(false) != bits {
+	// A sub-byte dtype is taken one element a byte (padded, as ml_dtypes stores
+	// float6/float4): packed elements share bytes and could not keep a's strides.
+	if bits := elemBits(a); bits < 8 || dt.StorageBits(true) != bits {
 		return fail(valueErrorf("_bits_as(): %s elements take %d bits in this array, %s takes %d",
-			arrayDType(a).Name, bits, dt.Name, dt.StorageBits(false)))
+			arrayDType(a).Name, bits, dt.Name, dt.StorageBits(true)))
 	}
 	v, err := newView(a, unsafe.Pointer(a.data), arrayShape(a), arrayStrides(a))
 	if err != nil {
@@ -218,6 +232,9 @@ func goArrayBitsAs(self, arg *C.PyObject) *C.PyObject {
 	}
 	setDType(v, dt)
 	v.flags &^= C.GD_FLAG_SUBBYTE_PADDED
+	if dt.SubByte() {
+		v.flags |= C.GD_FLAG_SUBBYTE_PADDED
+	}
 	return asObject(v)
 }
 

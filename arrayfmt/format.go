@@ -16,6 +16,7 @@
 package arrayfmt
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -77,6 +78,38 @@ func Repr(prefix string, dt *dlpack.DType, shape []int64, get func(flat int64) d
 		spacer = "\n" + strings.Repeat(" ", len(open))
 	}
 	return arrStr + spacer + extraStr
+}
+
+// Shown returns how many elements Repr reads and prints for shape: all of them
+// up to the threshold, else edgeItems at each end of every longer axis. It
+// saturates at math.MaxInt64. The count, not the size, bounds Repr's memory:
+// a broadcast view of 2**40 elements whose axes are all short shows every one.
+func Shown(shape []int64) int64 {
+	size := int64(1)
+	for _, d := range shape {
+		if d == 0 {
+			return 0
+		}
+		if size > math.MaxInt64/d {
+			size = math.MaxInt64
+			break
+		}
+		size *= d
+	}
+	if size <= threshold {
+		return size
+	}
+	shown := int64(1)
+	for _, d := range shape {
+		if d > 2*edgeItems {
+			d = 2 * edgeItems
+		}
+		if shown > math.MaxInt64/d {
+			return math.MaxInt64
+		}
+		shown *= d
+	}
+	return shown
 }
 
 func hasZero(shape []int64) bool {

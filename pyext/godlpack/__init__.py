@@ -50,7 +50,7 @@ from ._version import __version__
 DLPACK_VERSION = (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION)
 
 #: Every supported dtype, in the extension's table order.
-dtypes: tuple[dtype, ...] = tuple(dtype(*row) for row in _godlpack._dtype_table())
+dtypes: tuple[dtype, ...] = tuple(dtype._make(*row) for row in _godlpack._dtype_table())
 _godlpack._set_dtypes(dtypes)
 _godlpack._set_device_enum(DLDeviceType)
 globals().update({d.name: d for d in dtypes})  # godlpack.float32, godlpack.bfloat16, ...

@@ -54,3 +54,27 @@ def array(self: Any, dtype: Any = None, copy: bool | None = None) -> Any:
             )
         return view.astype(dtype)
     return view.copy() if copy else view
+
+
+def from_ml_dtypes(obj: Any) -> Any:
+    """asarray's import of a NumPy array of an ml_dtypes dtype (bfloat16, float8...,
+    float6/float4 one element a byte), which NumPy's ``__dlpack__`` refuses and whose
+    buffer has no PEP 3118 code: the same memory viewed as unsigned ints, imported
+    through DLPack (any strides, read-only kept), then given the dtype back. None for
+    anything else (asarray then goes on as before). Called from asarray_copy.go."""
+    import sys
+
+    np = sys.modules.get("numpy")  # obj can only be an ndarray if NumPy is loaded
+    if np is None or not isinstance(obj, np.ndarray):
+        return None
+    scalar = obj.dtype.type
+    if getattr(scalar, "__module__", None) != "ml_dtypes" or obj.dtype.byteorder not in "=|":
+        return None
+    from . import _godlpack
+    from ._types import _BY_NAME
+
+    dt = _BY_NAME.get(scalar.__name__)
+    raw_name = _RAW_BY_BITS.get(obj.dtype.itemsize * 8)
+    if dt is None or raw_name is None:
+        return None
+    return _godlpack.from_dlpack(obj.view(raw_name))._bits_as(dt)
