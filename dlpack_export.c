@@ -226,7 +226,9 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
         if (!same && !cpu) {
             PyErr_Format(PyExc_BufferError,
                          "__dlpack__: cannot export to device (%ld, %ld): this array is in CPU "
-                         "memory (device (%d, %d))",
+                         "memory (device (%d, %d)); import it with dl_device=None and copy it "
+                         "to the device with the consumer's library (e.g. "
+                         "torch.from_dlpack(a).to('cuda'))",
                          dtype, did, (int)self->device_type, (int)self->device_id);
             return NULL;
         }

@@ -75,7 +75,8 @@ static int xchg_allocator(DLTensor *proto, DLManagedTensorVersioned **out, void 
     if (dev != GD_KDLCPU) {
         snprintf(msg, sizeof msg,
                  "godlpack managed_tensor_allocator: cannot allocate on device %s "
-                 "(device_type=%d, device_id=%d): godlpack allocates CPU memory only (kDLCPU)",
+                 "(device_type=%d, device_id=%d): godlpack allocates CPU memory only; ask for "
+                 "(kDLCPU, 0) and copy the result to the device with its library",
                  gd_device_type_name(dev), (int)dev, (int)proto->device.device_id);
         return alloc_fail(set_error, error_ctx, "ValueError", msg);
     }

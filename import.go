@@ -119,8 +119,9 @@ func parseImportRequest(fname string, device, copy *C.PyObject) (importRequest, 
 	if C.gd_unicode_check(device) != 0 {
 		s, _ := goString(device)
 		if s != "cpu" {
-			return req, valueErrorf("%s(): unsupported device %q: godlpack arrays live in CPU memory "+
-				"(use None, 'cpu' or (DLDeviceType.kDLCPU, 0))", fname, s)
+			return req, valueErrorf("%s(): unsupported device %q: godlpack arrays live in CPU memory: "+
+				"use device=None, 'cpu' or (1, 0), and move the result to the device with that "+
+				"device's library (e.g. torch.from_dlpack(a).to('cuda'))", fname, s)
 		}
 		req.cpuDevice = true
 		return req, nil
@@ -140,7 +141,8 @@ func parseImportRequest(fname string, device, copy *C.PyObject) (importRequest, 
 	}
 	if dt != int64(dlpack.CPU) || id != 0 {
 		return req, valueErrorf("%s(): unsupported device (%d, %d): godlpack arrays live in CPU "+
-			"memory (kDLCPU, 0)", fname, dt, id)
+			"memory: use device=None, 'cpu' or (1, 0), and move the result to the device with "+
+			"that device's library (e.g. torch.from_dlpack(a).to('cuda'))", fname, dt, id)
 	}
 	req.cpuDevice = true
 	return req, nil

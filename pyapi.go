@@ -69,6 +69,12 @@ func setError(err error) {
 		raiseString(C.GD_ERR_OVERFLOW, re.Msg)
 	case errors.As(err, &te):
 		raiseString(C.GD_ERR_TYPE, te.Msg)
+	case errors.As(err, &ve) && ve.Field == "device":
+		// The fix that works from Python: the producer copies when asked (its
+		// __dlpack__(dl_device=...)), which from_dlpack's device= does.
+		raiseString(C.GD_ERR_BUFFER, ve.Error()+"; godlpack.from_dlpack(x, device=(1, 0)) (or "+
+			"asarray(x, device='cpu')) asks the producer x for that copy (a bare capsule "+
+			"cannot be asked: take it from x.__dlpack__(dl_device=(1, 0)))")
 	case errors.As(err, &ve):
 		raiseString(C.GD_ERR_BUFFER, ve.Error())
 	default:

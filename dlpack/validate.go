@@ -191,7 +191,7 @@ func rejectDevice(dev Device) error {
 		return reject("device", "unknown device type %d (not a DLPack v%d.%d device)",
 			int32(dev.Type), MajorVersion, MinorVersion)
 	}
-	return reject("device", "device %s (device_type=%d, device_id=%d) is not CPU-accessible; copy the tensor to the CPU first",
+	return reject("device", "device %s (device_type=%d, device_id=%d) is not CPU-accessible; its producer must copy it to CPU memory (DLPack: dl_device=(kDLCPU, 0))",
 		dev.Type, int32(dev.Type), dev.ID)
 }
 
