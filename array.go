@@ -11,6 +11,7 @@ import "C"
 
 import (
 	"math"
+	"math/big"
 	"math/bits"
 	"unsafe"
 
@@ -305,8 +306,16 @@ func goArrayGet_dtype(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
 //export goArrayGet_nbytes
 func goArrayGet_nbytes(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
 	a := toArray(self)
-	n, _ := dlpack.ByteSize(arraySize(a), elemBits(a))
-	return newInt(n)
+	if n, err := dlpack.ByteSize(arraySize(a), elemBits(a)); err == nil {
+		return newInt(n)
+	}
+	// A broadcast (stride-0) view may describe more bytes than int64 counts: its
+	// nbytes is still the exact product, as a Python int.
+	nb := new(big.Int).Mul(big.NewInt(arraySize(a)), big.NewInt(int64(elemBits(a))))
+	nb.Add(nb, big.NewInt(7)).Rsh(nb, 3)
+	cs := C.CString(nb.String())
+	defer C.free(unsafe.Pointer(cs))
+	return C.PyLong_FromString(cs, nil, 10)
 }
 
 //export goArrayGet_flags

@@ -90,15 +90,27 @@ int gd_array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
             return -1;
         }
     }
-    Py_ssize_t n = 1;
+    Py_ssize_t n = 1, len = 0;
+    int too_big = 0, empty = 0;
     for (int32_t i = 0; i < a->ndim; i++) {
         dims[i] = (Py_ssize_t)a->shape[i];
-        dims[a->ndim + i] = (Py_ssize_t)(a->strides[i] * itemsize);
-        n *= dims[i];
+        dims[a->ndim + i] = (Py_ssize_t)(a->strides[i] * itemsize); /* the span fits */
+        too_big |= __builtin_mul_overflow(n, dims[i], &n);
+        empty |= dims[i] == 0;
+    }
+    /* A broadcast (stride-0) view may describe more bytes than Py_ssize_t counts;
+     * a wrapped len would have consumers (memoryview.tobytes) copy that many
+     * elements into a buffer of len bytes. NumPy cannot hold such an array either. */
+    if (!empty && (too_big || __builtin_mul_overflow(n, itemsize, &len))) {
+        free(dims);
+        PyErr_SetString(PyExc_BufferError,
+                        "godlpack.Array (a broadcast view) describes more than 2**63 bytes: no "
+                        "buffer can span it; index a part of it first");
+        return -1;
     }
     view->buf = a->data;
     view->obj = Py_NewRef(self);
-    view->len = n * itemsize;
+    view->len = len;
     view->itemsize = itemsize;
     view->readonly = (a->flags & GD_FLAG_READ_ONLY) ? 1 : 0;
     view->ndim = (flags & PyBUF_ND) == PyBUF_ND ? a->ndim : 1; /* SIMPLE: one run of bytes */
