@@ -89,7 +89,8 @@ func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.g
 		var typ, val, tb *C.PyObject // the producer's refusal, kept if it stands
 		C.PyErr_Fetch(&typ, &val, &tb)
 		if imported, err = importMLDtypes(obj); imported == nil && err == nil {
-			if req.copy != copyNever { // the buffer protocol copies it, as before sharing
+			if req.copy != copyNever && C.gd_converts_after_refusal(obj) != 0 {
+				// the buffer protocol copies it, as before sharing
 				C.gd_xdecref(typ)
 				C.gd_xdecref(val)
 				C.gd_xdecref(tb)

@@ -188,7 +188,8 @@ PyObject *gd_asarray(PyObject *mod, PyObject *args, PyObject *kwargs) {
         }
         if (gd_may_share_dlpack(x)) {
             PyObject *a = gd_import_foreign(x, NULL, NULL, 1);
-            if (a != NULL || !PyErr_ExceptionMatches(PyExc_BufferError)) {
+            if (a != NULL || !PyErr_ExceptionMatches(PyExc_BufferError) ||
+                !gd_converts_after_refusal(x)) {
                 return a;
             }
             PyErr_Clear();

@@ -253,6 +253,12 @@ enum { GD_ERR_TYPE = 1, GD_ERR_VALUE, GD_ERR_BUFFER, GD_ERR_INDEX, GD_ERR_OVERFL
 static inline void gd_incref(PyObject *o) { Py_INCREF(o); }
 static inline void gd_decref(PyObject *o) { Py_DECREF(o); }
 static inline void gd_xdecref(PyObject *o) { Py_XDECREF(o); }
+/* Whether asarray may convert x (copy it) after its __dlpack__ refused with
+ * BufferError: only through the buffer protocol or as a sequence; for anything
+ * else the producer's refusal (a device, a dtype) is the answer. */
+static inline int gd_converts_after_refusal(PyObject *x) {
+    return PyObject_CheckBuffer(x) || PyList_Check(x) || PyTuple_Check(x);
+}
 static inline PyObject *gd_none(void) { Py_RETURN_NONE; }
 static inline PyObject *gd_bool(int v) { return PyBool_FromLong(v); }
 static inline PyObject *gd_true(void) { return Py_True; }   /* borrowed */
