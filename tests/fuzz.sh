@@ -19,6 +19,9 @@
 #   tests/fuzz_hostile.py  PythonHostile     constructors, indexing and assignment with
 #                                            hostile __index__/__float__ and a second
 #                                            thread mutating the lists being read
+#   tests/fuzz_pickle.py   PythonPickle      every field of a pickle payload (and of
+#                                            shared-memory handles, _wrap_buffer and
+#                                            _bits_as) given hostile values
 # It runs in a child process, so a crash is an exit status, reported with its seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -80,6 +83,21 @@ if [ -z "${FUZZ_ONLY:-}" ] || [[ PythonHostile == *"$FUZZ_ONLY"* ]]; then
     exit 1
   fi
   summary+=("$(printf '%-36s %s' PythonHostile "$(grep -o '[0-9]* operations' "$log" | tail -1)")")
+  rm -f "$log"
+fi
+
+if [ -z "${FUZZ_ONLY:-}" ] || [[ PythonPickle == *"$FUZZ_ONLY"* ]]; then
+  py=${PY:-${PYTHON:-python3}}
+  echo "== fuzz PythonPickle (tests/fuzz_pickle.py) for $fuzztime"
+  "$py" build.py ext --python "$py" >/dev/null
+  log=$(mktemp)
+  if ! PYTHONPATH=pyext "$py" -W ignore tests/fuzz_pickle.py --seconds "$(seconds_of "$fuzztime")" 2>&1 | tee "$log"; then
+    echo "FAIL: PythonPickle failed (exit ${PIPESTATUS[0]}); replay: PYTHONPATH=pyext $py" \
+      "tests/fuzz_pickle.py --$(grep -o 'seed=[0-9]*' "$log" | head -1)" >&2
+    rm -f "$log"
+    exit 1
+  fi
+  summary+=("$(printf '%-36s %s' PythonPickle "$(grep -o '[0-9]* operations, [0-9]* loaded' "$log" | tail -1)")")
   rm -f "$log"
 fi
 
