@@ -194,7 +194,13 @@ def one_op(rng: random.Random, memfd: int) -> None:
         out = pickle.loads(s)
     elif kind == 2:
         strides = rng.choice(
-            [None, (), shape, tuple(rng.choice([0, 1, -1, 8, 2**62, -(2**63)]) for _ in range(4)), 3]
+            [
+                None,
+                (),
+                shape,
+                tuple(rng.choice([0, 1, -1, 8, 2**62, -(2**63)]) for _ in range(4)),
+                3,
+            ]
         )
         if isinstance(strides, tuple) and isinstance(shape, tuple):
             strides = strides[: len(shape)]
@@ -216,7 +222,9 @@ def one_op(rng: random.Random, memfd: int) -> None:
             rng.choice([0, 1, 8, -8, 2**62, None]),
             name,
             shape,
-            rng.choice([None, (), (0,) * 4, (1,) * 4, (-1,) * 4])[: len(shape) if isinstance(shape, tuple) else 4],
+            rng.choice([None, (), (0,) * 4, (1,) * 4, (-1,) * 4])[
+                : len(shape) if isinstance(shape, tuple) else 4
+            ],
             flag(rng),
         )
     else:
@@ -272,7 +280,10 @@ def main() -> None:
             # OSError: mmap of a size the memfd has not; ZeroDivisionError: the
             # hostile __bool__'s own exception, passed on
             raised[type(e).__name__] = raised.get(type(e).__name__, 0) + 1
-    print(f"fuzz_pickle ok: {ops} operations, {loaded} loaded, raised {sorted(raised.items())}", flush=True)
+    print(
+        f"fuzz_pickle ok: {ops} operations, {loaded} loaded, raised {sorted(raised.items())}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

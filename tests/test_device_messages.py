@@ -36,7 +36,9 @@ class DeviceProducer:
         on = self.device if dl_device in (None, self.device) else tuple(dl_device)
         assert on in (self.device, (kDLCPU, 0)), on
         # a buffer per tensor: a refused one's deleter overwrites its buffer
-        t = ManagedTensor((ctypes.c_double * 3)(1.0, 2.0, 3.0), dtype=(CODE_FLOAT, 64, 1), shape=(3,), device=on)
+        t = ManagedTensor(
+            (ctypes.c_double * 3)(1.0, 2.0, 3.0), dtype=(CODE_FLOAT, 64, 1), shape=(3,), device=on
+        )
         return t.capsule()
 
     def __dlpack_device__(self):

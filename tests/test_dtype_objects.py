@@ -28,7 +28,10 @@ def test_dtype_of_its_name_and_of_itself_is_the_one_object(d):
     assert g.dtype(d.name) is d
     assert g.dtype(d) is d
     assert g.dtype(repr(d)[len("dtype('") : -2]) is d  # the name repr prints
-    assert g.dtype(d.name, d.code, d.bits, ["bool", "int", "uint", "float", "complex"].index(d.kind)) is d
+    assert (
+        g.dtype(d.name, d.code, d.bits, ["bool", "int", "uint", "float", "complex"].index(d.kind))
+        is d
+    )
     assert g.dtype(d.name, kind=d.kind) is d
     assert g.zeros(2, dtype=g.dtype(d.name)).dtype is d
     assert pickle.loads(pickle.dumps(d)) is d and copy.deepcopy(d) is d
@@ -66,7 +69,12 @@ def test_dtypes_are_immutable():
             setattr(g.float32, field, value)
     with pytest.raises(AttributeError):
         g.float32.anything = 1  # no instance dict to hide a field in
-    assert (g.float32.bits, g.float32.code, g.float32.itemsize, g.float32.kind) == (32, 2, 4, "float")
+    assert (g.float32.bits, g.float32.code, g.float32.itemsize, g.float32.kind) == (
+        32,
+        2,
+        4,
+        "float",
+    )
     assert a.itemsize == 4 and a.tolist() == [0.0] * 3 and a.nbytes == 12
 
 

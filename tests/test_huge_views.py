@@ -106,7 +106,9 @@ WHOLE_BYTE = [dt for dt in FAMILIES if getattr(g, dt).bits >= 8]
 def test_broadcast_views_of_wrapped_buffers():
     # _wrap_buffer takes strides for whole-byte dtypes (the padded sub-byte ones come
     # from the DLPack producer below); 2**62 elements: bytes past int64 too
-    cases = [(dt, 2**50) for dt in WHOLE_BYTE] + [(dt, 2**62) for dt in ("bool", "float16", "complex64")]
+    cases = [(dt, 2**50) for dt in WHOLE_BYTE] + [
+        (dt, 2**62) for dt in ("bool", "float16", "complex64")
+    ]
     _check(
         cases,
         "def make(dt, n):\n    return g._godlpack._wrap_buffer(bytearray(16), dt, (n,), (0,))\n",
@@ -116,14 +118,18 @@ def test_broadcast_views_of_wrapped_buffers():
 def test_numpy_broadcast_to():
     _check(
         [(dt,) for dt in ("bool", "int64", "float16", "complex64")],
-        "def make(dt):\n    return g.from_dlpack(np.broadcast_to(np.ones(1, dt), (2**10, 2**40)))\n",
+        "def make(dt):\n"
+        "    return g.from_dlpack(np.broadcast_to(np.ones(1, dt), (2**10, 2**40)))\n",
         "import numpy as np",
     )
 
 
 def test_torch_expand():
     _check(
-        [(dt,) for dt in ("bool", "float16", "bfloat16", "complex64", "float8_e4m3fn", "float8_e5m2")],
+        [
+            (dt,)
+            for dt in ("bool", "float16", "bfloat16", "complex64", "float8_e4m3fn", "float8_e5m2")
+        ],
         "def make(dt):\n"
         "    return g.from_dlpack(torch.ones(1, dtype=getattr(torch, dt)).expand(2**50))\n",
         "import torch",

@@ -32,7 +32,9 @@ def run_cases(body: str) -> None:
         "    except exc as e:\n"
         "        assert match in str(e), (f, args, e)\n"
         "    else:\n"
-        "        raise AssertionError(f'no {exc.__name__}: {f} {args}')\n" + body + "\nprint('ok')\n"
+        "        raise AssertionError(f'no {exc.__name__}: {f} {args}')\n"
+        + body
+        + "\nprint('ok')\n"
     )
     proc = run_python(code, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), (

@@ -49,7 +49,11 @@ class dtype(str):  # noqa: N801 - named like numpy.dtype, which it stands in for
     __slots__ = ()  # no instance dict: the fields cannot be set
 
     def __new__(
-        cls, obj: object, code: int | None = None, bits: int | None = None, kind: int | str | None = None
+        cls,
+        obj: object,
+        code: int | None = None,
+        bits: int | None = None,
+        kind: int | str | None = None,
     ) -> dtype:
         if obj is None:
             raise TypeError("dtype() needs a dtype or its name (e.g. 'float32'), not None")
@@ -82,7 +86,9 @@ class dtype(str):  # noqa: N801 - named like numpy.dtype, which it stands in for
             kind = _KINDS.index(kind) if kind in _KINDS else -1
         for v in (code, bits, kind):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-                raise TypeError(f"dtype(): code, bits and kind must be ints, not {type(v).__name__}")
+                raise TypeError(
+                    f"dtype(): code, bits and kind must be ints, not {type(v).__name__}"
+                )
         return all(v is None or v == want for v, want in ((code, c), (bits, b), (kind, k)))
 
     @property
