@@ -180,5 +180,30 @@ print("ok")
     )
 
 
+def test_shared_memory_of_more_than_memory():
+    # shared_zeros sized its memfd and mapping by the shape: OSError (ENOMEM) or
+    # OverflowError from os.ftruncate; zeros' classes now.
+    code = """
+import resource
+resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+import godlpack as g
+for shape, exc in [((2**50,), MemoryError), ((2**62,), ValueError), ((2**40, 2**40), ValueError)]:
+    for make in (g.zeros, g.shared_zeros):
+        try:
+            make(shape, "float64")
+        except exc:
+            pass
+        else:
+            raise AssertionError((make, shape))
+assert g.shared_zeros((3,), "float64").tolist() == [0.0] * 3
+print("ok")
+"""
+    proc = run_python(code, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), (
+        f"child exited {proc.returncode}\nstdout: {proc.stdout[-2000:]}\n"
+        f"stderr: {proc.stderr[-3000:]}"
+    )
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))

@@ -19,6 +19,7 @@ as for any Array: a descriptor means nothing outside the machine's process tree.
 
 from __future__ import annotations
 
+import errno
 import math
 import mmap
 import operator
@@ -108,6 +109,8 @@ def shared_zeros(shape: Any, dtype: Any = "float32") -> Any:
     if any(d < 0 for d in dims):
         raise ValueError(f"negative dimensions are not allowed: {dims}")
     n = math.prod(dims)
+    if n * dt.bits >= 2**63:  # element offsets are counted in bits (zeros' rule)
+        raise ValueError(f"array is too big: {n} elements of {dt.name} overflow int64 bytes")
     nbytes = (n * dt.bits + 7) // 8
     fd = os.memfd_create("godlpack", os.MFD_CLOEXEC)
     try:
@@ -116,7 +119,15 @@ def shared_zeros(shape: Any, dtype: Any = "float32") -> Any:
         os.close(fd)
         raise
     _register()
-    return _Segment(fd, nbytes).wrap(dt, dims, None, 0, False)
+    try:
+        segment = _Segment(fd, nbytes)
+    except OSError as e:  # the mapping: more than memory, as zeros' MemoryError
+        if e.errno != errno.ENOMEM:
+            raise
+        raise MemoryError(
+            f"cannot map {nbytes} bytes of shared memory for a {dims} {dt.name} array"
+        ) from None
+    return segment.wrap(dt, dims, None, 0, False)
 
 
 def shared_empty(shape: Any, dtype: Any = "float32") -> Any:
