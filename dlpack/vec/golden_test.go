@@ -28,8 +28,10 @@ type goldenType struct {
 type goldenReduction struct {
 	Case [3]int // offset, length, stride
 	// float64 bits (integers: Sum's value)
-	Sum, SumExact, SumAbs, Dot, Norm json.Number
-	Min, Max                         *json.Number // absent for no elements
+	Sum, Dot, Norm json.Number
+	SumExact       json.Number  `json:"sum_exact"`
+	SumAbs         json.Number  `json:"sum_abs"`
+	Min, Max       *json.Number // absent for no elements
 }
 
 var (
