@@ -208,3 +208,27 @@ func TestParallel(t *testing.T) {
 		t.Fatalf("threshold %d", th)
 	}
 }
+
+// SumParallel is Sum's bits; ParallelOver covers a slice once from any start.
+func TestSumParallel(t *testing.T) {
+	x := make([]float64, 3<<20+12345)
+	for i := range x {
+		x[i] = 1 / float64(i+1)
+	}
+	for _, s := range [][]float64{x, x[3:], x[:1000], x[:0]} {
+		if got, want := SumParallel(s), Sum(s); got != want {
+			t.Fatalf("n %d: SumParallel %v, Sum %v", len(s), got, want)
+		}
+		covered := make([]atomic.Int32, len(s))
+		ParallelOver(s, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				covered[i].Add(1)
+			}
+		})
+		for i := range covered {
+			if covered[i].Load() != 1 {
+				t.Fatalf("n %d: index %d covered %d times", len(s), i, covered[i].Load())
+			}
+		}
+	}
+}
