@@ -150,3 +150,22 @@ func (v View[T]) Contiguous() (s []T, ok bool) {
 	}
 	return v.data[v.offset : v.offset+n], true
 }
+
+// Permute is v with its dimensions reordered: dimension i of the result is
+// dimension axes[i] of v (NumPy's transpose(axes)); no element moves. An HxWxC
+// image read as CxHxW is Permute(2, 0, 1).
+func (v View[T]) Permute(axes ...int) (View[T], error) {
+	if len(axes) != len(v.shape) {
+		return View[T]{}, fmt.Errorf("vec: %d axes for a view of %d dimensions: name each once", len(axes), len(v.shape))
+	}
+	p := View[T]{v.data, v.offset, make([]int, len(axes)), make([]int, len(axes))}
+	seen := make([]bool, len(axes))
+	for i, a := range axes {
+		if a < 0 || a >= len(axes) || seen[a] {
+			return View[T]{}, fmt.Errorf("vec: axes %v are not a permutation of 0..%d", axes, len(axes)-1)
+		}
+		seen[a] = true
+		p.shape[i], p.strides[i] = v.shape[a], v.strides[a]
+	}
+	return p, nil
+}

@@ -37,8 +37,8 @@ func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error 
 	sc := newScatter(dst)
 	return forLines(dst.shape, true, [][]int{dst.strides, src.strides}, []int{dst.offset, src.offset},
 		func(_ int, offs []int, n int, steps []int) error {
-			for lo := 0; lo < n; lo += chunk {
-				m := min(n-lo, chunk)
+			for lo, m := 0, 0; lo < n; lo += m {
+				m = min(n-lo, chunk)
 				if steps[0] == 1 && steps[1] == 1 {
 					m = n - lo
 				}
@@ -66,8 +66,8 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 	return forLines(dst.shape, true, [][]int{dst.strides, a.strides, b.strides},
 		[]int{dst.offset, a.offset, b.offset},
 		func(_ int, offs []int, n int, steps []int) error {
-			for lo := 0; lo < n; lo += chunk {
-				m := min(n-lo, chunk)
+			for lo, m := 0, 0; lo < n; lo += m {
+				m = min(n-lo, chunk)
 				if steps[0] == 1 && steps[1] == 1 && steps[2] == 1 {
 					m = n - lo
 				}
@@ -144,8 +144,8 @@ func (g *gather[T]) line(off, step, m int) []T {
 	if step == 1 {
 		return g.data[off : off+m]
 	}
-	if g.buf == nil {
-		g.buf = make([]T, chunk)
+	if len(g.buf) < m {
+		g.buf = make([]T, m) // the first line's chunk: at most chunk elements
 	}
 	gatherLine(g.buf[:m], g.data, off, step)
 	return g.buf[:m]
@@ -170,8 +170,8 @@ func (s *scatter[T]) begin(off, step, m int) []T {
 	if step == 1 {
 		return s.data[off : off+m]
 	}
-	if s.buf == nil {
-		s.buf = make([]T, chunk)
+	if len(s.buf) < m {
+		s.buf = make([]T, m)
 	}
 	return s.buf[:m]
 }

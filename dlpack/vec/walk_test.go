@@ -1,6 +1,7 @@
 package vec
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -35,9 +36,15 @@ func TestMapLayouts(t *testing.T) {
 	for i := range img {
 		img[i] = uint8(i * 7)
 	}
-	chw, err := NewView(img, 0, []int{c, h, w}, []int{1, w * c, c}) // a transposed read
-	if err != nil {
-		t.Fatal(err)
+	hwc, _ := ViewOf(img, h, w, c)
+	chw, err := hwc.Permute(2, 0, 1) // a transposed read
+	if err != nil || !slices.Equal(chw.Strides(), []int{1, w * c, c}) || !slices.Equal(chw.Shape(), []int{c, h, w}) {
+		t.Fatal(err, chw.Strides())
+	}
+	for _, bad := range [][]int{{0, 1}, {0, 0, 1}, {0, 1, 3}} {
+		if _, err := hwc.Permute(bad...); err == nil {
+			t.Fatalf("Permute%v: no error", bad)
+		}
 	}
 	rev, _ := NewView(img, len(img)-1, []int{h, w, c}, []int{-w * c, -c, -1})
 	sliced, _ := NewView(img, 1*w*c+2*c, []int{2, 17, 2}, []int{2 * w * c, 2 * c, 2})
@@ -229,6 +236,39 @@ func TestSumParallel(t *testing.T) {
 			if covered[i].Load() != 1 {
 				t.Fatalf("n %d: index %d covered %d times", len(s), i, covered[i].Load())
 			}
+		}
+	}
+}
+
+// A run longer than a gather chunk is done once: in place, each element is
+// scaled once (a walk that went over a long run again scaled it twice and
+// took quadratic time), contiguous or strided.
+func TestMapLongRunsOnce(t *testing.T) {
+	for _, step := range []int{1, 2, -1} {
+		x := make([]float32, 2*(3*chunk+5))
+		for i := range x {
+			x[i] = float32(i)
+		}
+		first := 0
+		if step < 0 {
+			first = len(x) - 1
+		}
+		v, err := NewView(x, first, []int{3*chunk + 5}, []int{step})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := 0
+		if err := Map(v, v, func(d, s []float32) error { runs++; return Scale(d, s, 2) }); err != nil {
+			t.Fatal(err)
+		}
+		for i := range v.Len() {
+			p := first + i*step
+			if x[p] != 2*float32(p) {
+				t.Fatalf("step %d: element %d is %v, want %v", step, i, x[p], 2*float32(p))
+			}
+		}
+		if want := map[int]int{1: 1, 2: 4, -1: 4}[step]; runs != want {
+			t.Fatalf("step %d: %d runs, want %d", step, runs, want)
 		}
 	}
 }
