@@ -1,9 +1,11 @@
 package vec
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // The walks over views: an odometer steps the outer dimensions, and each line
@@ -27,11 +29,16 @@ var errUnset = errors.New("vec: a zero View has no memory: make views with NewVi
 // both views allow (a C-contiguous pair is one run). op's first error stops
 // the walk.
 func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error {
-	if err := check(dst.shape, dst, src); err != nil {
+	if err := cmp.Or(check(dst.shape, dst), check(dst.shape, src)); err != nil {
 		return err
 	}
 	if err := writable(dst); err != nil {
 		return err
+	}
+	if d, ok := dst.Contiguous(); ok { // one run: no walk
+		if s, ok := src.Contiguous(); ok {
+			return op(d, s)
+		}
 	}
 	g := newGather(src)
 	sc := newScatter(dst)
@@ -55,11 +62,18 @@ func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error 
 // Map2 is Map with two sources: op(d, a, b) sets d from a and b (vec.Add and
 // the like). dst may be a or b itself.
 func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, b []B) error) error {
-	if err := check(dst.shape, dst, a, b); err != nil {
+	if err := cmp.Or(check(dst.shape, dst), check(dst.shape, a), check(dst.shape, b)); err != nil {
 		return err
 	}
 	if err := writable(dst); err != nil {
 		return err
+	}
+	if d, ok := dst.Contiguous(); ok { // one run: no walk
+		sa, okA := a.Contiguous()
+		sb, okB := b.Contiguous()
+		if okA && okB {
+			return op(d, sa, sb)
+		}
 	}
 	ga, gb := newGather(a), newGather(b)
 	sc := newScatter(dst)
@@ -103,21 +117,16 @@ func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 		})
 }
 
-// check is nil when every view has the shape shape and memory for its elements.
-func check(shape []int, views ...interface{ shapeAndData() ([]int, bool) }) error {
-	for k, v := range views {
-		s, hasData := v.shapeAndData()
-		if !slices.Equal(s, shape) {
-			return fmt.Errorf("vec: operand %d has shape %v, dst %v: pass views of one shape", k, s, shape)
-		}
-		if !hasData {
-			return errUnset
-		}
+// check is nil when v has the shape shape and memory for its elements.
+func check[T any](shape []int, v View[T]) error {
+	if !slices.Equal(v.shape, shape) {
+		return fmt.Errorf("vec: an operand has shape %v, dst %v: pass views of one shape", v.shape, shape)
+	}
+	if v.data == nil && v.Len() != 0 {
+		return errUnset
 	}
 	return nil
 }
-
-func (v View[T]) shapeAndData() ([]int, bool) { return v.shape, v.data != nil || v.Len() == 0 }
 
 // writable is nil unless dst has a zero stride on a dimension of 2 or more:
 // several of its indexes would be one element.
@@ -151,9 +160,46 @@ func (g *gather[T]) line(off, step, m int) []T {
 	return g.buf[:m]
 }
 
+// gatherLine copies the len(buf) elements of data from off, step apart, into
+// buf. NewView and FromPointer checked that they lie in data: the loop reads
+// through pointers, with no bounds check an element.
 func gatherLine[T any](buf, data []T, off, step int) {
-	for i := range buf {
-		buf[i] = data[off+i*step]
+	if len(buf) == 0 {
+		return
+	}
+	_ = data[off+(len(buf)-1)*step] // the last one, checked once
+	p, by := unsafe.Pointer(&data[off]), step*int(unsafe.Sizeof(buf[0]))
+	i := 0
+	for ; i+4 <= len(buf); i += 4 { // never a pointer past the last element (checkptr)
+		q, b := unsafe.Add(p, i*by), buf[i:i+4:i+4]
+		b[0] = *(*T)(q)
+		b[1] = *(*T)(unsafe.Add(q, by))
+		b[2] = *(*T)(unsafe.Add(q, 2*by))
+		b[3] = *(*T)(unsafe.Add(q, 3*by))
+	}
+	for ; i < len(buf); i++ {
+		buf[i] = *(*T)(unsafe.Add(p, i*by))
+	}
+}
+
+// scatterLine is gatherLine's inverse: buf's elements into data from off,
+// step apart.
+func scatterLine[T any](data []T, off, step int, buf []T) {
+	if len(buf) == 0 {
+		return
+	}
+	_ = data[off+(len(buf)-1)*step]
+	p, by := unsafe.Pointer(&data[off]), step*int(unsafe.Sizeof(buf[0]))
+	i := 0
+	for ; i+4 <= len(buf); i += 4 {
+		q, b := unsafe.Add(p, i*by), buf[i:i+4:i+4]
+		*(*T)(q) = b[0]
+		*(*T)(unsafe.Add(q, by)) = b[1]
+		*(*T)(unsafe.Add(q, 2*by)) = b[2]
+		*(*T)(unsafe.Add(q, 3*by)) = b[3]
+	}
+	for ; i < len(buf); i++ {
+		*(*T)(unsafe.Add(p, i*by)) = buf[i]
 	}
 }
 
@@ -180,9 +226,7 @@ func (s *scatter[T]) end(off, step int, d []T) {
 	if step == 1 {
 		return
 	}
-	for i, v := range d {
-		s.data[off+i*step] = v
-	}
+	scatterLine(s.data, off, step, d)
 }
 
 // forLines calls line for every line of the walk of shape over the operands
