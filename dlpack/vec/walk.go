@@ -245,9 +245,23 @@ func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
 	if !mergeLast && len(shape) > 0 {
 		outer, inner = shape[:len(shape)-1], shape[len(shape)-1:]
 	}
-	// the merged dimensions: dims (outer), each operand's strides
-	var dims []int
-	str := make([][]int, len(strides))
+	// One allocation holds the merged dimensions (dims), the odometer (idx), each
+	// operand's strides along them (rows of str), steps and the current offsets: a
+	// small tensor's walk costs little more than its operation.
+	nd, nops := len(outer), len(strides)
+	buf := make([]int, nd*(nops+2)+2*nops)
+	dims, idx := buf[:0:nd], buf[nd:2*nd]
+	var strArr [3][]int
+	str := strArr[:0]
+	if nops > len(strArr) {
+		str = make([][]int, 0, nops)
+	}
+	for o := range nops {
+		row := buf[(2+o)*nd : (2+o)*nd]
+		str = append(str, row[:0:nd])
+	}
+	steps, cur := buf[nd*(nops+2):nd*(nops+2)+nops], buf[nd*(nops+2)+nops:]
+	copy(cur, offs)
 	for d, ext := range outer {
 		if ext == 1 {
 			continue
@@ -264,7 +278,7 @@ func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
 			str[o] = append(str[o], strides[o][d])
 		}
 	}
-	n, steps := 1, make([]int, len(strides))
+	n := 1
 	switch {
 	case inner != nil:
 		n = inner[0]
@@ -280,8 +294,7 @@ func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
 		}
 		dims = dims[:k]
 	}
-	idx := make([]int, len(dims))
-	cur := slices.Clone(offs)
+	idx = idx[:len(dims)]
 	for i := 0; ; i++ {
 		if err := line(i, cur, n, steps); err != nil {
 			return err
