@@ -6,8 +6,8 @@ points at this checkout's Go sources), under any module name (goext_bad is built
 name that does not match its godlpack.Module).
 
 The Go experiments are those of the example's pyproject.toml ([tool.godlpack]
-goexperiment, as pip's build would use), or the ones asked for (none: the plain-Go
-fallback of examples/goext's SIMD kernels).
+goexperiment, or the backend's default, simd, as pip's build would use), or the ones
+asked for (none: the plain-Go loops of package dlpack/vec, which examples/goext uses).
 
 Builds are cached per interpreter, cgocheck2 setting, experiments and content of the Go sources, in
 the system's temporary folder: four CPythons run the suite in parallel on a small
@@ -31,12 +31,12 @@ REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(tempfile.gettempdir()) / "godlpack-goext-builds"
 
 
-def _sources_digest(example: Path, cgocheck2: bool, goexperiment: list[str]) -> str:
+def _sources_digest(example: Path, cgocheck2: bool, goexperiment: list[str] | None) -> str:
     h = hashlib.sha256()
     h.update(
         f"{sys.version_info[:2]} {sysconfig.get_config_var('EXT_SUFFIX')} {cgocheck2}".encode()
     )
-    h.update(",".join(goexperiment).encode())
+    h.update(("default" if goexperiment is None else ",".join(goexperiment)).encode())
     files = [p for p in REPO.glob("*") if p.suffix in (".go", ".c", ".h", ".mod", ".sum")]
     files += [p for p in (REPO / "dlpack").rglob("*") if p.suffix in (".go", ".c", ".h")]
     files += [p for p in example.glob("*") if p.is_file()]
@@ -52,10 +52,12 @@ def build(
 ) -> Path:
     """The built extension module ``name`` of example, a folder holding only it
     (put it on sys.path), built with the Go experiments ``goexperiment`` (default:
-    its pyproject.toml's, if it has one)."""
-    if goexperiment is None:
-        has_project = (example / "pyproject.toml").is_file()
-        goexperiment = Project(example).goexperiment if has_project else []
+    its pyproject.toml's, if it has one, which is the backend's default, simd, if that
+    names none; none for a folder without one)."""
+    if goexperiment is None and not (example / "pyproject.toml").is_file():
+        goexperiment = []
+    elif goexperiment is None:
+        goexperiment = Project(example).goexperiment
     out_dir = CACHE / f"{name}-{_sources_digest(example, cgocheck2, goexperiment)}"
     target = out_dir / (name + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
     if target.exists():
@@ -105,7 +107,7 @@ def folder(name: str, module: str | None = None, goexperiment: list[str] | None 
 
 
 def cpu_kernels() -> str:
-    """The kernels examples/goext's SIMD build runs on this CPU (kernels_simd.go, through
+    """The kernels examples/goext's SIMD build runs on this CPU (package dlpack/vec, through
     archsimd's X86 checks): "avx512", "avx2" or "go"."""
     try:
         flags = set(Path("/proc/cpuinfo").read_text().split())

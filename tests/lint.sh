@@ -59,6 +59,7 @@ fi
 step "go vet ./... (untagged), go vet -tags $tag ./..."
 go vet ./... || fail "go vet"
 go vet -tags "$tag" ./... || fail "go vet -tags $tag"
+GOEXPERIMENT=simd go vet ./dlpack/vec/ || fail "go vet (GOEXPERIMENT=simd) dlpack/vec"
 
 step "staticcheck $STATICCHECK_VERSION"
 goversion=$(go env GOVERSION)
@@ -74,6 +75,7 @@ fi
 if [ -x "$staticcheck" ]; then
   "$staticcheck" -version
   "$staticcheck" -tags "$tag" ./... || fail "staticcheck"
+  GOEXPERIMENT=simd "$staticcheck" ./dlpack/vec/ || fail "staticcheck (GOEXPERIMENT=simd)"
 fi
 
 step "ruff check, ruff format --check"

@@ -374,7 +374,7 @@ def test_sdist_holds_the_project(tmp_path):
         ),
         (
             lambda p: (p / "pyproject.toml").write_text(
-                (p / "pyproject.toml").read_text().replace('["simd"]', '"simd"')
+                (p / "pyproject.toml").read_text() + 'goexperiment = "simd"\n'
             ),
             "goexperiment = 'simd' is not a list of Go experiment names",
         ),
@@ -389,6 +389,29 @@ def test_broken_project_is_one_line(tmp_path, breakage, message):
     assert len(lines) == 1 and lines[0].startswith("godlpack: error: "), r.stderr
     assert message in lines[0], lines
     assert "Traceback" not in r.stderr
+
+
+def test_goexperiment_default_is_simd(tmp_path, monkeypatch):
+    # No [tool.godlpack] goexperiment (examples/goext's case): GOEXPERIMENT=simd where the
+    # toolchain has it (Go >= 1.26, as this one), so that package vec's SIMD kernels build
+    # without the user knowing the experiment; a list, even [], is the project's own
+    # choice; a caller's GOEXPERIMENT naming simd or nosimd wins over the default.
+    from godlpack import _gobuild
+    from godlpack.build import Project, want_go
+
+    assert Project(EXAMPLE).goexperiment is None
+    project = _write_project(tmp_path / "goext")
+    toml = (project / "pyproject.toml").read_text()
+    (project / "pyproject.toml").write_text(toml + "goexperiment = []\n")
+    assert Project(project).goexperiment == []
+    go, goroot_env = _gobuild.require_go(want_go(EXAMPLE))
+    monkeypatch.delenv("GOEXPERIMENT", raising=False)
+    assert _gobuild.default_goexperiment(go, goroot_env) == ["simd"]
+    monkeypatch.setenv("GOEXPERIMENT", "nosimd")
+    assert _gobuild.default_goexperiment(go, goroot_env) == []
+    monkeypatch.setattr(_gobuild, "SIMD_GO", (99, 0))  # a toolchain without it
+    monkeypatch.delenv("GOEXPERIMENT")
+    assert _gobuild.default_goexperiment(go, goroot_env) == []
 
 
 def test_goexperiment_joins_the_callers_and_cgocheck2(monkeypatch):

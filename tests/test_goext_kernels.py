@@ -1,6 +1,6 @@
-"""examples/goext's inner loops (issue 10): the SIMD kernels (kernels_simd.go, simd/
-archsimd, built with GOEXPERIMENT=simd as its pyproject.toml asks: AVX-512, or AVX2 and
-plain Go when $GOEXT_KERNELS lowers the set) and the plain-Go fallback (kernels_go.go, a
+"""examples/goext's inner loops (issues 10, 25), package dlpack/vec's: the SIMD kernels
+(simd/archsimd, built with GOEXPERIMENT=simd, the build backend's default: AVX-512, or
+AVX2 and plain Go when $GODLPACK_VEC_KERNELS lowers the set) and the plain-Go loops (a
 build without the experiment), the latter ones in child interpreters, give the same
 results: sums and products of every tail length, start offset,
 stride (negative too) and dtype, across the 2 MiB blocks the goroutines take in turn;
@@ -92,14 +92,14 @@ def _check_in_child(isolated, folder_: str, env: dict[str, str]) -> tuple[str, i
 
 @pytest.mark.parametrize("cap", ["avx2", "go"])
 def test_kernels_narrower_sets(isolated, cap):
-    # $GOEXT_KERNELS lowers the set: the AVX2 and plain-Go loops of the SIMD build
+    # $GODLPACK_VEC_KERNELS lowers the set: the AVX2 and plain-Go loops of the SIMD build
     want = cap if cpu_kernels() != "go" else "go"
-    name, checks = _check_in_child(isolated, folder("goext"), {"GOEXT_KERNELS": cap})
+    name, checks = _check_in_child(isolated, folder("goext"), {"GODLPACK_VEC_KERNELS": cap})
     assert name == want and checks > 2000
 
 
 def test_kernels_plain_go_build(isolated):
-    plain = folder("goext", goexperiment=[])  # no GOEXPERIMENT=simd: kernels_go.go
+    plain = folder("goext", goexperiment=[])  # no GOEXPERIMENT=simd: vec's Go loops
     name, checks = _check_in_child(isolated, plain, {})
     assert name == "go" and checks > 2000
 

@@ -82,6 +82,15 @@ def test_write_your_own_go_functions_is_examples_goext():
     assert toml_lang == "toml" and pkg.endswith(toml)
 
 
+def test_fast_loops_shows_bench_vecbench():
+    """The vec section's function is bench/vecbench's, line for line."""
+    section = _section("Fast loops: package vec")
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", section, re.S | re.M)
+    assert [lang for lang, _ in blocks] == ["go"]
+    main = (README.parent / "bench" / "vecbench" / "main.go").read_text()
+    assert blocks[0][1] in main
+
+
 # --------------------------------------------------------------------------------------
 # The dtype table
 # --------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import (
 	"github.com/godlpack/godlpack"
 	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/dlpack/vec"
 )
 
 func init() {
@@ -35,7 +36,7 @@ func init() {
 		godlpack.Func0("held_sum", heldSum).Doc("The sum of the tensor hold() keeps."),
 		godlpack.Func0("release", release).Doc("Releases the tensor hold() keeps."),
 		godlpack.Func0("kernels", kernels).
-			Doc("The inner loops in use: \"avx512\" or \"avx2\" (SIMD, simd/archsimd), or \"go\"."),
+			Doc("vec's inner loops in use: \"avx512\" or \"avx2\" (SIMD, simd/archsimd), or \"go\"."),
 		godlpack.Func1("touch", touch, "x").
 			Doc("Takes a float32 tensor and returns None: the cost of a call (bench/)."),
 		godlpack.Func1("touch_gil", touch, "x").HoldGIL().
@@ -65,57 +66,21 @@ func scale(x godlpack.Tensor[godlpack.AnyFloat], k float64) (*tensor.Tensor, err
 	return scaled(x, k)
 }
 
-// scaled returns x * k in a new C-contiguous tensor.
-func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*tensor.Tensor, error) {
-	out, err := tensor.New[T](x.Shape()...)
-	if err != nil {
-		return nil, err
-	}
-	view, err := tensor.As[T](out)
-	if err != nil {
-		return nil, err
-	}
-	dst, err := view.Slice()
-	if err != nil {
-		return nil, err
-	}
-	if src, err := godlpack.ReadSlice[T](x); err == nil { // C-contiguous: one flat pass
-		parallelOver(dst, func(lo, hi int) { mulInto(dst[lo:hi], src[lo:hi], k) })
-		return out, nil
-	}
-	i := 0
-	each(x.Data(), x.Shape(), x.Strides(), func(v *T) { // any strides, in C order
-		dst[i] = *v * k
-		i++
-	})
-	return out, nil
-}
-
 func scaleInPlace(x godlpack.MutTensor[godlpack.AnyFloat], k float64) (godlpack.None, error) {
 	if x.DType() == dlpack.DTypeOf[float32]() {
-		scaleEach(x, float32(k))
-	} else {
-		scaleEach(x, k)
+		return godlpack.None{}, scaleEach(x, float32(k))
 	}
-	return godlpack.None{}, nil
-}
-
-func scaleEach[T float32 | float64](x godlpack.MutTensor[godlpack.AnyFloat], k T) {
-	if s, err := godlpack.Slice[T](x); err == nil {
-		parallelOver(s, func(lo, hi int) { mulInto(s[lo:hi], s[lo:hi], k) })
-		return
-	}
-	each(x.Data(), x.Shape(), x.Strides(), func(v *T) { *v *= k })
+	return godlpack.None{}, scaleEach(x, k)
 }
 
 func sum(x godlpack.Tensor[godlpack.AnyFloat]) (float64, error) {
 	if x.DType() == dlpack.DTypeOf[float32]() {
-		return parallelSum[float32](x), nil
+		return parallelSum[float32](x)
 	}
-	return parallelSum[float64](x), nil
+	return parallelSum[float64](x)
 }
 
-func kernels() (string, error) { return kernelSet(), nil }
+func kernels() (string, error) { return vec.Kernels(), nil }
 
 func touch(godlpack.Tensor[float32]) (godlpack.None, error) { return godlpack.None{}, nil }
 
@@ -136,8 +101,6 @@ func fill(x godlpack.MutTensor[float64], value float64) (godlpack.None, error) {
 	if err != nil {
 		return godlpack.None{}, err
 	}
-	for i := range s {
-		s[i] = value
-	}
+	vec.Fill(s, value)
 	return godlpack.None{}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/dlgonum"
 	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/dlpack/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,18 +21,40 @@ func matmul(a, b godlpack.Tensor[godlpack.AnyFloat]) (*tensor.Tensor, error) {
 		out, err := tensor.New[float64](int64(rows), int64(cols))
 		return out, err
 	}
+	da, err := dense(a)
+	if err != nil {
+		return nil, err
+	}
+	db, err := dense(b)
+	if err != nil {
+		return nil, err
+	}
 	var prod mat.Dense
-	prod.Mul(dense(a), dense(b))
+	prod.Mul(da, db)
 	return dlgonum.FromDense(&prod)
 }
 
 // dense copies a 2-d float tensor of any layout into a gonum matrix.
-func dense(x godlpack.Tensor[godlpack.AnyFloat]) *mat.Dense {
-	data := make([]float64, 0, x.Len())
-	if x.DType() == dlpack.DTypeOf[float32]() {
-		each(x.Data(), x.Shape(), x.Strides(), func(v *float32) { data = append(data, float64(*v)) })
-	} else {
-		each(x.Data(), x.Shape(), x.Strides(), func(v *float64) { data = append(data, *v) })
+func dense(x godlpack.Tensor[godlpack.AnyFloat]) (*mat.Dense, error) {
+	rows, cols := int(x.Dim(0)), int(x.Dim(1))
+	data := make([]float64, rows*cols)
+	dst, err := vec.ViewOf(data, rows, cols)
+	if err != nil {
+		return nil, err
 	}
-	return mat.NewDense(int(x.Dim(0)), int(x.Dim(1)), data)
+	if x.DType() == dlpack.DTypeOf[float32]() {
+		err = castInto[float32](dst, x)
+	} else {
+		err = castInto[float64](dst, x)
+	}
+	return mat.NewDense(rows, cols, data), err
+}
+
+// castInto writes x's elements (of Go type T), widened, into dst.
+func castInto[T float32 | float64](dst vec.View[float64], x godlpack.Tensor[godlpack.AnyFloat]) error {
+	src, err := view[T](x)
+	if err != nil {
+		return err
+	}
+	return vec.Map(dst, src, func(d []float64, s []T) error { return vec.Cast(d, s) })
 }

@@ -258,6 +258,22 @@ def _quote_flag(flag: str) -> str:
     return f'"{flag}"' if any(c.isspace() for c in flag) else flag
 
 
+# The Go release whose toolchain knows GOEXPERIMENT=simd (simd/archsimd, which
+# package dlpack/vec's kernels use): extensions are built with it by default.
+SIMD_GO = (1, 26)
+
+
+def default_goexperiment(go: str, goroot_env: dict[str, str]) -> list[str]:
+    """The experiments of a project that names none: ["simd"] when the toolchain ``go``
+    knows it and the caller's GOEXPERIMENT does not already say simd or nosimd (theirs
+    wins), else none."""
+    callers = {e.strip() for e in os.environ.get("GOEXPERIMENT", "").split(",")}
+    if callers & {"simd", "nosimd"}:
+        return []
+    have = _go_version(go, goroot_env)
+    return ["simd"] if have is not None and have >= SIMD_GO else []
+
+
 def go_env(
     info: dict[str, Any],
     *,
@@ -297,7 +313,7 @@ def go_build_c_shared(
     cwd: Path,
     want_go: tuple[int, ...],
     cgocheck2: bool = False,
-    goexperiment: Iterable[str] = (),
+    goexperiment: Iterable[str] | None = None,
     strip: bool = False,
     flags: Iterable[str] = (),
     env_extra: dict[str, str] | None = None,
@@ -308,10 +324,13 @@ def go_build_c_shared(
 
     cgo compiles against that interpreter's Python.h; libpython is not linked: the Python
     symbols stay undefined in the .so and the dynamic loader resolves them from the
-    interpreter that imports it. ``flags`` go before the package (-modfile, -overlay)."""
+    interpreter that imports it. ``flags`` go before the package (-modfile, -overlay).
+    ``goexperiment`` None: default_goexperiment's."""
     target.parent.mkdir(parents=True, exist_ok=True)
     cc_env = find_c_compiler()
     go, goroot_env = require_go(want_go)
+    if goexperiment is None:
+        goexperiment = default_goexperiment(go, goroot_env)
     cmd = [go, "build", "-buildmode=c-shared", "-tags=" + GO_BUILD_TAG]
     cmd += ["-trimpath", "-buildvcs=false", *flags]
     if strip:

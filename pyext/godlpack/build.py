@@ -16,7 +16,7 @@ package that imports ``github.com/godlpack/godlpack`` and declares its module wi
     module = "goext"   # the extension module (default: the project name, - and . as _)
     package = "."      # the Go main package, relative to pyproject.toml (default ".")
     python-packages = []  # Python package folders shipped beside it (default none)
-    goexperiment = ["simd"]  # Go experiments to build with (GOEXPERIMENT; default none)
+    goexperiment = ["simd"]  # Go experiments (GOEXPERIMENT; default ["simd"], [] for none)
 
 A project that ships Python code and stubs with its extension names the package
 folders: ``python-packages = ["goext"]`` with ``module = "goext._goext"`` installs
@@ -146,9 +146,13 @@ class Project:
                 f"which would hide it: build it inside, as module = '{self.module}._{self.module}'"
             )
 
-        self.goexperiment: list[str] = tool.get("goexperiment", [])
-        if not isinstance(self.goexperiment, list) or not all(
-            isinstance(e, str) and _EXPERIMENT_RE.match(e) for e in self.goexperiment
+        # None (no key): the default, GOEXPERIMENT=simd where the toolchain has it
+        # (_gobuild.default_goexperiment); a list, even [], is exactly those.
+        self.goexperiment: list[str] | None = tool.get("goexperiment")
+        exps = self.goexperiment
+        if exps is not None and (
+            not isinstance(exps, list)
+            or not all(isinstance(e, str) and _EXPERIMENT_RE.match(e) for e in exps)
         ):
             raise BuildError(
                 f"[tool.godlpack] goexperiment = {self.goexperiment!r} is not a list of"
@@ -373,7 +377,8 @@ def build_go_extension(
 ) -> Path:
     """Build the Go main package ``package`` of the Go module at ``module_root`` into
     ``target``, the extension module ``module`` for the interpreter ``info``
-    (_gobuild.interpreter_info), with the Go experiments ``goexperiment``: what
+    (_gobuild.interpreter_info), with the Go experiments ``goexperiment`` (None: the
+    default, GOEXPERIMENT=simd where the toolchain has it): what
     build_extension does once it has read pyproject.toml. Returns ``target``."""
     library, proxy = go_library()
     generated = package / PYINIT_FILE
@@ -392,7 +397,7 @@ def build_go_extension(
             cwd=package,
             want_go=want_go(module_root),
             cgocheck2=cgocheck2,
-            goexperiment=goexperiment or [],
+            goexperiment=goexperiment,
             strip=True,
             flags=[f"-modfile={modfile}", "-mod=mod", f"-overlay={overlay}"],
             env_extra=_goproxy(proxy),

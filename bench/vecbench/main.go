@@ -1,0 +1,182 @@
+// Command vecbench is the extension of bench/bench_vec.py: four functions a new
+// user writes over tensors (issue 25), with package vec, each on one goroutine
+// and (the _mt names) split over goroutines by vec.Parallel.
+package main
+
+import (
+	"sync"
+
+	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/dlpack/vec"
+)
+
+func init() {
+	godlpack.Module("vecbench", "issue 25's new-user functions, written with dlpack/vec.",
+		godlpack.Func1("normalize", normalize(false), "img").Where("img", godlpack.NDim(3)).
+			Doc("uint8 HxWxC image -> float32 CxHxW, (x/255 - mean[c]) / std[c] (ImageNet's)."),
+		godlpack.Func1("normalize_mt", normalize(true), "img").Where("img", godlpack.NDim(3)),
+		godlpack.Func1("row_norms", rowNorms(false), "x").Where("x", godlpack.NDim(2)).
+			Doc("The L2 norm of each row of a float32 matrix, as float32."),
+		godlpack.Func1("row_norms_mt", rowNorms(true), "x").Where("x", godlpack.NDim(2)),
+		godlpack.Func3("clip_", clipInPlace(false), "x", "lo", "hi").Where("x", godlpack.NDim(2)).
+			Doc("Clips a float32 matrix to [lo, hi] in place."),
+		godlpack.Func3("clip_mt_", clipInPlace(true), "x", "lo", "hi").Where("x", godlpack.NDim(2)),
+		godlpack.Func3("scale_shift", scaleShift(false), "x", "k", "c").Where("x", godlpack.NDim(2)).
+			Doc("A new float32 matrix x*k + c."),
+		godlpack.Func3("scale_shift_mt", scaleShift(true), "x", "k", "c").Where("x", godlpack.NDim(2)),
+		godlpack.Func0("kernels", func() (string, error) { return vec.Kernels(), nil }),
+	)
+}
+
+func main() {}
+
+var mean, std = [3]float32{0.485, 0.456, 0.406}, [3]float32{0.229, 0.224, 0.225}
+
+// rows runs fn over the rows [0, n) of a matrix of rowBytes a row: on this
+// goroutine, or split by vec.Parallel when mt; the first error wins.
+func rows(mt bool, n, rowBytes int, fn func(lo, hi int) error) error {
+	if !mt {
+		return fn(0, n)
+	}
+	var once sync.Once
+	var first error
+	vec.Parallel(n, rowBytes, func(lo, hi int) {
+		if err := fn(lo, hi); err != nil {
+			once.Do(func() { first = err })
+		}
+	})
+	return first
+}
+
+// newFloat32 is a new C-contiguous float32 tensor and its elements.
+func newFloat32(shape ...int) (*tensor.Tensor, []float32, error) {
+	dims := make([]int64, len(shape))
+	for i, d := range shape {
+		dims[i] = int64(d)
+	}
+	out, err := tensor.New[float32](dims...)
+	if err != nil {
+		return nil, nil, err
+	}
+	typed, err := tensor.As[float32](out)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := typed.Slice()
+	return out, s, err
+}
+
+func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
+	return func(img godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
+		h, w, c := int(img.Dim(0)), int(img.Dim(1)), int(img.Dim(2))
+		if c != len(mean) {
+			return nil, godlpack.ValueError.Errorf("normalize(): %d channels, want 3 (RGB)", c)
+		}
+		src, err := vec.FromPointer[uint8](img.Data(), img.Shape(), img.Strides())
+		if err != nil {
+			return nil, err
+		}
+		chw, err := src.Permute(2, 0, 1)
+		if err != nil {
+			return nil, err
+		}
+		out, data, err := newFloat32(c, h, w)
+		if err != nil {
+			return nil, err
+		}
+		dst, err := vec.ViewOf(data, c, h, w)
+		if err != nil {
+			return nil, err
+		}
+		return out, rows(mt, c*h, w*5, func(lo, hi int) error {
+			for r := lo; r < hi; { // rows of one channel at a time: a slab of its HxW plane
+				ch, row := r/h, r%h
+				n := min(hi-r, h-row)
+				d, _ := dst.Slab(ch, ch+1)
+				s, _ := chw.Slab(ch, ch+1)
+				d, _ = d.Permute(1, 0, 2)
+				s, _ = s.Permute(1, 0, 2)
+				d, _ = d.Slab(row, row+n)
+				s, _ = s.Slab(row, row+n)
+				k, b := 1/(255*std[ch]), -mean[ch]/std[ch]
+				err := vec.Map(d, s, func(d []float32, s []uint8) error {
+					if err := vec.Cast(d, s); err != nil {
+						return err
+					}
+					return vec.ScaleShift(d, d, k, b)
+				})
+				if err != nil {
+					return err
+				}
+				r += n
+			}
+			return nil
+		})
+	}
+}
+
+func rowNorms(mt bool) func(godlpack.Tensor[float32]) (*tensor.Tensor, error) {
+	return func(x godlpack.Tensor[float32]) (*tensor.Tensor, error) {
+		v, err := vec.FromPointer[float32](x.Data(), x.Shape(), x.Strides())
+		if err != nil {
+			return nil, err
+		}
+		n := int(x.Dim(0))
+		out, norms, err := newFloat32(n)
+		if err != nil {
+			return nil, err
+		}
+		return out, rows(mt, n, int(x.Dim(1))*4, func(lo, hi int) error {
+			slab, err := v.Slab(lo, hi)
+			if err != nil {
+				return err
+			}
+			return vec.Lines(slab, func(i int, row []float32) error {
+				norms[lo+i] = float32(vec.Norm2(row))
+				return nil
+			})
+		})
+	}
+}
+
+func clipInPlace(mt bool) func(godlpack.MutTensor[float32], float64, float64) (godlpack.None, error) {
+	return func(x godlpack.MutTensor[float32], lo64, hi64 float64) (godlpack.None, error) {
+		lo, hi := float32(lo64), float32(hi64)
+		v, err := vec.FromPointer[float32](x.Data(), x.Shape(), x.Strides())
+		if err != nil {
+			return godlpack.None{}, err
+		}
+		return godlpack.None{}, rows(mt, int(x.Dim(0)), int(x.Dim(1))*8, func(r0, r1 int) error {
+			slab, err := v.Slab(r0, r1)
+			if err != nil {
+				return err
+			}
+			return vec.Map(slab, slab, func(d, s []float32) error { return vec.Clip(d, s, lo, hi) })
+		})
+	}
+}
+
+func scaleShift(mt bool) func(godlpack.Tensor[float32], float64, float64) (*tensor.Tensor, error) {
+	return func(x godlpack.Tensor[float32], k64, c64 float64) (*tensor.Tensor, error) {
+		k, c := float32(k64), float32(c64)
+		src, err := vec.FromPointer[float32](x.Data(), x.Shape(), x.Strides())
+		if err != nil {
+			return nil, err
+		}
+		rowsN, cols := int(x.Dim(0)), int(x.Dim(1))
+		out, data, err := newFloat32(rowsN, cols)
+		if err != nil {
+			return nil, err
+		}
+		dst, err := vec.ViewOf(data, rowsN, cols)
+		if err != nil {
+			return nil, err
+		}
+		return out, rows(mt, rowsN, cols*8, func(lo, hi int) error {
+			d, _ := dst.Slab(lo, hi)
+			s, _ := src.Slab(lo, hi)
+			return vec.Map(d, s, func(d, s []float32) error { return vec.ScaleShift(d, s, k, c) })
+		})
+	}
+}

@@ -1,0 +1,44 @@
+// Package vec is the element-wise and reduction loops of a Go extension: what
+// NumPy's inner loops and gonum's floats package give, over typed slices and
+// over strided views of DLPack tensors (View: any strides, negative and zero
+// too), so that a Go function over a tensor runs at the speed of the same
+// loop compiled by a C++ compiler with -O3 -march=native.
+//
+// Go does not vectorize loops: the float32 and float64 operations run
+// simd/archsimd kernels (AVX-512 where the CPU has it, else AVX2 with FMA,
+// chosen at run time; Kernels names the set) in a build with GOEXPERIMENT=simd
+// on amd64, which godlpack's extension builds ask for by default; portable Go
+// loops otherwise, and for the elements past the last whole vector. Every
+// kernel set gives the same bits, by these rules:
+//
+//   - Element-wise operations are one IEEE operation each, rounded to nearest
+//     even: a*k, a+k, a/k, a+b, a-b, a*b, a/b, sqrt (correctly rounded);
+//     ScaleShift and MulAdd are fused (a*b+c rounded once, as C's fma; NumPy's
+//     a*k+c rounds twice, so they may differ from it in the last bit).
+//   - NaN: every operation with a NaN operand gives NaN (Minimum, Maximum, Clip
+//     and the Min and Max reductions too, as NumPy's minimum, maximum, clip,
+//     min and max). The NaN's payload is not specified.
+//   - Signed zeros: Minimum(a, b) is a < b ? a : b and Maximum a > b ? a : b,
+//     so of two equal zeros they give b, as x86's MINPS and MAXPS; Clip is
+//     Minimum(Maximum(a, lo), hi); Abs clears the sign bit (Abs(-0) = +0).
+//     NumPy makes no promise between -0 and +0, and neither does a comparison.
+//   - Integers wrap around (two's complement), as in NumPy and C; integer
+//     division by zero is an error.
+//   - Sum, Dot and Norm2 run in float64 (a float32 is widened exactly, so a
+//     float32 sum is more precise than NumPy's float32 one), in 16 lanes
+//     (lane j takes elements j, j+16, ... of a 256-element block, in order),
+//     the lanes added in a balanced tree and the blocks pairwise: the error
+//     bound is about (16 + 4 + log2(n/256)) ulps of float64 times the sum of
+//     the magnitudes, no worse than NumPy's pairwise sum (blocks of 128 in 8
+//     lanes). The order does not depend on the kernel set, so neither do the
+//     bits.
+//   - Exp and Log use Go's math package (no SIMD kernel): within an ulp, not
+//     NumPy's bits.
+//
+// Operations on slices take the destination first (dst = a op b), every
+// operand as long as dst; dst may be a source itself (in place), never a
+// partial overlap of one. They return an error, never panic, for operands
+// that do not match. Map, Map2 and Lines walk views: contiguous runs reach
+// the operation as they are, other lines through a small buffer gathered and
+// scattered by typed loops; Parallel splits a large walk over goroutines.
+package vec

@@ -1,0 +1,169 @@
+package vec
+
+import "math"
+
+// The reductions. Every one runs in 16 lanes, lane j taking the elements
+// j, j+16, j+32, ... of its block, in order, and ends with the same tree over
+// the lanes (lanes), whatever the kernel set: the AVX-512 kernels hold the
+// 16 lanes in two vectors, the AVX2 ones in four, the Go loops in an array; so
+// the three give the same bits. Sums and dots run in float64 (a float32 is
+// widened exactly) over blocks of leaf elements, and the blocks' sums are added
+// pairwise (NumPy's scheme, its blocks 128 elements in 8 lanes): the error is
+// at most about (leaf/16 + 4 + log2(n/leaf)) float64 ulps of the sum of |x|.
+
+// leaf is the block the lanes sum before the pairwise additions.
+const leaf = 256
+
+// lanes is the sum of the 16 lanes, in a balanced tree.
+func lanes(acc *[16]float64) float64 {
+	var l8 [8]float64
+	for i := range l8 {
+		l8[i] = acc[2*i] + acc[2*i+1]
+	}
+	return ((l8[0] + l8[1]) + (l8[2] + l8[3])) + ((l8[4] + l8[5]) + (l8[6] + l8[7]))
+}
+
+// Sum is the sum of s in float64 (float32 elements widened exactly): pairwise
+// over 256-element blocks, each in 16 lanes. 0 for no elements.
+func Sum[T Float](s []T) float64 {
+	if len(s) <= leaf {
+		return sumLeaf(s)
+	}
+	h := (len(s) + 2*leaf - 1) / (2 * leaf) * leaf // half, in whole blocks
+	return Sum(s[:h]) + Sum(s[h:])
+}
+
+func sumLeaf[T Float](s []T) float64 {
+	var acc [16]float64
+	i := 0
+	switch s := any(s).(type) {
+	case []float32:
+		i = sumLanesF32(s, &acc)
+	case []float64:
+		i = sumLanesF64(s, &acc)
+	}
+	for ; i < len(s); i++ {
+		acc[i&15] += float64(s[i])
+	}
+	return lanes(&acc)
+}
+
+// Dot is the sum of a[i]*b[i] (a and b as long), in Sum's order, each product
+// added with one rounding (FMA) in float64.
+func Dot[T Float](a, b []T) (float64, error) {
+	if err := sameLen(len(a), len(b)); err != nil {
+		return 0, err
+	}
+	return dot(a, b[:len(a)]), nil
+}
+
+func dot[T Float](a, b []T) float64 {
+	if len(a) <= leaf {
+		return dotLeaf(a, b)
+	}
+	h := (len(a) + 2*leaf - 1) / (2 * leaf) * leaf
+	return dot(a[:h], b[:h]) + dot(a[h:], b[h:])
+}
+
+func dotLeaf[T Float](a, b []T) float64 {
+	var acc [16]float64
+	i := 0
+	switch a := any(a).(type) {
+	case []float32:
+		i = dotLanesF32(a, any(b).([]float32), &acc)
+	case []float64:
+		i = dotLanesF64(a, any(b).([]float64), &acc)
+	}
+	for ; i < len(a); i++ {
+		acc[i&15] = math.FMA(float64(a[i]), float64(b[i]), acc[i&15])
+	}
+	return lanes(&acc)
+}
+
+// Norm2 is the L2 norm of s, sqrt(Dot(s, s)), as NumPy's linalg.norm: no
+// rescaling, so float64 squares past 1e154 overflow to +Inf (float32 ones,
+// squared in float64, do not).
+func Norm2[T Float](s []T) float64 { return math.Sqrt(dot(s, s)) }
+
+// SumInt is the sum of integers s in int64, wrapping around as NumPy's
+// int64 accumulator (uint64 sums are their bits).
+func SumInt[T Integer](s []T) int64 {
+	var acc [4]int64
+	i := 0
+	for ; i+4 <= len(s); i += 4 {
+		c := s[i : i+4 : i+4]
+		acc[0] += int64(c[0])
+		acc[1] += int64(c[1])
+		acc[2] += int64(c[2])
+		acc[3] += int64(c[3])
+	}
+	for ; i < len(s); i++ {
+		acc[0] += int64(s[i])
+	}
+	return acc[0] + acc[1] + acc[2] + acc[3]
+}
+
+// Min is the smallest element of s: NaN if any is NaN (as NumPy's min); of
+// equal zeros, the sign is that of one of them, the same for every kernel set.
+// No elements is an error.
+func Min[T Number](s []T) (T, error) { return extreme(s, false) }
+
+// Max is the largest element of s, by Min's rules.
+func Max[T Number](s []T) (T, error) { return extreme(s, true) }
+
+func extreme[T Number](s []T, isMax bool) (T, error) {
+	var zero T
+	if len(s) == 0 {
+		return zero, errEmpty
+	}
+	for _, v := range s[:min(len(s), 16)] {
+		if v != v {
+			return T(math.NaN()), nil
+		}
+	}
+	if len(s) < 16 {
+		r := s[0]
+		for _, v := range s[1:] {
+			r = step(r, v, isMax)
+		}
+		return r, nil
+	}
+	// 16 lanes, started with the first 16 elements
+	var acc [16]T
+	copy(acc[:], s)
+	i, nan := 16, false
+	switch s := any(s).(type) {
+	case []float32:
+		i, nan = extremeLanesF32(s, any(&acc).(*[16]float32), isMax)
+	case []float64:
+		i, nan = extremeLanesF64(s, any(&acc).(*[16]float64), isMax)
+	}
+	for ; i < len(s) && !nan; i++ {
+		v := s[i]
+		nan = v != v
+		acc[i&15] = step(acc[i&15], v, isMax)
+	}
+	if nan {
+		return T(math.NaN()), nil
+	}
+	var l8 [8]T
+	for j := range l8 {
+		l8[j] = step(acc[2*j], acc[2*j+1], isMax)
+	}
+	return step(step(step(l8[0], l8[1], isMax), step(l8[2], l8[3], isMax), isMax),
+		step(step(l8[4], l8[5], isMax), step(l8[6], l8[7], isMax), isMax), isMax), nil
+}
+
+// step is one step of Min (acc < v ? acc : v, x86's MINPS) or Max.
+func step[T Number](acc, v T, isMax bool) T {
+	if isMax {
+		if acc > v {
+			return acc
+		}
+		return v
+	}
+	if acc < v {
+		return acc
+	}
+	return v
+}

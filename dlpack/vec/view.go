@@ -1,0 +1,171 @@
+package vec
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack"
+)
+
+// View is a strided tensor over a slice, as a DLPack tensor is over its
+// memory: the element at index (i0, i1, ...) is data[offset + i0*strides[0] +
+// i1*strides[1] + ...], strides in elements, any sign, 0 too (a broadcast
+// source). Its shape and strides are its own copies. Map, Map2 and Lines walk
+// views; the zero View is a 0-d view of nothing, an error to walk.
+type View[T any] struct {
+	data    []T
+	offset  int
+	shape   []int
+	strides []int
+}
+
+// NewView is the view of data with shape and strides (nil: C-contiguous) whose
+// first element is data[offset]; every element must lie in data.
+func NewView[T any](data []T, offset int, shape, strides []int) (View[T], error) {
+	if strides == nil {
+		strides = contiguous(shape)
+	}
+	if len(strides) != len(shape) {
+		return View[T]{}, fmt.Errorf("vec: %d strides for %d dimensions: pass one stride a dimension", len(strides), len(shape))
+	}
+	lo, hi := offset, offset
+	for i, d := range shape {
+		if d < 0 {
+			return View[T]{}, fmt.Errorf("vec: dimension %d is %d: pass non-negative dimensions", i, d)
+		}
+		if d == 0 {
+			lo, hi = 0, -1
+			break
+		}
+		if r := (d - 1) * strides[i]; r < 0 {
+			lo += r
+		} else {
+			hi += r
+		}
+	}
+	if hi >= lo && (lo < 0 || hi >= len(data)) {
+		return View[T]{}, fmt.Errorf("vec: the view reaches elements %d..%d of a slice of %d: "+
+			"pass an offset, shape and strides inside the slice", lo, hi, len(data))
+	}
+	return View[T]{data, offset, append([]int(nil), shape...), append([]int(nil), strides...)}, nil
+}
+
+// ViewOf is the C-contiguous view of s with shape (nil: 1-d, all of s); the
+// shape's elements must be len(s).
+func ViewOf[T any](s []T, shape ...int) (View[T], error) {
+	if shape == nil {
+		shape = []int{len(s)}
+	}
+	n := 1
+	for _, d := range shape {
+		n *= max(d, 0)
+	}
+	if n != len(s) {
+		return View[T]{}, fmt.Errorf("vec: shape %v holds %d elements, the slice %d: pass a shape of len(s) elements", shape, n, len(s))
+	}
+	return NewView(s, 0, shape, nil)
+}
+
+// FromPointer is the view of the tensor whose first element is at data, with
+// shape and strides (in elements; nil: C-contiguous) as a DLPack tensor has
+// them: godlpack.Tensor's Data, Shape and Strides. The memory must hold every
+// element, as a valid tensor's does, and stay alive while the view is used.
+func FromPointer[T any](data unsafe.Pointer, shape, strides []int64) (View[T], error) {
+	if strides == nil {
+		strides = dlpack.ContiguousStrides(shape)
+	}
+	if len(strides) != len(shape) {
+		return View[T]{}, fmt.Errorf("vec: %d strides for %d dimensions: pass one stride a dimension", len(strides), len(shape))
+	}
+	lo, hi, err := dlpack.ElementSpan(shape, strides)
+	if err != nil {
+		return View[T]{}, fmt.Errorf("vec: shape %v, strides %v: %w", shape, strides, err)
+	}
+	shp, str := make([]int, len(shape)), make([]int, len(shape))
+	for i := range shape {
+		shp[i], str[i] = int(shape[i]), int(strides[i])
+	}
+	if hi < lo { // no elements
+		return View[T]{shape: shp, strides: str}, nil
+	}
+	if data == nil {
+		return View[T]{}, errors.New("vec: a nil data pointer for a tensor with elements: pass the tensor's data")
+	}
+	size := int64(unsafe.Sizeof(*new(T)))
+	base := (*T)(unsafe.Add(data, lo*size))
+	return View[T]{unsafe.Slice(base, hi-lo+1), int(-lo), shp, str}, nil
+}
+
+// contiguous is the C-contiguous strides of shape.
+func contiguous(shape []int) []int {
+	strides := make([]int, len(shape))
+	step := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		strides[i] = step
+		step *= max(shape[i], 1)
+	}
+	return strides
+}
+
+// Shape is v's shape (its own copy: changing it changes nothing).
+func (v View[T]) Shape() []int { return append([]int(nil), v.shape...) }
+
+// Strides is v's strides in elements (a copy).
+func (v View[T]) Strides() []int { return append([]int(nil), v.strides...) }
+
+// Len is the number of elements of v.
+func (v View[T]) Len() int {
+	n := 1
+	for _, d := range v.shape {
+		n *= d
+	}
+	return n
+}
+
+// Slab is the view of v's indexes lo..hi-1 along its first dimension: the
+// part of the work one goroutine takes (Parallel).
+func (v View[T]) Slab(lo, hi int) (View[T], error) {
+	if len(v.shape) == 0 || lo < 0 || hi < lo || hi > v.shape[0] {
+		return View[T]{}, fmt.Errorf("vec: slab %d:%d of a view of shape %v: pass 0 <= lo <= hi <= shape[0]", lo, hi, v.shape)
+	}
+	s := View[T]{v.data, v.offset + lo*v.strides[0], append([]int(nil), v.shape...), v.strides}
+	s.shape[0] = hi - lo
+	return s, nil
+}
+
+// Contiguous is v's elements as one slice when v is C-contiguous (ok false
+// otherwise): the fast path of a whole-array operation.
+func (v View[T]) Contiguous() (s []T, ok bool) {
+	n := v.Len()
+	if n == 0 {
+		return nil, true
+	}
+	step := 1
+	for i := len(v.shape) - 1; i >= 0; i-- {
+		if v.shape[i] != 1 && v.strides[i] != step {
+			return nil, false
+		}
+		step *= v.shape[i]
+	}
+	return v.data[v.offset : v.offset+n], true
+}
+
+// Permute is v with its dimensions reordered: dimension i of the result is
+// dimension axes[i] of v (NumPy's transpose(axes)); no element moves. An HxWxC
+// image read as CxHxW is Permute(2, 0, 1).
+func (v View[T]) Permute(axes ...int) (View[T], error) {
+	if len(axes) != len(v.shape) {
+		return View[T]{}, fmt.Errorf("vec: %d axes for a view of %d dimensions: name each once", len(axes), len(v.shape))
+	}
+	p := View[T]{v.data, v.offset, make([]int, len(axes)), make([]int, len(axes))}
+	seen := make([]bool, len(axes))
+	for i, a := range axes {
+		if a < 0 || a >= len(axes) || seen[a] {
+			return View[T]{}, fmt.Errorf("vec: axes %v are not a permutation of 0..%d", axes, len(axes)-1)
+		}
+		seen[a] = true
+		p.shape[i], p.strides[i] = v.shape[a], v.strides[a]
+	}
+	return p, nil
+}
