@@ -93,3 +93,20 @@ def model_rows(x: godlpack.Array) -> torch.Tensor:
 
 def thread_names() -> list[str]:
     return [threading.current_thread().name, threading.main_thread().name]
+
+
+def identity(x: Any) -> Any:
+    return x
+
+
+def time_identity(n: int) -> None:
+    """n calls of identity(a) made from Python, a a tensor (a godlpack.Array over
+    memory of the same size as the Go benchmark's): the baseline of BenchmarkCallTensor."""
+    a = godlpack.zeros((16, 16), dtype="float32")
+    f = identity
+    for _ in range(n):
+        f(a)
+
+
+def noop() -> None:
+    pass
