@@ -61,7 +61,7 @@ def python_server(port: int, batch: int, wait: float) -> None:
             x = torch.tensor([r[0] for r in reqs], dtype=torch.float32)
             with torch.no_grad():
                 y = net(x).tolist()
-            for (_, reply), row in zip(reqs, y):
+            for (_, reply), row in zip(reqs, y, strict=True):
                 reply.put(row)
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -178,8 +178,17 @@ def main() -> None:
         )
         port = free_port()
         go = subprocess.Popen(
-            [binary, "-addr", f"127.0.0.1:{port}", "-python", sys.executable,
-             "-batch", str(args.batch), "-wait", f"{args.wait}ms"],
+            [
+                binary,
+                "-addr",
+                f"127.0.0.1:{port}",
+                "-python",
+                sys.executable,
+                "-batch",
+                str(args.batch),
+                "-wait",
+                f"{args.wait}ms",
+            ],
             env=env,
             stderr=subprocess.DEVNULL,
         )

@@ -325,10 +325,16 @@ def cgo_settings(*, embed: bool) -> dict[str, str]:
         libpl = var("LIBPL") or libdir
         library = Path(libpl) / (var("LIBRARY") or "")
         if not library.is_file():
-            raise BuildError(f"{sys.executable} was built without a shared libpython and "
-                             f"its static one ({library}) is missing")
-        ldflags = [str(library), *shlex.split(var("LIBS") or ""),
-                   *shlex.split(var("SYSLIBS") or ""), "-Wl,--export-dynamic"]
+            raise BuildError(
+                f"{sys.executable} was built without a shared libpython and "
+                f"its static one ({library}) is missing"
+            )
+        ldflags = [
+            str(library),
+            *shlex.split(var("LIBS") or ""),
+            *shlex.split(var("SYSLIBS") or ""),
+            "-Wl,--export-dynamic",
+        ]
     settings["CGO_LDFLAGS"] = _join_flags(ldflags, os.environ.get("CGO_LDFLAGS", ""))
     library_path = [libdir, *(d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d)]
     settings["LD_LIBRARY_PATH"] = ":".join(dict.fromkeys(library_path))

@@ -7,10 +7,9 @@ import time
 import weakref
 from typing import Any
 
+import godlpack
 import numpy as np
 import torch
-
-import godlpack
 
 
 class CustomError(Exception):
