@@ -124,6 +124,7 @@ func goExtModuleDoc(name *C.char) *C.char {
 //
 //export goExtExec
 func goExtExec(mod *C.PyObject, name *C.char) C.int {
+	markHosted() // Go code of this extension may call back into Python (gil.go)
 	m := modules[C.GoString(name)]
 	if m == nil {
 		importError("godlpack: module " + C.GoString(name) + " vanished")

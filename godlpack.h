@@ -65,6 +65,16 @@ static inline void gd_call_deleter(void *m, int versioned) {
         }
     }
 }
+/* Whether the interpreter is finalizing or gone: a release that would touch Python
+ * then leaks instead (taking the GIL can hang or end the thread), and Go's calls into
+ * an embedded or hosting interpreter are refused (gil.go). No GIL needed. */
+static inline int gd_interpreter_gone(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return !Py_IsInitialized() || Py_IsFinalizing();
+#else
+    return !Py_IsInitialized() || _Py_IsFinalizing();
+#endif
+}
 /* Owners of a Python buffer (owner_pybuffer.c). Unlike the others, releasing one
  * touches Python: it takes the GIL itself, and leaks once the interpreter is gone. */
 gd_owner *gd_owner_new_pybuffer(PyObject *obj, int writable, PyObject *keep);
@@ -275,6 +285,7 @@ static inline int gd_complex_check(PyObject *o) { return PyComplex_Check(o); }
 static inline int gd_bool_check(PyObject *o) { return PyBool_Check(o); }
 static inline int gd_unicode_check(PyObject *o) { return PyUnicode_Check(o); }
 static inline int gd_bytes_check_exact(PyObject *o) { return PyBytes_CheckExact(o); }
+static inline int gd_dict_check(PyObject *o) { return PyDict_Check(o); }
 static inline int gd_slice_check(PyObject *o) { return PySlice_Check(o); }
 static inline int gd_index_check(PyObject *o) { return PyIndex_Check(o); }
 static inline int gd_type_check(PyObject *o) { return PyType_Check(o); }

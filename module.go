@@ -30,6 +30,7 @@ func goProcessInit() C.int {
 	if registerExchangeAPI() != nil {
 		return -1
 	}
+	markHosted()
 	return 0
 }
 

@@ -20,14 +20,6 @@ typedef struct {
     PyObject *keep; /* NULL or an object that must live as long as the memory */
 } gd_pybuffer;
 
-static int interpreter_gone(void) {
-#if PY_VERSION_HEX >= 0x030D0000
-    return !Py_IsInitialized() || Py_IsFinalizing();
-#else
-    return !Py_IsInitialized() || _Py_IsFinalizing();
-#endif
-}
-
 /* Takes a C-contiguous buffer of obj into a new owner: writable when writable is
  * set and obj allows it, else read-only. keep gets a new reference. NULL with a
  * Python exception set on failure. The Py_buffer lives inside the owner because
@@ -75,7 +67,7 @@ PyObject *gd_owner_keep(gd_owner *o) {
 
 void gd_owner_release_pybuffer(gd_owner *o) {
     gd_pybuffer *pb = o->foreign;
-    if (interpreter_gone()) {
+    if (gd_interpreter_gone()) {
         return; /* leaked on purpose: see the comment at the top */
     }
     PyGILState_STATE st = PyGILState_Ensure();

@@ -10,6 +10,7 @@ import time
 
 import godlpack as g
 import numpy as np
+import pytest
 import torch
 from goext_build import folder, load
 
@@ -231,3 +232,13 @@ assert errors == [], errors
 print("ok")
 """
     assert run_script(tmp_path, "two_runtimes", script, timeout=300).strip() == "ok"
+
+
+def test_go_extension_calls_back_into_python_from_a_goroutine():
+    """goext2.sqrt_on_goroutine: a Go extension's goroutine calls math.sqrt through
+    godlpack.Import/Object (the embedding API, gil.go) while the call waits for it; a
+    Python exception comes back as the function's error, with Python's type named."""
+    goext2 = load("goext2")
+    assert goext2.sqrt_on_goroutine(2.0) == 2.0**0.5
+    with pytest.raises(ValueError, match="ValueError: math domain error"):
+        goext2.sqrt_on_goroutine(-1.0)

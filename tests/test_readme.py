@@ -219,3 +219,19 @@ def test_api_section_names_every_array_method():
     public = [n for n in dir(godlpack.Array) if not n.startswith("_")]
     for name in [*public, "__dlpack__", "__dlpack_device__"]:
         assert f"`{name}`" in api, f"README's API section does not name Array.{name}"
+
+
+def test_from_go_to_python_is_examples_serve():
+    """The section shows the go-env commands test_serve.py runs and examples/serve's
+    files as they are (test_serve.py builds and runs them)."""
+    section = _section("From Go to Python")
+    example = README.parent / "examples" / "serve"
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", section, re.S | re.M)
+    assert blocks[0][1].splitlines()[:2] == [
+        'eval "$(python -m godlpack go-env --embed)"',
+        "go build -o serve ./examples/serve",
+    ]
+    assert blocks[1:] == [
+        ("python", (example / "model.py").read_text()),
+        ("go", (example / "main.go").read_text()),
+    ]

@@ -2,6 +2,11 @@
 
 python -m godlpack [demo]   the demo (needs NumPy; PyTorch adds a part)
 python -m godlpack info     what this build speaks and which consumers are installed
+python -m godlpack go-env [--embed]
+                            `export` lines for a POSIX shell: the settings go build needs
+                            to build Go code against godlpack for this interpreter; with
+                            --embed, a Go program that embeds it (libpython, GODLPACK_PYTHON):
+                            eval "$(python -m godlpack go-env --embed)"
 python -m godlpack --help   this usage
 """
 
@@ -62,6 +67,21 @@ def info() -> int:
     return 0
 
 
+def go_env(embed: bool) -> int:
+    import shlex
+
+    from godlpack._gobuild import BuildError, cgo_settings
+
+    try:
+        settings = cgo_settings(embed=embed)
+    except BuildError as e:
+        print(f"python -m godlpack go-env: {e}", file=sys.stderr)
+        return 1
+    for name, value in settings.items():
+        print(f"export {name}={shlex.quote(value)}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m godlpack",
@@ -71,12 +91,21 @@ def main(argv: list[str] | None = None) -> int:
         "command",
         nargs="?",
         default="demo",
-        choices=("demo", "info"),
+        choices=("demo", "info", "go-env"),
         help="demo (the default): share a Go-owned array with NumPy and PyTorch, zero-copy; "
         "info: print the godlpack and DLPack versions, the dtypes, the devices and the "
-        "installed consumers",
+        "installed consumers; go-env: the settings go build needs, as export lines",
+    )
+    parser.add_argument(
+        "--embed",
+        action="store_true",
+        help="go-env only: for a Go program that embeds this interpreter (links libpython)",
     )
     args = parser.parse_args(argv)
+    if args.command == "go-env":
+        return go_env(args.embed)
+    if args.embed:
+        parser.error("--embed goes with go-env")
     return info() if args.command == "info" else demo()
 
 

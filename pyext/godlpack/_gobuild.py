@@ -305,6 +305,65 @@ def go_env(
     return env
 
 
+def cgo_settings(*, embed: bool) -> dict[str, str]:
+    """What ``go build`` needs to build Go code against the godlpack library for the
+    running interpreter, as environment settings: its headers and the build tag; with
+    ``embed``, a Go program that embeds it (``python -m godlpack go-env --embed``):
+    libpython too (linked, found at run time by an rpath and LD_LIBRARY_PATH) and the
+    interpreter's path for godlpack.Start. The caller's own CGO_CFLAGS, CGO_LDFLAGS and
+    GOFLAGS are kept after these (a flag already present is not repeated)."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    cflags = [*("-I" + d for d in dict.fromkeys([paths["include"], paths["platinclude"]])), "-O2"]
+    settings = {
+        "CGO_ENABLED": "1",
+        "CGO_CFLAGS": _join_flags(cflags, os.environ.get("CGO_CFLAGS", "")),
+        "GOFLAGS": _join_flags(["-tags=" + GO_BUILD_TAG], os.environ.get("GOFLAGS", "")),
+    }
+    if not embed:
+        return settings
+    var = sysconfig.get_config_var
+    libdir = var("LIBDIR") or ""
+    if var("Py_ENABLE_SHARED"):
+        ldversion = var("LDVERSION") or "{}.{}".format(*sys.version_info[:2])
+        if not any(
+            (Path(d) / ("libpython" + ldversion + ".so")).exists()
+            for d in (libdir, var("LIBPL") or "")
+        ):
+            raise BuildError(
+                f"libpython{ldversion}.so not found in {libdir}: install the development "
+                f"files of {sys.executable} (e.g. the libpython{ldversion}-dev package)"
+            )
+        ldflags = ["-L" + libdir, "-lpython" + ldversion, "-Wl,-rpath," + libdir]
+    else:
+        # A static libpython: linked whole, its symbols exported for extension modules.
+        libpl = var("LIBPL") or libdir
+        library = Path(libpl) / (var("LIBRARY") or "")
+        if not library.is_file():
+            raise BuildError(
+                f"{sys.executable} was built without a shared libpython and "
+                f"its static one ({library}) is missing"
+            )
+        ldflags = [
+            str(library),
+            *shlex.split(var("LIBS") or ""),
+            *shlex.split(var("SYSLIBS") or ""),
+            "-Wl,--export-dynamic",
+        ]
+    settings["CGO_LDFLAGS"] = _join_flags(ldflags, os.environ.get("CGO_LDFLAGS", ""))
+    library_path = [libdir, *(d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d)]
+    settings["LD_LIBRARY_PATH"] = ":".join(dict.fromkeys(library_path))
+    settings["GODLPACK_PYTHON"] = sys.executable
+    return settings
+
+
+def _join_flags(ours: list[str], theirs: str) -> str:
+    """``ours`` then the flags of ``theirs`` (a cgo flag string) not already in it."""
+    flags = [*ours, *(f for f in shlex.split(theirs) if f not in ours)]
+    return " ".join(_quote_flag(f) for f in flags)
+
+
 def go_build_c_shared(
     pkg: str,
     target: Path,

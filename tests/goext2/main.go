@@ -35,6 +35,8 @@ func init() {
 			Doc("Keep, AsTensor and ReadSlice of an absent tensor: their errors, joined."),
 		godlpack.Func1("ndim_of", ndimOf, "x").Default("x", nil).
 			Doc("x.NDim() without asking IsNone: an absent x panics (RuntimeError)."),
+		godlpack.Func1("sqrt_on_goroutine", sqrtOnGoroutine, "x").ReleaseGIL().
+			Doc("math.sqrt(x), called back in Python from a new goroutine (godlpack.Import)."),
 	)
 }
 
@@ -188,3 +190,34 @@ func keepNone(x godlpack.Tensor[godlpack.Any]) (string, error) {
 }
 
 func ndimOf(x godlpack.Tensor[godlpack.Any]) (int, error) { return x.NDim(), nil }
+
+// sqrtOnGoroutine calls back into the Python that loaded this extension, from a
+// goroutine of its own: the Object API and its GIL handling (gil.go) are the same as
+// a Go program's that embeds Python. ReleaseGIL: the goroutine needs the GIL the
+// call would otherwise hold while it waits.
+func sqrtOnGoroutine(x float64) (float64, error) {
+	type result struct {
+		v   float64
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		var r result
+		defer func() { done <- r }()
+		math, err := godlpack.Import("math")
+		if err != nil {
+			r.err = err
+			return
+		}
+		defer math.Close()
+		v, err := math.CallMethod("sqrt", x)
+		if err != nil {
+			r.err = err
+			return
+		}
+		defer v.Close()
+		r.v, r.err = v.Float()
+	}()
+	r := <-done
+	return r.v, r.err
+}

@@ -1,0 +1,264 @@
+//go:build godlpack_python
+
+package godlpack
+
+// object.go: Python objects held from Go. One type for both directions: a Go program
+// that embeds Python (embed.go) and a Go extension calling back into the Python that
+// loaded it use the same Object, the same calls and the same conversions
+// (object_convert.go). Every method takes the GIL itself (gil.go), from any goroutine.
+
+// #include "godlpack.h"
+import "C"
+
+import (
+	"errors"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+)
+
+// An Object is a reference to a Python object, held from Go. Close drops it; an
+// Object dropped without Close is released by a cleanup at the next call into
+// Python after the collector finds it. Its methods may be called from any goroutine
+// (each takes the GIL); Close may race with them: the calls that lose get ErrClosed.
+type Object struct {
+	p       atomic.Pointer[C.PyObject] // nil once closed
+	cleanup runtime.Cleanup
+}
+
+// ErrClosed is returned by the methods of a closed Object.
+var ErrClosed = errors.New("godlpack: the Object was closed")
+
+// Kw passes keyword arguments: as the last argument of Call or CallMethod,
+// o.Call(x, godlpack.Kw{"dim": 1}) is Python's o(x, dim=1).
+type Kw map[string]any
+
+// newObject wraps a new reference (GIL held); nil stays nil.
+func newObject(p *C.PyObject) *Object {
+	if p == nil {
+		return nil
+	}
+	o := &Object{}
+	o.p.Store(p)
+	o.cleanup = runtime.AddCleanup(o, pendingDecrefs.add, p)
+	return o
+}
+
+// Close drops the reference. Closing twice, or after Finalize, does nothing.
+func (o *Object) Close() {
+	p := o.p.Swap(nil)
+	if p == nil {
+		return
+	}
+	o.cleanup.Stop()
+	if withGIL(func() error { C.gd_decref(p); return nil }) != nil {
+		return // the interpreter is gone, and its objects with it
+	}
+}
+
+// ref returns the object (GIL held: it stays alive while the caller holds the GIL
+// only if the Object is not closed meanwhile, so the caller takes a reference).
+func (o *Object) ref() (*C.PyObject, error) {
+	if o == nil {
+		return nil, errors.New("godlpack: nil *Object")
+	}
+	p := o.p.Load()
+	if p == nil {
+		return nil, ErrClosed
+	}
+	return p, nil
+}
+
+// with runs f with the object held (a reference taken for the call, so a racing
+// Close cannot free it under f) and the GIL held.
+func (o *Object) with(f func(p *C.PyObject) error) error {
+	return withGIL(func() error {
+		p, err := o.ref()
+		if err != nil {
+			return err
+		}
+		C.gd_incref(p)
+		defer C.gd_decref(p)
+		return f(p)
+	})
+}
+
+// Import imports a Python module, as Python's import statement does.
+func Import(name string) (*Object, error) {
+	var m *Object
+	err := withGIL(func() error {
+		p, err := importModule(name)
+		m = newObject(p)
+		return err
+	})
+	return m, err
+}
+
+func importModule(name string) (*C.PyObject, error) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	p := C.PyImport_ImportModule(cname)
+	if p == nil {
+		return nil, errPySet
+	}
+	return p, nil
+}
+
+// Attr returns the attribute name of o, as o.name in Python.
+func (o *Object) Attr(name string) (*Object, error) {
+	var r *Object
+	err := o.with(func(p *C.PyObject) error {
+		a, err := getAttr(p, name)
+		r = newObject(a)
+		return err
+	})
+	return r, err
+}
+
+func getAttr(p *C.PyObject, name string) (*C.PyObject, error) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	a := C.PyObject_GetAttrString(p, cname)
+	if a == nil {
+		return nil, errPySet
+	}
+	return a, nil
+}
+
+// SetAttr sets the attribute name of o to value converted (see FromGo).
+func (o *Object) SetAttr(name string, value any) error {
+	return o.with(func(p *C.PyObject) error {
+		v, err := toPython(value)
+		if err != nil {
+			return err
+		}
+		defer C.gd_decref(v)
+		cname := C.CString(name)
+		defer C.free(unsafe.Pointer(cname))
+		if C.PyObject_SetAttrString(p, cname, v) < 0 {
+			return errPySet
+		}
+		return nil
+	})
+}
+
+// Call calls o with args converted from Go (see FromGo); a last argument of type
+// Kw gives the keyword arguments. A *tensor.Tensor argument moves into Python (as
+// Export does: the Go Tensor is ended, even if the call fails) and arrives as a
+// godlpack.Array over its memory, without a copy.
+func (o *Object) Call(args ...any) (*Object, error) {
+	var r *Object
+	err := o.with(func(p *C.PyObject) error {
+		res, err := callObject(p, args)
+		r = newObject(res)
+		return err
+	})
+	return r, err
+}
+
+// CallMethod calls o's method name, as o.name(*args, **kw) in Python.
+func (o *Object) CallMethod(name string, args ...any) (*Object, error) {
+	var r *Object
+	err := o.with(func(p *C.PyObject) error {
+		m, err := getAttr(p, name)
+		if err != nil {
+			return err
+		}
+		defer C.gd_decref(m)
+		res, err := callObject(m, args)
+		r = newObject(res)
+		return err
+	})
+	return r, err
+}
+
+// callObject calls p with the converted args (GIL held); a new reference.
+func callObject(p *C.PyObject, args []any) (*C.PyObject, error) {
+	var kw Kw
+	if n := len(args); n > 0 {
+		if k, ok := args[n-1].(Kw); ok {
+			kw, args = k, args[:n-1]
+		}
+	}
+	tuple, err := tupleOf(args)
+	if err != nil {
+		return nil, err
+	}
+	defer C.gd_decref(tuple)
+	var dict *C.PyObject
+	if len(kw) > 0 {
+		if dict, err = dictOf(kw); err != nil {
+			return nil, err
+		}
+		defer C.gd_decref(dict)
+	}
+	res := C.PyObject_Call(p, tuple, dict)
+	if res == nil {
+		return nil, errPySet
+	}
+	return res, nil
+}
+
+// Item returns o[key].
+func (o *Object) Item(key any) (*Object, error) {
+	var r *Object
+	err := o.with(func(p *C.PyObject) error {
+		k, err := toPython(key)
+		if err != nil {
+			return err
+		}
+		defer C.gd_decref(k)
+		v := C.PyObject_GetItem(p, k)
+		if v == nil {
+			return errPySet
+		}
+		r = newObject(v)
+		return nil
+	})
+	return r, err
+}
+
+// SetItem sets o[key] = value.
+func (o *Object) SetItem(key, value any) error {
+	return o.with(func(p *C.PyObject) error {
+		k, err := toPython(key)
+		if err != nil {
+			return err
+		}
+		defer C.gd_decref(k)
+		v, err := toPython(value)
+		if err != nil {
+			return err
+		}
+		defer C.gd_decref(v)
+		if C.PyObject_SetItem(p, k, v) < 0 {
+			return errPySet
+		}
+		return nil
+	})
+}
+
+// String returns str(o), or a description of why it could not be had.
+func (o *Object) String() string {
+	var s string
+	err := o.with(func(p *C.PyObject) error {
+		str := C.PyObject_Str(p)
+		if str == nil {
+			return errPySet
+		}
+		defer C.gd_decref(str)
+		var err error
+		s, err = strValue(str)
+		return err
+	})
+	if err != nil {
+		return "<godlpack.Object: " + err.Error() + ">"
+	}
+	return s
+}
+
+// IsNone reports whether o is Python's None (false for a closed Object).
+func (o *Object) IsNone() bool {
+	p := o.p.Load()
+	return p != nil && C.gd_is_none(p) != 0 // a pointer compare: no GIL needed
+}
