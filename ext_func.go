@@ -295,15 +295,16 @@ func aliased(a *C.gd_ext_arg) bool {
 func (p *param) holds(a *C.gd_ext_arg) bool {
 	dt := a.m.dl_tensor.dtype
 	return dtypeKey(uint8(dt.code), uint8(dt.bits), uint16(dt.lanes)) == p.quickKey &&
-		(p.ndim < 0 || int(a.m.dl_tensor.ndim) == p.ndim) && a.m.flags&p.refuse == 0 &&
-		!(p.noAlias && aliased(a))
+		(p.ndim < 0 || int(a.m.dl_tensor.ndim) == p.ndim) && a.m.flags&p.refuse == 0
 }
 
 // arg converts argument a of parameter p: a present tensor that holds right here,
 // with no call (a call costs ~1-2 ns, a tenth of what a call of a short function
 // spends in Go); anything else through p's converter c (chosen by converter).
 func arg[A any](p *param, c func(*C.gd_ext_arg) (A, error), a *C.gd_ext_arg) (A, error) {
-	if p.quickKey != 0 && a.obj != nil && p.holds(a) { // only a tensor's argument has obj set
+	// holds stays small enough to inline (the Go compiler's budget); the aliasing
+	// rule, a call, is asked apart, of a MutTensor only.
+	if p.quickKey != 0 && a.obj != nil && p.holds(a) && !(p.noAlias && aliased(a)) { // only a tensor's argument has obj set
 		a.mut = p.mut
 		// A is Tensor[E] or MutTensor[E] (quickKey says so), whose one field is a.
 		return *(*A)(unsafe.Pointer(&a)), nil
@@ -353,11 +354,11 @@ func (p *param) check(f *Function, a *C.gd_ext_arg) error {
 // for a write it cannot make (to a read-only array); the tensor is of the right
 // type, its layout is what cannot be written.
 func (p *param) aliasedError(f *Function, x Tensor[Any], how dlpack.Aliasing) error {
-	share := "share"
+	share := "share memory"
 	if how == dlpack.MayAlias {
-		share = fmt.Sprintf("may share (too many to rule it out: over %d)", selfOverlapWork)
+		share = fmt.Sprintf("may share memory (a layout too costly to rule it out over more than %d elements)", selfOverlapWork)
 	}
-	return ValueError.Errorf("%s(): argument %s: it is written in place, but its elements %s memory "+
+	return ValueError.Errorf("%s(): argument %s: it is written in place, but its elements %s "+
 		"(shape %s, strides %s), so a shared one would be written once per index; pass a copy "+
 		"(NumPy: x.copy(), PyTorch: x.clone())",
 		f.name, p.name, share, intsString(x.shape()), intsString(x.strides()))
