@@ -31,20 +31,24 @@ static const char *buffer_format(DLDataType t) {
 }
 
 /* Whether the elements are packed in C order (last axis fastest) or, with fortran
- * set, in Fortran order. Axes of extent 1 have no stride that matters. */
+ * set, in Fortran order (dlpack.IsCContiguous's rule). Axes of extent 1 have no
+ * stride that matters, and an array with no elements is both, whatever its strides
+ * (NumPy gives np.zeros((0, 5)) strides (0, 0)): a zero extent anywhere decides,
+ * not only one met before a stride that does not match. */
 static int is_contiguous(const gd_array *a, int fortran) {
-    int64_t expect = 1;
+    uint64_t expect = 1; /* unsigned: with a zero extent further on, the product may wrap */
+    int packed = 1;
     for (int32_t k = 0; k < a->ndim; k++) {
         int32_t i = fortran ? k : a->ndim - 1 - k;
         if (a->shape[i] == 0) {
             return 1;
         }
-        if (a->shape[i] != 1 && a->strides[i] != expect) {
-            return 0;
+        if (a->shape[i] != 1 && (uint64_t)a->strides[i] != expect) {
+            packed = 0;
         }
-        expect *= a->shape[i];
+        expect *= (uint64_t)a->shape[i];
     }
-    return 1;
+    return packed;
 }
 
 int gd_array_getbuffer(PyObject *self, Py_buffer *view, int flags) {

@@ -92,23 +92,62 @@ static int expected(const gd_ext_func *f, const gd_ext_param *p, const char *wha
     return -1;
 }
 
-/* The pending exception again, its message prefixed with the function and parameter. */
-static int prefix_error(const gd_ext_func *f, const gd_ext_param *p) {
+/* The pending exception, raised by the argument's own code (its __dlpack__,
+ * __index__, __float__, a str that UTF-8 cannot encode) or by the import, passed on
+ * as it is, with "f(): argument x" added as a note (PEP 678: add_note; on 3.10, which
+ * has none, the __notes__ list that backports print). Never rebuilt as
+ * type(e)(prefix + str(e)): that breaks exceptions whose constructor takes other
+ * arguments (UnicodeEncodeError's five, a producer's E(a, b)), loses their args and
+ * attributes (SystemExit(3)'s status) and quotes a KeyError's message twice. A note
+ * that cannot be added (an exception refusing attributes) is left out. */
+static int note_error(const gd_ext_func *f, const gd_ext_param *p) {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
-    PyObject *msg = value != NULL ? PyObject_Str(value) : NULL;
-    if (msg == NULL) {
-        PyErr_Clear();
-        PyErr_Restore(type, value, tb);
-        return -1;
+    PyObject *note = value != NULL ? PyUnicode_FromFormat("%s(): argument %s", f->def.ml_name,
+                                                          p->name)
+                                   : NULL;
+    if (note != NULL) {
+#if PY_VERSION_HEX >= 0x030B0000
+        PyObject *r = PyObject_CallMethod(value, "add_note", "O", note);
+#else
+        PyObject *r = PyObject_GetAttrString(value, "__notes__");
+        if (r != NULL && PyList_Check(r)) {
+            Py_SETREF(r, PyList_Append(r, note) == 0 ? Py_NewRef(Py_None) : NULL);
+        } else if (r == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+            PyObject *notes = PyList_New(1);
+            if (notes != NULL) {
+                PyList_SET_ITEM(notes, 0, Py_NewRef(note));
+                r = PyObject_SetAttrString(value, "__notes__", notes) == 0 ? Py_NewRef(Py_None)
+                                                                           : NULL;
+                Py_DECREF(notes);
+            }
+        }
+#endif
+        Py_XDECREF(r);
+        Py_DECREF(note);
     }
-    PyErr_Format(type, "%s(): argument %s: %U", f->def.ml_name, p->name, msg);
-    Py_DECREF(msg);
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
+    PyErr_Clear(); /* a note refused: the exception matters, not its note */
+    PyErr_Restore(type, value, tb);
     return -1;
+}
+
+/* Whether o offers a tensor, so that a TypeError of its import is its own (its
+ * __dlpack__'s, a malformed capsule's) and passes on; else the argument is no tensor
+ * at all and "expected a tensor" says so. Runs with the pending exception aside. */
+static int offers_tensor(PyObject *o) {
+    if (PyCapsule_CheckExact(o)) {
+        return 1;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *m = PyObject_GetAttrString(o, "__dlpack__");
+    int has = m != NULL;
+    Py_XDECREF(m);
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    return has;
 }
 
 /* numpy.ndarray, once an argument was one: its tensors are read from its fields
@@ -154,15 +193,15 @@ static int convert_tensor(const gd_ext_func *f, const gd_ext_param *p, PyObject 
     int writes = (p->kind | GD_EXT_OPTIONAL) == (GD_EXT_MUT_TENSOR | GD_EXT_OPTIONAL);
     int lent = gd_ext_capi->lend(o, &a->m, a->dims, GD_EXT_LEND_NDIM, writes, &a->view);
     if (lent != 0) {
-        return lent > 0 ? 0 : prefix_error(f, p);
+        return lent > 0 ? 0 : note_error(f, p);
     }
     PyObject *arr = gd_ext_capi->from_dlpack(o);
     if (arr == NULL) {
-        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError) && !offers_tensor(o)) {
             PyErr_Clear();
             return expected(f, p, "a tensor (a DLPack producer or capsule)", o);
         }
-        return prefix_error(f, p);
+        return note_error(f, p);
     }
     a->hold = arr;
     a->array = arr;
@@ -184,6 +223,19 @@ static int absent_tensor(PyObject *o, gd_ext_arg *a) {
     return 1;
 }
 
+/* An INT argument from a Python int (o: an int or an int subclass). Too large for
+ * int64 is an OverflowError of our own, naming the parameter. */
+static int int64_arg(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
+    int overflow;
+    a->i = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow != 0) {
+        PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int too large for int64",
+                     f->def.ml_name, p->name);
+        return -1;
+    }
+    return a->i == -1 && PyErr_Occurred() ? note_error(f, p) : 0;
+}
+
 static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
     switch (p->kind) {
     case GD_EXT_TENSOR | GD_EXT_OPTIONAL:
@@ -195,24 +247,26 @@ static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_
     case GD_EXT_TENSOR:
     case GD_EXT_MUT_TENSOR:
         return convert_tensor(f, p, o, a);
-    case GD_EXT_INT:
+    case GD_EXT_INT: {
         if (o == NULL) {
             a->i = p->def_i;
             return 0;
         }
+        if (PyLong_Check(o)) {
+            return int64_arg(f, p, o, a);
+        }
         if (PyFloat_Check(o) || !PyIndex_Check(o)) {
             return expected(f, p, "an int", o);
         }
-        a->i = PyLong_AsLongLong(o); /* ints, and objects with __index__ */
-        if (a->i == -1 && PyErr_Occurred()) {
-            if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
-                PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int too large for int64",
-                             f->def.ml_name, p->name);
-                return -1;
-            }
-            return prefix_error(f, p);
+        /* An object with __index__: what it raises is its own, passed on. */
+        PyObject *idx = PyNumber_Index(o);
+        if (idx == NULL) {
+            return note_error(f, p);
         }
-        return 0;
+        int rc = int64_arg(f, p, idx, a);
+        Py_DECREF(idx);
+        return rc;
+    }
     case GD_EXT_FLOAT:
         if (o == NULL) {
             a->f = p->def_f;
@@ -222,16 +276,17 @@ static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_
             a->f = PyFloat_AS_DOUBLE(o);
             return 0;
         }
-        if (PyUnicode_Check(o) || PyBytes_Check(o)) {
-            return expected(f, p, "a float", o);
+        if (!PyFloat_Check(o)) {
+            /* PyFloat_AsDouble's own rule, checked first: what __float__ or __index__
+             * raises (a TypeError too) is then the object's own, passed on. */
+            PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;
+            if (nb == NULL || (nb->nb_float == NULL && nb->nb_index == NULL)) {
+                return expected(f, p, "a float", o);
+            }
         }
         a->f = PyFloat_AsDouble(o); /* floats, ints, objects with __float__ or __index__ */
         if (a->f == -1.0 && PyErr_Occurred()) {
-            if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-                PyErr_Clear();
-                return expected(f, p, "a float", o);
-            }
-            return prefix_error(f, p);
+            return note_error(f, p);
         }
         return 0;
     case GD_EXT_BOOL:
@@ -253,7 +308,7 @@ static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_
             return expected(f, p, "a str", o);
         }
         a->s = PyUnicode_AsUTF8AndSize(o, &a->slen); /* owned by o, which the caller holds */
-        return a->s == NULL ? prefix_error(f, p) : 0;
+        return a->s == NULL ? note_error(f, p) : 0; /* UnicodeEncodeError: a lone surrogate */
     }
     PyErr_Format(PyExc_SystemError, "%s(): parameter %s of unknown kind %d", f->def.ml_name, p->name,
                  p->kind);
@@ -382,10 +437,9 @@ static int gil_wanted(void) {
 /* ---- the call ---- */
 
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-    const gd_ext_func *f = PyCapsule_GetPointer(self, NULL);
-    if (f == NULL) {
-        return NULL;
-    }
+    /* self is the function's own module object (ext_module.c's self_def): only
+     * CPython passes it, so its state is read with no check. */
+    const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
     PyObject *bound_kw[GD_EXT_MAX_PARAMS];
     PyObject *const *bound = args; /* every parameter passed by position: bound already */
     gd_ext_arg argv[GD_EXT_MAX_PARAMS];

@@ -54,12 +54,15 @@ type param struct {
 	ndim       int     // -1: any
 	shape      []int64 // nil: any; -1: any extent in that dimension
 	contiguous bool
+	// allowOverlap: the author's AllowOverlap, a MutTensor that may alias itself.
+	allowOverlap bool
 
 	// For the tensor converters' path with no call (arg, holds), set by finish at
 	// the first module exec, when Where and Default have had their say.
 	quickKey uint32     // a tensor with one dtype and no shape or layout constraint: that dtype's key; else 0
 	refuse   C.uint64_t // the flags a tensor must not have: READ_ONLY for a MutTensor
 	mut      C.int32_t  // gd_ext_arg.mut, set by every tensor converter: 1 for a MutTensor
+	noAlias  bool       // a MutTensor without AllowOverlap: refuse one whose elements alias
 }
 
 func newFunction(name string, n int, names []string) *Function {
@@ -177,6 +180,15 @@ func Shape(dims ...int64) Constraint {
 // Contiguous requires C-contiguous (row-major, gapless) elements.
 func Contiguous() Constraint { return Constraint{func(p *param) { p.contiguous = true }} }
 
+// AllowOverlap accepts, for a MutTensor, a view whose elements alias each other
+// (a zero stride, as in torch.ones(1).expand(5) or numpy.broadcast_to with
+// writeable views; as_strided rows sharing elements), which is refused by default
+// with ValueError: a function writing each element of such a view writes the
+// shared ones once per index (x *= 2 over 8 aliases multiplies by 256). Declare it
+// for functions whose writes are right whatever the aliasing (filling with one
+// value, say).
+func AllowOverlap() Constraint { return Constraint{func(p *param) { p.allowOverlap = true }} }
+
 // DTypes narrows the dtypes a Tensor[Any] (or any Tensor) accepts.
 func DTypes(dts ...*dlpack.DType) Constraint {
 	return Constraint{func(p *param) { p.setDTypes(dts) }}
@@ -194,6 +206,9 @@ func (f *Function) Where(name string, cs ...Constraint) *Function {
 	}
 	for _, c := range cs {
 		c.apply(p)
+	}
+	if p.allowOverlap && p.kind != C.GD_EXT_MUT_TENSOR {
+		f.fail("parameter %s: AllowOverlap applies to a MutTensor (a Tensor is only read)", name)
 	}
 	return f
 }
@@ -256,7 +271,21 @@ func (p *param) finish() {
 	}
 	if p.writable {
 		p.refuse, p.mut = C.GD_FLAG_READ_ONLY, 1
+		p.noAlias = !p.allowOverlap
 	}
+}
+
+// selfOverlapWork bounds the offsets SelfOverlap lists for layouts it cannot
+// decide in one pass (as_strided's only): ~1 ms at most; beyond, the view is
+// refused as one that may alias.
+const selfOverlapWork = 1 << 16
+
+// aliased reports whether the elements of a MutTensor argument may alias each
+// other (p.noAlias's refusal). One pass over the dimensions for the layouts
+// producers make.
+func aliased(a *C.gd_ext_arg) bool {
+	x := Tensor[Any]{a}
+	return dlpack.SelfOverlap(x.shape(), x.strides(), selfOverlapWork) != dlpack.NoAliasing
 }
 
 // holds reports, with no call, whether a tensor argument meets the constraints of
@@ -273,7 +302,9 @@ func (p *param) holds(a *C.gd_ext_arg) bool {
 // with no call (a call costs ~1-2 ns, a tenth of what a call of a short function
 // spends in Go); anything else through p's converter c (chosen by converter).
 func arg[A any](p *param, c func(*C.gd_ext_arg) (A, error), a *C.gd_ext_arg) (A, error) {
-	if p.quickKey != 0 && a.obj != nil && p.holds(a) { // only a tensor's argument has obj set
+	// holds stays small enough to inline (the Go compiler's budget); the aliasing
+	// rule, a call, is asked apart, of a MutTensor only.
+	if p.quickKey != 0 && a.obj != nil && p.holds(a) && !(p.noAlias && aliased(a)) { // only a tensor's argument has obj set
 		a.mut = p.mut
 		// A is Tensor[E] or MutTensor[E] (quickKey says so), whose one field is a.
 		return *(*A)(unsafe.Pointer(&a)), nil
@@ -309,9 +340,28 @@ func (p *param) check(f *Function, a *C.gd_ext_arg) error {
 		}
 	}
 	if p.contiguous && !x.Contiguous() {
-		return p.mismatch(f, "a C-contiguous tensor", "strides "+shapeString(x.strides()))
+		return p.mismatch(f, "a C-contiguous tensor", "strides "+intsString(x.strides()))
+	}
+	if p.noAlias {
+		if how := dlpack.SelfOverlap(x.shape(), x.strides(), selfOverlapWork); how != dlpack.NoAliasing {
+			return p.aliasedError(f, x, how)
+		}
 	}
 	return nil
+}
+
+// aliasedError refuses a MutTensor whose elements alias: ValueError, as NumPy's
+// for a write it cannot make (to a read-only array); the tensor is of the right
+// type, its layout is what cannot be written.
+func (p *param) aliasedError(f *Function, x Tensor[Any], how dlpack.Aliasing) error {
+	share := "share memory"
+	if how == dlpack.MayAlias {
+		share = fmt.Sprintf("may share memory (a layout too costly to rule it out over more than %d elements)", selfOverlapWork)
+	}
+	return ValueError.Errorf("%s(): argument %s: it is written in place, but its elements %s "+
+		"(shape %s, strides %s), so a shared one would be written once per index; pass a copy "+
+		"(NumPy: x.copy(), PyTorch: x.clone())",
+		f.name, p.name, share, intsString(x.shape()), intsString(x.strides()))
 }
 
 func (p *param) mismatch(f *Function, want, got string) error {
@@ -329,6 +379,8 @@ func (p *param) dtypeNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
+// shapeString is a Shape constraint's extents as Python prints a tuple, -1 (any
+// extent) as *, or a tensor's shape.
 func shapeString(dims []int64) string {
 	parts := make([]string, len(dims))
 	for i, d := range dims {
@@ -338,6 +390,19 @@ func shapeString(dims []int64) string {
 			parts[i] = strconv.FormatInt(d, 10)
 		}
 	}
+	return tupleString(parts)
+}
+
+// intsString is numbers as Python prints a tuple of them: strides, negative ones too.
+func intsString(v []int64) string {
+	parts := make([]string, len(v))
+	for i, d := range v {
+		parts[i] = strconv.FormatInt(d, 10)
+	}
+	return tupleString(parts)
+}
+
+func tupleString(parts []string) string {
 	if len(parts) == 1 {
 		return "(" + parts[0] + ",)"
 	}

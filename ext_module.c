@@ -49,6 +49,20 @@ static int ext_exec(PyObject *m) {
 
 gd_ext_func *gd_ext_func_new(void) { return calloc(1, sizeof(gd_ext_func)); }
 
+/* The self of a function (its __self__): a module object of the module's name
+ * whose state is the function's C table, which gd_ext_call reads (gd_ext_func_of).
+ * A module, because CPython treats a builtin function whose self is a module as a
+ * module-level function, as math.sqrt: it pickles by reference (its __module__ and
+ * name: pickle, multiprocessing's Pool.map(goext.sum, ...)), and its repr and
+ * __qualname__ are a function's. A capsule self made it a "method of PyCapsule",
+ * which pickled as getattr(capsule, name) and failed. One def for every such self:
+ * it has no slots, so PyModule_Create makes as many as asked. */
+static PyModuleDef self_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "godlpack extension function",
+    .m_size = sizeof(gd_ext_func *),
+};
+
 /* Adds f to module m as a function (GIL held, at exec). f lives for good. */
 int gd_ext_add(PyObject *m, gd_ext_func *f) {
     for (int i = 0; i < f->nparams; i++) {
@@ -59,13 +73,19 @@ int gd_ext_add(PyObject *m, gd_ext_func *f) {
     }
     f->def.ml_meth = (PyCFunction)(void (*)(void))gd_ext_call;
     f->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
-    PyObject *self = PyCapsule_New(f, NULL, NULL);
-    if (self == NULL) {
+    PyObject *modname = PyModule_GetNameObject(m);
+    if (modname == NULL) {
         return -1;
     }
-    PyObject *modname = PyModule_GetNameObject(m);
-    PyObject *fn = modname != NULL ? PyCFunction_NewEx(&f->def, self, modname) : NULL;
-    Py_XDECREF(modname);
+    PyObject *self = PyModule_Create(&self_def);
+    if (self == NULL || PyObject_SetAttrString(self, "__name__", modname) < 0) {
+        Py_XDECREF(self);
+        Py_DECREF(modname);
+        return -1;
+    }
+    *(gd_ext_func **)PyModule_GetState(self) = f;
+    PyObject *fn = PyCFunction_NewEx(&f->def, self, modname);
+    Py_DECREF(modname);
     Py_DECREF(self);
     if (fn == NULL) {
         return -1;

@@ -132,21 +132,9 @@ func (x Tensor[E]) Len() int64 {
 func (x Tensor[E]) ReadOnly() bool { return x.a.m.flags&C.GD_FLAG_READ_ONLY != 0 }
 
 // Contiguous reports whether the elements are C-contiguous (row-major, no gaps).
-func (x Tensor[E]) Contiguous() bool { return contiguous(x.shape(), x.strides()) }
-
-func contiguous(shape, strides []int64) bool {
-	want := int64(1)
-	for i := len(shape) - 1; i >= 0; i-- {
-		if shape[i] == 0 {
-			return true
-		}
-		if shape[i] != 1 && strides[i] != want {
-			return false
-		}
-		want *= shape[i]
-	}
-	return true
-}
+// A tensor with no elements is, whatever its strides (NumPy gives np.zeros((0, 5))
+// strides (0, 0)).
+func (x Tensor[E]) Contiguous() bool { return dlpack.IsCContiguous(x.shape(), x.strides()) }
 
 // Data returns the address of element 0 (the element at index (0, 0, ...)).
 func (x Tensor[E]) Data() unsafe.Pointer { return x.dl().data }

@@ -22,6 +22,9 @@
 #   tests/fuzz_pickle.py   PythonPickle      every field of a pickle payload (and of
 #                                            shared-memory handles, _wrap_buffer and
 #                                            _bits_as) given hostile values
+#   tests/fuzz_goext_args.py  PythonGoextArgs  the arguments of Go extensions (goext,
+#                                            goext2, built first): hostile and malformed
+#                                            producers, aliased views, hostile numbers
 # It runs in a child process, so a crash is an exit status, reported with its seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -98,6 +101,26 @@ if [ -z "${FUZZ_ONLY:-}" ] || [[ PythonPickle == *"$FUZZ_ONLY"* ]]; then
     exit 1
   fi
   summary+=("$(printf '%-36s %s' PythonPickle "$(grep -o '[0-9]* operations, [0-9]* loaded' "$log" | tail -1)")")
+  rm -f "$log"
+fi
+
+if [ -z "${FUZZ_ONLY:-}" ] || [[ PythonGoextArgs == *"$FUZZ_ONLY"* ]]; then
+  py=${PY:-${PYTHON:-python3}}
+  echo "== fuzz PythonGoextArgs (tests/fuzz_goext_args.py) for $fuzztime"
+  "$py" build.py ext --python "$py" >/dev/null
+  folders=tests
+  for ext in goext goext2; do
+    folders="$folders:$(PYTHONPATH=pyext:tests "$py" tests/goext_build.py "$ext" 2>/dev/null | tail -1)"
+  done
+  log=$(mktemp)
+  if ! PYTHONPATH="pyext:$folders" "$py" tests/fuzz_goext_args.py \
+    --seconds "$(seconds_of "$fuzztime")" 2>&1 | tee "$log"; then
+    echo "FAIL: PythonGoextArgs failed (exit ${PIPESTATUS[0]}); replay: PYTHONPATH=pyext:$folders" \
+      "$py tests/fuzz_goext_args.py --$(grep -o 'seed=[0-9]*' "$log" | head -1)" >&2
+    rm -f "$log"
+    exit 1
+  fi
+  summary+=("$(printf '%-36s %s' PythonGoextArgs "$(grep -o '[0-9]* calls' "$log" | tail -1)")")
   rm -f "$log"
 fi
 

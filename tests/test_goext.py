@@ -126,8 +126,11 @@ def test_argument_errors(goext):
 def test_used_capsule_is_refused_with_the_parameter_named(goext):
     cap = np.ones(3).__dlpack__()
     goext.scale(cap, 2.0)  # consumed
-    with pytest.raises(ValueError, match=r"^scale\(\): argument x: .*used"):
+    with pytest.raises(ValueError) as e:
         goext.scale(cap, 2.0)
+    # the import's own error, passed on (issue 19), the parameter named by a note
+    assert str(e.value).startswith("this DLPack capsule was already consumed")
+    assert getattr(e.value, "__notes__", None) == ["scale(): argument x"]
 
 
 VIEWS = {
@@ -338,7 +341,7 @@ def test_torch_tensors_lent_without_an_import(goext, live):
         assert goext.sum(v) == float(v.sum())
     assert live.delta() == 0
     z = torch.ones(4, dtype=torch.complex64)
-    with pytest.raises(BufferError, match=r"^sum\(\): argument x: .*(negative|conj)"):
+    with pytest.raises(BufferError, match=r"(?s)(negative|conj).*\nsum\(\): argument x$"):
         goext.sum(z.conj().imag)  # a lazy negative view: its memory holds +1
     assert goext.hold(t[:, 1]) == 3  # lent, so Keep imports it
     del t
@@ -384,16 +387,16 @@ def test_numpy_arrays_lent_see_the_arrays_layout(goext):
         goext.scale_(ro, 2.0)
     # a field of a packed record: 5-byte strides are no whole number of float32s
     rec = np.zeros(4, dtype=[("a", "<f4"), ("b", "u1")])["a"]
-    with pytest.raises(BufferError, match=r"^describe\(\): argument x: "):
+    with pytest.raises(BufferError, match=r"\ndescribe\(\): argument x$"):
         goext.describe(rec)
 
 
 def test_numpy_arrays_a_buffer_cannot_describe_go_through_dlpack(goext):
     be = np.arange(4, dtype=">f8")  # big-endian: no buffer lending, and no DLPack
-    with pytest.raises(BufferError, match=r"^describe\(\): argument x: "):
+    with pytest.raises(BufferError, match=r"\ndescribe\(\): argument x$"):
         goext.describe(be)
     dt = np.array(["2020-01-01"], dtype="datetime64[D]")
-    with pytest.raises(BufferError, match=r"^describe\(\): argument x: "):
+    with pytest.raises(BufferError, match=r"\ndescribe\(\): argument x$"):
         goext.describe(dt)
     assert goext.sum(np.arange(4.0)[::-1]) == 6.0  # negative strides lend fine
     assert goext.describe(np.ones((1,) * 9)) == ("float64", (1,) * 9, False)  # > 8 dims

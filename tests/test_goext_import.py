@@ -29,6 +29,7 @@ def test_definition_mistakes_are_one_import_error(isolated):
         "tensor_default(): the default 0.5 does not suit parameter x of type "
         "godlpack.Tensor[float32]",
         "optional_first(): parameter b has no default but follows one that has",
+        "overlap_read(): parameter x: AllowOverlap applies to a MutTensor (a Tensor is only read)",
     ):
         assert part in msg, part
 

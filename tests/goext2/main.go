@@ -25,6 +25,8 @@ func init() {
 			Doc("The number of pixels of an (h, w, 3) uint8 or float32 image: Shape and DTypes."),
 		godlpack.Func1("total", total, "x").Doc("The sum of x through its borrowed *tensor.Tensor."),
 		godlpack.Func1("negate", negate, "x").Doc("Negates x in place through its borrowed *tensor.Tensor."),
+		godlpack.Func2("fill_all", fillAll, "x", "value").Where("x", godlpack.AllowOverlap()).
+			Doc("Sets every element of x to value, any layout, aliased ones too (AllowOverlap)."),
 		godlpack.Func1("give_back", giveBack, "x").Doc("Returns x's borrowed *tensor.Tensor: refused."),
 		godlpack.Func3("weighted_sum", weightedSum, "x", "w", "k").
 			Default("w", nil).Default("k", 1.0).Where("w", godlpack.NDim(1)).
@@ -134,6 +136,33 @@ func negate(x godlpack.MutTensor[float64]) (godlpack.None, error) {
 		}
 		if err := v.Set(-e, idx...); err != nil {
 			return godlpack.None{}, err
+		}
+	}
+	return godlpack.None{}, nil
+}
+
+// fillAll writes value at every index of x, through the dlpack/tensor API: an
+// aliased element is written once per index, with the same value, so AllowOverlap
+// is right for it.
+func fillAll(x godlpack.MutTensor[float64], value float64) (godlpack.None, error) {
+	t, err := x.AsTensor()
+	if err != nil {
+		return godlpack.None{}, err
+	}
+	v, err := tensor.As[float64](t)
+	if err != nil {
+		return godlpack.None{}, err
+	}
+	idx := make([]int, x.NDim())
+	for range x.Len() {
+		if err := v.Set(value, idx...); err != nil {
+			return godlpack.None{}, err
+		}
+		for d := len(idx) - 1; d >= 0; d-- { // the next index, in C order
+			if idx[d]++; idx[d] < int(x.Dim(d)) {
+				break
+			}
+			idx[d] = 0
 		}
 	}
 	return godlpack.None{}, nil

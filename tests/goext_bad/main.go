@@ -16,6 +16,7 @@ func init() {
 		godlpack.Func1("bad name", func(int64) (int64, error) { return 0, nil }, "n"),
 		godlpack.Func1("nil_default", func(n int64) (int64, error) { return n, nil }, "n").Default("n", nil),
 		godlpack.Func1("tensor_default", func(godlpack.Tensor[float32]) (godlpack.None, error) { return godlpack.None{}, nil }, "x").Default("x", 0.5),
+		godlpack.Func1("overlap_read", func(godlpack.Tensor[float32]) (godlpack.None, error) { return godlpack.None{}, nil }, "x").Where("x", godlpack.AllowOverlap()),
 		godlpack.Func2("optional_first", func(a, b godlpack.Tensor[float32]) (godlpack.None, error) { return godlpack.None{}, nil }, "a", "b").Default("a", nil),
 	)
 }
