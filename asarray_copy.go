@@ -49,7 +49,8 @@ func goAsarrayConverted(obj *C.PyObject) *C.PyObject {
 // asarrayShared makes the result for what can share memory: a godlpack.Array, or an
 // object with __dlpack__. done is false for anything else (the caller copies it), or
 // when a producer's __dlpack__ raised BufferError and a copy is allowed (the caller
-// then tries the buffer protocol, as asarray did before sharing).
+// then tries the buffer protocol, as asarray did before sharing), unless the refusal
+// is final (gd_refusal_is_final: PyTorch's lazy views, requires_grad, sparse...).
 func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.gd_array, done bool, err error) {
 	if isArray(obj) {
 		src := toArray(obj)
@@ -80,7 +81,8 @@ func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.g
 	}
 	imported, err := importObject(obj, shared)
 	if err != nil {
-		if err == errPySet && req.copy != copyNever && C.gd_error_is_buffer_error() != 0 {
+		if err == errPySet && req.copy != copyNever && C.gd_error_is_buffer_error() != 0 &&
+			C.gd_refusal_is_final(obj) == 0 {
 			C.PyErr_Clear()
 			return nil, false, nil
 		}

@@ -176,9 +176,11 @@ int gd_may_share_dlpack(PyObject *obj) {
 
 /* asarray(x) with no keywords shares what can be shared, as asarray_copy.go's
  * asarrayShared does for copy=None and no dtype: an Array is returned itself, a
- * producer imported by from_dlpack's flow (both lazy-view questions asked); a
+ * producer imported by from_dlpack's flow (every hidden-state question asked); a
  * producer's BufferError leaves the copy to Go (goAsarrayConverted: the buffer
- * protocol or a conversion). Everything else, keywords included, is Go's. */
+ * protocol or a conversion), unless it is final (a PyTorch tensor's: a lazy view,
+ * requires_grad, a sparse tensor..., which a conversion would read wrongly or as
+ * a scalar). Everything else, keywords included, is Go's. */
 PyObject *gd_asarray(PyObject *mod, PyObject *args, PyObject *kwargs) {
     if (kwargs == NULL && PyTuple_GET_SIZE(args) == 1) {
         PyObject *x = PyTuple_GET_ITEM(args, 0);
@@ -188,7 +190,8 @@ PyObject *gd_asarray(PyObject *mod, PyObject *args, PyObject *kwargs) {
         }
         if (gd_may_share_dlpack(x)) {
             PyObject *a = gd_import_foreign(x, NULL, NULL, 1);
-            if (a != NULL || !PyErr_ExceptionMatches(PyExc_BufferError)) {
+            if (a != NULL || !PyErr_ExceptionMatches(PyExc_BufferError) ||
+                gd_refusal_is_final(x)) {
                 return a;
             }
             PyErr_Clear();

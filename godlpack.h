@@ -148,25 +148,37 @@ DLManagedTensor *gd_export_legacy(gd_array *a);
 /* The deleter of the versioned tensors we make (exports, the exchange API's allocator). */
 void gd_export_deleter(DLManagedTensorVersioned *m);
 
-/* ---- lazy views (lazy_view.c): PyTorch's conjugate and negative bits ---- */
+/* ---- hidden tensor state (lazy_view.c): what PyTorch's exchange API drops ----
+ * The conjugate and negative bits (lazy views) and requires_grad. */
 typedef struct {
     int present;        /* the type has the method */
     PyCFunction direct; /* its C function (a METH_NOARGS method), or NULL: call it */
 } gd_bit_probe;
 typedef struct {
-    int any; /* conj.present || neg.present: whether to call gd_refuse_lazy_view */
+    int present; /* the type has the attribute */
+    getter get;  /* its getset descriptor's C getter, or NULL: getattr */
+    void *closure;
+} gd_attr_probe;
+typedef struct {
+    int any; /* any probe present: whether to call gd_refuse_hidden_state */
     gd_bit_probe conj, neg;
+    gd_attr_probe grad;
 } gd_lazy_probes;
 int gd_lazy_view_init(void);
 void gd_lazy_probes_init(gd_lazy_probes *p, PyTypeObject *tp);
-/* Which of x's bits to ask about (lazy_view.c says why): */
+/* Which of x's states to ask about (lazy_view.c says why): */
 #define GD_ASK_NEG 1
 #define GD_ASK_CONJ 2
-#define GD_ASK_BOTH (GD_ASK_NEG | GD_ASK_CONJ)
+#define GD_ASK_GRAD 4
+#define GD_ASK_ALL (GD_ASK_NEG | GD_ASK_CONJ | GD_ASK_GRAD)
 /* ... for a tensor x exported through the exchange API, validated: complex tensors
  * about the conjugate bit; others about the negative bit only if they have elements
- * and every dimension longer than 1 has an even stride (.imag of complex memory).
- * Inline: it is the whole cost of the check for a plain tensor. */
+ * and their layout could be .imag of complex memory: every dimension longer than 1
+ * with an even stride, or (floating point) element 0 at an odd multiple of the
+ * element size, where every element of .imag of 2-element-aligned complex memory
+ * lies, and so every view of it made without an explicit storage offset.
+ * Inline: it is the whole cost of the check for a plain tensor. requires_grad is
+ * asked always (GD_ASK_GRAD, by the caller): no layout tells it. */
 static inline int gd_lazy_questions(const DLTensor *t) {
     if (t->dtype.code == 5 /* kDLComplex */) {
         return GD_ASK_CONJ;
@@ -174,6 +186,12 @@ static inline int gd_lazy_questions(const DLTensor *t) {
     for (int32_t i = 0; i < t->ndim; i++) {
         if (t->shape[i] == 0) {
             return 0; /* no elements: no value can be wrong */
+        }
+    }
+    if (t->dtype.code == 2 /* kDLFloat */ && t->dtype.bits >= 8) {
+        uintptr_t at = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+        if ((at / (t->dtype.bits / 8)) & 1) {
+            return GD_ASK_NEG;
         }
     }
     for (int32_t i = 0; i < t->ndim; i++) {
@@ -186,9 +204,16 @@ static inline int gd_lazy_questions(const DLTensor *t) {
     return GD_ASK_NEG;
 }
 /* 0 if x can be imported as its memory says, -1 with BufferError if one of the
- * questions finds a lazy negative or conjugate view, -1 with the producer's error if
- * asking failed. */
-int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, int questions);
+ * questions finds requires_grad or a lazy negative or conjugate view, -1 with the
+ * producer's error if asking failed. */
+int gd_refuse_hidden_state(PyObject *x, const gd_lazy_probes *p, int questions);
+/* With the producer's exception pending: if x is a tensor of a kind DLPack cannot
+ * carry (sparse, quantized, meta, nested, MKL-DNN), replaces it with BufferError
+ * naming the kind and the fix, chained to it (__cause__). */
+void gd_explain_unsupported(PyObject *x, const gd_lazy_probes *p);
+/* Whether a BufferError of x's import is final: x's type answers the questions
+ * above (PyTorch's), and what they or it refuse a copy would not fix (asarray). */
+int gd_refusal_is_final(PyObject *x);
 
 /* ---- import (dlpack_import.c) ---- */
 /* The capsule names of the protocol, defined once (dlpack_import.c) for both sides:
