@@ -61,7 +61,8 @@ static PyObject *gd_call_dlpack_legacy(PyObject *obj) {
 }
 
 /* Whether obj has a __dlpack__ at all (on its type or, as NumPy also accepts, on
- * the instance). */
+ * the instance). Any error of the lookup means no: it is cleared here, where
+ * PyObject_HasAttr would print it (3.13+); calling __dlpack__ reports it. */
 int gd_has_dlpack(PyObject *obj) {
     PyObject *m = PyObject_GetAttr(obj, s_dlpack);
     if (m == NULL) {
@@ -130,7 +131,7 @@ static void entry_fill(type_entry *e, PyTypeObject *tp) {
     e->api = gd_exchange_api_of(tp, &e->capsule);
     gd_lazy_probes_init(&e->probes, tp);
     e->buffer_lends = tp->tp_as_buffer != NULL && tp->tp_as_buffer->bf_getbuffer != NULL &&
-                      PyObject_HasAttr((PyObject *)tp, s_dlpack);
+                      gd_has_dlpack((PyObject *)tp);
     e->numpy_fields = e->buffer_lends && gd_numpy_type_is(tp);
     e->type = tp;
 }

@@ -303,9 +303,44 @@ static inline PyObject *gd_long_type(void) { return (PyObject *)&PyLong_Type; }
 static inline PyObject *gd_bool_type(void) { return (PyObject *)&PyBool_Type; }
 static inline PyObject *gd_complex_type(void) { return (PyObject *)&PyComplex_Type; }
 static inline PyObject *gd_tuple_item(PyObject *t, Py_ssize_t i) { return PyTuple_GET_ITEM(t, i); }
-/* Item i of a tuple or list (i in range), as a new reference. */
+/* Item i of a tuple or list as a new reference, or NULL with IndexError if a list is
+ * shorter now. A tuple's items cannot change. A list's may, by another thread, even
+ * between a length check and the read: on a free-threaded build nothing stops it, so
+ * from CPython 3.13 the item is taken with PyList_GetItemRef, which reads and holds
+ * it under the list's lock; before 3.13 the GIL is held and no Python code runs
+ * between the check and Py_NewRef here. */
 static inline PyObject *gd_seq_item_new(PyObject *s, Py_ssize_t i) {
-    return Py_NewRef(PySequence_Fast_GET_ITEM(s, i));
+    if (PyTuple_Check(s)) {
+        return Py_NewRef(PyTuple_GET_ITEM(s, i));
+    }
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyList_GetItemRef(s, i);
+#else
+    if (i < 0 || i >= PyList_GET_SIZE(s)) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
+        return NULL;
+    }
+    return Py_NewRef(PyList_GET_ITEM(s, i));
+#endif
+}
+/* 1 if o has the attribute, 0 if not (its AttributeError cleared), -1 with the error
+ * looking it up raised. PyObject_HasAttrString swallows such an error (and prints
+ * "Exception ignored" from 3.13): a 0-d PyTorch tensor's .imag raises RuntimeError. */
+static inline int gd_has_attr_string(PyObject *o, const char *name) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyObject_HasAttrStringWithError(o, name);
+#else
+    PyObject *v = PyObject_GetAttrString(o, name);
+    if (v != NULL) {
+        Py_DECREF(v);
+        return 1;
+    }
+    if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        return 0;
+    }
+    return -1;
+#endif
 }
 static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
 static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
