@@ -242,7 +242,7 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
             int questions = GD_ASK_ALL;
             if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
                 if (!thorough) {
-                    questions = GD_ASK_GRAD | gd_lazy_questions(&m->dl_tensor); /* validated */
+                    questions = gd_lazy_questions(&m->dl_tensor); /* validated */
                 }
                 a = gd_array_from_fast(&v, m, 1);
                 if (a == NULL) {
@@ -253,7 +253,7 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
             }
             /* The exchange API drops PyTorch's lazy-view bits and requires_grad:
              * ask for them. A refused Array's release calls the producer's deleter. */
-            if (a != NULL && te->probes.any &&
+            if (a != NULL && te->probes.any && questions != 0 &&
                 gd_refuse_hidden_state(x, &te->probes, questions) < 0) {
                 gd_decref_keep_error(a); /* runs the producer's deleter: keep the BufferError */
                 a = NULL;
@@ -395,7 +395,7 @@ int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, i
         /* The exchange API drops PyTorch's lazy-view bits and requires_grad: ask, as
          * the import does. */
         if (te->probes.any &&
-            gd_refuse_hidden_state(x, &te->probes, GD_ASK_GRAD | gd_lazy_questions(&out->dl_tensor)) < 0) {
+            gd_refuse_hidden_state(x, &te->probes, gd_lazy_questions(&out->dl_tensor)) < 0) {
             Py_XDECREF(hold);
             return -1;
         }

@@ -171,37 +171,40 @@ void gd_lazy_probes_init(gd_lazy_probes *p, PyTypeObject *tp);
 #define GD_ASK_CONJ 2
 #define GD_ASK_GRAD 4
 #define GD_ASK_ALL (GD_ASK_NEG | GD_ASK_CONJ | GD_ASK_GRAD)
-/* ... for a tensor x exported through the exchange API, validated: complex tensors
- * about the conjugate bit; others about the negative bit only if they have elements
- * and their layout could be .imag of complex memory: every dimension longer than 1
- * with an even stride, or (floating point) element 0 at an odd multiple of the
- * element size, where every element of .imag of 2-element-aligned complex memory
- * lies, and so every view of it made without an explicit storage offset.
- * Inline: it is the whole cost of the check for a plain tensor. requires_grad is
- * asked always (GD_ASK_GRAD, by the caller): no layout tells it. */
+/* ... for a tensor x exported through the exchange API, validated: requires_grad
+ * unless its dtype is an integer or bool one (PyTorch lets only floating-point and
+ * complex tensors require grad; no layout tells it); complex tensors about the
+ * conjugate bit; others about the negative bit only if they have elements and their
+ * layout could be .imag of complex memory: every dimension longer than 1 with an
+ * even stride, or (floating point) element 0 at an odd multiple of the element size,
+ * where every element of .imag of 2-element-aligned complex memory lies, and so
+ * element 0 of every view of it made without an explicit storage offset.
+ * Inline: it is the whole cost of the check for a plain tensor. */
 static inline int gd_lazy_questions(const DLTensor *t) {
-    if (t->dtype.code == 5 /* kDLComplex */) {
-        return GD_ASK_CONJ;
+    const int code = t->dtype.code;
+    const int grad = (code == 0 || code == 1 || code == 6) ? 0 : GD_ASK_GRAD; /* int, uint, bool */
+    if (code == 5 /* kDLComplex */) {
+        return grad | GD_ASK_CONJ;
     }
     for (int32_t i = 0; i < t->ndim; i++) {
         if (t->shape[i] == 0) {
-            return 0; /* no elements: no value can be wrong */
+            return grad; /* no elements: no value can be wrong */
         }
     }
-    if (t->dtype.code == 2 /* kDLFloat */ && t->dtype.bits >= 8) {
+    if (code == 2 /* kDLFloat */ && t->dtype.bits >= 8) {
         uintptr_t at = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
         if ((at / (t->dtype.bits / 8)) & 1) {
-            return GD_ASK_NEG;
+            return grad | GD_ASK_NEG;
         }
     }
     for (int32_t i = 0; i < t->ndim; i++) {
         /* NULL strides (DLPack < 1.2) are C-contiguous: the innermost dimension
          * longer than 1 has stride 1. */
         if (t->shape[i] > 1 && (t->strides == NULL || t->strides[i] % 2 != 0)) {
-            return 0;
+            return grad;
         }
     }
-    return GD_ASK_NEG;
+    return grad | GD_ASK_NEG;
 }
 /* 0 if x can be imported as its memory says, -1 with BufferError if one of the
  * questions finds requires_grad or a lazy negative or conjugate view, -1 with the

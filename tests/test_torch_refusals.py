@@ -43,10 +43,16 @@ CONJ = r"torch\.Tensor has its conjugate bit set.*resolve_conj"
 NEG = r"torch\.Tensor has its negative bit set.*resolve_neg"
 HOSTILE = {
     "requires_grad float32": (lambda: torch.ones(3, requires_grad=True), GRAD),
-    "requires_grad float64 2-d": (lambda: torch.ones(2, 3, dtype=torch.float64).requires_grad_(), GRAD),
+    "requires_grad float64 2-d": (
+        lambda: torch.ones(2, 3, dtype=torch.float64).requires_grad_(),
+        GRAD,
+    ),
     "requires_grad 0-d": (lambda: torch.tensor(2.0, requires_grad=True), GRAD),
     "requires_grad non-leaf view": (lambda: (torch.ones(6, requires_grad=True) * 2)[::2], GRAD),
-    "requires_grad complex": (lambda: torch.ones(2, dtype=torch.complex64, requires_grad=True), GRAD),
+    "requires_grad complex": (
+        lambda: torch.ones(2, dtype=torch.complex64, requires_grad=True),
+        GRAD,
+    ),
     "conj": (lambda: torch.tensor(Z).conj(), CONJ),
     "conj shape (1,)": (lambda: torch.tensor(Z[:1]).conj(), CONJ),
     "conj complex128 strided": (lambda: torch.tensor(Z, dtype=torch.complex128).conj()[::2], CONJ),
@@ -58,9 +64,18 @@ HOSTILE = {
     "neg imag sliced": (lambda: torch.tensor(Z, dtype=torch.complex128).conj().imag[1:], NEG),
     "neg imag float16": (lambda: torch.tensor(Z, dtype=torch.complex32).conj().imag, NEG),
     "neg detached": (lambda: torch.tensor(Z).conj().imag.detach(), NEG),
-    "sparse coo": (lambda: torch.ones(3).to_sparse(), r"is of layout torch\.sparse_coo.*\.to_dense\(\)"),
-    "sparse csr": (lambda: _quiet(lambda: torch.eye(2).to_sparse_csr()), r"torch\.sparse_csr.*\.to_dense\(\)"),
-    "sparse csc": (lambda: _quiet(lambda: torch.eye(2).to_sparse_csc()), r"torch\.sparse_csc.*\.to_dense\(\)"),
+    "sparse coo": (
+        lambda: torch.ones(3).to_sparse(),
+        r"is of layout torch\.sparse_coo.*\.to_dense\(\)",
+    ),
+    "sparse csr": (
+        lambda: _quiet(lambda: torch.eye(2).to_sparse_csr()),
+        r"torch\.sparse_csr.*\.to_dense\(\)",
+    ),
+    "sparse csc": (
+        lambda: _quiet(lambda: torch.eye(2).to_sparse_csc()),
+        r"torch\.sparse_csc.*\.to_dense\(\)",
+    ),
     "quantized": (
         lambda: _quiet(lambda: torch.quantize_per_tensor(torch.ones(3), 0.1, 0, torch.qint8)),
         r"is quantized.*\.dequantize\(\)",
