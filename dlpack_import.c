@@ -444,10 +444,15 @@ int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, i
 }
 
 int gd_refusal_is_final(PyObject *x) {
+    /* Called with the refusal pending; a type past the cache is looked up again,
+     * which runs Python code and clears errors: keep the refusal aside meanwhile. */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
     type_entry scratch;
     PyObject *hold;
     int final = type_entry_of(Py_TYPE(x), &scratch, &hold)->probes.any;
     Py_XDECREF(hold);
+    PyErr_Restore(type, value, tb);
     return final;
 }
 

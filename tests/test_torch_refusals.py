@@ -210,3 +210,37 @@ def test_refusals_release_the_exchange_tensor():
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+def test_refusals_stand_when_the_type_cache_is_full():
+    # Past the exchange-API cache's 16 types, torch.Tensor is looked up on every call,
+    # which runs Python code: asarray's check that a refusal is final ran it with the
+    # BufferError pending and lost it ("internal error: lost Python exception").
+    r = run_python(
+        textwrap.dedent(
+            """
+            import warnings; warnings.simplefilter("ignore")
+            import torch, numpy as np, godlpack as g
+            for i in range(20):  # 20 producer types fill the cache first
+                T = type(f"P{i}", (), {"__dlpack__": lambda self, **kw: np.ones(1).__dlpack__(**kw),
+                                       "__dlpack_device__": lambda self: (1, 0)})
+                g.from_dlpack(T())
+            jagged = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged)
+            hostile = [torch.ones(2, requires_grad=True), torch.tensor([1j]).conj(),
+                       torch.ones(3).to_sparse(), jagged]
+            for t in hostile:
+                for f in (g.from_dlpack, g.asarray, g.Array, lambda x: g.asarray(x, copy=True)):
+                    try:
+                        f(t)
+                    except BufferError:
+                        pass
+                    else:
+                        raise AssertionError(f"not refused: {f} {type(t)}")
+            assert g.asarray(torch.arange(3.0)).tolist() == [0.0, 1.0, 2.0]
+            print("ok")
+            """
+        ),
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
