@@ -55,7 +55,8 @@ func goAsarrayConverted(obj *C.PyObject) *C.PyObject {
 // asarrayShared makes the result for what can share memory: a godlpack.Array, or an
 // object with __dlpack__. done is false for anything else (the caller copies it), or
 // when a producer's __dlpack__ raised BufferError and a copy is allowed (the caller
-// then tries the buffer protocol, as asarray did before sharing).
+// then tries the buffer protocol, as asarray did before sharing), unless the refusal
+// is final (gd_refusal_is_final: PyTorch's lazy views, requires_grad, sparse...).
 func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.gd_array, done bool, err error) {
 	if isArray(obj) {
 		src := toArray(obj)
@@ -89,7 +90,8 @@ func asarrayShared(obj *C.PyObject, dt *dlpack.DType, req importRequest) (a *C.g
 		var typ, val, tb *C.PyObject // the producer's refusal, kept if it stands
 		C.PyErr_Fetch(&typ, &val, &tb)
 		if imported, err = importMLDtypes(obj); imported == nil && err == nil {
-			if req.copy != copyNever && C.gd_converts_after_refusal(obj) != 0 {
+			if req.copy != copyNever && C.gd_converts_after_refusal(obj) != 0 &&
+				C.gd_refusal_is_final(obj) == 0 {
 				// the buffer protocol copies it, as before sharing
 				C.gd_xdecref(typ)
 				C.gd_xdecref(val)

@@ -66,30 +66,51 @@ static int dtype_of(PyObject *o, int32_t *out) {
     return 1;
 }
 
-/* The shape: an exact int or an exact tuple/list of exact ints, each >= 0. */
+/* One extent: an exact int >= 0 (reading it runs no Python code). */
+static int extent_of(PyObject *o, int64_t *out) {
+    if (!PyLong_CheckExact(o)) {
+        return 0;
+    }
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    *out = v;
+    return overflow == 0 && v >= 0;
+}
+
+/* The shape: an exact int or an exact tuple/list of exact ints, each >= 0. A list's
+ * items are read held (gd_seq_item_new): on a free-threaded build another thread
+ * may change the list while it is read; a tuple's cannot change. */
 static int shape_of(PyObject *o, int64_t *shape, int32_t *ndim) {
+    if (PyList_CheckExact(o)) {
+        Py_ssize_t n = PyList_GET_SIZE(o);
+        if (n > GD_MAX_NDIM) {
+            return 0;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *item = gd_seq_item_new(o, i);
+            int ok = item != NULL && extent_of(item, &shape[i]);
+            Py_XDECREF(item);
+            if (!ok) {
+                PyErr_Clear(); /* declined: Go reads the list again and decides */
+                return 0;
+            }
+        }
+        *ndim = (int32_t)n;
+        return 1;
+    }
     PyObject *const *items = &o;
     Py_ssize_t n = 1;
     if (PyTuple_CheckExact(o)) {
         items = &PyTuple_GET_ITEM(o, 0);
         n = PyTuple_GET_SIZE(o);
-    } else if (PyList_CheckExact(o)) {
-        items = PyList_GET_SIZE(o) ? &PyList_GET_ITEM(o, 0) : NULL;
-        n = PyList_GET_SIZE(o);
     }
     if (n > GD_MAX_NDIM) {
         return 0;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (!PyLong_CheckExact(items[i])) {
+        if (!extent_of(items[i], &shape[i])) {
             return 0;
         }
-        int overflow;
-        long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
-        if (overflow != 0 || v < 0) {
-            return 0;
-        }
-        shape[i] = v;
     }
     *ndim = (int32_t)n;
     return 1;
@@ -176,9 +197,11 @@ int gd_may_share_dlpack(PyObject *obj) {
 
 /* asarray(x) with no keywords shares what can be shared, as asarray_copy.go's
  * asarrayShared does for copy=None and no dtype: an Array is returned itself, a
- * producer imported by from_dlpack's flow (both lazy-view questions asked); a
+ * producer imported by from_dlpack's flow (every hidden-state question asked); a
  * producer's BufferError leaves the copy to Go (goAsarrayConverted: the buffer
- * protocol or a conversion). Everything else, keywords included, is Go's. */
+ * protocol or a conversion), unless it is final (a PyTorch tensor's: a lazy view,
+ * requires_grad, a sparse tensor..., which a conversion would read wrongly or as
+ * a scalar). Everything else, keywords included, is Go's. */
 PyObject *gd_asarray(PyObject *mod, PyObject *args, PyObject *kwargs) {
     if (kwargs == NULL && PyTuple_GET_SIZE(args) == 1) {
         PyObject *x = PyTuple_GET_ITEM(args, 0);
@@ -189,7 +212,7 @@ PyObject *gd_asarray(PyObject *mod, PyObject *args, PyObject *kwargs) {
         if (gd_may_share_dlpack(x)) {
             PyObject *a = gd_import_foreign(x, NULL, NULL, 1);
             if (a != NULL || !PyErr_ExceptionMatches(PyExc_BufferError) ||
-                !gd_converts_after_refusal(x)) {
+                !gd_converts_after_refusal(x) || gd_refusal_is_final(x)) {
                 return a;
             }
             PyErr_Clear();

@@ -27,23 +27,30 @@ enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLComplex = 5, kDLBool = 6 };
 static inline int is_seq(PyObject *o) { return PyList_Check(o) || PyTuple_Check(o); }
 
 /* Reads shape[0..ndim) from the first item of each nesting level. Only type
- * checks and sizes are read, no Python code runs, so borrowed pointers are safe
- * here. Returns ndim, or -1 with ValueError set. */
+ * checks and sizes are read and no Python code runs, but each level is held while
+ * it is read (gd_seq_item_new): on a free-threaded build another thread may empty a
+ * list meanwhile. Returns ndim, or -1 with ValueError set. */
 int gd_nested_shape(PyObject *obj, int64_t *shape) {
     int nd = 0;
-    for (PyObject *o = obj; is_seq(o);) {
+    PyObject *o = Py_NewRef(obj);
+    while (is_seq(o)) {
         if (nd == GD_MAX_NDIM) {
+            Py_DECREF(o);
             PyErr_Format(PyExc_ValueError, "nested sequences are deeper than %d dimensions",
                          GD_MAX_NDIM);
             return -1;
         }
         Py_ssize_t n = Py_SIZE(o);
         shape[nd++] = n;
-        if (n == 0) {
-            break;
+        PyObject *first = n > 0 ? gd_seq_item_new(o, 0) : NULL;
+        Py_DECREF(o);
+        if (first == NULL) {
+            PyErr_Clear(); /* emptied meanwhile: the walk finds the shape changed */
+            return nd;
         }
-        o = PySequence_Fast_GET_ITEM(o, 0);
+        o = first;
     }
+    Py_DECREF(o);
     return nd;
 }
 
@@ -249,8 +256,13 @@ static int walk_level(walk *w, PyObject *seq, int dim) {
                             "a list changed size while it was being converted to an array");
             return -1;
         }
-        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-        Py_INCREF(item); /* held: converting it may run Python that drops it from seq */
+        /* Held: converting it may run Python that drops it from seq. */
+        PyObject *item = gd_seq_item_new(seq, i);
+        if (item == NULL) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "a list changed size while it was being converted to an array");
+            return -1;
+        }
         int rc;
         if (!last) {
             rc = is_seq(item) && Py_SIZE(item) == w->shape[dim + 1] ? walk_level(w, item, dim + 1)

@@ -61,7 +61,8 @@ static PyObject *gd_call_dlpack_legacy(PyObject *obj) {
 }
 
 /* Whether obj has a __dlpack__ at all (on its type or, as NumPy also accepts, on
- * the instance). */
+ * the instance). Any error of the lookup means no: it is cleared here, where
+ * PyObject_HasAttr would print it (3.13+); calling __dlpack__ reports it. */
 int gd_has_dlpack(PyObject *obj) {
     PyObject *m = PyObject_GetAttr(obj, s_dlpack);
     if (m == NULL) {
@@ -130,7 +131,7 @@ static void entry_fill(type_entry *e, PyTypeObject *tp) {
     e->api = gd_exchange_api_of(tp, &e->capsule);
     gd_lazy_probes_init(&e->probes, tp);
     e->buffer_lends = tp->tp_as_buffer != NULL && tp->tp_as_buffer->bf_getbuffer != NULL &&
-                      PyObject_HasAttr((PyObject *)tp, s_dlpack);
+                      gd_has_dlpack((PyObject *)tp);
     e->numpy_fields = e->buffer_lends && gd_numpy_type_is(tp);
     e->type = tp;
 }
@@ -238,10 +239,10 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
         if (rc == 0 && m != NULL) {
             gd_fast_view v;
             PyObject *a;
-            int questions = GD_ASK_BOTH;
+            int questions = GD_ASK_ALL;
             if (gd_fast_check(m, 1, gd_dtype_slots, &v)) {
                 if (!thorough) {
-                    questions = te->probes.any ? gd_lazy_questions(&m->dl_tensor) : 0; /* validated */
+                    questions = gd_lazy_questions(&m->dl_tensor); /* validated */
                 }
                 a = gd_array_from_fast(&v, m, 1);
                 if (a == NULL) {
@@ -250,10 +251,10 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
             } else {
                 a = goAdoptVersioned(m); /* Go validates, or rejects and deletes */
             }
-            /* The exchange API drops PyTorch's lazy-view bits: ask for them. A
-             * refused Array's release calls the producer's deleter. */
+            /* The exchange API drops PyTorch's lazy-view bits and requires_grad:
+             * ask for them. A refused Array's release calls the producer's deleter. */
             if (a != NULL && te->probes.any && questions != 0 &&
-                gd_refuse_lazy_view(x, &te->probes, questions) < 0) {
+                gd_refuse_hidden_state(x, &te->probes, questions) < 0) {
                 gd_decref_keep_error(a); /* runs the producer's deleter: keep the BufferError */
                 a = NULL;
             }
@@ -265,12 +266,14 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
             return NULL;
         }
         if (!PyErr_ExceptionMatches(PyExc_BufferError)) {
+            gd_explain_unsupported(x, &te->probes); /* PyTorch's RuntimeError for sparse... */
             return NULL;
         }
         PyErr_Clear(); /* BufferError: __dlpack__ may do better */
     }
-    /* PyTorch's __dlpack__ refuses the conjugate bit but exports the negative one. */
-    if (te->probes.any && gd_refuse_lazy_view(x, &te->probes, GD_ASK_BOTH) < 0) {
+    /* PyTorch's __dlpack__ refuses the conjugate bit but exports the negative one;
+     * it refuses requires_grad too, but godlpack's words are the same on each path. */
+    if (te->probes.any && gd_refuse_hidden_state(x, &te->probes, GD_ASK_ALL) < 0) {
         return NULL;
     }
     /* __dlpack__ is called once, or twice when a TypeError says the producer
@@ -300,6 +303,7 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
         cap = gd_call_dlpack_legacy(x);
     }
     if (cap == NULL) {
+        gd_explain_unsupported(x, &te->probes);
         return NULL;
     }
     PyObject *a = NULL;
@@ -378,6 +382,7 @@ int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, i
         if (!writes && api->dltensor_from_py_object_no_sync != NULL) {
             rc = api->dltensor_from_py_object_no_sync(x, &out->dl_tensor);
             if (rc != 0 && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_BufferError)) {
+                gd_explain_unsupported(x, &te->probes);
                 Py_XDECREF(hold);
                 return -1;
             }
@@ -387,9 +392,10 @@ int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, i
             Py_XDECREF(hold);
             return 0;
         }
-        /* The exchange API drops PyTorch's lazy-view bits: ask, as the import does. */
-        int questions = te->probes.any ? gd_lazy_questions(&out->dl_tensor) : 0;
-        if (questions != 0 && gd_refuse_lazy_view(x, &te->probes, questions) < 0) {
+        /* The exchange API drops PyTorch's lazy-view bits and requires_grad: ask, as
+         * the import does. */
+        if (te->probes.any &&
+            gd_refuse_hidden_state(x, &te->probes, gd_lazy_questions(&out->dl_tensor)) < 0) {
             Py_XDECREF(hold);
             return -1;
         }
@@ -435,6 +441,19 @@ int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, i
     out->dl_tensor.shape = v.ndim > 0 ? dims : NULL;
     out->dl_tensor.strides = v.ndim > 0 ? dims + max_ndim : NULL;
     return 1;
+}
+
+int gd_refusal_is_final(PyObject *x) {
+    /* Called with the refusal pending; a type past the cache is looked up again,
+     * which runs Python code and clears errors: keep the refusal aside meanwhile. */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    type_entry scratch;
+    PyObject *hold;
+    int final = type_entry_of(Py_TYPE(x), &scratch, &hold)->probes.any;
+    Py_XDECREF(hold);
+    PyErr_Restore(type, value, tb);
+    return final;
 }
 
 /* from_dlpack(x): the call with no keywords of anything but our own Array is

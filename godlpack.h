@@ -158,47 +158,75 @@ DLManagedTensor *gd_export_legacy(gd_array *a);
 /* The deleter of the versioned tensors we make (exports, the exchange API's allocator). */
 void gd_export_deleter(DLManagedTensorVersioned *m);
 
-/* ---- lazy views (lazy_view.c): PyTorch's conjugate and negative bits ---- */
+/* ---- hidden tensor state (lazy_view.c): what PyTorch's exchange API drops ----
+ * The conjugate and negative bits (lazy views) and requires_grad. */
 typedef struct {
     int present;        /* the type has the method */
     PyCFunction direct; /* its C function (a METH_NOARGS method), or NULL: call it */
 } gd_bit_probe;
 typedef struct {
-    int any; /* conj.present || neg.present: whether to call gd_refuse_lazy_view */
+    int present; /* the type has the attribute */
+    getter get;  /* its getset descriptor's C getter, or NULL: getattr */
+    void *closure;
+} gd_attr_probe;
+typedef struct {
+    int any; /* any probe present: whether to call gd_refuse_hidden_state */
     gd_bit_probe conj, neg;
+    gd_attr_probe grad;
 } gd_lazy_probes;
 int gd_lazy_view_init(void);
 void gd_lazy_probes_init(gd_lazy_probes *p, PyTypeObject *tp);
-/* Which of x's bits to ask about (lazy_view.c says why): */
+/* Which of x's states to ask about (lazy_view.c says why): */
 #define GD_ASK_NEG 1
 #define GD_ASK_CONJ 2
-#define GD_ASK_BOTH (GD_ASK_NEG | GD_ASK_CONJ)
-/* ... for a tensor x exported through the exchange API, validated: complex tensors
- * about the conjugate bit; others about the negative bit only if they have elements
- * and every dimension longer than 1 has an even stride (.imag of complex memory).
+#define GD_ASK_GRAD 4
+#define GD_ASK_ALL (GD_ASK_NEG | GD_ASK_CONJ | GD_ASK_GRAD)
+/* ... for a tensor x exported through the exchange API, validated: requires_grad
+ * unless its dtype is an integer or bool one (PyTorch lets only floating-point and
+ * complex tensors require grad; no layout tells it); complex tensors about the
+ * conjugate bit; others about the negative bit only if they have elements and their
+ * layout could be .imag of complex memory: every dimension longer than 1 with an
+ * even stride, or (floating point) element 0 at an odd multiple of the element size,
+ * where every element of .imag of 2-element-aligned complex memory lies, and so
+ * element 0 of every view of it made without an explicit storage offset.
  * Inline: it is the whole cost of the check for a plain tensor. */
 static inline int gd_lazy_questions(const DLTensor *t) {
-    if (t->dtype.code == 5 /* kDLComplex */) {
-        return GD_ASK_CONJ;
+    const int code = t->dtype.code;
+    const int grad = (code == 0 || code == 1 || code == 6) ? 0 : GD_ASK_GRAD; /* int, uint, bool */
+    if (code == 5 /* kDLComplex */) {
+        return grad | GD_ASK_CONJ;
     }
     for (int32_t i = 0; i < t->ndim; i++) {
         if (t->shape[i] == 0) {
-            return 0; /* no elements: no value can be wrong */
+            return grad; /* no elements: no value can be wrong */
+        }
+    }
+    if (code == 2 /* kDLFloat */ && t->dtype.bits >= 8) {
+        uintptr_t at = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+        if ((at / (t->dtype.bits / 8)) & 1) {
+            return grad | GD_ASK_NEG;
         }
     }
     for (int32_t i = 0; i < t->ndim; i++) {
         /* NULL strides (DLPack < 1.2) are C-contiguous: the innermost dimension
          * longer than 1 has stride 1. */
         if (t->shape[i] > 1 && (t->strides == NULL || t->strides[i] % 2 != 0)) {
-            return 0;
+            return grad;
         }
     }
-    return GD_ASK_NEG;
+    return grad | GD_ASK_NEG;
 }
 /* 0 if x can be imported as its memory says, -1 with BufferError if one of the
- * questions finds a lazy negative or conjugate view, -1 with the producer's error if
- * asking failed. */
-int gd_refuse_lazy_view(PyObject *x, const gd_lazy_probes *p, int questions);
+ * questions finds requires_grad or a lazy negative or conjugate view, -1 with the
+ * producer's error if asking failed. */
+int gd_refuse_hidden_state(PyObject *x, const gd_lazy_probes *p, int questions);
+/* With the producer's exception pending: if x is a tensor of a kind DLPack cannot
+ * carry (sparse, quantized, meta, nested, MKL-DNN), replaces it with BufferError
+ * naming the kind and the fix, chained to it (__cause__). */
+void gd_explain_unsupported(PyObject *x, const gd_lazy_probes *p);
+/* Whether a BufferError of x's import is final: x's type answers the questions
+ * above (PyTorch's), and what they or it refuse a copy would not fix (asarray). */
+int gd_refusal_is_final(PyObject *x);
 
 /* ---- import (dlpack_import.c) ---- */
 /* The capsule names of the protocol, defined once (dlpack_import.c) for both sides:
@@ -296,9 +324,44 @@ static inline PyObject *gd_long_type(void) { return (PyObject *)&PyLong_Type; }
 static inline PyObject *gd_bool_type(void) { return (PyObject *)&PyBool_Type; }
 static inline PyObject *gd_complex_type(void) { return (PyObject *)&PyComplex_Type; }
 static inline PyObject *gd_tuple_item(PyObject *t, Py_ssize_t i) { return PyTuple_GET_ITEM(t, i); }
-/* Item i of a tuple or list (i in range), as a new reference. */
+/* Item i of a tuple or list as a new reference, or NULL with IndexError if a list is
+ * shorter now. A tuple's items cannot change. A list's may, by another thread, even
+ * between a length check and the read: on a free-threaded build nothing stops it, so
+ * from CPython 3.13 the item is taken with PyList_GetItemRef, which reads and holds
+ * it under the list's lock; before 3.13 the GIL is held and no Python code runs
+ * between the check and Py_NewRef here. */
 static inline PyObject *gd_seq_item_new(PyObject *s, Py_ssize_t i) {
-    return Py_NewRef(PySequence_Fast_GET_ITEM(s, i));
+    if (PyTuple_Check(s)) {
+        return Py_NewRef(PyTuple_GET_ITEM(s, i));
+    }
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyList_GetItemRef(s, i);
+#else
+    if (i < 0 || i >= PyList_GET_SIZE(s)) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
+        return NULL;
+    }
+    return Py_NewRef(PyList_GET_ITEM(s, i));
+#endif
+}
+/* 1 if o has the attribute, 0 if not (its AttributeError cleared), -1 with the error
+ * looking it up raised. PyObject_HasAttrString swallows such an error (and prints
+ * "Exception ignored" from 3.13): a 0-d PyTorch tensor's .imag raises RuntimeError. */
+static inline int gd_has_attr_string(PyObject *o, const char *name) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyObject_HasAttrStringWithError(o, name);
+#else
+    PyObject *v = PyObject_GetAttrString(o, name);
+    if (v != NULL) {
+        Py_DECREF(v);
+        return 1;
+    }
+    if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        return 0;
+    }
+    return -1;
+#endif
 }
 static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
 static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }

@@ -268,7 +268,13 @@ func heldItems(o *C.PyObject, limit int) (items []*C.PyObject, n int, release fu
 	}
 	items = make([]*C.PyObject, n)
 	for i := range items {
-		items[i] = C.gd_seq_item_new(o, C.Py_ssize_t(i))
+		// Another thread may shorten a list meanwhile (free-threaded builds): the
+		// items held until then are the sequence read.
+		if items[i] = C.gd_seq_item_new(o, C.Py_ssize_t(i)); items[i] == nil {
+			C.PyErr_Clear()
+			items, n = items[:i], i
+			break
+		}
 	}
 	release = func() {
 		for _, it := range items {
@@ -334,7 +340,10 @@ func pyToScalar(o *C.PyObject) (dlpack.Scalar, error) {
 	case C.gd_index_check(o) != 0 && C.gd_float_check(o) == 0:
 		// A 0-d float tensor (PyTorch) has an __index__ that refuses with TypeError;
 		// its __float__ or __complex__ then gives the value, as NumPy finds it.
-		numeric := hasAttr(o, "__float__") || hasAttr(o, "__complex__")
+		numeric, err := hasEitherAttr(o, "__float__", "__complex__")
+		if err != nil {
+			return dlpack.Scalar{}, err
+		}
 		s, err := pyIntToScalar(o)
 		if err != errPySet || !numeric || C.gd_error_is_type_error() == 0 {
 			return s, err
@@ -347,7 +356,15 @@ func pyToScalar(o *C.PyObject) (dlpack.Scalar, error) {
 			C: complex(float64(C.PyComplex_RealAsDouble(o)), float64(C.PyComplex_ImagAsDouble(o)))}, nil
 	}
 	// Other numbers (numpy floating/complex/bool scalars): via complex() or float().
-	if hasAttr(o, "__complex__") && !hasAttr(o, "__float__") {
+	hasComplex, err := hasAttr(o, "__complex__")
+	if err != nil {
+		return dlpack.Scalar{}, err
+	}
+	hasFloat, err := hasAttr(o, "__float__")
+	if err != nil {
+		return dlpack.Scalar{}, err
+	}
+	if hasComplex && !hasFloat {
 		c := C.PyComplex_AsCComplex(o)
 		if err := pyCheck(); err != nil {
 			return dlpack.Scalar{}, err
@@ -361,12 +378,13 @@ func pyToScalar(o *C.PyObject) (dlpack.Scalar, error) {
 		}
 		return dlpack.Scalar{Kind: dlpack.KindBool, B: t == 1}, nil
 	}
-	if hasAttr(o, "__float__") {
+	if hasFloat {
 		f := C.PyFloat_AsDouble(o)
 		if err := pyCheck(); err != nil {
 			return dlpack.Scalar{}, err
 		}
-		if hasAttr(o, "imag") && hasAttr(o, "__complex__") && isComplexNumber(o) {
+		// By type name only: asking a 0-d PyTorch tensor for .imag raises.
+		if hasComplex && isComplexNumber(o) {
 			c := C.PyComplex_AsCComplex(o)
 			if err := pyCheck(); err != nil {
 				return dlpack.Scalar{}, err
@@ -415,8 +433,24 @@ func pyIntToScalar(o *C.PyObject) (dlpack.Scalar, error) {
 	return dlpack.Scalar{}, overflowErrorf("Python integer %s out of bounds for any supported dtype", s)
 }
 
-func hasAttr(o *C.PyObject, name string) bool {
+// hasAttr reports whether o has the attribute; an error other than AttributeError
+// raised looking it up is returned (gd_has_attr_string), not swallowed.
+func hasAttr(o *C.PyObject, name string) (bool, error) {
 	cs := C.CString(name)
 	defer C.free(unsafe.Pointer(cs))
-	return C.PyObject_HasAttrString(o, cs) == 1
+	switch C.gd_has_attr_string(o, cs) {
+	case 1:
+		return true, nil
+	case 0:
+		return false, nil
+	}
+	return false, errPySet
+}
+
+// hasEitherAttr reports whether o has attribute a or b, asking b only if o has no a.
+func hasEitherAttr(o *C.PyObject, a, b string) (bool, error) {
+	if has, err := hasAttr(o, a); has || err != nil {
+		return has, err
+	}
+	return hasAttr(o, b)
 }
