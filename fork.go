@@ -142,6 +142,11 @@ package godlpack
 //     parent runs and joins four threads calling godlpack, forks; the child's new
 //     threads calling godlpack hang in stoplockedm.) With no such exited thread in
 //     the parent they ran fine in every trial, but nothing makes it certain.
+//   - goroutines started in the child (an extension's parallel kernels) are NOT
+//     safe, in any runtime: the runtime wakes an idle M of the parent's, whose
+//     thread is gone, before it makes a new one, and the calling thread hands it
+//     its P when it waits for them (stoplockedm): the call never returns. Open
+//     (issue 19 item 3; docs/design.md, "fork()"): use spawn or forkserver.
 //   - a fork that bypasses os.fork() (a C library calling fork() and then not
 //     exec) runs no hooks; subprocess and posix_spawn exec at once and are fine.
 //   - the runtime stopping the world on its own in the parent at the instant of the
