@@ -63,30 +63,39 @@ static PyModuleDef self_def = {
     .m_size = sizeof(gd_ext_func *),
 };
 
-/* Adds f to module m as a function (GIL held, at exec). f lives for good. */
-int gd_ext_add(PyObject *m, gd_ext_func *f) {
+/* A new function object calling f, named as a function of module m (GIL held, at
+ * exec), or NULL with an exception. f lives for good. */
+PyObject *gd_ext_function(PyObject *m, gd_ext_func *f) {
     for (int i = 0; i < f->nparams; i++) {
-        f->params[i].name_obj = PyUnicode_InternFromString(f->params[i].name);
         if (f->params[i].name_obj == NULL) {
-            return -1;
+            f->params[i].name_obj = PyUnicode_InternFromString(f->params[i].name);
+            if (f->params[i].name_obj == NULL) {
+                return NULL;
+            }
         }
     }
     f->def.ml_meth = (PyCFunction)(void (*)(void))gd_ext_call;
     f->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
     PyObject *modname = PyModule_GetNameObject(m);
     if (modname == NULL) {
-        return -1;
+        return NULL;
     }
     PyObject *self = PyModule_Create(&self_def);
     if (self == NULL || PyObject_SetAttrString(self, "__name__", modname) < 0) {
         Py_XDECREF(self);
         Py_DECREF(modname);
-        return -1;
+        return NULL;
     }
     *(gd_ext_func **)PyModule_GetState(self) = f;
     PyObject *fn = PyCFunction_NewEx(&f->def, self, modname);
     Py_DECREF(modname);
     Py_DECREF(self);
+    return fn;
+}
+
+/* Adds f to module m as a function (GIL held, at exec). */
+int gd_ext_add(PyObject *m, gd_ext_func *f) {
+    PyObject *fn = gd_ext_function(m, f);
     if (fn == NULL) {
         return -1;
     }

@@ -130,23 +130,31 @@ func goExtExec(mod *C.PyObject, name *C.char) C.int {
 		importError("godlpack: module " + C.GoString(name) + " vanished")
 		return -1
 	}
-	return m.addTo(mod)
+	if m.addTo(mod) < 0 {
+		return -1
+	}
+	return registerForkHooks(mod) // this extension's own Go runtime (fork_hooks.go)
 }
 
 // addTo adds m's functions to the module object mod (GIL held). Their C tables
 // are made once and kept for good: a module imported again shares them.
 func (m *moduleSpec) addTo(mod *C.PyObject) C.int {
 	for _, f := range m.funcs {
-		if f.cfunc == nil {
-			f.id = int32(len(extFuncs))
-			extFuncs = append(extFuncs, f)
-			f.cfunc = f.cTable()
-		}
+		f.makeCTable()
 		if C.gd_ext_add(mod, f.cfunc) < 0 {
 			return -1
 		}
 	}
 	return 0
+}
+
+// makeCTable gives f its id in extFuncs and its C table, the first time (GIL held).
+func (f *Function) makeCTable() {
+	if f.cfunc == nil {
+		f.id = int32(len(extFuncs))
+		extFuncs = append(extFuncs, f)
+		f.cfunc = f.cTable()
+	}
 }
 
 // cTable makes the C description of f that ext_call.c reads (C memory, never freed).

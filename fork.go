@@ -3,8 +3,12 @@
 package godlpack
 
 // fork.go: keeping the Go runtime usable in a child made by os.fork() (the fork
-// start method of multiprocessing, PyTorch's DataLoader workers). The Python
-// package registers the three hooks below with os.register_at_fork.
+// start method of multiprocessing, PyTorch's DataLoader workers). Every library
+// built from this package (the godlpack module and each extension written in Go)
+// has its own Go runtime and its own copy of this file, and registers its copy of
+// the three hooks below with os.register_at_fork at its module's first exec
+// (fork_hooks.go): each runtime is made quiet before the fork and restored after
+// it by its own hooks, one after the other.
 //
 // fork() copies only the calling thread. The Go runtime's other threads (sysmon,
 // idle Ms, GC and scavenger workers, Ms of other Python threads) are gone in the
@@ -111,10 +115,14 @@ package godlpack
 //
 // What is left: the wait is bounded (a machine so starved that the runtime's
 // threads get no CPU for 500 ms, a goroutine that keeps running Go code, or an
-// extension's own timer due within 10 s at every look, forks anyway, as before);
-// a thread that a goroutine of an extension wakes between the wait and the fork;
-// and without /proc (or where it cannot be read) only the stop-the-world part
-// applies (an unreadable timeout counts as long, as every timed wait did before).
+// extension author's own timer due within 10 s at every look, forks anyway, as
+// before); a Go thread woken between its runtime's wait and the fork (the runtimes
+// are made quiet one after the other: an extension's a few milliseconds before the
+// fork, while the later hooks run with the GIL held); and without /proc (or where
+// it cannot be read) only the stop-the-world part applies (an unreadable timeout
+// counts as long, as every timed wait did before). Each runtime's wait judges only
+// its own threads: a thread whose system calls come from another library (another
+// runtime's Go threads included) is not its runtime's.
 //
 // What is safe in a fork child, and what is not (documented rather than detected:
 // a hang happens inside the runtime, before any godlpack code could raise):
@@ -134,6 +142,11 @@ package godlpack
 //     parent runs and joins four threads calling godlpack, forks; the child's new
 //     threads calling godlpack hang in stoplockedm.) With no such exited thread in
 //     the parent they ran fine in every trial, but nothing makes it certain.
+//   - goroutines started in the child (an extension's parallel kernels) are NOT
+//     safe, in any runtime: the runtime wakes an idle M of the parent's, whose
+//     thread is gone, before it makes a new one, and the calling thread hands it
+//     its P when it waits for them (stoplockedm): the call never returns. Open
+//     (issue 19 item 3; docs/design.md, "fork()"): use spawn or forkserver.
 //   - a fork that bypasses os.fork() (a C library calling fork() and then not
 //     exec) runs no hooks; subprocess and posix_spawn exec at once and are fine.
 //   - the runtime stopping the world on its own in the parent at the instant of the

@@ -32,9 +32,9 @@ func godlpackFunctions() *moduleSpec {
 		Func0("_live_allocations", liveAllocations).
 			Doc("Number of live C allocations (owners and exported managed tensors), for tests;\n" +
 				"needs GODLPACK_COUNT_ALLOCATIONS=1 in the environment at import."),
-		// The fork hooks run with the GIL held, as os.fork() calls them.
-		Func0("_after_fork_parent", afterForkParent).HoldGIL().Doc("Internal: fork hook."),
-		Func0("_after_fork_child", afterForkChild).HoldGIL().Doc("Internal: fork hook."),
+		// The fork hooks (fork_hooks.go), which the module's exec also registers.
+		forkAfterHooks()[0],
+		forkAfterHooks()[1],
 	})
 }
 
@@ -51,7 +51,10 @@ func goModuleExec(m *C.PyObject) C.int {
 		importError("godlpack._godlpack: " + strings.Join(selfModule.errs, "; "))
 		return -1
 	}
-	return selfModule.addTo(m)
+	if selfModule.addTo(m) < 0 {
+		return -1
+	}
+	return registerForkHooks(m)
 }
 
 // dtypeTable is (name, code, bits, kind) of every dtype, in table order, from

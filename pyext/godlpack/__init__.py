@@ -26,8 +26,6 @@ of godlpack, DLPack and the installed consumers. Typed: the package ships stubs
 
 from __future__ import annotations
 
-import os as _os
-
 from . import _godlpack, _numpy, _pickling
 from ._godlpack import (
     DLPACK_MAJOR_VERSION,
@@ -85,9 +83,5 @@ Array.__reduce_ex__ = _pickling.reduce_ex  # type: ignore[method-assign,assignme
 Array.__copy__ = _pickling.copy  # type: ignore[attr-defined]
 Array.__deepcopy__ = _pickling.deepcopy  # type: ignore[attr-defined]
 
-# fork support: the Go collector stays off in a child (fork.go)
-_os.register_at_fork(
-    before=_godlpack._before_fork,
-    after_in_parent=_godlpack._after_fork_parent,
-    after_in_child=_godlpack._after_fork_child,
-)
+# fork support: _godlpack's exec registered its runtime's os.register_at_fork hooks
+# (fork_hooks.go), as every extension written in Go does for its own runtime.

@@ -1,0 +1,297 @@
+"""fork with extensions written in Go loaded (issue 19, item 3): each extension is a
+c-shared library with its own Go runtime, which must survive os.fork() as godlpack's
+does (fork.go, fork_hooks.go).
+
+Since every library registers its own fork hooks, an extension's runtime goes into a
+child with its collector off, as godlpack's: a child's calls that allocate far past
+the collector's goal in an extension's runtime no longer hang (they did in every run
+before). Calls that start goroutines in a child still hang (the parent's idle Ms are
+still on the runtime's idle list there: fork.go, "What is left"); their scenarios are
+kept below, marked xfail and not run (each hang costs its deadline), with one short
+strict xfail that turns into a failure, to be acted on, once they pass.
+
+Each scenario runs as a script in a fresh interpreter (conftest.run_script): a child
+that hangs is killed by the script after a deadline and reported with its stacks, and
+the script itself has a timeout, so a hang fails the test instead of blocking it."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from conftest import run_script
+from goext_build import folder
+
+# What every scenario shares: both extensions and godlpack loaded (three Go runtimes),
+# the calls a child makes, and a wait for a child that reports a hang instead of
+# waiting for ever.
+COMMON = """
+import os, shutil, signal, subprocess, sys, threading, time, warnings
+sys.path[:0] = [{goext!r}, {goext2!r}]
+import numpy as np
+import godlpack as g
+import goext, goext2
+
+# fork with threads alive is what these scenarios test (3.12+ warns about it).
+warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork")
+
+X = np.ones(10**6)                       # sum: 10**6 float64, several goroutines
+S = np.arange(300_000, dtype=np.float32)  # scale, scale_: ~300k values
+A = np.full((300, 300), 0.5)              # matmul 300x300 (gonum, goroutines)
+
+def calls():
+    # Each call runs goroutines in one of the two extensions' runtimes, or in godlpack's.
+    assert goext.sum(X) == 1e6
+    assert np.from_dlpack(goext.scale(S, 2.0))[-1] == 2.0 * 299_999
+    mine = S.copy()
+    goext.scale_(mine, 3.0)
+    assert mine[-1] == 3.0 * 299_999
+    assert float(np.from_dlpack(goext.matmul(A, A))[0, 0]) == 75.0
+    assert goext.sum(goext2.ramp(1000, 1.0)) == 499500.0
+    assert g.arange(4).tolist() == [0, 1, 2, 3]
+
+def stacks(pid):
+    # A stuck child's threads, for the failure message (gdb, where installed).
+    if shutil.which("gdb") is None:
+        return "(no gdb to show its stacks)"
+    cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 12"]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
+    except subprocess.TimeoutExpired:
+        return "(gdb timed out)"
+    return "\\n".join(line for line in out.splitlines() if line.startswith(("#", "Thread ")))
+
+def wait(pid, limit=30):
+    # The child's exit code, or "hung" (killed) after limit seconds: generous on a
+    # loaded 2-core machine, where each child takes well under a second.
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.01)
+    print("hung child", pid, stacks(pid), file=sys.stderr)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return "hung"
+
+def fork_and_call(work=calls):
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            work()
+        except BaseException as e:
+            print("child failed:", repr(e), flush=True)
+            code = 1
+        os._exit(code)
+    return wait(pid)
+"""
+
+
+def scenario(tmp_path, name: str, body: str, timeout: float = 240) -> list[str]:
+    common = COMMON.format(goext=folder("goext"), goext2=folder("goext2"))
+    return run_script(tmp_path, name, common + textwrap.dedent(body), timeout).split()
+
+
+def test_child_allocates_past_the_collectors_goal_in_each_runtime(tmp_path):
+    # ~20 MB of Go garbage in each extension's runtime per child (the collector's
+    # first goal is 4 MB): before each library registered its hooks, the first
+    # collection of an extension's runtime in the child never ended.
+    out = scenario(
+        tmp_path,
+        "child_allocates",
+        """
+        x = np.ones(10)
+        def allocate():
+            for _ in range(100_000):
+                assert goext.describe(x) == ("float64", (10,), False)
+                assert goext2.keep_none() != ""
+            for _ in range(2_000):
+                try:
+                    goext.fail("no" * 100)
+                except ValueError:
+                    pass
+            assert g.arange(4).tolist() == [0, 1, 2, 3]
+        allocate()  # the parent too: its collector runs before the fork
+        results = [fork_and_call(allocate) for _ in range(2)]
+        def nested():
+            allocate()
+            assert fork_and_call(allocate) == 0
+        results.append(fork_and_call(nested))
+        allocate()  # the parent's collectors are back on
+        print(*results)
+        """,
+    )
+    assert out == ["0"] * 3
+
+
+# The parent's idle Ms are still on each runtime's idle list in the child, and the
+# first goroutine a child's call starts is handed to one of them: still a hang.
+GOROUTINES_HANG = "a fork child's call that starts goroutines hangs (fork.go, 'What is left')"
+
+
+@pytest.mark.xfail(reason=GOROUTINES_HANG, strict=True)
+def test_goroutines_in_a_fork_child_quick(tmp_path):
+    # The short form of the scenarios below, run on every build: one child, 15 s.
+    out = scenario(
+        tmp_path,
+        "child_goroutines",
+        """
+        assert goext.sum(X) == 1e6
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if goext.sum(X) == 1e6 else 1)
+        print(wait(pid, limit=15))
+        """,
+        timeout=120,
+    )
+    assert out == ["0"]
+
+
+@pytest.mark.xfail(reason=GOROUTINES_HANG, run=False)
+def test_goroutines_in_a_fork_child_after_the_parent_ran_them(tmp_path):
+    out = scenario(
+        tmp_path,
+        "child_calls",
+        """
+        calls()  # the parent has run goroutines in every runtime before forking
+        results = [fork_and_call() for _ in range(3)]
+        # each function alone too, first thing in the child
+        for f in (lambda: goext.sum(X), lambda: goext.scale(S, 2.0),
+                  lambda: goext.scale_(S.copy(), 2.0), lambda: goext.matmul(A, A)):
+            results.append(fork_and_call(f))
+        # a fork of a fork child, calling in both generations
+        def nested():
+            calls()
+            assert fork_and_call() == 0
+            calls()
+        results.append(fork_and_call(nested))
+        calls()  # and the parent goes on
+        print(*results)
+        """,
+    )
+    assert out == ["0"] * 8
+
+
+@pytest.mark.xfail(reason=GOROUTINES_HANG, run=False)
+def test_multiprocessing_fork_pool_maps_goext(tmp_path):
+    out = scenario(
+        tmp_path,
+        "fork_pool",
+        """
+        import multiprocessing as mp
+
+        def task(i):
+            calls()
+            return goext.sum(np.full(10**6, float(i))), os.getpid()
+
+        if __name__ == "__main__":
+            calls()
+            with mp.get_context("fork").Pool(2) as pool:
+                res = pool.map_async(task, range(12), chunksize=1).get(timeout=120)
+                res += pool.map_async(task, range(12, 16)).get(timeout=120)  # used workers
+            assert [s for s, _ in res] == [1e6 * i for i in range(16)], res
+            assert os.getpid() not in {p for _, p in res}
+            calls()
+            print("ok", len(res))
+        """,
+    )
+    assert out == ["ok", "16"]
+
+
+@pytest.mark.xfail(reason=GOROUTINES_HANG, run=False)
+def test_fork_from_a_thread_while_another_calls_goext(tmp_path):
+    out = scenario(
+        tmp_path,
+        "fork_beside_calls",
+        """
+        stop = threading.Event()
+        def busy():
+            # Go calls right up to (and during) each fork: sum and scale release
+            # the GIL and run goroutines, spin keeps a thread in Go for 1 ms.
+            while not stop.is_set():
+                goext.sum(X)
+                goext.scale(S, 2.0)
+                goext.spin(0.001)
+                goext2.ramp(10_000, 1.0)
+        results = []
+        def forker():
+            for _ in range(10):
+                results.append(fork_and_call())
+        busy_threads = [threading.Thread(target=busy) for _ in range(2)]
+        for t in busy_threads:
+            t.start()
+        time.sleep(0.1)
+        t = threading.Thread(target=forker)
+        t.start()
+        t.join()
+        stop.set()
+        for b in busy_threads:
+            b.join()
+        calls()
+        print(*results)
+        """,
+    )
+    assert out == ["0"] * 10
+
+
+@pytest.mark.xfail(reason=GOROUTINES_HANG, run=False)
+def test_fork_storm_with_three_go_runtimes_under_cpu_load(tmp_path):
+    # As test_processes.py's storm, with goext and goext2 loaded: every child calls
+    # each runtime's goroutines. Before each library registered its hooks, every child
+    # hung at its first goext.sum; now none may (the storm tolerates one hung child,
+    # as godlpack's own: fork.go's residual).
+    out = scenario(
+        tmp_path,
+        "storm",
+        """
+        burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+        SECONDS = 12
+        Y = np.ones(300_000)
+        def child():
+            assert goext.sum(Y) == 300_000.0
+            assert goext.sum(goext2.ramp(1000, 1.0)) == 499500.0
+            assert g.arange(3).tolist() == [0, 1, 2]
+        forks, hung, live = 0, 0, {}
+        start = time.monotonic()
+        try:
+            while time.monotonic() - start < SECONDS or live:
+                if len(live) < 2 and time.monotonic() - start < SECONDS:
+                    goext.sum(Y)  # this thread has just been in each runtime
+                    goext2.ramp(1000, 1.0)
+                    g.arange(100).reshape(10, 10).tolist()
+                    pid = os.fork()
+                    if pid == 0:
+                        try:
+                            child()
+                        except BaseException:
+                            os._exit(1)
+                        os._exit(0)
+                    live[pid] = time.monotonic()
+                    forks += 1
+                    continue
+                time.sleep(0.001)
+                for pid, born in list(live.items()):
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    if done:
+                        del live[pid]
+                        assert os.waitstatus_to_exitcode(status) == 0, status
+                    elif time.monotonic() - born > 60:  # a hang, not slowness
+                        print("hung child", pid, stacks(pid), file=sys.stderr)
+                        os.kill(pid, signal.SIGKILL)
+                        os.waitpid(pid, 0)
+                        del live[pid]
+                        hung += 1
+        finally:
+            for b in burners:
+                b.kill()
+                b.wait()
+        print("forks", forks, "hung", hung)
+        """,
+        timeout=300,
+    )
+    assert out[0] == "forks" and out[2] == "hung", out
+    forks, hung = int(out[1]), int(out[3])
+    assert forks >= 30, f"only {forks} forks: the storm did not run"
+    assert hung <= 1, f"{hung} of {forks} fork children hung"
