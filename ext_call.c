@@ -364,21 +364,27 @@ int64_t gd_ext_gil_releases(void) { return __atomic_load_n(&gil_releases, __ATOM
  * callback thread) waits until the call ends, as during any C function that holds
  * the GIL; Go code that waits for such a thread needs ReleaseGIL. Reads pointers
  * only, comparing them with this thread's own state (never dereferencing another
- * thread's, which could be going away): five calls, a few ns. A thread state made
+ * thread's, which could be going away): two calls, a few ns. A thread state made
  * just after the look waits for the call, like one made by PyGILState_Ensure. */
 static int gil_wanted(void) {
 #ifdef Py_GIL_DISABLED
     return 1; /* free-threaded: detach, so that a stop-the-world does not wait for Go */
 #else
-    /* Thread states are listed newest first: another one exists when this thread's
-     * is not the head or has one after it. So are interpreters, and an extension
-     * runs in the main one (it refuses others), the oldest: any other is the head.
-     * Public calls (cpython/pystate.h, 3.11-3.15 alike), not PyThreadState's
-     * prev/next/interp fields, whose layout is CPython's to change. */
+    /* Thread states are listed newest first (me->prev: a newer one, me->next: an
+     * older one); so are interpreters, and an extension runs in the main one (it
+     * refuses others), the oldest: any other is the head. */
     PyThreadState *me = PyThreadState_Get();
+#if PY_VERSION_HEX < 0x03100000
+    /* prev, next and interp lead PyThreadState in 3.11-3.15 alike (cpython/pystate.h,
+     * re-checked in 3.14.8's and 3.15.0's): read, they save three calls into libpython
+     * (docs/design.md, the call's costs). */
+    return me->next != NULL || me->prev != NULL || PyInterpreterState_Head() != me->interp;
+#else
+    /* A CPython not checked yet: the same look through the public calls. */
     PyInterpreterState *interp = PyThreadState_GetInterpreter(me);
     return PyInterpreterState_ThreadHead(interp) != me || PyThreadState_Next(me) != NULL ||
            PyInterpreterState_Head() != interp;
+#endif
 #endif
 }
 
