@@ -50,7 +50,6 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import tomllib
 from pathlib import Path
