@@ -74,6 +74,7 @@ from _godlpack_gobuild import (  # noqa: E402
     GO_BUILD_TAG,
     MANYLINUX_FLOOR,  # noqa: F401
     MIN_PYTHON,
+    PY_VERSIONS,
     BuildError,
     _version_tuple,  # noqa: F401
     interpreter_info,
@@ -90,7 +91,6 @@ SUMMARY = (
     "and TVM-FFI"
 )
 URL = "https://github.com/godlpack/godlpack"
-PY_VERSIONS = ("3.10", "3.11", "3.12", "3.13")
 # The Go library users' extensions import (godlpack.build compiles it from the wheel):
 # these packages, every package of the module they import, and the modules outside it
 # they import (a file GOPROXY: _gobuild.GO_PROXY_DIR).
@@ -176,7 +176,7 @@ def core_metadata(root: Path = ROOT) -> bytes:
         "Programming Language :: Go",
         "Programming Language :: Python :: 3",
         "Programming Language :: Python :: 3 :: Only",
-        *(f"Programming Language :: Python :: {v}" for v in PY_VERSIONS),
+        *("Programming Language :: Python :: {}.{}".format(*v) for v in PY_VERSIONS),
         "Programming Language :: Python :: Implementation :: CPython",
         "Topic :: Scientific/Engineering",
         "Topic :: Software Development :: Libraries :: Python Modules",

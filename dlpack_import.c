@@ -281,7 +281,7 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
     PyObject *cap = gd_call_dlpack(x, dl_device, copy);
     if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         /* Is __dlpack__ missing, or did it raise AttributeError itself? The lookup
-         * must not run with the exception pending (3.10 loses it), so stash it. */
+         * must not run with the exception pending (CPython may lose it), so stash it. */
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
         if (!gd_has_dlpack(x)) {

@@ -427,10 +427,19 @@ static int gil_wanted(void) {
 #else
     /* Thread states are listed newest first (me->prev: a newer one, me->next: an
      * older one); so are interpreters, and an extension runs in the main one (it
-     * refuses others), the oldest: any other is the head. prev, next and interp lead
-     * PyThreadState in 3.10-3.13 alike (cpython/pystate.h). */
+     * refuses others), the oldest: any other is the head. */
     PyThreadState *me = PyThreadState_Get();
+#if PY_VERSION_HEX < 0x03100000
+    /* prev, next and interp lead PyThreadState in 3.11-3.15 alike (cpython/pystate.h,
+     * re-checked in 3.14.8's and 3.15.0's): read, they save three calls into libpython
+     * (docs/design.md, the call's costs). */
     return me->next != NULL || me->prev != NULL || PyInterpreterState_Head() != me->interp;
+#else
+    /* A CPython not checked yet: the same look through the public calls. */
+    PyInterpreterState *interp = PyThreadState_GetInterpreter(me);
+    return PyInterpreterState_ThreadHead(interp) != me || PyThreadState_Next(me) != NULL ||
+           PyInterpreterState_Head() != interp;
+#endif
 #endif
 }
 

@@ -2,8 +2,8 @@
 
 package godlpack
 
+// #include "ext.h" // Python.h first, before any system header (CPython's rule)
 // #include <stdlib.h>
-// #include "ext.h"
 import "C"
 
 import (

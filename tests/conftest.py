@@ -63,6 +63,34 @@ def pytest_report_header(config):
     return f"godlpack from {os.path.dirname(godlpack.__file__)}"
 
 
+def requirements_file() -> str:
+    """This CPython's pinned test requirements (tests/run's req_file: 3.11's is the plain one)."""
+    ver = "{}.{}".format(*sys.version_info[:2])
+    name = "requirements.txt" if ver == "3.11" else f"requirements-{ver}.txt"
+    return os.path.join(REPO, "tests", name)
+
+
+def why_unpinned(dist: str) -> str | None:
+    """None when this CPython's requirements file pins ``dist``; else why it does not, from
+    its ``# dist: not pinned, ...`` comment (a package with no wheel for this interpreter).
+    A package neither pinned nor explained is an error: a test must not skip silently
+    because someone dropped a pin."""
+    path = requirements_file()
+    with open(path, encoding="utf-8") as f:
+        lines = [line.strip() for line in f]
+    if any(line.split("==")[0].strip().lower() == dist for line in lines if "==" in line):
+        return None
+    for i, line in enumerate(lines):
+        if line.startswith(f"# {dist}: not pinned"):
+            why = [line[2:]]
+            for more in lines[i + 1 :]:  # the comment goes on until the next pin
+                if not more.startswith("# "):
+                    break
+                why.append(more[2:])
+            return f"{' '.join(why)} ({os.path.basename(path)})"
+    raise RuntimeError(f"{path} neither pins {dist} nor says why not (# {dist}: not pinned, ...)")
+
+
 # The DLPack ABI (dlpack.h v1.3), to look inside the capsules we export.
 from _dlpack_abi import (  # noqa: E402
     DELETER,

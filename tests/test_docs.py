@@ -236,6 +236,8 @@ def test_module_info():
     assert lines[0] == f"godlpack {godlpack.__version__}, DLPack {major}.{minor}"
     assert lines[1] == "dtypes: " + ", ".join(d.name for d in godlpack.dtypes)
     assert lines[2].startswith("devices: kDLCPU")
+    here = "{}.{}.{}".format(*sys.version_info[:3])
+    assert lines[3] == f"python: CPython {here} (godlpack supports CPython 3.11-3.15)"
     # The consumers the test suite requires are found, with their versions.
     for mod in (numpy, torch, ml_dtypes):
         assert f"  {mod.__name__}: {mod.__version__}" in lines, r.stdout

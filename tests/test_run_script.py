@@ -31,3 +31,39 @@ def test_missing_tools_are_named_before_any_download(tmp_path):
     assert any("requirements file" in m and "2.9" in m for m in missing), missing
     assert len(missing) == 3, missing
     assert not (tmp_path / "venvs").exists()  # nothing made, nothing downloaded
+
+
+def test_run_tests_every_supported_cpython_and_only_those():
+    # tests/run's list and the wheel's (classifiers, requires-python, `python -m godlpack
+    # info`) are one list: _gobuild.PY_VERSIONS; 3.10 is retired with its pins.
+    from godlpack._gobuild import PY_VERSIONS
+
+    text = (REPO / "tests" / "run").read_text(encoding="utf-8")
+    (line,) = [x for x in text.splitlines() if x.startswith("all_versions=(")]
+    listed = line[len("all_versions=(") : line.index(")")].split()
+    assert listed == ["{}.{}".format(*v) for v in PY_VERSIONS]
+    assert listed == ["3.11", "3.12", "3.13", "3.14", "3.15"]
+    for v in listed[1:]:
+        assert (REPO / "tests" / f"requirements-{v}.txt").is_file(), v
+    assert not (REPO / "tests" / "requirements-3.10.txt").exists()
+
+
+def test_a_cpython_to_get_from_debian_waits_for_the_tool_check(tmp_path):
+    # 3.14 is neither in pyenv nor on PATH here: step 1 would make it from Debian's
+    # packages, but a missing tool is named first, and nothing is downloaded or made.
+    if shutil.which("python3.14") or shutil.which("apt-get") is None:
+        import pytest
+
+        pytest.skip("python3.14 on PATH, or no apt-get: this machine tests another path")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GO", "VIRTUAL"))}
+    env["CC"] = "/nonexistent/cc"
+    env["GODLPACK_VENV_ROOT"] = str(tmp_path / "venvs")
+    env["PYENV_ROOT"] = str(tmp_path / "no-pyenv")
+    env["GODLPACK_PYTHONS"] = "3.14"
+    r = subprocess.run(
+        ["bash", "tests/run"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 1, r.stdout + r.stderr
+    missing = [line for line in r.stdout.splitlines() if line.startswith("  - ")]
+    assert len(missing) == 1 and "C compiler" in missing[0], r.stdout
+    assert not (tmp_path / "venvs").exists()  # no Debian packages fetched, no venv

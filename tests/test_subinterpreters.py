@@ -6,9 +6,9 @@ cleanly and leave the main interpreter's godlpack working; before, it overwrote 
 process-wide objects with the sub-interpreter's, and after that interpreter was
 destroyed ``repr(a.dtype)`` raised NameError. Each case runs in a child process (a
 regression corrupts or crashes the interpreter), through every way of making a
-sub-interpreter that this CPython has: ``_testcapi.run_in_subinterp`` (3.10-3.13,
+sub-interpreter that this CPython has: ``_testcapi.run_in_subinterp`` (3.11-3.15,
 the legacy config that admits single-phase modules), ``_xxsubinterpreters``
-(3.10-3.12) and ``_interpreters`` (3.13).
+(3.11-3.12) and ``_interpreters`` (3.13-3.15).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ AVAILABLE = [m for m in MECHANISMS if importlib.util.find_spec(m.split(".")[0]) 
 
 
 def test_every_supported_cpython_can_make_a_subinterpreter_here():
-    # The cases below must run, not vanish: _testcapi exists on 3.10-3.13, and one of
+    # The cases below must run, not vanish: _testcapi exists on 3.11-3.15, and one of
     # the interpreter modules on each.
     assert "_testcapi.run_in_subinterp" in AVAILABLE
     other = "_interpreters" if sys.version_info >= (3, 13) else "_xxsubinterpreters"

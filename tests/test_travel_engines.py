@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import sys
 
-from conftest import run_script
+import pytest
+from conftest import run_script, why_unpinned
 
 DASK = """
 import os
@@ -106,6 +107,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.skipif(why_unpinned("ray") is not None, reason=str(why_unpinned("ray")))
 def test_ray_tasks_and_zero_copy_object_store(tmp_path):
     assert run_script(tmp_path, "ray_tasks", RAY, timeout=180).strip().endswith("ok")
 

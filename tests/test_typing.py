@@ -6,7 +6,7 @@
   consistent with the built extension: every public function, class, method and
   attribute, with its parameters;
 - the stubs alone check, and give the types asserted below, for every Python
-  godlpack supports (3.10 to 3.13), and reject what the extension rejects.
+  godlpack supports (3.11 to 3.15), and reject what the extension rejects.
 
 mypy is required wherever this interpreter's pinned test requirements list it
 (tests/requirements.txt for 3.11, tests/requirements-3.X.txt for the others): there a
@@ -213,7 +213,7 @@ def stubs_only(tmp_path_factory):
     return root
 
 
-@pytest.mark.parametrize("pyver", ["3.10", "3.11", "3.12", "3.13"])
+@pytest.mark.parametrize("pyver", ["3.11", "3.12", "3.13", "3.14", "3.15"])
 def test_stubs_give_precise_types(stubs_only, tmp_path, pyver):
     src = tmp_path / "good.py"
     src.write_text(textwrap.dedent(GOOD))

@@ -269,13 +269,14 @@ def test_installed_metadata_and_record(built, installed):
         assert consumer in md["summary"]
     assert md["license"] == "Apache-2.0"
     assert md["license_files"] == ["LICENSE"]
-    assert md["requires_python"] == ">=3.10"
+    assert md["requires_python"] == ">=3.11"
     from packaging.specifiers import SpecifierSet
 
     assert PY in SpecifierSet(md["requires_python"])
     classifiers = set(md["classifiers"])
-    for v in ("3.10", "3.11", "3.12", "3.13"):
+    for v in ("3.11", "3.12", "3.13", "3.14", "3.15"):
         assert f"Programming Language :: Python :: {v}" in classifiers
+    assert "Programming Language :: Python :: 3.10" not in classifiers  # EOL: retired
     assert "Programming Language :: Python :: Implementation :: CPython" in classifiers
     assert "Programming Language :: Go" in classifiers
     assert not [c for c in classifiers if c.startswith("License ::")], "PEP 639: expression only"

@@ -17,6 +17,7 @@ import importlib
 import sys
 
 import godlpack
+from godlpack._gobuild import PY_VERSIONS
 
 
 def demo() -> int:
@@ -57,6 +58,11 @@ def info() -> int:
     print(
         "devices: kDLCPU (exports and imports); kDLCUDAHost, kDLROCMHost, kDLCUDAManaged "
         "(imports: host-accessible)"
+    )
+    first, last = PY_VERSIONS[0], PY_VERSIONS[-1]
+    print(
+        "python: CPython {}.{}.{}".format(*sys.version_info[:3]),
+        "(godlpack supports CPython {}.{}-{}.{})".format(*first, *last),
     )
     for name in ("numpy", "torch", "jax", "tvm_ffi", "ml_dtypes"):
         try:

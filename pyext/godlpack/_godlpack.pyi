@@ -17,6 +17,7 @@ from typing import (
     Final,
     Literal,
     Protocol,
+    Self,
     SupportsComplex,
     SupportsFloat,
     SupportsIndex,
@@ -27,7 +28,7 @@ from typing import (
     type_check_only,
 )
 
-from typing_extensions import Buffer, CapsuleType, Self
+from typing_extensions import Buffer, CapsuleType
 
 from ._types import DLDeviceType
 from ._types import dtype as _dtype

@@ -5,9 +5,7 @@ whole public API of godlpack.
 """
 
 import enum
-from typing import Literal
-
-from typing_extensions import Self
+from typing import Literal, Self
 
 class DLDeviceType(enum.IntEnum):
     kDLCPU = 1

