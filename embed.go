@@ -9,8 +9,8 @@ package godlpack
 // thread Py_FinalizeEx expects) is one Go never hands to other goroutines. Every
 // other call comes from whatever goroutine makes it, through gil.go.
 
+// #include "godlpack.h" // Python.h first, before any system header (CPython's rule)
 // #include <stdlib.h>
-// #include "godlpack.h"
 // int gd_embed_start(const char *program, char **err);
 // int gd_embed_register_module(void);
 import "C"

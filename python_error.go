@@ -2,8 +2,8 @@
 
 package godlpack
 
+// #include "godlpack.h" // Python.h first, before any system header (CPython's rule)
 // #include <stdlib.h>
-// #include "godlpack.h"
 // int gd_take_exception(char **type_name, char **message, char **traceback);
 import "C"
 

@@ -329,17 +329,38 @@ def cgo_settings(*, embed: bool) -> dict[str, str]:
         return settings
     var = sysconfig.get_config_var
     libdir = var("LIBDIR") or ""
+    loader = _elf_interpreter(sys.executable)
     if var("Py_ENABLE_SHARED"):
         ldversion = var("LDVERSION") or "{}.{}".format(*sys.version_info[:2])
-        if not any(
-            (Path(d) / ("libpython" + ldversion + ".so")).exists()
-            for d in (libdir, var("LIBPL") or "")
-        ):
+        # An interpreter unpacked away from the prefix it was built for (a Debian
+        # package extracted into a private root: tests/debian_python.sh) still reports
+        # the build's LIBDIR; its libpython then sits under sys.base_prefix.
+        base_lib = Path(sys.base_prefix) / "lib"
+        found = [
+            d
+            for d in (libdir, var("LIBPL") or "", base_lib / (var("MULTIARCH") or ""), base_lib)
+            if d and (Path(d) / ("libpython" + ldversion + ".so")).exists()
+        ]
+        if not found:
             raise BuildError(
                 f"libpython{ldversion}.so not found in {libdir}: install the development "
                 f"files of {sys.executable} (e.g. the libpython{ldversion}-dev package)"
             )
+        libdir = str(found[0])
         ldflags = ["-L" + libdir, "-lpython" + ldversion, "-Wl,-rpath," + libdir]
+        if loader is not None and loader != _SYSTEM_LOADER:
+            # That interpreter runs on its own C library (its ELF loader says which, as
+            # the patched Debian roots do): the program must load the same one, or
+            # libpython meets an older libc than it was built for.
+            # (the linker checks libpython's symbols against the system's older libc;
+            # at run time that loader finds its own libc by the rpath)
+            ldflags += [
+                "-Wl,--dynamic-linker=" + loader,
+                "-Wl,--allow-shlib-undefined",
+                "-Wl,--disable-new-dtags",  # an RPATH, which libpython's own needs follow too
+            ]
+            if str(Path(loader).parent) != libdir:
+                ldflags.append("-Wl,-rpath," + str(Path(loader).parent))
     else:
         # A static libpython: linked whole, its symbols exported for extension modules.
         libpl = var("LIBPL") or libdir
@@ -357,9 +378,38 @@ def cgo_settings(*, embed: bool) -> dict[str, str]:
         ]
     settings["CGO_LDFLAGS"] = _join_flags(ldflags, os.environ.get("CGO_LDFLAGS", ""))
     library_path = [libdir, *(d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d)]
+    if loader is not None and loader != _SYSTEM_LOADER:
+        # the rpath finds libpython; that folder on LD_LIBRARY_PATH would also hand
+        # its newer C library to every other program the shell runs (go, gcc...)
+        library_path = library_path[1:]
     settings["LD_LIBRARY_PATH"] = ":".join(dict.fromkeys(library_path))
     settings["GODLPACK_PYTHON"] = sys.executable
     return settings
+
+
+_SYSTEM_LOADER = "/lib64/ld-linux-x86-64.so.2"
+
+
+def _elf_interpreter(path: str) -> str | None:
+    """The ELF loader (PT_INTERP) of a 64-bit little-endian executable, else None."""
+    import struct
+
+    try:
+        with open(os.path.realpath(path), "rb") as f:
+            head = f.read(64)
+            if head[:6] != b"\x7fELF\x02\x01":
+                return None
+            (phoff,) = struct.unpack_from("<Q", head, 32)
+            phentsize, phnum = struct.unpack_from("<HH", head, 54)
+            for i in range(phnum):
+                f.seek(phoff + i * phentsize)
+                ptype, _, offset, _, _, filesz = struct.unpack("<IIQQQQ", f.read(40))
+                if ptype == 3:  # PT_INTERP
+                    f.seek(offset)
+                    return f.read(filesz).rstrip(b"\0").decode()
+    except (OSError, struct.error, UnicodeDecodeError):
+        return None
+    return None
 
 
 def _join_flags(ours: list[str], theirs: str) -> str:
