@@ -5,6 +5,8 @@ and collections, called from several threads."""
 
 from __future__ import annotations
 
+import math
+import re
 import threading
 import time
 
@@ -240,5 +242,9 @@ def test_go_extension_calls_back_into_python_from_a_goroutine():
     Python exception comes back as the function's error, with Python's type named."""
     goext2 = load("goext2")
     assert goext2.sqrt_on_goroutine(2.0) == 2.0**0.5
-    with pytest.raises(ValueError, match="ValueError: math domain error"):
+    try:  # the message is this CPython's own (3.14 reworded it)
+        math.sqrt(-1.0)
+    except ValueError as e:
+        expected = f"ValueError: {e}"
+    with pytest.raises(ValueError, match=re.escape(expected)):
         goext2.sqrt_on_goroutine(-1.0)
