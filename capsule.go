@@ -72,14 +72,19 @@ func consumeCapsule(capsule *C.PyObject) (*C.gd_array, error) {
 }
 
 // validateManaged reads a managed tensor through the core validator. For a
-// versioned tensor of another major version only the version is read.
+// versioned tensor of another major version only the version is read. A kDLOneAPI tensor is CPU memory when the SYCL runtime says so (oneapi.go).
 func validateManaged(managed unsafe.Pointer, versioned bool) (*dlpack.View, error) {
+	var f dlpack.Foreign
 	if versioned {
 		m := (*dlpack.ManagedTensorVersioned)(managed)
-		return dlpack.Validate(dlpack.Foreign{Tensor: &m.DLTensor, Versioned: true, Version: m.Version, Flags: m.Flags})
+		f = dlpack.Foreign{Tensor: &m.DLTensor, Versioned: true, Version: m.Version, Flags: m.Flags}
+	} else {
+		f = dlpack.Foreign{Tensor: &((*dlpack.ManagedTensor)(managed)).DLTensor}
 	}
-	m := (*dlpack.ManagedTensor)(managed)
-	return dlpack.Validate(dlpack.Foreign{Tensor: &m.DLTensor})
+	if (!versioned || f.Version.Major == dlpack.MajorVersion) && f.Tensor.Device.Type == dlpack.OneAPI {
+		return validateOneAPI(f)
+	}
+	return dlpack.Validate(f)
 }
 
 // arrayFromView makes the Array for a validated foreign tensor, with a new owner

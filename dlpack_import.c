@@ -16,18 +16,20 @@ const char *const gd_name_used_versioned = "used_dltensor_versioned";
 const char *const gd_name_used_legacy = "used_dltensor";
 const char *const gd_name_exchange_api = "dlpack_exchange_api";
 
-static PyObject *s_dlpack, *s_exchange_attr, *kwn_mv, *kwn_mv_dev, *kwn_mv_copy, *kwn_mv_dev_copy;
+static PyObject *s_dlpack, *s_exchange_attr, *s_sycl_queue, *s_wait, *kwn_mv, *kwn_mv_dev, *kwn_mv_copy, *kwn_mv_dev_copy;
 static PyObject *max_version_13;
 
 int gd_import_init(void) {
     s_dlpack = PyUnicode_InternFromString("__dlpack__");
     s_exchange_attr = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
+    s_sycl_queue = PyUnicode_InternFromString("sycl_queue");
+    s_wait = PyUnicode_InternFromString("wait");
     kwn_mv = Py_BuildValue("(s)", "max_version");
     kwn_mv_dev = Py_BuildValue("(ss)", "max_version", "dl_device");
     kwn_mv_copy = Py_BuildValue("(ss)", "max_version", "copy");
     kwn_mv_dev_copy = Py_BuildValue("(sss)", "max_version", "dl_device", "copy");
     max_version_13 = Py_BuildValue("(ii)", GD_DLPACK_MAJOR, GD_DLPACK_MINOR);
-    return (gd_lazy_view_init() == 0 && s_dlpack && s_exchange_attr && kwn_mv && kwn_mv_dev && kwn_mv_copy && kwn_mv_dev_copy &&
+    return (gd_lazy_view_init() == 0 && s_dlpack && s_exchange_attr && s_sycl_queue && s_wait && kwn_mv && kwn_mv_dev && kwn_mv_copy && kwn_mv_dev_copy &&
             max_version_13)
                ? 0
                : -1;
@@ -123,6 +125,7 @@ typedef struct {
     gd_lazy_probes probes;
     int buffer_lends; /* a DLPack producer with the buffer protocol (NumPy): gd_lend_foreign */
     int numpy_fields; /* numpy.ndarray itself: gd_lend_foreign reads its fields (numpy_lend.c) */
+    int sycl_queue;   /* a SYCL array (dpnp, dpctl): its queue is waited for (sycl_wait) */
 } type_entry;
 static type_entry api_cache[GD_API_CACHE];
 
@@ -133,7 +136,23 @@ static void entry_fill(type_entry *e, PyTypeObject *tp) {
     e->buffer_lends = tp->tp_as_buffer != NULL && tp->tp_as_buffer->bf_getbuffer != NULL &&
                       gd_has_dlpack((PyObject *)tp);
     e->numpy_fields = e->buffer_lends && gd_numpy_type_is(tp);
+    PyObject *q = PyObject_GetAttr((PyObject *)tp, s_sycl_queue);
+    e->sycl_queue = q != NULL;
+    Py_XDECREF(q);
+    PyErr_Clear();
     e->type = tp;
+}
+
+/* A SYCL array's kernels run asynchronously on its queue, and its __dlpack__ with
+ * stream=None (all a CPU consumer can pass: it has no queue) exports without waiting
+ * for them: x.sycl_queue.wait() first, so the CPU reads what the kernels wrote
+ * (dpnp.ones(3) otherwise reads as garbage). -1 with the wait's exception set. */
+static int sycl_wait(PyObject *x) {
+    PyObject *q = PyObject_GetAttr(x, s_sycl_queue);
+    PyObject *r = q != NULL ? PyObject_CallMethodNoArgs(q, s_wait) : NULL;
+    Py_XDECREF(q);
+    Py_XDECREF(r);
+    return r != NULL ? 0 : -1;
 }
 
 /* tp's entry: a cached one (*hold NULL), or scratch filled for this call (*hold its
@@ -228,6 +247,10 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
     PyObject *hold;
     const type_entry *te = type_entry_of(tp, &scratch, &hold);
     const DLPackExchangeAPI *api = te->api;
+    if (te->sycl_queue && sycl_wait(x) < 0) {
+        Py_XDECREF(hold);
+        return NULL;
+    }
     if (dl_device != NULL) {
         Py_XDECREF(hold);
         api = NULL;

@@ -255,6 +255,27 @@ PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
 int gd_error_is_type_error(void);
 PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
 
+/* kDLOneAPI (SYCL USM, dpnp/dpctl) through dpctl's C interface, loaded at run time
+ * (oneapi.c). The answer to "may the CPU use this tensor's address?": status OK, or
+ * why not; usm_kind is DPCTLSyclUSMType's value; detail is the device's name (or
+ * what failed to load); ndevices is how many SYCL root devices the runtime lists. */
+enum { GD_USM_UNKNOWN = 0, GD_USM_DEVICE = 1, GD_USM_SHARED = 2, GD_USM_HOST = 3 };
+enum {
+    GD_ONEAPI_OK = 0,
+    GD_ONEAPI_NO_DPCTL,         /* dpctl is not imported: no SYCL runtime to ask */
+    GD_ONEAPI_LOAD_FAILED,      /* its libDPCTLSyclInterface.so did not load (detail) */
+    GD_ONEAPI_NO_DEVICE,        /* device_id is not a root device (ndevices) */
+    GD_ONEAPI_UNKNOWN_POINTER,  /* not USM of that device's default platform context */
+    GD_ONEAPI_DEVICE_USM,       /* device USM on a device that is not a CPU */
+};
+typedef struct {
+    int32_t status;
+    int32_t usm_kind;
+    int64_t ndevices;
+    char detail[256];
+} gd_oneapi_answer;
+void gd_oneapi_cpu_accessible(int32_t device_id, const void *ptr, gd_oneapi_answer *out);
+
 /* Releasing what a producer gave us (its capsule, its tensor's deleter) may run the
  * producer's Python code: a destructor that runs Python with our exception pending can
  * lose it, and CPython then reports "returned NULL without setting an exception"
