@@ -36,6 +36,7 @@ typedef struct DLManagedTensorVersioned {
 #define GD_DLPACK_MAJOR 1
 #define GD_DLPACK_MINOR 3
 #define GD_KDLCPU 1
+#define GD_KDLONEAPI 14
 #define GD_FLAG_READ_ONLY ((uint64_t)1 << 0)
 #define GD_FLAG_IS_COPIED ((uint64_t)1 << 1)
 #define GD_FLAG_SUBBYTE_PADDED ((uint64_t)1 << 2)

@@ -121,6 +121,127 @@ static void capsule_destructor_legacy(PyObject *cap) {
     }
 }
 
+/* __dlpack__(dl_device=(kDLOneAPI, id)): a copy in shared USM of that SYCL device's
+ * default platform context (oneapi.c), which dpnp and dpctl import as their own USM.
+ * One malloc holds the managed tensor, the context reference the free needs, shape and
+ * strides; the deleter needs no GIL and runs on any thread, after finalization too. */
+typedef struct {
+    union {
+        DLManagedTensorVersioned v;
+        DLManagedTensor l;
+    } m; /* first: the managed tensor's address is the block's */
+    void *ctx;
+} usm_export;
+
+static void release_usm(void *block, void *data) {
+    gd_oneapi_usm_free(data, ((usm_export *)block)->ctx);
+    gd_live_add(-1);
+    free(block);
+}
+
+static void usm_deleter_versioned(DLManagedTensorVersioned *m) {
+    if (m != NULL) {
+        release_usm(m, m->dl_tensor.data);
+    }
+}
+
+static void usm_deleter_legacy(DLManagedTensor *m) {
+    if (m != NULL) {
+        release_usm(m, m->dl_tensor.data);
+    }
+}
+
+static PyObject *usm_refusal(long did, const gd_oneapi_answer *ans) {
+    const char *head = "__dlpack__: cannot export to kDLOneAPI device";
+    switch (ans->status) {
+    case GD_ONEAPI_NO_DPCTL:
+        return PyErr_Format(PyExc_BufferError,
+                            "%s %ld: the USM copy is allocated through dpctl's C interface, "
+                            "and dpctl is not imported in this process (import dpctl or dpnp)",
+                            head, did);
+    case GD_ONEAPI_LOAD_FAILED:
+        return PyErr_Format(PyExc_BufferError, "%s %ld: loading dpctl's C interface failed: %s", head,
+                            did, ans->detail);
+    case GD_ONEAPI_NO_DEVICE:
+        return PyErr_Format(PyExc_BufferError,
+                            "%s %ld: the SYCL runtime lists %lld root device(s), none of them "
+                            "device_id %ld",
+                            head, did, (long long)ans->ndevices, did);
+    }
+    return PyErr_Format(PyExc_MemoryError, "%s %ld: the SYCL runtime could not allocate shared USM on %s",
+                        head, did, ans->detail);
+}
+
+static void fill_tensor(DLTensor *t, gd_array *a, int64_t *dims);
+static void capsule_destructor_versioned(PyObject *cap);
+static void capsule_destructor_legacy(PyObject *cap);
+
+static PyObject *export_usm_copy(gd_array *self, long did, PyObject *copy, int versioned,
+                                 DLPackVersion version) {
+    if (copy == Py_False) {
+        return PyErr_Format(PyExc_BufferError,
+                            "__dlpack__: exporting to kDLOneAPI device %ld needs a copy (this "
+                            "array is in CPU memory), and copy=False forbids it",
+                            did);
+    }
+    if (self->dtype.bits % 8 != 0) {
+        return PyErr_Format(PyExc_BufferError,
+                            "__dlpack__: cannot export a sub-byte dtype to kDLOneAPI device %ld "
+                            "(SYCL arrays have none)",
+                            did);
+    }
+    gd_oneapi_answer ans = {.status = GD_ONEAPI_NO_DEVICE};
+    if (did < 0 || did > INT32_MAX) {
+        return usm_refusal(did, &ans);
+    }
+    gd_array *src = (gd_array *)goCopyArray((PyObject *)self); /* C-contiguous, ours alone */
+    if (src == NULL) {
+        return NULL;
+    }
+    size_t n = (size_t)(src->dtype.bits / 8);
+    for (int i = 0; i < src->ndim; i++) {
+        n *= (size_t)src->shape[i]; /* the copy exists: its size fits */
+    }
+    void *ctx = NULL;
+    void *p = gd_oneapi_usm_alloc((int32_t)did, n, &ctx, &ans);
+    usm_export *e = p != NULL ? malloc(sizeof *e + 2 * sizeof(int64_t) * (size_t)src->ndim) : NULL;
+    if (e == NULL) {
+        if (p != NULL) {
+            gd_oneapi_usm_free(p, ctx);
+            PyErr_NoMemory();
+        } else {
+            usm_refusal(did, &ans);
+        }
+        Py_DECREF(src);
+        return NULL;
+    }
+    memcpy(p, src->data, n); /* shared USM: the CPU writes it, done before we return */
+    e->ctx = ctx;
+    gd_live_add(1);
+    DLTensor *t;
+    if (versioned) {
+        e->m.v.version = version;
+        e->m.v.manager_ctx = NULL;
+        e->m.v.deleter = usm_deleter_versioned;
+        e->m.v.flags = GD_FLAG_IS_COPIED;
+        t = &e->m.v.dl_tensor;
+    } else {
+        e->m.l.manager_ctx = NULL;
+        e->m.l.deleter = usm_deleter_legacy;
+        t = &e->m.l.dl_tensor;
+    }
+    fill_tensor(t, src, (int64_t *)(e + 1));
+    t->data = p;
+    t->device = (DLDevice){GD_KDLONEAPI, (int32_t)did};
+    Py_DECREF(src);
+    PyObject *cap = versioned ? PyCapsule_New(e, gd_name_versioned, capsule_destructor_versioned)
+                              : PyCapsule_New(e, gd_name_legacy, capsule_destructor_legacy);
+    if (cap == NULL) {
+        release_usm(e, p);
+    }
+    return cap;
+}
+
 static int parse_pair(PyObject *o, long *first, long *second) {
     if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2) {
         return -1;
@@ -186,8 +307,17 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
         }
     }
 
-    /* stream: CPU memory has no stream, so the array API allows only None. */
-    if (stream != Py_None) {
+    /* stream: CPU memory has no stream, so the array API allows only None; a SYCL
+     * consumer's queue is accepted with dl_device=(kDLOneAPI, id): the USM copy is
+     * complete before __dlpack__ returns, so every queue may use it. */
+    long dl_type = -1, dl_id = 0;
+    if (dl_device != Py_None && parse_pair(dl_device, &dl_type, &dl_id) != 0) {
+        PyErr_SetString(PyExc_TypeError,
+                        "__dlpack__: dl_device must be None or a (device_type, device_id) tuple of ints");
+        return NULL;
+    }
+    int to_sycl = dl_type == GD_KDLONEAPI && !(dl_type == self->device_type && dl_id == self->device_id);
+    if (stream != Py_None && !to_sycl) {
         PyErr_SetString(PyExc_ValueError,
                         "__dlpack__: stream must be None for CPU arrays (they have no stream)");
         return NULL;
@@ -215,15 +345,10 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
      * consumer asked; it would refuse the old label (torch does). */
     int label_cpu = 0;
     if (dl_device != Py_None) {
-        long dtype, did;
-        if (parse_pair(dl_device, &dtype, &did) != 0) {
-            PyErr_SetString(PyExc_TypeError,
-                            "__dlpack__: dl_device must be None or a (device_type, device_id) tuple of ints");
-            return NULL;
-        }
+        long dtype = dl_type, did = dl_id;
         int same = dtype == self->device_type && did == self->device_id;
         int cpu = dtype == GD_KDLCPU && did == 0;
-        if (!same && !cpu) {
+        if (!same && !cpu && !to_sycl) {
             PyErr_Format(PyExc_BufferError,
                          "__dlpack__: cannot export to device (%ld, %ld): this array is in CPU "
                          "memory (device (%d, %d)); import it with dl_device=None and copy it "
@@ -240,6 +365,9 @@ PyObject *gd_array_dlpack(PyObject *self_, PyObject *const *args, Py_ssize_t nar
     } else if (copy != Py_False && copy != Py_None) {
         PyErr_SetString(PyExc_TypeError, "__dlpack__: copy must be True, False or None");
         return NULL;
+    }
+    if (to_sycl) {
+        return export_usm_copy(self, dl_id, copy, versioned, version);
     }
 
     gd_array *src = self;

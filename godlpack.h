@@ -275,6 +275,8 @@ typedef struct {
     char detail[256];
 } gd_oneapi_answer;
 void gd_oneapi_cpu_accessible(int32_t device_id, const void *ptr, gd_oneapi_answer *out);
+void *gd_oneapi_usm_alloc(int32_t device_id, size_t n, void **ctx, gd_oneapi_answer *out);
+void gd_oneapi_usm_free(void *p, void *ctx);
 
 /* Releasing what a producer gave us (its capsule, its tensor's deleter) may run the
  * producer's Python code: a destructor that runs Python with our exception pending can

@@ -199,3 +199,38 @@ void gd_oneapi_cpu_accessible(int32_t device_id, const void *ptr, gd_oneapi_answ
     dpctl.context_delete(ctx);
     dpctl.device_delete(dev);
 }
+
+/* n bytes of shared USM (host-writable, readable by the device) in the default platform
+ * context of root device device_id, for __dlpack__(dl_device=(kDLOneAPI, id)): dpctl's
+ * protocol for exporting requires that context. *ctx gets a reference to it, which
+ * gd_oneapi_usm_free needs. NULL with out filled (status OK and NULL: the allocation
+ * failed). GIL held (sys.modules). */
+void *gd_oneapi_usm_alloc(int32_t device_id, size_t n, void **ctx, gd_oneapi_answer *out) {
+    memset(out, 0, sizeof *out);
+    if ((out->status = dpctl_load(out)) != GD_ONEAPI_OK) {
+        return NULL;
+    }
+    dref dev = root_device(device_id, ctx, out);
+    if (dev == NULL) {
+        return NULL;
+    }
+    device_name(dev, out);
+    dref queue = dpctl.queue_create(*ctx, dev, NULL, 0);
+    void *p = queue != NULL ? dpctl.malloc_shared(n > 0 ? n : 1, queue) : NULL;
+    if (queue != NULL) {
+        dpctl.queue_delete(queue);
+    }
+    dpctl.device_delete(dev);
+    if (p == NULL) {
+        dpctl.context_delete(*ctx);
+        *ctx = NULL;
+    }
+    return p;
+}
+
+/* Frees what gd_oneapi_usm_alloc gave: no GIL, any thread, after finalization too (the
+ * table is never emptied, the library never closed). */
+void gd_oneapi_usm_free(void *p, void *ctx) {
+    dpctl.free_with_context(p, ctx);
+    dpctl.context_delete(ctx);
+}

@@ -185,6 +185,94 @@ def the_named_fix_works_for_dpnp(dpnp, g, np, torch, goext):
     assert c.tolist() == [0.0, 1.0, 2.0] and c.data_ptr != usm_address(x)
 
 
+class ToSycl:
+    """Hands dpnp godlpack's own USM copy: __dlpack__(dl_device=(14, id), copy=True)."""
+
+    def __init__(self, a, device_id: int = 0):
+        self.a, self.device_id = a, device_id
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        want = (14, self.device_id)
+        return self.a.__dlpack__(max_version=max_version, dl_device=want, copy=True)
+
+    def __dlpack_device__(self):
+        return (14, self.device_id)
+
+
+@case
+def exported_to_the_sycl_device_as_a_usm_copy_dpnp_takes(dpnp, g, np, torch, goext):
+    for dt in dtypes(dpnp):
+        want = np.arange(1, 13).reshape(3, 4).astype(dt)
+        a = g.asarray(want)
+        for src, ref in [
+            (a, want),
+            (a[::2, 1::2], want[::2, 1::2]),
+            (a[0, 0, ...], want[0, 0, ...]),
+        ]:
+            base = g._live_allocations()
+            x = dpnp.from_dlpack(ToSycl(src))
+            assert x.usm_type == "shared" and tuple(x.__dlpack_device__()) == (14, 0), dt
+            assert x.dtype == dt and dpnp.asnumpy(x).tolist() == ref.tolist(), (dt, x)
+            assert usm_address(x) != src.data_ptr
+            x[...] = 0  # dpnp's kernel on its own copy: godlpack's array is unchanged
+            assert not dpnp.asnumpy(x).any() and src.tolist() == ref.tolist()
+            del x
+            gc.collect()
+            assert g._live_allocations() == base, "the USM copy's deleter did not run"
+    from _dlpack_abi import FLAG_IS_COPIED, DLManagedTensorVersioned
+    from _malformed import capsule_pointer
+
+    cap = a.__dlpack__(max_version=(1, 3), dl_device=(14, 0), copy=True)
+    m = DLManagedTensorVersioned.from_address(capsule_pointer(cap, "dltensor_versioned"))
+    dev = m.dl_tensor.device
+    assert m.flags == FLAG_IS_COPIED and (dev.device_type, dev.device_id) == (14, 0)
+    # dpnp asks for the copy itself when told where the result goes
+    y = dpnp.from_dlpack(a, device=dpnp.empty(1).sycl_device)
+    assert dpnp.asnumpy(y).tolist() == want.tolist()
+
+
+@case
+def the_usm_copy_is_freed_from_any_thread_without_the_gil(dpnp, g, np, torch, goext):
+    import threading
+
+    from _malformed import call_deleter_of, consume
+
+    base = g._live_allocations()
+    caps = [
+        g.arange(1000.0).__dlpack__(max_version=(1, 3), dl_device=(14, 0), copy=True)
+        for _ in range(8)
+    ]
+    ptrs = [consume(c) for c in caps]
+    threads = [threading.Thread(target=call_deleter_of, args=(p, True)) for p in ptrs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    del caps
+    gc.collect()
+    assert g._live_allocations() == base
+
+
+@case
+def a_usm_export_that_cannot_be_made_is_refused(dpnp, g, np, torch, goext):
+    a = g.arange(3.0)
+    for kw, exc, says in [
+        (dict(dl_device=(14, 0), copy=False), BufferError, "copy=False forbids it"),
+        (dict(dl_device=(14, 7), copy=True), BufferError, "none of them device_id 7"),
+        (dict(dl_device=(14, -1)), BufferError, "none of them device_id -1"),
+    ]:
+        try:
+            a.__dlpack__(max_version=(1, 3), **kw)
+        except exc as e:
+            assert says in str(e), e
+        else:
+            raise AssertionError(f"__dlpack__({kw}) exported")
+    # a SYCL consumer's queue is a valid stream for it: the copy is complete on return
+    q = dpnp.empty(1).sycl_queue
+    cap = a.__dlpack__(stream=q, max_version=(1, 3), dl_device=(14, 0))
+    assert type(cap).__name__ == "PyCapsule"
+
+
 def main() -> None:
     sys.path.insert(0, sys.argv[1])  # the built examples/goext
     import dpnp

@@ -102,6 +102,14 @@ def test_without_dpctl_the_refusal_says_so():
     assert "dpctl is not imported" in msg and "device=(1, 0)" in msg, msg
 
 
+def test_without_dpctl_an_export_to_sycl_says_so():
+    assert "dpctl" not in sys.modules
+    with pytest.raises(BufferError, match="dpctl is not imported in this process"):
+        g.arange(3.0).__dlpack__(max_version=(1, 3), dl_device=(14, 0), copy=True)
+    with pytest.raises(ValueError, match="stream must be None"):  # only a SYCL export takes one
+        g.arange(3.0).__dlpack__(stream=1, dl_device=(1, 0))
+
+
 @pytest.mark.parametrize("library", ["missing", "not-a-library", "no-symbols"])
 def test_a_broken_dpctl_is_a_buffer_error(isolated, tmp_path, library):
     # a "dpctl" whose C interface is absent, garbage, or a library without its functions
