@@ -72,7 +72,8 @@ func consumeCapsule(capsule *C.PyObject) (*C.gd_array, error) {
 }
 
 // validateManaged reads a managed tensor through the core validator. For a
-// versioned tensor of another major version only the version is read. A kDLOneAPI tensor is CPU memory when the SYCL runtime says so (oneapi.go).
+// versioned tensor of another major version only the version is read. A kDLOneAPI
+// tensor is CPU memory when the SYCL runtime says so (oneapi.go).
 func validateManaged(managed unsafe.Pointer, versioned bool) (*dlpack.View, error) {
 	var f dlpack.Foreign
 	if versioned {
