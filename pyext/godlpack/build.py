@@ -58,7 +58,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from . import _gobuild, _stubgen
+from . import _editable, _gobuild, _stubgen
 from ._gobuild import BuildError, one_line_errors
 from ._version import __version__
 
@@ -458,6 +458,59 @@ def build_wheel(
 
 
 @one_line_errors
+def get_requires_for_build_editable(config_settings: dict[str, Any] | None = None) -> list[str]:
+    return get_requires_for_build_wheel(config_settings)
+
+
+@one_line_errors
+def prepare_metadata_for_build_editable(
+    metadata_directory: str, config_settings: dict[str, Any] | None = None
+) -> str:
+    return prepare_metadata_for_build_wheel(metadata_directory, config_settings)
+
+
+@one_line_errors
+def build_editable(
+    wheel_directory: str,
+    config_settings: dict[str, Any] | None = None,
+    metadata_directory: str | None = None,
+) -> str:
+    """PEP 660: a wheel whose .pth installs godlpack._editable's import hook, which
+    imports the extension from the project's build/godlpack-editable/ (built here once,
+    rebuilt at import when its Go sources change) and its python-packages from their
+    folders; with the stub of the first build."""
+    _gobuild.check_modules(_gobuild.BUILD_REQUIREMENTS, "pip does that with build isolation")
+    project = Project(Path.cwd())
+    metadata = project.core_metadata()
+    info = _gobuild.interpreter_info(None)
+    config = {
+        "root": str(project.root),
+        "module": project.module,
+        "packages": {p.name: str(p) for p in project.python_packages},
+    }
+    finder = _editable.GoExtensionFinder(config)
+    try:
+        finder.ensure_built()
+    except ImportError as e:
+        raise BuildError(str(e)) from None
+    hook = f"_godlpack_editable_{project.dist_name}"
+    with tempfile.TemporaryDirectory(prefix="godlpack-editable-") as tmp:
+        staging = Path(tmp)
+        ext = Path(finder.library)
+        if not project.python_packages:  # a package's own stubs are in its folder
+            _stubgen.write_stubs(ext, project.module, staging)
+        source = Path(_editable.__file__).read_text(encoding="utf-8")
+        (staging / f"{hook}.py").write_text(f"{source}\n\ninstall({config!r})\n", "utf-8")
+        (staging / f"{hook}.pth").write_text(f"import {hook}\n", encoding="utf-8")
+        tag = _gobuild.wheel_tag(info, ext)
+        _write_dist_info(staging / _dist_info(project), metadata, tag)
+        path = _gobuild.pack_wheel(
+            staging, Path(wheel_directory), project.dist_name, project.version, tag
+        )
+    return path.name
+
+
+@one_line_errors
 def build_sdist(sdist_directory: str, config_settings: dict[str, Any] | None = None) -> str:
     project = Project(Path.cwd())
     path = _gobuild.write_sdist(
@@ -472,12 +525,15 @@ def build_sdist(sdist_directory: str, config_settings: dict[str, Any] | None = N
 
 __all__ = [
     "PYINIT_FILE",
+    "build_editable",
     "build_extension",
     "build_go_extension",
     "build_sdist",
     "build_wheel",
+    "get_requires_for_build_editable",
     "get_requires_for_build_sdist",
     "get_requires_for_build_wheel",
+    "prepare_metadata_for_build_editable",
     "prepare_metadata_for_build_wheel",
     "pyinit_source",
 ]
