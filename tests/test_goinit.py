@@ -89,3 +89,42 @@ def test_backend_builds_the_folder_after_init(project, tmp_path):
     assert {p.name for p in project.iterdir()} == original | {"go.work", "go.work.sum", ".godlpack"}
     for name in original:
         assert (project / name).read_bytes() == (REPO / "examples" / "goext" / name).read_bytes()
+
+
+FROMGO_MOD = """module example.com/fromgo
+
+go 1.26
+
+require github.com/godlpack/godlpack v0.0.0
+"""
+
+
+def test_fromgo_builds_as_an_outside_module(tmp_path):
+    """examples/fromgo copied out of the checkout, as a module of its own that requires
+    godlpack (not on the Go module proxy): after init, go vet and go run work with no
+    flags, and its C code includes nothing from the checkout."""
+    folder = tmp_path / "fromgo"
+    folder.mkdir()
+    for name in ("main.go", "dlpack.h"):
+        shutil.copy(REPO / "examples" / "fromgo" / name, folder / name)
+    assert "${SRCDIR}" not in (folder / "main.go").read_text()
+    (folder / "go.mod").write_text(FROMGO_MOD)
+    env = {**_plain_env(), "PYTHONPATH": GODLPACK_PATH}
+    init = subprocess.run(
+        [sys.executable, "-m", "godlpack", "init"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert init.returncode == 0, init.stderr
+    vet = _go(["vet", "./..."], folder)
+    assert vet.returncode == 0, vet.stdout + vet.stderr
+    run = _go(["run", "."], folder)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.splitlines() == [
+        "C consumer's sum: 10",
+        "0:0 1:0.5 2:1 3:1.5 [2 2] [2 1]",
+        "deleter calls: 1",
+    ]
