@@ -6,7 +6,6 @@ package godlpack
 import "C"
 
 import (
-	"encoding/json"
 	"reflect"
 	"unsafe"
 
@@ -54,57 +53,76 @@ func pyType(t reflect.Type) string {
 	return ""
 }
 
-// stubInfo is the JSON stubsAttribute holds.
-type stubInfo struct {
-	Module    string         `json:"module"`
-	Doc       string         `json:"doc"`
-	Functions []stubFunction `json:"functions"`
-}
-
-type stubFunction struct {
-	Name   string      `json:"name"`
-	Doc    string      `json:"doc"`
-	Params []stubParam `json:"params"`
-	Result string      `json:"result"`
-	// Raises: what a call may raise beyond TypeError for a wrong argument (the Go
-	// error's Exception, ValueError by default; RuntimeError for a panic).
-	Raises []string `json:"raises"`
-}
-
-type stubParam struct {
-	Name    string `json:"name"`
-	Type    string `json:"type"`
-	Default string `json:"default,omitempty"` // a Python literal; "" for none
-	// Mutable: a MutTensor, written in place (the producer must allow writes).
-	Mutable bool `json:"mutable,omitempty"`
-}
-
-// stubJSON describes m's functions for a stub.
+// stubJSON describes m's functions for a stub, as the JSON stubsAttribute holds:
+// {"module", "doc", "functions": [{"name", "doc", "params": [{"name", "type",
+// "default" (a Python literal, absent for none), "mutable" (a MutTensor)}],
+// "result", "raises"}]}. Written by hand: encoding/json would link ~100 KB of
+// reflection into every extension for this one string.
 func (m *moduleSpec) stubJSON() []byte {
-	info := stubInfo{Module: m.name, Doc: m.doc, Functions: []stubFunction{}}
-	for _, f := range m.funcs {
-		sf := stubFunction{Name: f.name, Doc: f.doc, Params: []stubParam{}, Result: "Any",
-			Raises: []string{ValueError.String(), RuntimeError.String()}}
-		if f.result != nil {
-			sf.Result = pyType(f.result)
+	var b []byte
+	b = append(b, `{"module":`...)
+	b = jsonString(b, m.name)
+	b = append(b, `,"doc":`...)
+	b = jsonString(b, m.doc)
+	b = append(b, `,"functions":[`...)
+	for i, f := range m.funcs {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		for _, p := range f.params {
-			sp := stubParam{Name: p.name, Type: pyType(p.goType), Mutable: p.kind == C.GD_EXT_MUT_TENSOR}
-			if p.hasDefault {
-				sp.Default = pyLiteral(p.def)
-				if p.def == nil {
-					sp.Type += " | None"
-				}
+		b = append(b, `{"name":`...)
+		b = jsonString(b, f.name)
+		b = append(b, `,"doc":`...)
+		b = jsonString(b, f.doc)
+		b = append(b, `,"params":[`...)
+		for j, p := range f.params {
+			if j > 0 {
+				b = append(b, ',')
 			}
-			sf.Params = append(sf.Params, sp)
+			typ := pyType(p.goType)
+			b = append(b, `{"name":`...)
+			b = jsonString(b, p.name)
+			if p.hasDefault {
+				if p.def == nil { // an optional tensor
+					typ += " | None"
+				}
+				b = append(b, `,"default":`...)
+				b = jsonString(b, pyLiteral(p.def))
+			}
+			b = append(b, `,"type":`...)
+			b = jsonString(b, typ)
+			if p.kind == C.GD_EXT_MUT_TENSOR {
+				b = append(b, `,"mutable":true`...)
+			}
+			b = append(b, '}')
 		}
-		info.Functions = append(info.Functions, sf)
+		result := "Any"
+		if f.result != nil {
+			result = pyType(f.result)
+		}
+		b = append(b, `],"result":`...)
+		b = jsonString(b, result)
+		// What a call may raise beyond TypeError for a wrong argument: the Go
+		// error's Exception (ValueError by default), RuntimeError for a panic.
+		b = append(b, `,"raises":["`+ValueError.String()+`","`+RuntimeError.String()+`"]}`...)
 	}
-	out, err := json.Marshal(info)
-	if err != nil { // plain strings and slices: cannot fail
-		return []byte("{}")
+	return append(b, "]}"...)
+}
+
+// jsonString appends s to b as a JSON string.
+func jsonString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
 	}
-	return out
+	return append(b, '"')
 }
 
 // addStubInfo sets mod's stubsAttribute (GIL held, at exec).
@@ -112,7 +130,9 @@ func (m *moduleSpec) addStubInfo(mod *C.PyObject) C.int {
 	js := m.stubJSON()
 	name := C.CString(stubsAttribute)
 	defer C.free(unsafe.Pointer(name))
-	value := C.PyUnicode_FromStringAndSize((*C.char)(unsafe.Pointer(&js[0])), C.Py_ssize_t(len(js)))
+	errors := C.CString("replace") // a doc string that is not UTF-8 must not fail the import
+	defer C.free(unsafe.Pointer(errors))
+	value := C.PyUnicode_DecodeUTF8((*C.char)(unsafe.Pointer(&js[0])), C.Py_ssize_t(len(js)), errors)
 	if value == nil {
 		return -1
 	}
