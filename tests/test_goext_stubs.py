@@ -25,8 +25,8 @@ from pathlib import Path
 
 import godlpack
 import pytest
-from goext_build import folder, load
 from godlpack import _stubgen
+from goext_build import folder, load
 
 REPO = Path(__file__).resolve().parent.parent
 GODLPACK_PATH = str(Path(godlpack.__file__).resolve().parent.parent)

@@ -63,7 +63,9 @@ def _fingerprint(root: str) -> str:
             if name.endswith(SOURCE_SUFFIXES) or name in SOURCE_NAMES:
                 path = os.path.join(folder, name)
                 st = os.stat(path)
-                h.update(f"{os.path.relpath(path, root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+                h.update(
+                    f"{os.path.relpath(path, root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode()
+                )
     try:
         from importlib.metadata import version
 

@@ -110,7 +110,9 @@ def init(folder: Path) -> list[str]:
         f"replace {_gobuild.GO_MODULE_PATH} => ./{COPY_DIR.as_posix()}\n",
         encoding="utf-8",
     )
-    sums = (library / "go.sum").read_text(encoding="utf-8") if (library / "go.sum").is_file() else ""
+    sums = (
+        (library / "go.sum").read_text(encoding="utf-8") if (library / "go.sum").is_file() else ""
+    )
     (folder / "go.work.sum").write_text(sums, encoding="utf-8")
     lines = [
         f"wrote {folder / 'go.work'}, go.work.sum and {COPY_DIR}/ (godlpack's Go sources from "
