@@ -285,13 +285,17 @@ def test_pip_install_editable_rebuilds_on_import(tmp_path, wheel_dir, isolation)
     main = project / "main.go"
     old = "func kernels() (string, error) { return vec.Kernels(), nil }"
     new = 'func kernels() (string, error) { return "edited " + vec.Kernels(), nil }'
-    main.write_text(main.read_text().replace(old, new))
+    doc = "Doc(\"vec's inner loops in use"
+    assert doc in main.read_text()
+    main.write_text(main.read_text().replace(old, new).replace(doc, "Doc(\"EDITED: vec's"))
     start = time.monotonic()
     rebuilt = _ok(_run(python, env=env, cwd=tmp_path))
     print(f"rebuild on import after a one-line change: {time.monotonic() - start:.1f} s")
     assert rebuilt.stdout.split()[:2] == ["edited", cpu_kernels()], rebuilt.stdout
     building = [ln for ln in rebuilt.stderr.splitlines() if ln.strip()]
     assert len(building) == 1 and building[0].startswith("godlpack: building goext"), building
+    stub = (Path(site) / "goext-stubs" / "__init__.pyi").read_text()
+    assert "EDITED: vec's" in stub  # the installed stub follows the new sources
     again = _ok(_run(python, env=env, cwd=tmp_path))
     assert again.stdout.split()[0] == "edited" and again.stderr == "", again.stderr
 

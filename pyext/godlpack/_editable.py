@@ -11,7 +11,8 @@ packages:
   rebuilt first when the Go sources (``*.go``, ``*.c``, ``*.h``, ``*.s``, go.mod, go.sum,
   pyproject.toml: their names, sizes and times) or the godlpack it is built against
   changed since the last build: one line on stderr while ``go build`` runs; a failed
-  build raises ImportError with go's messages. The build runs in a subprocess of this
+  build raises ImportError with go's messages; the installed stub (a top-level
+  module's ``<module>-stubs``) is rewritten from the new signatures. The build runs in a subprocess of this
   interpreter (godlpack.build.build_extension), under a file lock, so that interpreters
   starting together build once; a running process keeps the old library (the new one
   replaces it by rename).
@@ -44,10 +45,13 @@ SKIP_DIRS = ("build", "dist", "__pycache__", "node_modules")
 _BUILD_SCRIPT = """
 import sys
 from pathlib import Path
-from godlpack.build import build_extension
+from godlpack import _stubgen
+from godlpack.build import Project, build_extension
 from godlpack._gobuild import BuildError
 try:
-    build_extension(Path(sys.argv[1]), Path(sys.argv[2]))
+    ext = build_extension(Path(sys.argv[1]), Path(sys.argv[2]))
+    if sys.argv[3]:  # the installed stub, rewritten from the new signatures
+        _stubgen.write_stubs(ext, Project(Path(sys.argv[1])).module, Path(sys.argv[3]), keep=False)
 except BuildError as e:
     print(f"godlpack: error: {e}", file=sys.stderr)
     sys.exit(1)
@@ -88,6 +92,9 @@ class GoExtensionFinder(importlib.abc.MetaPathFinder):
         suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
         self.library = os.path.join(self.build_dir, *pkgs, last + suffix)
         self.checked = False
+        # Where the installed stub of a top-level module lives (its -stubs package, beside
+        # this hook in site-packages), rewritten at each rebuild; "" for none.
+        self.stub_root: str = config.get("stub_root", "")
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -144,7 +151,7 @@ class GoExtensionFinder(importlib.abc.MetaPathFinder):
             here = os.path.dirname(os.path.dirname(spec.origin))
             env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
         res = subprocess.run(
-            [sys.executable, "-c", _BUILD_SCRIPT, self.root, staging],
+            [sys.executable, "-c", _BUILD_SCRIPT, self.root, staging, self.stub_root],
             capture_output=True,
             text=True,
             env=env,

@@ -483,7 +483,7 @@ def build_editable(
     project = Project(Path.cwd())
     metadata = project.core_metadata()
     info = _gobuild.interpreter_info(None)
-    config = {
+    config: dict[str, Any] = {
         "root": str(project.root),
         "module": project.module,
         "packages": {p.name: str(p) for p in project.python_packages},
@@ -499,8 +499,11 @@ def build_editable(
         ext = Path(finder.library)
         if not project.python_packages:  # a package's own stubs are in its folder
             _stubgen.write_stubs(ext, project.module, staging)
+            if "." not in project.module:  # <module>-stubs/, beside the hook: rewritten
+                config["stub_root"] = "<site>"  # by each rebuild (resolved at install)
         source = Path(_editable.__file__).read_text(encoding="utf-8")
-        (staging / f"{hook}.py").write_text(f"{source}\n\ninstall({config!r})\n", "utf-8")
+        settings = repr(config).replace("'<site>'", "os.path.dirname(__file__)")
+        (staging / f"{hook}.py").write_text(f"{source}\n\ninstall({settings})\n", "utf-8")
         (staging / f"{hook}.pth").write_text(f"import {hook}\n", encoding="utf-8")
         tag = _gobuild.wheel_tag(info, ext)
         _write_dist_info(staging / _dist_info(project), metadata, tag)
