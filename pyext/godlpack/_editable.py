@@ -12,9 +12,9 @@ packages:
   pyproject.toml: their names, sizes and times) or the godlpack it is built against
   changed since the last build: one line on stderr while ``go build`` runs; a failed
   build raises ImportError with go's messages; the installed stub (a top-level
-  module's ``<module>-stubs``) is rewritten from the new signatures. The build runs in a subprocess of this
-  interpreter (godlpack.build.build_extension), under a file lock, so that interpreters
-  starting together build once; a running process keeps the old library (the new one
+  module's ``<module>-stubs``) is rewritten from the new signatures. The build runs in
+  a subprocess of this interpreter (godlpack.build.build_extension), under a file lock,
+  so that interpreters starting together build once; a running process keeps the old library (the new one
   replaces it by rename).
 
 Standard library only, and nothing imported at interpreter start but what the .pth
