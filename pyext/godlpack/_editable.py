@@ -14,8 +14,8 @@ packages:
   build raises ImportError with go's messages; the installed stub (a top-level
   module's ``<module>-stubs``) is rewritten from the new signatures. The build runs in
   a subprocess of this interpreter (godlpack.build.build_extension), under a file lock,
-  so that interpreters starting together build once; a running process keeps the old library (the new one
-  replaces it by rename).
+  so that interpreters starting together build once; a running process keeps the old
+  library (the new one replaces it by rename).
 
 Standard library only, and nothing imported at interpreter start but what the .pth
 needs: the hook costs a stat of the sources at the first import of the module only.
