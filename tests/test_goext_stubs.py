@@ -131,3 +131,17 @@ def test_signature_and_help():
     assert "built-in function scale in module goext" in text, text
     assert "scale(x, k)" in text and "A new array x * k" in text, text
     assert goext.scale.__module__ == "goext"
+
+
+def test_where_the_backend_puts_the_stub(tmp_path):
+    ext = Path(glob.glob(os.path.join(folder("goext"), "goext*.so"))[0])
+    top = tmp_path / "top"
+    written = _stubgen.write_stubs(ext, "goext", top)
+    assert written == [top / "goext-stubs" / "__init__.pyi"]  # PEP 561 stub-only package
+    # a module in a package: <package>/<module>.pyi and py.typed; the project's own win
+    pkg = tmp_path / "pkg"
+    (pkg / "goext").mkdir(parents=True)
+    (pkg / "goext" / "goext.pyi").write_text("# hand-written\n")
+    written = _stubgen.write_stubs(ext, "goext.goext", pkg)
+    assert written == [pkg / "goext" / "py.typed"]
+    assert (pkg / "goext" / "goext.pyi").read_text() == "# hand-written\n"
