@@ -128,3 +128,15 @@ def test_fromgo_builds_as_an_outside_module(tmp_path):
         "0:0 1:0.5 2:1 3:1.5 [2 2] [2 1]",
         "deleter calls: 1",
     ]
+
+
+def test_sdist_leaves_out_what_init_wrote(project):
+    from godlpack._goinit import init
+    from godlpack.build import Project
+
+    init(project)
+    assert (project / "go.work").is_file()
+    files = {str(p) for p in Project(project).sdist_files()}
+    assert "main.go" in files and "go.mod" in files
+    assert not files & {"go.work", "go.work.sum"}, files
+    assert not [f for f in files if f.startswith(".godlpack")], files

@@ -75,6 +75,9 @@ _EXPERIMENT_RE = re.compile(r"^[a-z0-9]+$")  # a GOEXPERIMENT name, "no" prefix 
 _MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 # Files of a project never put into its sdist.
 SDIST_SKIP_DIRS = {"build", "dist", "__pycache__"}
+# python -m godlpack init's files, which point into this machine's .godlpack/ (hidden,
+# so skipped too): the build ignores them (GOWORK=off).
+SDIST_SKIP_FILES = {"go.work", "go.work.sum"}
 
 
 def pyinit_source(module: str, library: Path | None = None) -> str:
@@ -248,7 +251,7 @@ def copy_python_packages(project: Project, staging: Path) -> None:
 def _skipped(rel: Path) -> bool:
     """Whether a project file stays out of its sdist and wheel."""
     return any(part.startswith(".") or part in SDIST_SKIP_DIRS for part in rel.parts) or (
-        rel.name.endswith((".pyc", *_gobuild.BINARY_SUFFIXES))
+        rel.name.endswith((".pyc", *_gobuild.BINARY_SUFFIXES)) or rel.name in SDIST_SKIP_FILES
     )
 
 
