@@ -6,6 +6,7 @@ package godlpack
 // the attribute getters. The object itself is a C struct (gd_array in godlpack.h)
 // so the C hot paths can read it without crossing into Go.
 
+// #cgo linux LDFLAGS: -ldl
 // #include "godlpack.h"
 import "C"
 
@@ -339,7 +340,7 @@ func goArrayGet_flags(self *C.PyObject, _ unsafe.Pointer) *C.PyObject {
 	ok := set("readonly", arrayReadOnly(a)) &&
 		set("is_copied", a.flags&C.GD_FLAG_IS_COPIED != 0) &&
 		set("c_contiguous", dlpack.IsCContiguous(arrayShape(a), arrayStrides(a))) &&
-		set("owndata", a.owner.kind == C.GD_OWNER_OWNED) &&
+		set("owndata", a.owner.kind == C.GD_OWNER_OWNED || C.gd_owner_made_by_go(a.owner) != 0) &&
 		set("subbyte_padded", arrayPadded(a))
 	if !ok {
 		C.gd_decref(d)

@@ -33,8 +33,9 @@ type Function struct {
 	name   string
 	doc    string
 	params []*param
-	gil    C.int32_t // C.GD_EXT_GIL_*: what a call does with the GIL (HoldGIL, ReleaseGIL)
-	errs   []string  // registration errors, raised as ImportError by the module
+	result reflect.Type // the Go function's first result (the Python result's type, for stubs)
+	gil    C.int32_t    // C.GD_EXT_GIL_*: what a call does with the GIL (HoldGIL, ReleaseGIL)
+	errs   []string     // registration errors, raised as ImportError by the module
 	call   func(args []C.gd_ext_arg, res *C.gd_ext_result) error
 	cfunc  *C.gd_ext_func // made at the first module exec
 	id     int32

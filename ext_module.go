@@ -130,7 +130,7 @@ func goExtExec(mod *C.PyObject, name *C.char) C.int {
 		importError("godlpack: module " + C.GoString(name) + " vanished")
 		return -1
 	}
-	if m.addTo(mod) < 0 {
+	if m.addTo(mod) < 0 || m.addStubInfo(mod) < 0 {
 		return -1
 	}
 	return registerForkHooks(mod) // this extension's own Go runtime (fork_hooks.go)

@@ -26,6 +26,7 @@ type Tuple []any
 func resultWriter[R any](f *Function) func(R, *C.gd_ext_result) error {
 	var zero R
 	var w any
+	f.result = reflect.TypeFor[R]()
 	switch any(zero).(type) {
 	case None:
 		return nil

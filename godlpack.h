@@ -46,6 +46,8 @@ static inline void gd_owner_incref(gd_owner *o) {
     atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed);
 }
 void gd_owner_decref(gd_owner *o);
+/* Whether o's memory was made in Go by package dlpack/tensor and handed over (owner.c). */
+int gd_owner_made_by_go(const gd_owner *o);
 /* Call a producer's deleter (a C function pointer), if it has one: the one
  * place a foreign tensor is released (owner.c, and imports that fail before an owner
  * takes the tensor). A NULL deleter means the producer keeps its memory itself. */

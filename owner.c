@@ -7,6 +7,7 @@
 #include "godlpack.h"
 #include "hugepages.h"
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,4 +84,26 @@ void gd_owner_decref(gd_owner *o) {
     }
     gd_live_add(-1);
     free(o->kind == GD_OWNER_OWNED ? o->block : o); /* other kinds are one malloc */
+}
+
+/* Whether o's memory was made in Go and handed over whole: a tensor of package
+ * dlpack/tensor (New, FromSlice: an extension function's result), known by its
+ * deleter's exported name, gdt_deleter_versioned or gdt_deleter_legacy
+ * (dlpack/tensor/tensor_c.h), as each extension links its own copy of that package
+ * at its own address. A tensor a producer made keeps the producer's deleter. */
+int gd_owner_made_by_go(const gd_owner *o) {
+    uintptr_t deleter;
+    if (o->kind == GD_OWNER_FOREIGN_VERSIONED) {
+        deleter = (uintptr_t)((const DLManagedTensorVersioned *)o->foreign)->deleter;
+    } else if (o->kind == GD_OWNER_FOREIGN_LEGACY) {
+        deleter = (uintptr_t)((const DLManagedTensor *)o->foreign)->deleter;
+    } else {
+        return 0;
+    }
+    Dl_info info;
+    if (deleter == 0 || dladdr((const void *)deleter, &info) == 0 || info.dli_sname == NULL) {
+        return 0;
+    }
+    return strcmp(info.dli_sname, "gdt_deleter_versioned") == 0 ||
+           strcmp(info.dli_sname, "gdt_deleter_legacy") == 0;
 }

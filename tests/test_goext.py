@@ -485,3 +485,14 @@ def test_borrowed_tensor_tensor_api(live):
     )
     gc.collect()
     assert live.delta() == 0
+
+
+def test_results_own_their_data(goext):
+    # An extension's result is memory made in Go and handed over whole: owndata, as
+    # for godlpack's own arrays and their views (issue 21); not so memory a producer lent.
+    x = np.arange(6.0)
+    assert goext.scale(x, 2.0).flags["owndata"] is True
+    assert goext.scale(x, 2.0)[1:].flags["owndata"] is True
+    assert goext.matmul(np.eye(2), np.eye(2)).flags["owndata"] is True  # gonum's slice
+    assert g.from_dlpack(x).flags["owndata"] is False
+    assert g.from_dlpack(torch.ones(2)).flags["owndata"] is False

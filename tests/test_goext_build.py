@@ -32,6 +32,7 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +70,11 @@ m = goext.matmul(np.eye(2), np.full((2, 2), 3.0))  # gonum, from the wheel's GOP
 print(type(y).__name__, np.from_dlpack(y).tolist(), goext.sum(x), np.from_dlpack(m).tolist())
 print(goext.kernels())  # SIMD: built with pyproject.toml's goexperiment = ["simd"]
 print(goext.__file__)
+"""
+GOEXT_TYPES = """
+import numpy as np, goext
+reveal_type(goext.sum(np.zeros(2)))
+goext.scale(np.zeros(2))
 """
 CHECK_OUT = "Array [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]] 15.0 [[3.0, 3.0], [3.0, 3.0]]"
 
@@ -232,6 +238,72 @@ def test_pip_install_without_build_isolation(tmp_path, wheel_dir):
     assert "pip-build-env-" not in out
     site = _venv_python(venv, "import sysconfig; print(sysconfig.get_paths()['platlib'])", env)
     assert _check_built(out, venv, env) == site
+    # the typed stub written from the Go signatures, a PEP 561 stub-only package that
+    # mypy finds in site-packages (tests/test_goext_stubs.py checks its contents)
+    assert (Path(site) / "goext-stubs" / "__init__.pyi").is_file()
+    check = tmp_path / "use.py"
+    check.write_text(GOEXT_TYPES)
+    cmd = [sys.executable, "-m", "mypy", "--python-executable", venv / "bin" / "python"]
+    r = _run([*cmd, "--no-incremental", check], cwd=tmp_path)
+    assert re.search(r'Revealed type is "(builtins\.)?float"', r.stdout), r.stdout + r.stderr
+    assert 'Missing positional argument "k" in call to "scale"' in r.stdout, r.stdout
+
+
+EDITABLE_CHECK = """
+import goext, numpy as np
+print(goext.kernels(), goext.sum(np.ones(3)), goext.__file__)
+"""
+
+
+@pytest.mark.parametrize("isolation", [True, False], ids=["isolated", "no-build-isolation"])
+def test_pip_install_editable_rebuilds_on_import(tmp_path, wheel_dir, isolation):
+    """pip install -e (PEP 660): the module runs from the project's build folder; after a
+    Go source changes, the next interpreter's import rebuilds it (one line on stderr),
+    the one after does not; a broken source raises ImportError with go's message."""
+    project = _write_project(tmp_path / "goext")
+    if isolation:  # godlpack from DIR, into pip's build environment and the venv
+        venv = _venv(tmp_path / "venv", NUMPY)
+        env = _user_env(tmp_path, venv)
+        # wheel and packaging for the build environment from pip's cache, as in
+        # test_pip_install_with_build_isolation
+        pip = [venv / "bin" / "python", "-m", "pip", "install", "--find-links", wheel_dir]
+    else:
+        venv, env = _venv_with_godlpack(tmp_path, wheel_dir)
+        pip = [venv / "bin" / "python", "-m", "pip", "install", "--no-build-isolation"]
+        pip.append("--no-index")
+    _ok(_run([*pip, "-e", project], env=env, cwd=tmp_path))
+    python = [venv / "bin" / "python", "-c", EDITABLE_CHECK]
+    first = _ok(_run(python, env=env, cwd=tmp_path))
+    kernels, total, where = first.stdout.split()
+    assert (kernels, total) == (cpu_kernels(), "3.0"), first.stdout
+    assert where.startswith(str(project / "build" / "godlpack-editable")), where
+    assert "godlpack: building" not in first.stderr, first.stderr  # built by pip
+    # the stub of the editable build, for mypy
+    site = _venv_python(venv, "import sysconfig; print(sysconfig.get_paths()['platlib'])", env)
+    assert (Path(site) / "goext-stubs" / "__init__.pyi").is_file()
+
+    main = project / "main.go"
+    old = "func kernels() (string, error) { return vec.Kernels(), nil }"
+    new = 'func kernels() (string, error) { return "edited " + vec.Kernels(), nil }'
+    doc = "Doc(\"vec's inner loops in use"
+    assert doc in main.read_text()
+    main.write_text(main.read_text().replace(old, new).replace(doc, "Doc(\"EDITED: vec's"))
+    start = time.monotonic()
+    rebuilt = _ok(_run(python, env=env, cwd=tmp_path))
+    print(f"rebuild on import after a one-line change: {time.monotonic() - start:.1f} s")
+    assert rebuilt.stdout.split()[:2] == ["edited", cpu_kernels()], rebuilt.stdout
+    building = [ln for ln in rebuilt.stderr.splitlines() if ln.strip()]
+    assert len(building) == 1 and building[0].startswith("godlpack: building goext"), building
+    stub = (Path(site) / "goext-stubs" / "__init__.pyi").read_text()
+    assert "EDITED: vec's" in stub  # the installed stub follows the new sources
+    again = _ok(_run(python, env=env, cwd=tmp_path))
+    assert again.stdout.split()[0] == "edited" and again.stderr == "", again.stderr
+
+    main.write_text(main.read_text().replace(new, new.replace("return", "retur")))
+    broken = _run(python, env=env, cwd=tmp_path)
+    assert broken.returncode != 0
+    assert "ImportError: godlpack: building goext from" in broken.stderr, broken.stderr
+    assert "main.go:" in broken.stderr, broken.stderr  # go's own message, file and line
 
 
 # A project shipping a Python package around its extension ([tool.godlpack]

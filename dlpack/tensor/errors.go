@@ -28,7 +28,7 @@ func (e *DTypeError) Error() string {
 
 // IndexError reports an index that does not address an element.
 type IndexError struct {
-	Index []int
+	Index []int64
 	Shape []int64
 }
 

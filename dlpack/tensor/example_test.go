@@ -29,6 +29,16 @@ func Example() {
 	// Output: [2 3] float32 6
 }
 
+func ExampleEmpty() {
+	t, s, _ := tensor.Empty[float32](2, 3) // what an extension function returns
+	defer t.Close()
+	for i := range s {
+		s[i] = float32(i) / 2
+	}
+	fmt.Println(t.Shape(), s)
+	// Output: [2 3] [0 0.5 1 1.5 2 2.5]
+}
+
 func ExampleNew() {
 	t, _ := tensor.New[int64](2, 2) // zeroed, in 256-byte-aligned C memory
 	defer t.Close()

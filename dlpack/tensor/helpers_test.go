@@ -70,7 +70,7 @@ func entry[T dlpack.Element]() typed {
 			}
 			var x T
 			*(*byte)(unsafe.Pointer(&x)) = b
-			return v.Set(x, make([]int, len(t.Shape()))...)
+			return v.Set(x, make([]int64, len(t.Shape()))...)
 		},
 	}
 }

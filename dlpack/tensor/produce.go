@@ -21,6 +21,28 @@ func New[T dlpack.Element](shape ...int64) (*Tensor, error) {
 	return newC(dlpack.DTypeOf[T](), shape)
 }
 
+// Empty is New and the tensor's elements as a []T in one call, as np.empty is
+// one: the tensor (to return or Export) and a slice of its memory in C order,
+// valid until the tensor is released (the slice does not keep it reachable). The
+// elements start at zero; sub-byte ones take a byte each, as New makes them.
+func Empty[T dlpack.Element](shape ...int64) (*Tensor, []T, error) {
+	t, err := New[T](shape...)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := As[T](t)
+	if err != nil {
+		_ = t.Close()
+		return nil, nil, err
+	}
+	s, err := v.Slice()
+	if err != nil {
+		_ = t.Close()
+		return nil, nil, err
+	}
+	return t, s, nil
+}
+
 // FromSlice returns a tensor of shape viewing data without copying it (a 1-d one
 // of len(data) when shape is empty). data's array stays pinned (runtime.Pinner)
 // at least until the tensor is released: by Close, by the finalizer, or by a

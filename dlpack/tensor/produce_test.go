@@ -431,3 +431,22 @@ func TestSliceExportedTwiceStaysPinned(t *testing.T) {
 	ctensor.Delete(ms[1], true)
 	waitFor(t, "the sweep to unpin the slice", func() bool { return tensor.PinnedObjects() == 0 })
 }
+
+func TestEmptyGivesTheTensorAndItsSlice(t *testing.T) {
+	x, s, err := tensor.Empty[float64](3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if len(s) != 6 || x.Len() != 6 {
+		t.Fatalf("len(s) = %d, Len() = %d, want 6", len(s), x.Len())
+	}
+	s[5] = 7
+	v, _ := tensor.As[float64](x)
+	if got, _ := v.At(2, 1); got != 7 {
+		t.Fatalf("At(2, 1) = %v after s[5] = 7", got)
+	}
+	if _, _, err := tensor.Empty[float64](-1); err == nil {
+		t.Fatal("Empty(-1): no error")
+	}
+}

@@ -49,6 +49,8 @@ typedef struct {
 
 gdt_block gdt_alloc(size_t header, size_t data, int cls);
 void gdt_free(gdt_node *n);
+/* The two deleters' names are godlpack's sign of memory made in Go (owner.c's
+ * gd_owner_made_by_go, Array.flags["owndata"]): keep them. */
 void gdt_deleter_versioned(DLManagedTensorVersioned *m);
 void gdt_deleter_legacy(DLManagedTensor *m);
 void gdt_call_deleter(uintptr_t m, int versioned);

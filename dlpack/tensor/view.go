@@ -87,8 +87,9 @@ func (v *View[T]) tensor() *Tensor {
 	return v.t
 }
 
-// At returns the element at idx, one index per dimension.
-func (v *View[T]) At(idx ...int) (T, error) {
+// At returns the element at idx, one index per dimension; indices are int64,
+// as Shape's extents are.
+func (v *View[T]) At(idx ...int64) (T, error) {
 	off, err := v.offset(idx)
 	if err != nil {
 		var zero T
@@ -98,7 +99,7 @@ func (v *View[T]) At(idx ...int) (T, error) {
 }
 
 // Set writes x at idx; ErrReadOnly for a read-only tensor.
-func (v *View[T]) Set(x T, idx ...int) error {
+func (v *View[T]) Set(x T, idx ...int64) error {
 	off, err := v.offset(idx)
 	if err != nil {
 		return err
@@ -184,20 +185,20 @@ func (v *View[T]) Raw() ([]T, error) {
 }
 
 // offset checks idx and returns its element offset from element 0.
-func (v *View[T]) offset(idx []int) (int64, error) {
+func (v *View[T]) offset(idx []int64) (int64, error) {
 	c, err := v.tensor().open()
 	if err != nil {
 		return 0, err
 	}
 	if len(idx) != len(c.shape()) {
-		return 0, &IndexError{Index: append([]int(nil), idx...), Shape: v.Shape()}
+		return 0, &IndexError{Index: append([]int64(nil), idx...), Shape: v.Shape()}
 	}
 	var off int64
 	for k, i := range idx {
-		if i < 0 || int64(i) >= c.shape()[k] {
-			return 0, &IndexError{Index: append([]int(nil), idx...), Shape: v.Shape()}
+		if i < 0 || i >= c.shape()[k] {
+			return 0, &IndexError{Index: append([]int64(nil), idx...), Shape: v.Shape()}
 		}
-		off += int64(i) * c.strides()[k] // in range: Validate bounded every reachable offset
+		off += i * c.strides()[k] // in range: Validate bounded every reachable offset
 	}
 	return off, nil
 }

@@ -25,7 +25,7 @@ func TestViewErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ie *tensor.IndexError
-	for _, idx := range [][]int{{2, 0}, {0, 3}, {-1, 0}, {0}, {0, 0, 0}} {
+	for _, idx := range [][]int64{{2, 0}, {0, 3}, {-1, 0}, {0}, {0, 0, 0}} {
 		if _, err := v.At(idx...); !errors.As(err, &ie) {
 			t.Errorf("At%v: %v", idx, err)
 		}
@@ -153,7 +153,7 @@ func TestForeignBoolAndPaddedSubByte(t *testing.T) {
 	}
 	v, _ := tensor.As[bool](tt)
 	for i, want := range []bool{false, true, true} {
-		if x, _ := v.At(i); x != want {
+		if x, _ := v.At(int64(i)); x != want {
 			t.Errorf("bool byte %d read as %v", i, x)
 		}
 	}

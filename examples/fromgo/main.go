@@ -4,9 +4,8 @@
 package main
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../..
 #include <stdlib.h>
-#include "dlpack_abi.h" // the DLPack v1.3 structs (any dlpack.h will do)
+#include "dlpack.h" // the DLPack v1.3 structs, beside this file (any dlpack.h will do)
 
 static int deleted; // how many times the producer's deleter ran
 

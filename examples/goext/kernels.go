@@ -24,15 +24,7 @@ func view[T float32 | float64](x interface {
 
 // scaled returns x * k in a new C-contiguous tensor.
 func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*tensor.Tensor, error) {
-	out, err := tensor.New[T](x.Shape()...)
-	if err != nil {
-		return nil, err
-	}
-	typed, err := tensor.As[T](out)
-	if err != nil {
-		return nil, err
-	}
-	dst, err := typed.Slice()
+	out, dst, err := tensor.Empty[T](x.Shape()...)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +36,7 @@ func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*te
 		vec.ParallelOver(dst, func(lo, hi int) { _ = vec.Scale(dst[lo:hi], s[lo:hi], k) })
 		return out, nil
 	}
-	dv, err := vec.ViewOf(dst, ints(typed.Shape())...)
+	dv, err := vec.ViewOf(dst, ints(out.Shape())...)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,10 @@ python -m godlpack go-env [--embed]
                             to build Go code against godlpack for this interpreter; with
                             --embed, a Go program that embeds it (libpython, GODLPACK_PYTHON):
                             eval "$(python -m godlpack go-env --embed)"
+python -m godlpack init [FOLDER]
+                            sets an extension's folder (default: the current one) up for
+                            go build, go vet and gopls: a go.work pointing at godlpack's
+                            Go sources, with this interpreter's headers
 python -m godlpack --help   this usage
 """
 
@@ -88,6 +92,21 @@ def go_env(embed: bool) -> int:
     return 0
 
 
+def init(folder: str) -> int:
+    from pathlib import Path
+
+    from godlpack._gobuild import BuildError
+    from godlpack._goinit import init as init_folder
+
+    try:
+        lines = init_folder(Path(folder))
+    except BuildError as e:
+        print(f"python -m godlpack init: {e}", file=sys.stderr)
+        return 1
+    print("\n".join(lines))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m godlpack",
@@ -97,17 +116,25 @@ def main(argv: list[str] | None = None) -> int:
         "command",
         nargs="?",
         default="demo",
-        choices=("demo", "info", "go-env"),
+        choices=("demo", "info", "go-env", "init"),
         help="demo (the default): share a Go-owned array with NumPy and PyTorch, zero-copy; "
         "info: print the godlpack and DLPack versions, the dtypes, the devices and the "
-        "installed consumers; go-env: the settings go build needs, as export lines",
+        "installed consumers; go-env: the settings go build needs, as export lines; "
+        "init: set an extension's folder up for go build, go vet and gopls",
     )
     parser.add_argument(
         "--embed",
         action="store_true",
         help="go-env only: for a Go program that embeds this interpreter (links libpython)",
     )
+    parser.add_argument(
+        "folder", nargs="?", default=".", help="init only: the extension's folder (default: .)"
+    )
     args = parser.parse_args(argv)
+    if args.command == "init":
+        return init(args.folder)
+    if args.folder != ".":
+        parser.error("a folder goes with init")
     if args.command == "go-env":
         return go_env(args.embed)
     if args.embed:

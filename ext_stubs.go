@@ -1,0 +1,142 @@
+//go:build godlpack_python
+
+package godlpack
+
+// #include "ext.h"
+import "C"
+
+import (
+	"reflect"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+// stubsAttribute is the module attribute holding, as JSON, what a typed stub of
+// an extension module needs (stubInfo): godlpack.build reads it from the freshly
+// built module to write its .pyi.
+const stubsAttribute = "_godlpack_stubs"
+
+// The Python names of the types a stub's annotations use beyond builtins; the
+// stub that godlpack's _stubgen.py writes defines or imports each of them.
+const (
+	pyTensor = "_Tensor" // a Protocol: __dlpack__ and __dlpack_device__, or a raw DLPack capsule
+	pyArray  = "Array"   // godlpack.Array, what a *tensor.Tensor result becomes
+)
+
+// pyType is the Python type a Go parameter or result type stands for in a stub:
+// the one place that maps the Go types the extension API accepts to Python's.
+// "" for a type the API does not accept (the module fails to import anyway).
+func pyType(t reflect.Type) string {
+	switch t {
+	case reflect.TypeFor[int64](), reflect.TypeFor[int]():
+		return "int"
+	case reflect.TypeFor[float64]():
+		return "float"
+	case reflect.TypeFor[bool]():
+		return "bool"
+	case reflect.TypeFor[string]():
+		return "str"
+	case reflect.TypeFor[None]():
+		return "None"
+	case reflect.TypeFor[Tuple]():
+		return "tuple[Any, ...]"
+	case reflect.TypeFor[*tensor.Tensor]():
+		return pyArray // a nil *tensor.Tensor is None, an error path by convention
+	}
+	if t.Implements(reflect.TypeFor[tensorParam]()) {
+		return pyTensor
+	}
+	if t.Kind() == reflect.Interface && t.NumMethod() == 0 {
+		return "Any"
+	}
+	return ""
+}
+
+// stubJSON describes m's functions for a stub, as the JSON stubsAttribute holds:
+// {"module", "doc", "functions": [{"name", "doc", "params": [{"name", "type",
+// "default" (a Python literal, absent for none), "mutable" (a MutTensor)}],
+// "result", "raises"}]}. Written by hand: encoding/json would link ~100 KB of
+// reflection into every extension for this one string.
+func (m *moduleSpec) stubJSON() []byte {
+	var b []byte
+	b = append(b, `{"module":`...)
+	b = jsonString(b, m.name)
+	b = append(b, `,"doc":`...)
+	b = jsonString(b, m.doc)
+	b = append(b, `,"functions":[`...)
+	for i, f := range m.funcs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = jsonString(b, f.name)
+		b = append(b, `,"doc":`...)
+		b = jsonString(b, f.doc)
+		b = append(b, `,"params":[`...)
+		for j, p := range f.params {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			typ := pyType(p.goType)
+			b = append(b, `{"name":`...)
+			b = jsonString(b, p.name)
+			if p.hasDefault {
+				if p.def == nil { // an optional tensor
+					typ += " | None"
+				}
+				b = append(b, `,"default":`...)
+				b = jsonString(b, pyLiteral(p.def))
+			}
+			b = append(b, `,"type":`...)
+			b = jsonString(b, typ)
+			if p.kind == C.GD_EXT_MUT_TENSOR {
+				b = append(b, `,"mutable":true`...)
+			}
+			b = append(b, '}')
+		}
+		result := "Any"
+		if f.result != nil {
+			result = pyType(f.result)
+		}
+		b = append(b, `],"result":`...)
+		b = jsonString(b, result)
+		// What a call may raise beyond TypeError for a wrong argument: the Go
+		// error's Exception (ValueError by default), RuntimeError for a panic.
+		b = append(b, `,"raises":["`+ValueError.String()+`","`+RuntimeError.String()+`"]}`...)
+	}
+	return append(b, "]}"...)
+}
+
+// jsonString appends s to b as a JSON string.
+func jsonString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// addStubInfo sets mod's stubsAttribute (GIL held, at exec).
+func (m *moduleSpec) addStubInfo(mod *C.PyObject) C.int {
+	js := m.stubJSON()
+	name := C.CString(stubsAttribute)
+	defer C.free(unsafe.Pointer(name))
+	errors := C.CString("replace") // a doc string that is not UTF-8 must not fail the import
+	defer C.free(unsafe.Pointer(errors))
+	value := C.PyUnicode_DecodeUTF8((*C.char)(unsafe.Pointer(&js[0])), C.Py_ssize_t(len(js)), errors)
+	if value == nil {
+		return -1
+	}
+	rc := C.PyModule_AddObjectRef(mod, name, value)
+	C.Py_DecRef(value)
+	return rc
+}

@@ -1,0 +1,147 @@
+"""Typed stubs of an extension written in Go (issue 21): godlpack.build writes them from the
+Go signatures the built module carries (godlpack._stubgen), and the real tools read them.
+
+- ``mypy --strict`` accepts correct use of examples/goext with NumPy, PyTorch, JAX and
+  godlpack arrays and raw capsules, and reports misuse: a str for a tensor, a missing
+  argument, a wrong keyword, a result used as the wrong type;
+- ``stubtest`` finds the generated stub consistent with the imported module (names,
+  parameters, defaults);
+- ``inspect.signature``, ``__text_signature__`` and ``help()`` see each function as a
+  built-in function of module goext with its signature and doc.
+
+The installed layout (goext-stubs/ in the wheel, found by mypy through site-packages) is
+checked by tests/test_goext_build.py, which pip-installs goext.
+"""
+
+from __future__ import annotations
+
+import glob
+import inspect
+import os
+import pydoc
+import subprocess
+import sys
+from pathlib import Path
+
+import godlpack
+import pytest
+from godlpack import _stubgen
+from goext_build import folder, load
+
+REPO = Path(__file__).resolve().parent.parent
+GODLPACK_PATH = str(Path(godlpack.__file__).resolve().parent.parent)
+CACHE = REPO / ".mypy_cache" / f"goext-stubs-{sys.version_info[0]}.{sys.version_info[1]}"
+
+GOOD = """
+import godlpack
+import jax.numpy as jnp
+import numpy as np
+import torch
+import goext
+
+x = np.arange(6, dtype=np.float32)
+y: godlpack.Array = goext.scale(x, 2)  # an int for a float, as Python allows
+z: godlpack.Array = goext.scale(torch.ones(3), k=0.5)
+goext.scale_(jnp.ones(3), 3.0)
+s: float = goext.sum(godlpack.asarray([1.0, 2.0]))
+goext.fill(np.zeros(4))  # value has a default
+goext.fill(np.zeros(4), value=1.5)
+n: int = goext.hold(x.__dlpack__())  # a raw capsule
+k: str = goext.kernels()
+t: tuple[object, ...] = goext.describe(y)
+goext.release()
+"""
+
+BAD = """
+import numpy as np
+import goext
+
+x = np.zeros(3)
+goext.scale("x", 2.0)
+goext.scale(x)
+goext.fill(x, valu=1.0)
+n: str = goext.sum(x)
+goext.scale(x, "2")
+"""
+
+
+@pytest.fixture(scope="module")
+def stub_dir(tmp_path_factory) -> Path:
+    """goext's stub as the backend writes it, in a folder for MYPYPATH."""
+    ext = glob.glob(os.path.join(folder("goext"), "goext*.so"))[0]
+    out = tmp_path_factory.mktemp("stubs")
+    (out / "goext.pyi").write_text(_stubgen.render(_stubgen.read_stub_info(Path(ext), "goext")))
+    return out
+
+
+def _mypy(stub_dir: Path, source: str, tmp: Path) -> subprocess.CompletedProcess[str]:
+    use = tmp / "use.py"
+    use.write_text(source)
+    env = {**os.environ, "MYPYPATH": str(stub_dir), "PYTHONPATH": GODLPACK_PATH}
+    cmd = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(CACHE), str(use)]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=tmp)
+
+
+def test_stub_names_each_function_with_its_types(stub_dir):
+    text = (stub_dir / "goext.pyi").read_text()
+    assert "def scale(x: _Tensor, k: float) -> Array:" in text
+    assert "def fill(x: _Tensor, value: float = 0.0) -> None:" in text
+    assert "def sum(x: _Tensor) -> float:" in text
+    assert "def describe(x: _Tensor) -> tuple[Any, ...]:" in text
+    assert "def kernels() -> str:" in text
+
+
+def test_mypy_strict_accepts_correct_use(stub_dir, tmp_path):
+    r = _mypy(stub_dir, GOOD, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_mypy_strict_reports_misuse(stub_dir, tmp_path):
+    r = _mypy(stub_dir, BAD, tmp_path)
+    errors = [line for line in r.stdout.splitlines() if ": error:" in line]
+    lines = {int(line.split(":")[1]) for line in errors}
+    assert lines == {6, 7, 8, 9, 10}, r.stdout
+    out = r.stdout
+    assert 'Argument 1 to "scale" has incompatible type "str"' in out
+    assert 'Missing positional argument "k" in call to "scale"' in out
+    assert 'Unexpected keyword argument "valu" for "fill"' in out
+    assert 'Incompatible types in assignment (expression has type "float"' in out
+    assert 'Argument 2 to "scale" has incompatible type "str"; expected "float"' in out
+
+
+def test_stubtest_finds_the_stub_consistent(stub_dir, tmp_path):
+    config = tmp_path / "stubtest.ini"
+    config.write_text(f"[mypy]\ncache_dir = {CACHE / 'stubtest'}\n")
+    env = {
+        **os.environ,
+        "MYPYPATH": str(stub_dir),
+        "PYTHONPATH": os.pathsep.join([folder("goext"), GODLPACK_PATH]),
+    }
+    cmd = [sys.executable, "-m", "mypy.stubtest", "goext", "--mypy-config-file", str(config)]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_signature_and_help():
+    goext = load("goext")
+    assert goext.fill.__text_signature__ == "(x, value=0.0)"
+    assert str(inspect.signature(goext.fill)) == "(x, value=0.0)"
+    assert str(inspect.signature(goext.scale)) == "(x, k)"
+    text = pydoc.render_doc(goext.scale, renderer=pydoc.plaintext)
+    assert "built-in function scale in module goext" in text, text
+    assert "scale(x, k)" in text and "A new array x * k" in text, text
+    assert goext.scale.__module__ == "goext"
+
+
+def test_where_the_backend_puts_the_stub(tmp_path):
+    ext = Path(glob.glob(os.path.join(folder("goext"), "goext*.so"))[0])
+    top = tmp_path / "top"
+    written = _stubgen.write_stubs(ext, "goext", top)
+    assert written == [top / "goext-stubs" / "__init__.pyi"]  # PEP 561 stub-only package
+    # a module in a package: <package>/<module>.pyi and py.typed; the project's own win
+    pkg = tmp_path / "pkg"
+    (pkg / "goext").mkdir(parents=True)
+    (pkg / "goext" / "goext.pyi").write_text("# hand-written\n")
+    written = _stubgen.write_stubs(ext, "goext.goext", pkg)
+    assert written == [pkg / "goext" / "py.typed"]
+    assert (pkg / "goext" / "goext.pyi").read_text() == "# hand-written\n"

@@ -1,0 +1,142 @@
+"""``python -m godlpack init`` (issue 21): in a fresh copy of examples/goext, away from the
+checkout, it writes what the Go tools need, after which ``go vet ./...`` and ``go build
+./...`` work there with no flags and no Go or cgo settings in the environment; godlpack's
+build backend still builds the folder, unchanged by it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import godlpack
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+GODLPACK_PATH = str(Path(godlpack.__file__).resolve().parent.parent)
+
+
+def _plain_env() -> dict[str, str]:
+    """A shell with no Go build settings: no GOFLAGS, GOWORK, GOEXPERIMENT, CGO_*."""
+    drop = ("GOFLAGS", "GOWORK", "GOEXPERIMENT", "GOOS", "GOARCH")
+    env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("CGO_")}
+    env["GOTOOLCHAIN"] = "local"
+    return env
+
+
+def _go(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("no go on PATH")
+    return subprocess.run(
+        [go, *args], cwd=cwd, env=_plain_env(), capture_output=True, text=True, timeout=900
+    )
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("ext") / "goext"
+    shutil.copytree(REPO / "examples" / "goext", folder, ignore=shutil.ignore_patterns("*.so"))
+    return folder
+
+
+def test_go_tools_fail_before_init(project):
+    res = _go(["vet", "./..."], project)
+    assert res.returncode != 0  # godlpack is not on the Go module proxy
+
+
+def test_init_then_go_vet_and_build(project):
+    env = {**_plain_env(), "PYTHONPATH": GODLPACK_PATH}
+    res = subprocess.run(
+        [sys.executable, "-m", "godlpack", "init"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "go.work" in res.stdout and "gopls" in res.stdout, res.stdout
+    work = (project / "go.work").read_text()
+    assert "use ." in work and "replace github.com/godlpack/godlpack => ./.godlpack/module" in work
+    flags = (project / ".godlpack" / "module" / "godlpack_cgo_flags_generated.go").read_text()
+    assert sysconfig.get_paths()["include"] in flags
+    vet = _go(["vet", "./..."], project)
+    assert vet.returncode == 0, vet.stdout + vet.stderr
+    build = _go(["build", "-o", os.devnull, "./..."], project)
+    assert build.returncode == 0, build.stdout + build.stderr
+
+
+def test_backend_builds_the_folder_after_init(project, tmp_path):
+    assert (project / "go.work").is_file()  # test_init_then_go_vet_and_build ran
+    from godlpack.build import build_extension
+
+    ext = build_extension(project, tmp_path)
+    code = "import goext, numpy as np; print(goext.sum(np.ones(4)))"
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ext.parent), GODLPACK_PATH])},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.stdout.strip() == "4.0", res.stderr
+    # the folder's own files untouched: init added only go.work, go.work.sum, .godlpack/
+    original = {p.name for p in (REPO / "examples" / "goext").iterdir() if p.suffix != ".so"}
+    assert {p.name for p in project.iterdir()} == original | {"go.work", "go.work.sum", ".godlpack"}
+    for name in original:
+        assert (project / name).read_bytes() == (REPO / "examples" / "goext" / name).read_bytes()
+
+
+FROMGO_MOD = """module example.com/fromgo
+
+go 1.26
+
+require github.com/godlpack/godlpack v0.0.0
+"""
+
+
+def test_fromgo_builds_as_an_outside_module(tmp_path):
+    """examples/fromgo copied out of the checkout, as a module of its own that requires
+    godlpack (not on the Go module proxy): after init, go vet and go run work with no
+    flags, and its C code includes nothing from the checkout."""
+    folder = tmp_path / "fromgo"
+    folder.mkdir()
+    for name in ("main.go", "dlpack.h"):
+        shutil.copy(REPO / "examples" / "fromgo" / name, folder / name)
+    assert "${SRCDIR}" not in (folder / "main.go").read_text()
+    (folder / "go.mod").write_text(FROMGO_MOD)
+    env = {**_plain_env(), "PYTHONPATH": GODLPACK_PATH}
+    init = subprocess.run(
+        [sys.executable, "-m", "godlpack", "init"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert init.returncode == 0, init.stderr
+    vet = _go(["vet", "./..."], folder)
+    assert vet.returncode == 0, vet.stdout + vet.stderr
+    run = _go(["run", "."], folder)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.splitlines() == [
+        "C consumer's sum: 10",
+        "0:0 1:0.5 2:1 3:1.5 [2 2] [2 1]",
+        "deleter calls: 1",
+    ]
+
+
+def test_sdist_leaves_out_what_init_wrote(project):
+    from godlpack._goinit import init
+    from godlpack.build import Project
+
+    init(project)
+    assert (project / "go.work").is_file()
+    files = {str(p) for p in Project(project).sdist_files()}
+    assert "main.go" in files and "go.mod" in files
+    assert not files & {"go.work", "go.work.sum"}, files
+    assert not [f for f in files if f.startswith(".godlpack")], files
