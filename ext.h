@@ -22,10 +22,16 @@
 #include "dlpack_abi.h"
 #include "godlpack_capi.h"
 
-#define GD_EXT_MAX_PARAMS 8
+/* Parameters of one function (Func refuses more, at import). */
+#define GD_EXT_MAX_PARAMS 16
 
 /* Parameter kinds, as Go's converters expect them (ext_func.go has the same list). */
-enum { GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR, GD_EXT_MUT_TENSOR };
+enum {
+    GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR, GD_EXT_MUT_TENSOR,
+    GD_EXT_UINT,   /* i: a uint64's bits (uint, uint64: beyond int64) */
+    GD_EXT_OBJECT, /* obj: the argument itself, borrowed (NULL: absent, Go uses the default);
+                      Go converts it with the GIL (lists, dicts, bytes, complex, Object) */
+};
 /* Or'ed into TENSOR/MUT_TENSOR in the C table: an optional tensor (Default(name, nil)),
  * None or no argument giving Go an absent one (gd_ext_arg.obj NULL). */
 #define GD_EXT_OPTIONAL 0x10
@@ -49,6 +55,7 @@ enum {
     GD_EXT_R_STR,   /* p: malloc'd UTF-8, n bytes */
     GD_EXT_R_TUPLE, /* p: malloc'd gd_ext_result[n] */
     GD_EXT_R_ERROR, /* exc: GD_EXT_EXC_*, p: malloc'd message, n bytes */
+    GD_EXT_R_OBJECT, /* p: a new reference, made by Go with the GIL (lists, dicts, bytes...) */
 };
 
 /* Exception types an author may raise (ext_errors.go keeps the same order). */
@@ -74,6 +81,7 @@ typedef struct {
     PyMethodDef def; /* ml_meth = gd_ext_call; the function object's self points here */
     int32_t id;      /* its index in Go's table */
     int32_t nparams;
+    int32_t npositional; /* the parameters before "*": the rest are keyword-only */
     int32_t nrequired; /* the parameters before the first with a default */
     int32_t gil;       /* GD_EXT_GIL_* */
     gd_ext_param params[GD_EXT_MAX_PARAMS];

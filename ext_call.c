@@ -51,9 +51,9 @@ static int param_index(const gd_ext_func *f, PyObject *name) {
 static int bind(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                 PyObject **bound) {
     const char *name = f->def.ml_name;
-    if (nargs > f->nparams) {
+    if (nargs > f->npositional) {
         PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd were given", name,
-                     f->nparams, f->nparams == 1 ? "" : "s", nargs);
+                     f->npositional, f->npositional == 1 ? "" : "s", nargs);
         return -1;
     }
     for (int i = 0; i < f->nparams; i++) {
@@ -236,8 +236,41 @@ static int int64_arg(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, g
     return a->i == -1 && PyErr_Occurred() ? note_error(f, p) : 0;
 }
 
+/* A UINT argument (uint, uint64), its bits in a->i: negative or beyond uint64 is an
+ * OverflowError naming the parameter, as CPython's for an unsigned C integer. */
+static int uint64_arg(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
+    if (o == NULL) {
+        a->i = p->def_i;
+        return 0;
+    }
+    if (PyFloat_Check(o) || !PyIndex_Check(o)) {
+        return expected(f, p, "an int", o);
+    }
+    PyObject *idx = PyNumber_Index(o);
+    if (idx == NULL) {
+        return note_error(f, p);
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(idx);
+    Py_DECREF(idx);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            return note_error(f, p);
+        }
+        PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int out of range for uint64 (0 to %llu)",
+                     f->def.ml_name, p->name, (unsigned long long)-1);
+        return -1;
+    }
+    a->i = (int64_t)v;
+    return 0;
+}
+
 static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
     switch (p->kind) {
+    case GD_EXT_OBJECT:
+        a->obj = o; /* borrowed: the caller holds the arguments for the call */
+        return 0;
+    case GD_EXT_UINT:
+        return uint64_arg(f, p, o, a);
     case GD_EXT_TENSOR | GD_EXT_OPTIONAL:
     case GD_EXT_MUT_TENSOR | GD_EXT_OPTIONAL:
         if (absent_tensor(o, a)) {
@@ -331,6 +364,13 @@ void gd_ext_result_free(gd_ext_result *r) {
     case GD_EXT_R_ERROR:
         free(r->p);
         break;
+    case GD_EXT_R_OBJECT: {
+        /* Freed by Go too (writeError), where the GIL may be released. */
+        PyGILState_STATE g = PyGILState_Ensure();
+        Py_XDECREF((PyObject *)r->p);
+        PyGILState_Release(g);
+        break;
+    }
     case GD_EXT_R_TUPLE:
         for (int64_t i = 0; i < r->n; i++) {
             gd_ext_result_free((gd_ext_result *)r->p + i);
@@ -387,6 +427,10 @@ static PyObject *build(gd_ext_result *r) {
         }
         break;
     }
+    case GD_EXT_R_OBJECT:
+        out = r->p;
+        r->p = NULL; /* the reference is the result's now */
+        break;
     case GD_EXT_R_ERROR: {
         PyObject *msg = PyUnicode_DecodeUTF8(r->p, (Py_ssize_t)r->n, "replace");
         if (msg != NULL) {
@@ -452,7 +496,7 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     PyObject *bound_kw[GD_EXT_MAX_PARAMS];
     PyObject *const *bound = args; /* every parameter passed by position: bound already */
     gd_ext_arg argv[GD_EXT_MAX_PARAMS];
-    if (kwnames != NULL || nargs != f->nparams) {
+    if (kwnames != NULL || nargs != f->npositional || nargs != f->nparams) {
         if (bind(f, args, nargs, kwnames, bound_kw) < 0) {
             return NULL;
         }

@@ -71,5 +71,15 @@ func exceptionOf(err error) Exception {
 	if errors.As(err, &ee) && ee.kind >= 0 && int(ee.kind) < int(C.GD_EXT_EXC_COUNT) {
 		return ee.kind
 	}
+	// A Python exception met by Go (a conversion, a call into Python): its own type
+	// when it is one of these.
+	var pe *PythonError
+	if errors.As(err, &pe) {
+		for i, name := range exceptionNames {
+			if name == pe.Type {
+				return Exception(i)
+			}
+		}
+	}
 	return ValueError
 }

@@ -33,6 +33,7 @@ type Function struct {
 	name   string
 	doc    string
 	params []*param
+	kwOnly int       // the index of the first keyword-only parameter ("*" in Func's names); len(params): none
 	gil    C.int32_t // C.GD_EXT_GIL_*: what a call does with the GIL (HoldGIL, ReleaseGIL)
 	errs   []string  // registration errors, raised as ImportError by the module
 	call   func(args []C.gd_ext_arg, res *C.gd_ext_result) error
@@ -66,7 +67,7 @@ type param struct {
 }
 
 func newFunction(name string, n int, names []string) *Function {
-	f := &Function{name: name, id: -1, gil: C.GD_EXT_GIL_AUTO}
+	f := &Function{name: name, id: -1, gil: C.GD_EXT_GIL_AUTO, kwOnly: n}
 	if name == "" || !validIdentifier(name) {
 		f.fail("%q is not a valid Python function name", name)
 	}

@@ -10,6 +10,7 @@ import "C"
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,6 +168,7 @@ func (f *Function) cTable() *C.gd_ext_func {
 	c.def.ml_doc = C.CString(f.signature() + "\n--\n\n" + f.doc)
 	c.id = C.int32_t(f.id)
 	c.nparams = C.int32_t(len(f.params))
+	c.npositional = C.int32_t(f.kwOnly)
 	c.gil = f.gil
 	for i, p := range f.params {
 		p.finish()
@@ -175,25 +177,37 @@ func (f *Function) cTable() *C.gd_ext_func {
 		cp.kind = p.kind
 		if p.hasDefault {
 			cp.has_default = 1
-			switch v := p.def.(type) {
-			case nil: // an optional tensor: ext_call.c's convert_optional_tensor
-				cp.kind |= C.GD_EXT_OPTIONAL
-			case int:
-				cp.def_i, cp.def_f = C.int64_t(v), C.double(v)
-			case int64:
-				cp.def_i, cp.def_f = C.int64_t(v), C.double(v)
-			case float64:
-				cp.def_f = C.double(v)
-			case bool:
-				if v {
-					cp.def_i = 1
-				}
-			case string:
-				cp.def_s, cp.def_slen = (*C.char)(cBytes(v)), C.Py_ssize_t(len(v))
+			v := reflect.ValueOf(p.def)
+			switch isInt, isFloat := numberKind(p.def); {
+			case p.def == nil && (p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR):
+				cp.kind |= C.GD_EXT_OPTIONAL // an optional tensor: ext_call.c's absent_tensor
+			case p.kind == C.GD_EXT_OBJECT: // Go keeps it (param.defaultValue); C passes NULL
+			case isInt && v.CanInt():
+				cp.def_i, cp.def_f = C.int64_t(v.Int()), C.double(v.Int())
+			case isInt:
+				cp.def_i, cp.def_f = C.int64_t(v.Uint()), C.double(v.Uint()) // a uint64's bits
+			case isFloat:
+				cp.def_f = C.double(v.Float())
+			case v.Kind() == reflect.Bool && v.Bool():
+				cp.def_i = 1
+			case v.Kind() == reflect.String:
+				cp.def_s, cp.def_slen = (*C.char)(cBytes(v.String())), C.Py_ssize_t(v.Len())
 			}
 		}
 	}
 	return c
+}
+
+// numberKind says whether v is a Go integer or a Go float (any width).
+func numberKind(v any) (isInt, isFloat bool) {
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true, false
+	case reflect.Float32, reflect.Float64:
+		return false, true
+	}
+	return false, false
 }
 
 // checkDefaults reports defaults of the wrong type and required parameters after
@@ -201,26 +215,29 @@ func (f *Function) cTable() *C.gd_ext_func {
 func (f *Function) checkDefaults() []string {
 	var errs []string
 	optional := false
-	for _, p := range f.params {
+	for i, p := range f.params {
 		if !p.hasDefault {
-			if optional {
+			if optional && i < f.kwOnly { // a keyword-only one may be required anywhere, as in Python
 				errs = append(errs, fmt.Sprintf("%s(): parameter %s has no default but follows one that has", f.name, p.name))
 			}
 			continue
 		}
 		optional = true
+		isInt, isFloat := numberKind(p.def)
 		ok := false
-		switch p.def.(type) {
-		case int, int64:
-			ok = p.kind == C.GD_EXT_INT || p.kind == C.GD_EXT_FLOAT
-		case float64:
-			ok = p.kind == C.GD_EXT_FLOAT
-		case bool:
-			ok = p.kind == C.GD_EXT_BOOL
-		case string:
-			ok = p.kind == C.GD_EXT_STR
-		case nil:
-			ok = p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR
+		switch p.kind {
+		case C.GD_EXT_INT, C.GD_EXT_UINT:
+			ok = isInt
+		case C.GD_EXT_FLOAT:
+			ok = isInt || isFloat
+		case C.GD_EXT_BOOL:
+			_, ok = p.def.(bool)
+		case C.GD_EXT_STR:
+			_, ok = p.def.(string)
+		case C.GD_EXT_TENSOR, C.GD_EXT_MUT_TENSOR:
+			ok = p.def == nil
+		case C.GD_EXT_OBJECT:
+			ok = defaultSuits(p.def, p.goType)
 		}
 		if !ok {
 			errs = append(errs, fmt.Sprintf("%s(): the default %#v does not suit parameter %s of type %v", f.name, p.def, p.name, p.goType))
@@ -236,6 +253,9 @@ func (f *Function) signature() string {
 		parts[i] = p.name
 		if p.hasDefault {
 			parts[i] += "=" + pyLiteral(p.def)
+		}
+		if i == f.kwOnly {
+			parts[i] = "*, " + parts[i]
 		}
 	}
 	return f.name + "(" + strings.Join(parts, ", ") + ")"

@@ -112,8 +112,8 @@ func writeValue(v any, r *C.gd_ext_result) error {
 				return err // the caller frees r, the items written so far included
 			}
 		}
-	default:
-		return TypeError.Errorf("unsupported result type %T", v)
+	default: // complex, []byte, []any, map[string]any, *Object: made in Go with the GIL
+		return writeObject(reflect.ValueOf(v), r)
 	}
 	return nil
 }
