@@ -64,9 +64,12 @@ type exceptionError struct {
 func (e *exceptionError) Error() string { return e.err.Error() }
 func (e *exceptionError) Unwrap() error { return e.err }
 
-// exceptionOf is the exception type err raises: the outermost Exception wrapping
-// it, else ValueError.
+// exceptionOf is the exception type err raises: the module's exception class for
+// its type (ExceptionFor), else the outermost Exception wrapping it, else ValueError.
 func exceptionOf(err error) Exception {
+	if e, ok := classException(err); ok {
+		return e
+	}
 	var ee *exceptionError
 	if errors.As(err, &ee) && ee.kind >= 0 && int(ee.kind) < int(C.GD_EXT_EXC_COUNT) {
 		return ee.kind

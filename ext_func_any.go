@@ -154,6 +154,18 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 			return reflect.ValueOf(C.GoStringN(a.s, C.int(a.slen))).Convert(t), nil
 		}
 	}
+	if isInstanceType(t) { // a bound class's *T: its class is resolved at import (resolveClasses)
+		p.kind = C.GD_EXT_INSTANCE
+		f.classTypes = append(f.classTypes, t)
+		return instanceConverter(t)
+	}
+	if t.Kind() == reflect.Func { // a Python callable called as this Go func (ext_callback.go)
+		if why := callbackType(t); why != "" {
+			f.fail("parameter %s: %s", p.name, why)
+		}
+		p.kind = C.GD_EXT_OBJECT
+		return func(a *C.gd_ext_arg) (reflect.Value, error) { return callbackArg(f, p, a) }
+	}
 	if err := convertible(t, false); err != "" {
 		f.fail("parameter %s: %s", p.name, err)
 		return func(*C.gd_ext_arg) (reflect.Value, error) {
@@ -175,6 +187,37 @@ func intRange(t reflect.Type) (lo, hi int64) {
 		return math.MinInt64, math.MaxInt64
 	}
 	return -(int64(1) << (bits - 1)), int64(1)<<(bits-1) - 1
+}
+
+// acceptsOf is what C checks of an OBJECT argument of type t before Go converts
+// it (GD_EXT_ACCEPT_* bits; 0: anything): its Python type, so that a mismatch is a
+// TypeError in C and an overload set tries its next alternative.
+func acceptsOf(t reflect.Type) C.int32_t {
+	if t == reflect.TypeFor[*Object]() {
+		return 0
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if inner := acceptsOf(t.Elem()); inner != 0 {
+			return C.GD_EXT_ACCEPT_NONE | inner
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return C.GD_EXT_ACCEPT_BYTES
+		}
+		return C.GD_EXT_ACCEPT_SEQ
+	case reflect.Map:
+		return C.GD_EXT_ACCEPT_DICT
+	case reflect.Func:
+		return C.GD_EXT_ACCEPT_CALLABLE
+	case reflect.String:
+		return C.GD_EXT_ACCEPT_STR
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return C.GD_EXT_ACCEPT_NUMBER
+	}
+	return 0
 }
 
 // convertible says why values of t cannot cross between Go and Python ("":
@@ -272,6 +315,10 @@ func valueWriter(f *Function, t reflect.Type) func(reflect.Value, *C.gd_ext_resu
 	switch t {
 	case reflect.TypeFor[*tensor.Tensor](), reflect.TypeFor[None](), reflect.TypeFor[Tuple](), reflect.TypeFor[any]():
 		return func(v reflect.Value, r *C.gd_ext_result) error { return writeValue(v.Interface(), r) }
+	}
+	if isInstanceType(t) {
+		f.classTypes = append(f.classTypes, t)
+		return instanceWriter(t)
 	}
 	if why := convertible(t, true); why != "" {
 		f.fail("result: %s", why)

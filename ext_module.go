@@ -37,17 +37,55 @@ import (
 var modules = map[string]*moduleSpec{}
 
 type moduleSpec struct {
-	name, doc string
-	funcs     []*Function
-	errs      []string
+	name, doc  string
+	funcs      []*Function
+	classes    []*ClassDef
+	exceptions []*ExceptionClass
+	errs       []string
 }
 
+// A Member is what a module holds: a *Function (Func, Func0..Func4), a
+// *ClassDef (Class) or an *ExceptionClass (ExceptionFor).
+type Member interface{ member() }
+
+func (*Function) member()       {}
+func (*ClassDef) member()       {}
+func (*ExceptionClass) member() {}
+
 // Module defines the Python module name (the last part of its import name) with
-// its docstring and functions. Call it from an init function. Mistakes in the
-// definition (a parameter of an unsupported type, names that do not match) are
-// reported as ImportError when Python imports the module.
-func Module(name, doc string, funcs ...*Function) {
+// its docstring and members: functions, classes and exception classes. Call it
+// from an init function. Mistakes in the definition (a parameter of an
+// unsupported type, names that do not match) are reported as ImportError when
+// Python imports the module.
+func Module(name, doc string, members ...Member) {
+	var funcs []*Function
+	var classes []*ClassDef
+	var exceptions []*ExceptionClass
+	var bad []string
+	for _, mb := range members {
+		switch mb := mb.(type) {
+		case *Function:
+			funcs = append(funcs, mb) // nil included: newModuleSpec reports it
+		case *ClassDef:
+			if mb == nil {
+				bad = append(bad, "a nil *ClassDef")
+				continue
+			}
+			classes = append(classes, mb)
+		case *ExceptionClass:
+			if mb == nil {
+				bad = append(bad, "a nil *ExceptionClass")
+				continue
+			}
+			exceptions = append(exceptions, mb)
+		default:
+			bad = append(bad, "a nil Member")
+		}
+	}
 	m := newModuleSpec(name, doc, funcs)
+	m.classes, m.exceptions = classes, exceptions
+	m.errs = append(m.errs, bad...)
+	m.checkMembers()
 	if _, dup := modules[name]; dup {
 		m.errs = append(m.errs, fmt.Sprintf("godlpack.Module(%q) is called twice", name))
 	}
@@ -72,6 +110,59 @@ func newModuleSpec(name, doc string, funcs []*Function) *moduleSpec {
 		m.errs = append(m.errs, f.checkDefaults()...)
 	}
 	return m
+}
+
+// checkMembers adds the mistakes of m's classes and exception classes, and names
+// used twice among all its members.
+func (m *moduleSpec) checkMembers() {
+	seen := map[string]bool{}
+	for _, f := range m.funcs {
+		if f != nil {
+			seen[f.name] = true
+		}
+	}
+	dup := func(name string) {
+		if seen[name] {
+			m.errs = append(m.errs, fmt.Sprintf("two members are named %q", name))
+		}
+		seen[name] = true
+	}
+	for _, c := range m.classes {
+		dup(c.name)
+		m.errs = append(m.errs, c.errs...)
+		methods := map[string]bool{}
+		for _, f := range c.functions() {
+			m.errs = append(m.errs, f.errs...)
+			m.errs = append(m.errs, f.checkDefaults()...)
+		}
+		for _, f := range c.methods {
+			if methods[f.name] {
+				m.errs = append(m.errs, fmt.Sprintf("%s: two methods are named %q", c.name, f.name))
+			}
+			methods[f.name] = true
+		}
+	}
+	for _, e := range m.exceptions {
+		dup(e.name)
+		m.errs = append(m.errs, e.errs...)
+	}
+}
+
+// resolveClasses checks, when the module is imported (every init function has
+// run, so every Class is known), that the *T types of m's functions are bound
+// classes.
+func (m *moduleSpec) resolveClasses() {
+	fs := append([]*Function(nil), m.funcs...)
+	for _, c := range m.classes {
+		fs = append(fs, c.functions()...)
+	}
+	for _, f := range fs {
+		for _, t := range f.classTypes {
+			if _, ok := boundClasses[t]; !ok {
+				m.errs = append(m.errs, fmt.Sprintf("%s(): %v is not a bound class (godlpack.Class[%v])", f.name, t, t.Elem()))
+			}
+		}
+	}
 }
 
 // PyInitTemplate is the Go file the build backend adds to an extension's main
@@ -113,6 +204,7 @@ func goExtModuleDoc(name *C.char) *C.char {
 		importError(fmt.Sprintf("this extension defines no godlpack.Module(%q, ...) (it defines: %s); the module name must be the one the extension is built as", C.GoString(name), strings.Join(names, ", ")))
 		return nil
 	}
+	m.resolveClasses()
 	if len(m.errs) > 0 {
 		importError(fmt.Sprintf("godlpack.Module(%q): %s", m.name, strings.Join(m.errs, "; ")))
 		return nil
@@ -140,6 +232,16 @@ func goExtExec(mod *C.PyObject, name *C.char) C.int {
 // addTo adds m's functions to the module object mod (GIL held). Their C tables
 // are made once and kept for good: a module imported again shares them.
 func (m *moduleSpec) addTo(mod *C.PyObject) C.int {
+	for _, e := range m.exceptions {
+		if e.addTo(mod, m.name) < 0 {
+			return -1
+		}
+	}
+	for _, c := range m.classes {
+		if c.addTo(mod, m.name) < 0 {
+			return -1
+		}
+	}
 	for _, f := range m.funcs {
 		f.makeCTable()
 		if C.gd_ext_add(mod, f.cfunc) < 0 {
@@ -165,16 +267,28 @@ func (f *Function) cTable() *C.gd_ext_func {
 		panic("godlpack: out of memory at module init")
 	}
 	c.def.ml_name = C.CString(f.name)
-	c.def.ml_doc = C.CString(f.signature() + "\n--\n\n" + f.doc)
+	if len(f.overloads) > 0 {
+		c.def.ml_doc = C.CString(f.name + "(*args, **kwargs)\n--\n\nOverloaded:\n" + f.overloadSignatures() + "\n\n" + f.doc)
+		f.overloadTable(c)
+	} else {
+		c.def.ml_doc = C.CString(f.signature() + "\n--\n\n" + f.doc)
+	}
 	c.id = C.int32_t(f.id)
 	c.nparams = C.int32_t(len(f.params))
 	c.npositional = C.int32_t(f.kwOnly)
+	c.result_like, c.result_fw = C.int32_t(f.resultLike), f.resultFw
 	c.gil = f.gil
 	for i, p := range f.params {
 		p.finish()
 		cp := &c.params[i]
 		cp.name = C.CString(p.name)
 		cp.kind = p.kind
+		if c, ok := boundClasses[p.goType]; ok && p.kind == C.GD_EXT_INSTANCE {
+			cp.cls = C.int32_t(c.id)
+		}
+		if p.kind == C.GD_EXT_OBJECT {
+			cp.accepts, cp.type_name = acceptsOf(p.goType), C.CString(pyTypeName(p.goType))
+		}
 		if p.hasDefault {
 			cp.has_default = 1
 			v := reflect.ValueOf(p.def)
@@ -238,6 +352,8 @@ func (f *Function) checkDefaults() []string {
 			ok = p.def == nil
 		case C.GD_EXT_OBJECT:
 			ok = defaultSuits(p.def, p.goType)
+		case C.GD_EXT_INSTANCE:
+			ok = p.def == nil
 		}
 		if !ok {
 			errs = append(errs, fmt.Sprintf("%s(): the default %#v does not suit parameter %s of type %v", f.name, p.def, p.name, p.goType))

@@ -93,6 +93,7 @@ FOLDERS = {
     "goext2": REPO / "tests" / "goext2",
     "goext_bad": REPO / "tests" / "goext_bad",
     "goext3": REPO / "tests" / "goext3",
+    "streamstats": REPO / "examples" / "streamstats",
 }
 
 

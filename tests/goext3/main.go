@@ -111,4 +111,3 @@ func callIt(fn *godlpack.Object, arg float64) (any, error) {
 }
 
 func echoAny(x any) any { return x }
-
