@@ -224,7 +224,11 @@ func (c *ClassDef) makeType(mod *C.PyObject, module string) C.int {
 	for _, f := range c.methods {
 		hasIter = hasIter || f.name == "__iter__"
 	}
-	t := C.gd_ext_class_new(C.int32_t(c.id), C.CString(module+"."+c.name), C.CString(c.doc), boolInt(c.final),
+	doc := c.doc
+	if c.init != nil { // the constructor's signature, for inspect.signature(Cls) and help()
+		doc = c.init.signature() + "\n--\n\n" + doc
+	}
+	t := C.gd_ext_class_new(C.int32_t(c.id), C.CString(module+"."+c.name), C.CString(doc), boolInt(c.final),
 		boolInt(c.init != nil), boolInt(hasIter), C.int(n), names, docs, props)
 	if t == nil {
 		return -1

@@ -21,6 +21,7 @@ var thisPackage = reflect.TypeFor[elementTyped]().PkgPath()
 // t takes or gives, as in a typed stub: "int" for every integer width, "float",
 // "complex", "bool", "str", "bytes", "list[float]", "dict[str, int]",
 // "float | None" for *float64, "object" for any or *godlpack.Object,
+// "Callable[[int], float]" for a func(int) (float64, error) callback,
 // "SupportsDLPack" for a tensor, "None" for godlpack.None.
 func pyTypeName(t reflect.Type) string {
 	if t == nil {
@@ -70,6 +71,16 @@ func pyTypeName(t reflect.Type) string {
 		return inner + " | None"
 	case reflect.Interface:
 		return "object"
+	case reflect.Func: // a callback: func(A, B) (R, error) is Callable[[A, B], R]
+		ins := make([]string, t.NumIn())
+		for i := range ins {
+			ins[i] = pyTypeName(t.In(i))
+		}
+		result := "None"
+		if t.NumOut() == 2 {
+			result = pyTypeName(t.Out(0))
+		}
+		return "Callable[[" + strings.Join(ins, ", ") + "], " + result + "]"
 	}
 	return t.String()
 }

@@ -145,3 +145,95 @@ def test_an_exception_of_the_callable_keeps_its_type(m):
 
     with pytest.raises(KeyError):
         m.call_it(boom, 1.0)
+
+
+def test_class_dunders_len_iter_eq_and_unhashable(m):
+    b = m.Bag(["a", "b"])
+    assert len(b) == 2 and list(b) == ["a", "b"] and b == m.Bag(["a", "b"]) and b != m.Bag([])
+    assert m.Bag() == m.Bag([]) and len(m.Bag()) == 0
+    b.push("c")
+    assert list(b) == ["a", "b", "c"] and b.first == "a" and m.Bag().first is None
+    c = b.copy()
+    assert type(c) is m.Bag and c == b and c is not b
+    c.push("d")
+    assert len(b) == 3  # a copy owns its own Go value
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(b)
+    assert str(inspect.signature(m.Bag)) == "(items=None)"
+    assert str(inspect.signature(m.Bag.push)) == "(self, item)"
+
+
+def test_final_class_refuses_subclasses(m):
+    with pytest.raises(TypeError):
+
+        class Sub(m.Bag):
+            pass
+
+
+def test_class_without_constructor(m):
+    with pytest.raises(TypeError, match="cannot create"):
+        m.Sealed()
+    s = m.make_sealed(7)
+    assert type(s) is m.Sealed and s.n == 7
+
+
+def test_optional_instance_parameter(m):
+    assert m.maybe_bag() == -1
+    assert m.maybe_bag(None) == -1
+    assert m.maybe_bag(m.Bag(["x"])) == 1
+    with pytest.raises(TypeError, match=r"^maybe_bag\(\): argument bag: expected Bag, got goext3.Sealed$"):
+        m.maybe_bag(m.make_sealed(1))
+
+
+def test_instances_release_their_go_values(m):
+    import gc
+
+    gc.collect()
+    before = m.live_instances()
+    bags = [m.Bag(["x"]) for _ in range(1000)]
+    copies = [b.copy() for b in bags]
+    assert m.live_instances() == before + 2000
+    del bags, copies
+    gc.collect()
+    assert m.live_instances() == before
+    with pytest.raises(TypeError):
+        m.Bag([1])  # a conversion error: no value made, none leaked
+    assert m.live_instances() == before
+
+
+def test_callback_from_another_goroutine(m):
+    import threading
+
+    callers = []
+
+    def fn(x):
+        callers.append(threading.get_ident())
+        return x * 2
+
+    assert m.call_on_goroutine(fn, 21.0) == 42.0
+    assert callers and callers[0] != threading.get_ident()  # a thread of Go's, not ours
+
+    boom = ValueError("from the goroutine")
+
+    def bad(x):
+        raise boom
+
+    with pytest.raises(ValueError) as info:
+        m.call_on_goroutine(bad, 1.0)
+    assert info.value is boom
+
+
+def test_callback_exception_stops_the_loop(m):
+    seen = []
+
+    def fn(i):
+        seen.append(i)
+        if i == 2:
+            raise OSError(5, "disk")
+
+    assert m.call_n(lambda i: None, 3) == 3
+    with pytest.raises(OSError) as info:
+        m.call_n(fn, 10)
+    assert seen == [0, 1, 2] and info.value.errno == 5
+    with pytest.raises(TypeError, match=r"^call_n\(\): argument fn: expected Callable"):
+        m.call_n(3, 1)

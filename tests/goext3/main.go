@@ -8,14 +8,37 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/godlpack/godlpack"
 )
 
 func init() {
+	bag := godlpack.Class[Bag]("Bag", "A list of strings: __len__, __iter__, __eq__ (tests).").Final()
+	bag.Init(newBag, "items").Default("items", nil)
+	bag.Def("__len__", (*Bag).Len)
+	bag.Def("__iter__", (*Bag).Items)
+	bag.Def("__eq__", (*Bag).Equal, "other")
+	bag.Def("push", (*Bag).Push, "item").Doc("Appends item.")
+	bag.Def("copy", (*Bag).Copy).Doc("A new Bag with the same items.")
+	bag.Property("first", "The first item, or None.", (*Bag).First, nil)
+	sealed := godlpack.Class[Sealed]("Sealed", "Made only by make_sealed: no constructor (tests).")
+	sealed.Property("n", "Its number.", func(s *Sealed) int { return s.n }, nil)
+
 	godlpack.Module("goext3", "Functions bound with godlpack.Func (tests).",
+		bag, sealed,
+		godlpack.Func("make_sealed", func(n int) *Sealed { return &Sealed{n} }, "n"),
+		godlpack.Func("maybe_bag", maybeBag, "bag").Default("bag", nil).
+			Doc("The number of items of an optional Bag (None: -1)."),
+		godlpack.Func("live_instances", godlpack.LiveInstances).
+			Doc("How many Go values instances hold now."),
+		godlpack.Func("call_on_goroutine", callOnGoroutine, "fn", "x").ReleaseGIL().
+			Doc("fn(x), called from a new goroutine: a callback on another thread."),
+		godlpack.Func("call_n", callN, "fn", "n").
+			Doc("fn(i) for i in range(n); its exception stops the loop and propagates."),
 		godlpack.Func("widths", widths, "i8", "i16", "i32", "u8", "u16", "u32", "u64", "u").
 			Doc("Every integer width, summed as a str (eight parameters)."),
 		godlpack.Func("many", many, "a", "b", "c", "d", "e", "f", "g", "h", "i", "j").
@@ -111,3 +134,67 @@ func callIt(fn *godlpack.Object, arg float64) (any, error) {
 }
 
 func echoAny(x any) any { return x }
+
+// Bag is a bound class with the optional dunders.
+type Bag struct {
+	mu    sync.Mutex
+	items []string
+}
+
+func newBag(items []string) *Bag { return &Bag{items: append([]string(nil), items...)} }
+
+func (b *Bag) Len() int { b.mu.Lock(); defer b.mu.Unlock(); return len(b.items) }
+
+func (b *Bag) Items() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.items...)
+}
+
+func (b *Bag) Equal(other *Bag) bool { return slices.Equal(b.Items(), other.Items()) }
+
+func (b *Bag) Push(item string) { b.mu.Lock(); defer b.mu.Unlock(); b.items = append(b.items, item) }
+
+func (b *Bag) Copy() *Bag { return newBag(b.Items()) }
+
+func (b *Bag) First() *string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.items) == 0 {
+		return nil
+	}
+	return &b.items[0]
+}
+
+// Sealed has no constructor: Python cannot make one, make_sealed can.
+type Sealed struct{ n int }
+
+func maybeBag(b *Bag) int {
+	if b == nil {
+		return -1
+	}
+	return b.Len()
+}
+
+func callOnGoroutine(fn func(float64) (float64, error), x float64) (float64, error) {
+	type result struct {
+		v   float64
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		v, err := fn(x)
+		done <- result{v, err}
+	}()
+	r := <-done
+	return r.v, r.err
+}
+
+func callN(fn func(int) error, n int) (int, error) {
+	for i := range n {
+		if err := fn(i); err != nil {
+			return i, fmt.Errorf("call_n(): at %d: %w", i, err)
+		}
+	}
+	return n, nil
+}
