@@ -7,18 +7,6 @@ package godlpack
 // #include "ext.h"
 import "C"
 
-// A Framework is an array library whose arrays a function may return
-// (Function.ResultIn).
-type Framework int32
-
-// The frameworks (ext.h's GD_EXT_FW_*).
-const (
-	GodlpackArrays Framework = iota // godlpack.Array: the default
-	NumPy                           // numpy.ndarray
-	PyTorch                         // torch.Tensor
-	JAX                             // jax.Array
-)
-
 // ResultIn returns the function's arrays (a *tensor.Tensor result, or those of
 // a Tuple) as arrays of fw, made by its from_dlpack from the godlpack.Array:
 // zero-copy (JAX may copy memory it cannot use in place), the memory owned by
