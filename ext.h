@@ -63,6 +63,7 @@ enum {
 };
 /* Frameworks a function's arrays are returned in (Function.ResultIn, ResultLike). */
 enum { GD_EXT_FW_GODLPACK = 0, GD_EXT_FW_NUMPY, GD_EXT_FW_TORCH, GD_EXT_FW_JAX, GD_EXT_FW_COUNT };
+#define GD_EXT_FW_LIKE GD_EXT_FW_COUNT /* result_fw: the framework of parameter result_like */
 
 /* Exception types an author may raise (ext_errors.go keeps the same order). */
 enum {
@@ -97,10 +98,13 @@ typedef struct gd_ext_func {
     int32_t id;      /* its index in Go's table */
     int32_t nparams;
     int32_t npositional; /* the parameters before "*": the rest are keyword-only */
+    int32_t fast_nargs;  /* nparams, or -1 with keyword-only ones: when nargs equals it and no
+                            keywords are passed, the arguments are bound as they come */
     int32_t nrequired; /* the parameters before the first with a default */
     int32_t gil;       /* GD_EXT_GIL_* */
-    int32_t result_like; /* the parameter whose framework the arrays returned take, or -1 */
-    int32_t result_fw;   /* else GD_EXT_FW_*: the framework they are returned in */
+    int32_t result_fw;   /* GD_EXT_FW_*: the framework arrays are returned in (0: godlpack's),
+                            or GD_EXT_FW_LIKE: result_like's */
+    int32_t result_like; /* the parameter whose framework the arrays returned take */
     gd_ext_param params[GD_EXT_MAX_PARAMS];
     /* An overload set (godlpack.Overload): no parameters of its own; each
      * alternative is tried in order until one's arguments bind and convert. */
@@ -181,6 +185,9 @@ PyObject *gd_ext_exc_type(int32_t k);
 PyObject *gd_ext_function(PyObject *m, gd_ext_func *f);
 
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* The ml_meth of an overload set (godlpack.Overload): gd_ext_call keeps no branch for it. */
+PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
 PyObject *godlpack_ext_init(const char *name);
 /* For Keep: a managed tensor of the argument's Array that owns a reference to its
  * memory (its deleter needs no GIL), or NULL with *err set (malloc'd message).

@@ -624,7 +624,7 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
     PyObject *bound_kw[GD_EXT_MAX_PARAMS];
     PyObject *const *bound = args; /* every parameter passed by position: bound already */
     gd_ext_arg argv[GD_EXT_MAX_PARAMS];
-    if (kwnames != NULL || nargs != f->npositional || nargs != f->nparams) {
+    if (kwnames != NULL || nargs != f->fast_nargs) {
         if (bind(f, args, nargs, kwnames, bound_kw) < 0) {
             if (mismatch != NULL) {
                 *mismatch = PyErr_ExceptionMatches(PyExc_TypeError);
@@ -659,8 +659,9 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
         goExtCall(f->id, argv, &res);
     }
     out = res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None) : build(&res);
-    if (f->result_like >= 0 || f->result_fw != GD_EXT_FW_GODLPACK) {
-        out = in_framework(out, f->result_like >= 0 ? framework_of(bound[f->result_like]) : f->result_fw);
+    if (f->result_fw != GD_EXT_FW_GODLPACK) {
+        out = in_framework(out, f->result_fw == GD_EXT_FW_LIKE ? framework_of(bound[f->result_like])
+                                                               : f->result_fw);
     }
 release:
     /* Releasing an imported Array may run its producer's code (a NumPy array's
@@ -683,10 +684,11 @@ release:
     return out;
 }
 
-/* An overload set: the first alternative whose arguments bind and convert runs;
+/* An overload set (gd_ext_function gives it this ml_meth): the first alternative whose arguments bind and convert runs;
  * none: a TypeError listing every signature and the types passed (as nanobind's). */
-static PyObject *call_overloads(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
+PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
+    const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
     for (int i = 0; i < f->noverloads; i++) {
         int mismatch = 0;
         PyObject *r = invoke(f->overloads[i], args, nargs, kwnames, &mismatch);
@@ -724,9 +726,6 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     /* self is the function's own module object (ext_module.c's self_def): only
      * CPython passes it, so its state is read with no check. */
     const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
-    if (f->noverloads != 0) {
-        return call_overloads(f, args, nargs, kwnames);
-    }
     return invoke(f, args, nargs, kwnames, NULL);
 }
 

@@ -87,7 +87,8 @@ PyObject *gd_ext_function(PyObject *m, gd_ext_func *f) {
     if (intern_names(f) < 0) {
         return NULL;
     }
-    f->def.ml_meth = (PyCFunction)(void (*)(void))gd_ext_call;
+    f->def.ml_meth = f->noverloads != 0 ? (PyCFunction)(void (*)(void))gd_ext_call_overloads
+                                         : (PyCFunction)(void (*)(void))gd_ext_call;
     f->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
     PyObject *modname = PyModule_GetNameObject(m);
     if (modname == NULL) {

@@ -268,15 +268,21 @@ func (f *Function) cTable() *C.gd_ext_func {
 	}
 	c.def.ml_name = C.CString(f.name)
 	if len(f.overloads) > 0 {
-		c.def.ml_doc = C.CString(f.name + "(*args, **kwargs)\n--\n\nOverloaded:\n" + f.overloadSignatures() + "\n\n" + f.doc)
+		c.def.ml_doc = C.CString(f.name + "(*args, **kwargs)\n--\n\nOverloaded:\n" + f.overloadSignatures(true) + "\n\n" + f.doc)
 		f.overloadTable(c)
 	} else {
 		c.def.ml_doc = C.CString(f.signature() + "\n--\n\n" + f.doc)
 	}
 	c.id = C.int32_t(f.id)
 	c.nparams = C.int32_t(len(f.params))
-	c.npositional = C.int32_t(f.kwOnly)
-	c.result_like, c.result_fw = C.int32_t(f.resultLike), f.resultFw
+	c.npositional, c.fast_nargs = C.int32_t(f.kwOnly), C.int32_t(len(f.params))
+	if f.kwOnly < len(f.params) {
+		c.fast_nargs = -1
+	}
+	c.result_fw = f.resultFw
+	if f.resultLike >= 0 {
+		c.result_fw, c.result_like = C.GD_EXT_FW_LIKE, C.int32_t(f.resultLike)
+	}
 	c.gil = f.gil
 	for i, p := range f.params {
 		p.finish()
@@ -386,6 +392,8 @@ func pyLiteral(v any) string {
 			return "True"
 		}
 		return "False"
+	case float32:
+		return pyLiteral(float64(v))
 	case float64:
 		switch {
 		case math.IsInf(v, 1):

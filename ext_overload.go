@@ -43,11 +43,15 @@ func Overload(name string, alternatives ...*Function) *Function {
 	return f
 }
 
-// overloadSignatures are the alternatives' typed signatures, numbered.
-func (f *Function) overloadSignatures() string {
+// overloadSignatures are the alternatives' typed signatures, numbered, with
+// their docstrings for help() (withDocs) or without for the TypeError.
+func (f *Function) overloadSignatures(withDocs bool) string {
 	lines := make([]string, len(f.overloads))
 	for i, a := range f.overloads {
 		lines[i] = fmt.Sprintf("    %d. %s", i+1, a.typedSignature())
+		if withDocs && a.doc != "" {
+			lines[i] += "\n        " + a.doc
+		}
 	}
 	return strings.Join(lines, "\n")
 }
@@ -83,5 +87,5 @@ func (f *Function) overloadTable(c *C.gd_ext_func) {
 		unsafe.Slice(alts, n)[i] = a.cfunc
 	}
 	c.overloads, c.noverloads = alts, C.int32_t(n)
-	c.overload_sigs = C.CString(f.overloadSignatures())
+	c.overload_sigs = C.CString(f.overloadSignatures(false))
 }

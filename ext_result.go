@@ -105,7 +105,11 @@ func writeValue(v any, r *C.gd_ext_result) error {
 				return err // the caller frees r, the items written so far included
 			}
 		}
-	default: // complex, []byte, []any, map[string]any, *Object: made in Go with the GIL
+	default:
+		if _, ok := boundClasses[reflect.TypeOf(v)]; ok { // a bound class's *T: its instance
+			return instanceWriter(reflect.TypeOf(v))(reflect.ValueOf(v), r)
+		}
+		// complex, []byte, []any, map[string]any, *Object: made in Go with the GIL
 		return writeObject(reflect.ValueOf(v), r)
 	}
 	return nil
