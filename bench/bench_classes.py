@@ -43,7 +43,6 @@ from bench_goext import (  # noqa: E402  (the shared nanobind build and timer)
     _run,
     ns_per_call,
 )
-
 from godlpack.build import build_extension  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -116,7 +115,10 @@ NB_MODULE(nbclasses, m) {
         .def(nb::init<uint16_t, double, double>(), nb::arg("bins"), nb::arg("lo") = 0.0,
              nb::arg("hi") = 1.0)
         .def("add", &Histogram::add, nb::call_guard<nb::gil_scoped_release>())
-        .def_prop_ro("count", [](Histogram &h) { std::lock_guard<std::mutex> g(h.mu); return h.count; });
+        .def_prop_ro("count", [](Histogram &h) {
+            std::lock_guard<std::mutex> g(h.mu);
+            return h.count;
+        });
     m.def("scale_numpy", &scale<nb::numpy>);
     m.def("scale_torch", &scale<nb::pytorch>);
 }
@@ -146,7 +148,10 @@ def main() -> None:
     args = ap.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     twin = build_nanobind_twin(args.cache)
-    ss = _load("streamstats", build_extension(REPO / "examples" / "streamstats", args.cache / "streamstats"))
+    ss = _load(
+        "streamstats",
+        build_extension(REPO / "examples" / "streamstats", args.cache / "streamstats"),
+    )
 
     small = np.linspace(0, 1, 16)
     a32 = np.ones((4, 4), np.float32)

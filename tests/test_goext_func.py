@@ -49,7 +49,9 @@ def test_every_integer_width_in_range(m):
 def test_integer_out_of_range_is_overflow_error(m, i, value, name):
     args = [0] * 8
     args[i] = value
-    with pytest.raises(OverflowError, match=rf"^widths\(\): argument {name}: .*(range|too large for int64)"):
+    with pytest.raises(
+        OverflowError, match=rf"^widths\(\): argument {name}: .*(range|too large for int64)"
+    ):
         m.widths(*args)
 
 
@@ -71,9 +73,13 @@ def test_keyword_only_parameters(m):
     assert str(inspect.signature(m.kwonly)) == "(x, ddof=0, *, center=True, scale=1.0, clip=None)"
     assert m.kwonly(2.0) == {"x": 2.0, "ddof": 0, "center": True, "scale": 1.0, "clip": None}
     assert m.kwonly(2.0, 1, center=False, clip=0.5)["clip"] == 0.5
-    with pytest.raises(TypeError, match=r"^kwonly\(\) takes 2 positional arguments but 3 were given$"):
+    with pytest.raises(
+        TypeError, match=r"^kwonly\(\) takes 2 positional arguments but 3 were given$"
+    ):
         m.kwonly(2.0, 1, False)
-    with pytest.raises(TypeError, match=r"^kwonly\(\) takes 2 positional arguments but 5 were given$"):
+    with pytest.raises(
+        TypeError, match=r"^kwonly\(\) takes 2 positional arguments but 5 were given$"
+    ):
         m.kwonly(2.0, 1, True, 1.0, None)
 
 
@@ -82,7 +88,9 @@ def test_optional_pointer_is_none_or_a_value(m):
     assert m.or_default(None) == -1.0
     assert m.or_default(2) == 2.0
     assert m.or_default(x=2.5) == 2.5
-    with pytest.raises(TypeError, match=r"^or_default\(\): argument x: expected float \| None, got str$"):
+    with pytest.raises(
+        TypeError, match=r"^or_default\(\): argument x: expected float \| None, got str$"
+    ):
         m.or_default("2")
 
 
@@ -111,9 +119,13 @@ def test_lists_and_dicts(m):
         TypeError, match=r"^lengths\(\): argument words: key 'b': item 0: expected str, got int$"
     ):
         m.lengths({"a": [], "b": [1]})
-    with pytest.raises(TypeError, match=r"^lengths\(\): argument words: expected dict\[str, list\[str\]\]"):
+    with pytest.raises(
+        TypeError, match=r"^lengths\(\): argument words: expected dict\[str, list\[str\]\]"
+    ):
         m.lengths({1: []})
-    with pytest.raises(TypeError, match=r"^sorted_floats\(\): argument xs: expected list\[float\], got dict$"):
+    with pytest.raises(
+        TypeError, match=r"^sorted_floats\(\): argument xs: expected list\[float\], got dict$"
+    ):
         m.sorted_floats({})
 
 
@@ -125,7 +137,9 @@ def test_several_results_and_errors(m):
     with pytest.raises(ValueError, match=r"^check\(\): not ok$"):
         m.check(False)
     assert m.nothing() is None
-    with pytest.raises(TypeError, match=r"^nothing\(\) takes 0 positional arguments but 1 were given$"):
+    with pytest.raises(
+        TypeError, match=r"^nothing\(\) takes 0 positional arguments but 1 were given$"
+    ):
         m.nothing(1)
 
 
@@ -135,7 +149,9 @@ def test_any_and_object(m):
     assert m.type_of({"k": 1.0}) == "map[string]interface {}"
     assert m.echo_any({"a": [1, (2, 3)], "b": b"x"}) == {"a": [1, [2, 3]], "b": b"x"}
     assert m.call_it(lambda v: [v, v + 1], 2.0) == [2.0, 3.0]
-    with pytest.raises(TypeError, match=r"^type_of\(\): argument x: no Go value for a Python object"):
+    with pytest.raises(
+        TypeError, match=r"^type_of\(\): argument x: no Go value for a Python object"
+    ):
         m.type_of(object())
 
 
@@ -181,7 +197,9 @@ def test_optional_instance_parameter(m):
     assert m.maybe_bag() == -1
     assert m.maybe_bag(None) == -1
     assert m.maybe_bag(m.Bag(["x"])) == 1
-    with pytest.raises(TypeError, match=r"^maybe_bag\(\): argument bag: expected Bag, got goext3.Sealed$"):
+    with pytest.raises(
+        TypeError, match=r"^maybe_bag\(\): argument bag: expected Bag, got goext3.Sealed$"
+    ):
         m.maybe_bag(m.make_sealed(1))
 
 

@@ -36,7 +36,8 @@ def test_definition_mistakes_are_one_import_error(isolated):
         "chan_param(): parameter c: unsupported type chan int",
         "not_func(): Func needs a non-nil Go function, got int",
         "unbound(): *main.Loose is not a bound class (godlpack.Class[main.Loose])",
-        "bad_callback(): parameter f: a callback type must return error or (T, error): func(int) int",
+        "bad_callback(): parameter f: a callback type must return error or (T, error): "
+        "func(int) int",
         'like_nothing(): ResultLike: no parameter named "nope"',
         'ov(): the overload a() must be named "ov" as its set',
         "Num(): the Go type int is not a struct: bind a struct type",

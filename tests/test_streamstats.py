@@ -102,7 +102,9 @@ def test_add_any_strides_and_shape(ss):
 
 
 def test_add_refuses_other_dtypes(ss):
-    with pytest.raises(TypeError, match=r"^add\(\): argument x: expected a float32 or float64 tensor, got int64$"):
+    with pytest.raises(
+        TypeError, match=r"^add\(\): argument x: expected a float32 or float64 tensor, got int64$"
+    ):
         ss.Histogram(3).add(np.arange(3))
 
 
@@ -127,7 +129,9 @@ def test_merge(ss):
     a.merge(b)
     np.testing.assert_array_equal(a.counts(), [2, 0, 0, 1])
     assert (a.count, a.outside) == (4, 1)
-    with pytest.raises(TypeError, match=r"^merge\(\): argument other: expected Histogram, got list$"):
+    with pytest.raises(
+        TypeError, match=r"^merge\(\): argument other: expected Histogram, got list$"
+    ):
         a.merge([1, 2])
     with pytest.raises(TypeError, match=r"argument other: expected Histogram, got NoneType"):
         a.merge(None)
@@ -185,7 +189,9 @@ def test_apply_rows_and_its_callback(ss):
     if jx.dtype == jnp.float64:
         assert ss.apply_rows(jx, lambda i, row: float(i)) == [0.0, 1.0]
     else:  # JAX without x64 has no float64 array to pass: its float32 is refused by name
-        with pytest.raises(TypeError, match=r"^apply_rows\(\): argument x: expected a float64 tensor, got float32$"):
+        with pytest.raises(
+            TypeError, match=r"^apply_rows\(\): argument x: expected a float64 tensor, got float32$"
+        ):
             ss.apply_rows(jx, lambda i, row: float(i))
 
 
@@ -231,7 +237,9 @@ def test_moments(ss):
         mean = y.mean()
         ss_ = ((y - mean) ** 2).sum() if kw.get("center", True) else (y**2).sum()
         assert got["n"] == 4 and set(got) == {"n", "mean", "var", "min", "max"}
-        assert got["mean"] == pytest.approx(mean) and got["min"] == y.min() and got["max"] == y.max()
+        assert (
+            got["mean"] == pytest.approx(mean) and got["min"] == y.min() and got["max"] == y.max()
+        )
         assert got["var"] == pytest.approx(ss_ / (4 - ddof))
     assert ss.moments(x, 1)["var"] == pytest.approx(x.var(ddof=1))
     with pytest.raises(TypeError, match=r"takes 2 positional arguments but 3 were given"):
