@@ -18,8 +18,8 @@ import godlpack as g
 import numpy as np
 import pytest
 import torch
-from conftest import rss_bytes
-from goext_build import load
+from conftest import rss_bytes, run_python
+from goext_build import folder, load
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -193,6 +193,22 @@ def test_apply_rows_and_its_callback(ss):
             TypeError, match=r"^apply_rows\(\): argument x: expected a float64 tensor, got float32$"
         ):
             ss.apply_rows(jx, lambda i, row: float(i))
+
+
+def test_a_go_tensor_passed_to_a_callback_in_a_child():
+    """A *tensor.Tensor passed from an extension's Go code to Python (a callback's row)
+    crosses as the godlpack module's Array, through its C-API: the extension's own copy
+    of the Array type is never readied, and using it segfaulted. In a child, so that a
+    regression fails this test instead of killing the run."""
+    code = (
+        "import numpy as np, streamstats\n"
+        "rows = streamstats.apply_rows(np.arange(6.0).reshape(2, 3), "
+        "lambda i, r: float(np.asarray(r).sum()))\n"
+        "print(rows)\n"
+    )
+    r = run_python(code, timeout=120, env_extra={"PYTHONPATH": folder("streamstats")})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[3.0, 12.0]"
 
 
 def test_apply_rows_exception_propagates_unchanged(ss):
