@@ -5,12 +5,18 @@
  * GIL taken per OS thread, a Python exception taken apart for Go, and tensors handed
  * across through the DLPack exchange API's functions. */
 #include "godlpack.h"
+#include "godlpack_capi.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 PyObject *gd_module_def_init(void);               /* module.c */
 const DLPackExchangeAPI *gd_exchange_api(void);   /* exchange.c */
+/* The godlpack module's C-API in an extension written in Go (ext_call.c), NULL in
+ * the godlpack module itself: an extension's tensors cross as that module's Arrays,
+ * through its API, not through this library's own copy of the Array type, which an
+ * extension never readies. */
+extern const gd_capi *gd_ext_capi;
 
 static char *dup_cstring(const char *s) {
     size_t n = strlen(s) + 1;
@@ -133,7 +139,7 @@ static PyObject *exception_type_name(PyObject *exc) {
 /* Takes the pending exception (GIL held) and writes its type's name, str() and
  * traceback (traceback.format_exception's lines, joined) as malloc'd UTF-8 strings,
  * each NULL where it could not be had. Clears the exception. 0 if none was set. */
-int gd_take_exception(char **type_name, char **message, char **traceback) {
+int gd_take_exception(char **type_name, char **message, char **traceback, PyObject **keep) {
     PyObject *exc;
 #if PY_VERSION_HEX >= 0x030C0000
     exc = PyErr_GetRaisedException();
@@ -161,7 +167,11 @@ int gd_take_exception(char **type_name, char **message, char **traceback) {
     *traceback = utf8_dup(lines != NULL && empty != NULL ? PyUnicode_Join(empty, lines) : NULL);
     Py_XDECREF(empty);
     Py_XDECREF(lines);
-    Py_DECREF(exc);
+    if (keep != NULL) {
+        *keep = exc; /* the reference is the caller's */
+    } else {
+        Py_DECREF(exc);
+    }
     PyErr_Clear();
     return 1;
 }
@@ -171,7 +181,8 @@ int gd_take_exception(char **type_name, char **message, char **traceback) {
  * failure that function leaves m to the caller: its deleter runs here. GIL held. */
 PyObject *gd_embed_tensor_to_py(DLManagedTensorVersioned *m) {
     void *out = NULL;
-    if (gd_exchange_api()->managed_tensor_to_py_object_no_sync(m, &out) != 0) {
+    const DLPackExchangeAPI *api = gd_ext_capi != NULL ? gd_ext_capi->exchange : gd_exchange_api();
+    if (api->managed_tensor_to_py_object_no_sync(m, &out) != 0) {
         gd_call_deleter_keep_error(m, 1);
         return NULL;
     }
@@ -184,6 +195,16 @@ PyObject *gd_embed_tensor_to_py(DLManagedTensorVersioned *m) {
  * exchange API, __dlpack__, validation, PyTorch's lazy views refused). Read-only
  * producers give a READ_ONLY tensor. GIL held; NULL with an exception set. */
 DLManagedTensorVersioned *gd_embed_py_to_tensor(PyObject *x) {
+    if (gd_ext_capi != NULL) {
+        DLManagedTensorVersioned *m = NULL;
+        PyObject *arr = (void *)Py_TYPE(x) == gd_ext_capi->array_type ? Py_NewRef(x)
+                                                                      : gd_ext_capi->from_dlpack(x);
+        if (arr != NULL && gd_ext_capi->exchange->managed_tensor_from_py_object_no_sync(arr, &m) != 0) {
+            m = NULL;
+        }
+        Py_XDECREF(arr);
+        return m;
+    }
     PyObject *a = gd_array_check(x) ? Py_NewRef(x) : gd_import_foreign(x, NULL, NULL, 0);
     if (a == NULL) {
         return NULL;

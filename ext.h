@@ -22,10 +22,18 @@
 #include "dlpack_abi.h"
 #include "godlpack_capi.h"
 
-#define GD_EXT_MAX_PARAMS 8
+/* Parameters of one function (Func refuses more, at import). */
+#define GD_EXT_MAX_PARAMS 16
 
 /* Parameter kinds, as Go's converters expect them (ext_func.go has the same list). */
-enum { GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR, GD_EXT_MUT_TENSOR };
+enum {
+    GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR, GD_EXT_MUT_TENSOR,
+    GD_EXT_UINT,   /* i: a uint64's bits (uint, uint64: beyond int64) */
+    GD_EXT_OBJECT, /* obj: the argument itself, borrowed (NULL: absent, Go uses the default);
+                      Go converts it with the GIL (lists, dicts, bytes, complex, Object) */
+    GD_EXT_INSTANCE, /* an instance of bound class gd_ext_param.cls (ext_class.c): i its Go
+                        value's handle (0: None, for a parameter with a default) */
+};
 /* Or'ed into TENSOR/MUT_TENSOR in the C table: an optional tensor (Default(name, nil)),
  * None or no argument giving Go an absent one (gd_ext_arg.obj NULL). */
 #define GD_EXT_OPTIONAL 0x10
@@ -49,7 +57,13 @@ enum {
     GD_EXT_R_STR,   /* p: malloc'd UTF-8, n bytes */
     GD_EXT_R_TUPLE, /* p: malloc'd gd_ext_result[n] */
     GD_EXT_R_ERROR, /* exc: GD_EXT_EXC_*, p: malloc'd message, n bytes */
+    GD_EXT_R_OBJECT, /* p: a new reference, made by Go with the GIL (lists, dicts, bytes...) */
+    GD_EXT_R_INSTANCE, /* i: a Go value's cgo.Handle, for a new instance of class n */
+    GD_EXT_R_RAISE,    /* p: a new reference to an exception Go met calling Python: raised again */
 };
+/* Frameworks a function's arrays are returned in (Function.ResultIn, ResultLike). */
+enum { GD_EXT_FW_GODLPACK = 0, GD_EXT_FW_NUMPY, GD_EXT_FW_TORCH, GD_EXT_FW_JAX, GD_EXT_FW_COUNT };
+#define GD_EXT_FW_LIKE GD_EXT_FW_COUNT /* result_fw: the framework of parameter result_like */
 
 /* Exception types an author may raise (ext_errors.go keeps the same order). */
 enum {
@@ -67,16 +81,36 @@ typedef struct {
     double def_f;
     const char *def_s;
     Py_ssize_t def_slen;
+    int32_t cls; /* INSTANCE: the class's index in gd_ext_classes */
+    int32_t accepts;       /* OBJECT: GD_EXT_ACCEPT_* bits, checked in C (0: anything) */
+    const char *type_name; /* OBJECT: its Python type, for the TypeError ("list[float]") */
 } gd_ext_param;
+/* What an OBJECT parameter takes, checked in C before Go converts it: a mismatch is a
+ * TypeError there, so that an overload set tries its next alternative. */
+enum {
+    GD_EXT_ACCEPT_NONE = 1, GD_EXT_ACCEPT_SEQ = 2, GD_EXT_ACCEPT_DICT = 4, GD_EXT_ACCEPT_BYTES = 8,
+    GD_EXT_ACCEPT_NUMBER = 16, GD_EXT_ACCEPT_CALLABLE = 32, GD_EXT_ACCEPT_STR = 64,
+};
 
 /* One Python-callable function of an extension: C memory, process lifetime. */
-typedef struct {
+typedef struct gd_ext_func {
     PyMethodDef def; /* ml_meth = gd_ext_call; the function object's self points here */
     int32_t id;      /* its index in Go's table */
     int32_t nparams;
+    int32_t npositional; /* the parameters before "*": the rest are keyword-only */
+    int32_t fast_nargs;  /* nparams, or -1 with keyword-only ones: when nargs equals it and no
+                            keywords are passed, the arguments are bound as they come */
     int32_t nrequired; /* the parameters before the first with a default */
     int32_t gil;       /* GD_EXT_GIL_* */
+    int32_t result_fw;   /* GD_EXT_FW_*: the framework arrays are returned in (0: godlpack's),
+                            or GD_EXT_FW_LIKE: result_like's */
+    int32_t result_like; /* the parameter whose framework the arrays returned take */
     gd_ext_param params[GD_EXT_MAX_PARAMS];
+    /* An overload set (godlpack.Overload): no parameters of its own; each
+     * alternative is tried in order until one's arguments bind and convert. */
+    int32_t noverloads;
+    struct gd_ext_func **overloads;
+    const char *overload_sigs; /* "    1. f(x: float) -> None\n    2. ...", for the TypeError */
 } gd_ext_func;
 
 /* One argument as Go reads it. C memory (gd_ext_call's stack), valid for the call. */
@@ -110,7 +144,50 @@ typedef struct gd_ext_result {
 
 extern const gd_capi *gd_ext_capi; /* the godlpack module's table, set at module exec */
 
+/* ---- bound classes (ext_class.c, ext_class.go) ---- */
+
+/* An instance of a bound class: its Go value is kept by a cgo.Handle, deleted at
+ * dealloc (0: none yet, before __init__, or none any more). */
+typedef struct {
+    PyObject_HEAD
+    uintptr_t handle;
+} gd_ext_instance;
+
+/* A property's functions (NULL set: read-only). C memory, process lifetime. */
+typedef struct {
+    PyObject *get, *set;
+} gd_ext_property;
+
+/* One bound class: C memory, process lifetime, made at the first module exec. */
+typedef struct {
+    PyTypeObject *type; /* a strong reference, kept for good */
+    PyObject *init;     /* the constructor (returns a new instance), or NULL */
+    PyObject *iter;     /* __iter__'s Go function (returns a sequence), or NULL */
+    const char *name;   /* the class's name, for TypeErrors */
+} gd_ext_class;
+
+#define GD_EXT_MAX_CLASSES 256
+#define GD_EXT_MAX_EXCEPTIONS 256
+extern gd_ext_class gd_ext_classes[GD_EXT_MAX_CLASSES];
+/* The module's own exception classes, by index (GD_EXT_EXC_COUNT + index in a result). */
+extern PyObject *gd_ext_exceptions[GD_EXT_MAX_EXCEPTIONS];
+
+/* Makes class id (GIL held, at exec): NULL with an exception. props: nprops closures
+ * whose functions are set after, names and docs C memory for good. */
+PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
+                               int has_init, int has_iter, int nprops, const char **prop_names,
+                               const char **prop_docs, gd_ext_property *props);
+/* Puts function fn in type's dict as a method (the instance bound first). */
+int gd_ext_class_set_method(PyObject *type, PyObject *fn);
+/* The exception type of GD_EXT_EXC_* k (ext_call.c). */
+PyObject *gd_ext_exc_type(int32_t k);
+/* A function object calling f as a function of module m (ext_module.c). */
+PyObject *gd_ext_function(PyObject *m, gd_ext_func *f);
+
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* The ml_meth of an overload set (godlpack.Overload): gd_ext_call keeps no branch for it. */
+PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
 PyObject *godlpack_ext_init(const char *name);
 /* For Keep: a managed tensor of the argument's Array that owns a reference to its
  * memory (its deleter needs no GIL), or NULL with *err set (malloc'd message).

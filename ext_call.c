@@ -15,7 +15,7 @@
 
 const gd_capi *gd_ext_capi;
 
-static PyObject *exc_type(int32_t k) {
+PyObject *gd_ext_exc_type(int32_t k) {
     switch (k) {
     case GD_EXT_EXC_TYPE: return PyExc_TypeError;
     case GD_EXT_EXC_RUNTIME: return PyExc_RuntimeError;
@@ -27,6 +27,12 @@ static PyObject *exc_type(int32_t k) {
     case GD_EXT_EXC_BUFFER: return PyExc_BufferError;
     case GD_EXT_EXC_NOT_IMPLEMENTED: return PyExc_NotImplementedError;
     case GD_EXT_EXC_OS: return PyExc_OSError;
+    }
+    if (k >= GD_EXT_EXC_COUNT && k - GD_EXT_EXC_COUNT < GD_EXT_MAX_EXCEPTIONS &&
+        gd_ext_exceptions[k - GD_EXT_EXC_COUNT] != NULL) {
+        return gd_ext_exceptions[k - GD_EXT_EXC_COUNT]; /* the module's own (ErrorClass) */
+    }
+    switch (k) {
     default: return PyExc_ValueError;
     }
 }
@@ -51,9 +57,9 @@ static int param_index(const gd_ext_func *f, PyObject *name) {
 static int bind(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                 PyObject **bound) {
     const char *name = f->def.ml_name;
-    if (nargs > f->nparams) {
+    if (nargs > f->npositional) {
         PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd were given", name,
-                     f->nparams, f->nparams == 1 ? "" : "s", nargs);
+                     f->npositional, f->npositional == 1 ? "" : "s", nargs);
         return -1;
     }
     for (int i = 0; i < f->nparams; i++) {
@@ -236,8 +242,74 @@ static int int64_arg(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, g
     return a->i == -1 && PyErr_Occurred() ? note_error(f, p) : 0;
 }
 
+/* A UINT argument (uint, uint64), its bits in a->i: negative or beyond uint64 is an
+ * OverflowError naming the parameter, as CPython's for an unsigned C integer. */
+static int uint64_arg(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
+    if (o == NULL) {
+        a->i = p->def_i;
+        return 0;
+    }
+    if (PyFloat_Check(o) || !PyIndex_Check(o)) {
+        return expected(f, p, "an int", o);
+    }
+    PyObject *idx = PyNumber_Index(o);
+    if (idx == NULL) {
+        return note_error(f, p);
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(idx);
+    Py_DECREF(idx);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            return note_error(f, p);
+        }
+        PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int out of range for uint64 (0 to %llu)",
+                     f->def.ml_name, p->name, (unsigned long long)-1);
+        return -1;
+    }
+    a->i = (int64_t)v;
+    return 0;
+}
+
+/* Whether o is of a kind an OBJECT parameter takes (GD_EXT_ACCEPT_* bits). */
+static int accepts(int32_t bits, PyObject *o) {
+    return ((bits & GD_EXT_ACCEPT_NONE) && o == Py_None) ||
+           ((bits & GD_EXT_ACCEPT_SEQ) && (PyList_Check(o) || PyTuple_Check(o))) ||
+           ((bits & GD_EXT_ACCEPT_DICT) && PyDict_Check(o)) ||
+           ((bits & GD_EXT_ACCEPT_BYTES) && PyBytes_CheckExact(o)) ||
+           ((bits & GD_EXT_ACCEPT_NUMBER) &&
+            (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyIndex_Check(o))) ||
+           ((bits & GD_EXT_ACCEPT_CALLABLE) && PyCallable_Check(o)) ||
+           ((bits & GD_EXT_ACCEPT_STR) && PyUnicode_Check(o));
+}
+
 static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
     switch (p->kind) {
+    case GD_EXT_OBJECT:
+        a->obj = o; /* borrowed: the caller holds the arguments for the call */
+        if (o != NULL && p->accepts != 0 && !accepts(p->accepts, o)) {
+            return expected(f, p, p->type_name, o);
+        }
+        return 0;
+    case GD_EXT_INSTANCE: {
+        a->obj = o;
+        a->i = 0;
+        if (o == NULL || (o == Py_None && p->has_default)) {
+            return 0; /* nil */
+        }
+        PyTypeObject *cls = gd_ext_classes[p->cls].type;
+        if (cls == NULL || !PyObject_TypeCheck(o, cls)) {
+            return expected(f, p, cls != NULL ? gd_ext_classes[p->cls].name : "a bound class", o);
+        }
+        a->i = (int64_t)((gd_ext_instance *)o)->handle;
+        if (a->i == 0) {
+            PyErr_Format(PyExc_TypeError, "%s(): argument %s: the %s was not initialized (its __init__ did not run)",
+                         f->def.ml_name, p->name, Py_TYPE(o)->tp_name);
+            return -1;
+        }
+        return 0;
+    }
+    case GD_EXT_UINT:
+        return uint64_arg(f, p, o, a);
     case GD_EXT_TENSOR | GD_EXT_OPTIONAL:
     case GD_EXT_MUT_TENSOR | GD_EXT_OPTIONAL:
         if (absent_tensor(o, a)) {
@@ -331,6 +403,19 @@ void gd_ext_result_free(gd_ext_result *r) {
     case GD_EXT_R_ERROR:
         free(r->p);
         break;
+    case GD_EXT_R_INSTANCE:
+        if (r->i != 0) {
+            goExtReleaseInstance((uintptr_t)r->i);
+        }
+        break;
+    case GD_EXT_R_RAISE:
+    case GD_EXT_R_OBJECT: {
+        /* Freed by Go too (writeError), where the GIL may be released. */
+        PyGILState_STATE g = PyGILState_Ensure();
+        Py_XDECREF((PyObject *)r->p);
+        PyGILState_Release(g);
+        break;
+    }
     case GD_EXT_R_TUPLE:
         for (int64_t i = 0; i < r->n; i++) {
             gd_ext_result_free((gd_ext_result *)r->p + i);
@@ -387,10 +472,33 @@ static PyObject *build(gd_ext_result *r) {
         }
         break;
     }
+    case GD_EXT_R_INSTANCE: {
+        PyTypeObject *t = gd_ext_classes[r->n].type;
+        out = t->tp_alloc(t, 0);
+        if (out != NULL) {
+            ((gd_ext_instance *)out)->handle = (uintptr_t)r->i;
+            r->i = 0; /* the instance's now */
+        }
+        break;
+    }
+    case GD_EXT_R_RAISE: {
+        PyObject *exc = r->p;
+        r->p = NULL; /* raised: the reference is the interpreter's */
+#if PY_VERSION_HEX >= 0x030C0000
+        PyErr_SetRaisedException(exc);
+#else
+        PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
+#endif
+        break;
+    }
+    case GD_EXT_R_OBJECT:
+        out = r->p;
+        r->p = NULL; /* the reference is the result's now */
+        break;
     case GD_EXT_R_ERROR: {
         PyObject *msg = PyUnicode_DecodeUTF8(r->p, (Py_ssize_t)r->n, "replace");
         if (msg != NULL) {
-            PyErr_SetObject(exc_type(r->exc), msg);
+            PyErr_SetObject(gd_ext_exc_type(r->exc), msg);
             Py_DECREF(msg);
         }
         break;
@@ -399,6 +507,70 @@ static PyObject *build(gd_ext_result *r) {
         PyErr_Format(PyExc_SystemError, "godlpack extension: unknown result kind %d", r->kind);
     }
     gd_ext_result_free(r);
+    return out;
+}
+
+/* ---- the framework of the arrays returned (Function.ResultIn, ResultLike) ---- */
+
+/* The framework of a tensor argument, by its type: NumPy's, PyTorch's (torch and
+ * its subclasses' modules), JAX's (jax, jaxlib); anything else (a godlpack.Array,
+ * a capsule, another producer) is godlpack's. */
+static int framework_of(PyObject *o) {
+    if (o == NULL || numpy_type_is(Py_TYPE(o))) {
+        return o == NULL ? GD_EXT_FW_GODLPACK : GD_EXT_FW_NUMPY;
+    }
+    PyObject *mod = PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__module__");
+    const char *s = mod != NULL && PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
+    int fw = GD_EXT_FW_GODLPACK;
+    if (s != NULL && strncmp(s, "torch", 5) == 0) {
+        fw = GD_EXT_FW_TORCH;
+    } else if (s != NULL && strncmp(s, "jax", 3) == 0) {
+        fw = GD_EXT_FW_JAX;
+    }
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    return fw;
+}
+
+/* The from_dlpack of a framework, imported once and kept. */
+static PyObject *from_dlpack_of(int fw) {
+    static PyObject *fns[GD_EXT_FW_COUNT];
+    static const char *modules[GD_EXT_FW_COUNT] = {NULL, "numpy", "torch", "jax.numpy"};
+    if (fns[fw] == NULL) {
+        PyObject *m = PyImport_ImportModule(modules[fw]);
+        fns[fw] = m != NULL ? PyObject_GetAttrString(m, "from_dlpack") : NULL;
+        Py_XDECREF(m);
+    }
+    return fns[fw];
+}
+
+/* out, a result, with its godlpack.Array items (itself, or a tuple's) made arrays of
+ * framework fw by its from_dlpack: zero-copy, the new array holding the Array's
+ * memory. A new reference; out is released. */
+static PyObject *in_framework(PyObject *out, int fw) {
+    if (fw == GD_EXT_FW_GODLPACK || out == NULL) {
+        return out;
+    }
+    if ((void *)Py_TYPE(out) == gd_ext_capi->array_type) {
+        PyObject *fn = from_dlpack_of(fw);
+        PyObject *r = fn != NULL ? PyObject_CallOneArg(fn, out) : NULL;
+        Py_DECREF(out);
+        return r;
+    }
+    if (PyTuple_CheckExact(out)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(out);
+        PyObject *t = PyTuple_New(n);
+        for (Py_ssize_t i = 0; t != NULL && i < n; i++) {
+            PyObject *item = in_framework(Py_NewRef(PyTuple_GET_ITEM(out, i)), fw);
+            if (item == NULL) {
+                Py_CLEAR(t);
+            } else {
+                PyTuple_SET_ITEM(t, i, item);
+            }
+        }
+        Py_DECREF(out);
+        return t;
+    }
     return out;
 }
 
@@ -445,15 +617,18 @@ static int gil_wanted(void) {
 
 /* ---- the call ---- */
 
-PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-    /* self is the function's own module object (ext_module.c's self_def): only
-     * CPython passes it, so its state is read with no check. */
-    const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
+/* One call of f. *mismatch (when not NULL) is set when the arguments did not bind or
+ * convert with a TypeError: an overload set then tries its next alternative. */
+static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames, int *mismatch) {
     PyObject *bound_kw[GD_EXT_MAX_PARAMS];
     PyObject *const *bound = args; /* every parameter passed by position: bound already */
     gd_ext_arg argv[GD_EXT_MAX_PARAMS];
-    if (kwnames != NULL || nargs != f->nparams) {
+    if (kwnames != NULL || nargs != f->fast_nargs) {
         if (bind(f, args, nargs, kwnames, bound_kw) < 0) {
+            if (mismatch != NULL) {
+                *mismatch = PyErr_ExceptionMatches(PyExc_TypeError);
+            }
             return NULL;
         }
         bound = bound_kw;
@@ -468,6 +643,9 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         argv[n].caller = caller;
         argv[n].keep_anywhere = f->gil == GD_EXT_GIL_RELEASE;
         if (convert(f, &f->params[n], bound[n], &argv[n]) < 0) {
+            if (mismatch != NULL) {
+                *mismatch = PyErr_ExceptionMatches(PyExc_TypeError);
+            }
             goto release;
         }
     }
@@ -481,6 +659,10 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         goExtCall(f->id, argv, &res);
     }
     out = res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None) : build(&res);
+    if (f->result_fw != GD_EXT_FW_GODLPACK) {
+        out = in_framework(out, f->result_fw == GD_EXT_FW_LIKE ? framework_of(bound[f->result_like])
+                                                               : f->result_fw);
+    }
 release:
     /* Releasing an imported Array may run its producer's code (a NumPy array's
      * deleter): keep a pending exception aside meanwhile. */
@@ -500,6 +682,51 @@ release:
         PyErr_Restore(type, value, tb);
     }
     return out;
+}
+
+/* An overload set (gd_ext_function gives it this ml_meth): the first alternative whose arguments bind and convert runs;
+ * none: a TypeError listing every signature and the types passed (as nanobind's). */
+PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+    const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
+    for (int i = 0; i < f->noverloads; i++) {
+        int mismatch = 0;
+        PyObject *r = invoke(f->overloads[i], args, nargs, kwnames, &mismatch);
+        if (r != NULL || !mismatch) {
+            return r;
+        }
+        PyErr_Clear();
+    }
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *types = PyList_New(0);
+    for (Py_ssize_t i = 0; types != NULL && i < nargs + nkw; i++) {
+        PyObject *t = i < nargs ? PyUnicode_FromString(Py_TYPE(args[i])->tp_name)
+                                : PyUnicode_FromFormat("%U=%s", PyTuple_GET_ITEM(kwnames, i - nargs),
+                                                       Py_TYPE(args[i])->tp_name);
+        if (t == NULL || PyList_Append(types, t) < 0) {
+            Py_CLEAR(types);
+        }
+        Py_XDECREF(t);
+    }
+    PyObject *sep = PyUnicode_FromString(", ");
+    PyObject *joined = types != NULL && sep != NULL ? PyUnicode_Join(sep, types) : NULL;
+    if (joined != NULL) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): incompatible arguments. The supported signatures are:\n%s\n"
+                     "Invoked with types: %U",
+                     f->def.ml_name, f->overload_sigs, joined);
+    }
+    Py_XDECREF(joined);
+    Py_XDECREF(sep);
+    Py_XDECREF(types);
+    return NULL;
+}
+
+PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    /* self is the function's own module object (ext_module.c's self_def): only
+     * CPython passes it, so its state is read with no check. */
+    const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
+    return invoke(f, args, nargs, kwnames, NULL);
 }
 
 DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err) {

@@ -3,9 +3,11 @@
 package godlpack
 
 // #include "ext.h"
+// #include "godlpack.h"
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 )
@@ -32,12 +34,34 @@ func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {
 	argv := unsafe.Slice(args, len(f.params))
 	defer f.endCall(argv, res) // a method, not a closure: nothing to build per call
 	if err := f.call(argv, res); err != nil {
+		if raiseAgain(err, res) {
+			return
+		}
 		writeError(res, exceptionOf(err), err.Error())
 		return
 	}
 	if res.kind == C.GD_EXT_R_ARRAY || res.kind == C.GD_EXT_R_TUPLE {
 		refuseBorrowed(f, argv, res)
 	}
+}
+
+// raiseAgain writes, for an error that is (or wraps) an exception Go met calling
+// Python (a callback), that very exception, to be raised again with its
+// traceback, unless the module maps err to an exception class of its own.
+func raiseAgain(err error, res *C.gd_ext_result) bool {
+	var pe *PythonError
+	if !errors.As(err, &pe) || pe.raised == nil {
+		return false
+	}
+	if _, mapped := classException(err); mapped {
+		return false
+	}
+	return pe.raised.with(func(p *C.PyObject) error {
+		C.gd_ext_result_free(res)
+		C.gd_incref(p)
+		res.kind, res.p = C.GD_EXT_R_RAISE, unsafe.Pointer(p)
+		return nil
+	}) == nil
 }
 
 // endCall closes the tensors AsTensor borrowed during the call and turns a

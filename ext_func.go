@@ -34,11 +34,19 @@ type Function struct {
 	doc    string
 	params []*param
 	result reflect.Type // the Go function's first result (the Python result's type, for stubs)
-	gil    C.int32_t    // C.GD_EXT_GIL_*: what a call does with the GIL (HoldGIL, ReleaseGIL)
-	errs   []string     // registration errors, raised as ImportError by the module
-	call   func(args []C.gd_ext_arg, res *C.gd_ext_result) error
-	cfunc  *C.gd_ext_func // made at the first module exec
-	id     int32
+	kwOnly int          // the index of the first keyword-only parameter ("*" in Func's names); len(params): none
+	// resultLike is ResultLike's parameter (-1: none), resultFw ResultIn's GD_EXT_FW_*.
+	resultLike int
+	resultFw   C.int32_t
+	gil        C.int32_t // C.GD_EXT_GIL_*: what a call does with the GIL (HoldGIL, ReleaseGIL)
+	errs       []string  // registration errors, raised as ImportError by the module
+	// classTypes are the *T of bound classes among its parameters and results,
+	// checked when the module is imported (Class may come after Func).
+	classTypes []reflect.Type
+	overloads  []*Function // an overload set's alternatives (Overload)
+	call       func(args []C.gd_ext_arg, res *C.gd_ext_result) error
+	cfunc      *C.gd_ext_func // made at the first module exec
+	id         int32
 }
 
 // param is one parameter: its name, the kind C converts, and a tensor's constraints.
@@ -67,7 +75,7 @@ type param struct {
 }
 
 func newFunction(name string, n int, names []string) *Function {
-	f := &Function{name: name, id: -1, gil: C.GD_EXT_GIL_AUTO}
+	f := &Function{name: name, id: -1, gil: C.GD_EXT_GIL_AUTO, kwOnly: n, resultLike: -1}
 	if name == "" || !validIdentifier(name) {
 		f.fail("%q is not a valid Python function name", name)
 	}

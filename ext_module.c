@@ -65,16 +65,30 @@ static PyModuleDef self_def = {
 
 /* A new function object calling f, named as a function of module m (GIL held, at
  * exec), or NULL with an exception. f lives for good. */
-PyObject *gd_ext_function(PyObject *m, gd_ext_func *f) {
+/* Interns the names of f's parameters, and its alternatives' (an overload set). */
+static int intern_names(gd_ext_func *f) {
     for (int i = 0; i < f->nparams; i++) {
         if (f->params[i].name_obj == NULL) {
             f->params[i].name_obj = PyUnicode_InternFromString(f->params[i].name);
             if (f->params[i].name_obj == NULL) {
-                return NULL;
+                return -1;
             }
         }
     }
-    f->def.ml_meth = (PyCFunction)(void (*)(void))gd_ext_call;
+    for (int i = 0; i < f->noverloads; i++) {
+        if (intern_names(f->overloads[i]) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyObject *gd_ext_function(PyObject *m, gd_ext_func *f) {
+    if (intern_names(f) < 0) {
+        return NULL;
+    }
+    f->def.ml_meth = f->noverloads != 0 ? (PyCFunction)(void (*)(void))gd_ext_call_overloads
+                                         : (PyCFunction)(void (*)(void))gd_ext_call;
     f->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
     PyObject *modname = PyModule_GetNameObject(m);
     if (modname == NULL) {

@@ -10,6 +10,7 @@ import "C"
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,17 +37,55 @@ import (
 var modules = map[string]*moduleSpec{}
 
 type moduleSpec struct {
-	name, doc string
-	funcs     []*Function
-	errs      []string
+	name, doc  string
+	funcs      []*Function
+	classes    []*ClassDef
+	exceptions []*ExceptionClass
+	errs       []string
 }
 
+// A Member is what a module holds: a *Function (Func, Func0..Func4), a
+// *ClassDef (Class) or an *ExceptionClass (ExceptionFor).
+type Member interface{ member() }
+
+func (*Function) member()       {}
+func (*ClassDef) member()       {}
+func (*ExceptionClass) member() {}
+
 // Module defines the Python module name (the last part of its import name) with
-// its docstring and functions. Call it from an init function. Mistakes in the
-// definition (a parameter of an unsupported type, names that do not match) are
-// reported as ImportError when Python imports the module.
-func Module(name, doc string, funcs ...*Function) {
+// its docstring and members: functions, classes and exception classes. Call it
+// from an init function. Mistakes in the definition (a parameter of an
+// unsupported type, names that do not match) are reported as ImportError when
+// Python imports the module.
+func Module(name, doc string, members ...Member) {
+	var funcs []*Function
+	var classes []*ClassDef
+	var exceptions []*ExceptionClass
+	var bad []string
+	for _, mb := range members {
+		switch mb := mb.(type) {
+		case *Function:
+			funcs = append(funcs, mb) // nil included: newModuleSpec reports it
+		case *ClassDef:
+			if mb == nil {
+				bad = append(bad, "a nil *ClassDef")
+				continue
+			}
+			classes = append(classes, mb)
+		case *ExceptionClass:
+			if mb == nil {
+				bad = append(bad, "a nil *ExceptionClass")
+				continue
+			}
+			exceptions = append(exceptions, mb)
+		default:
+			bad = append(bad, "a nil Member")
+		}
+	}
 	m := newModuleSpec(name, doc, funcs)
+	m.classes, m.exceptions = classes, exceptions
+	m.errs = append(m.errs, bad...)
+	m.checkMembers()
 	if _, dup := modules[name]; dup {
 		m.errs = append(m.errs, fmt.Sprintf("godlpack.Module(%q) is called twice", name))
 	}
@@ -71,6 +110,59 @@ func newModuleSpec(name, doc string, funcs []*Function) *moduleSpec {
 		m.errs = append(m.errs, f.checkDefaults()...)
 	}
 	return m
+}
+
+// checkMembers adds the mistakes of m's classes and exception classes, and names
+// used twice among all its members.
+func (m *moduleSpec) checkMembers() {
+	seen := map[string]bool{}
+	for _, f := range m.funcs {
+		if f != nil {
+			seen[f.name] = true
+		}
+	}
+	dup := func(name string) {
+		if seen[name] {
+			m.errs = append(m.errs, fmt.Sprintf("two members are named %q", name))
+		}
+		seen[name] = true
+	}
+	for _, c := range m.classes {
+		dup(c.name)
+		m.errs = append(m.errs, c.errs...)
+		methods := map[string]bool{}
+		for _, f := range c.functions() {
+			m.errs = append(m.errs, f.errs...)
+			m.errs = append(m.errs, f.checkDefaults()...)
+		}
+		for _, f := range c.methods {
+			if methods[f.name] {
+				m.errs = append(m.errs, fmt.Sprintf("%s: two methods are named %q", c.name, f.name))
+			}
+			methods[f.name] = true
+		}
+	}
+	for _, e := range m.exceptions {
+		dup(e.name)
+		m.errs = append(m.errs, e.errs...)
+	}
+}
+
+// resolveClasses checks, when the module is imported (every init function has
+// run, so every Class is known), that the *T types of m's functions are bound
+// classes.
+func (m *moduleSpec) resolveClasses() {
+	fs := append([]*Function(nil), m.funcs...)
+	for _, c := range m.classes {
+		fs = append(fs, c.functions()...)
+	}
+	for _, f := range fs {
+		for _, t := range f.classTypes {
+			if _, ok := boundClasses[t]; !ok {
+				m.errs = append(m.errs, fmt.Sprintf("%s(): %v is not a bound class (godlpack.Class[%v])", f.name, t, t.Elem()))
+			}
+		}
+	}
 }
 
 // PyInitTemplate is the Go file the build backend adds to an extension's main
@@ -112,6 +204,7 @@ func goExtModuleDoc(name *C.char) *C.char {
 		importError(fmt.Sprintf("this extension defines no godlpack.Module(%q, ...) (it defines: %s); the module name must be the one the extension is built as", C.GoString(name), strings.Join(names, ", ")))
 		return nil
 	}
+	m.resolveClasses()
 	if len(m.errs) > 0 {
 		importError(fmt.Sprintf("godlpack.Module(%q): %s", m.name, strings.Join(m.errs, "; ")))
 		return nil
@@ -139,6 +232,16 @@ func goExtExec(mod *C.PyObject, name *C.char) C.int {
 // addTo adds m's functions to the module object mod (GIL held). Their C tables
 // are made once and kept for good: a module imported again shares them.
 func (m *moduleSpec) addTo(mod *C.PyObject) C.int {
+	for _, e := range m.exceptions {
+		if e.addTo(mod, m.name) < 0 {
+			return -1
+		}
+	}
+	for _, c := range m.classes {
+		if c.addTo(mod, m.name) < 0 {
+			return -1
+		}
+	}
 	for _, f := range m.funcs {
 		f.makeCTable()
 		if C.gd_ext_add(mod, f.cfunc) < 0 {
@@ -164,36 +267,67 @@ func (f *Function) cTable() *C.gd_ext_func {
 		panic("godlpack: out of memory at module init")
 	}
 	c.def.ml_name = C.CString(f.name)
-	c.def.ml_doc = C.CString(f.signature() + "\n--\n\n" + f.doc)
+	if len(f.overloads) > 0 {
+		c.def.ml_doc = C.CString(f.name + "(*args, **kwargs)\n--\n\nOverloaded:\n" + f.overloadSignatures(true) + "\n\n" + f.doc)
+		f.overloadTable(c)
+	} else {
+		c.def.ml_doc = C.CString(f.signature() + "\n--\n\n" + f.doc)
+	}
 	c.id = C.int32_t(f.id)
 	c.nparams = C.int32_t(len(f.params))
+	c.npositional, c.fast_nargs = C.int32_t(f.kwOnly), C.int32_t(len(f.params))
+	if f.kwOnly < len(f.params) {
+		c.fast_nargs = -1
+	}
+	c.result_fw = f.resultFw
+	if f.resultLike >= 0 {
+		c.result_fw, c.result_like = C.GD_EXT_FW_LIKE, C.int32_t(f.resultLike)
+	}
 	c.gil = f.gil
 	for i, p := range f.params {
 		p.finish()
 		cp := &c.params[i]
 		cp.name = C.CString(p.name)
 		cp.kind = p.kind
+		if c, ok := boundClasses[p.goType]; ok && p.kind == C.GD_EXT_INSTANCE {
+			cp.cls = C.int32_t(c.id)
+		}
+		if p.kind == C.GD_EXT_OBJECT {
+			cp.accepts, cp.type_name = acceptsOf(p.goType), C.CString(pyTypeName(p.goType))
+		}
 		if p.hasDefault {
 			cp.has_default = 1
-			switch v := p.def.(type) {
-			case nil: // an optional tensor: ext_call.c's convert_optional_tensor
-				cp.kind |= C.GD_EXT_OPTIONAL
-			case int:
-				cp.def_i, cp.def_f = C.int64_t(v), C.double(v)
-			case int64:
-				cp.def_i, cp.def_f = C.int64_t(v), C.double(v)
-			case float64:
-				cp.def_f = C.double(v)
-			case bool:
-				if v {
-					cp.def_i = 1
-				}
-			case string:
-				cp.def_s, cp.def_slen = (*C.char)(cBytes(v)), C.Py_ssize_t(len(v))
+			v := reflect.ValueOf(p.def)
+			switch isInt, isFloat := numberKind(p.def); {
+			case p.def == nil && (p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR):
+				cp.kind |= C.GD_EXT_OPTIONAL // an optional tensor: ext_call.c's absent_tensor
+			case p.kind == C.GD_EXT_OBJECT: // Go keeps it (param.defaultValue); C passes NULL
+			case isInt && v.CanInt():
+				cp.def_i, cp.def_f = C.int64_t(v.Int()), C.double(v.Int())
+			case isInt:
+				cp.def_i, cp.def_f = C.int64_t(v.Uint()), C.double(v.Uint()) // a uint64's bits
+			case isFloat:
+				cp.def_f = C.double(v.Float())
+			case v.Kind() == reflect.Bool && v.Bool():
+				cp.def_i = 1
+			case v.Kind() == reflect.String:
+				cp.def_s, cp.def_slen = (*C.char)(cBytes(v.String())), C.Py_ssize_t(v.Len())
 			}
 		}
 	}
 	return c
+}
+
+// numberKind says whether v is a Go integer or a Go float (any width).
+func numberKind(v any) (isInt, isFloat bool) {
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true, false
+	case reflect.Float32, reflect.Float64:
+		return false, true
+	}
+	return false, false
 }
 
 // checkDefaults reports defaults of the wrong type and required parameters after
@@ -201,26 +335,31 @@ func (f *Function) cTable() *C.gd_ext_func {
 func (f *Function) checkDefaults() []string {
 	var errs []string
 	optional := false
-	for _, p := range f.params {
+	for i, p := range f.params {
 		if !p.hasDefault {
-			if optional {
+			if optional && i < f.kwOnly { // a keyword-only one may be required anywhere, as in Python
 				errs = append(errs, fmt.Sprintf("%s(): parameter %s has no default but follows one that has", f.name, p.name))
 			}
 			continue
 		}
 		optional = true
+		isInt, isFloat := numberKind(p.def)
 		ok := false
-		switch p.def.(type) {
-		case int, int64:
-			ok = p.kind == C.GD_EXT_INT || p.kind == C.GD_EXT_FLOAT
-		case float64:
-			ok = p.kind == C.GD_EXT_FLOAT
-		case bool:
-			ok = p.kind == C.GD_EXT_BOOL
-		case string:
-			ok = p.kind == C.GD_EXT_STR
-		case nil:
-			ok = p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR
+		switch p.kind {
+		case C.GD_EXT_INT, C.GD_EXT_UINT:
+			ok = isInt
+		case C.GD_EXT_FLOAT:
+			ok = isInt || isFloat
+		case C.GD_EXT_BOOL:
+			_, ok = p.def.(bool)
+		case C.GD_EXT_STR:
+			_, ok = p.def.(string)
+		case C.GD_EXT_TENSOR, C.GD_EXT_MUT_TENSOR:
+			ok = p.def == nil
+		case C.GD_EXT_OBJECT:
+			ok = defaultSuits(p.def, p.goType)
+		case C.GD_EXT_INSTANCE:
+			ok = p.def == nil
 		}
 		if !ok {
 			errs = append(errs, fmt.Sprintf("%s(): the default %#v does not suit parameter %s of type %v", f.name, p.def, p.name, p.goType))
@@ -237,6 +376,9 @@ func (f *Function) signature() string {
 		if p.hasDefault {
 			parts[i] += "=" + pyLiteral(p.def)
 		}
+		if i == f.kwOnly {
+			parts[i] = "*, " + parts[i]
+		}
 	}
 	return f.name + "(" + strings.Join(parts, ", ") + ")"
 }
@@ -250,6 +392,8 @@ func pyLiteral(v any) string {
 			return "True"
 		}
 		return "False"
+	case float32:
+		return pyLiteral(float64(v))
 	case float64:
 		switch {
 		case math.IsInf(v, 1):

@@ -14,13 +14,6 @@ import (
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
-// None is the result type of a function that returns None to Python.
-type None struct{}
-
-// Tuple is a result returned to Python as a tuple; its items are any of the
-// result types.
-type Tuple []any
-
 // resultWriter chooses, once, how f's result R is written for C to build: nil
 // for None, which needs nothing written (write makes no call then).
 func resultWriter[R any](f *Function) func(R, *C.gd_ext_result) error {
@@ -114,7 +107,11 @@ func writeValue(v any, r *C.gd_ext_result) error {
 			}
 		}
 	default:
-		return TypeError.Errorf("unsupported result type %T", v)
+		if _, ok := boundClasses[reflect.TypeOf(v)]; ok { // a bound class's *T: its instance
+			return instanceWriter(reflect.TypeOf(v))(reflect.ValueOf(v), r)
+		}
+		// complex, []byte, []any, map[string]any, *Object: made in Go with the GIL
+		return writeObject(reflect.ValueOf(v), r)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"reflect"
+	"strings"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack/tensor"
@@ -24,33 +25,26 @@ const (
 	pyArray  = "Array"   // godlpack.Array, what a *tensor.Tensor result becomes
 )
 
-// pyType is the Python type a Go parameter or result type stands for in a stub:
-// the one place that maps the Go types the extension API accepts to Python's.
-// "" for a type the API does not accept (the module fails to import anyway).
+// pyType is pyTypeName (ext_pytype.go, the one Go-to-Python naming rule) as a
+// stub spells it: the names the stub defines for a tensor parameter and an Array
+// result, and Any where a message would say object; a name the stub cannot
+// resolve (a bound class, a tensor inside a callback's signature) is Any.
 func pyType(t reflect.Type) string {
-	switch t {
-	case reflect.TypeFor[int64](), reflect.TypeFor[int]():
-		return "int"
-	case reflect.TypeFor[float64]():
-		return "float"
-	case reflect.TypeFor[bool]():
-		return "bool"
-	case reflect.TypeFor[string]():
-		return "str"
-	case reflect.TypeFor[None]():
-		return "None"
-	case reflect.TypeFor[Tuple]():
-		return "tuple[Any, ...]"
-	case reflect.TypeFor[*tensor.Tensor]():
+	switch {
+	case t == reflect.TypeFor[*tensor.Tensor]():
 		return pyArray // a nil *tensor.Tensor is None, an error path by convention
-	}
-	if t.Implements(reflect.TypeFor[tensorParam]()) {
+	case t == reflect.TypeFor[Tuple]():
+		return "tuple[Any, ...]"
+	case t.Implements(reflect.TypeFor[tensorParam]()):
 		return pyTensor
-	}
-	if t.Kind() == reflect.Interface && t.NumMethod() == 0 {
+	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
 		return "Any"
 	}
-	return ""
+	name := pyTypeName(t)
+	if strings.ContainsAny(name, "*.") || strings.Contains(name, "SupportsDLPack") {
+		return "Any"
+	}
+	return name
 }
 
 // stubJSON describes m's functions for a stub, as the JSON stubsAttribute holds:

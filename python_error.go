@@ -4,7 +4,7 @@ package godlpack
 
 // #include "godlpack.h" // Python.h first, before any system header (CPython's rule)
 // #include <stdlib.h>
-// int gd_take_exception(char **type_name, char **message, char **traceback);
+// int gd_take_exception(char **type_name, char **message, char **traceback, PyObject **keep);
 import "C"
 
 import (
@@ -24,6 +24,11 @@ type PythonError struct {
 	// Traceback is the whole report Python would print, "Traceback (most recent call
 	// last):" to the last line, chained exceptions included.
 	Traceback string
+
+	// raised is the exception object itself, kept only in an extension (a Go
+	// function called from Python), so that the call raises that very exception
+	// again, with its traceback (ext_call.go); nil in a Go program embedding Python.
+	raised *Object
 }
 
 // Error returns "Type: Message", as Python's last traceback line.
@@ -37,10 +42,15 @@ func (e *PythonError) Error() string {
 // takePythonError takes the pending Python exception (GIL held) as a *PythonError.
 func takePythonError() error {
 	var tn, msg, tb *C.char
-	if C.gd_take_exception(&tn, &msg, &tb) == 0 {
+	var exc *C.PyObject
+	keep := &exc
+	if interpState.Load() != interpHosted {
+		keep = nil
+	}
+	if C.gd_take_exception(&tn, &msg, &tb, keep) == 0 {
 		return errors.New("godlpack: internal error: a Python call failed without an exception")
 	}
-	e := &PythonError{Type: takeCString(tn), Message: takeCString(msg), Traceback: takeCString(tb)}
+	e := &PythonError{Type: takeCString(tn), Message: takeCString(msg), Traceback: takeCString(tb), raised: newObject(exc)}
 	if e.Type == "" {
 		e.Type = "Exception"
 	}

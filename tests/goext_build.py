@@ -92,6 +92,8 @@ FOLDERS = {
     "goext": REPO / "examples" / "goext",
     "goext2": REPO / "tests" / "goext2",
     "goext_bad": REPO / "tests" / "goext_bad",
+    "goext3": REPO / "tests" / "goext3",
+    "streamstats": REPO / "examples" / "streamstats",
 }
 
 

@@ -30,6 +30,20 @@ def test_definition_mistakes_are_one_import_error(isolated):
         "godlpack.Tensor[float32]",
         "optional_first(): parameter b has no default but follows one that has",
         "overlap_read(): parameter x: AllowOverlap applies to a MutTensor (a Tensor is only read)",
+        # godlpack.Func, classes, exception classes, overloads (issue 20)
+        "variadic(): a variadic Go function cannot be bound: take a slice",
+        'two_stars(): "*" may appear once among the parameter names',
+        "chan_param(): parameter c: unsupported type chan int",
+        "not_func(): Func needs a non-nil Go function, got int",
+        "unbound(): *main.Loose is not a bound class (godlpack.Class[main.Loose])",
+        "bad_callback(): parameter f: a callback type must return error or (T, error): "
+        "func(int) int",
+        'like_nothing(): ResultLike: no parameter named "nope"',
+        'ov(): the overload a() must be named "ov" as its set',
+        "Num(): the Go type int is not a struct: bind a struct type",
+        "Thing(): the constructor must return *main.Thing or (*main.Thing, error)",
+        "method(): the first parameter must be the instance, a *main.Thing",
+        'two members are named "Thing"',
     ):
         assert part in msg, part
 

@@ -75,11 +75,21 @@ def test_write_your_own_go_functions_is_examples_goext():
     assert r.stdout.splitlines() == _shown_output(code)
     # the optional tensor's lines are tests/goext2's, the python-packages table is
     # tests/goext_pkg's (both built and run by the goext tests)
-    (go_lang, go_lines), (toml_lang, toml) = [b for b in rest if b[0] in ("go", "toml")]
+    # shell lines of the workflow steps aside, the blocks are go, toml, then the classes
+    rest = [b for b in rest if b[0] in ("go", "toml", "python")]
+    (go_lang, go_lines), (toml_lang, toml), *classes = rest
     goext2 = (README.parent / "tests" / "goext2" / "main.go").read_text().splitlines()
     assert go_lang == "go" and all(line in goext2 for line in go_lines.splitlines())
     pkg = (README.parent / "tests" / "goext_pkg" / "pyproject.toml").read_text()
     assert toml_lang == "toml" and pkg.endswith(toml)
+    # Classes: examples/streamstats's main.go as it is, and a session printing what it shows
+    streamstats = README.parent / "examples" / "streamstats"
+    assert classes[0] == ("go", (streamstats / "main.go").read_text())
+    lang, code = classes[1]
+    assert lang == "python" and len(classes) == 2
+    r = run_python(code, env_extra={"PYTHONPATH": folder("streamstats")})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == _shown_output(code)
 
 
 def test_fast_loops_shows_bench_vecbench():

@@ -5,8 +5,30 @@ package main
 
 import "github.com/godlpack/godlpack"
 
+// Loose is a struct no godlpack.Class binds; Thing is bound, with mistakes.
+type (
+	Loose    struct{}
+	Thing    struct{}
+	ThingErr struct{}
+)
+
+func (*ThingErr) Error() string { return "thing" }
+
 func init() {
+	num := godlpack.Class[int]("Num", "")
+	thing := godlpack.Class[Thing]("Thing", "")
+	thing.Init(func() int { return 0 })
+	thing.Def("method", func(x int) {}, "x")
 	godlpack.Module("goext_bad", "Mistakes.",
+		num, thing, godlpack.ExceptionFor[*ThingErr]("Thing", godlpack.ValueError, ""),
+		godlpack.Func("variadic", func(xs ...int) {}, "xs"),
+		godlpack.Func("two_stars", func(a, b int) {}, "*", "a", "*", "b"),
+		godlpack.Func("chan_param", func(c chan int) {}, "c"),
+		godlpack.Func("not_func", 3),
+		godlpack.Func("unbound", func(*Loose) {}, "l"),
+		godlpack.Func("bad_callback", func(f func(int) int) {}, "f"),
+		godlpack.Func("like_nothing", func(x float64) {}, "x").ResultLike("nope"),
+		godlpack.Overload("ov", godlpack.Func("a", func(int) {}, "x"), godlpack.Func("ov", func(string) {}, "x")),
 		godlpack.Func1("slice_param", func([]int) (godlpack.None, error) { return godlpack.None{}, nil }, "x"),
 		godlpack.Func2("one_name", func(a, b int64) (int64, error) { return a + b, nil }, "a"),
 		godlpack.Func1("bad_default", func(s string) (string, error) { return s, nil }, "s").Default("s", 3),

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/dlpack"
+	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/dlpack/vec"
+)
+
+// Histogram is the Go value of a streamstats.Histogram instance. Its methods
+// run with the GIL released, so two Python threads may call them at once: mu
+// guards the counts (add counts into a local slice first, then takes mu once).
+type Histogram struct {
+	bins   uint16
+	lo, hi float64
+
+	mu      sync.Mutex
+	counts  []int64
+	count   int64 // every value added, outside ones included
+	outside int64
+	name    string
+}
+
+// EmptyError is quantile's error on an empty histogram: streamstats.EmptyError.
+type EmptyError struct{}
+
+func (*EmptyError) Error() string {
+	return "quantile(): the histogram is empty (count == 0): add values first"
+}
+
+func newHistogram(bins uint16, lo, hi float64) (*Histogram, error) {
+	if bins == 0 {
+		return nil, fmt.Errorf("Histogram(): bins must be at least 1")
+	}
+	if !(lo < hi) {
+		return nil, fmt.Errorf("Histogram(): lo must be less than hi (got lo=%v, hi=%v)", lo, hi)
+	}
+	return &Histogram{bins: bins, lo: lo, hi: hi, counts: make([]int64, bins)}, nil
+}
+
+// Add counts the elements of x, any layout.
+func (h *Histogram) Add(x godlpack.Tensor[godlpack.AnyFloat]) error {
+	local := make([]int64, h.bins)
+	var outside int64
+	var err error
+	if x.DType() == dlpack.DTypeOf[float32]() {
+		outside, err = countInto[float32](h, x, local)
+	} else {
+		outside, err = countInto[float64](h, x, local)
+	}
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, c := range local {
+		h.counts[i] += c
+	}
+	h.count += x.Len()
+	h.outside += outside
+	return nil
+}
+
+// countInto counts x's elements (of Go type T) into local, returning how many
+// fell outside [lo, hi) or were NaN.
+func countInto[T float32 | float64](h *Histogram, x godlpack.Tensor[godlpack.AnyFloat], local []int64) (int64, error) {
+	v, err := vec.FromPointer[T](x.Data(), x.Shape(), x.Strides())
+	if err != nil {
+		return 0, err
+	}
+	var outside int64
+	width := h.hi - h.lo
+	n := float64(h.bins)
+	err = vec.Lines(v, func(_ int, line []T) error {
+		for _, e := range line {
+			f := float64(e)
+			if !(f >= h.lo && f < h.hi) { // NaN too
+				outside++
+				continue
+			}
+			local[min(int(h.bins)-1, int(math.Floor((f-h.lo)/width*n)))]++
+		}
+		return nil
+	})
+	return outside, err
+}
+
+// Counts returns a copy of the counts (a numpy.ndarray: ResultIn(NumPy)).
+func (h *Histogram) Counts() (*tensor.Tensor, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return tensor.FromSlice(append([]int64(nil), h.counts...), int64(h.bins))
+}
+
+// Merge adds other's counts.
+func (h *Histogram) Merge(other *Histogram) error {
+	if other.bins != h.bins || other.lo != h.lo || other.hi != h.hi {
+		return fmt.Errorf("merge(): other has bins=%d, lo=%v, hi=%v, this one bins=%d, lo=%v, hi=%v: they must match",
+			other.bins, other.lo, other.hi, h.bins, h.lo, h.hi)
+	}
+	if other == h {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for i := range h.counts {
+			h.counts[i] *= 2
+		}
+		h.count, h.outside = 2*h.count, 2*h.outside
+		return nil
+	}
+	other.mu.Lock()
+	counts := append([]int64(nil), other.counts...)
+	count, outside := other.count, other.outside
+	other.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, c := range counts {
+		h.counts[i] += c
+	}
+	h.count += count
+	h.outside += outside
+	return nil
+}
+
+// Quantile is the midpoint of the bin holding the q-quantile of the values in
+// the bins.
+func (h *Histogram) Quantile(q float64) (float64, error) {
+	if !(q >= 0 && q <= 1) {
+		return 0, fmt.Errorf("quantile(): q must be in [0, 1], got %v", q)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var inBins int64
+	for _, c := range h.counts {
+		inBins += c
+	}
+	if h.count == 0 || inBins == 0 {
+		return 0, &EmptyError{}
+	}
+	target := q * float64(inBins)
+	var seen int64
+	width := (h.hi - h.lo) / float64(h.bins)
+	for i, c := range h.counts {
+		seen += c
+		if c > 0 && float64(seen) >= target {
+			return h.lo + (float64(i)+0.5)*width, nil
+		}
+	}
+	return h.hi - width/2, nil
+}
+
+// Repr is repr(h).
+func (h *Histogram) Repr() string {
+	return fmt.Sprintf("Histogram(bins=%d, lo=%s, hi=%s, count=%d)", h.bins, pyFloat(h.lo), pyFloat(h.hi), h.Count())
+}
+
+// pyFloat formats f as Python's repr of a float.
+func pyFloat(f float64) string {
+	s := fmt.Sprint(f)
+	if !math.IsInf(f, 0) && !math.IsNaN(f) && math.Trunc(f) == f && math.Abs(f) < 1e16 {
+		s += ".0"
+	}
+	return s
+}
+
+func (h *Histogram) Count() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.count
+}
+
+func (h *Histogram) Outside() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.outside
+}
+
+func (h *Histogram) Bins() int        { return int(h.bins) }
+func (h *Histogram) Lo() float64      { return h.lo }
+func (h *Histogram) Hi() float64      { return h.hi }
+func (h *Histogram) Name() string     { h.mu.Lock(); defer h.mu.Unlock(); return h.name }
+func (h *Histogram) SetName(s string) { h.mu.Lock(); defer h.mu.Unlock(); h.name = s }

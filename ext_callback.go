@@ -1,0 +1,89 @@
+//go:build godlpack_python
+
+package godlpack
+
+// ext_callback.go: Python callables passed as Go func parameters (callbacks).
+
+// #include "ext.h" // Python.h first, before any system header (CPython's rule)
+// #include "godlpack.h"
+import "C"
+
+import (
+	"reflect"
+)
+
+// callbackType says why a Go func type cannot be a callback parameter (""
+// when it can): its parameters must convert to Python (as results do), and it
+// returns an error last, which carries the Python exception, after at most one
+// value converted from the callable's result.
+func callbackType(t reflect.Type) string {
+	if t.IsVariadic() {
+		return "a callback type cannot be variadic"
+	}
+	n := t.NumOut()
+	if n == 0 || n > 2 || t.Out(n-1) != errorType {
+		return "a callback type must return error or (T, error): " + t.String()
+	}
+	for i := range t.NumIn() {
+		if why := convertible(t.In(i), true); why != "" {
+			return "callback parameter " + why
+		}
+	}
+	if n == 2 {
+		if why := convertible(t.Out(0), false); why != "" {
+			return "callback result " + why
+		}
+	}
+	return ""
+}
+
+// callbackArg makes a Go func of p's type calling the Python callable a.obj.
+// Each call takes the GIL (from any goroutine: the function must then be
+// declared ReleaseGIL, so that its caller's thread does not hold it meanwhile),
+// converts the arguments as results are (writeObject's rules), calls, and
+// converts the result to the func's first result type. A Python exception is a
+// *PythonError holding the exception itself: returned by the Go function, it is
+// raised again, unchanged, to the extension function's caller (raiseAgain).
+func callbackArg(f *Function, p *param, a *C.gd_ext_arg) (reflect.Value, error) {
+	if a.obj == nil {
+		return p.defaultValue(), nil
+	}
+	var fn *Object
+	if err := withGIL(func() error {
+		C.gd_incref(a.obj)
+		fn = newObject(a.obj)
+		return nil
+	}); err != nil {
+		return reflect.Value{}, err
+	}
+	t := p.goType
+	return reflect.MakeFunc(t, func(in []reflect.Value) []reflect.Value {
+		out := make([]reflect.Value, t.NumOut())
+		for i := range out {
+			out[i] = reflect.Zero(t.Out(i))
+		}
+		args := make([]any, len(in))
+		for i, v := range in {
+			args[i] = plainValue(v)
+		}
+		r, err := fn.Call(args...)
+		if err == nil && t.NumOut() == 2 {
+			err = r.with(func(o *C.PyObject) error {
+				v, err := fromPython(o, t.Out(0), 0)
+				if err == nil {
+					out[0] = v
+				} else if ee, ok := err.(*exceptionError); ok {
+					err = ee.kind.Errorf("%s(): the result of callback %s: %w", f.name, p.name, ee.err)
+				}
+				return err
+			})
+		}
+		if r != nil {
+			r.Close()
+		}
+		if err != nil {
+			out[len(out)-1] = reflect.ValueOf(&err).Elem()
+		}
+		return out
+	}), nil
+}

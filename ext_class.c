@@ -1,0 +1,180 @@
+//go:build godlpack_python
+
+/* ext_class.c: Go types bound as Python classes (godlpack.Class, ext_class.go).
+ * An instance is a gd_ext_instance: its Go value is kept by a cgo.Handle, made by
+ * the constructor (or by any function returning a *T), deleted exactly once, at
+ * dealloc (goExtReleaseInstance). Methods, dunders, property getters and setters
+ * are ordinary extension functions (gd_ext_call: same arguments, GIL policy, errors
+ * and panics) whose first parameter is the instance: methods and dunders are put in
+ * the class's dict wrapped in instancemethod (which binds the instance), properties
+ * are getset descriptors calling their functions. */
+#include "ext.h"
+#include "_cgo_export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+gd_ext_class gd_ext_classes[GD_EXT_MAX_CLASSES];
+PyObject *gd_ext_exceptions[GD_EXT_MAX_EXCEPTIONS];
+static int nclasses; /* 1 + the highest id made */
+
+/* The bound class type is or derives from (a Python subclass), or NULL. */
+static gd_ext_class *class_of(PyTypeObject *type) {
+    for (PyTypeObject *t = type; t != NULL; t = t->tp_base) {
+        for (int i = 0; i < nclasses; i++) {
+            if (gd_ext_classes[i].type == t) {
+                return &gd_ext_classes[i];
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Releases the Go value; safe after finalization (Go only deletes a handle). */
+static void instance_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    uintptr_t h = ((gd_ext_instance *)self)->handle;
+    ((gd_ext_instance *)self)->handle = 0;
+    if (h != 0) {
+        goExtReleaseInstance(h);
+    }
+    tp->tp_free(self);
+    Py_DECREF(tp); /* a heap type's instances hold it */
+}
+
+/* __init__: runs the Go constructor and takes the Go value of the instance it made.
+ * Once per instance: a second __init__ would release a value a method running
+ * without the GIL may be using. */
+static int instance_init(PyObject *self, PyObject *args, PyObject *kwargs) {
+    gd_ext_class *c = class_of(Py_TYPE(self));
+    if (c == NULL || c->init == NULL) {
+        PyErr_Format(PyExc_TypeError, "cannot create '%.200s' instances", Py_TYPE(self)->tp_name);
+        return -1;
+    }
+    if (((gd_ext_instance *)self)->handle != 0) {
+        PyErr_Format(PyExc_RuntimeError, "%.200s.__init__() called twice on one instance",
+                     c->type->tp_name);
+        return -1;
+    }
+    PyObject *made = PyObject_Call(c->init, args, kwargs);
+    if (made == NULL) {
+        return -1;
+    }
+    if (!PyObject_TypeCheck(made, c->type) || ((gd_ext_instance *)made)->handle == 0) {
+        PyErr_Format(PyExc_TypeError, "%.200s(): the Go constructor returned nil",
+                     c->type->tp_name);
+        Py_DECREF(made);
+        return -1;
+    }
+    ((gd_ext_instance *)self)->handle = ((gd_ext_instance *)made)->handle;
+    ((gd_ext_instance *)made)->handle = 0;
+    Py_DECREF(made);
+    return 0;
+}
+
+/* __iter__: an iterator over the sequence the Go function returns. */
+static PyObject *instance_iter(PyObject *self) {
+    gd_ext_class *c = class_of(Py_TYPE(self));
+    if (c == NULL || c->iter == NULL) {
+        PyErr_Format(PyExc_TypeError, "'%.200s' object is not iterable", Py_TYPE(self)->tp_name);
+        return NULL;
+    }
+    PyObject *seq = PyObject_CallOneArg(c->iter, self);
+    if (seq == NULL) {
+        return NULL;
+    }
+    PyObject *it = PyObject_GetIter(seq);
+    Py_DECREF(seq);
+    return it;
+}
+
+static PyObject *property_get(PyObject *self, void *closure) {
+    return PyObject_CallOneArg(((gd_ext_property *)closure)->get, self);
+}
+
+static int property_set(PyObject *self, PyObject *value, void *closure) {
+    gd_ext_property *p = closure;
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete a property of a Go class");
+        return -1;
+    }
+    if (p->set == NULL) {
+        PyErr_Format(PyExc_AttributeError, "property of '%.200s' object is read-only",
+                     Py_TYPE(self)->tp_name);
+        return -1;
+    }
+    PyObject *args[2] = {self, value};
+    PyObject *r = PyObject_Vectorcall(p->set, args, 2, NULL);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
+                               int has_init, int has_iter, int nprops, const char **prop_names,
+                               const char **prop_docs, gd_ext_property *props) {
+    if (id < 0 || id >= GD_EXT_MAX_CLASSES) {
+        PyErr_Format(PyExc_ImportError, "at most %d classes are supported", GD_EXT_MAX_CLASSES);
+        return NULL;
+    }
+    /* The spec, slots and getset table live for good: a type may keep pointers into them. */
+    PyGetSetDef *gs = calloc((size_t)nprops + 1, sizeof(PyGetSetDef));
+    PyType_Slot *slots = calloc(8, sizeof(PyType_Slot));
+    PyType_Spec *spec = calloc(1, sizeof(PyType_Spec));
+    if (gs == NULL || slots == NULL || spec == NULL) {
+        free(gs);
+        free(slots);
+        free(spec);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (int i = 0; i < nprops; i++) {
+        gs[i].name = prop_names[i];
+        gs[i].doc = prop_docs[i];
+        gs[i].get = property_get;
+        gs[i].set = property_set;
+        gs[i].closure = &props[i];
+    }
+    int n = 0;
+    slots[n++] = (PyType_Slot){Py_tp_dealloc, (void *)instance_dealloc};
+    slots[n++] = (PyType_Slot){Py_tp_doc, (void *)doc};
+    slots[n++] = (PyType_Slot){Py_tp_getset, gs};
+    if (has_iter) {
+        slots[n++] = (PyType_Slot){Py_tp_iter, (void *)instance_iter};
+    }
+    if (has_init) {
+        slots[n++] = (PyType_Slot){Py_tp_new, (void *)PyType_GenericNew};
+        slots[n++] = (PyType_Slot){Py_tp_init, (void *)instance_init};
+    }
+    slots[n] = (PyType_Slot){0, NULL};
+    spec->name = qualname;
+    spec->basicsize = sizeof(gd_ext_instance);
+    spec->flags = Py_TPFLAGS_DEFAULT | (final ? 0 : Py_TPFLAGS_BASETYPE) |
+                  (has_init ? 0 : Py_TPFLAGS_DISALLOW_INSTANTIATION);
+    spec->slots = slots;
+    PyTypeObject *t = (PyTypeObject *)PyType_FromSpec(spec);
+    if (t == NULL) {
+        return NULL;
+    }
+    gd_ext_classes[id].type = t; /* the reference is kept for good */
+    const char *dot = strrchr(qualname, '.');
+    gd_ext_classes[id].name = dot != NULL ? dot + 1 : qualname;
+    if (id >= nclasses) {
+        nclasses = id + 1;
+    }
+    return t;
+}
+
+int gd_ext_class_set_method(PyObject *type, PyObject *fn) {
+    /* instancemethod binds the instance as the function's first argument, as a
+     * Python function in a class dict does; setting it on the type updates the
+     * slot of a dunder (__repr__, __len__, __eq__). */
+    PyObject *name = PyObject_GetAttrString(fn, "__name__");
+    PyObject *m = name != NULL ? PyInstanceMethod_New(fn) : NULL;
+    int rc = m != NULL ? PyObject_SetAttr(type, name, m) : -1;
+    if (rc == 0 && PyUnicode_CompareWithASCIIString(name, "__eq__") == 0) {
+        rc = PyObject_SetAttrString(type, "__hash__", Py_None); /* as class statements do */
+    }
+    Py_XDECREF(m);
+    Py_XDECREF(name);
+    return rc;
+}

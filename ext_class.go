@@ -1,0 +1,275 @@
+//go:build godlpack_python
+
+package godlpack
+
+// ext_class.go: Go types bound as Python classes (ext_class.c has the C half and
+// docs/design.md, "Bound classes", the ownership rules).
+
+// #include "ext.h" // Python.h first, before any system header (CPython's rule)
+// #include <stdlib.h>
+import "C"
+
+import (
+	"reflect"
+	"runtime/cgo"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+// A ClassDef binds a Go struct type T as a Python class: made by Class, refined
+// by its methods (Init, Def, Property, Final), passed to Module.
+//
+// An instance owns its Go value (a *T, kept by a cgo.Handle): made by the
+// constructor (Init) or returned by any function of the module as a *T, it is
+// released when Python drops the instance, exactly once. Methods run like any
+// function of the module, the GIL released while Go runs: two Python threads may
+// run methods of one instance at once, so a T whose methods write its fields must
+// lock (a sync.Mutex field) as any Go value shared by goroutines.
+type ClassDef struct {
+	name, doc string
+	ptrType   reflect.Type // *T
+	id        int32        // the index in gd_ext_classes and classList
+	final     bool
+	init      *Function
+	methods   []*Function // methods and dunders (__repr__, __len__, __iter__, __eq__...)
+	props     []*property
+	errs      []string
+	ctype     *C.PyTypeObject // made at the first module exec
+}
+
+type property struct {
+	name, doc string
+	get, set  *Function // set nil: read-only
+}
+
+// boundClasses are the classes by their *T, classList by id: filled by Class in
+// init functions, read only afterwards.
+var (
+	boundClasses = map[reflect.Type]*ClassDef{}
+	classList    []*ClassDef
+)
+
+// liveInstances counts the Go values held by instances (LiveInstances).
+var liveInstances atomic.Int64
+
+// Class binds the Go struct type T as the Python class name with docstring doc.
+// Parameters and results of type *T of the module's functions and methods are
+// its instances (None for a nil *T result; a parameter with Default nil takes
+// None as nil). Without Init, Python cannot create instances; Go functions
+// returning a *T can.
+func Class[T any](name, doc string) *ClassDef {
+	c := &ClassDef{name: name, doc: doc, ptrType: reflect.TypeFor[*T](), id: int32(len(classList))}
+	if !validIdentifier(name) {
+		c.fail("%q is not a valid Python class name", name)
+	}
+	if reflect.TypeFor[T]().Kind() != reflect.Struct {
+		c.fail("the Go type %v is not a struct: bind a struct type", reflect.TypeFor[T]())
+	}
+	if prev, dup := boundClasses[c.ptrType]; dup {
+		c.fail("the Go type %v is bound twice (as %s and %s)", reflect.TypeFor[T](), prev.name, name)
+	} else {
+		boundClasses[c.ptrType] = c
+	}
+	classList = append(classList, c)
+	return c
+}
+
+func (c *ClassDef) fail(format string, a ...any) {
+	f := &Function{name: c.name}
+	f.fail(format, a...)
+	c.errs = append(c.errs, f.errs...)
+}
+
+// Final forbids Python subclasses of the class (nanobind's is_final): class
+// Sub(Cls) raises TypeError. Classes are subclassable by default; a subclass's
+// __init__ must call the bound class's (super().__init__(...)) to make its Go value.
+func (c *ClassDef) Final() *ClassDef {
+	c.final = true
+	return c
+}
+
+// Init sets the constructor, Python's Cls(...): fn returns the new *T (and an
+// error), its parameters are the call's (Default, Where and Doc refine them as
+// for any Function; errors name the class).
+func (c *ClassDef) Init(fn any, params ...string) *Function {
+	f := Func(c.name, fn, params...)
+	if t := reflect.TypeOf(fn); t != nil && t.Kind() == reflect.Func &&
+		(t.NumOut() == 0 || t.Out(0) != c.ptrType || t.NumOut() > 2 || (t.NumOut() == 2 && t.Out(1) != errorType)) {
+		f.fail("the constructor must return %v or (%v, error)", c.ptrType, c.ptrType)
+	}
+	c.init = f
+	return f
+}
+
+// Def adds a method: fn's first parameter is the instance (*T: a method
+// expression such as (*T).Add), named self in Python; params names the others.
+// Dunders are methods too: __repr__ (returning a string), __len__ (an int),
+// __iter__ (a slice: Python iterates over it), __eq__ (a bool; the class is then
+// unhashable, as a Python class defining __eq__).
+func (c *ClassDef) Def(name string, fn any, params ...string) *Function {
+	f := Func(name, fn, append([]string{"self"}, params...)...)
+	c.checkReceiver(f, fn)
+	c.methods = append(c.methods, f)
+	return f
+}
+
+func (c *ClassDef) checkReceiver(f *Function, fn any) {
+	if t := reflect.TypeOf(fn); t != nil && t.Kind() == reflect.Func && (t.NumIn() == 0 || t.In(0) != c.ptrType) {
+		f.fail("the first parameter must be the instance, a %v", c.ptrType)
+	}
+}
+
+// Property adds a property with docstring doc: get is a func(*T) V (or (V,
+// error)); set, nil for a read-only property (setting it raises
+// AttributeError), a func(*T, V) error (or with no result) whose errors raise,
+// as a setter that validates. A value of the wrong type raises TypeError.
+func (c *ClassDef) Property(name, doc string, get, set any) *ClassDef {
+	p := &property{name: name, doc: doc, get: Func(name, get, "self")}
+	c.checkReceiver(p.get, get)
+	if set != nil {
+		p.set = Func(name, set, "self", "value")
+		c.checkReceiver(p.set, set)
+	}
+	c.props = append(c.props, p)
+	return c
+}
+
+// functions is every Function of the class.
+func (c *ClassDef) functions() []*Function {
+	fs := append([]*Function(nil), c.methods...)
+	if c.init != nil {
+		fs = append(fs, c.init)
+	}
+	for _, p := range c.props {
+		fs = append(fs, p.get)
+		if p.set != nil {
+			fs = append(fs, p.set)
+		}
+	}
+	return fs
+}
+
+// instanceConverter converts an argument of a *T parameter (GD_EXT_INSTANCE: C
+// has checked its class and read its handle).
+func instanceConverter(t reflect.Type) argConv {
+	return func(a *C.gd_ext_arg) (reflect.Value, error) {
+		if a.i == 0 {
+			return reflect.Zero(t), nil
+		}
+		return reflect.ValueOf(cgo.Handle(a.i).Value()), nil
+	}
+}
+
+// instanceWriter writes a *T result: a new instance owning it (nil: None).
+func instanceWriter(t reflect.Type) func(reflect.Value, *C.gd_ext_result) error {
+	return func(v reflect.Value, r *C.gd_ext_result) error {
+		if v.IsNil() {
+			return nil
+		}
+		c := boundClasses[t]
+		liveInstances.Add(1)
+		r.kind, r.i, r.n = C.GD_EXT_R_INSTANCE, C.int64_t(cgo.NewHandle(v.Interface())), C.int64_t(c.id)
+		return nil
+	}
+}
+
+// goExtReleaseInstance drops an instance's Go value (its dealloc, any thread with
+// the GIL, or a result never delivered).
+//
+//export goExtReleaseInstance
+func goExtReleaseInstance(h C.uintptr_t) {
+	cgo.Handle(h).Delete()
+	liveInstances.Add(-1)
+}
+
+// LiveInstances returns how many Go values instances of bound classes hold now:
+// for tests of instance lifetime (it returns to its value after the instances
+// are dropped).
+func LiveInstances() int64 { return liveInstances.Load() }
+
+// isInstanceType reports whether t, a parameter or result type, is a bound
+// class's *T (resolved when the module is imported: Class may be called after
+// the Func that uses T).
+func isInstanceType(t reflect.Type) bool {
+	return t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct &&
+		t != reflect.TypeFor[*Object]() && t != reflect.TypeFor[*tensor.Tensor]()
+}
+
+// addClass makes c's Python class (once) and adds it to module mod (GIL held).
+func (c *ClassDef) addTo(mod *C.PyObject, module string) C.int {
+	if c.ctype == nil && c.makeType(mod, module) < 0 {
+		return -1
+	}
+	name := C.CString(c.name)
+	defer C.free(unsafe.Pointer(name))
+	return C.PyModule_AddObjectRef(mod, name, (*C.PyObject)(unsafe.Pointer(c.ctype)))
+}
+
+func (c *ClassDef) makeType(mod *C.PyObject, module string) C.int {
+	n := len(c.props)
+	props := (*C.gd_ext_property)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof(C.gd_ext_property{}))))
+	names := (**C.char)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	docs := (**C.char)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	if props == nil || names == nil || docs == nil {
+		C.PyErr_NoMemory()
+		return -1
+	}
+	for i, p := range c.props { // C memory for good: the type keeps pointers into it
+		unsafe.Slice(names, n)[i] = C.CString(p.name)
+		unsafe.Slice(docs, n)[i] = C.CString(p.doc)
+	}
+	hasIter := false
+	for _, f := range c.methods {
+		hasIter = hasIter || f.name == "__iter__"
+	}
+	doc := c.doc
+	if c.init != nil { // the constructor's signature, for inspect.signature(Cls) and help()
+		doc = c.init.signature() + "\n--\n\n" + doc
+	}
+	t := C.gd_ext_class_new(C.int32_t(c.id), C.CString(module+"."+c.name), C.CString(doc), boolInt(c.final),
+		boolInt(c.init != nil), boolInt(hasIter), C.int(n), names, docs, props)
+	if t == nil {
+		return -1
+	}
+	cls := &C.gd_ext_classes[c.id]
+	if c.init != nil {
+		if cls.init = functionObject(mod, c.init); cls.init == nil {
+			return -1
+		}
+	}
+	for i, p := range c.props {
+		cp := &unsafe.Slice(props, n)[i]
+		if cp.get = functionObject(mod, p.get); cp.get == nil {
+			return -1
+		}
+		if p.set != nil {
+			if cp.set = functionObject(mod, p.set); cp.set == nil {
+				return -1
+			}
+		}
+	}
+	for _, f := range c.methods {
+		fn := functionObject(mod, f)
+		if fn == nil {
+			return -1
+		}
+		if f.name == "__iter__" {
+			cls.iter = fn // ext_class.c's tp_iter calls it and iterates over its result
+			continue
+		}
+		if C.gd_ext_class_set_method((*C.PyObject)(unsafe.Pointer(t)), fn) < 0 {
+			return -1
+		}
+	}
+	c.ctype = t
+	return 0
+}
+
+// functionObject is a function object calling f (a new reference, kept for good
+// by the class), named as a function of module mod.
+func functionObject(mod *C.PyObject, f *Function) *C.PyObject {
+	f.makeCTable()
+	return C.gd_ext_function(mod, f.cfunc)
+}

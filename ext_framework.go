@@ -1,0 +1,35 @@
+//go:build godlpack_python
+
+package godlpack
+
+// ext_framework.go: the framework a function's arrays are returned in.
+
+// #include "ext.h"
+import "C"
+
+// ResultIn returns the function's arrays (a *tensor.Tensor result, or those of
+// a Tuple) as arrays of fw, made by its from_dlpack from the godlpack.Array:
+// zero-copy (JAX may copy memory it cannot use in place), the memory owned by
+// the result.
+func (f *Function) ResultIn(fw Framework) *Function {
+	if fw < GodlpackArrays || fw > JAX {
+		f.fail("ResultIn(%d): not a Framework", fw)
+	}
+	f.resultFw = C.int32_t(fw)
+	return f
+}
+
+// ResultLike returns the function's arrays in the framework of the argument of
+// parameter name: a numpy.ndarray for NumPy's, a torch.Tensor for PyTorch's, a
+// jax.Array for JAX's, else (a godlpack.Array, a capsule, another producer, an
+// absent optional one) a godlpack.Array. As ResultIn, zero-copy.
+func (f *Function) ResultLike(name string) *Function {
+	for i, p := range f.params {
+		if p.name == name {
+			f.resultLike = i
+			return f
+		}
+	}
+	f.fail("ResultLike: no parameter named %q", name)
+	return f
+}

@@ -1,0 +1,337 @@
+//go:build godlpack_python
+
+package godlpack
+
+// ext_func_any.go: Func, a Function of a Go function of any arity and signature,
+// checked once by reflection. Func0..Func4 stay the fast path for up to four
+// tensors and scalars (their converters are chosen at compile time); Func pays a
+// reflect.Value.Call per call (~100-200 ns) for everything else.
+
+// #include "ext.h" // Python.h first, before any system header (CPython's rule)
+// #include <stdlib.h>
+import "C"
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+// argConv converts one argument of a Func for the Go function (reflection path).
+type argConv func(a *C.gd_ext_arg) (reflect.Value, error)
+
+// resultWriter writes the Go function's results (the error left out) for C.
+type resultsWriter func(out []reflect.Value, res *C.gd_ext_result) error
+
+var errorType = reflect.TypeFor[error]()
+
+// Func makes a Function of any Go function: params names its parameters in
+// order, and a "*" among them starts the keyword-only ones, as in Python:
+//
+//	godlpack.Func("moments", moments, "x", "ddof", "*", "center", "scale")
+//
+// Parameters may be Tensor[E] and MutTensor[E] (as for Func1..Func4), every Go
+// integer type (an int out of its range raises OverflowError), float32,
+// float64, complex64, complex128, bool, string, []byte (bytes), slices
+// (list), map[string]T (dict), *T (T or None: nil), any and *Object (any
+// Python object). The function returns nothing, an error, one value, or several
+// (a tuple), with or without a last error: the result types are the parameter
+// types but tensors, plus *tensor.Tensor (a new godlpack.Array; nil is None),
+// None and Tuple. A non-nil error raises, a panic is RuntimeError.
+//
+// A mistake (an unsupported type, a name count that does not match) is raised
+// as ImportError when Python imports the module, listing each.
+func Func(name string, fn any, params ...string) *Function {
+	names, kwOnly := splitKeywordOnly(params)
+	fv := reflect.ValueOf(fn)
+	if fv.Kind() != reflect.Func || fv.IsNil() {
+		f := newFunction(name, 0, nil)
+		f.fail("Func needs a non-nil Go function, got %T", fn)
+		return f
+	}
+	ft := fv.Type()
+	n := ft.NumIn()
+	f := newFunction(name, n, names)
+	if kwOnly >= 0 {
+		f.kwOnly = kwOnly
+	}
+	if strings.Count(strings.Join(params, "\x00")+"\x00", "*\x00") > 1 {
+		f.fail(`"*" may appear once among the parameter names`)
+	}
+	if ft.IsVariadic() {
+		f.fail("a variadic Go function cannot be bound: take a slice")
+	}
+	if n > C.GD_EXT_MAX_PARAMS {
+		return f // newFunction said so
+	}
+	convs := make([]argConv, n)
+	for i := range n {
+		convs[i] = argConverter(f, i, ft.In(i))
+	}
+	write := resultsWriterOf(f, ft)
+	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
+		in := make([]reflect.Value, n)
+		for i, c := range convs {
+			v, err := c(&args[i])
+			if err != nil {
+				return err
+			}
+			in[i] = v
+		}
+		return write(fv.Call(in), res)
+	}
+	return f
+}
+
+// splitKeywordOnly returns the parameter names without "*" and the index of the
+// first keyword-only one (-1: none).
+func splitKeywordOnly(params []string) ([]string, int) {
+	names := make([]string, 0, len(params))
+	kwOnly := -1
+	for _, p := range params {
+		if p == "*" {
+			if kwOnly < 0 {
+				kwOnly = len(names)
+			}
+			continue
+		}
+		names = append(names, p)
+	}
+	return names, kwOnly
+}
+
+// argConverter chooses, once, how argument i of f becomes a Go value of type t.
+func argConverter(f *Function, i int, t reflect.Type) argConv {
+	p := f.params[i]
+	p.goType = t
+	if tp, ok := reflect.Zero(t).Interface().(tensorParam); ok {
+		p.kind = C.GD_EXT_TENSOR // MutTensor's converter makes it GD_EXT_MUT_TENSOR
+		dts, ok := dtypesOf(tp.elementType())
+		if !ok {
+			f.fail("parameter %s: %v: the type argument must be a DLPack element type or a godlpack.DTypeSet", p.name, t)
+		}
+		p.setDTypes(dts)
+		c := reflect.ValueOf(tp.converter(f, p))
+		return func(a *C.gd_ext_arg) (reflect.Value, error) {
+			out := c.Call([]reflect.Value{reflect.ValueOf(a)})
+			err, _ := out[1].Interface().(error)
+			return out[0], err
+		}
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		p.kind = C.GD_EXT_INT
+		lo, hi := intRange(t)
+		return func(a *C.gd_ext_arg) (reflect.Value, error) {
+			v := int64(a.i)
+			if v < lo || v > hi {
+				return reflect.Value{}, OverflowError.Errorf("%s(): argument %s: %d is out of range for %v (%d to %d)", f.name, p.name, v, t, lo, hi)
+			}
+			return reflect.ValueOf(v).Convert(t), nil
+		}
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		p.kind = C.GD_EXT_UINT // C checks the range: 0 to 2**64-1
+		return func(a *C.gd_ext_arg) (reflect.Value, error) {
+			v := uint64(a.i)
+			if t.Bits() < 64 && v > math.MaxUint32 {
+				return reflect.Value{}, OverflowError.Errorf("%s(): argument %s: %d is out of range for %v", f.name, p.name, v, t)
+			}
+			return reflect.ValueOf(v).Convert(t), nil
+		}
+	case reflect.Float32, reflect.Float64:
+		p.kind = C.GD_EXT_FLOAT
+		return func(a *C.gd_ext_arg) (reflect.Value, error) { return reflect.ValueOf(float64(a.f)).Convert(t), nil }
+	case reflect.Bool:
+		p.kind = C.GD_EXT_BOOL
+		return func(a *C.gd_ext_arg) (reflect.Value, error) { return reflect.ValueOf(a.i != 0).Convert(t), nil }
+	case reflect.String:
+		p.kind = C.GD_EXT_STR
+		return func(a *C.gd_ext_arg) (reflect.Value, error) {
+			return reflect.ValueOf(C.GoStringN(a.s, C.int(a.slen))).Convert(t), nil
+		}
+	}
+	if isInstanceType(t) { // a bound class's *T: its class is resolved at import (resolveClasses)
+		p.kind = C.GD_EXT_INSTANCE
+		f.classTypes = append(f.classTypes, t)
+		return instanceConverter(t)
+	}
+	if t.Kind() == reflect.Func { // a Python callable called as this Go func (ext_callback.go)
+		if why := callbackType(t); why != "" {
+			f.fail("parameter %s: %s", p.name, why)
+		}
+		p.kind = C.GD_EXT_OBJECT
+		return func(a *C.gd_ext_arg) (reflect.Value, error) { return callbackArg(f, p, a) }
+	}
+	if err := convertible(t, false); err != "" {
+		f.fail("parameter %s: %s", p.name, err)
+		return func(*C.gd_ext_arg) (reflect.Value, error) {
+			return reflect.Value{}, RuntimeError.Errorf("%s(): unsupported parameter", f.name)
+		}
+	}
+	p.kind = C.GD_EXT_OBJECT
+	return func(a *C.gd_ext_arg) (reflect.Value, error) { return objectArg(f, p, a) }
+}
+
+// intRange is the values of a signed or 32-bit-or-narrower unsigned integer type.
+func intRange(t reflect.Type) (lo, hi int64) {
+	bits := t.Bits()
+	switch t.Kind() {
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return 0, int64(1)<<bits - 1
+	}
+	if bits == 64 {
+		return math.MinInt64, math.MaxInt64
+	}
+	return -(int64(1) << (bits - 1)), int64(1)<<(bits-1) - 1
+}
+
+// acceptsOf is what C checks of an OBJECT argument of type t before Go converts
+// it (GD_EXT_ACCEPT_* bits; 0: anything): its Python type, so that a mismatch is a
+// TypeError in C and an overload set tries its next alternative.
+func acceptsOf(t reflect.Type) C.int32_t {
+	if t == reflect.TypeFor[*Object]() {
+		return 0
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if inner := acceptsOf(t.Elem()); inner != 0 {
+			return C.GD_EXT_ACCEPT_NONE | inner
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return C.GD_EXT_ACCEPT_BYTES
+		}
+		return C.GD_EXT_ACCEPT_SEQ
+	case reflect.Map:
+		return C.GD_EXT_ACCEPT_DICT
+	case reflect.Func:
+		return C.GD_EXT_ACCEPT_CALLABLE
+	case reflect.String:
+		return C.GD_EXT_ACCEPT_STR
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return C.GD_EXT_ACCEPT_NUMBER
+	}
+	return 0
+}
+
+// convertible says why values of t cannot cross between Go and Python ("":
+// they can), as a parameter (result false) or a result.
+func convertible(t reflect.Type, result bool) string {
+	if t == reflect.TypeFor[*Object]() || (result && t == reflect.TypeFor[*tensor.Tensor]()) {
+		return ""
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return ""
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return ""
+		}
+		return convertible(t.Elem(), false)
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return "unsupported type " + t.String() + ": a dict's keys must be str (map[string]T)"
+		}
+		return convertible(t.Elem(), false)
+	case reflect.Pointer:
+		return convertible(t.Elem(), false)
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			return ""
+		}
+	}
+	return "unsupported type " + t.String() + " (use a tensor, a number, bool, string, []byte, a slice, map[string]T, *T, any or *godlpack.Object)"
+}
+
+// resultsWriterOf chooses, once, how the results of a Go function of type ft
+// are written: nothing (None), one value, or several (a tuple), a last error
+// raised instead.
+func resultsWriterOf(f *Function, ft reflect.Type) resultsWriter {
+	nout := ft.NumOut()
+	hasErr := nout > 0 && ft.Out(nout-1) == errorType
+	if hasErr {
+		nout--
+	}
+	writers := make([]func(reflect.Value, *C.gd_ext_result) error, nout)
+	for i := range nout {
+		writers[i] = valueWriter(f, ft.Out(i))
+	}
+	return func(out []reflect.Value, res *C.gd_ext_result) error {
+		if hasErr {
+			if err, _ := out[nout].Interface().(error); err != nil {
+				return err
+			}
+		}
+		switch nout {
+		case 0:
+			return nil
+		case 1:
+			return writers[0](out[0], res)
+		}
+		items, err := newTuple(res, nout)
+		if err != nil {
+			return err
+		}
+		for i, w := range writers {
+			if err := w(out[i], &items[i]); err != nil {
+				return err // the caller frees res, the items written so far included
+			}
+		}
+		return nil
+	}
+}
+
+// valueWriter chooses, once, how a result of type t is written: the kinds C
+// builds itself (numbers, str, tensors, tuples), else a Python object made in Go
+// with the GIL (GD_EXT_R_OBJECT).
+func valueWriter(f *Function, t reflect.Type) func(reflect.Value, *C.gd_ext_result) error {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(v reflect.Value, r *C.gd_ext_result) error {
+			r.kind, r.i = C.GD_EXT_R_INT, C.int64_t(v.Int())
+			return nil
+		}
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return func(v reflect.Value, r *C.gd_ext_result) error {
+			r.kind, r.i = C.GD_EXT_R_INT, C.int64_t(v.Uint())
+			return nil
+		}
+	case reflect.Float32, reflect.Float64:
+		return func(v reflect.Value, r *C.gd_ext_result) error {
+			r.kind, r.f = C.GD_EXT_R_FLOAT, C.double(v.Float())
+			return nil
+		}
+	case reflect.Bool, reflect.String:
+		return func(v reflect.Value, r *C.gd_ext_result) error { return writeValue(v.Interface(), r) }
+	}
+	switch t {
+	case reflect.TypeFor[*tensor.Tensor](), reflect.TypeFor[None](), reflect.TypeFor[Tuple](), reflect.TypeFor[any]():
+		return func(v reflect.Value, r *C.gd_ext_result) error { return writeValue(v.Interface(), r) }
+	}
+	if isInstanceType(t) {
+		f.classTypes = append(f.classTypes, t)
+		return instanceWriter(t)
+	}
+	if why := convertible(t, true); why != "" {
+		f.fail("result: %s", why)
+	}
+	return writeObject
+}
+
+// newTuple makes res a tuple of n items, zeroed (C memory that C frees).
+func newTuple(res *C.gd_ext_result, n int) ([]C.gd_ext_result, error) {
+	items := (*C.gd_ext_result)(C.calloc(C.size_t(max(n, 1)), C.size_t(C.sizeof_gd_ext_result)))
+	if items == nil {
+		return nil, MemoryError.Errorf("out of memory for a tuple of %d items", n)
+	}
+	res.kind, res.p, res.n = C.GD_EXT_R_TUPLE, unsafe.Pointer(items), C.int64_t(n)
+	return unsafe.Slice(items, n), nil
+}

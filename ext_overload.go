@@ -1,0 +1,91 @@
+//go:build godlpack_python
+
+package godlpack
+
+// ext_overload.go: one Python name for several Go functions (Overload).
+
+// #include "ext.h" // Python.h first, before any system header (CPython's rule)
+// #include <stdlib.h>
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+)
+
+// Overload binds several Functions under one Python name, tried in declaration
+// order: the first whose arguments bind and convert (their Python types: a
+// tensor, a list, a float...) runs; its constraints (dtype, shape) and its
+// errors then raise as for any function. When none fits, the TypeError lists
+// every signature and the types passed, as nanobind's does. The alternatives
+// are made with Func (or Func0..Func4) under the same name.
+func Overload(name string, alternatives ...*Function) *Function {
+	f := newFunction(name, 0, nil)
+	if len(alternatives) < 2 {
+		f.fail("Overload needs two functions or more, got %d", len(alternatives))
+	}
+	for _, a := range alternatives {
+		if a == nil {
+			f.fail("a nil *Function among the overloads")
+			continue
+		}
+		if a.name != name {
+			f.fail("the overload %s() must be named %q as its set", a.name, name)
+		}
+		if len(a.overloads) > 0 {
+			f.fail("an overload set cannot hold another")
+		}
+		f.errs = append(f.errs, a.errs...)
+		f.errs = append(f.errs, a.checkDefaults()...)
+		f.overloads = append(f.overloads, a)
+	}
+	return f
+}
+
+// overloadSignatures are the alternatives' typed signatures, numbered, with
+// their docstrings for help() (withDocs) or without for the TypeError.
+func (f *Function) overloadSignatures(withDocs bool) string {
+	lines := make([]string, len(f.overloads))
+	for i, a := range f.overloads {
+		lines[i] = fmt.Sprintf("    %d. %s", i+1, a.typedSignature())
+		if withDocs && a.doc != "" {
+			lines[i] += "\n        " + a.doc
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// typedSignature is f's signature with the Python types of its parameters:
+// "clip(x: list[float], lo: float, hi: float)".
+func (f *Function) typedSignature() string {
+	parts := make([]string, len(f.params))
+	for i, p := range f.params {
+		parts[i] = p.name
+		if p.goType != nil {
+			parts[i] += ": " + pyTypeName(p.goType)
+		}
+		if p.hasDefault {
+			parts[i] += " = " + pyLiteral(p.def)
+		}
+		if i == f.kwOnly {
+			parts[i] = "*, " + parts[i]
+		}
+	}
+	return f.name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// overloadTable fills c, the C table of an overload set, with its alternatives'.
+func (f *Function) overloadTable(c *C.gd_ext_func) {
+	n := len(f.overloads)
+	alts := (**C.gd_ext_func)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof((*C.gd_ext_func)(nil)))))
+	if alts == nil {
+		panic("godlpack: out of memory at module init")
+	}
+	for i, a := range f.overloads {
+		a.makeCTable()
+		unsafe.Slice(alts, n)[i] = a.cfunc
+	}
+	c.overloads, c.noverloads = alts, C.int32_t(n)
+	c.overload_sigs = C.CString(f.overloadSignatures(false))
+}

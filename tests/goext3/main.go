@@ -1,0 +1,200 @@
+// Command goext3 is a Python extension written in Go whose functions are bound
+// with godlpack.Func (issue 20): any arity, keyword-only parameters, every
+// integer width, float32, complex, bytes, lists, dicts, *T optionals, any and
+// *godlpack.Object, several results, results of error or nothing
+// (tests/test_goext_func.py).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/godlpack/godlpack"
+)
+
+func init() {
+	bag := godlpack.Class[Bag]("Bag", "A list of strings: __len__, __iter__, __eq__ (tests).").Final()
+	bag.Init(newBag, "items").Default("items", nil)
+	bag.Def("__len__", (*Bag).Len)
+	bag.Def("__iter__", (*Bag).Items)
+	bag.Def("__eq__", (*Bag).Equal, "other")
+	bag.Def("push", (*Bag).Push, "item").Doc("Appends item.")
+	bag.Def("copy", (*Bag).Copy).Doc("A new Bag with the same items.")
+	bag.Property("first", "The first item, or None.", (*Bag).First, nil)
+	sealed := godlpack.Class[Sealed]("Sealed", "Made only by make_sealed: no constructor (tests).")
+	sealed.Property("n", "Its number.", func(s *Sealed) int { return s.n }, nil)
+
+	godlpack.Module("goext3", "Functions bound with godlpack.Func (tests).",
+		bag, sealed,
+		godlpack.Func("make_sealed", func(n int) *Sealed { return &Sealed{n} }, "n"),
+		godlpack.Func("maybe_bag", maybeBag, "bag").Default("bag", nil).
+			Doc("The number of items of an optional Bag (None: -1)."),
+		godlpack.Func("live_instances", godlpack.LiveInstances).
+			Doc("How many Go values instances hold now."),
+		godlpack.Func("call_on_goroutine", callOnGoroutine, "fn", "x").ReleaseGIL().
+			Doc("fn(x), called from a new goroutine: a callback on another thread."),
+		godlpack.Func("call_n", callN, "fn", "n").
+			Doc("fn(i) for i in range(n); its exception stops the loop and propagates."),
+		godlpack.Func("widths", widths, "i8", "i16", "i32", "u8", "u16", "u32", "u64", "u").
+			Doc("Every integer width, summed as a str (eight parameters)."),
+		godlpack.Func("many", many, "a", "b", "c", "d", "e", "f", "g", "h", "i", "j").
+			Default("j", 10).Doc("Ten int parameters: their weighted sum a + 2b + ... + 10j."),
+		godlpack.Func("kwonly", kwonly, "x", "ddof", "*", "center", "scale", "clip").
+			Default("ddof", 0).Default("center", true).Default("scale", 1.0).Default("clip", nil).
+			Doc("x and its parameters echoed as a dict (keyword-only ones after *)."),
+		godlpack.Func("f32", f32, "x").Doc("x as a float32, back as a float."),
+		godlpack.Func("conj", conj, "z").Doc("The conjugate of a complex number."),
+		godlpack.Func("upper", upper, "data").Doc("bytes in, the ASCII upper case bytes out."),
+		godlpack.Func("sorted_floats", sortedFloats, "xs").Doc("list[float] in, sorted list out."),
+		godlpack.Func("lengths", lengths, "words").Doc("dict[str, list[str]] in, dict[str, int] out."),
+		godlpack.Func("or_default", orDefault, "x").Default("x", nil).Doc("*float64: None or absent is -1."),
+		godlpack.Func("divmod_", divmod, "a", "b").Doc("Two results and an error: a tuple."),
+		godlpack.Func("check", check, "ok").Doc("Returns only an error: None or ValueError."),
+		godlpack.Func("nothing", nothing).Doc("Returns nothing: None."),
+		godlpack.Func("type_of", typeOf, "x").Doc("x converted to Go (any): its Go type's name."),
+		godlpack.Func("call_it", callIt, "fn", "arg").Doc("fn(arg) through *godlpack.Object."),
+		godlpack.Func("echo_any", echoAny, "x").Doc("x converted to Go and back (any)."),
+	)
+}
+
+func main() {}
+
+func widths(i8 int8, i16 int16, i32 int32, u8 uint8, u16 uint16, u32 uint32, u64 uint64, u uint) string {
+	return fmt.Sprint(i8, i16, i32, u8, u16, u32, u64, u)
+}
+
+func many(a, b, c, d, e, f, g, h, i, j int) int {
+	return a + 2*b + 3*c + 4*d + 5*e + 6*f + 7*g + 8*h + 9*i + 10*j
+}
+
+func kwonly(x float64, ddof int, center bool, scale float64, clip *float64) map[string]any {
+	out := map[string]any{"x": x, "ddof": ddof, "center": center, "scale": scale, "clip": nil}
+	if clip != nil {
+		out["clip"] = *clip
+	}
+	return out
+}
+
+func f32(x float32) float32 { return x }
+
+func conj(z complex128) complex128 { return complex(real(z), -imag(z)) }
+
+func upper(data []byte) []byte { return []byte(strings.ToUpper(string(data))) }
+
+func sortedFloats(xs []float64) []float64 {
+	out := append([]float64(nil), xs...)
+	sort.Float64s(out)
+	return out
+}
+
+func lengths(words map[string][]string) map[string]int {
+	out := map[string]int{}
+	for k, v := range words {
+		out[k] = len(v)
+	}
+	return out
+}
+
+func orDefault(x *float64) float64 {
+	if x == nil {
+		return -1
+	}
+	return *x
+}
+
+func divmod(a, b int64) (int64, int64, error) {
+	if b == 0 {
+		return 0, 0, godlpack.ZeroDivisionError.Errorf("divmod_(): b is zero")
+	}
+	return a / b, a % b, nil
+}
+
+func check(ok bool) error {
+	if !ok {
+		return errors.New("check(): not ok")
+	}
+	return nil
+}
+
+func nothing() {}
+
+func typeOf(x any) string { return fmt.Sprintf("%T", x) }
+
+func callIt(fn *godlpack.Object, arg float64) (any, error) {
+	r, err := fn.Call(arg)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Go()
+}
+
+func echoAny(x any) any { return x }
+
+// Bag is a bound class with the optional dunders.
+type Bag struct {
+	mu    sync.Mutex
+	items []string
+}
+
+func newBag(items []string) *Bag { return &Bag{items: append([]string(nil), items...)} }
+
+func (b *Bag) Len() int { b.mu.Lock(); defer b.mu.Unlock(); return len(b.items) }
+
+func (b *Bag) Items() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.items...)
+}
+
+func (b *Bag) Equal(other *Bag) bool { return slices.Equal(b.Items(), other.Items()) }
+
+func (b *Bag) Push(item string) { b.mu.Lock(); defer b.mu.Unlock(); b.items = append(b.items, item) }
+
+func (b *Bag) Copy() *Bag { return newBag(b.Items()) }
+
+func (b *Bag) First() *string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.items) == 0 {
+		return nil
+	}
+	return &b.items[0]
+}
+
+// Sealed has no constructor: Python cannot make one, make_sealed can.
+type Sealed struct{ n int }
+
+func maybeBag(b *Bag) int {
+	if b == nil {
+		return -1
+	}
+	return b.Len()
+}
+
+func callOnGoroutine(fn func(float64) (float64, error), x float64) (float64, error) {
+	type result struct {
+		v   float64
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		v, err := fn(x)
+		done <- result{v, err}
+	}()
+	r := <-done
+	return r.v, r.err
+}
+
+func callN(fn func(int) error, n int) (int, error) {
+	for i := range n {
+		if err := fn(i); err != nil {
+			return i, fmt.Errorf("call_n(): at %d: %w", i, err)
+		}
+	}
+	return n, nil
+}
