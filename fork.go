@@ -199,6 +199,7 @@ func goForkPrepare() C.ulonglong {
 		// collection here would hang), or a fork inside a fork's hooks.
 		return 0
 	}
+	schedLayoutMatches() // checked here, in the parent, for the child (fork_idle_ms.go)
 	forkState.saved = true
 	forkState.gcPercent = debug.SetGCPercent(-1)
 	// A collection (forced even when off), which returns once sweeping is done
@@ -273,6 +274,7 @@ func afterForkParent() (None, error) {
 func afterForkChild() (None, error) {
 	// Only this thread exists now; if another thread of the parent held the lock,
 	// it never unlocks: start from a fresh state instead of taking it.
+	forgetParentIdleMs() // before anything here may start or wake an M
 	forkState.Mutex = sync.Mutex{}
 	forkState.depth = 0
 	forkState.saved = false
