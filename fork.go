@@ -194,20 +194,33 @@ func goForkPrepare() C.ulonglong {
 	forkState.Lock()
 	defer forkState.Unlock()
 	forkState.depth++
-	if forkState.child || forkState.depth != 1 {
-		// A fork child (the collector has been off since our own fork and a
-		// collection here would hang), or a fork inside a fork's hooks.
+	if forkState.depth != 1 {
+		return 0 // a fork inside a fork's hooks
+	}
+	if !schedLayoutMatches() && forkState.child {
+		// A fork child whose runtime still lists the parent's idle Ms
+		// (fork_idle_ms_other.go): the helper goroutine would be handed to one.
 		return 0
 	}
-	schedLayoutMatches() // checked here, in the parent, for the child (fork_idle_ms.go)
 	forkState.saved = true
-	forkState.gcPercent = debug.SetGCPercent(-1)
-	// A collection (forced even when off), which returns once sweeping is done
-	// too, and then all free memory back to the OS: the background scavenger then
-	// has no work, so no paced sleep on a ~1 s timer, whose wake-ups (sysmon's and
-	// the netpoller's) the quiet check would wait for, up to its limit, or a fork
-	// meet (measured: 1-2% of forks waited 500 ms without this, none with it).
-	debug.FreeOSMemory()
+	if forkState.child {
+		// A fork child forking again: its collector is off for good
+		// (afterForkChild), so no collection, but its runtime is made quiet as
+		// the parent's is: its own threads (those its goroutines ran on) are as
+		// likely to be inside the runtime at the instant of the fork. Measured
+		// without it: 4 in 6 grandchildren hung at their first goext.sum.
+		forkState.gcPercent = -1
+	} else {
+		// schedLayoutMatches ran above, here in the parent, for the child.
+		forkState.gcPercent = debug.SetGCPercent(-1)
+		// A collection (forced even when off), which returns once sweeping is
+		// done too, and then all free memory back to the OS: the background
+		// scavenger then has no work, so no paced sleep on a ~1 s timer, whose
+		// wake-ups (sysmon's and the netpoller's) the quiet check would wait
+		// for, up to its limit, or a fork meet (measured: 1-2% of forks waited
+		// 500 ms without this, none with it).
+		debug.FreeOSMemory()
+	}
 	forkState.procs = runtime.GOMAXPROCS(0)
 	forkState.gen++
 	go forkQuiesce(forkState.gen, forkState.procs)
