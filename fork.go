@@ -84,7 +84,8 @@ package godlpack
 // The hooks:
 //
 //   - before fork (gd_before_fork in fork_wait.c, calling goForkPrepare): switch
-//     the collector off (SetGCPercent(-1) waits for a mark phase in progress to
+//     the collector off (in a fork child forking again: already off, and no
+//     collection; the rest as below) (SetGCPercent(-1) waits for a mark phase in progress to
 //     end), then run one full collection, which also finishes sweeping, so the
 //     child starts from a compact heap with no sweeping left, and return the free
 //     memory to the OS (debug.FreeOSMemory does both); then start a helper
@@ -104,7 +105,8 @@ package godlpack
 //     return to os.fork().
 //   - after fork, parent (afterForkParent): GOMAXPROCS back to what it was
 //     (automatic again unless $GOMAXPROCS fixed it), then the collector.
-//   - after fork, child (afterForkChild): keep the collector off for good, and
+//   - after fork, child (afterForkChild): forget the parent's idle Ms
+//     (fork_idle_ms.go), keep the collector off for good, and
 //     lift any memory limit (GOMEMLIMIT would otherwise start a collection as the
 //     heap grows). It can never be switched back on safely in the child. Array
 //     bytes are C memory and are freed by their owners as usual; what the child
@@ -142,11 +144,13 @@ package godlpack
 //     parent runs and joins four threads calling godlpack, forks; the child's new
 //     threads calling godlpack hang in stoplockedm.) With no such exited thread in
 //     the parent they ran fine in every trial, but nothing makes it certain.
-//   - goroutines started in the child (an extension's parallel kernels) are NOT
-//     safe, in any runtime: the runtime wakes an idle M of the parent's, whose
-//     thread is gone, before it makes a new one, and the calling thread hands it
-//     its P when it waits for them (stoplockedm): the call never returns. Open
-//     (issue 19 item 3; docs/design.md, "fork()"): use spawn or forkserver.
+//   - goroutines started in the child (an extension's parallel kernels) are
+//     safe, in every runtime, on the Go release fork_idle_ms.go was written for:
+//     the runtime woke an idle M of the parent's, whose thread is gone, before it
+//     made a new one, and the calling thread handed it its P when it waited for
+//     them (stoplockedm): the call never returned. afterForkChild now drops those
+//     Ms from the idle list first (fork_idle_ms.go). Built with another release,
+//     it cannot, and such calls hang: use spawn or forkserver there.
 //   - a fork that bypasses os.fork() (a C library calling fork() and then not
 //     exec) runs no hooks; subprocess and posix_spawn exec at once and are fine.
 //   - the runtime stopping the world on its own in the parent at the instant of the
