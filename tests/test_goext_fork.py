@@ -204,6 +204,39 @@ def test_many_fork_workers_each_summing_a_big_array(tmp_path):
     assert out == ["200", "['0']"]
 
 
+def test_new_threads_of_a_fork_child_call_goext(tmp_path):
+    # The parent's threads call every runtime and exit (leaving their Ms on the spare
+    # list, with Ps and preemption requests), then the child's own new threads do:
+    # each entering thread takes such an M, and its goroutines need new threads.
+    out = scenario(
+        tmp_path,
+        "child_threads",
+        """
+        def work(errors):
+            try:
+                for _ in range(200):
+                    g.arange(100).reshape(10, 10).tolist()
+                calls()
+            except BaseException as e:
+                errors.append(e)
+        def threads():
+            errors = []
+            ts = [threading.Thread(target=work, args=(errors,)) for _ in range(4)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            assert not errors, errors
+        results = []
+        for _ in range(5):
+            threads()
+            results.append(fork_and_call(threads))
+        print(*results)
+        """,
+    )
+    assert out == ["0"] * 5
+
+
 def test_goroutines_in_a_fork_child_after_the_parent_ran_them(tmp_path):
     out = scenario(
         tmp_path,
