@@ -37,35 +37,35 @@ import (
 	"unsafe"
 )
 
-// schedPrefix is runtime.schedt (Go 1.26) up to needspinning, field for field,
-// with sync/atomic's types where the runtime has its own atomic types (the same
+// schedPrefix is runtime.schedt (Go 1.26) up to needspinning, field for field
+// (blank where this file does not use them, named in comments), with sync/atomic's types where the runtime has its own atomic types (the same
 // size and alignment) and unsafe.Pointer where it keeps an M's address in a
 // uintptr (Ms are kept alive by the runtime's list of all Ms).
 type schedPrefix struct {
-	goidgen    atomic.Uint64
-	lastpoll   atomic.Int64
-	pollUntil  atomic.Int64
-	pollingNet atomic.Int32
+	_ atomic.Uint64 // goidgen
+	_ atomic.Int64  // lastpoll
+	_ atomic.Int64  // pollUntil
+	_ atomic.Int32  // pollingNet
 
-	lock uintptr // mutex: key (lockRankStruct is empty without staticlockranking)
+	_ uintptr // lock, a mutex: its key (lockRankStruct is empty without staticlockranking)
 
 	midle struct { // listHeadManual: the first M, and where in an M its node is
 		obj         unsafe.Pointer
 		initialized bool
 		nodeOffset  uintptr
 	}
-	nmidle       int32
-	nmidlelocked int32
-	mnext        int64
-	maxmcount    int32
-	nmsys        int32
-	nmfreed      int64
+	nmidle    int32
+	_         int32 // nmidlelocked
+	mnext     int64
+	maxmcount int32
+	_         int32 // nmsys
+	_         int64 // nmfreed
 
-	ngsys        atomic.Int32
-	nGsyscallNoP atomic.Int32
+	_ atomic.Int32 // ngsys
+	_ atomic.Int32 // nGsyscallNoP
 
-	pidle        uintptr
-	npidle       atomic.Int32
+	_            uintptr      // pidle
+	_            atomic.Int32 // npidle
 	nmspinning   atomic.Int32
 	needspinning atomic.Uint32
 }
