@@ -38,9 +38,10 @@ import (
 )
 
 // schedPrefix is runtime.schedt (Go 1.26) up to needspinning, field for field
-// (blank where this file does not use them, named in comments), with sync/atomic's types where the runtime has its own atomic types (the same
-// size and alignment) and unsafe.Pointer where it keeps an M's address in a
-// uintptr (Ms are kept alive by the runtime's list of all Ms).
+// (blank where this file does not use them, named in comments), with
+// sync/atomic's types where the runtime has its own atomic types (the same size
+// and alignment) and unsafe.Pointer where it keeps an M's address in a uintptr
+// (Ms are kept alive by the runtime's list of all Ms).
 type schedPrefix struct {
 	_ atomic.Uint64 // goidgen
 	_ atomic.Int64  // lastpoll
