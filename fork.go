@@ -142,8 +142,10 @@ package godlpack
 //     honouring that request makes the scheduler hand the thread's P to an idle M
 //     whose thread does not exist, and the thread waits forever. (Reproduced: the
 //     parent runs and joins four threads calling godlpack, forks; the child's new
-//     threads calling godlpack hang in stoplockedm.) With no such exited thread in
-//     the parent they ran fine in every trial, but nothing makes it certain.
+//     threads calling godlpack hang in stoplockedm.) That idle M is what
+//     afterForkChild now drops (fork_idle_ms.go), and the reproduction, with
+//     goroutines in every runtime, passes (tests/test_goext_fork.py's new-threads
+//     scenario); still not promised: a spare M may keep a P the child needs.
 //   - goroutines started in the child (an extension's parallel kernels) are
 //     safe, in every runtime, on the Go release fork_idle_ms.go was written for:
 //     the runtime woke an idle M of the parent's, whose thread is gone, before it
