@@ -217,7 +217,6 @@ func goForkPrepare() C.ulonglong {
 		// without it: 4 in 6 grandchildren hung at their first goext.sum.
 		forkState.gcPercent = -1
 	} else {
-		// schedLayoutMatches ran above, here in the parent, for the child.
 		forkState.gcPercent = debug.SetGCPercent(-1)
 		// A collection (forced even when off), which returns once sweeping is
 		// done too, and then all free memory back to the OS: the background

@@ -26,7 +26,7 @@ package godlpack
 // is one of the runtime's symbols kept linkable for other packages (badlinkname.go),
 // so the link needs no flag; its layout is not a promise, so the copy is built
 // only for the Go release it was written from (the build tags) and is checked
-// once, in the parent, before it is used: schedLayoutMatches. Other releases
+// once, in the parent, at import: schedLayoutMatches. Other releases
 // build fork_idle_ms_other.go, whose children still hang when a call starts
 // goroutines.
 
@@ -80,10 +80,10 @@ type idleNode struct {
 var runtimeSched schedPrefix
 
 // schedLayoutMatches says whether schedPrefix is this runtime's layout, checked
-// once (in the parent, before its first fork) against values the runtime sets:
-// a thread limit set through the public API must show in maxmcount, the idle
-// list must be initialized, and the thread counts must be sane. Two brief stops
-// of the world (debug.SetMaxThreads), once per process.
+// once, in the parent at module exec (fork_hooks.go), against values the runtime
+// sets: a thread limit set through the public API must show in maxmcount, the
+// idle list must be initialized, and the thread counts must be sane. Two brief
+// stops of the world (debug.SetMaxThreads), once per process.
 var schedLayoutMatches = sync.OnceValue(func() bool {
 	const probe = 12345 // a limit no one sets, well above any thread count here
 	old := debug.SetMaxThreads(probe)
