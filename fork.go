@@ -84,7 +84,8 @@ package godlpack
 // The hooks:
 //
 //   - before fork (gd_before_fork in fork_wait.c, calling goForkPrepare): switch
-//     the collector off (SetGCPercent(-1) waits for a mark phase in progress to
+//     the collector off (in a fork child forking again: already off, and no
+//     collection; the rest as below) (SetGCPercent(-1) waits for a mark phase in progress to
 //     end), then run one full collection, which also finishes sweeping, so the
 //     child starts from a compact heap with no sweeping left, and return the free
 //     memory to the OS (debug.FreeOSMemory does both); then start a helper
@@ -104,7 +105,8 @@ package godlpack
 //     return to os.fork().
 //   - after fork, parent (afterForkParent): GOMAXPROCS back to what it was
 //     (automatic again unless $GOMAXPROCS fixed it), then the collector.
-//   - after fork, child (afterForkChild): keep the collector off for good, and
+//   - after fork, child (afterForkChild): forget the parent's idle Ms
+//     (fork_idle_ms.go), keep the collector off for good, and
 //     lift any memory limit (GOMEMLIMIT would otherwise start a collection as the
 //     heap grows). It can never be switched back on safely in the child. Array
 //     bytes are C memory and are freed by their owners as usual; what the child
@@ -140,13 +142,17 @@ package godlpack
 //     honouring that request makes the scheduler hand the thread's P to an idle M
 //     whose thread does not exist, and the thread waits forever. (Reproduced: the
 //     parent runs and joins four threads calling godlpack, forks; the child's new
-//     threads calling godlpack hang in stoplockedm.) With no such exited thread in
-//     the parent they ran fine in every trial, but nothing makes it certain.
-//   - goroutines started in the child (an extension's parallel kernels) are NOT
-//     safe, in any runtime: the runtime wakes an idle M of the parent's, whose
-//     thread is gone, before it makes a new one, and the calling thread hands it
-//     its P when it waits for them (stoplockedm): the call never returns. Open
-//     (issue 19 item 3; docs/design.md, "fork()"): use spawn or forkserver.
+//     threads calling godlpack hang in stoplockedm.) That idle M is what
+//     afterForkChild now drops (fork_idle_ms.go), and the reproduction, with
+//     goroutines in every runtime, passes (tests/test_goext_fork.py's new-threads
+//     scenario); still not promised: a spare M may keep a P the child needs.
+//   - goroutines started in the child (an extension's parallel kernels) are
+//     safe, in every runtime, on the Go release fork_idle_ms.go was written for:
+//     the runtime woke an idle M of the parent's, whose thread is gone, before it
+//     made a new one, and the calling thread handed it its P when it waited for
+//     them (stoplockedm): the call never returned. afterForkChild now drops those
+//     Ms from the idle list first (fork_idle_ms.go). Built with another release,
+//     it cannot, and such calls hang: use spawn or forkserver there.
 //   - a fork that bypasses os.fork() (a C library calling fork() and then not
 //     exec) runs no hooks; subprocess and posix_spawn exec at once and are fine.
 //   - the runtime stopping the world on its own in the parent at the instant of the
@@ -194,19 +200,32 @@ func goForkPrepare() C.ulonglong {
 	forkState.Lock()
 	defer forkState.Unlock()
 	forkState.depth++
-	if forkState.child || forkState.depth != 1 {
-		// A fork child (the collector has been off since our own fork and a
-		// collection here would hang), or a fork inside a fork's hooks.
+	if forkState.depth != 1 {
+		return 0 // a fork inside a fork's hooks
+	}
+	if !schedLayoutMatches() && forkState.child {
+		// A fork child whose runtime still lists the parent's idle Ms
+		// (fork_idle_ms_other.go): the helper goroutine would be handed to one.
 		return 0
 	}
 	forkState.saved = true
-	forkState.gcPercent = debug.SetGCPercent(-1)
-	// A collection (forced even when off), which returns once sweeping is done
-	// too, and then all free memory back to the OS: the background scavenger then
-	// has no work, so no paced sleep on a ~1 s timer, whose wake-ups (sysmon's and
-	// the netpoller's) the quiet check would wait for, up to its limit, or a fork
-	// meet (measured: 1-2% of forks waited 500 ms without this, none with it).
-	debug.FreeOSMemory()
+	if forkState.child {
+		// A fork child forking again: its collector is off for good
+		// (afterForkChild), so no collection, but its runtime is made quiet as
+		// the parent's is: its own threads (those its goroutines ran on) are as
+		// likely to be inside the runtime at the instant of the fork. Measured
+		// without it: 4 in 6 grandchildren hung at their first goext.sum.
+		forkState.gcPercent = -1
+	} else {
+		forkState.gcPercent = debug.SetGCPercent(-1)
+		// A collection (forced even when off), which returns once sweeping is
+		// done too, and then all free memory back to the OS: the background
+		// scavenger then has no work, so no paced sleep on a ~1 s timer, whose
+		// wake-ups (sysmon's and the netpoller's) the quiet check would wait
+		// for, up to its limit, or a fork meet (measured: 1-2% of forks waited
+		// 500 ms without this, none with it).
+		debug.FreeOSMemory()
+	}
 	forkState.procs = runtime.GOMAXPROCS(0)
 	forkState.gen++
 	go forkQuiesce(forkState.gen, forkState.procs)
@@ -273,6 +292,7 @@ func afterForkParent() (None, error) {
 func afterForkChild() (None, error) {
 	// Only this thread exists now; if another thread of the parent held the lock,
 	// it never unlocks: start from a fresh state instead of taking it.
+	forgetParentIdleMs() // before anything here may start or wake an M
 	forkState.Mutex = sync.Mutex{}
 	forkState.depth = 0
 	forkState.saved = false

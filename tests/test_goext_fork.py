@@ -1,14 +1,14 @@
 """fork with extensions written in Go loaded (issue 19, item 3): each extension is a
 c-shared library with its own Go runtime, which must survive os.fork() as godlpack's
-does (fork.go, fork_hooks.go).
+does (fork.go, fork_hooks.go, fork_idle_ms.go).
 
-Since every library registers its own fork hooks, an extension's runtime goes into a
+Every library registers its own fork hooks, so an extension's runtime goes into a
 child with its collector off, as godlpack's: a child's calls that allocate far past
 the collector's goal in an extension's runtime no longer hang (they did in every run
-before). Calls that start goroutines in a child still hang (the parent's idle Ms are
-still on the runtime's idle list there: fork.go, "What is left"); their scenarios are
-kept below, marked xfail and not run (each hang costs its deadline), with one short
-strict xfail that turns into a failure, to be acted on, once they pass.
+before). And each runtime's child hook forgets the parent's idle threads
+(fork_idle_ms.go): a child's call that starts goroutines used to hand them, and its
+own P, to an idle thread of the parent's that fork() did not copy, and never returned
+(every child hung at its first goext.sum).
 
 Each scenario runs as a script in a fresh interpreter (conftest.run_script): a child
 that hangs is killed by the script after a deadline and reported with its stacks, and
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
 from conftest import run_script
 from goext_build import folder
 
@@ -126,14 +125,9 @@ def test_child_allocates_past_the_collectors_goal_in_each_runtime(tmp_path):
     assert out == ["0"] * 3
 
 
-# The parent's idle Ms are still on each runtime's idle list in the child, and the
-# first goroutine a child's call starts is handed to one of them: still a hang.
-GOROUTINES_HANG = "a fork child's call that starts goroutines hangs (fork.go, 'What is left')"
-
-
-@pytest.mark.xfail(reason=GOROUTINES_HANG, strict=True)
 def test_goroutines_in_a_fork_child_quick(tmp_path):
-    # The short form of the scenarios below, run on every build: one child, 15 s.
+    # The short form of the scenarios below: one child, 15 s (it hung, every time,
+    # before the child forgot the parent's idle threads).
     out = scenario(
         tmp_path,
         "child_goroutines",
@@ -149,7 +143,100 @@ def test_goroutines_in_a_fork_child_quick(tmp_path):
     assert out == ["0"]
 
 
-@pytest.mark.xfail(reason=GOROUTINES_HANG, run=False)
+def test_timers_on_goroutines_in_a_fork_child(tmp_path):
+    # Goroutines that sleep (the runtime's timers, which the parent's vanished threads
+    # were waiting for), in a child and in a child's child. Not runtime.GC: a child
+    # that forces collections (goext2.churn) after such timers hung in about 1 run in
+    # 3 (the first child; the collector is off in a child for good: fork.go).
+    out = scenario(
+        tmp_path,
+        "child_timers",
+        """
+        def work():
+            assert goext2.naps(4, 1000) == 4
+            assert goext2.naps(1, 50_000) == 1
+            assert goext.sum(X) == 1e6
+        work()
+        def nested():
+            work()
+            assert fork_and_call(work) == 0
+            work()
+        results = [fork_and_call(work), fork_and_call(nested)]
+        work()
+        print(*results)
+        """,
+    )
+    assert out == ["0"] * 2
+
+
+def test_many_fork_workers_each_summing_a_big_array(tmp_path):
+    # DataLoader-style: 200 short-lived fork workers, two at a time, each summing a
+    # 32 MB array on goroutines (and a fresh array of its own), while the parent goes on
+    # calling goext between forks.
+    out = scenario(
+        tmp_path,
+        "many_forks",
+        """
+        BIG = np.ones(4 * 10**6)
+        def worker(i):
+            assert goext.sum(BIG) == 4e6
+            assert goext.sum(np.full(10**6, float(i))) == 1e6 * i
+        codes, live = [], []
+        for i in range(200):
+            goext.sum(X)
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    worker(i)
+                except BaseException as e:
+                    print("child failed:", repr(e), flush=True)
+                    os._exit(1)
+                os._exit(0)
+            live.append(pid)
+            if len(live) == 2:
+                codes.append(wait(live.pop(0)))
+        codes += [wait(pid) for pid in live]
+        assert goext.sum(BIG) == 4e6
+        print(len(codes), sorted(set(map(str, codes))))
+        """,
+        timeout=480,
+    )
+    assert out == ["200", "['0']"]
+
+
+def test_new_threads_of_a_fork_child_call_goext(tmp_path):
+    # The parent's threads call every runtime and exit (leaving their Ms on the spare
+    # list, with Ps and preemption requests), then the child's own new threads do:
+    # each entering thread takes such an M, and its goroutines need new threads.
+    out = scenario(
+        tmp_path,
+        "child_threads",
+        """
+        def work(errors):
+            try:
+                for _ in range(200):
+                    g.arange(100).reshape(10, 10).tolist()
+                calls()
+            except BaseException as e:
+                errors.append(e)
+        def threads():
+            errors = []
+            ts = [threading.Thread(target=work, args=(errors,)) for _ in range(4)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            assert not errors, errors
+        results = []
+        for _ in range(5):
+            threads()
+            results.append(fork_and_call(threads))
+        print(*results)
+        """,
+    )
+    assert out == ["0"] * 5
+
+
 def test_goroutines_in_a_fork_child_after_the_parent_ran_them(tmp_path):
     out = scenario(
         tmp_path,
@@ -174,7 +261,6 @@ def test_goroutines_in_a_fork_child_after_the_parent_ran_them(tmp_path):
     assert out == ["0"] * 8
 
 
-@pytest.mark.xfail(reason=GOROUTINES_HANG, run=False)
 def test_multiprocessing_fork_pool_maps_goext(tmp_path):
     out = scenario(
         tmp_path,
@@ -200,7 +286,6 @@ def test_multiprocessing_fork_pool_maps_goext(tmp_path):
     assert out == ["ok", "16"]
 
 
-@pytest.mark.xfail(reason=GOROUTINES_HANG, run=False)
 def test_fork_from_a_thread_while_another_calls_goext(tmp_path):
     out = scenario(
         tmp_path,
@@ -236,7 +321,6 @@ def test_fork_from_a_thread_while_another_calls_goext(tmp_path):
     assert out == ["0"] * 10
 
 
-@pytest.mark.xfail(reason=GOROUTINES_HANG, run=False)
 def test_fork_storm_with_three_go_runtimes_under_cpu_load(tmp_path):
     # As test_processes.py's storm, with goext and goext2 loaded: every child calls
     # each runtime's goroutines. Before each library registered its hooks, every child

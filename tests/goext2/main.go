@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/godlpack/godlpack"
 	"github.com/godlpack/godlpack/dlpack"
@@ -20,6 +21,8 @@ func init() {
 			Doc("A new float64 array [0, step, 2*step, ...) of n elements, filled by goroutines."),
 		godlpack.Func1("churn", churn, "rounds").
 			Doc("Makes garbage on goroutines and collects it (runtime.GC) rounds times."),
+		godlpack.Func2("naps", naps, "n", "micros").ReleaseGIL().
+			Doc("Sleeps micros microseconds on each of n goroutines (timers); returns n."),
 		godlpack.Func1("pixels", pixels, "img").
 			Where("img", godlpack.Shape(-1, -1, 3), godlpack.DTypes(dlpack.DTypeOf[uint8](), dlpack.DTypeOf[float32]())).
 			Doc("The number of pixels of an (h, w, 3) uint8 or float32 image: Shape and DTypes."),
@@ -94,6 +97,17 @@ func churn(rounds int64) (int64, error) {
 		runtime.GC()
 	}
 	return total, nil
+}
+
+// naps waits on timers from goroutines: in a fork child, timers need a thread
+// that waits for them (tests/test_goext_fork.py).
+func naps(n, micros int64) (int64, error) {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { time.Sleep(time.Duration(micros) * time.Microsecond) })
+	}
+	wg.Wait()
+	return n, nil
 }
 
 func pixels(img godlpack.Tensor[godlpack.Any]) (int64, error) { return img.Dim(0) * img.Dim(1), nil }

@@ -1,0 +1,14 @@
+//go:build godlpack_python && (!go1.26 || go1.27 || goexperiment.staticlockranking)
+
+package godlpack
+
+// fork_idle_ms_other.go: Go releases (or runtime experiments) whose scheduler
+// layout fork_idle_ms.go has not been written for: a fork child keeps the
+// parent's idle Ms on its list, and a call that starts goroutines there hangs
+// (fork_idle_ms.go says why).
+
+// schedLayoutMatches: no layout is known for this build.
+func schedLayoutMatches() bool { return false }
+
+// forgetParentIdleMs does nothing here (see above).
+func forgetParentIdleMs() bool { return false }
