@@ -55,6 +55,9 @@ import ml_dtypes  # noqa: E402,F401
 import numpy  # noqa: E402,F401
 import torch  # noqa: E402,F401
 
+#: A free-threaded build (3.13t): its suite runs with PYTHON_GIL=0 (tests/run).
+FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
 #: sys.path entries a child interpreter needs to import the same godlpack.
 GODLPACK_PATH = os.path.dirname(os.path.dirname(os.path.abspath(godlpack.__file__)))
 
@@ -64,8 +67,9 @@ def pytest_report_header(config):
 
 
 def requirements_file() -> str:
-    """This CPython's pinned test requirements (tests/run's req_file: 3.11's is the plain one)."""
-    ver = "{}.{}".format(*sys.version_info[:2])
+    """This CPython's pinned test requirements (tests/run's req_file: 3.11's is the plain one;
+    a free-threaded build's is requirements-3.Xt.txt)."""
+    ver = "{}.{}".format(*sys.version_info[:2]) + ("t" if FREE_THREADED else "")
     name = "requirements.txt" if ver == "3.11" else f"requirements-{ver}.txt"
     return os.path.join(REPO, "tests", name)
 
