@@ -277,6 +277,7 @@ static inline void gd_call_deleter_keep_error(void *m, int versioned) {
 /* Element kinds as Python sees them: dlpack.Kind's values (convert.go checks). */
 enum { GD_KIND_BOOL = 0, GD_KIND_INT, GD_KIND_UINT, GD_KIND_FLOAT, GD_KIND_COMPLEX };
 int gd_nested_shape(PyObject *obj, int64_t *shape);
+PyObject *gd_nested_snapshot(PyObject *obj, int depth);
 int gd_nested_kind(PyObject *obj, const int64_t *shape, int ndim, int *kind, int *any_signed);
 int gd_nested_fill(PyObject *obj, gd_array *dst);
 int gd_tolist_fast_ok(const gd_array *a);

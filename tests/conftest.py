@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import glob
+import importlib
 import os
 import signal
 import subprocess
@@ -93,6 +94,17 @@ def why_unpinned(dist: str) -> str | None:
                 why.append(more[2:])
             return f"{' '.join(why)} ({os.path.basename(path)})"
     raise RuntimeError(f"{path} neither pins {dist} nor says why not (# {dist}: not pinned, ...)")
+
+
+def optional_consumer(module: str, dist: str) -> tuple[types.ModuleType | None, pytest.MarkDecorator]:
+    """A consumer some interpreters have no wheel of (TVM-FFI on 3.13t): the module (None
+    where this interpreter's requirements say why ``dist`` is not pinned) and a mark that
+    skips a test needing it, with that reason. A pinned one that fails to import fails the
+    run, as the required consumers do."""
+    why = why_unpinned(dist)
+    if why is None:
+        return importlib.import_module(module), pytest.mark.skipif(False, reason="")
+    return None, pytest.mark.skip(reason=why)
 
 
 # The DLPack ABI (dlpack.h v1.3), to look inside the capsules we export.
