@@ -315,6 +315,16 @@ static inline int gd_bool_check(PyObject *o) { return PyBool_Check(o); }
 static inline int gd_unicode_check(PyObject *o) { return PyUnicode_Check(o); }
 static inline int gd_bytes_check_exact(PyObject *o) { return PyBytes_CheckExact(o); }
 static inline int gd_dict_check(PyObject *o) { return PyDict_Check(o); }
+/* The dict to walk with PyDict_Next (a new reference): on a free-threaded build a copy
+ * (PyDict_Copy reads the dict under its lock), since another thread may resize it and
+ * free the table PyDict_Next reads; with the GIL the dict itself. */
+static inline PyObject *gd_dict_for_walk(PyObject *d) {
+#ifdef Py_GIL_DISABLED
+    return PyDict_Copy(d);
+#else
+    return Py_NewRef(d);
+#endif
+}
 static inline int gd_slice_check(PyObject *o) { return PySlice_Check(o); }
 static inline int gd_index_check(PyObject *o) { return PyIndex_Check(o); }
 static inline int gd_type_check(PyObject *o) { return PyType_Check(o); }
