@@ -68,7 +68,9 @@ def main() -> None:
             wall = min(run(fn, n) for _ in range(3))
             rate = n * CALLS / wall
             base = base or rate
-            print(f"  {name:16s} {n} thread(s): {wall / CALLS * 1e9:7.1f} ns/call, x{rate / base:.2f}")
+            print(
+                f"  {name:16s} {n} thread(s): {wall / CALLS * 1e9:7.1f} ns/call, x{rate / base:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -96,7 +96,9 @@ def why_unpinned(dist: str) -> str | None:
     raise RuntimeError(f"{path} neither pins {dist} nor says why not (# {dist}: not pinned, ...)")
 
 
-def optional_consumer(module: str, dist: str) -> tuple[types.ModuleType | None, pytest.MarkDecorator]:
+def optional_consumer(
+    module: str, dist: str
+) -> tuple[types.ModuleType | None, pytest.MarkDecorator]:
     """A consumer some interpreters have no wheel of (TVM-FFI on 3.13t): the module (None
     where this interpreter's requirements say why ``dist`` is not pinned) and a mark that
     skips a test needing it, with that reason. A pinned one that fails to import fails the

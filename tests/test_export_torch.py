@@ -111,7 +111,13 @@ def torch_aborts_on_negative_strides() -> bool:
     """Whether this PyTorch ends the process (an uncaught c10::Error: "terminate called")
     on any producer's negative-stride tensor, NumPy's too: PyTorch 2.12 does, the newest
     wheel for 3.13t; 2.15 raises RuntimeError. Asked of NumPy, in a child process."""
-    code = "import numpy as np, torch\ntry:\n    torch.from_dlpack(np.arange(4.0)[::-1])\nexcept RuntimeError:\n    pass\n"
+    code = (
+        "import numpy as np, torch\n"
+        "try:\n"
+        "    torch.from_dlpack(np.arange(4.0)[::-1])\n"
+        "except RuntimeError:\n"
+        "    pass\n"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     return r.returncode != 0 and "terminate called" in r.stderr
 
@@ -119,7 +125,7 @@ def torch_aborts_on_negative_strides() -> bool:
 @pytest.mark.parametrize("view", [c[1] for c in NEGATIVE_CASES], ids=[c[0] for c in NEGATIVE_CASES])
 def test_negative_stride_views_are_refused_by_torch_without_leaking(view, live):
     if torch_aborts_on_negative_strides():
-        pytest.skip(f"PyTorch {torch.__version__} aborts the process on a negative stride (NumPy's too)")
+        pytest.skip(f"PyTorch {torch.__version__} aborts on a negative stride (NumPy's too)")
     # PyTorch tensors cannot have negative strides; torch's DLPack import refuses them
     # (a torch limitation: godlpack exports them as the spec allows, and NumPy takes them).
     v = view(_base())
