@@ -36,16 +36,13 @@ def test_missing_tools_are_named_before_any_download(tmp_path):
 def test_run_tests_every_supported_cpython_and_only_those():
     # tests/run's list and the wheel's (classifiers, requires-python, `python -m godlpack
     # info`) are one list: _gobuild.PY_VERSIONS; 3.10 is retired with its pins.
-    # The free-threaded builds tested follow them: _gobuild.FREE_THREADED_VERSIONS.
-    from godlpack._gobuild import FREE_THREADED_VERSIONS, PY_VERSIONS
+    from godlpack._gobuild import PY_VERSIONS
 
     text = (REPO / "tests" / "run").read_text(encoding="utf-8")
     (line,) = [x for x in text.splitlines() if x.startswith("all_versions=(")]
     listed = line[len("all_versions=(") : line.index(")")].split()
-    want = ["{}.{}".format(*v) for v in PY_VERSIONS]
-    want += ["{}.{}t".format(*v) for v in FREE_THREADED_VERSIONS]
-    assert listed == want
-    assert listed == ["3.11", "3.12", "3.13", "3.14", "3.15", "3.13t"]
+    assert listed == ["{}.{}".format(*v) for v in PY_VERSIONS]
+    assert listed == ["3.11", "3.12", "3.13", "3.14", "3.15"]
     for v in listed[1:]:
         assert (REPO / "tests" / f"requirements-{v}.txt").is_file(), v
     assert not (REPO / "tests" / "requirements-3.10.txt").exists()

@@ -35,10 +35,6 @@ from typing import Any, TypeVar
 # `python -m godlpack info` say these. 3.10 left at its end of life (October 2026).
 PY_VERSIONS = ((3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
 MIN_PYTHON = PY_VERSIONS[0]
-# Of those, the free-threaded builds tested (tests/run's "3.13t", built from source by
-# tests/freethreaded_python.sh: no newer one is reachable here). Any free-threaded
-# build of a supported version builds the same way (a cp3XYt wheel, Py_mod_gil declared).
-FREE_THREADED_VERSIONS = ((3, 13),)
 # The Go module users' extensions import. The wheel ships its library's sources in
 # GO_MODULE_DIR and the modules outside it that they import (gonum, for dlpack/dlgonum),
 # as a file-based GOPROXY in GO_PROXY_DIR, both relative to the package: build.py writes
