@@ -40,7 +40,7 @@ static int dtype_of(PyObject *o, int32_t *out) {
     if (!PyUnicode_CheckExact(o)) {
         return 0;
     }
-    if (dtype_names == NULL) {
+    if (__atomic_load_n(&dtype_names, __ATOMIC_ACQUIRE) == NULL) {
         PyObject *d = PyDict_New();
         for (int32_t i = 0; d != NULL && i < gd_dtype_count; i++) {
             PyObject *name = PyUnicode_FromObject(gd_dtype_objects[i]); /* an exact str */
@@ -55,9 +55,16 @@ static int dtype_of(PyObject *o, int32_t *out) {
             PyErr_Clear();
             return 0;
         }
-        dtype_names = d; /* kept for the life of the process, like the dtype objects */
+        /* Kept for the life of the process, like the dtype objects. Published whole
+         * (release; read with acquire): on a free-threaded build another thread may
+         * have made one too, and keeps its own, this one is dropped. */
+        PyObject *none = NULL;
+        if (!__atomic_compare_exchange_n(&dtype_names, &none, d, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE)) {
+            Py_DECREF(d);
+        }
     }
-    PyObject *idx = PyDict_GetItemWithError(dtype_names, o);
+    PyObject *idx = PyDict_GetItemWithError(__atomic_load_n(&dtype_names, __ATOMIC_ACQUIRE), o);
     if (idx == NULL) {
         PyErr_Clear();
         return 0;

@@ -54,6 +54,58 @@ int gd_nested_shape(PyObject *obj, int64_t *shape) {
     return nd;
 }
 
+/* obj with every list in it, at any depth up to GD_MAX_NDIM, replaced by a tuple of
+ * its items as they were at one instant (a new reference), or NULL with an exception.
+ * The conversion reads a nested list three times (shape, kinds, values): with the GIL
+ * no other thread runs between them, as no Python code runs in C's walk, but on a
+ * free-threaded build another thread may change a list meanwhile, and the walk then
+ * refused a flat list of floats as "inhomogeneous" or "changed size". Each list is
+ * copied under its own lock (a critical section), as list(l) is, so the result is one
+ * that a GIL build could have given. A GIL build returns obj itself: no copy. The
+ * caller has checked the element count (fromNested), so the copies are bounded by the
+ * array they precede. */
+PyObject *gd_nested_snapshot(PyObject *obj, int depth) {
+#ifdef Py_GIL_DISABLED
+    if (!is_seq(obj) || depth > GD_MAX_NDIM) {
+        return Py_NewRef(obj);
+    }
+    PyObject *t;
+    if (PyList_Check(obj)) {
+        Py_BEGIN_CRITICAL_SECTION(obj);
+        Py_ssize_t n = PyList_GET_SIZE(obj);
+        t = PyTuple_New(n);
+        for (Py_ssize_t i = 0; t != NULL && i < n; i++) {
+            PyTuple_SET_ITEM(t, i, Py_NewRef(PyList_GET_ITEM(obj, i)));
+        }
+        Py_END_CRITICAL_SECTION();
+    } else { /* a new tuple all the same: its lists are replaced below */
+        t = PyTuple_New(PyTuple_GET_SIZE(obj));
+        for (Py_ssize_t i = 0; t != NULL && i < PyTuple_GET_SIZE(obj); i++) {
+            PyTuple_SET_ITEM(t, i, Py_NewRef(PyTuple_GET_ITEM(obj, i)));
+        }
+    }
+    if (t == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(t); i++) {
+        PyObject *item = PyTuple_GET_ITEM(t, i);
+        if (is_seq(item)) {
+            PyObject *inner = gd_nested_snapshot(item, depth + 1);
+            if (inner == NULL) {
+                Py_DECREF(t);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(t, i, inner);
+            Py_DECREF(item);
+        }
+    }
+    return t;
+#else
+    (void)depth;
+    return Py_NewRef(obj);
+#endif
+}
+
 enum { WALK_KIND, WALK_FILL };
 
 typedef struct {

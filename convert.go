@@ -162,6 +162,23 @@ func fromNested(obj *C.PyObject, dt *dlpack.DType) (*C.gd_array, error) {
 	if err != nil || n > maxElements {
 		return nil, memoryErrorf("cannot allocate an array of shape %v: more elements than memory can hold", shape)
 	}
+	// A free-threaded build converts a copy of obj's lists taken at one instant (the
+	// GIL's guarantee, which the walks below rely on); a GIL build gets obj itself.
+	snap := C.gd_nested_snapshot(obj, 0)
+	if snap == nil {
+		return nil, errPySet
+	}
+	defer C.gd_decref(snap)
+	if snap != obj {
+		obj = snap
+		if nd = int(C.gd_nested_shape(obj, (*C.int64_t)(unsafe.Pointer(&shapeBuf[0])))); nd < 0 {
+			return nil, errPySet
+		}
+		shape = shapeBuf[:nd]
+		if n, err = dlpack.NumElements(shape); err != nil || n > maxElements {
+			return nil, memoryErrorf("cannot allocate an array of shape %v: more elements than memory can hold", shape)
+		}
+	}
 	if nd == 0 {
 		s, err := pyToScalar(obj)
 		if err != nil {

@@ -116,7 +116,11 @@ gd_dtype_slot_table gd_dtype_slots; /* filled by Go at module init (dtypes.go) *
  * cannot be freed under us if the type's attribute is replaced. Types past the
  * cache's size are looked up each time, and *hold gets the capsule for the caller
  * to release after its call through the table (the call runs the producer's code,
- * which could drop the attribute). Touched only with the GIL held. */
+ * which could drop the attribute). With the GIL, no Python code runs between a
+ * slot's check and its write. On a free-threaded build two threads may fill the
+ * same slot at once: an entry is written under cache_lock and published by its
+ * type, stored last (release) and read first (acquire), so a reader that finds its
+ * type finds the rest of the entry written; entries never change once published. */
 #define GD_API_CACHE 16
 typedef struct {
     PyTypeObject *type;
@@ -128,6 +132,36 @@ typedef struct {
     int sycl_queue;   /* a SYCL array (dpnp, dpctl): its queue is waited for (sycl_wait) */
 } type_entry;
 static type_entry api_cache[GD_API_CACHE];
+#ifdef Py_GIL_DISABLED
+static PyMutex cache_lock; /* PyMutex: a thread waiting for it detaches from Python */
+#endif
+
+static inline PyTypeObject *cached_type(int i) {
+    return __atomic_load_n(&api_cache[i].type, __ATOMIC_ACQUIRE);
+}
+
+/* Publishes scratch (tp's entry) in slot i if it is still empty: 1, else 0. */
+static int entry_publish(int i, const type_entry *scratch) {
+    int done = 0;
+#ifdef Py_GIL_DISABLED
+    PyMutex_Lock(&cache_lock);
+#endif
+    if (api_cache[i].type == NULL) {
+        type_entry *e = &api_cache[i]; /* every field but type, which readers load */
+        e->capsule = scratch->capsule;
+        e->api = scratch->api;
+        e->probes = scratch->probes;
+        e->buffer_lends = scratch->buffer_lends;
+        e->numpy_fields = scratch->numpy_fields;
+        Py_INCREF(scratch->type);
+        __atomic_store_n(&api_cache[i].type, scratch->type, __ATOMIC_RELEASE);
+        done = 1;
+    }
+#ifdef Py_GIL_DISABLED
+    PyMutex_Unlock(&cache_lock);
+#endif
+    return done;
+}
 
 /* Fills e for tp (e->capsule: a new reference or NULL); runs the type's Python code. */
 static void entry_fill(type_entry *e, PyTypeObject *tp) {
@@ -160,18 +194,17 @@ static int sycl_wait(PyObject *x) {
 static const type_entry *type_entry_of(PyTypeObject *tp, type_entry *scratch, PyObject **hold) {
     *hold = NULL;
     for (int i = 0; i < GD_API_CACHE; i++) {
-        if (api_cache[i].type == tp) {
+        PyTypeObject *t = cached_type(i);
+        if (t == tp) {
             return &api_cache[i];
         }
-        if (api_cache[i].type == NULL) {
+        if (t == NULL) {
             entry_fill(scratch, tp);
-            if (api_cache[i].type != NULL) {
-                /* The lookups ran Python code that filled this slot. */
+            if (!entry_publish(i, scratch)) {
+                /* The lookups ran Python code (or another thread) that filled it. */
                 *hold = scratch->capsule;
                 return scratch;
             }
-            Py_INCREF(tp);
-            api_cache[i] = *scratch;
             return &api_cache[i];
         }
     }

@@ -162,22 +162,31 @@ static int offers_tensor(PyObject *o) {
  * ~3 ns of a ~75 ns call. One NumPy is imported in a process at most; until it is
  * seen, the last other type is remembered, so that a program passing only other
  * tensors (PyTorch's) asks gd_numpy_type_is once per type change, not per call.
- * Each type is held (a reference), so that its address is never another type's. */
+ * Each type is held (a reference), so that its address is never another type's.
+ * Both are swapped atomically: on a free-threaded build threads passing different
+ * types replace other_type at once, and each must drop the reference of the type it
+ * replaced, never the same one twice (Py_XSETREF's read-then-write did). */
 static PyTypeObject *numpy_type;
 static PyTypeObject *other_type;
 
 static int numpy_type_is(PyTypeObject *tp) {
-    if (tp == numpy_type) {
+    PyTypeObject *np = __atomic_load_n(&numpy_type, __ATOMIC_ACQUIRE);
+    if (tp == np) {
         return 1;
     }
-    if (numpy_type != NULL || tp == other_type) {
+    if (np != NULL || tp == __atomic_load_n(&other_type, __ATOMIC_ACQUIRE)) {
         return 0;
     }
     if (!gd_numpy_type_is(tp)) {
-        Py_XSETREF(other_type, (PyTypeObject *)Py_NewRef((PyObject *)tp));
+        PyTypeObject *held = (PyTypeObject *)Py_NewRef((PyObject *)tp);
+        Py_XDECREF(__atomic_exchange_n(&other_type, held, __ATOMIC_ACQ_REL));
         return 0;
     }
-    numpy_type = (PyTypeObject *)Py_NewRef((PyObject *)tp);
+    PyTypeObject *none = NULL, *held = (PyTypeObject *)Py_NewRef((PyObject *)tp);
+    if (!__atomic_compare_exchange_n(&numpy_type, &none, held, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        Py_DECREF(held); /* another thread saw NumPy first: one NumPy per process */
+    }
     return 1;
 }
 

@@ -123,6 +123,10 @@ static PyModuleDef_Slot ext_slots[] = {
 #ifdef Py_mod_multiple_interpreters
     {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
 #endif
+#ifdef Py_GIL_DISABLED /* free-threaded builds: safe without the GIL (docs/design.md,
+                        * "Free-threaded CPython"); without this slot importing re-enables it */
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
     {0, NULL},
 };
 

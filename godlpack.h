@@ -302,6 +302,7 @@ static inline void gd_call_deleter_keep_error(void *m, int versioned) {
 /* Element kinds as Python sees them: dlpack.Kind's values (convert.go checks). */
 enum { GD_KIND_BOOL = 0, GD_KIND_INT, GD_KIND_UINT, GD_KIND_FLOAT, GD_KIND_COMPLEX };
 int gd_nested_shape(PyObject *obj, int64_t *shape);
+PyObject *gd_nested_snapshot(PyObject *obj, int depth);
 int gd_nested_kind(PyObject *obj, const int64_t *shape, int ndim, int *kind, int *any_signed);
 int gd_nested_fill(PyObject *obj, gd_array *dst);
 int gd_tolist_fast_ok(const gd_array *a);
@@ -339,6 +340,16 @@ static inline int gd_bool_check(PyObject *o) { return PyBool_Check(o); }
 static inline int gd_unicode_check(PyObject *o) { return PyUnicode_Check(o); }
 static inline int gd_bytes_check_exact(PyObject *o) { return PyBytes_CheckExact(o); }
 static inline int gd_dict_check(PyObject *o) { return PyDict_Check(o); }
+/* The dict to walk with PyDict_Next (a new reference): on a free-threaded build a copy
+ * (PyDict_Copy reads the dict under its lock), since another thread may resize it and
+ * free the table PyDict_Next reads; with the GIL the dict itself. */
+static inline PyObject *gd_dict_for_walk(PyObject *d) {
+#ifdef Py_GIL_DISABLED
+    return PyDict_Copy(d);
+#else
+    return Py_NewRef(d);
+#endif
+}
 static inline int gd_slice_check(PyObject *o) { return PySlice_Check(o); }
 static inline int gd_index_check(PyObject *o) { return PyIndex_Check(o); }
 static inline int gd_type_check(PyObject *o) { return PyType_Check(o); }

@@ -327,6 +327,9 @@ func toGo(p *C.PyObject, depth int) (any, error) {
 		out := make([]any, n)
 		for i := range n {
 			item := C.gd_seq_item_new(p, C.Py_ssize_t(i))
+			if item == nil { // the list is shorter now (another thread, or an item's code)
+				return nil, errPySet
+			}
 			v, err := toGo(item, depth+1)
 			C.gd_decref(item)
 			if err != nil {
@@ -342,6 +345,10 @@ func toGo(p *C.PyObject, depth int) (any, error) {
 }
 
 func dictToGo(p *C.PyObject, depth int) (any, error) {
+	if p = C.gd_dict_for_walk(p); p == nil { // a copy on a free-threaded build
+		return nil, errPySet
+	}
+	defer C.gd_decref(p)
 	out := map[string]any{}
 	var pos C.Py_ssize_t
 	var k, v *C.PyObject

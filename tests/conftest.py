@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import glob
+import importlib
 import os
 import signal
 import subprocess
@@ -55,6 +56,9 @@ import ml_dtypes  # noqa: E402,F401
 import numpy  # noqa: E402,F401
 import torch  # noqa: E402,F401
 
+#: A free-threaded build (3.13t): its suite runs with PYTHON_GIL=0 (tests/run).
+FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
 #: sys.path entries a child interpreter needs to import the same godlpack.
 GODLPACK_PATH = os.path.dirname(os.path.dirname(os.path.abspath(godlpack.__file__)))
 
@@ -64,8 +68,9 @@ def pytest_report_header(config):
 
 
 def requirements_file() -> str:
-    """This CPython's pinned test requirements (tests/run's req_file: 3.11's is the plain one)."""
-    ver = "{}.{}".format(*sys.version_info[:2])
+    """This CPython's pinned test requirements (tests/run's req_file: 3.11's is the plain one;
+    a free-threaded build's is requirements-3.Xt.txt)."""
+    ver = "{}.{}".format(*sys.version_info[:2]) + ("t" if FREE_THREADED else "")
     name = "requirements.txt" if ver == "3.11" else f"requirements-{ver}.txt"
     return os.path.join(REPO, "tests", name)
 
@@ -89,6 +94,19 @@ def why_unpinned(dist: str) -> str | None:
                 why.append(more[2:])
             return f"{' '.join(why)} ({os.path.basename(path)})"
     raise RuntimeError(f"{path} neither pins {dist} nor says why not (# {dist}: not pinned, ...)")
+
+
+def optional_consumer(
+    module: str, dist: str
+) -> tuple[types.ModuleType | None, pytest.MarkDecorator]:
+    """A consumer some interpreters have no wheel of (TVM-FFI on 3.13t): the module (None
+    where this interpreter's requirements say why ``dist`` is not pinned) and a mark that
+    skips a test needing it, with that reason. A pinned one that fails to import fails the
+    run, as the required consumers do."""
+    why = why_unpinned(dist)
+    if why is None:
+        return importlib.import_module(module), pytest.mark.skipif(False, reason="")
+    return None, pytest.mark.skip(reason=why)
 
 
 # The DLPack ABI (dlpack.h v1.3), to look inside the capsules we export.

@@ -19,7 +19,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 import torch
-import tvm_ffi
 from _malformed import (
     CODE_FLOAT,
     FLAG_READ_ONLY,
@@ -34,9 +33,11 @@ from _malformed import (
     full_collect,
     gc_frozen,
 )
+from conftest import optional_consumer
 from torch.utils.dlpack import to_dlpack
 
 CPU = jax.devices("cpu")[0]
+tvm_ffi, needs_tvm_ffi = optional_consumer("tvm_ffi", "apache-tvm-ffi")
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -642,6 +643,7 @@ def test_jax_array_deleted_first_leaves_the_array_valid():
 # --------------------------------------------------------------------------------------
 
 
+@needs_tvm_ffi
 @pytest.mark.parametrize("name", NUMPY_DTYPES)
 def test_tvm_ffi_tensor_every_dtype_is_imported_zero_copy(name):
     n = numpy_values(name)
@@ -655,6 +657,7 @@ def test_tvm_ffi_tensor_every_dtype_is_imported_zero_copy(name):
     assert n[0, 0] == n[1, 1]
 
 
+@needs_tvm_ffi
 @pytest.mark.parametrize("view", ["rows-from-1-cols-reversed-by-2", "transpose", "column"])
 def test_tvm_ffi_tensor_views_keep_strides_and_offset(view):
     base = numpy_values("float32", shape=(5, 12))
@@ -665,6 +668,7 @@ def test_tvm_ffi_tensor_views_keep_strides_and_offset(view):
     assert a.tolist() == v.tolist()
 
 
+@needs_tvm_ffi
 def test_tvm_ffi_tensor_of_torch_memory_is_shared():
     t = torch.arange(12.0).reshape(3, 4)
     a = g.from_dlpack(tvm_ffi.from_dlpack(t))
@@ -724,7 +728,7 @@ def test_old_producer_cannot_honour_copy_or_device_and_its_type_error_propagates
 def _ptr(x) -> int:
     if isinstance(x, np.ndarray):
         return address(x)
-    if isinstance(x, (torch.Tensor, tvm_ffi.Tensor)):
+    if isinstance(x, torch.Tensor) or (tvm_ffi is not None and isinstance(x, tvm_ffi.Tensor)):
         return x.data_ptr()
     return x.data_ptr
 
@@ -749,12 +753,13 @@ CHAINS = {
     "numpy-godlpack-godlpack": (lambda: np.arange(8.0), g.from_dlpack, g.from_dlpack),
     "torch-godlpack-torch": (lambda: torch.arange(8.0), g.from_dlpack, torch.from_dlpack),
     "numpy-torch-godlpack": (lambda: np.arange(8.0), torch.from_dlpack, g.from_dlpack),
-    "tvm-godlpack-numpy": (
+}
+if tvm_ffi is not None:  # no TVM-FFI wheel for some interpreters (3.13t)
+    CHAINS["tvm-godlpack-numpy"] = (
         lambda: tvm_ffi.from_dlpack(np.arange(8.0)),
         g.from_dlpack,
         np.from_dlpack,
-    ),
-}
+    )
 
 
 @pytest.mark.parametrize("chain", list(CHAINS))

@@ -14,9 +14,10 @@ import textwrap
 from pathlib import Path
 
 import godlpack
-from conftest import run_python
+from conftest import optional_consumer, run_python
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+_, needs_tvm_ffi = optional_consumer("tvm_ffi", "apache-tvm-ffi")  # a column of the table
 
 
 def _section(title: str) -> str:
@@ -193,6 +194,7 @@ def _expected(cell: str, lib: str, versions: dict[str, str]) -> str:
     return m.group(1)
 
 
+@needs_tvm_ffi
 def test_dtype_table_is_what_the_libraries_do():
     table = _dtype_table()
     assert {name for name, _ in table} == {d.name for d in godlpack.dtypes}

@@ -25,6 +25,7 @@ import textwrap
 
 import godlpack
 import pytest
+from conftest import requirements_file
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG_DIR = os.path.dirname(os.path.abspath(godlpack.__file__))
@@ -56,16 +57,10 @@ def _mypy(*args: str, mypypath: str | None = None, cwd: str = REPO) -> subproces
     )
 
 
-def _requirements_file() -> str:
-    v = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    name = "requirements.txt" if v == "3.11" else f"requirements-{v}.txt"
-    return os.path.join(REPO, "tests", name)
-
-
 def _pinned_mypy() -> str | None:
     """The mypy version this interpreter's test requirements pin, or None."""
     try:
-        with open(_requirements_file()) as f:
+        with open(requirements_file()) as f:
             for line in f:
                 m = re.match(r"\s*mypy==(\S+)", line)
                 if m:
@@ -87,8 +82,8 @@ def _mypy_version() -> str | None:
 def _need_mypy():
     pinned, have = _pinned_mypy(), _mypy_version()
     if pinned is None and have is None:
-        pytest.skip(f"mypy is not among this Python's test requirements ({_requirements_file()})")
-    assert have is not None, f"mypy=={pinned} is pinned in {_requirements_file()} but missing"
+        pytest.skip(f"mypy is not among this Python's test requirements ({requirements_file()})")
+    assert have is not None, f"mypy=={pinned} is pinned in {requirements_file()} but missing"
 
 
 def test_mypy_is_the_pinned_version():
