@@ -147,12 +147,13 @@ static int entry_publish(int i, const type_entry *scratch) {
     PyMutex_Lock(&cache_lock);
 #endif
     if (api_cache[i].type == NULL) {
-        type_entry *e = &api_cache[i]; /* every field but type, which readers load */
+        type_entry *e = &api_cache[i]; /* every field but type (readers load it): add new ones here */
         e->capsule = scratch->capsule;
         e->api = scratch->api;
         e->probes = scratch->probes;
         e->buffer_lends = scratch->buffer_lends;
         e->numpy_fields = scratch->numpy_fields;
+        e->sycl_queue = scratch->sycl_queue;
         Py_INCREF(scratch->type);
         __atomic_store_n(&api_cache[i].type, scratch->type, __ATOMIC_RELEASE);
         done = 1;
