@@ -68,6 +68,11 @@ def _link_flags() -> list[str]:
         flags = _gobuild.cgo_settings(embed=True)["CGO_LDFLAGS"].split()
     except (BuildError, KeyError):
         return [_UNRESOLVED_OK]
+    # cmd/go refuses --dynamic-linker in a #cgo directive (its allowlist; it takes it
+    # only from CGO_LDFLAGS, as the backend passes it): the Go tools' builds here are
+    # for checking, and link without it (--allow-shlib-undefined, kept, waives the
+    # libc check), so an interpreter with a loader of its own (the Debian roots) works.
+    flags = [f for f in flags if not f.startswith("-Wl,--dynamic-linker=")]
     return flags if all(_SAFE_FLAG_RE.fullmatch(f) for f in flags) else [_UNRESOLVED_OK]
 
 
