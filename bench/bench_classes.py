@@ -24,7 +24,6 @@ build backend's build_extension. Run from the repository root:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 import tempfile
 from pathlib import Path
@@ -34,13 +33,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_goext import (  # noqa: E402  (the shared nanobind build and timer)
-    EXT,
-    NANOBIND,
-    NB_FLAGS,
-    _include_flags,
     _load,
-    _nanobind,
-    _run,
+    build_nanobind_module,
     ns_per_call,
 )
 from godlpack.build import build_extension  # noqa: E402
@@ -126,19 +120,7 @@ NB_MODULE(nbclasses, m) {
 
 
 def build_nanobind_twin(cache: Path):
-    nb = _nanobind(cache)
-    key = hashlib.sha256((NB_SOURCE + " ".join(NB_FLAGS) + NANOBIND).encode()).hexdigest()[:12]
-    out = cache / f"nbclasses-{key}" / f"nbclasses{EXT}"
-    if not out.is_file():
-        out.parent.mkdir(parents=True, exist_ok=True)
-        src = out.parent / "nbclasses.cpp"
-        src.write_text(NB_SOURCE)
-        includes = [f"-I{nb / 'include'}", f"-I{nb / 'ext' / 'robin_map' / 'include'}"]
-        tmp = out.with_suffix(".tmp")
-        _run(["g++", *NB_FLAGS, *_include_flags(), *includes, src,
-              nb / "src" / "nb_combined.cpp", "-o", tmp])  # fmt: skip
-        tmp.rename(out)
-    return _load("nbclasses", out)
+    return build_nanobind_module(cache, "nbclasses", NB_SOURCE)
 
 
 def main() -> None:

@@ -125,20 +125,23 @@ def _nanobind(cache: Path) -> Path:
     return root / "nanobind"
 
 
-def build_nanobind_module(cache: Path) -> ModuleType:
+def build_nanobind_module(
+    cache: Path, name: str = "nbbench", source: str = NB_SOURCE
+) -> ModuleType:
+    """Compiles source (a nanobind module called name) with g++ NB_FLAGS, cached by content."""
     nb = _nanobind(cache)
-    key = hashlib.sha256((NB_SOURCE + " ".join(NB_FLAGS) + NANOBIND).encode()).hexdigest()[:12]
-    out = cache / f"nbbench-{key}" / f"nbbench{EXT}"
+    key = hashlib.sha256((source + " ".join(NB_FLAGS) + NANOBIND).encode()).hexdigest()[:12]
+    out = cache / f"{name}-{key}" / f"{name}{EXT}"
     if not out.is_file():
         out.parent.mkdir(parents=True, exist_ok=True)
-        src = out.parent / "nbbench.cpp"
-        src.write_text(NB_SOURCE)
+        src = out.parent / f"{name}.cpp"
+        src.write_text(source)
         includes = [f"-I{nb / 'include'}", f"-I{nb / 'ext' / 'robin_map' / 'include'}"]
         tmp = out.with_suffix(".tmp")
         _run(["g++", *NB_FLAGS, *_include_flags(), *includes, src,
               nb / "src" / "nb_combined.cpp", "-o", tmp])  # fmt: skip
         tmp.rename(out)
-    return _load("nbbench", out)
+    return _load(name, out)
 
 
 def build_c_module(cache: Path) -> ModuleType:
