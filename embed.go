@@ -31,45 +31,7 @@ import (
 // take the process for a Python host meanwhile).
 const interpStarting int32 = -1
 
-// Config says which interpreter Start starts.
-type Config struct {
-	// Python is the python executable whose interpreter the program runs: its
-	// standard library, and its site-packages (a venv's python gives the venv's
-	// packages). A path, or a name looked up on PATH. Empty: $GODLPACK_PYTHON (which
-	// `python -m godlpack go-env --embed` sets), else python3 on PATH. Its version must
-	// be the libpython's the program was linked with, and it must import godlpack's
-	// Python package (installed, or on PYTHONPATH) of this library's version.
-	Python string
-}
-
 var finalizeReq = make(chan chan error)
-
-// Start starts the Python interpreter in this process, once: Python's packages
-// (torch, numpy...) are then imported with Import and called from any goroutine.
-// Python installs no signal handlers (Go's runtime keeps the process's signals:
-// Ctrl-C does not raise KeyboardInterrupt). godlpack's own module is made from this
-// program (a Go extension module, godlpack's .so included, cannot be loaded into a
-// Go program: it would be a second Go runtime). Finalize ends it; it cannot be
-// started again.
-func Start(cfg Config) error {
-	if !interpState.CompareAndSwap(interpNone, interpStarting) {
-		switch interpState.Load() {
-		case interpHosted:
-			return errors.New("godlpack.Start: this process is a Python interpreter that imported godlpack; Start is for Go programs (call into it directly)")
-		case interpFinalizing, interpFinalized:
-			return errors.New("godlpack.Start: the interpreter was finalized and cannot be started again in this process")
-		}
-		return errors.New("godlpack.Start: the interpreter is already started")
-	}
-	python, err := findPython(cfg.Python)
-	if err != nil {
-		interpState.Store(interpNone)
-		return err
-	}
-	started := make(chan error)
-	go interpreterThread(python, started)
-	return <-started
-}
 
 // findPython resolves the executable and checks its version against the headers
 // the program was built with: the venv of another version would give a prefix
@@ -151,14 +113,29 @@ func importGodlpack(python string) error {
 	return fmt.Errorf("godlpack.Start: %s cannot import godlpack's Python package (pip install godlpack into it, or add its folder to PYTHONPATH): %w", python, e)
 }
 
-// Finalize waits for the calls into Python in progress, then finalizes the
-// interpreter (Py_FinalizeEx: atexit functions, non-daemon threads joined, modules
-// freed) on its own thread. Later calls return ErrNotStarted; Objects still held
-// are gone with it (their Close does nothing); Tensors taken from Python stay valid
-// only for producers whose memory outlives the interpreter (a NumPy array's is
-// leaked rather than freed, as NumPy's deleter does after finalization). Call it
-// from a goroutine that is not inside a call into Python.
-func Finalize() error {
+// start is Start (embed_api.go), with Python.
+func start(cfg Config) error {
+	if !interpState.CompareAndSwap(interpNone, interpStarting) {
+		switch interpState.Load() {
+		case interpHosted:
+			return errors.New("godlpack.Start: this process is a Python interpreter that imported godlpack; Start is for Go programs (call into it directly)")
+		case interpFinalizing, interpFinalized:
+			return errors.New("godlpack.Start: the interpreter was finalized and cannot be started again in this process")
+		}
+		return errors.New("godlpack.Start: the interpreter is already started")
+	}
+	python, err := findPython(cfg.Python)
+	if err != nil {
+		interpState.Store(interpNone)
+		return err
+	}
+	started := make(chan error)
+	go interpreterThread(python, started)
+	return <-started
+}
+
+// finalize is Finalize (embed_api.go), with Python.
+func finalize() error {
 	if !interpState.CompareAndSwap(interpEmbedded, interpFinalizing) {
 		if interpState.Load() == interpFinalized {
 			return nil

@@ -25,7 +25,8 @@
 /* Parameters of one function (Func refuses more, at import). */
 #define GD_EXT_MAX_PARAMS 16
 
-/* Parameter kinds, as Go's converters expect them (ext_func.go has the same list). */
+/* Parameter kinds, as Go's converters expect them (ext_consts.go has the same list, checked
+ * against this one when ext_ctypes.go builds). */
 enum {
     GD_EXT_TENSOR = 1, GD_EXT_INT, GD_EXT_FLOAT, GD_EXT_BOOL, GD_EXT_STR, GD_EXT_MUT_TENSOR,
     GD_EXT_UINT,   /* i: a uint64's bits (uint, uint64: beyond int64) */

@@ -12,31 +12,6 @@ import (
 	"reflect"
 )
 
-// callbackType says why a Go func type cannot be a callback parameter (""
-// when it can): its parameters must convert to Python (as results do), and it
-// returns an error last, which carries the Python exception, after at most one
-// value converted from the callable's result.
-func callbackType(t reflect.Type) string {
-	if t.IsVariadic() {
-		return "a callback type cannot be variadic"
-	}
-	n := t.NumOut()
-	if n == 0 || n > 2 || t.Out(n-1) != errorType {
-		return "a callback type must return error or (T, error): " + t.String()
-	}
-	for i := range t.NumIn() {
-		if why := convertible(t.In(i), true); why != "" {
-			return "callback parameter " + why
-		}
-	}
-	if n == 2 {
-		if why := convertible(t.Out(0), false); why != "" {
-			return "callback result " + why
-		}
-	}
-	return ""
-}
-
 // callbackArg makes a Go func of p's type calling the Python callable a.obj.
 // Each call takes the GIL (from any goroutine: the function must then be
 // declared ReleaseGIL, so that its caller's thread does not hold it meanwhile),

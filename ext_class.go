@@ -1,19 +1,12 @@
-//go:build godlpack_python
-
 package godlpack
 
 // ext_class.go: Go types bound as Python classes (ext_class.c has the C half and
 // docs/design.md, "Bound classes", the ownership rules).
 
-// #include "ext.h" // Python.h first, before any system header (CPython's rule)
-// #include <stdlib.h>
-import "C"
-
 import (
 	"reflect"
 	"runtime/cgo"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
@@ -36,7 +29,7 @@ type ClassDef struct {
 	methods   []*Function // methods and dunders (__repr__, __len__, __iter__, __eq__...)
 	props     []*property
 	errs      []string
-	ctype     *C.PyTypeObject // made at the first module exec
+	ctype     *pyTypeObject // made at the first module exec
 }
 
 type property struct {
@@ -154,7 +147,7 @@ func (c *ClassDef) functions() []*Function {
 // instanceConverter converts an argument of a *T parameter (GD_EXT_INSTANCE: C
 // has checked its class and read its handle).
 func instanceConverter(t reflect.Type) argConv {
-	return func(a *C.gd_ext_arg) (reflect.Value, error) {
+	return func(a *extArg) (reflect.Value, error) {
 		if a.i == 0 {
 			return reflect.Zero(t), nil
 		}
@@ -163,25 +156,16 @@ func instanceConverter(t reflect.Type) argConv {
 }
 
 // instanceWriter writes a *T result: a new instance owning it (nil: None).
-func instanceWriter(t reflect.Type) func(reflect.Value, *C.gd_ext_result) error {
-	return func(v reflect.Value, r *C.gd_ext_result) error {
+func instanceWriter(t reflect.Type) func(reflect.Value, *extResult) error {
+	return func(v reflect.Value, r *extResult) error {
 		if v.IsNil() {
 			return nil
 		}
 		c := boundClasses[t]
 		liveInstances.Add(1)
-		r.kind, r.i, r.n = C.GD_EXT_R_INSTANCE, C.int64_t(cgo.NewHandle(v.Interface())), C.int64_t(c.id)
+		r.kind, r.i, r.n = extRInstance, cInt64(cgo.NewHandle(v.Interface())), cInt64(c.id)
 		return nil
 	}
-}
-
-// goExtReleaseInstance drops an instance's Go value (its dealloc, any thread with
-// the GIL, or a result never delivered).
-//
-//export goExtReleaseInstance
-func goExtReleaseInstance(h C.uintptr_t) {
-	cgo.Handle(h).Delete()
-	liveInstances.Add(-1)
 }
 
 // LiveInstances returns how many Go values instances of bound classes hold now:
@@ -195,81 +179,4 @@ func LiveInstances() int64 { return liveInstances.Load() }
 func isInstanceType(t reflect.Type) bool {
 	return t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct &&
 		t != reflect.TypeFor[*Object]() && t != reflect.TypeFor[*tensor.Tensor]()
-}
-
-// addClass makes c's Python class (once) and adds it to module mod (GIL held).
-func (c *ClassDef) addTo(mod *C.PyObject, module string) C.int {
-	if c.ctype == nil && c.makeType(mod, module) < 0 {
-		return -1
-	}
-	name := C.CString(c.name)
-	defer C.free(unsafe.Pointer(name))
-	return C.PyModule_AddObjectRef(mod, name, (*C.PyObject)(unsafe.Pointer(c.ctype)))
-}
-
-func (c *ClassDef) makeType(mod *C.PyObject, module string) C.int {
-	n := len(c.props)
-	props := (*C.gd_ext_property)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof(C.gd_ext_property{}))))
-	names := (**C.char)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
-	docs := (**C.char)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
-	if props == nil || names == nil || docs == nil {
-		C.PyErr_NoMemory()
-		return -1
-	}
-	for i, p := range c.props { // C memory for good: the type keeps pointers into it
-		unsafe.Slice(names, n)[i] = C.CString(p.name)
-		unsafe.Slice(docs, n)[i] = C.CString(p.doc)
-	}
-	hasIter := false
-	for _, f := range c.methods {
-		hasIter = hasIter || f.name == "__iter__"
-	}
-	doc := c.doc
-	if c.init != nil { // the constructor's signature, for inspect.signature(Cls) and help()
-		doc = c.init.signature() + "\n--\n\n" + doc
-	}
-	t := C.gd_ext_class_new(C.int32_t(c.id), C.CString(module+"."+c.name), C.CString(doc), boolInt(c.final),
-		boolInt(c.init != nil), boolInt(hasIter), C.int(n), names, docs, props)
-	if t == nil {
-		return -1
-	}
-	cls := &C.gd_ext_classes[c.id]
-	if c.init != nil {
-		if cls.init = functionObject(mod, c.init); cls.init == nil {
-			return -1
-		}
-	}
-	for i, p := range c.props {
-		cp := &unsafe.Slice(props, n)[i]
-		if cp.get = functionObject(mod, p.get); cp.get == nil {
-			return -1
-		}
-		if p.set != nil {
-			if cp.set = functionObject(mod, p.set); cp.set == nil {
-				return -1
-			}
-		}
-	}
-	for _, f := range c.methods {
-		fn := functionObject(mod, f)
-		if fn == nil {
-			return -1
-		}
-		if f.name == "__iter__" {
-			cls.iter = fn // ext_class.c's tp_iter calls it and iterates over its result
-			continue
-		}
-		if C.gd_ext_class_set_method((*C.PyObject)(unsafe.Pointer(t)), fn) < 0 {
-			return -1
-		}
-	}
-	c.ctype = t
-	return 0
-}
-
-// functionObject is a function object calling f (a new reference, kept for good
-// by the class), named as a function of module mod.
-func functionObject(mod *C.PyObject, f *Function) *C.PyObject {
-	f.makeCTable()
-	return C.gd_ext_function(mod, f.cfunc)
 }

@@ -1,17 +1,10 @@
-//go:build godlpack_python
-
 package godlpack
 
 // ext_exception_class.go: a module's own exception classes, raised for the Go
 // errors of a type (errors.As).
 
-// #include "ext.h" // Python.h first, before any system header (CPython's rule)
-// #include <stdlib.h>
-import "C"
-
 import (
 	"errors"
-	"unsafe"
 )
 
 // An ExceptionClass is a Python exception class of the module, made by
@@ -41,10 +34,10 @@ func ExceptionFor[E error](name string, base Exception, doc string) *ExceptionCl
 	if !validIdentifier(name) {
 		e.errs = append(e.errs, name+": not a valid Python class name")
 	}
-	if base < 0 || int(base) >= int(C.GD_EXT_EXC_COUNT) {
+	if base < 0 || int(base) >= int(extExcCount) {
 		e.errs = append(e.errs, name+": the base must be one of godlpack's Exception constants")
 	}
-	if e.index >= C.GD_EXT_MAX_EXCEPTIONS {
+	if e.index >= extMaxExceptions {
 		e.errs = append(e.errs, name+": too many exception classes")
 	}
 	exceptionClasses = append(exceptionClasses, e)
@@ -55,26 +48,8 @@ func ExceptionFor[E error](name string, base Exception, doc string) *ExceptionCl
 func classException(err error) (Exception, bool) {
 	for _, e := range exceptionClasses {
 		if e.matches(err) {
-			return Exception(int(C.GD_EXT_EXC_COUNT) + e.index), true
+			return Exception(int(extExcCount) + e.index), true
 		}
 	}
 	return 0, false
-}
-
-// addTo makes the class (once: a module imported again shares it) and adds it to
-// module mod (GIL held).
-func (e *ExceptionClass) addTo(mod *C.PyObject, module string) C.int {
-	slot := &C.gd_ext_exceptions[e.index]
-	if *slot == nil {
-		qual, doc := C.CString(module+"."+e.name), C.CString(e.doc)
-		defer C.free(unsafe.Pointer(qual))
-		defer C.free(unsafe.Pointer(doc))
-		*slot = C.PyErr_NewExceptionWithDoc(qual, doc, C.gd_ext_exc_type(C.int32_t(e.base)), nil)
-		if *slot == nil {
-			return -1
-		}
-	}
-	name := C.CString(e.name)
-	defer C.free(unsafe.Pointer(name))
-	return C.PyModule_AddObjectRef(mod, name, *slot)
 }

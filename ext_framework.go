@@ -1,11 +1,6 @@
-//go:build godlpack_python
-
 package godlpack
 
 // ext_framework.go: the framework a function's arrays are returned in.
-
-// #include "ext.h"
-import "C"
 
 // ResultIn returns the function's arrays (a *tensor.Tensor result, or those of
 // a Tuple) as arrays of fw, made by its from_dlpack from the godlpack.Array:
@@ -15,7 +10,7 @@ func (f *Function) ResultIn(fw Framework) *Function {
 	if fw < GodlpackArrays || fw > JAX {
 		f.fail("ResultIn(%d): not a Framework", fw)
 	}
-	f.resultFw = C.int32_t(fw)
+	f.resultFw = cInt32(fw)
 	return f
 }
 

@@ -1,9 +1,8 @@
-//go:build godlpack_python
-
 package godlpack
 
-// #include "ext.h"
-import "C"
+// ext_func.go: Function, its parameters and their rules (no build tag and no C:
+// go doc shows them from a plain checkout, and Check applies the rules in a go
+// test with no Python; ext_module_cpython.go makes the C table).
 
 import (
 	"fmt"
@@ -37,22 +36,22 @@ type Function struct {
 	kwOnly int          // the index of the first keyword-only parameter ("*" in Func's names); len(params): none
 	// resultLike is ResultLike's parameter (-1: none), resultFw ResultIn's GD_EXT_FW_*.
 	resultLike int
-	resultFw   C.int32_t
-	gil        C.int32_t // C.GD_EXT_GIL_*: what a call does with the GIL (HoldGIL, ReleaseGIL)
-	errs       []string  // registration errors, raised as ImportError by the module
+	resultFw   cInt32
+	gil        cInt32   // extGil*: what a call does with the GIL (HoldGIL, ReleaseGIL)
+	errs       []string // registration errors, raised as ImportError by the module
 	// classTypes are the *T of bound classes among its parameters and results,
 	// checked when the module is imported (Class may come after Func).
 	classTypes []reflect.Type
 	overloads  []*Function // an overload set's alternatives (Overload)
-	call       func(args []C.gd_ext_arg, res *C.gd_ext_result) error
-	cfunc      *C.gd_ext_func // made at the first module exec
+	call       func(args []extArg, res *extResult) error
+	cfunc      *cExtFunc // made at the first module exec
 	id         int32
 }
 
 // param is one parameter: its name, the kind C converts, and a tensor's constraints.
 type param struct {
 	name       string
-	kind       C.int32_t
+	kind       cInt32
 	goType     reflect.Type
 	hasDefault bool
 	def        any
@@ -68,22 +67,22 @@ type param struct {
 
 	// For the tensor converters' path with no call (arg, holds), set by finish at
 	// the first module exec, when Where and Default have had their say.
-	quickKey uint32     // a tensor with one dtype and no shape or layout constraint: that dtype's key; else 0
-	refuse   C.uint64_t // the flags a tensor must not have: READ_ONLY for a MutTensor
-	mut      C.int32_t  // gd_ext_arg.mut, set by every tensor converter: 1 for a MutTensor
-	noAlias  bool       // a MutTensor without AllowOverlap: refuse one whose elements alias
+	quickKey uint32  // a tensor with one dtype and no shape or layout constraint: that dtype's key; else 0
+	refuse   cUint64 // the flags a tensor must not have: READ_ONLY for a MutTensor
+	mut      cInt32  // gd_ext_arg.mut, set by every tensor converter: 1 for a MutTensor
+	noAlias  bool    // a MutTensor without AllowOverlap: refuse one whose elements alias
 }
 
 func newFunction(name string, n int, names []string) *Function {
-	f := &Function{name: name, id: -1, gil: C.GD_EXT_GIL_AUTO, kwOnly: n, resultLike: -1}
+	f := &Function{name: name, id: -1, gil: extGilAuto, kwOnly: n, resultLike: -1}
 	if name == "" || !validIdentifier(name) {
 		f.fail("%q is not a valid Python function name", name)
 	}
 	if len(names) != n {
 		f.fail("the Go function has %d parameters but %d names were given (%s)", n, len(names), strings.Join(names, ", "))
 	}
-	if n > C.GD_EXT_MAX_PARAMS {
-		f.fail("at most %d parameters are supported", C.GD_EXT_MAX_PARAMS)
+	if n > extMaxParams {
+		f.fail("at most %d parameters are supported", extMaxParams)
 	}
 	seen := map[string]bool{}
 	for i := range n {
@@ -143,9 +142,15 @@ func (f *Function) Doc(doc string) *Function {
 // function holding the GIL. A function whose Go code waits for such a thread
 // must release the GIL always: ReleaseGIL.
 func (f *Function) HoldGIL() *Function {
-	f.gil = C.GD_EXT_GIL_HOLD
+	f.gil = extGilHold
 	return f
 }
+
+// GILReleases returns how many calls of this extension's functions have released
+// the GIL around their Go function so far: for tests and benchmarks of the GIL
+// policy (HoldGIL has it). Counted with the GIL held; a call in progress on
+// another thread may or may not be counted yet.
+func GILReleases() int64 { return gilReleases() }
 
 // ReleaseGIL releases the GIL while the Go function runs on every call, even
 // when no other Python thread exists (see HoldGIL for the default), for
@@ -153,7 +158,7 @@ func (f *Function) HoldGIL() *Function {
 // call Keep (allowed only in such functions) or close kept tensors of producers
 // whose release takes the GIL (NumPy's), C libraries calling back into Python.
 func (f *Function) ReleaseGIL() *Function {
-	f.gil = C.GD_EXT_GIL_RELEASE
+	f.gil = extGilRelease
 	return f
 }
 
@@ -209,14 +214,14 @@ func (f *Function) Where(name string, cs ...Constraint) *Function {
 	if p == nil {
 		return f
 	}
-	if p.kind != C.GD_EXT_TENSOR && p.kind != C.GD_EXT_MUT_TENSOR {
+	if p.kind != extTensor && p.kind != extMutTensor {
 		f.fail("parameter %s is not a tensor: it takes no constraints", name)
 		return f
 	}
 	for _, c := range cs {
 		c.apply(p)
 	}
-	if p.allowOverlap && p.kind != C.GD_EXT_MUT_TENSOR {
+	if p.allowOverlap && p.kind != extMutTensor {
 		f.fail("parameter %s: AllowOverlap applies to a MutTensor (a Tensor is only read)", name)
 	}
 	return f
@@ -234,29 +239,29 @@ func dtypeKey(code, bits uint8, lanes uint16) uint32 {
 }
 
 // converter chooses, once, how argument i of f becomes a Go A.
-func converter[A any](f *Function, i int) func(*C.gd_ext_arg) (A, error) {
+func converter[A any](f *Function, i int) func(*extArg) (A, error) {
 	p := f.params[i]
 	var zero A
 	p.goType = reflect.TypeFor[A]()
 	var c any
 	switch v := any(zero).(type) {
 	case int64:
-		p.kind = C.GD_EXT_INT
-		c = func(a *C.gd_ext_arg) (int64, error) { return int64(a.i), nil }
+		p.kind = extInt
+		c = func(a *extArg) (int64, error) { return int64(a.i), nil }
 	case int:
-		p.kind = C.GD_EXT_INT
-		c = func(a *C.gd_ext_arg) (int, error) { return int(a.i), nil }
+		p.kind = extInt
+		c = func(a *extArg) (int, error) { return int(a.i), nil }
 	case float64:
-		p.kind = C.GD_EXT_FLOAT
-		c = func(a *C.gd_ext_arg) (float64, error) { return float64(a.f), nil }
+		p.kind = extFloat
+		c = func(a *extArg) (float64, error) { return float64(a.f), nil }
 	case bool:
-		p.kind = C.GD_EXT_BOOL
-		c = func(a *C.gd_ext_arg) (bool, error) { return a.i != 0, nil }
+		p.kind = extBool
+		c = func(a *extArg) (bool, error) { return a.i != 0, nil }
 	case string:
-		p.kind = C.GD_EXT_STR
-		c = func(a *C.gd_ext_arg) (string, error) { return C.GoStringN(a.s, C.int(a.slen)), nil }
+		p.kind = extStr
+		c = func(a *extArg) (string, error) { return argString(a), nil }
 	case tensorParam:
-		p.kind = C.GD_EXT_TENSOR
+		p.kind = extTensor
 		dts, ok := dtypesOf(v.elementType())
 		if !ok {
 			f.fail("parameter %s: %v: the type argument must be a DLPack element type or a godlpack.DTypeSet", p.name, p.goType)
@@ -265,21 +270,21 @@ func converter[A any](f *Function, i int) func(*C.gd_ext_arg) (A, error) {
 		c = v.converter(f, p)
 	default:
 		f.fail("parameter %s: unsupported type %v (use Tensor, MutTensor, int64, int, float64, bool or string)", p.name, p.goType)
-		return func(*C.gd_ext_arg) (A, error) {
+		return func(*extArg) (A, error) {
 			return zero, RuntimeError.Errorf("%s(): unsupported parameter", f.name)
 		}
 	}
-	return c.(func(*C.gd_ext_arg) (A, error))
+	return c.(func(*extArg) (A, error))
 }
 
 // finish works out what the tensor fast path needs, once the constraints are final.
 func (p *param) finish() {
-	tensor := p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR
+	tensor := p.kind == extTensor || p.kind == extMutTensor
 	if tensor && len(p.dtypeKeys) == 1 && p.shape == nil && !p.contiguous {
 		p.quickKey = p.dtypeKeys[0] // never 0: lanes >= 1
 	}
 	if p.writable {
-		p.refuse, p.mut = C.GD_FLAG_READ_ONLY, 1
+		p.refuse, p.mut = flagReadOnly, 1
 		p.noAlias = !p.allowOverlap
 	}
 }
@@ -292,7 +297,7 @@ const selfOverlapWork = 1 << 16
 // aliased reports whether the elements of a MutTensor argument may alias each
 // other (p.noAlias's refusal). One pass over the dimensions for the layouts
 // producers make.
-func aliased(a *C.gd_ext_arg) bool {
+func aliased(a *extArg) bool {
 	x := Tensor[Any]{a}
 	return dlpack.SelfOverlap(x.shape(), x.strides(), selfOverlapWork) != dlpack.NoAliasing
 }
@@ -301,7 +306,7 @@ func aliased(a *C.gd_ext_arg) bool {
 // p, a quick parameter (quickKey: one dtype, and at most ndim and writability
 // besides). false sends the argument to check, which decides and names what is
 // wrong.
-func (p *param) holds(a *C.gd_ext_arg) bool {
+func (p *param) holds(a *extArg) bool {
 	dt := a.m.dl_tensor.dtype
 	return dtypeKey(uint8(dt.code), uint8(dt.bits), uint16(dt.lanes)) == p.quickKey &&
 		(p.ndim < 0 || int(a.m.dl_tensor.ndim) == p.ndim) && a.m.flags&p.refuse == 0
@@ -310,7 +315,7 @@ func (p *param) holds(a *C.gd_ext_arg) bool {
 // arg converts argument a of parameter p: a present tensor that holds right here,
 // with no call (a call costs ~1-2 ns, a tenth of what a call of a short function
 // spends in Go); anything else through p's converter c (chosen by converter).
-func arg[A any](p *param, c func(*C.gd_ext_arg) (A, error), a *C.gd_ext_arg) (A, error) {
+func arg[A any](p *param, c func(*extArg) (A, error), a *extArg) (A, error) {
 	// holds stays small enough to inline (the Go compiler's budget); the aliasing
 	// rule, a call, is asked apart, of a MutTensor only.
 	if p.quickKey != 0 && a.obj != nil && p.holds(a) && !(p.noAlias && aliased(a)) { // only a tensor's argument has obj set
@@ -322,7 +327,7 @@ func arg[A any](p *param, c func(*C.gd_ext_arg) (A, error), a *C.gd_ext_arg) (A,
 }
 
 // check applies p's constraints to a tensor argument.
-func (p *param) check(f *Function, a *C.gd_ext_arg) error {
+func (p *param) check(f *Function, a *extArg) error {
 	t := &a.m.dl_tensor
 	if p.dtypeKeys != nil {
 		key := dtypeKey(uint8(t.dtype.code), uint8(t.dtype.bits), uint16(t.dtype.lanes))
@@ -334,7 +339,7 @@ func (p *param) check(f *Function, a *C.gd_ext_arg) error {
 			return p.mismatch(f, "a "+p.dtypeNames()+" tensor", Tensor[Any]{a}.DType().Name)
 		}
 	}
-	if p.writable && a.m.flags&C.GD_FLAG_READ_ONLY != 0 {
+	if p.writable && a.m.flags&flagReadOnly != 0 {
 		return p.mismatch(f, "a writable tensor", "a read-only one")
 	}
 	if p.ndim >= 0 && int(t.ndim) != p.ndim {
@@ -422,7 +427,7 @@ func tupleString(parts []string) string {
 func Func0[R any](name string, fn func() (R, error)) *Function {
 	f := newFunction(name, 0, nil)
 	w := resultWriter[R](f)
-	f.call = func(_ []C.gd_ext_arg, res *C.gd_ext_result) error {
+	f.call = func(_ []extArg, res *extResult) error {
 		r, err := fn()
 		if err != nil {
 			return err
@@ -438,7 +443,7 @@ func Func1[A, R any](name string, fn func(A) (R, error), params ...string) *Func
 	ca := converter[A](f, 0)
 	pa := f.params[0]
 	w := resultWriter[R](f)
-	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
+	f.call = func(args []extArg, res *extResult) error {
 		a, err := arg(pa, ca, &args[0])
 		if err != nil {
 			return err
@@ -458,7 +463,7 @@ func Func2[A, B, R any](name string, fn func(A, B) (R, error), params ...string)
 	ca, cb := converter[A](f, 0), converter[B](f, 1)
 	pa, pb := f.params[0], f.params[1]
 	w := resultWriter[R](f)
-	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
+	f.call = func(args []extArg, res *extResult) error {
 		a, err := arg(pa, ca, &args[0])
 		if err != nil {
 			return err
@@ -482,7 +487,7 @@ func Func3[A, B, C_, R any](name string, fn func(A, B, C_) (R, error), params ..
 	ca, cb, cc := converter[A](f, 0), converter[B](f, 1), converter[C_](f, 2)
 	pa, pb, pc := f.params[0], f.params[1], f.params[2]
 	w := resultWriter[R](f)
-	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
+	f.call = func(args []extArg, res *extResult) error {
 		a, err := arg(pa, ca, &args[0])
 		if err != nil {
 			return err
@@ -510,7 +515,7 @@ func Func4[A, B, C_, D, R any](name string, fn func(A, B, C_, D) (R, error), par
 	ca, cb, cc, cd := converter[A](f, 0), converter[B](f, 1), converter[C_](f, 2), converter[D](f, 3)
 	pa, pb, pc, pd := f.params[0], f.params[1], f.params[2], f.params[3]
 	w := resultWriter[R](f)
-	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
+	f.call = func(args []extArg, res *extResult) error {
 		a, err := arg(pa, ca, &args[0])
 		if err != nil {
 			return err

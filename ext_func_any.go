@@ -1,5 +1,3 @@
-//go:build godlpack_python
-
 package godlpack
 
 // ext_func_any.go: Func, a Function of a Go function of any arity and signature,
@@ -7,24 +5,19 @@ package godlpack
 // tensors and scalars (their converters are chosen at compile time); Func pays a
 // reflect.Value.Call per call (~100-200 ns) for everything else.
 
-// #include "ext.h" // Python.h first, before any system header (CPython's rule)
-// #include <stdlib.h>
-import "C"
-
 import (
 	"math"
 	"reflect"
 	"strings"
-	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
 // argConv converts one argument of a Func for the Go function (reflection path).
-type argConv func(a *C.gd_ext_arg) (reflect.Value, error)
+type argConv func(a *extArg) (reflect.Value, error)
 
 // resultWriter writes the Go function's results (the error left out) for C.
-type resultsWriter func(out []reflect.Value, res *C.gd_ext_result) error
+type resultsWriter func(out []reflect.Value, res *extResult) error
 
 var errorType = reflect.TypeFor[error]()
 
@@ -64,7 +57,7 @@ func Func(name string, fn any, params ...string) *Function {
 	if ft.IsVariadic() {
 		f.fail("a variadic Go function cannot be bound: take a slice")
 	}
-	if n > C.GD_EXT_MAX_PARAMS {
+	if n > extMaxParams {
 		return f // newFunction said so
 	}
 	convs := make([]argConv, n)
@@ -72,7 +65,7 @@ func Func(name string, fn any, params ...string) *Function {
 		convs[i] = argConverter(f, i, ft.In(i))
 	}
 	write := resultsWriterOf(f, ft)
-	f.call = func(args []C.gd_ext_arg, res *C.gd_ext_result) error {
+	f.call = func(args []extArg, res *extResult) error {
 		in := make([]reflect.Value, n)
 		for i, c := range convs {
 			v, err := c(&args[i])
@@ -108,14 +101,14 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 	p := f.params[i]
 	p.goType = t
 	if tp, ok := reflect.Zero(t).Interface().(tensorParam); ok {
-		p.kind = C.GD_EXT_TENSOR // MutTensor's converter makes it GD_EXT_MUT_TENSOR
+		p.kind = extTensor // MutTensor's converter makes it GD_EXT_MUT_TENSOR
 		dts, ok := dtypesOf(tp.elementType())
 		if !ok {
 			f.fail("parameter %s: %v: the type argument must be a DLPack element type or a godlpack.DTypeSet", p.name, t)
 		}
 		p.setDTypes(dts)
 		c := reflect.ValueOf(tp.converter(f, p))
-		return func(a *C.gd_ext_arg) (reflect.Value, error) {
+		return func(a *extArg) (reflect.Value, error) {
 			out := c.Call([]reflect.Value{reflect.ValueOf(a)})
 			err, _ := out[1].Interface().(error)
 			return out[0], err
@@ -124,9 +117,9 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		p.kind = C.GD_EXT_INT
+		p.kind = extInt
 		lo, hi := intRange(t)
-		return func(a *C.gd_ext_arg) (reflect.Value, error) {
+		return func(a *extArg) (reflect.Value, error) {
 			v := int64(a.i)
 			if v < lo || v > hi {
 				return reflect.Value{}, OverflowError.Errorf("%s(): argument %s: %d is out of range for %v (%d to %d)", f.name, p.name, v, t, lo, hi)
@@ -134,8 +127,8 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 			return reflect.ValueOf(v).Convert(t), nil
 		}
 	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
-		p.kind = C.GD_EXT_UINT // C checks the range: 0 to 2**64-1
-		return func(a *C.gd_ext_arg) (reflect.Value, error) {
+		p.kind = extUint // C checks the range: 0 to 2**64-1
+		return func(a *extArg) (reflect.Value, error) {
 			v := uint64(a.i)
 			if t.Bits() < 64 && v > math.MaxUint32 {
 				return reflect.Value{}, OverflowError.Errorf("%s(): argument %s: %d is out of range for %v", f.name, p.name, v, t)
@@ -143,19 +136,19 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 			return reflect.ValueOf(v).Convert(t), nil
 		}
 	case reflect.Float32, reflect.Float64:
-		p.kind = C.GD_EXT_FLOAT
-		return func(a *C.gd_ext_arg) (reflect.Value, error) { return reflect.ValueOf(float64(a.f)).Convert(t), nil }
+		p.kind = extFloat
+		return func(a *extArg) (reflect.Value, error) { return reflect.ValueOf(float64(a.f)).Convert(t), nil }
 	case reflect.Bool:
-		p.kind = C.GD_EXT_BOOL
-		return func(a *C.gd_ext_arg) (reflect.Value, error) { return reflect.ValueOf(a.i != 0).Convert(t), nil }
+		p.kind = extBool
+		return func(a *extArg) (reflect.Value, error) { return reflect.ValueOf(a.i != 0).Convert(t), nil }
 	case reflect.String:
-		p.kind = C.GD_EXT_STR
-		return func(a *C.gd_ext_arg) (reflect.Value, error) {
-			return reflect.ValueOf(C.GoStringN(a.s, C.int(a.slen))).Convert(t), nil
+		p.kind = extStr
+		return func(a *extArg) (reflect.Value, error) {
+			return reflect.ValueOf(argString(a)).Convert(t), nil
 		}
 	}
 	if isInstanceType(t) { // a bound class's *T: its class is resolved at import (resolveClasses)
-		p.kind = C.GD_EXT_INSTANCE
+		p.kind = extInstance
 		f.classTypes = append(f.classTypes, t)
 		return instanceConverter(t)
 	}
@@ -163,17 +156,17 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 		if why := callbackType(t); why != "" {
 			f.fail("parameter %s: %s", p.name, why)
 		}
-		p.kind = C.GD_EXT_OBJECT
-		return func(a *C.gd_ext_arg) (reflect.Value, error) { return callbackArg(f, p, a) }
+		p.kind = extObject
+		return func(a *extArg) (reflect.Value, error) { return callbackArg(f, p, a) }
 	}
 	if err := convertible(t, false); err != "" {
 		f.fail("parameter %s: %s", p.name, err)
-		return func(*C.gd_ext_arg) (reflect.Value, error) {
+		return func(*extArg) (reflect.Value, error) {
 			return reflect.Value{}, RuntimeError.Errorf("%s(): unsupported parameter", f.name)
 		}
 	}
-	p.kind = C.GD_EXT_OBJECT
-	return func(a *C.gd_ext_arg) (reflect.Value, error) { return objectArg(f, p, a) }
+	p.kind = extObject
+	return func(a *extArg) (reflect.Value, error) { return objectArg(f, p, a) }
 }
 
 // intRange is the values of a signed or 32-bit-or-narrower unsigned integer type.
@@ -192,30 +185,30 @@ func intRange(t reflect.Type) (lo, hi int64) {
 // acceptsOf is what C checks of an OBJECT argument of type t before Go converts
 // it (GD_EXT_ACCEPT_* bits; 0: anything): its Python type, so that a mismatch is a
 // TypeError in C and an overload set tries its next alternative.
-func acceptsOf(t reflect.Type) C.int32_t {
+func acceptsOf(t reflect.Type) cInt32 {
 	if t == reflect.TypeFor[*Object]() {
 		return 0
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		if inner := acceptsOf(t.Elem()); inner != 0 {
-			return C.GD_EXT_ACCEPT_NONE | inner
+			return extAcceptNone | inner
 		}
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return C.GD_EXT_ACCEPT_BYTES
+			return extAcceptBytes
 		}
-		return C.GD_EXT_ACCEPT_SEQ
+		return extAcceptSeq
 	case reflect.Map:
-		return C.GD_EXT_ACCEPT_DICT
+		return extAcceptDict
 	case reflect.Func:
-		return C.GD_EXT_ACCEPT_CALLABLE
+		return extAcceptCallable
 	case reflect.String:
-		return C.GD_EXT_ACCEPT_STR
+		return extAcceptStr
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
-		return C.GD_EXT_ACCEPT_NUMBER
+		return extAcceptNumber
 	}
 	return 0
 }
@@ -260,11 +253,11 @@ func resultsWriterOf(f *Function, ft reflect.Type) resultsWriter {
 	if hasErr {
 		nout--
 	}
-	writers := make([]func(reflect.Value, *C.gd_ext_result) error, nout)
+	writers := make([]func(reflect.Value, *extResult) error, nout)
 	for i := range nout {
 		writers[i] = valueWriter(f, ft.Out(i))
 	}
-	return func(out []reflect.Value, res *C.gd_ext_result) error {
+	return func(out []reflect.Value, res *extResult) error {
 		if hasErr {
 			if err, _ := out[nout].Interface().(error); err != nil {
 				return err
@@ -292,29 +285,29 @@ func resultsWriterOf(f *Function, ft reflect.Type) resultsWriter {
 // valueWriter chooses, once, how a result of type t is written: the kinds C
 // builds itself (numbers, str, tensors, tuples), else a Python object made in Go
 // with the GIL (GD_EXT_R_OBJECT).
-func valueWriter(f *Function, t reflect.Type) func(reflect.Value, *C.gd_ext_result) error {
+func valueWriter(f *Function, t reflect.Type) func(reflect.Value, *extResult) error {
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(v reflect.Value, r *C.gd_ext_result) error {
-			r.kind, r.i = C.GD_EXT_R_INT, C.int64_t(v.Int())
+		return func(v reflect.Value, r *extResult) error {
+			r.kind, r.i = extRInt, cInt64(v.Int())
 			return nil
 		}
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		return func(v reflect.Value, r *C.gd_ext_result) error {
-			r.kind, r.i = C.GD_EXT_R_INT, C.int64_t(v.Uint())
+		return func(v reflect.Value, r *extResult) error {
+			r.kind, r.i = extRInt, cInt64(v.Uint())
 			return nil
 		}
 	case reflect.Float32, reflect.Float64:
-		return func(v reflect.Value, r *C.gd_ext_result) error {
-			r.kind, r.f = C.GD_EXT_R_FLOAT, C.double(v.Float())
+		return func(v reflect.Value, r *extResult) error {
+			r.kind, r.f = extRFloat, cDouble(v.Float())
 			return nil
 		}
 	case reflect.Bool, reflect.String:
-		return func(v reflect.Value, r *C.gd_ext_result) error { return writeValue(v.Interface(), r) }
+		return func(v reflect.Value, r *extResult) error { return writeValue(v.Interface(), r) }
 	}
 	switch t {
 	case reflect.TypeFor[*tensor.Tensor](), reflect.TypeFor[None](), reflect.TypeFor[Tuple](), reflect.TypeFor[any]():
-		return func(v reflect.Value, r *C.gd_ext_result) error { return writeValue(v.Interface(), r) }
+		return func(v reflect.Value, r *extResult) error { return writeValue(v.Interface(), r) }
 	}
 	if isInstanceType(t) {
 		f.classTypes = append(f.classTypes, t)
@@ -326,12 +319,27 @@ func valueWriter(f *Function, t reflect.Type) func(reflect.Value, *C.gd_ext_resu
 	return writeObject
 }
 
-// newTuple makes res a tuple of n items, zeroed (C memory that C frees).
-func newTuple(res *C.gd_ext_result, n int) ([]C.gd_ext_result, error) {
-	items := (*C.gd_ext_result)(C.calloc(C.size_t(max(n, 1)), C.size_t(C.sizeof_gd_ext_result)))
-	if items == nil {
-		return nil, MemoryError.Errorf("out of memory for a tuple of %d items", n)
+// callbackType says why a Go func type cannot be a callback parameter (""
+// when it can): its parameters must convert to Python (as results do), and it
+// returns an error last, which carries the Python exception, after at most one
+// value converted from the callable's result.
+func callbackType(t reflect.Type) string {
+	if t.IsVariadic() {
+		return "a callback type cannot be variadic"
 	}
-	res.kind, res.p, res.n = C.GD_EXT_R_TUPLE, unsafe.Pointer(items), C.int64_t(n)
-	return unsafe.Slice(items, n), nil
+	n := t.NumOut()
+	if n == 0 || n > 2 || t.Out(n-1) != errorType {
+		return "a callback type must return error or (T, error): " + t.String()
+	}
+	for i := range t.NumIn() {
+		if why := convertible(t.In(i), true); why != "" {
+			return "callback parameter " + why
+		}
+	}
+	if n == 2 {
+		if why := convertible(t.Out(0), false); why != "" {
+			return "callback result " + why
+		}
+	}
+	return ""
 }

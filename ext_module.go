@@ -1,37 +1,16 @@
-//go:build godlpack_python
-
 package godlpack
 
-// #include "ext.h" // Python.h first, before any system header (CPython's rule)
-// #include <stdlib.h>
-// int gd_ext_add(PyObject *m, gd_ext_func *f);
-import "C"
+// ext_module.go: Module, a module's declaration, and the checks of its members
+// (the rules import applies and Check reports). No build tag and no C;
+// ext_module_cpython.go makes the module object when Python imports it.
 
 import (
 	"fmt"
 	"math"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
-	"unsafe"
 )
-
-// A Python extension written in Go is a main package that imports this one and
-// defines its module in an init function:
-//
-//	func init() {
-//		godlpack.Module("goext", "Functions over DLPack tensors, in Go.",
-//			godlpack.Func2("scale", scale, "x", "k"),
-//			godlpack.Func1("sum", sum, "x"),
-//		)
-//	}
-//
-//	func main() {} // a c-shared library needs one; it never runs
-//
-// godlpack's build backend compiles it with -buildmode=c-shared and adds the
-// module's PyInit_<name> (PyInitTemplate). Arrays it returns are godlpack.Array
-// instances made by the godlpack module itself, which the extension imports.
 
 // modules holds the modules the package's init functions defined, by name.
 var modules = map[string]*moduleSpec{}
@@ -182,142 +161,6 @@ PyMODINIT_FUNC PyInit_{name}(void) { return godlpack_ext_init("{name}"); }
 import "C"
 `
 
-func importError(msg string) {
-	cs := C.CString(msg)
-	defer C.free(unsafe.Pointer(cs))
-	C.PyErr_SetString(C.PyExc_ImportError, cs)
-}
-
-// goExtModuleDoc is the docstring of module name (malloc'd, for good), or NULL
-// with ImportError set when the extension defines no such module or its
-// definition has mistakes.
-//
-//export goExtModuleDoc
-func goExtModuleDoc(name *C.char) *C.char {
-	m, ok := modules[C.GoString(name)]
-	if !ok {
-		names := make([]string, 0, len(modules))
-		for n := range modules {
-			names = append(names, strconv.Quote(n))
-		}
-		sort.Strings(names)
-		importError(fmt.Sprintf("this extension defines no godlpack.Module(%q, ...) (it defines: %s); the module name must be the one the extension is built as", C.GoString(name), strings.Join(names, ", ")))
-		return nil
-	}
-	m.resolveClasses()
-	if len(m.errs) > 0 {
-		importError(fmt.Sprintf("godlpack.Module(%q): %s", m.name, strings.Join(m.errs, "; ")))
-		return nil
-	}
-	return C.CString(m.doc)
-}
-
-// goExtExec adds module name's functions to the module object mod (module
-// exec, GIL held).
-//
-//export goExtExec
-func goExtExec(mod *C.PyObject, name *C.char) C.int {
-	markHosted() // Go code of this extension may call back into Python (gil.go)
-	m := modules[C.GoString(name)]
-	if m == nil {
-		importError("godlpack: module " + C.GoString(name) + " vanished")
-		return -1
-	}
-	if m.addTo(mod) < 0 || m.addStubInfo(mod) < 0 {
-		return -1
-	}
-	return registerForkHooks(mod) // this extension's own Go runtime (fork_hooks.go)
-}
-
-// addTo adds m's functions to the module object mod (GIL held). Their C tables
-// are made once and kept for good: a module imported again shares them.
-func (m *moduleSpec) addTo(mod *C.PyObject) C.int {
-	for _, e := range m.exceptions {
-		if e.addTo(mod, m.name) < 0 {
-			return -1
-		}
-	}
-	for _, c := range m.classes {
-		if c.addTo(mod, m.name) < 0 {
-			return -1
-		}
-	}
-	for _, f := range m.funcs {
-		f.makeCTable()
-		if C.gd_ext_add(mod, f.cfunc) < 0 {
-			return -1
-		}
-	}
-	return 0
-}
-
-// makeCTable gives f its id in extFuncs and its C table, the first time (GIL held).
-func (f *Function) makeCTable() {
-	if f.cfunc == nil {
-		f.id = int32(len(extFuncs))
-		extFuncs = append(extFuncs, f)
-		f.cfunc = f.cTable()
-	}
-}
-
-// cTable makes the C description of f that ext_call.c reads (C memory, never freed).
-func (f *Function) cTable() *C.gd_ext_func {
-	c := C.gd_ext_func_new()
-	if c == nil {
-		panic("godlpack: out of memory at module init")
-	}
-	c.def.ml_name = C.CString(f.name)
-	if len(f.overloads) > 0 {
-		c.def.ml_doc = C.CString(f.name + "(*args, **kwargs)\n--\n\nOverloaded:\n" + f.overloadSignatures(true) + "\n\n" + f.doc)
-		f.overloadTable(c)
-	} else {
-		c.def.ml_doc = C.CString(f.signature() + "\n--\n\n" + f.doc)
-	}
-	c.id = C.int32_t(f.id)
-	c.nparams = C.int32_t(len(f.params))
-	c.npositional, c.fast_nargs = C.int32_t(f.kwOnly), C.int32_t(len(f.params))
-	if f.kwOnly < len(f.params) {
-		c.fast_nargs = -1
-	}
-	c.result_fw = f.resultFw
-	if f.resultLike >= 0 {
-		c.result_fw, c.result_like = C.GD_EXT_FW_LIKE, C.int32_t(f.resultLike)
-	}
-	c.gil = f.gil
-	for i, p := range f.params {
-		p.finish()
-		cp := &c.params[i]
-		cp.name = C.CString(p.name)
-		cp.kind = p.kind
-		if c, ok := boundClasses[p.goType]; ok && p.kind == C.GD_EXT_INSTANCE {
-			cp.cls = C.int32_t(c.id)
-		}
-		if p.kind == C.GD_EXT_OBJECT {
-			cp.accepts, cp.type_name = acceptsOf(p.goType), C.CString(pyTypeName(p.goType))
-		}
-		if p.hasDefault {
-			cp.has_default = 1
-			v := reflect.ValueOf(p.def)
-			switch isInt, isFloat := numberKind(p.def); {
-			case p.def == nil && (p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR):
-				cp.kind |= C.GD_EXT_OPTIONAL // an optional tensor: ext_call.c's absent_tensor
-			case p.kind == C.GD_EXT_OBJECT: // Go keeps it (param.defaultValue); C passes NULL
-			case isInt && v.CanInt():
-				cp.def_i, cp.def_f = C.int64_t(v.Int()), C.double(v.Int())
-			case isInt:
-				cp.def_i, cp.def_f = C.int64_t(v.Uint()), C.double(v.Uint()) // a uint64's bits
-			case isFloat:
-				cp.def_f = C.double(v.Float())
-			case v.Kind() == reflect.Bool && v.Bool():
-				cp.def_i = 1
-			case v.Kind() == reflect.String:
-				cp.def_s, cp.def_slen = (*C.char)(cBytes(v.String())), C.Py_ssize_t(v.Len())
-			}
-		}
-	}
-	return c
-}
-
 // numberKind says whether v is a Go integer or a Go float (any width).
 func numberKind(v any) (isInt, isFloat bool) {
 	switch reflect.ValueOf(v).Kind() {
@@ -346,19 +189,19 @@ func (f *Function) checkDefaults() []string {
 		isInt, isFloat := numberKind(p.def)
 		ok := false
 		switch p.kind {
-		case C.GD_EXT_INT, C.GD_EXT_UINT:
+		case extInt, extUint:
 			ok = isInt
-		case C.GD_EXT_FLOAT:
+		case extFloat:
 			ok = isInt || isFloat
-		case C.GD_EXT_BOOL:
+		case extBool:
 			_, ok = p.def.(bool)
-		case C.GD_EXT_STR:
+		case extStr:
 			_, ok = p.def.(string)
-		case C.GD_EXT_TENSOR, C.GD_EXT_MUT_TENSOR:
+		case extTensor, extMutTensor:
 			ok = p.def == nil
-		case C.GD_EXT_OBJECT:
+		case extObject:
 			ok = defaultSuits(p.def, p.goType)
-		case C.GD_EXT_INSTANCE:
+		case extInstance:
 			ok = p.def == nil
 		}
 		if !ok {
@@ -366,6 +209,36 @@ func (f *Function) checkDefaults() []string {
 		}
 	}
 	return errs
+}
+
+// defaultSuits reports whether value may be the default of an object parameter
+// of type t: nil for a type that has it, or a value convertible to t (or to
+// what t points to).
+func defaultSuits(value any, t reflect.Type) bool {
+	if value == nil {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+			return true
+		}
+		return false
+	}
+	d := reflect.TypeOf(value)
+	return d.ConvertibleTo(t) || (t.Kind() == reflect.Pointer && d.ConvertibleTo(t.Elem()))
+}
+
+// defaultValue is the value of an absent argument of an object parameter: its
+// Default converted to its type, or the type's zero value (nil).
+func (p *param) defaultValue() reflect.Value {
+	if p.def == nil {
+		return reflect.Zero(p.goType)
+	}
+	d := reflect.ValueOf(p.def)
+	if p.goType.Kind() == reflect.Pointer && !d.Type().ConvertibleTo(p.goType) {
+		ptr := reflect.New(p.goType.Elem())
+		ptr.Elem().Set(d.Convert(p.goType.Elem()))
+		return ptr
+	}
+	return d.Convert(p.goType)
 }
 
 // signature is f's text signature, "scale(x, k=2.0)", for help() and inspect.

@@ -1,17 +1,10 @@
-//go:build godlpack_python
-
 package godlpack
 
 // ext_overload.go: one Python name for several Go functions (Overload).
 
-// #include "ext.h" // Python.h first, before any system header (CPython's rule)
-// #include <stdlib.h>
-import "C"
-
 import (
 	"fmt"
 	"strings"
-	"unsafe"
 )
 
 // Overload binds several Functions under one Python name, tried in declaration
@@ -73,19 +66,4 @@ func (f *Function) typedSignature() string {
 		}
 	}
 	return f.name + "(" + strings.Join(parts, ", ") + ")"
-}
-
-// overloadTable fills c, the C table of an overload set, with its alternatives'.
-func (f *Function) overloadTable(c *C.gd_ext_func) {
-	n := len(f.overloads)
-	alts := (**C.gd_ext_func)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof((*C.gd_ext_func)(nil)))))
-	if alts == nil {
-		panic("godlpack: out of memory at module init")
-	}
-	for i, a := range f.overloads {
-		a.makeCTable()
-		unsafe.Slice(alts, n)[i] = a.cfunc
-	}
-	c.overloads, c.noverloads = alts, C.int32_t(n)
-	c.overload_sigs = C.CString(f.overloadSignatures(false))
 }

@@ -1,10 +1,7 @@
-//go:build godlpack_python
-
 package godlpack
 
-// #include "ext.h" // Python.h first, before any system header (CPython's rule)
-// #include <stdlib.h>
-import "C"
+// ext_tensor.go: Tensor and MutTensor, the tensor arguments of a function. No
+// build tag and no C (ext_cpython.go has Keep's C call).
 
 import (
 	"errors"
@@ -29,7 +26,7 @@ import (
 // call first if others use it, and Keep (other goroutines only in a ReleaseGIL
 // function).
 type Tensor[E any] struct {
-	a *C.gd_ext_arg // C memory, the call's; one pointer, so passing a Tensor costs nothing
+	a *extArg // C memory, the call's; one pointer, so passing a Tensor costs nothing
 }
 
 // A MutTensor is a Tensor the function may write to: a read-only producer's
@@ -42,10 +39,10 @@ type MutTensor[E any] struct {
 // TensorArg is what Tensor and MutTensor have in common, for functions over
 // either (ReadSlice).
 type TensorArg interface {
-	arg() *C.gd_ext_arg
+	arg() *extArg
 }
 
-func (x Tensor[E]) arg() *C.gd_ext_arg { return x.a }
+func (x Tensor[E]) arg() *extArg { return x.a }
 
 // IsNone reports whether the argument is absent: an optional tensor parameter
 // (Default(name, nil)) that Python passed None for or left out. Such a Tensor is
@@ -85,7 +82,7 @@ func (AnyInt) DTypes() []*dlpack.DType {
 	return []*dlpack.DType{dlpack.DTypeOf[int8](), dlpack.DTypeOf[int16](), dlpack.DTypeOf[int32](), dlpack.DTypeOf[int64]()}
 }
 
-func (x Tensor[E]) dl() *C.DLTensor { return &x.a.m.dl_tensor }
+func (x Tensor[E]) dl() *cDLTensor { return &x.a.m.dl_tensor }
 
 // DType returns the element type.
 func (x Tensor[E]) DType() *dlpack.DType {
@@ -129,7 +126,7 @@ func (x Tensor[E]) Len() int64 {
 }
 
 // ReadOnly reports whether the producer marked the tensor read-only.
-func (x Tensor[E]) ReadOnly() bool { return x.a.m.flags&C.GD_FLAG_READ_ONLY != 0 }
+func (x Tensor[E]) ReadOnly() bool { return x.a.m.flags&flagReadOnly != 0 }
 
 // Contiguous reports whether the elements are C-contiguous (row-major, no gaps).
 // A tensor with no elements is, whatever its strides (NumPy gives np.zeros((0, 5))
@@ -153,7 +150,7 @@ func ReadSlice[T dlpack.Element](x TensorArg) ([]T, error) {
 	if !t.Contiguous() {
 		return nil, tensor.ErrNotContiguous
 	}
-	if t.DType().SubByte() && t.a.m.flags&C.GD_FLAG_SUBBYTE_PADDED == 0 && t.Len() > 1 {
+	if t.DType().SubByte() && t.a.m.flags&flagSubbytePadded == 0 && t.Len() > 1 {
 		return nil, errors.New("godlpack: packed sub-byte elements share bytes; no []T can view them")
 	}
 	return unsafe.Slice((*T)(t.Data()), int(t.Len())), nil
@@ -181,7 +178,7 @@ func (x Tensor[E]) AsTensor() (*tensor.Tensor, error) {
 	if x.a.mut == 0 {
 		t.SetReadOnly()
 	}
-	x.a.go_tensor = C.uintptr_t(cgo.NewHandle(t))
+	x.a.go_tensor = cUintptr(cgo.NewHandle(t))
 	return t, nil
 }
 
@@ -196,17 +193,11 @@ func (x Tensor[E]) Keep() (*tensor.Tensor, error) {
 	if x.IsNone() {
 		return nil, errNone
 	}
-	var cerr *C.char
-	m := C.gd_ext_keep(x.a, &cerr)
-	if m == nil {
-		msg := "godlpack: Keep failed"
-		if cerr != nil {
-			msg = C.GoString(cerr)
-			C.free(unsafe.Pointer(cerr))
-		}
-		return nil, errors.New(msg)
+	m, err := keepArg(x.a)
+	if err != nil {
+		return nil, err
 	}
-	t, err := tensor.FromManaged(unsafe.Pointer(m))
+	t, err := tensor.FromManaged(m)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +208,7 @@ func (x Tensor[E]) Keep() (*tensor.Tensor, error) {
 }
 
 // releaseBorrowed closes the *tensor.Tensor that AsTensor made for a, if any.
-func releaseBorrowed(a *C.gd_ext_arg) {
+func releaseBorrowed(a *extArg) {
 	if a.go_tensor != 0 {
 		h := cgo.Handle(a.go_tensor)
 		a.go_tensor = 0
@@ -227,7 +218,7 @@ func releaseBorrowed(a *C.gd_ext_arg) {
 }
 
 // tensorParam is implemented by Tensor and MutTensor: the converter of such a
-// parameter, a func(*C.gd_ext_arg) (Self, error) as an any.
+// parameter, a func(*extArg) (Self, error) as an any.
 type tensorParam interface {
 	converter(f *Function, p *param) any
 	elementType() any
@@ -236,7 +227,7 @@ type tensorParam interface {
 func (Tensor[E]) elementType() any { var e E; return e }
 
 func (Tensor[E]) converter(f *Function, p *param) any {
-	return func(a *C.gd_ext_arg) (Tensor[E], error) {
+	return func(a *extArg) (Tensor[E], error) {
 		if a.obj == nil { // an optional tensor's None (ext_call.c): no argument
 			return Tensor[E]{}, nil
 		}
@@ -249,8 +240,8 @@ func (Tensor[E]) converter(f *Function, p *param) any {
 }
 
 func (MutTensor[E]) converter(f *Function, p *param) any {
-	p.writable, p.kind = true, C.GD_EXT_MUT_TENSOR // never lent: a lent tensor has no flags
-	return func(a *C.gd_ext_arg) (MutTensor[E], error) {
+	p.writable, p.kind = true, extMutTensor // never lent: a lent tensor has no flags
+	return func(a *extArg) (MutTensor[E], error) {
 		if a.obj == nil {
 			return MutTensor[E]{}, nil
 		}

@@ -38,36 +38,6 @@ func objectArg(f *Function, p *param, a *C.gd_ext_arg) (reflect.Value, error) {
 	return v, nil
 }
 
-// defaultValue is the value of an absent argument of an object parameter: its
-// Default converted to its type, or the type's zero value (nil).
-func (p *param) defaultValue() reflect.Value {
-	if p.def == nil {
-		return reflect.Zero(p.goType)
-	}
-	d := reflect.ValueOf(p.def)
-	if p.goType.Kind() == reflect.Pointer && !d.Type().ConvertibleTo(p.goType) {
-		ptr := reflect.New(p.goType.Elem())
-		ptr.Elem().Set(d.Convert(p.goType.Elem()))
-		return ptr
-	}
-	return d.Convert(p.goType)
-}
-
-// defaultSuits reports whether value may be the default of an object parameter
-// of type t: nil for a type that has it, or a value convertible to t (or to
-// what t points to).
-func defaultSuits(value any, t reflect.Type) bool {
-	if value == nil {
-		switch t.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
-			return true
-		}
-		return false
-	}
-	d := reflect.TypeOf(value)
-	return d.ConvertibleTo(t) || (t.Kind() == reflect.Pointer && d.ConvertibleTo(t.Elem()))
-}
-
 // fromPython converts o to a Go value of type t (GIL held). A mismatch is a
 // TypeError saying what was expected (pyTypeName) and what came, an integer out
 // of t's range an OverflowError, as CPython's for C integers.

@@ -37,10 +37,6 @@ var (
 	inCalls atomic.Int64
 )
 
-// ErrNotStarted is returned by calls into Python before Start (in a Go program) and
-// after Finalize.
-var ErrNotStarted = errors.New("godlpack: no Python interpreter: call godlpack.Start first (or the interpreter was finalized)")
-
 // markHosted records that Python itself loaded godlpack (module exec), so that Go
 // code of an extension may call back into it.
 func markHosted() { interpState.CompareAndSwap(interpNone, interpHosted) }

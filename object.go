@@ -13,25 +13,8 @@ import "C"
 import (
 	"errors"
 	"runtime"
-	"sync/atomic"
 	"unsafe"
 )
-
-// An Object is a reference to a Python object, held from Go. Close drops it; an
-// Object dropped without Close is released by a cleanup at the next call into
-// Python after the collector finds it. Its methods may be called from any goroutine
-// (each takes the GIL); Close may race with them: the calls that lose get ErrClosed.
-type Object struct {
-	p       atomic.Pointer[C.PyObject] // nil once closed
-	cleanup runtime.Cleanup
-}
-
-// ErrClosed is returned by the methods of a closed Object.
-var ErrClosed = errors.New("godlpack: the Object was closed")
-
-// Kw passes keyword arguments: as the last argument of Call or CallMethod,
-// o.Call(x, godlpack.Kw{"dim": 1}) is Python's o(x, dim=1).
-type Kw map[string]any
 
 // newObject wraps a new reference (GIL held); nil stays nil.
 func newObject(p *C.PyObject) *Object {
@@ -44,8 +27,8 @@ func newObject(p *C.PyObject) *Object {
 	return o
 }
 
-// Close drops the reference. Closing twice, or after Finalize, does nothing.
-func (o *Object) Close() {
+// pyClose is Close (object_api.go), with Python.
+func (o *Object) pyClose() {
 	p := o.p.Swap(nil)
 	if p == nil {
 		return
@@ -83,8 +66,8 @@ func (o *Object) with(f func(p *C.PyObject) error) error {
 	})
 }
 
-// Import imports a Python module, as Python's import statement does.
-func Import(name string) (*Object, error) {
+// importModuleObject is Import (object_api.go), with Python.
+func importModuleObject(name string) (*Object, error) {
 	var m *Object
 	err := withGIL(func() error {
 		p, err := importModule(name)
@@ -104,8 +87,8 @@ func importModule(name string) (*C.PyObject, error) {
 	return p, nil
 }
 
-// Attr returns the attribute name of o, as o.name in Python.
-func (o *Object) Attr(name string) (*Object, error) {
+// pyAttr is Attr (object_api.go), with Python.
+func (o *Object) pyAttr(name string) (*Object, error) {
 	var r *Object
 	err := o.with(func(p *C.PyObject) error {
 		a, err := getAttr(p, name)
@@ -125,8 +108,8 @@ func getAttr(p *C.PyObject, name string) (*C.PyObject, error) {
 	return a, nil
 }
 
-// SetAttr sets the attribute name of o to value converted (see FromGo).
-func (o *Object) SetAttr(name string, value any) error {
+// pySetAttr is SetAttr (object_api.go), with Python.
+func (o *Object) pySetAttr(name string, value any) error {
 	return o.with(func(p *C.PyObject) error {
 		v, err := toPython(value)
 		if err != nil {
@@ -142,11 +125,8 @@ func (o *Object) SetAttr(name string, value any) error {
 	})
 }
 
-// Call calls o with args converted from Go (see FromGo); a last argument of type
-// Kw gives the keyword arguments. A *tensor.Tensor argument moves into Python (as
-// Export does: the Go Tensor is ended, even if the call fails) and arrives as a
-// godlpack.Array over its memory, without a copy.
-func (o *Object) Call(args ...any) (*Object, error) {
+// pyCall is Call (object_api.go), with Python.
+func (o *Object) pyCall(args ...any) (*Object, error) {
 	var r *Object
 	err := o.with(func(p *C.PyObject) error {
 		res, err := callObject(p, args)
@@ -156,8 +136,8 @@ func (o *Object) Call(args ...any) (*Object, error) {
 	return r, err
 }
 
-// CallMethod calls o's method name, as o.name(*args, **kw) in Python.
-func (o *Object) CallMethod(name string, args ...any) (*Object, error) {
+// pyCallMethod is CallMethod (object_api.go), with Python.
+func (o *Object) pyCallMethod(name string, args ...any) (*Object, error) {
 	var r *Object
 	err := o.with(func(p *C.PyObject) error {
 		m, err := getAttr(p, name)
@@ -199,8 +179,8 @@ func callObject(p *C.PyObject, args []any) (*C.PyObject, error) {
 	return res, nil
 }
 
-// Item returns o[key].
-func (o *Object) Item(key any) (*Object, error) {
+// pyItem is Item (object_api.go), with Python.
+func (o *Object) pyItem(key any) (*Object, error) {
 	var r *Object
 	err := o.with(func(p *C.PyObject) error {
 		k, err := toPython(key)
@@ -218,8 +198,8 @@ func (o *Object) Item(key any) (*Object, error) {
 	return r, err
 }
 
-// SetItem sets o[key] = value.
-func (o *Object) SetItem(key, value any) error {
+// pySetItem is SetItem (object_api.go), with Python.
+func (o *Object) pySetItem(key, value any) error {
 	return o.with(func(p *C.PyObject) error {
 		k, err := toPython(key)
 		if err != nil {
@@ -238,8 +218,8 @@ func (o *Object) SetItem(key, value any) error {
 	})
 }
 
-// String returns str(o), or a description of why it could not be had.
-func (o *Object) String() string {
+// pyString is String (object_api.go), with Python.
+func (o *Object) pyString() string {
 	var s string
 	err := o.with(func(p *C.PyObject) error {
 		str := C.PyObject_Str(p)
@@ -257,8 +237,8 @@ func (o *Object) String() string {
 	return s
 }
 
-// IsNone reports whether o is Python's None (false for a closed Object).
-func (o *Object) IsNone() bool {
+// pyIsNone is IsNone (object_api.go), with Python.
+func (o *Object) pyIsNone() bool {
 	p := o.p.Load()
 	return p != nil && C.gd_is_none(p) != 0 // a pointer compare: no GIL needed
 }

@@ -19,14 +19,8 @@ import (
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
-// FromGo converts a Go value to a new Python object: nil and None to None; bool;
-// the int and uint types to int; float32, float64 to float; complex64, complex128
-// to complex; string to str (UTF-8); []byte to bytes; Tuple to tuple; []any to
-// list; map[string]any and Kw to dict (values converted alike); *Object to itself;
-// *tensor.Tensor to a godlpack.Array over its memory, without a copy: the Tensor
-// moves into Python (as Export, it is ended here; its memory lives until Python
-// drops the Array, a FromSlice tensor's slice pinned until then).
-func FromGo(v any) (*Object, error) {
+// fromGo is FromGo (object_api.go), with Python.
+func fromGo(v any) (*Object, error) {
 	var r *Object
 	err := withGIL(func() error {
 		p, err := toPython(v)
@@ -194,9 +188,8 @@ func argError(i int, err error) error {
 	return fmt.Errorf("item %d: %w", i, err)
 }
 
-// Int returns o as an int64: anything with __index__ (int, NumPy integers);
-// OverflowError beyond int64.
-func (o *Object) Int() (int64, error) {
+// pyInt is Int (object_api.go), with Python.
+func (o *Object) pyInt() (int64, error) {
 	var v int64
 	err := o.with(func(p *C.PyObject) (err error) {
 		v, err = asInt64(p, "the object")
@@ -205,8 +198,8 @@ func (o *Object) Int() (int64, error) {
 	return v, err
 }
 
-// Float returns o as a float64: anything with __float__ (or __index__).
-func (o *Object) Float() (float64, error) {
+// pyFloat is Float (object_api.go), with Python.
+func (o *Object) pyFloat() (float64, error) {
 	var v float64
 	err := o.with(func(p *C.PyObject) error {
 		v = float64(C.PyFloat_AsDouble(p))
@@ -218,9 +211,8 @@ func (o *Object) Float() (float64, error) {
 	return v, err
 }
 
-// Bool returns o as a bool: o must be True or False (TypeError otherwise, as an
-// extension's bool parameter; Python's truth of other objects is not guessed).
-func (o *Object) Bool() (bool, error) {
+// pyBool is Bool (object_api.go), with Python.
+func (o *Object) pyBool() (bool, error) {
 	var v bool
 	err := o.with(func(p *C.PyObject) error {
 		switch {
@@ -234,8 +226,8 @@ func (o *Object) Bool() (bool, error) {
 	return v, err
 }
 
-// Str returns the value of a str (TypeError for other objects: String gives str(o)).
-func (o *Object) Str() (string, error) {
+// pyStr is Str (object_api.go), with Python.
+func (o *Object) pyStr() (string, error) {
 	var v string
 	err := o.with(func(p *C.PyObject) (err error) {
 		v, err = strValue(p)
@@ -256,8 +248,8 @@ func strValue(p *C.PyObject) (string, error) {
 	return C.GoStringN(s, C.int(size)), nil
 }
 
-// Bytes returns a copy of a bytes object's contents.
-func (o *Object) Bytes() ([]byte, error) {
+// pyBytes is Bytes (object_api.go), with Python.
+func (o *Object) pyBytes() ([]byte, error) {
 	var v []byte
 	err := o.with(func(p *C.PyObject) error {
 		if C.gd_bytes_check_exact(p) == 0 {
@@ -269,12 +261,8 @@ func (o *Object) Bytes() ([]byte, error) {
 	return v, err
 }
 
-// Tensor returns o's tensor, without a copy: o is a godlpack.Array or any DLPack
-// producer (torch.Tensor, numpy.ndarray, JAX...), imported as godlpack.from_dlpack
-// imports it. The Tensor keeps the producer's memory alive until Close (or its
-// finalizer), which needs no GIL; dtype, shape, strides and the read-only flag are
-// the producer's.
-func (o *Object) Tensor() (*tensor.Tensor, error) {
+// pyTensor is Tensor (object_api.go), with Python.
+func (o *Object) pyTensor() (*tensor.Tensor, error) {
 	var m unsafe.Pointer
 	err := o.with(func(p *C.PyObject) error {
 		m = unsafe.Pointer(C.gd_embed_py_to_tensor(p))
@@ -289,11 +277,8 @@ func (o *Object) Tensor() (*tensor.Tensor, error) {
 	return tensor.FromManaged(m)
 }
 
-// Go converts o to a Go value: None to nil, bool, int to int64, float to float64,
-// str to string, bytes to []byte, tuple and list to []any, dict with str keys to
-// map[string]any (items converted alike). Other objects: TypeError (hold them as
-// *Object; Tensor takes a tensor).
-func (o *Object) Go() (any, error) {
+// pyGo is Go (object_api.go), with Python.
+func (o *Object) pyGo() (any, error) {
 	var v any
 	err := o.with(func(p *C.PyObject) (err error) {
 		v, err = toGo(p, 0)

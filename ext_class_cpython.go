@@ -1,0 +1,102 @@
+//go:build godlpack_python
+
+package godlpack
+
+// ext_class_cpython.go: a bound class's Python type (ext_class.c makes it), from
+// the declarations ext_class.go checked, and the release of an instance's Go
+// value.
+
+// #include "ext.h" // Python.h first, before any system header (CPython's rule)
+// #include <stdlib.h>
+import "C"
+
+import (
+	"runtime/cgo"
+	"unsafe"
+)
+
+// goExtReleaseInstance drops an instance's Go value (its dealloc, any thread with
+// the GIL, or a result never delivered).
+//
+//export goExtReleaseInstance
+func goExtReleaseInstance(h cUintptr) {
+	cgo.Handle(h).Delete()
+	liveInstances.Add(-1)
+}
+
+// addClass makes c's Python class (once) and adds it to module mod (GIL held).
+func (c *ClassDef) addTo(mod *pyObject, module string) C.int {
+	if c.ctype == nil && c.makeType(mod, module) < 0 {
+		return -1
+	}
+	name := C.CString(c.name)
+	defer C.free(unsafe.Pointer(name))
+	return C.PyModule_AddObjectRef(mod, name, (*pyObject)(unsafe.Pointer(c.ctype)))
+}
+
+func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
+	n := len(c.props)
+	props := (*C.gd_ext_property)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof(C.gd_ext_property{}))))
+	names := (**C.char)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	docs := (**C.char)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	if props == nil || names == nil || docs == nil {
+		C.PyErr_NoMemory()
+		return -1
+	}
+	for i, p := range c.props { // C memory for good: the type keeps pointers into it
+		unsafe.Slice(names, n)[i] = C.CString(p.name)
+		unsafe.Slice(docs, n)[i] = C.CString(p.doc)
+	}
+	hasIter := false
+	for _, f := range c.methods {
+		hasIter = hasIter || f.name == "__iter__"
+	}
+	doc := c.doc
+	if c.init != nil { // the constructor's signature, for inspect.signature(Cls) and help()
+		doc = c.init.signature() + "\n--\n\n" + doc
+	}
+	t := C.gd_ext_class_new(cInt32(c.id), C.CString(module+"."+c.name), C.CString(doc), boolInt(c.final),
+		boolInt(c.init != nil), boolInt(hasIter), C.int(n), names, docs, props)
+	if t == nil {
+		return -1
+	}
+	cls := &C.gd_ext_classes[c.id]
+	if c.init != nil {
+		if cls.init = functionObject(mod, c.init); cls.init == nil {
+			return -1
+		}
+	}
+	for i, p := range c.props {
+		cp := &unsafe.Slice(props, n)[i]
+		if cp.get = functionObject(mod, p.get); cp.get == nil {
+			return -1
+		}
+		if p.set != nil {
+			if cp.set = functionObject(mod, p.set); cp.set == nil {
+				return -1
+			}
+		}
+	}
+	for _, f := range c.methods {
+		fn := functionObject(mod, f)
+		if fn == nil {
+			return -1
+		}
+		if f.name == "__iter__" {
+			cls.iter = fn // ext_class.c's tp_iter calls it and iterates over its result
+			continue
+		}
+		if C.gd_ext_class_set_method((*pyObject)(unsafe.Pointer(t)), fn) < 0 {
+			return -1
+		}
+	}
+	c.ctype = t
+	return 0
+}
+
+// functionObject is a function object calling f (a new reference, kept for good
+// by the class), named as a function of module mod.
+func functionObject(mod *pyObject, f *Function) *pyObject {
+	f.makeCTable()
+	return C.gd_ext_function(mod, f.cfunc)
+}

@@ -1,0 +1,85 @@
+//go:build godlpack_python
+
+package godlpack
+
+// ext_cpython.go: the C calls of the extension API's untagged files (ext_func.go,
+// ext_tensor.go, ext_result.go...): C strings and C memory of a call's arguments
+// and results. ext_nopython.go has their stand-ins for a build without Python.
+
+// #include "ext.h" // Python.h first, before any system header (CPython's rule)
+// #include <stdlib.h>
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// argString is a str argument's text (a copy: the UTF-8 is the argument's).
+func argString(a *extArg) string { return C.GoStringN(a.s, C.int(a.slen)) }
+
+// keepArg keeps a tensor argument's producer memory alive past the call
+// (Tensor.Keep): a DLManagedTensorVersioned whose deleter releases it.
+func keepArg(a *extArg) (unsafe.Pointer, error) {
+	var cerr *C.char
+	m := C.gd_ext_keep(a, &cerr)
+	if m == nil {
+		msg := "godlpack: Keep failed"
+		if cerr != nil {
+			msg = C.GoString(cerr)
+			C.free(unsafe.Pointer(cerr))
+		}
+		return nil, errors.New(msg)
+	}
+	return unsafe.Pointer(m), nil
+}
+
+// newTuple makes res a tuple of n items, zeroed (C memory that C frees).
+func newTuple(res *extResult, n int) ([]extResult, error) {
+	items := (*extResult)(C.calloc(C.size_t(max(n, 1)), C.size_t(C.sizeof_gd_ext_result)))
+	if items == nil {
+		return nil, MemoryError.Errorf("out of memory for a tuple of %d items", n)
+	}
+	res.kind, res.p, res.n = extRTuple, unsafe.Pointer(items), cInt64(n)
+	return unsafe.Slice(items, n), nil
+}
+
+// cBytes copies s into C memory (malloc) that C frees.
+func cBytes(s string) unsafe.Pointer {
+	if len(s) == 0 {
+		return C.malloc(1)
+	}
+	return C.CBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// writeError replaces r with an error result.
+func writeError(r *extResult, kind Exception, msg string) {
+	C.gd_ext_result_free(r)
+	r.kind, r.exc, r.p, r.n = extRError, cInt32(kind), cBytes(msg), cInt64(len(msg))
+}
+
+// refuseBorrowed turns a result that is one of the call's borrowed tensors (an
+// argument's AsTensor(), exported) into an error: its memory is the call's.
+func refuseBorrowed(f *Function, args []extArg, r *extResult) {
+	switch r.kind {
+	case extRArray:
+		for i := range args {
+			if r.p == unsafe.Pointer(&args[i].m) {
+				r.p = nil // not ours to delete
+				writeError(r, ValueError, fmt.Sprintf("%s(): returned its borrowed argument %s; return a copy (Clone) or the tensor of Keep", f.name, f.params[i].name))
+				return
+			}
+		}
+	case extRTuple:
+		items := unsafe.Slice((*extResult)(r.p), int(r.n))
+		for i := range items {
+			refuseBorrowed(f, args, &items[i])
+			if items[i].kind == extRError {
+				msg := C.GoStringN((*C.char)(items[i].p), C.int(items[i].n))
+				writeError(r, ValueError, msg)
+				return
+			}
+		}
+	}
+}

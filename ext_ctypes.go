@@ -1,0 +1,68 @@
+//go:build godlpack_python
+
+package godlpack
+
+// ext_ctypes.go: the C types the extension API's untagged files (ext_func.go,
+// ext_tensor.go, ext_module.go...) name, as ext.h declares them. Those files hold
+// the public API and its rules with no import "C", so go doc, gopls and a plain
+// go test see them (issue 21); ext_ctypes_nopython.go gives the same names Go
+// stand-ins when the package is built without Python.
+
+// #include "ext.h" // Python.h first, before any system header (CPython's rule)
+import "C"
+
+type (
+	extArg       = C.gd_ext_arg    // one argument of a call (C memory, the call's)
+	extResult    = C.gd_ext_result // what a call returns, for C to build
+	cExtFunc     = C.gd_ext_func   // a function's C table (ext_call.c)
+	pyObject     = C.PyObject
+	pyTypeObject = C.PyTypeObject
+	cDLTensor    = C.DLTensor
+	cInt32       = C.int32_t
+	cInt64       = C.int64_t
+	cUint64      = C.uint64_t
+	cUintptr     = C.uintptr_t
+	cDouble      = C.double
+)
+
+// ext_consts.go's values are ext.h's: each index below is 0 when they agree, and
+// out of range, a build error, when one drifts.
+var (
+	_ = [1]struct{}{}[extTensor-C.GD_EXT_TENSOR]
+	_ = [1]struct{}{}[extInt-C.GD_EXT_INT]
+	_ = [1]struct{}{}[extFloat-C.GD_EXT_FLOAT]
+	_ = [1]struct{}{}[extBool-C.GD_EXT_BOOL]
+	_ = [1]struct{}{}[extStr-C.GD_EXT_STR]
+	_ = [1]struct{}{}[extMutTensor-C.GD_EXT_MUT_TENSOR]
+	_ = [1]struct{}{}[extUint-C.GD_EXT_UINT]
+	_ = [1]struct{}{}[extObject-C.GD_EXT_OBJECT]
+	_ = [1]struct{}{}[extInstance-C.GD_EXT_INSTANCE]
+	_ = [1]struct{}{}[extOptional-C.GD_EXT_OPTIONAL]
+	_ = [1]struct{}{}[extMaxParams-C.GD_EXT_MAX_PARAMS]
+	_ = [1]struct{}{}[extGilHold-C.GD_EXT_GIL_HOLD]
+	_ = [1]struct{}{}[extGilAuto-C.GD_EXT_GIL_AUTO]
+	_ = [1]struct{}{}[extGilRelease-C.GD_EXT_GIL_RELEASE]
+	_ = [1]struct{}{}[extRNone-C.GD_EXT_R_NONE]
+	_ = [1]struct{}{}[extRArray-C.GD_EXT_R_ARRAY]
+	_ = [1]struct{}{}[extRInt-C.GD_EXT_R_INT]
+	_ = [1]struct{}{}[extRFloat-C.GD_EXT_R_FLOAT]
+	_ = [1]struct{}{}[extRBool-C.GD_EXT_R_BOOL]
+	_ = [1]struct{}{}[extRStr-C.GD_EXT_R_STR]
+	_ = [1]struct{}{}[extRTuple-C.GD_EXT_R_TUPLE]
+	_ = [1]struct{}{}[extRError-C.GD_EXT_R_ERROR]
+	_ = [1]struct{}{}[extRObject-C.GD_EXT_R_OBJECT]
+	_ = [1]struct{}{}[extRInstance-C.GD_EXT_R_INSTANCE]
+	_ = [1]struct{}{}[extRRaise-C.GD_EXT_R_RAISE]
+	_ = [1]struct{}{}[extFwLike-C.GD_EXT_FW_LIKE]
+	_ = [1]struct{}{}[extExcCount-C.GD_EXT_EXC_COUNT]
+	_ = [1]struct{}{}[extMaxExceptions-C.GD_EXT_MAX_EXCEPTIONS]
+	_ = [1]struct{}{}[extAcceptNone-C.GD_EXT_ACCEPT_NONE]
+	_ = [1]struct{}{}[extAcceptSeq-C.GD_EXT_ACCEPT_SEQ]
+	_ = [1]struct{}{}[extAcceptDict-C.GD_EXT_ACCEPT_DICT]
+	_ = [1]struct{}{}[extAcceptBytes-C.GD_EXT_ACCEPT_BYTES]
+	_ = [1]struct{}{}[extAcceptNumber-C.GD_EXT_ACCEPT_NUMBER]
+	_ = [1]struct{}{}[extAcceptCallable-C.GD_EXT_ACCEPT_CALLABLE]
+	_ = [1]struct{}{}[extAcceptStr-C.GD_EXT_ACCEPT_STR]
+	_ = [1]struct{}{}[flagReadOnly-C.GD_FLAG_READ_ONLY]
+	_ = [1]struct{}{}[flagSubbytePadded-C.GD_FLAG_SUBBYTE_PADDED]
+)

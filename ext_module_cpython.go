@@ -1,0 +1,190 @@
+//go:build godlpack_python
+
+package godlpack
+
+// ext_module_cpython.go: a module's import (PyInit's module def and exec, in
+// ext_module.c) and the C tables of its functions and exception classes, made
+// from the declarations that ext_module.go and ext_func.go checked.
+
+// #include "ext.h" // Python.h first, before any system header (CPython's rule)
+// #include <stdlib.h>
+// int gd_ext_add(PyObject *m, gd_ext_func *f);
+import "C"
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+func importError(msg string) {
+	cs := C.CString(msg)
+	defer C.free(unsafe.Pointer(cs))
+	C.PyErr_SetString(C.PyExc_ImportError, cs)
+}
+
+// goExtModuleDoc is the docstring of module name (malloc'd, for good), or NULL
+// with ImportError set when the extension defines no such module or its
+// definition has mistakes.
+//
+//export goExtModuleDoc
+func goExtModuleDoc(name *C.char) *C.char {
+	m, ok := modules[C.GoString(name)]
+	if !ok {
+		names := make([]string, 0, len(modules))
+		for n := range modules {
+			names = append(names, strconv.Quote(n))
+		}
+		sort.Strings(names)
+		importError(fmt.Sprintf("this extension defines no godlpack.Module(%q, ...) (it defines: %s); the module name must be the one the extension is built as", C.GoString(name), strings.Join(names, ", ")))
+		return nil
+	}
+	m.resolveClasses()
+	if len(m.errs) > 0 {
+		importError(fmt.Sprintf("godlpack.Module(%q): %s", m.name, strings.Join(m.errs, "; ")))
+		return nil
+	}
+	return C.CString(m.doc)
+}
+
+// goExtExec adds module name's functions to the module object mod (module
+// exec, GIL held).
+//
+//export goExtExec
+func goExtExec(mod *pyObject, name *C.char) C.int {
+	markHosted() // Go code of this extension may call back into Python (gil.go)
+	m := modules[C.GoString(name)]
+	if m == nil {
+		importError("godlpack: module " + C.GoString(name) + " vanished")
+		return -1
+	}
+	if m.addTo(mod) < 0 || m.addStubInfo(mod) < 0 {
+		return -1
+	}
+	return registerForkHooks(mod) // this extension's own Go runtime (fork_hooks.go)
+}
+
+// addTo adds m's functions to the module object mod (GIL held). Their C tables
+// are made once and kept for good: a module imported again shares them.
+func (m *moduleSpec) addTo(mod *pyObject) C.int {
+	for _, e := range m.exceptions {
+		if e.addTo(mod, m.name) < 0 {
+			return -1
+		}
+	}
+	for _, c := range m.classes {
+		if c.addTo(mod, m.name) < 0 {
+			return -1
+		}
+	}
+	for _, f := range m.funcs {
+		f.makeCTable()
+		if C.gd_ext_add(mod, f.cfunc) < 0 {
+			return -1
+		}
+	}
+	return 0
+}
+
+// makeCTable gives f its id in extFuncs and its C table, the first time (GIL held).
+func (f *Function) makeCTable() {
+	if f.cfunc == nil {
+		f.id = int32(len(extFuncs))
+		extFuncs = append(extFuncs, f)
+		f.cfunc = f.cTable()
+	}
+}
+
+// cTable makes the C description of f that ext_call.c reads (C memory, never freed).
+func (f *Function) cTable() *cExtFunc {
+	c := C.gd_ext_func_new()
+	if c == nil {
+		panic("godlpack: out of memory at module init")
+	}
+	c.def.ml_name = C.CString(f.name)
+	if len(f.overloads) > 0 {
+		c.def.ml_doc = C.CString(f.name + "(*args, **kwargs)\n--\n\nOverloaded:\n" + f.overloadSignatures(true) + "\n\n" + f.doc)
+		f.overloadTable(c)
+	} else {
+		c.def.ml_doc = C.CString(f.signature() + "\n--\n\n" + f.doc)
+	}
+	c.id = cInt32(f.id)
+	c.nparams = cInt32(len(f.params))
+	c.npositional, c.fast_nargs = cInt32(f.kwOnly), cInt32(len(f.params))
+	if f.kwOnly < len(f.params) {
+		c.fast_nargs = -1
+	}
+	c.result_fw = f.resultFw
+	if f.resultLike >= 0 {
+		c.result_fw, c.result_like = extFwLike, cInt32(f.resultLike)
+	}
+	c.gil = f.gil
+	for i, p := range f.params {
+		p.finish()
+		cp := &c.params[i]
+		cp.name = C.CString(p.name)
+		cp.kind = p.kind
+		if c, ok := boundClasses[p.goType]; ok && p.kind == extInstance {
+			cp.cls = cInt32(c.id)
+		}
+		if p.kind == extObject {
+			cp.accepts, cp.type_name = acceptsOf(p.goType), C.CString(pyTypeName(p.goType))
+		}
+		if p.hasDefault {
+			cp.has_default = 1
+			v := reflect.ValueOf(p.def)
+			switch isInt, isFloat := numberKind(p.def); {
+			case p.def == nil && (p.kind == extTensor || p.kind == extMutTensor):
+				cp.kind |= extOptional // an optional tensor: ext_call.c's absent_tensor
+			case p.kind == extObject: // Go keeps it (param.defaultValue); C passes NULL
+			case isInt && v.CanInt():
+				cp.def_i, cp.def_f = cInt64(v.Int()), cDouble(v.Int())
+			case isInt:
+				cp.def_i, cp.def_f = cInt64(v.Uint()), cDouble(v.Uint()) // a uint64's bits
+			case isFloat:
+				cp.def_f = cDouble(v.Float())
+			case v.Kind() == reflect.Bool && v.Bool():
+				cp.def_i = 1
+			case v.Kind() == reflect.String:
+				cp.def_s, cp.def_slen = (*C.char)(cBytes(v.String())), C.Py_ssize_t(v.Len())
+			}
+		}
+	}
+	return c
+}
+
+// overloadTable fills c, the C table of an overload set, with its alternatives'.
+func (f *Function) overloadTable(c *cExtFunc) {
+	n := len(f.overloads)
+	alts := (**cExtFunc)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof((*cExtFunc)(nil)))))
+	if alts == nil {
+		panic("godlpack: out of memory at module init")
+	}
+	for i, a := range f.overloads {
+		a.makeCTable()
+		unsafe.Slice(alts, n)[i] = a.cfunc
+	}
+	c.overloads, c.noverloads = alts, cInt32(n)
+	c.overload_sigs = C.CString(f.overloadSignatures(false))
+}
+
+// addTo makes the class (once: a module imported again shares it) and adds it to
+// module mod (GIL held).
+func (e *ExceptionClass) addTo(mod *pyObject, module string) C.int {
+	slot := &C.gd_ext_exceptions[e.index]
+	if *slot == nil {
+		qual, doc := C.CString(module+"."+e.name), C.CString(e.doc)
+		defer C.free(unsafe.Pointer(qual))
+		defer C.free(unsafe.Pointer(doc))
+		*slot = C.PyErr_NewExceptionWithDoc(qual, doc, C.gd_ext_exc_type(cInt32(e.base)), nil)
+		if *slot == nil {
+			return -1
+		}
+	}
+	name := C.CString(e.name)
+	defer C.free(unsafe.Pointer(name))
+	return C.PyModule_AddObjectRef(mod, name, *slot)
+}

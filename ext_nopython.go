@@ -1,0 +1,91 @@
+//go:build !godlpack_python
+
+package godlpack
+
+// ext_nopython.go: the package built without Python (no godlpack_python tag: go
+// doc, gopls, go vet, an extension's go test). The declarations and their rules
+// are the same files as in the extension; here the C calls of ext_cpython.go and
+// the Object methods have Go stand-ins: a call's arguments and results live in Go
+// memory (Function.Call), and what needs an interpreter returns ErrNoPython.
+
+import (
+	"reflect"
+	"runtime/cgo"
+	"strings"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+// argString is a str argument's text.
+func argString(a *extArg) string { return unsafe.String(a.s, a.slen) }
+
+// keepArg: Keep takes the producer's memory from Python, which there is none of.
+func keepArg(*extArg) (unsafe.Pointer, error) { return nil, ErrNoPython }
+
+// newTuple makes res a tuple of n items, zeroed (Go memory).
+func newTuple(res *extResult, n int) ([]extResult, error) {
+	items := make([]extResult, max(n, 1))
+	res.kind, res.p, res.n = extRTuple, unsafe.Pointer(&items[0]), cInt64(n)
+	return items[:n], nil
+}
+
+// cBytes is a copy of s (Go memory; nil for "").
+func cBytes(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(strings.Clone(s))) }
+
+// writeObject keeps a result that Python would get as an object (a list, a dict,
+// bytes, a complex, an *Object) as the Go value itself, by handle (Function.Call
+// takes it back).
+func writeObject(v reflect.Value, r *extResult) error {
+	r.kind, r.i = extRObject, cInt64(cgo.NewHandle(v.Interface()))
+	return nil
+}
+
+// objectArg is the Go value Function.Call passed for an object parameter (a.i,
+// its handle), as the parameter's type; absent (a.obj nil): the default.
+func objectArg(f *Function, p *param, a *extArg) (reflect.Value, error) {
+	if a.obj == nil {
+		return p.defaultValue(), nil
+	}
+	v := reflect.ValueOf(cgo.Handle(a.i).Value())
+	switch {
+	case !v.IsValid():
+		return reflect.Zero(p.goType), nil
+	case v.Type().AssignableTo(p.goType):
+		return v, nil
+	case v.Type().ConvertibleTo(p.goType) && v.Kind() == p.goType.Kind():
+		return v.Convert(p.goType), nil
+	}
+	return reflect.Value{}, TypeError.Errorf("%s(): argument %s: expected %s, got a Go %v", f.name, p.name, pyTypeName(p.goType), v.Type())
+}
+
+// callbackArg is a callback parameter's Go func, which Function.Call passes as it
+// is (objectArg's rule).
+func callbackArg(f *Function, p *param, a *extArg) (reflect.Value, error) { return objectArg(f, p, a) }
+
+// The Object methods: there is no interpreter to hold objects of.
+func (o *Object) pyClose()                                     {}
+func importModuleObject(string) (*Object, error)               { return nil, ErrNoPython }
+func (o *Object) pyAttr(string) (*Object, error)               { return nil, ErrNoPython }
+func (o *Object) pySetAttr(string, any) error                  { return ErrNoPython }
+func (o *Object) pyCall(...any) (*Object, error)               { return nil, ErrNoPython }
+func (o *Object) pyCallMethod(string, ...any) (*Object, error) { return nil, ErrNoPython }
+func (o *Object) pyItem(any) (*Object, error)                  { return nil, ErrNoPython }
+func (o *Object) pySetItem(any, any) error                     { return ErrNoPython }
+func (o *Object) pyString() string                             { return "<godlpack.Object: " + ErrNoPython.Error() + ">" }
+func (o *Object) pyIsNone() bool                               { return false }
+func fromGo(any) (*Object, error)                              { return nil, ErrNoPython }
+func (o *Object) pyInt() (int64, error)                        { return 0, ErrNoPython }
+func (o *Object) pyFloat() (float64, error)                    { return 0, ErrNoPython }
+func (o *Object) pyBool() (bool, error)                        { return false, ErrNoPython }
+func (o *Object) pyStr() (string, error)                       { return "", ErrNoPython }
+func (o *Object) pyBytes() ([]byte, error)                     { return nil, ErrNoPython }
+func (o *Object) pyTensor() (*tensor.Tensor, error)            { return nil, ErrNoPython }
+func (o *Object) pyGo() (any, error)                           { return nil, ErrNoPython }
+
+// start and finalize: there is no libpython to start.
+func start(Config) error { return ErrNoPython }
+func finalize() error    { return ErrNoPython }
+
+// gilReleases: no call has released a GIL.
+func gilReleases() int64 { return 0 }

@@ -1,0 +1,110 @@
+package godlpack
+
+// object_api.go: Object, a Python object held from Go, and its methods. No build
+// tag and no C: go doc and gopls show them from a plain checkout (issue 21). The
+// bodies are object.go's and object_convert.go's, with Python; built without it
+// (ext_nopython.go), each returns ErrNoPython.
+
+import (
+	"errors"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+// An Object is a reference to a Python object, held from Go. Close drops it; an
+// Object dropped without Close is released by a cleanup at the next call into
+// Python after the collector finds it. Its methods may be called from any goroutine
+// (each takes the GIL); Close may race with them: the calls that lose get ErrClosed.
+type Object struct {
+	p       atomic.Pointer[pyObject] // nil once closed
+	cleanup runtime.Cleanup
+}
+
+// ErrClosed is returned by the methods of a closed Object.
+var ErrClosed = errors.New("godlpack: the Object was closed")
+
+// Kw passes keyword arguments: as the last argument of Call or CallMethod,
+// o.Call(x, godlpack.Kw{"dim": 1}) is Python's o(x, dim=1).
+type Kw map[string]any
+
+// Close drops the reference. Closing twice, or after Finalize, does nothing.
+func (o *Object) Close() { o.pyClose() }
+
+// Import imports a Python module, as Python's import statement does.
+func Import(name string) (*Object, error) { return importModuleObject(name) }
+
+// Attr returns the attribute name of o, as o.name in Python.
+func (o *Object) Attr(name string) (*Object, error) { return o.pyAttr(name) }
+
+// SetAttr sets the attribute name of o to value converted (see FromGo).
+func (o *Object) SetAttr(name string, value any) error { return o.pySetAttr(name, value) }
+
+// Call calls o with args converted from Go (see FromGo); a last argument of type
+// Kw gives the keyword arguments. A *tensor.Tensor argument moves into Python (as
+// Export does: the Go Tensor is ended, even if the call fails) and arrives as a
+// godlpack.Array over its memory, without a copy.
+func (o *Object) Call(args ...any) (*Object, error) { return o.pyCall(args...) }
+
+// CallMethod calls o's method name, as o.name(*args, **kw) in Python.
+func (o *Object) CallMethod(name string, args ...any) (*Object, error) {
+	return o.pyCallMethod(name, args...)
+}
+
+// Item returns o[key].
+func (o *Object) Item(key any) (*Object, error) { return o.pyItem(key) }
+
+// SetItem sets o[key] = value.
+func (o *Object) SetItem(key, value any) error { return o.pySetItem(key, value) }
+
+// String returns str(o), or a description of why it could not be had.
+func (o *Object) String() string { return o.pyString() }
+
+// IsNone reports whether o is Python's None (false for a closed Object).
+func (o *Object) IsNone() bool { return o.pyIsNone() }
+
+// FromGo converts a Go value to a new Python object: nil and None to None; bool;
+// the int and uint types to int; float32, float64 to float; complex64, complex128
+// to complex; string to str (UTF-8); []byte to bytes; Tuple to tuple; []any to
+// list; map[string]any and Kw to dict (values converted alike); *Object to itself;
+// *tensor.Tensor to a godlpack.Array over its memory, without a copy: the Tensor
+// moves into Python (as Export, it is ended here; its memory lives until Python
+// drops the Array, a FromSlice tensor's slice pinned until then).
+func FromGo(v any) (*Object, error) { return fromGo(v) }
+
+// Int returns o as an int64: anything with __index__ (int, NumPy integers);
+// OverflowError beyond int64.
+func (o *Object) Int() (int64, error) { return o.pyInt() }
+
+// Float returns o as a float64: anything with __float__ (or __index__).
+func (o *Object) Float() (float64, error) { return o.pyFloat() }
+
+// Bool returns o as a bool: o must be True or False (TypeError otherwise, as an
+// extension's bool parameter; Python's truth of other objects is not guessed).
+func (o *Object) Bool() (bool, error) { return o.pyBool() }
+
+// Str returns the value of a str (TypeError for other objects: String gives str(o)).
+func (o *Object) Str() (string, error) { return o.pyStr() }
+
+// Bytes returns a copy of a bytes object's contents.
+func (o *Object) Bytes() ([]byte, error) { return o.pyBytes() }
+
+// Tensor returns o's tensor, without a copy: o is a godlpack.Array or any DLPack
+// producer (torch.Tensor, numpy.ndarray, JAX...), imported as godlpack.from_dlpack
+// imports it. The Tensor keeps the producer's memory alive until Close (or its
+// finalizer), which needs no GIL; dtype, shape, strides and the read-only flag are
+// the producer's.
+func (o *Object) Tensor() (*tensor.Tensor, error) { return o.pyTensor() }
+
+// Go converts o to a Go value: None to nil, bool, int to int64, float to float64,
+// str to string, bytes to []byte, tuple and list to []any, dict with str keys to
+// map[string]any (items converted alike). Other objects: TypeError (hold them as
+// *Object; Tensor takes a tensor).
+func (o *Object) Go() (any, error) { return o.pyGo() }
+
+// ErrNoPython is returned, in a build without Python (go test, go run: no
+// godlpack_python build tag, which godlpack's build backend sets), by what needs
+// an interpreter: Object's methods, Import, FromGo, Start, Tensor.Keep.
+var ErrNoPython = errors.New("godlpack: built without Python (no godlpack_python build tag): " +
+	"Objects, Start and Keep need an interpreter; in a go test, call an extension's functions with Function.Call")
