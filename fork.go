@@ -102,7 +102,11 @@ package godlpack
 //     mmap or sched_yield, which the runtime makes holding locks; not a futex
 //     wake). A thread whose system calls come from outside this module is not
 //     Go's (or is a Go thread in C) and is not waited for. Only then does it
-//     return to os.fork().
+//     return to os.fork(), arming the same wait once more inside fork() itself
+//     (fork_wait.c's pthread_atfork prepare handler): the Python before hooks
+//     that run after this one (those of modules imported before it) may let the
+//     GIL go or call Go, and wake the runtime again (issue 19: the CI stress's
+//     child hung on sched.lock).
 //   - after fork, parent (afterForkParent): GOMAXPROCS back to what it was
 //     (automatic again unless $GOMAXPROCS fixed it), then the collector.
 //   - after fork, child (afterForkChild): forget the parent's idle Ms

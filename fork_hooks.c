@@ -5,8 +5,11 @@
  * after hooks through the extension API's call path. */
 #include "ext.h"
 
+#include <errno.h>
+
 PyObject *gd_before_fork(PyObject *self, PyObject *unused); /* fork_wait.c */
 PyObject *gd_ext_function(PyObject *module, gd_ext_func *f); /* ext_module.c */
+int gd_fork_register_prepare(void);                          /* fork_wait.c */
 
 static PyMethodDef before_fork_def = {"_before_fork", gd_before_fork, METH_NOARGS,
                                       "Internal: os.fork hook (fork.go)."};
@@ -34,6 +37,13 @@ int gd_fork_register(PyObject *module, gd_ext_func *after_parent, gd_ext_func *a
         Py_XDECREF(empty);
         rc = r != NULL ? 0 : -1;
         Py_XDECREF(r);
+    }
+    /* fork()'s own last look (fork_wait.c), after every Python before hook. */
+    int err = rc == 0 ? gd_fork_register_prepare() : 0;
+    if (err != 0) {
+        errno = err;
+        PyErr_SetFromErrno(PyExc_OSError);
+        rc = -1;
     }
     Py_XDECREF(kw);
     Py_XDECREF(reg);

@@ -8,10 +8,25 @@
  * thread that is out of Go), and only while this thread is out of Go: so the hook
  * returns from Go (goForkPrepare starts the helper), says here that it is out, and
  * waits in C until the helper has stopped the world, then until the runtime's
- * threads are quiet (fork_quiet.c). */
+ * threads are quiet (fork_quiet.c).
+ *
+ * That wait ends in os.fork()'s before hooks, and more Python code may run before
+ * fork() itself: the hooks registered before this library's (os.register_at_fork
+ * runs the before hooks newest first: those of every module imported before it,
+ * logging's, concurrent.futures', an application's), and any of them may let the
+ * GIL go (a blocking lock, a sleep, the eval loop's switch interval) or call Go.
+ * Other Python threads then call into Go again (a call's entry takes a P under
+ * sched.lock and wakes sysmon), and the fork could copy a runtime thread inside a
+ * critical section: the child hung at its first Go call, on sched.lock (issue 19,
+ * tests/test_free_threading.py's stress on CPython 3.15; a look inside fork()
+ * found sysmon awake in 17 of 61 forks). So the hook arms a second wait that runs
+ * inside fork(), as a pthread_atfork prepare handler: after every Python before
+ * hook, on the forking thread, which holds the GIL until the child exists.
+ * Normally it finds the runtime still quiet at its first look. */
 #include "godlpack.h"
 #include "_cgo_export.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -28,6 +43,7 @@ void gd_fork_wait_quiet(long limit_ns); /* fork_quiet.c */
 
 static _Atomic unsigned long long fork_out_of_go; /* generation whose thread waits here */
 static _Atomic unsigned long long fork_quiet;     /* generation the helper finished */
+static _Atomic int fork_armed; /* an os.fork() of ours is under way: fork()'s prepare waits again */
 
 /* Called by the helper (Go): is the forking thread of fork gen out of Go and
  * waiting? Until it is, a stop-the-world would leave it its P. */
@@ -64,6 +80,23 @@ PyObject *gd_before_fork(PyObject *self, PyObject *unused) {
     atomic_store(&fork_out_of_go, 0);
     if (atomic_load(&fork_quiet) == gen) {
         gd_fork_wait_quiet(GD_FORK_SETTLE_NS);
+        atomic_store(&fork_armed, 1);
     }
     Py_RETURN_NONE;
+}
+
+/* fork()'s prepare handler (pthread_atfork): the last look before the copy, armed
+ * by the before hook only, so a fork() that bypasses os.fork() (which has no
+ * helper's stop of the world behind it) is left alone. A fork() that fails, or an
+ * os.fork() whose later hook raised, leaves nothing armed: the flag is taken here. */
+static void fork_prepare_last(void) {
+    if (atomic_exchange(&fork_armed, 0)) {
+        gd_fork_wait_quiet(GD_FORK_SETTLE_NS);
+    }
+}
+
+/* Registers fork_prepare_last, once per library (fork_hooks.c, at the module's
+ * first exec, with the os.register_at_fork hooks): 0, or an errno value. */
+int gd_fork_register_prepare(void) {
+    return pthread_atfork(fork_prepare_last, NULL, NULL);
 }
