@@ -83,3 +83,9 @@ func refuseBorrowed(f *Function, args []extArg, r *extResult) {
 		}
 	}
 }
+
+// goCall: in the extension, Python calls its functions (Function.Call is for a
+// go test, built without Python).
+func (f *Function) goCall([]any) (any, error) {
+	return nil, fmt.Errorf("godlpack: %s.Call is for a go test (a build without the godlpack_python tag); in the extension, call it from Python", f.name)
+}
