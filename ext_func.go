@@ -5,6 +5,7 @@ package godlpack
 // test with no Python; ext_module_cpython.go makes the C table).
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -136,7 +137,12 @@ func (f *Function) param(name string) *param {
 // TypeError (the same converters and constraints run), or the function's own.
 // In a build with Python (the extension itself) it returns an error: Python calls
 // the function there.
-func (f *Function) Call(args ...any) (any, error) { return f.goCall(args) }
+func (f *Function) Call(args ...any) (any, error) {
+	if f == nil {
+		return nil, errors.New("godlpack: Call of a nil *Function (Lookup found no such function)")
+	}
+	return f.goCall(args)
+}
 
 // Doc sets the function's docstring (its signature line is added for help() and
 // inspect.signature).

@@ -16,7 +16,7 @@ import (
 type counter struct{ n int64 }
 
 func newCounter(start int64) (*counter, error) { return &counter{n: start}, nil }
-func (c *counter) add(k int64) (int64, error)   { c.n += k; return c.n, nil }
+func (c *counter) add(k int64) (int64, error)  { c.n += k; return c.n, nil }
 
 func double(x MutTensor[float64]) (None, error) {
 	s, err := Slice[float64](x)
@@ -141,5 +141,16 @@ func TestCallObjectsTuplesAndInstances(t *testing.T) {
 	}
 	if n := LiveInstances(); n != 0 {
 		t.Errorf("LiveInstances() = %d after Call gave the *counter back to Go", n)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for name, want := range map[string]*Function{"double": doubleFn, "Counter": initFn, "Counter.add": addFn, "nope": nil, "Counter.nope": nil} {
+		if got := Lookup("gocall_ok", name); got != want {
+			t.Errorf("Lookup(gocall_ok, %s) = %v, want %v", name, got, want)
+		}
+	}
+	if _, err := Lookup("gocall_ok", "nope").Call(); err == nil {
+		t.Error("Call on Lookup's nil: no error")
 	}
 }

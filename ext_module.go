@@ -147,6 +147,42 @@ func Check(name string) error {
 	return err
 }
 
+// Lookup returns the function name of module (Module), for a go test to call
+// (Function.Call): a module function's name, a class's name for its constructor
+// (Init), or "Class.method" for a method or "Class.property" for a property's
+// getter. nil if there is none; Call on nil returns an error saying so.
+func Lookup(module, name string) *Function {
+	m := modules[module]
+	if m == nil {
+		return nil
+	}
+	for _, f := range m.funcs {
+		if f != nil && f.name == name {
+			return f
+		}
+	}
+	class, member, isMember := strings.Cut(name, ".")
+	for _, c := range m.classes {
+		switch {
+		case c.name != class:
+		case !isMember:
+			return c.init
+		default:
+			for _, f := range c.methods {
+				if f.name == member {
+					return f
+				}
+			}
+			for _, p := range c.props {
+				if p.name == member {
+					return p.get
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // checkedModule is module name, checked as its import does (every init function
 // has run by then, so every Class is known); the error is the ImportError's
 // message.
