@@ -57,6 +57,7 @@ func (f *Function) run(argv []extArg) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	refuseBorrowed(f, argv, &res) // a borrowed argument returned: the ValueError Python gets
 	return readResult(&res)
 }
 
@@ -223,6 +224,8 @@ func readResult(r *extResult) (any, error) {
 			t[i] = v
 		}
 		return t, nil
+	case extRError:
+		return nil, Exception(r.exc).Errorf("%s", unsafe.String((*byte)(r.p), r.n))
 	case extRObject, extRInstance:
 		h := cgo.Handle(r.i)
 		v := h.Value()

@@ -154,3 +154,14 @@ func TestLookup(t *testing.T) {
 		t.Error("Call on Lookup's nil: no error")
 	}
 }
+
+func TestCallRefusesABorrowedResult(t *testing.T) {
+	echo := Func1("echo", func(x Tensor[float64]) (*tensor.Tensor, error) { return x.AsTensor() }, "x")
+	x, _ := tensor.FromSlice([]float64{1}, 1)
+	defer x.Close()
+	r, err := echo.Call(x)
+	var ee *exceptionError
+	if !errors.As(err, &ee) || ee.kind != ValueError || !strings.Contains(err.Error(), "returned its borrowed argument x") {
+		t.Errorf("echo(x) = %v, %v; want the ValueError Python gets", r, err)
+	}
+}
