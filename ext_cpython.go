@@ -59,27 +59,8 @@ func writeError(r *extResult, kind Exception, msg string) {
 	r.kind, r.exc, r.p, r.n = extRError, cInt32(kind), cBytes(msg), cInt64(len(msg))
 }
 
-// refuseBorrowed turns a result that is one of the call's borrowed tensors (an
-// argument's AsTensor(), exported) into an error: its memory is the call's.
-func refuseBorrowed(f *Function, args []extArg, r *extResult) {
-	switch r.kind {
-	case extRArray:
-		for i := range args {
-			if r.p == unsafe.Pointer(&args[i].m) {
-				r.p = nil // not ours to delete
-				writeError(r, ValueError, fmt.Sprintf("%s(): returned its borrowed argument %s; return a copy (Clone) or the tensor of Keep", f.name, f.params[i].name))
-				return
-			}
-		}
-	case extRTuple:
-		items := unsafe.Slice((*extResult)(r.p), int(r.n))
-		for i := range items {
-			refuseBorrowed(f, args, &items[i])
-			if items[i].kind == extRError {
-				msg := C.GoStringN((*C.char)(items[i].p), C.int(items[i].n))
-				writeError(r, ValueError, msg)
-				return
-			}
-		}
-	}
+// goCall: in the extension, Python calls its functions (Function.Call is for a
+// go test, built without Python).
+func (f *Function) goCall([]any) (any, error) {
+	return nil, fmt.Errorf("godlpack: %s.Call is for a go test (a build without the godlpack_python tag); in the extension, call it from Python", f.name)
 }

@@ -5,6 +5,7 @@ package godlpack
 // test with no Python; ext_module_cpython.go makes the C table).
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -120,6 +121,27 @@ func (f *Function) param(name string) *param {
 	}
 	f.fail("no parameter named %q", name)
 	return nil
+}
+
+// Call calls the function from Go as Python would call it, for a go test of an
+// extension: a build without Python (no godlpack_python build tag, go test's
+// default), in which the package's init functions declared the module. Each
+// argument is what Python would pass, in Go: a *tensor.Tensor for a tensor
+// parameter (lent for the call without a copy: a MutTensor's writes are seen in
+// it; nil for an absent optional one), a Go integer, float, bool or string for a
+// scalar, a value of the parameter's type for the others (a list's []float64, a
+// class's *T). Arguments left out take their defaults. The result is what Python
+// would get, in Go: nil for None, a *tensor.Tensor for an array (the caller's to
+// Close), int64, float64, bool, string, a Tuple of these, or the Go value itself
+// for an object or an instance. The error is what would raise: a wrong argument's
+// TypeError (the same converters and constraints run), or the function's own.
+// In a build with Python (the extension itself) it returns an error: Python calls
+// the function there.
+func (f *Function) Call(args ...any) (any, error) {
+	if f == nil {
+		return nil, errors.New("godlpack: Call of a nil *Function (Lookup found no such function)")
+	}
+	return f.goCall(args)
 }
 
 // Doc sets the function's docstring (its signature line is added for help() and

@@ -147,7 +147,7 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 			return reflect.ValueOf(argString(a)).Convert(t), nil
 		}
 	}
-	if isInstanceType(t) { // a bound class's *T: its class is resolved at import (resolveClasses)
+	if isInstanceType(t) { // a bound class's *T: its class is resolved at import (unboundClasses)
 		p.kind = extInstance
 		f.classTypes = append(f.classTypes, t)
 		return instanceConverter(t)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -127,10 +128,83 @@ func (m *moduleSpec) checkMembers() {
 	}
 }
 
-// resolveClasses checks, when the module is imported (every init function has
-// run, so every Class is known), that the *T types of m's functions are bound
-// classes.
-func (m *moduleSpec) resolveClasses() {
+// Check reports the mistakes in the declaration of module name (Module) that
+// importing it would raise as ImportError, with the same message: names used
+// twice or not valid Python identifiers, parameters and results of types a
+// function cannot take or give, defaults that do not suit their parameter,
+// constraints on parameters that are not tensors, overload sets that cannot
+// work, unbound classes. nil when the module would import. It needs no Python:
+// call it from a go test of the extension's package, whose init functions have
+// declared the module.
+//
+//	func TestModule(t *testing.T) {
+//		if err := godlpack.Check("goext"); err != nil {
+//			t.Fatal(err)
+//		}
+//	}
+func Check(name string) error {
+	_, err := checkedModule(name)
+	return err
+}
+
+// Lookup returns the function name of module (Module), for a go test to call
+// (Function.Call): a module function's name, a class's name for its constructor
+// (Init), or "Class.method" for a method or "Class.property" for a property's
+// getter. nil if there is none; Call on nil returns an error saying so.
+func Lookup(module, name string) *Function {
+	m := modules[module]
+	if m == nil {
+		return nil
+	}
+	for _, f := range m.funcs {
+		if f != nil && f.name == name {
+			return f
+		}
+	}
+	class, member, isMember := strings.Cut(name, ".")
+	for _, c := range m.classes {
+		switch {
+		case c.name != class:
+		case !isMember:
+			return c.init
+		default:
+			for _, f := range c.methods {
+				if f.name == member {
+					return f
+				}
+			}
+			for _, p := range c.props {
+				if p.name == member {
+					return p.get
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkedModule is module name, checked as its import does (every init function
+// has run by then, so every Class is known); the error is the ImportError's
+// message.
+func checkedModule(name string) (*moduleSpec, error) {
+	m, ok := modules[name]
+	if !ok {
+		names := make([]string, 0, len(modules))
+		for n := range modules {
+			names = append(names, strconv.Quote(n))
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("this extension defines no godlpack.Module(%q, ...) (it defines: %s); the module name must be the one the extension is built as", name, strings.Join(names, ", "))
+	}
+	if errs := append(m.errs[:len(m.errs):len(m.errs)], m.unboundClasses()...); len(errs) > 0 {
+		return nil, fmt.Errorf("godlpack.Module(%q): %s", m.name, strings.Join(errs, "; "))
+	}
+	return m, nil
+}
+
+// unboundClasses are the *T types of m's functions that are not bound classes
+// (godlpack.Class[T]), as mistakes.
+func (m *moduleSpec) unboundClasses() (errs []string) {
 	fs := append([]*Function(nil), m.funcs...)
 	for _, c := range m.classes {
 		fs = append(fs, c.functions()...)
@@ -138,10 +212,11 @@ func (m *moduleSpec) resolveClasses() {
 	for _, f := range fs {
 		for _, t := range f.classTypes {
 			if _, ok := boundClasses[t]; !ok {
-				m.errs = append(m.errs, fmt.Sprintf("%s(): %v is not a bound class (godlpack.Class[%v])", f.name, t, t.Elem()))
+				errs = append(errs, fmt.Sprintf("%s(): %v is not a bound class (godlpack.Class[%v])", f.name, t, t.Elem()))
 			}
 		}
 	}
+	return errs
 }
 
 // PyInitTemplate is the Go file the build backend adds to an extension's main

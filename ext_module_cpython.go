@@ -12,11 +12,7 @@ package godlpack
 import "C"
 
 import (
-	"fmt"
 	"reflect"
-	"sort"
-	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -32,19 +28,9 @@ func importError(msg string) {
 //
 //export goExtModuleDoc
 func goExtModuleDoc(name *C.char) *C.char {
-	m, ok := modules[C.GoString(name)]
-	if !ok {
-		names := make([]string, 0, len(modules))
-		for n := range modules {
-			names = append(names, strconv.Quote(n))
-		}
-		sort.Strings(names)
-		importError(fmt.Sprintf("this extension defines no godlpack.Module(%q, ...) (it defines: %s); the module name must be the one the extension is built as", C.GoString(name), strings.Join(names, ", ")))
-		return nil
-	}
-	m.resolveClasses()
-	if len(m.errs) > 0 {
-		importError(fmt.Sprintf("godlpack.Module(%q): %s", m.name, strings.Join(m.errs, "; ")))
+	m, err := checkedModule(C.GoString(name))
+	if err != nil {
+		importError(err.Error())
 		return nil
 	}
 	return C.CString(m.doc)

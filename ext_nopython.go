@@ -33,6 +33,11 @@ func newTuple(res *extResult, n int) ([]extResult, error) {
 // cBytes is a copy of s (Go memory; nil for "").
 func cBytes(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(strings.Clone(s))) }
 
+// writeError replaces r with an error result (Go memory: nothing to free).
+func writeError(r *extResult, kind Exception, msg string) {
+	r.kind, r.exc, r.p, r.n = extRError, cInt32(kind), cBytes(msg), cInt64(len(msg))
+}
+
 // writeObject keeps a result that Python would get as an object (a list, a dict,
 // bytes, a complex, an *Object) as the Go value itself, by handle (Function.Call
 // takes it back).

@@ -4,7 +4,10 @@ package godlpack
 // result. No build tag and no C (ext_cpython.go has the C memory).
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
+	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
@@ -108,4 +111,29 @@ func writeValue(v any, r *extResult) error {
 		return writeObject(reflect.ValueOf(v), r)
 	}
 	return nil
+}
+
+// refuseBorrowed turns a result that is one of the call's borrowed tensors (an
+// argument's AsTensor(), exported) into an error: its memory is the call's.
+func refuseBorrowed(f *Function, args []extArg, r *extResult) {
+	switch r.kind {
+	case extRArray:
+		for i := range args {
+			if r.p == unsafe.Pointer(&args[i].m) {
+				r.p = nil // not ours to delete
+				writeError(r, ValueError, fmt.Sprintf("%s(): returned its borrowed argument %s; return a copy (Clone) or the tensor of Keep", f.name, f.params[i].name))
+				return
+			}
+		}
+	case extRTuple:
+		items := unsafe.Slice((*extResult)(r.p), int(r.n))
+		for i := range items {
+			refuseBorrowed(f, args, &items[i])
+			if items[i].kind == extRError {
+				msg := strings.Clone(unsafe.String((*byte)(items[i].p), int(items[i].n)))
+				writeError(r, ValueError, msg)
+				return
+			}
+		}
+	}
 }

@@ -1,19 +1,24 @@
-"""``python -m godlpack init`` (issue 21): in a fresh copy of examples/goext, away from the
-checkout, it writes what the Go tools need, after which ``go vet ./...`` and ``go build
-./...`` work there with no flags and no Go or cgo settings in the environment; godlpack's
-build backend still builds the folder, unchanged by it."""
+"""The Go tools on an extension (issue 21). ``go doc`` shows godlpack's extension API from
+a plain checkout. ``python -m godlpack init``, in a fresh copy of examples/goext away from
+the checkout, writes what the Go tools need, after which ``go vet ./...``, ``go build
+./...`` and ``go test ./...`` work there with no flags and no Go or cgo settings in the
+environment (go test runs goext's functions without Python); godlpack's build backend
+still builds the folder, unchanged by it. In tests/goext_bad, go test's godlpack.Check
+reports the very message import raises."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import godlpack
 import pytest
+from conftest import run_python
+from goext_build import folder as built_folder
 
 REPO = Path(__file__).resolve().parent.parent
 GODLPACK_PATH = str(Path(godlpack.__file__).resolve().parent.parent)
@@ -62,12 +67,55 @@ def test_init_then_go_vet_and_build(project):
     assert "go.work" in res.stdout and "gopls" in res.stdout, res.stdout
     work = (project / "go.work").read_text()
     assert "use ." in work and "replace github.com/godlpack/godlpack => ./.godlpack/module" in work
-    flags = (project / ".godlpack" / "module" / "godlpack_cgo_flags_generated.go").read_text()
-    assert sysconfig.get_paths()["include"] in flags
     vet = _go(["vet", "./..."], project)
     assert vet.returncode == 0, vet.stdout + vet.stderr
     build = _go(["build", "-o", os.devnull, "./..."], project)
     assert build.returncode == 0, build.stdout + build.stderr
+    # goext_test.go: Check and Function.Call, in a build with no Python headers or libpython
+    test = _go(["test", "-count=1", "-v", "./..."], project)
+    assert test.returncode == 0, test.stdout + test.stderr
+    for name in (
+        "TestModuleDeclaration",
+        "TestScale",
+        "TestScaleInPlace",
+        "TestMatmulRefusesAVector",
+    ):
+        assert f"--- PASS: {name}" in test.stdout, test.stdout
+
+
+@pytest.mark.parametrize(
+    "symbol", ["Func", "Func2", "Class", "Module", "Tensor", "Function.Call", "Check"]
+)
+def test_go_doc_shows_the_api_from_a_plain_checkout(symbol):
+    res = _go(["doc", "github.com/godlpack/godlpack", symbol], REPO)
+    assert res.returncode == 0, res.stdout + res.stderr  # not "no symbol"
+    name = symbol.rpartition(".")[2]
+    assert re.search(rf"^func (\([^)]*\) )?{name}\b|^type {name}\b", res.stdout, re.M), res.stdout
+
+
+def test_go_test_check_says_what_import_says(tmp_path):
+    bad = tmp_path / "goext_bad"
+    shutil.copytree(REPO / "tests" / "goext_bad", bad, ignore=shutil.ignore_patterns("*.so"))
+    env = {**_plain_env(), "PYTHONPATH": GODLPACK_PATH}
+    init = subprocess.run(
+        [sys.executable, "-m", "godlpack", "init"],
+        cwd=bad,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert init.returncode == 0, init.stderr
+    test = _go(["test", "-count=1", "-v", "./..."], bad)
+    assert test.returncode == 0, test.stdout + test.stderr
+    logged = re.search(r"goext_bad_test\.go:\d+: (godlpack\.Module.*)", test.stdout)
+    assert logged, test.stdout
+    proc = run_python(
+        f"import sys; sys.path.insert(0, {built_folder('goext_bad')!r})\n"
+        "try:\n    import goext_bad\nexcept ImportError as e:\n    print(e)\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert logged.group(1).strip() == proc.stdout.strip()
 
 
 def test_backend_builds_the_folder_after_init(project, tmp_path):

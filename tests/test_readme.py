@@ -67,6 +67,11 @@ def test_write_your_own_go_functions_is_examples_goext():
         ("", "python3 -m pip install --find-links DIR ./examples/goext\n"),
         ("", "python3 -m pip install --no-build-isolation ./examples/goext\n"),
     ]
+    # the workflow's go test (a list item's block, indented): goext_test.go's, verbatim
+    go_test = re.search(r"^   ```go\n(.*?)^   ```$", section, re.S | re.M)
+    assert go_test, "the workflow shows no go test"
+    excerpt = "".join(line[3:] if line.strip() else line for line in go_test[1].splitlines(True))
+    assert excerpt in (example / "goext_test.go").read_text()
     (lang, code), *rest = blocks[5:]
     assert lang == "python"
     from goext_build import folder  # builds goext as the other goext tests do

@@ -230,6 +230,17 @@ func (t *Tensor) Strides() []int64 {
 	return append([]int64(nil), c.strides()...)
 }
 
+// Data returns the address of element 0 (nil once the tensor is closed or
+// exported), for code that lends the elements for a call without a copy
+// (godlpack.Function.Call in a go test); the tensor must stay open meanwhile.
+func (t *Tensor) Data() unsafe.Pointer {
+	c, err := t.open()
+	if err != nil {
+		return nil
+	}
+	return c.data.ptr()
+}
+
 // Len returns the number of elements.
 func (t *Tensor) Len() int64 {
 	if t == nil {

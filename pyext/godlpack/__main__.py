@@ -9,8 +9,8 @@ python -m godlpack go-env [--embed]
                             eval "$(python -m godlpack go-env --embed)"
 python -m godlpack init [FOLDER]
                             sets an extension's folder (default: the current one) up for
-                            go build, go vet and gopls: a go.work pointing at godlpack's
-                            Go sources, with this interpreter's headers
+                            go build, go vet, go test and gopls: a go.work pointing at
+                            godlpack's Go sources (no Python headers needed)
 python -m godlpack --help   this usage
 """
 
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         help="demo (the default): share a Go-owned array with NumPy and PyTorch, zero-copy; "
         "info: print the godlpack and DLPack versions, the dtypes, the devices and the "
         "installed consumers; go-env: the settings go build needs, as export lines; "
-        "init: set an extension's folder up for go build, go vet and gopls",
+        "init: set an extension's folder up for go build, go vet, go test and gopls",
     )
     parser.add_argument(
         "--embed",

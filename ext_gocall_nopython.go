@@ -1,0 +1,239 @@
+//go:build !godlpack_python
+
+package godlpack
+
+// ext_gocall_nopython.go: Function.Call in a build without Python (an
+// extension's go test). The arguments are put where ext_call.c would put
+// Python's, in Go memory, and the function's own call (its converters, its
+// constraints, the Go function, its result writer) runs on them, so a test
+// exercises the declaration import would bind.
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"runtime/cgo"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack"
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+// present marks an argument passed (extArg.obj), which Python's own object would.
+var present pyObject
+
+func (f *Function) goCall(args []any) (any, error) {
+	if len(f.errs) > 0 {
+		return nil, fmt.Errorf("godlpack: %s", f.errs[0])
+	}
+	if len(f.overloads) > 0 { // the first alternative the arguments bind to, as in Python
+		var bindErrs []string
+		for _, alt := range f.overloads {
+			argv, release, err := alt.bind(args)
+			if err != nil {
+				bindErrs = append(bindErrs, err.Error())
+				continue
+			}
+			defer release()
+			return alt.run(argv)
+		}
+		return nil, TypeError.Errorf("%s(): no overload takes these arguments (%v)", f.name, bindErrs)
+	}
+	argv, release, err := f.bind(args)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return f.run(argv)
+}
+
+// run calls f on bound arguments and reads its result back.
+func (f *Function) run(argv []extArg) (any, error) {
+	var res extResult
+	err := f.call(argv, &res)
+	for i := range argv {
+		releaseBorrowed(&argv[i])
+	}
+	if err != nil {
+		return nil, err
+	}
+	refuseBorrowed(f, argv, &res) // a borrowed argument returned: the ValueError Python gets
+	return readResult(&res)
+}
+
+// bind puts args where ext_call.c would put Python's arguments; release drops the
+// handles it made.
+func (f *Function) bind(args []any) (argv []extArg, release func(), err error) {
+	if len(args) > len(f.params) {
+		return nil, nil, TypeError.Errorf("%s() takes %d arguments (%d given)", f.name, len(f.params), len(args))
+	}
+	argv = make([]extArg, len(f.params))
+	var handles []cgo.Handle
+	release = func() {
+		for _, h := range handles {
+			h.Delete()
+		}
+	}
+	for i, p := range f.params {
+		if i >= len(args) && !p.hasDefault {
+			release()
+			return nil, nil, TypeError.Errorf("%s() missing required argument %s (pos %d)", f.name, p.name, i+1)
+		}
+		if i >= len(args) && (p.def == nil || p.kind == extObject) {
+			continue // absent, as C passes it: the converter takes the default (objectArg) or none
+		}
+		v := p.def
+		if i < len(args) {
+			v = args[i]
+		}
+		h, err := p.bindArg(&argv[i], v)
+		if h != 0 {
+			handles = append(handles, h)
+		}
+		if err != nil {
+			release()
+			return nil, nil, TypeError.Errorf("%s(): argument %s: %v", f.name, p.name, err)
+		}
+	}
+	return argv, release, nil
+}
+
+// bindArg puts v, an argument of parameter p, into a (a handle for the values Go
+// keeps, to delete after the call).
+func (p *param) bindArg(a *extArg, v any) (cgo.Handle, error) {
+	rv := reflect.ValueOf(v)
+	switch p.kind {
+	case extTensor, extMutTensor:
+		t, ok := v.(*tensor.Tensor)
+		if v == nil || (ok && t == nil) {
+			if !p.hasDefault {
+				return 0, fmt.Errorf("expected a tensor, got nil")
+			}
+			return 0, nil // None for an optional tensor: absent, obj stays nil
+		}
+		if !ok {
+			return 0, fmt.Errorf("expected a *tensor.Tensor, got %T", v)
+		}
+		return 0, lendTensor(a, t)
+	case extInt, extUint:
+		switch {
+		case rv.CanInt():
+			if p.kind == extUint && rv.Int() < 0 {
+				return 0, OverflowError.Errorf("can't convert negative int to unsigned")
+			}
+			a.i = rv.Int()
+		case rv.CanUint():
+			if p.kind == extInt && rv.Uint() > math.MaxInt64 {
+				return 0, OverflowError.Errorf("int too big to convert")
+			}
+			a.i = int64(rv.Uint())
+		default:
+			return 0, fmt.Errorf("expected int, got %T", v)
+		}
+	case extFloat:
+		switch {
+		case rv.CanFloat():
+			a.f = rv.Float()
+		case rv.CanInt():
+			a.f = float64(rv.Int())
+		case rv.CanUint():
+			a.f = float64(rv.Uint())
+		default:
+			return 0, fmt.Errorf("expected float, got %T", v)
+		}
+	case extBool:
+		b, ok := v.(bool)
+		if !ok {
+			return 0, fmt.Errorf("expected bool, got %T", v)
+		}
+		a.i = 0
+		if b {
+			a.i = 1
+		}
+	case extStr:
+		s, ok := v.(string)
+		if !ok {
+			return 0, fmt.Errorf("expected str, got %T", v)
+		}
+		a.s, a.slen = unsafe.StringData(s), len(s)
+	case extInstance:
+		if v == nil || (rv.Kind() == reflect.Pointer && rv.IsNil()) {
+			return 0, nil // None: handle 0
+		}
+		if rv.Type() != p.goType {
+			return 0, fmt.Errorf("expected %v, got %T", p.goType, v)
+		}
+		h := cgo.NewHandle(v)
+		a.i = int64(h)
+		return h, nil
+	default: // an object or a callback: the Go value itself (objectArg)
+		h := cgo.NewHandle(v)
+		a.obj, a.i = &present, int64(h)
+		return h, nil
+	}
+	a.obj = &present
+	return 0, nil
+}
+
+// lendTensor lays t out in a as a borrowed DLManagedTensorVersioned, as ext_call.c
+// lends a producer's tensor: no deleter, READ_ONLY if t is read-only.
+func lendTensor(a *extArg, t *tensor.Tensor) error {
+	dt := t.DType()
+	if dt == nil {
+		return tensor.ErrClosed
+	}
+	shape, strides := t.Shape(), t.Strides()
+	d := &a.m.dl_tensor
+	d.data, d.ndim = t.Data(), int32(len(shape))
+	d.device.device_type, d.device.device_id = int32(t.Device().Type), t.Device().ID
+	d.dtype = cDLDataType{code: uint8(dt.DL.Code), bits: dt.DL.Bits, lanes: dt.DL.Lanes}
+	if len(shape) > 0 {
+		d.shape, d.strides = &shape[0], &strides[0]
+	}
+	a.m.version.major, a.m.version.minor = dlpack.MajorVersion, dlpack.MinorVersion
+	if t.ReadOnly() {
+		a.m.flags |= flagReadOnly
+	}
+	a.obj = &present
+	return nil
+}
+
+// readResult is what Python would get from r, in Go.
+func readResult(r *extResult) (any, error) {
+	switch r.kind {
+	case extRNone:
+		return nil, nil
+	case extRArray:
+		return tensor.FromManaged(r.p)
+	case extRInt:
+		return r.i, nil
+	case extRFloat:
+		return r.f, nil
+	case extRBool:
+		return r.i != 0, nil
+	case extRStr:
+		return string(unsafe.Slice((*byte)(r.p), r.n)), nil
+	case extRTuple:
+		items := unsafe.Slice((*extResult)(r.p), r.n)
+		t := make(Tuple, len(items))
+		for i := range items {
+			v, err := readResult(&items[i])
+			if err != nil {
+				return nil, err
+			}
+			t[i] = v
+		}
+		return t, nil
+	case extRError:
+		return nil, Exception(r.exc).Errorf("%s", unsafe.String((*byte)(r.p), r.n))
+	case extRObject, extRInstance:
+		h := cgo.Handle(r.i)
+		v := h.Value()
+		h.Delete()
+		if r.kind == extRInstance {
+			liveInstances.Add(-1)
+		}
+		return v, nil
+	}
+	return nil, fmt.Errorf("godlpack: result kind %d", r.kind)
+}

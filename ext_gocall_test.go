@@ -1,0 +1,167 @@
+//go:build !godlpack_python
+
+package godlpack
+
+// ext_gocall_test.go: Check and Function.Call in a build without Python (issue
+// 21): what an extension's own go test uses.
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/godlpack/godlpack/dlpack/tensor"
+)
+
+type counter struct{ n int64 }
+
+func newCounter(start int64) (*counter, error) { return &counter{n: start}, nil }
+func (c *counter) add(k int64) (int64, error)  { c.n += k; return c.n, nil }
+
+func double(x MutTensor[float64]) (None, error) {
+	s, err := Slice[float64](x)
+	for i := range s {
+		s[i] *= 2
+	}
+	return None{}, err
+}
+
+func sumScaled(x Tensor[AnyFloat], k float64) (float64, error) {
+	t, err := x.AsTensor()
+	if err != nil {
+		return 0, err
+	}
+	v, err := tensor.As[float64](t)
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, e := range v.All() {
+		total += e
+	}
+	return total * k, nil
+}
+
+var (
+	doubleFn = Func1("double", double, "x")
+	sumFn    = Func2("sum_scaled", sumScaled, "x", "k").Default("k", 1).Where("x", NDim(1))
+	joinFn   = Func("join", func(parts []string, sep string) (string, error) { return strings.Join(parts, sep), nil }, "parts", "sep").Default("sep", ",")
+	pairFn   = Func0("pair", func() (Tuple, error) { return Tuple{int64(1), "a"}, nil })
+	counterC = Class[counter]("Counter", "")
+	initFn   = counterC.Init(newCounter, "start")
+	addFn    = counterC.Def("add", (*counter).add, "k")
+)
+
+func init() {
+	Module("gocall_ok", "", doubleFn, sumFn, joinFn, pairFn, counterC)
+	Module("gocall_bad", "",
+		Func1("f", double, "x").Default("x", 2.5), // a float default for a tensor
+		Func1("f", double, "y"),                   // a second f
+		Func1("g", func(x chan int) (None, error) { return None{}, nil }, "x"),
+	)
+}
+
+func TestCheckReportsWhatImportWould(t *testing.T) {
+	if err := Check("gocall_ok"); err != nil {
+		t.Fatalf("Check(gocall_ok): %v", err)
+	}
+	err := Check("gocall_bad")
+	if err == nil {
+		t.Fatal("Check(gocall_bad): no error")
+	}
+	for _, want := range []string{`godlpack.Module("gocall_bad")`, "the default 2.5 does not suit parameter x",
+		`two functions are named "f"`, "parameter x: unsupported type chan int"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check(gocall_bad) = %q, missing %q", err, want)
+		}
+	}
+	if err := Check("gocall_none"); err == nil || !strings.Contains(err.Error(), `"gocall_ok"`) {
+		t.Errorf("Check of an undeclared module = %v, want the declared ones listed", err)
+	}
+}
+
+func TestCallWritesAMutTensorInPlace(t *testing.T) {
+	x, err := tensor.FromSlice([]float64{1, 2, 3}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if r, err := doubleFn.Call(x); err != nil || r != nil {
+		t.Fatalf("double(x) = %v, %v; want None", r, err)
+	}
+	v, _ := tensor.As[float64](x)
+	if got, _ := v.At(2); got != 6 {
+		t.Errorf("x[2] after double = %v, want 6", got)
+	}
+	x.SetReadOnly()
+	if _, err := doubleFn.Call(x); err == nil || !strings.Contains(err.Error(), "expected a writable tensor") {
+		t.Errorf("double(read-only x): %v, want the TypeError of a read-only tensor", err)
+	}
+}
+
+func TestCallChecksConstraintsAndTakesDefaults(t *testing.T) {
+	x, _ := tensor.FromSlice([]float64{1, 2, 3, 4}, 4)
+	defer x.Close()
+	if r, err := sumFn.Call(x); err != nil || r != 10.0 {
+		t.Errorf("sum_scaled(x) = %v, %v; want 10 (k's default 1)", r, err)
+	}
+	if r, err := sumFn.Call(x, 3); err != nil || r != 30.0 {
+		t.Errorf("sum_scaled(x, 3) = %v, %v; want 30", r, err)
+	}
+	m, _ := tensor.FromSlice([]float64{1, 2, 3, 4}, 2, 2)
+	defer m.Close()
+	_, err := sumFn.Call(m)
+	var ee *exceptionError
+	if !errors.As(err, &ee) || ee.kind != TypeError || !strings.Contains(err.Error(), "expected a 1-d tensor, got a 2-d one") {
+		t.Errorf("sum_scaled(2-d) = %v, want NDim's TypeError", err)
+	}
+	i32, _ := tensor.FromSlice([]int32{1}, 1)
+	defer i32.Close()
+	if _, err := sumFn.Call(i32); err == nil || !strings.Contains(err.Error(), "expected a float32 or float64 tensor") {
+		t.Errorf("sum_scaled(int32) = %v, want the dtype's TypeError", err)
+	}
+	if _, err := sumFn.Call(); err == nil || !strings.Contains(err.Error(), "missing required argument x") {
+		t.Errorf("sum_scaled() = %v, want a missing argument", err)
+	}
+}
+
+func TestCallObjectsTuplesAndInstances(t *testing.T) {
+	if r, err := joinFn.Call([]string{"a", "b"}); err != nil || r != "a,b" {
+		t.Errorf("join([a b]) = %v, %v", r, err)
+	}
+	if r, err := pairFn.Call(); err != nil || len(r.(Tuple)) != 2 || r.(Tuple)[0] != int64(1) || r.(Tuple)[1] != "a" {
+		t.Errorf("pair() = %#v, %v", r, err)
+	}
+	c, err := initFn.Call(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := addFn.Call(c, 2); err != nil || r != int64(7) {
+		t.Errorf("Counter(5).add(2) = %v, %v; want 7", r, err)
+	}
+	if n := LiveInstances(); n != 0 {
+		t.Errorf("LiveInstances() = %d after Call gave the *counter back to Go", n)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for name, want := range map[string]*Function{"double": doubleFn, "Counter": initFn, "Counter.add": addFn, "nope": nil, "Counter.nope": nil} {
+		if got := Lookup("gocall_ok", name); got != want {
+			t.Errorf("Lookup(gocall_ok, %s) = %v, want %v", name, got, want)
+		}
+	}
+	if _, err := Lookup("gocall_ok", "nope").Call(); err == nil {
+		t.Error("Call on Lookup's nil: no error")
+	}
+}
+
+func TestCallRefusesABorrowedResult(t *testing.T) {
+	echo := Func1("echo", func(x Tensor[float64]) (*tensor.Tensor, error) { return x.AsTensor() }, "x")
+	x, _ := tensor.FromSlice([]float64{1}, 1)
+	defer x.Close()
+	r, err := echo.Call(x)
+	var ee *exceptionError
+	if !errors.As(err, &ee) || ee.kind != ValueError || !strings.Contains(err.Error(), "returned its borrowed argument x") {
+		t.Errorf("echo(x) = %v, %v; want the ValueError Python gets", r, err)
+	}
+}
