@@ -284,7 +284,7 @@ static int accepts(int32_t bits, PyObject *o) {
     return ((bits & GD_EXT_ACCEPT_NONE) && o == Py_None) ||
            ((bits & GD_EXT_ACCEPT_SEQ) && (PyList_Check(o) || PyTuple_Check(o))) ||
            ((bits & GD_EXT_ACCEPT_DICT) && PyDict_Check(o)) ||
-           ((bits & GD_EXT_ACCEPT_BYTES) && PyBytes_CheckExact(o)) ||
+           ((bits & GD_EXT_ACCEPT_BYTES) && PyObject_CheckBuffer(o)) /* bytes-like */ ||
            ((bits & GD_EXT_ACCEPT_NUMBER) &&
             (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyIndex_Check(o))) ||
            ((bits & GD_EXT_ACCEPT_CALLABLE) && PyCallable_Check(o)) ||
