@@ -151,6 +151,7 @@ extern const gd_capi *gd_ext_capi; /* the godlpack module's table, set at module
 typedef struct {
     PyObject_HEAD
     uintptr_t handle;
+    PyObject *weaklist; /* weakref.ref(instance) works (tp_weaklistoffset) */
 } gd_ext_instance;
 
 /* A property's functions (NULL set: read-only). C memory, process lifetime. */
@@ -163,6 +164,8 @@ typedef struct {
     PyTypeObject *type; /* a strong reference, kept for good */
     PyObject *init;     /* the constructor (returns a new instance), or NULL */
     PyObject *iter;     /* __iter__'s Go function (returns a sequence), or NULL */
+    PyObject *eq;       /* __eq__'s Go function (returns a bool), or NULL */
+    int32_t eq_other;   /* the class __eq__'s other must be (its id), -1: any object */
     const char *name;   /* the class's name, for TypeErrors */
 } gd_ext_class;
 
@@ -175,7 +178,7 @@ extern PyObject *gd_ext_exceptions[GD_EXT_MAX_EXCEPTIONS];
 /* Makes class id (GIL held, at exec): NULL with an exception. props: nprops closures
  * whose functions are set after, names and docs C memory for good. */
 PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
-                               int has_init, int has_iter, int nprops, const char **prop_names,
+                               int has_init, int has_iter, int has_eq, int nprops, const char **prop_names,
                                const char **prop_docs, gd_ext_property *props);
 /* Puts function fn in type's dict as a method (the instance bound first). */
 int gd_ext_class_set_method(PyObject *type, PyObject *fn);
