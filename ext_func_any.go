@@ -260,6 +260,14 @@ func resultsWriterOf(f *Function, ft reflect.Type) resultsWriter {
 	if hasErr {
 		nout--
 	}
+	switch nout { // the Python result's type, for stubs
+	case 0:
+		f.result = reflect.TypeFor[None]()
+	case 1:
+		f.result = ft.Out(0)
+	default:
+		f.result = reflect.TypeFor[Tuple]()
+	}
 	writers := make([]func(reflect.Value, *C.gd_ext_result) error, nout)
 	for i := range nout {
 		writers[i] = valueWriter(f, ft.Out(i))
