@@ -22,8 +22,9 @@
 #include "dlpack_abi.h"
 #include "godlpack_capi.h"
 
-/* Parameters of one function (Func refuses more, at import). */
-#define GD_EXT_MAX_PARAMS 16
+/* Parameters of one function whose arguments a call keeps on its stack; a function
+ * with more (any number) takes a heap buffer per call (ext_call.c's invoke). */
+#define GD_EXT_STACK_PARAMS 16
 
 /* Parameter kinds, as Go's converters expect them (ext_func.go has the same list). */
 enum {
@@ -105,7 +106,7 @@ typedef struct gd_ext_func {
     int32_t result_fw;   /* GD_EXT_FW_*: the framework arrays are returned in (0: godlpack's),
                             or GD_EXT_FW_LIKE: result_like's */
     int32_t result_like; /* the parameter whose framework the arrays returned take */
-    gd_ext_param params[GD_EXT_MAX_PARAMS];
+    gd_ext_param *params; /* nparams of them, C memory (gd_ext_func_new) */
     /* An overload set (godlpack.Overload): no parameters of its own; each
      * alternative is tried in order until one's arguments bind and convert. */
     int32_t noverloads;
@@ -197,8 +198,8 @@ PyObject *godlpack_ext_init(const char *name);
  * Takes the GIL itself; refuses a thread other than the caller's unless the
  * function always releases the GIL (waiting for it there could wait forever). */
 DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err);
-/* A new gd_ext_func with n parameters (C memory), NULL if out of memory. */
-gd_ext_func *gd_ext_func_new(void);
+/* A new gd_ext_func with nparams parameters (C memory), NULL if out of memory. */
+gd_ext_func *gd_ext_func_new(int32_t nparams);
 void gd_ext_result_free(gd_ext_result *r);
 /* How many calls have released the GIL in this process (GILReleases, for tests). */
 int64_t gd_ext_gil_releases(void);

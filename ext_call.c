@@ -630,21 +630,30 @@ static int gil_wanted(void) {
  * convert with a TypeError: an overload set then tries its next alternative. */
 static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames, int *mismatch) {
-    PyObject *bound_kw[GD_EXT_MAX_PARAMS];
+    PyObject *bound_stack[GD_EXT_STACK_PARAMS], **bound_kw = bound_stack;
     PyObject *const *bound = args; /* every parameter passed by position: bound already */
-    gd_ext_arg argv[GD_EXT_MAX_PARAMS];
+    gd_ext_arg argv_stack[GD_EXT_STACK_PARAMS], *argv = argv_stack;
+    if (f->nparams > GD_EXT_STACK_PARAMS) { /* any number of parameters: on the heap */
+        bound_kw = PyMem_Malloc((size_t)f->nparams * sizeof(PyObject *));
+        argv = PyMem_Malloc((size_t)f->nparams * sizeof(gd_ext_arg));
+        if (bound_kw == NULL || argv == NULL) {
+            PyMem_Free(bound_kw);
+            PyMem_Free(argv);
+            return PyErr_NoMemory();
+        }
+    }
+    PyObject *out = NULL;
+    int n = 0;
     if (kwnames != NULL || nargs != f->fast_nargs) {
         if (bind(f, args, nargs, kwnames, bound_kw) < 0) {
             if (mismatch != NULL) {
                 *mismatch = PyErr_ExceptionMatches(PyExc_TypeError);
             }
-            return NULL;
+            goto release;
         }
         bound = bound_kw;
     }
-    PyObject *out = NULL;
     pthread_t caller = pthread_self(); /* for Keep's rule (gd_ext_keep) */
-    int n = 0;
     for (; n < f->nparams; n++) {
         argv[n].hold = NULL;
         argv[n].view.obj = NULL;
@@ -689,6 +698,10 @@ release:
             }
         }
         PyErr_Restore(type, value, tb);
+    }
+    if (argv != argv_stack) {
+        PyMem_Free(bound_kw);
+        PyMem_Free(argv);
     }
     return out;
 }

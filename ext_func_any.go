@@ -64,9 +64,6 @@ func Func(name string, fn any, params ...string) *Function {
 	if ft.IsVariadic() {
 		f.fail("a variadic Go function cannot be bound: take a slice")
 	}
-	if n > C.GD_EXT_MAX_PARAMS {
-		return f // newFunction said so
-	}
 	convs := make([]argConv, n)
 	for i := range n {
 		convs[i] = argConverter(f, i, ft.In(i))

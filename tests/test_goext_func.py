@@ -69,6 +69,26 @@ def test_more_parameters_than_func4_and_eight(m):
     assert str(inspect.signature(m.many)) == "(a, b, c, d, e, f, g, h, i, j=10)"
 
 
+def test_any_number_of_parameters(m):
+    """No ceiling (it was 16): twenty parameters, by position and by keyword, keyword-only
+    ones with defaults, the argument errors naming the right one."""
+    args = list(range(1, 19))
+    want = sum(k * a for k, a in enumerate(args))
+    assert m.twenty(*args) == f"sum={float(want):g}"
+    assert m.twenty(*args, scale=0.5, label="half") == f"half={want * 0.5:g}"
+    kw = {f"a{k}": a for k, a in enumerate(args)}
+    assert m.twenty(**kw, label="kw") == f"kw={float(want):g}"
+    assert m.twenty(*args[:10], **{k: v for k, v in list(kw.items())[10:]}) == m.twenty(*args)
+    with pytest.raises(TypeError, match=r"missing required argument 'a17' \(pos 18\)"):
+        m.twenty(*args[:17])
+    with pytest.raises(TypeError, match="takes 18 positional arguments but 19 were given"):
+        m.twenty(*args, 1.0)
+    with pytest.raises(TypeError, match=r"^twenty\(\): argument a16: expected an int, got str$"):
+        m.twenty(*args[:16], "x", 1)
+    sig = str(inspect.signature(m.twenty))
+    assert sig.startswith("(a0, a1,") and sig.endswith("a17, *, scale=1.0, label='sum')")
+
+
 def test_keyword_only_parameters(m):
     assert str(inspect.signature(m.kwonly)) == "(x, ddof=0, *, center=True, scale=1.0, clip=None)"
     assert m.kwonly(2.0) == {"x": 2.0, "ddof": 0, "center": True, "scale": 1.0, "clip": None}
