@@ -188,6 +188,10 @@ PyObject *gd_ext_exc_type(int32_t k);
 /* A function object calling f as a function of module m (ext_module.c). */
 PyObject *gd_ext_function(PyObject *m, gd_ext_func *f);
 
+/* array, a godlpack.Array, as a numpy.ndarray viewing its memory (its base: array),
+ * made with NumPy's C-API (ext_numpy_result.c); NULL with no exception when NumPy's API
+ * cannot take it here (its dtype, device, NumPy not imported): use numpy.from_dlpack. */
+PyObject *gd_ext_numpy_array(PyObject *array);
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 /* The ml_meth of an overload set (godlpack.Overload): gd_ext_call keeps no branch for it. */
 PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,

@@ -561,6 +561,13 @@ static PyObject *in_framework(PyObject *out, int fw) {
         return out;
     }
     if ((void *)Py_TYPE(out) == gd_ext_capi->array_type) {
+        if (fw == GD_EXT_FW_NUMPY) { /* NumPy's C-API, with no Python call (ext_numpy_result.c) */
+            PyObject *nd = gd_ext_numpy_array(out);
+            if (nd != NULL || PyErr_Occurred()) {
+                Py_DECREF(out);
+                return nd;
+            }
+        }
         PyObject *fn = from_dlpack_of(fw);
         PyObject *r = fn != NULL ? PyObject_CallOneArg(fn, out) : NULL;
         Py_DECREF(out);
