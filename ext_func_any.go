@@ -111,12 +111,7 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 			f.fail("parameter %s: %v: the type argument must be a DLPack element type or a godlpack.DTypeSet", p.name, t)
 		}
 		p.setDTypes(dts)
-		c := reflect.ValueOf(tp.converter(f, p))
-		return func(a *C.gd_ext_arg) (reflect.Value, error) {
-			out := c.Call([]reflect.Value{reflect.ValueOf(a)})
-			err, _ := out[1].Interface().(error)
-			return out[0], err
-		}
+		return reflect.Zero(t).Interface().(tensorValueParam).valueConverter(f, p) // ext_tensor_value.go
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
