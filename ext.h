@@ -22,8 +22,9 @@
 #include "dlpack_abi.h"
 #include "godlpack_capi.h"
 
-/* Parameters of one function (Func refuses more, at import). */
-#define GD_EXT_MAX_PARAMS 16
+/* Parameters of one function whose arguments a call keeps on its stack; a function
+ * with more (any number) takes a heap buffer per call (ext_call.c's invoke). */
+#define GD_EXT_STACK_PARAMS 16
 
 /* Parameter kinds, as Go's converters expect them (ext_consts.go has the same list, checked
  * against this one when ext_ctypes.go builds). */
@@ -106,7 +107,7 @@ typedef struct gd_ext_func {
     int32_t result_fw;   /* GD_EXT_FW_*: the framework arrays are returned in (0: godlpack's),
                             or GD_EXT_FW_LIKE: result_like's */
     int32_t result_like; /* the parameter whose framework the arrays returned take */
-    gd_ext_param params[GD_EXT_MAX_PARAMS];
+    gd_ext_param *params; /* nparams of them, C memory (gd_ext_func_new) */
     /* An overload set (godlpack.Overload): no parameters of its own; each
      * alternative is tried in order until one's arguments bind and convert. */
     int32_t noverloads;
@@ -152,6 +153,7 @@ extern const gd_capi *gd_ext_capi; /* the godlpack module's table, set at module
 typedef struct {
     PyObject_HEAD
     uintptr_t handle;
+    PyObject *weaklist; /* weakref.ref(instance) works (tp_weaklistoffset) */
 } gd_ext_instance;
 
 /* A property's functions (NULL set: read-only). C memory, process lifetime. */
@@ -164,6 +166,8 @@ typedef struct {
     PyTypeObject *type; /* a strong reference, kept for good */
     PyObject *init;     /* the constructor (returns a new instance), or NULL */
     PyObject *iter;     /* __iter__'s Go function (returns a sequence), or NULL */
+    PyObject *eq;       /* __eq__'s Go function (returns a bool), or NULL */
+    int32_t eq_other;   /* the class __eq__'s other must be (its id), -1: any object */
     const char *name;   /* the class's name, for TypeErrors */
 } gd_ext_class;
 
@@ -176,7 +180,7 @@ extern PyObject *gd_ext_exceptions[GD_EXT_MAX_EXCEPTIONS];
 /* Makes class id (GIL held, at exec): NULL with an exception. props: nprops closures
  * whose functions are set after, names and docs C memory for good. */
 PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
-                               int has_init, int has_iter, int nprops, const char **prop_names,
+                               int has_init, int has_iter, int has_eq, int nprops, const char **prop_names,
                                const char **prop_docs, gd_ext_property *props);
 /* Puts function fn in type's dict as a method (the instance bound first). */
 int gd_ext_class_set_method(PyObject *type, PyObject *fn);
@@ -185,6 +189,10 @@ PyObject *gd_ext_exc_type(int32_t k);
 /* A function object calling f as a function of module m (ext_module.c). */
 PyObject *gd_ext_function(PyObject *m, gd_ext_func *f);
 
+/* array, a godlpack.Array, as a numpy.ndarray viewing its memory (its base: array),
+ * made with NumPy's C-API (ext_numpy_result.c); NULL with no exception when NumPy's API
+ * cannot take it here (its dtype, device, NumPy not imported): use numpy.from_dlpack. */
+PyObject *gd_ext_numpy_array(PyObject *array);
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 /* The ml_meth of an overload set (godlpack.Overload): gd_ext_call keeps no branch for it. */
 PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -195,8 +203,8 @@ PyObject *godlpack_ext_init(const char *name);
  * Takes the GIL itself; refuses a thread other than the caller's unless the
  * function always releases the GIL (waiting for it there could wait forever). */
 DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err);
-/* A new gd_ext_func with n parameters (C memory), NULL if out of memory. */
-gd_ext_func *gd_ext_func_new(void);
+/* A new gd_ext_func with nparams parameters (C memory), NULL if out of memory. */
+gd_ext_func *gd_ext_func_new(int32_t nparams);
 void gd_ext_result_free(gd_ext_result *r);
 /* How many calls have released the GIL in this process (GILReleases, for tests). */
 int64_t gd_ext_gil_releases(void);

@@ -284,7 +284,7 @@ static int accepts(int32_t bits, PyObject *o) {
     return ((bits & GD_EXT_ACCEPT_NONE) && o == Py_None) ||
            ((bits & GD_EXT_ACCEPT_SEQ) && (PyList_Check(o) || PyTuple_Check(o))) ||
            ((bits & GD_EXT_ACCEPT_DICT) && PyDict_Check(o)) ||
-           ((bits & GD_EXT_ACCEPT_BYTES) && PyBytes_CheckExact(o)) ||
+           ((bits & GD_EXT_ACCEPT_BYTES) && PyObject_CheckBuffer(o)) /* bytes-like */ ||
            ((bits & GD_EXT_ACCEPT_NUMBER) &&
             (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyIndex_Check(o))) ||
            ((bits & GD_EXT_ACCEPT_CALLABLE) && PyCallable_Check(o)) ||
@@ -561,6 +561,13 @@ static PyObject *in_framework(PyObject *out, int fw) {
         return out;
     }
     if ((void *)Py_TYPE(out) == gd_ext_capi->array_type) {
+        if (fw == GD_EXT_FW_NUMPY) { /* NumPy's C-API, with no Python call (ext_numpy_result.c) */
+            PyObject *nd = gd_ext_numpy_array(out);
+            if (nd != NULL || PyErr_Occurred()) {
+                Py_DECREF(out);
+                return nd;
+            }
+        }
         PyObject *fn = from_dlpack_of(fw);
         PyObject *r = fn != NULL ? PyObject_CallOneArg(fn, out) : NULL;
         Py_DECREF(out);
@@ -630,21 +637,30 @@ static int gil_wanted(void) {
  * convert with a TypeError: an overload set then tries its next alternative. */
 static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames, int *mismatch) {
-    PyObject *bound_kw[GD_EXT_MAX_PARAMS];
+    PyObject *bound_stack[GD_EXT_STACK_PARAMS], **bound_kw = bound_stack;
     PyObject *const *bound = args; /* every parameter passed by position: bound already */
-    gd_ext_arg argv[GD_EXT_MAX_PARAMS];
+    gd_ext_arg argv_stack[GD_EXT_STACK_PARAMS], *argv = argv_stack;
+    if (f->nparams > GD_EXT_STACK_PARAMS) { /* any number of parameters: on the heap */
+        bound_kw = PyMem_Malloc((size_t)f->nparams * sizeof(PyObject *));
+        argv = PyMem_Malloc((size_t)f->nparams * sizeof(gd_ext_arg));
+        if (bound_kw == NULL || argv == NULL) {
+            PyMem_Free(bound_kw);
+            PyMem_Free(argv);
+            return PyErr_NoMemory();
+        }
+    }
+    PyObject *out = NULL;
+    int n = 0;
     if (kwnames != NULL || nargs != f->fast_nargs) {
         if (bind(f, args, nargs, kwnames, bound_kw) < 0) {
             if (mismatch != NULL) {
                 *mismatch = PyErr_ExceptionMatches(PyExc_TypeError);
             }
-            return NULL;
+            goto release;
         }
         bound = bound_kw;
     }
-    PyObject *out = NULL;
     pthread_t caller = pthread_self(); /* for Keep's rule (gd_ext_keep) */
-    int n = 0;
     for (; n < f->nparams; n++) {
         argv[n].hold = NULL;
         argv[n].view.obj = NULL;
@@ -689,6 +705,10 @@ release:
             }
         }
         PyErr_Restore(type, value, tb);
+    }
+    if (argv != argv_stack) {
+        PyMem_Free(bound_kw);
+        PyMem_Free(argv);
     }
     return out;
 }

@@ -11,8 +11,17 @@
 #include "ext.h"
 #include "_cgo_export.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#if PY_VERSION_HEX >= 0x030C0000
+#define GD_T_PYSSIZET Py_T_PYSSIZET
+#define GD_READONLY Py_READONLY
+#else
+#include <structmember.h>
+#define GD_T_PYSSIZET T_PYSSIZET
+#define GD_READONLY READONLY
+#endif
 
 gd_ext_class gd_ext_classes[GD_EXT_MAX_CLASSES];
 PyObject *gd_ext_exceptions[GD_EXT_MAX_EXCEPTIONS];
@@ -33,6 +42,9 @@ static gd_ext_class *class_of(PyTypeObject *type) {
 /* Releases the Go value; safe after finalization (Go only deletes a handle). */
 static void instance_dealloc(PyObject *self) {
     PyTypeObject *tp = Py_TYPE(self);
+    if (((gd_ext_instance *)self)->weaklist != NULL) {
+        PyObject_ClearWeakRefs(self); /* their callbacks see the object gone, as Python's */
+    }
     uintptr_t h = ((gd_ext_instance *)self)->handle;
     ((gd_ext_instance *)self)->handle = 0;
     if (h != 0) {
@@ -88,6 +100,32 @@ static PyObject *instance_iter(PyObject *self) {
     return it;
 }
 
+/* ==, != of a class with __eq__: an object __eq__ does not take (not an instance of
+ * its other's class) is NotImplemented, so that Python tries the other side and ==
+ * falls back to identity (False), as for a Python class's __eq__ returning
+ * NotImplemented; never a TypeError for comparing unlike things. */
+static PyObject *instance_richcompare(PyObject *self, PyObject *other, int op) {
+    gd_ext_class *c = class_of(Py_TYPE(self));
+    if ((op != Py_EQ && op != Py_NE) || c == NULL || c->eq == NULL) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (c->eq_other >= 0) {
+        PyTypeObject *want = gd_ext_classes[c->eq_other].type;
+        if (want == NULL || !PyObject_TypeCheck(other, want) ||
+            ((gd_ext_instance *)other)->handle == 0) {
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+    }
+    PyObject *args[2] = {self, other};
+    PyObject *r = PyObject_Vectorcall(c->eq, args, 2, NULL);
+    if (r == NULL || op == Py_EQ) {
+        return r;
+    }
+    int truth = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return truth < 0 ? NULL : PyBool_FromLong(!truth);
+}
+
 static PyObject *property_get(PyObject *self, void *closure) {
     return PyObject_CallOneArg(((gd_ext_property *)closure)->get, self);
 }
@@ -110,7 +148,7 @@ static int property_set(PyObject *self, PyObject *value, void *closure) {
 }
 
 PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
-                               int has_init, int has_iter, int nprops, const char **prop_names,
+                               int has_init, int has_iter, int has_eq, int nprops, const char **prop_names,
                                const char **prop_docs, gd_ext_property *props) {
     if (id < 0 || id >= GD_EXT_MAX_CLASSES) {
         PyErr_Format(PyExc_ImportError, "at most %d classes are supported", GD_EXT_MAX_CLASSES);
@@ -118,9 +156,11 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     }
     /* The spec, slots and getset table live for good: a type may keep pointers into them. */
     PyGetSetDef *gs = calloc((size_t)nprops + 1, sizeof(PyGetSetDef));
-    PyType_Slot *slots = calloc(8, sizeof(PyType_Slot));
+    PyType_Slot *slots = calloc(10, sizeof(PyType_Slot));
+    PyMemberDef *members = calloc(2, sizeof(PyMemberDef));
     PyType_Spec *spec = calloc(1, sizeof(PyType_Spec));
-    if (gs == NULL || slots == NULL || spec == NULL) {
+    if (gs == NULL || slots == NULL || spec == NULL || members == NULL) {
+        free(members);
         free(gs);
         free(slots);
         free(spec);
@@ -138,6 +178,13 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     slots[n++] = (PyType_Slot){Py_tp_dealloc, (void *)instance_dealloc};
     slots[n++] = (PyType_Slot){Py_tp_doc, (void *)doc};
     slots[n++] = (PyType_Slot){Py_tp_getset, gs};
+    /* __weaklistoffset__: how a type made from a spec says where its weakref list is. */
+    members[0] = (PyMemberDef){"__weaklistoffset__", GD_T_PYSSIZET,
+                               offsetof(gd_ext_instance, weaklist), GD_READONLY, NULL};
+    slots[n++] = (PyType_Slot){Py_tp_members, members};
+    if (has_eq) {
+        slots[n++] = (PyType_Slot){Py_tp_richcompare, (void *)instance_richcompare};
+    }
     if (has_iter) {
         slots[n++] = (PyType_Slot){Py_tp_iter, (void *)instance_iter};
     }
@@ -153,6 +200,10 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     spec->slots = slots;
     PyTypeObject *t = (PyTypeObject *)PyType_FromSpec(spec);
     if (t == NULL) {
+        return NULL;
+    }
+    if (has_eq && PyObject_SetAttrString((PyObject *)t, "__hash__", Py_None) < 0) {
+        Py_DECREF(t); /* unhashable, as a class statement defining __eq__ makes it */
         return NULL;
     }
     gd_ext_classes[id].type = t; /* the reference is kept for good */
@@ -171,9 +222,6 @@ int gd_ext_class_set_method(PyObject *type, PyObject *fn) {
     PyObject *name = PyObject_GetAttrString(fn, "__name__");
     PyObject *m = name != NULL ? PyInstanceMethod_New(fn) : NULL;
     int rc = m != NULL ? PyObject_SetAttr(type, name, m) : -1;
-    if (rc == 0 && PyUnicode_CompareWithASCIIString(name, "__eq__") == 0) {
-        rc = PyObject_SetAttrString(type, "__hash__", Py_None); /* as class statements do */
-    }
     Py_XDECREF(m);
     Py_XDECREF(name);
     return rc;

@@ -30,6 +30,7 @@ type ClassDef struct {
 	props     []*property
 	errs      []string
 	ctype     *pyTypeObject // made at the first module exec
+	binder    memberBinder  // the members' calls without reflection (ext_class_fast.go)
 }
 
 type property struct {
@@ -53,7 +54,8 @@ var liveInstances atomic.Int64
 // None as nil). Without Init, Python cannot create instances; Go functions
 // returning a *T can.
 func Class[T any](name, doc string) *ClassDef {
-	c := &ClassDef{name: name, doc: doc, ptrType: reflect.TypeFor[*T](), id: int32(len(classList))}
+	c := &ClassDef{name: name, doc: doc, ptrType: reflect.TypeFor[*T](), id: int32(len(classList)),
+		binder: classBinder[T]{}}
 	if !validIdentifier(name) {
 		c.fail("%q is not a valid Python class name", name)
 	}
@@ -104,6 +106,7 @@ func (c *ClassDef) Init(fn any, params ...string) *Function {
 func (c *ClassDef) Def(name string, fn any, params ...string) *Function {
 	f := Func(name, fn, append([]string{"self"}, params...)...)
 	c.checkReceiver(f, fn)
+	useFast(c.binder, f, fn)
 	c.methods = append(c.methods, f)
 	return f
 }
@@ -121,9 +124,11 @@ func (c *ClassDef) checkReceiver(f *Function, fn any) {
 func (c *ClassDef) Property(name, doc string, get, set any) *ClassDef {
 	p := &property{name: name, doc: doc, get: Func(name, get, "self")}
 	c.checkReceiver(p.get, get)
+	useFast(c.binder, p.get, get)
 	if set != nil {
 		p.set = Func(name, set, "self", "value")
 		c.checkReceiver(p.set, set)
+		useFast(c.binder, p.set, set)
 	}
 	c.props = append(c.props, p)
 	return c

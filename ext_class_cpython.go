@@ -47,16 +47,17 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 		unsafe.Slice(names, n)[i] = C.CString(p.name)
 		unsafe.Slice(docs, n)[i] = C.CString(p.doc)
 	}
-	hasIter := false
+	hasIter, hasEq := false, false
 	for _, f := range c.methods {
 		hasIter = hasIter || f.name == "__iter__"
+		hasEq = hasEq || f.name == "__eq__"
 	}
 	doc := c.doc
 	if c.init != nil { // the constructor's signature, for inspect.signature(Cls) and help()
 		doc = c.init.signature() + "\n--\n\n" + doc
 	}
 	t := C.gd_ext_class_new(cInt32(c.id), C.CString(module+"."+c.name), C.CString(doc), boolInt(c.final),
-		boolInt(c.init != nil), boolInt(hasIter), C.int(n), names, docs, props)
+		boolInt(c.init != nil), boolInt(hasIter), boolInt(hasEq), C.int(n), names, docs, props)
 	if t == nil {
 		return -1
 	}
@@ -86,12 +87,27 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 			cls.iter = fn // ext_class.c's tp_iter calls it and iterates over its result
 			continue
 		}
+		if f.name == "__eq__" { // ext_class.c's tp_richcompare: NotImplemented for other types
+			cls.eq, cls.eq_other = fn, eqOther(f)
+			continue
+		}
 		if C.gd_ext_class_set_method((*pyObject)(unsafe.Pointer(t)), fn) < 0 {
 			return -1
 		}
 	}
 	c.ctype = t
 	return 0
+}
+
+// eqOther is the class id __eq__'s other parameter takes (-1: not a bound
+// class's instance, any object goes to the Go function).
+func eqOther(f *Function) C.int32_t {
+	if len(f.params) == 2 {
+		if oc, ok := boundClasses[f.params[1].goType]; ok {
+			return C.int32_t(oc.id)
+		}
+	}
+	return -1
 }
 
 // functionObject is a function object calling f (a new reference, kept for good

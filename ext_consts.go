@@ -21,9 +21,6 @@ const (
 // extOptional is or'ed into a tensor kind in the C table: an optional tensor.
 const extOptional = 0x10
 
-// extMaxParams is the most parameters a function may have (the C table's size).
-const extMaxParams = 16
-
 // What a call does with the GIL (gd_ext_func.gil).
 const (
 	extGilHold = iota

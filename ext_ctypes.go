@@ -38,7 +38,6 @@ var (
 	_ = [1]struct{}{}[extObject-C.GD_EXT_OBJECT]
 	_ = [1]struct{}{}[extInstance-C.GD_EXT_INSTANCE]
 	_ = [1]struct{}{}[extOptional-C.GD_EXT_OPTIONAL]
-	_ = [1]struct{}{}[extMaxParams-C.GD_EXT_MAX_PARAMS]
 	_ = [1]struct{}{}[extGilHold-C.GD_EXT_GIL_HOLD]
 	_ = [1]struct{}{}[extGilAuto-C.GD_EXT_GIL_AUTO]
 	_ = [1]struct{}{}[extGilRelease-C.GD_EXT_GIL_RELEASE]

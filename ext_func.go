@@ -82,9 +82,6 @@ func newFunction(name string, n int, names []string) *Function {
 	if len(names) != n {
 		f.fail("the Go function has %d parameters but %d names were given (%s)", n, len(names), strings.Join(names, ", "))
 	}
-	if n > extMaxParams {
-		f.fail("at most %d parameters are supported", extMaxParams)
-	}
 	seen := map[string]bool{}
 	for i := range n {
 		p := &param{name: fmt.Sprintf("arg%d", i), ndim: -1}

@@ -57,9 +57,6 @@ func Func(name string, fn any, params ...string) *Function {
 	if ft.IsVariadic() {
 		f.fail("a variadic Go function cannot be bound: take a slice")
 	}
-	if n > extMaxParams {
-		return f // newFunction said so
-	}
 	convs := make([]argConv, n)
 	for i := range n {
 		convs[i] = argConverter(f, i, ft.In(i))
@@ -107,12 +104,7 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 			f.fail("parameter %s: %v: the type argument must be a DLPack element type or a godlpack.DTypeSet", p.name, t)
 		}
 		p.setDTypes(dts)
-		c := reflect.ValueOf(tp.converter(f, p))
-		return func(a *extArg) (reflect.Value, error) {
-			out := c.Call([]reflect.Value{reflect.ValueOf(a)})
-			err, _ := out[1].Interface().(error)
-			return out[0], err
-		}
+		return reflect.Zero(t).Interface().(tensorValueParam).valueConverter(f, p) // ext_tensor_value.go
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -252,6 +244,14 @@ func resultsWriterOf(f *Function, ft reflect.Type) resultsWriter {
 	hasErr := nout > 0 && ft.Out(nout-1) == errorType
 	if hasErr {
 		nout--
+	}
+	switch nout { // the Python result's type, for stubs
+	case 0:
+		f.result = reflect.TypeFor[None]()
+	case 1:
+		f.result = ft.Out(0)
+	default:
+		f.result = reflect.TypeFor[Tuple]()
 	}
 	writers := make([]func(reflect.Value, *extResult) error, nout)
 	for i := range nout {

@@ -47,7 +47,17 @@ static int ext_exec(PyObject *m) {
     return goExtExec(m, (char *)PyModule_GetDef(m)->m_name);
 }
 
-gd_ext_func *gd_ext_func_new(void) { return calloc(1, sizeof(gd_ext_func)); }
+gd_ext_func *gd_ext_func_new(int32_t nparams) {
+    gd_ext_func *f = calloc(1, sizeof(gd_ext_func));
+    gd_ext_param *params = calloc(nparams > 0 ? (size_t)nparams : 1, sizeof(gd_ext_param));
+    if (f == NULL || params == NULL) {
+        free(f);
+        free(params);
+        return NULL;
+    }
+    f->params = params;
+    return f;
+}
 
 /* The self of a function (its __self__): a module object of the module's name
  * whose state is the function's C table, which gd_ext_call reads (gd_ext_func_of).

@@ -86,7 +86,7 @@ func (f *Function) makeCTable() {
 
 // cTable makes the C description of f that ext_call.c reads (C memory, never freed).
 func (f *Function) cTable() *cExtFunc {
-	c := C.gd_ext_func_new()
+	c := C.gd_ext_func_new(C.int32_t(len(f.params)))
 	if c == nil {
 		panic("godlpack: out of memory at module init")
 	}
@@ -110,7 +110,7 @@ func (f *Function) cTable() *cExtFunc {
 	c.gil = f.gil
 	for i, p := range f.params {
 		p.finish()
-		cp := &c.params[i]
+		cp := &unsafe.Slice(c.params, len(f.params))[i]
 		cp.name = C.CString(p.name)
 		cp.kind = p.kind
 		if c, ok := boundClasses[p.goType]; ok && p.kind == extInstance {

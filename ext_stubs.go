@@ -28,7 +28,8 @@ const (
 // pyType is pyTypeName (ext_pytype.go, the one Go-to-Python naming rule) as a
 // stub spells it: the names the stub defines for a tensor parameter and an Array
 // result, and Any where a message would say object; a name the stub cannot
-// resolve (a bound class, a tensor inside a callback's signature) is Any.
+// resolve (a tensor inside a callback's signature) is Any; a bound class's *T is
+// the class, which the stub defines.
 func pyType(t reflect.Type) string {
 	switch {
 	case t == reflect.TypeFor[*tensor.Tensor]():
@@ -39,6 +40,9 @@ func pyType(t reflect.Type) string {
 		return pyTensor
 	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
 		return "Any"
+	}
+	if c, ok := boundClasses[t]; ok { // a bound class's *T: the class the stub defines
+		return c.name
 	}
 	name := pyTypeName(t)
 	if strings.ContainsAny(name, "*.") || strings.Contains(name, "SupportsDLPack") {
@@ -63,43 +67,103 @@ func (m *moduleSpec) stubJSON() []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"name":`...)
-		b = jsonString(b, f.name)
-		b = append(b, `,"doc":`...)
-		b = jsonString(b, f.doc)
-		b = append(b, `,"params":[`...)
-		for j, p := range f.params {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			typ := pyType(p.goType)
-			b = append(b, `{"name":`...)
-			b = jsonString(b, p.name)
-			if p.hasDefault {
-				if p.def == nil { // an optional tensor
-					typ += " | None"
-				}
-				b = append(b, `,"default":`...)
-				b = jsonString(b, pyLiteral(p.def))
-			}
-			b = append(b, `,"type":`...)
-			b = jsonString(b, typ)
-			if p.kind == C.GD_EXT_MUT_TENSOR {
-				b = append(b, `,"mutable":true`...)
-			}
-			b = append(b, '}')
+		b = funcJSON(b, f, 0)
+	}
+	b = append(b, `],"classes":[`...)
+	for i, c := range m.classes {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		result := "Any"
-		if f.result != nil {
-			result = pyType(f.result)
-		}
-		b = append(b, `],"result":`...)
-		b = jsonString(b, result)
-		// What a call may raise beyond TypeError for a wrong argument: the Go
-		// error's Exception (ValueError by default), RuntimeError for a panic.
-		b = append(b, `,"raises":["`+ValueError.String()+`","`+RuntimeError.String()+`"]}`...)
+		b = classJSON(b, c)
 	}
 	return append(b, "]}"...)
+}
+
+// classJSON appends a bound class's stub description: {"name", "doc", "init"
+// (the constructor as a function, or null), "methods", "properties": [{"name",
+// "doc", "type", "readonly"}]}; methods and the constructor leave out self.
+func classJSON(b []byte, c *ClassDef) []byte {
+	b = append(b, `{"name":`...)
+	b = jsonString(b, c.name)
+	b = append(b, `,"doc":`...)
+	b = jsonString(b, c.doc)
+	b = append(b, `,"init":`...)
+	if c.init != nil {
+		b = funcJSON(b, c.init, 0)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"methods":[`...)
+	for i, f := range c.methods {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = funcJSON(b, f, 1)
+	}
+	b = append(b, `],"properties":[`...)
+	for i, p := range c.props {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		typ := "Any"
+		if p.get.result != nil {
+			typ = pyType(p.get.result)
+		}
+		b = append(b, `{"name":`...)
+		b = jsonString(b, p.name)
+		b = append(b, `,"doc":`...)
+		b = jsonString(b, p.doc)
+		b = append(b, `,"type":`...)
+		b = jsonString(b, typ)
+		if p.set == nil {
+			b = append(b, `,"readonly":true`...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// funcJSON appends f's stub description, its first skip parameters left out (a
+// method's self).
+func funcJSON(b []byte, f *Function, skip int) []byte {
+	b = append(b, `{"name":`...)
+	b = jsonString(b, f.name)
+	b = append(b, `,"doc":`...)
+	b = jsonString(b, f.doc)
+	b = append(b, `,"params":[`...)
+	for j, p := range f.params[min(skip, len(f.params)):] {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		typ := pyType(p.goType)
+		b = append(b, `{"name":`...)
+		b = jsonString(b, p.name)
+		if p.hasDefault {
+			if p.def == nil && !strings.HasSuffix(typ, " | None") { // an optional tensor or instance
+				typ += " | None"
+			}
+			b = append(b, `,"default":`...)
+			b = jsonString(b, pyLiteral(p.def))
+		}
+		b = append(b, `,"type":`...)
+		b = jsonString(b, typ)
+		if p.kind == C.GD_EXT_MUT_TENSOR {
+			b = append(b, `,"mutable":true`...)
+		}
+		if j+skip == f.kwOnly {
+			b = append(b, `,"kwonly":true`...)
+		}
+		b = append(b, '}')
+	}
+	result := "Any"
+	if f.result != nil {
+		result = pyType(f.result)
+	}
+	b = append(b, `],"result":`...)
+	b = jsonString(b, result)
+	// What a call may raise beyond TypeError for a wrong argument: the Go
+	// error's Exception (ValueError by default), RuntimeError for a panic.
+	return append(b, `,"raises":["`+ValueError.String()+`","`+RuntimeError.String()+`"]}`...)
 }
 
 // jsonString appends s to b as a JSON string.

@@ -113,11 +113,11 @@ func fromPythonAs(o *C.PyObject, t, want reflect.Type, depth int) (reflect.Value
 		return reflect.ValueOf(s).Convert(t), err
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			if C.gd_bytes_check_exact(o) == 0 {
+			b, ok, err := bytesLike(o)
+			if !ok {
 				return mismatch()
 			}
-			b := C.GoBytes(unsafe.Pointer(C.PyBytes_AsString(o)), C.int(C.PyBytes_Size(o)))
-			return reflect.ValueOf(b).Convert(t), nil
+			return reflect.ValueOf(b).Convert(t), err
 		}
 		if C.gd_list_check(o) == 0 && C.gd_tuple_check(o) == 0 {
 			return mismatch()

@@ -69,6 +69,26 @@ def test_more_parameters_than_func4_and_eight(m):
     assert str(inspect.signature(m.many)) == "(a, b, c, d, e, f, g, h, i, j=10)"
 
 
+def test_any_number_of_parameters(m):
+    """No ceiling (it was 16): twenty parameters, by position and by keyword, keyword-only
+    ones with defaults, the argument errors naming the right one."""
+    args = list(range(1, 19))
+    want = sum(k * a for k, a in enumerate(args))
+    assert m.twenty(*args) == f"sum={float(want):g}"
+    assert m.twenty(*args, scale=0.5, label="half") == f"half={want * 0.5:g}"
+    kw = {f"a{k}": a for k, a in enumerate(args)}
+    assert m.twenty(**kw, label="kw") == f"kw={float(want):g}"
+    assert m.twenty(*args[:10], **{k: v for k, v in list(kw.items())[10:]}) == m.twenty(*args)
+    with pytest.raises(TypeError, match=r"missing required argument 'a17' \(pos 18\)"):
+        m.twenty(*args[:17])
+    with pytest.raises(TypeError, match="takes 18 positional arguments but 19 were given"):
+        m.twenty(*args, 1.0)
+    with pytest.raises(TypeError, match=r"^twenty\(\): argument a16: expected an int, got str$"):
+        m.twenty(*args[:16], "x", 1)
+    sig = str(inspect.signature(m.twenty))
+    assert sig.startswith("(a0, a1,") and sig.endswith("a17, *, scale=1.0, label='sum')")
+
+
 def test_keyword_only_parameters(m):
     assert str(inspect.signature(m.kwonly)) == "(x, ddof=0, *, center=True, scale=1.0, clip=None)"
     assert m.kwonly(2.0) == {"x": 2.0, "ddof": 0, "center": True, "scale": 1.0, "clip": None}
@@ -104,6 +124,24 @@ def test_float32_complex_bytes(m):
         m.conj("1j")
     with pytest.raises(TypeError, match=r"^upper\(\): argument data: expected bytes, got str$"):
         m.upper("ab")
+
+
+def test_bytes_parameter_takes_any_bytes_like(m):
+    import array
+
+    for data in (
+        bytearray(b"go"),
+        memoryview(b"go"),
+        memoryview(b"xgox")[1:3],
+        array.array("B", b"go"),
+        np.frombuffer(b"go", np.uint8),
+    ):
+        assert m.upper(data) == b"GO", type(data)
+    assert m.upper(np.array([[1, 2]], np.int16)) == np.array([[1, 2]], np.int16).tobytes()
+    with pytest.raises(BufferError, match="contiguous"):  # the exporter's own refusal
+        m.upper(memoryview(b"abcd")[::2])
+    with pytest.raises(TypeError, match=r"^upper\(\): argument data: expected bytes, got list$"):
+        m.upper([1, 2])
 
 
 def test_lists_and_dicts(m):
@@ -177,6 +215,43 @@ def test_class_dunders_len_iter_eq_and_unhashable(m):
         hash(b)
     assert str(inspect.signature(m.Bag)) == "(items=None)"
     assert str(inspect.signature(m.Bag.push)) == "(self, item)"
+
+
+def test_eq_against_other_types_is_not_implemented(m):
+    """__eq__'s other is a *Bag: anything else is NotImplemented, so == is False and !=
+    True (identity, as for a Python class), never a TypeError; the other side's own
+    __eq__ is asked first, as Python does."""
+    b = m.Bag(["a"])
+    assert b.__eq__(1) is NotImplemented and b.__eq__(m.make_sealed(1)) is NotImplemented
+    assert (b == 1) is False and (b != "a") is True and (b == None) is False  # noqa: E711
+    assert (b == m.make_sealed(1)) is False and b in [1, "x", b]
+    assert ([b] == [m.Bag(["a"])]) is True and (b != m.Bag(["a"])) is False
+
+    class AlwaysEqual:
+        def __eq__(self, other):
+            return True
+
+    assert b == AlwaysEqual()
+
+
+def test_instances_take_weak_references(m):
+    import gc
+    import weakref
+
+    b = m.Bag(["a"])
+    called = []
+    r = weakref.ref(b, called.append)
+    assert r() is b
+    proxy = weakref.proxy(b)
+    assert len(proxy) == 1
+    cache = weakref.WeakValueDictionary({"b": b})
+    before = m.live_instances()
+    del b
+    gc.collect()
+    assert r() is None and called == [r] and "b" not in cache
+    assert m.live_instances() == before - 1
+    s = m.make_sealed(3)
+    assert weakref.ref(s)() is s
 
 
 def test_final_class_refuses_subclasses(m):

@@ -145,3 +145,62 @@ def test_where_the_backend_puts_the_stub(tmp_path):
     written = _stubgen.write_stubs(ext, "goext.goext", pkg)
     assert written == [pkg / "goext" / "py.typed"]
     assert (pkg / "goext" / "goext.pyi").read_text() == "# hand-written\n"
+
+
+SS_GOOD = """
+import numpy as np
+import streamstats
+
+h: streamstats.Histogram = streamstats.Histogram(10, hi=2.0)
+h.add(np.zeros(3))
+h.merge(streamstats.Histogram(10, hi=2.0))
+n: int = h.count
+lo: float = h.lo
+h.name = "label"
+q: float = h.quantile(0.5)
+m: dict[str, object] = streamstats.moments(np.ones(2), 0, center=False, clip=None)
+"""
+
+SS_BAD = """
+import streamstats
+
+h = streamstats.Histogram(10)
+h.merge(3)
+h.count = 4
+s: str = h.lo
+streamstats.moments(h, 0, False)
+"""
+
+
+@pytest.fixture(scope="module")
+def ss_stub_dir(tmp_path_factory) -> Path:
+    """examples/streamstats's stub as the backend writes it: a bound class and keyword-only
+    parameters."""
+    ext = glob.glob(os.path.join(folder("streamstats"), "streamstats*.so"))[0]
+    out = tmp_path_factory.mktemp("ss-stubs")
+    text = _stubgen.render(_stubgen.read_stub_info(Path(ext), "streamstats"))
+    (out / "streamstats.pyi").write_text(text)
+    return out
+
+
+def test_stub_defines_bound_classes(ss_stub_dir, tmp_path):
+    """A bound class is a class of the stub (constructor, methods, read-only and
+    read-write properties) and parameters of its *T name it, not Any; keyword-only
+    parameters follow a "*"."""
+    text = (ss_stub_dir / "streamstats.pyi").read_text()
+    assert "\nclass Histogram:\n" in text
+    assert "def __init__(self, bins: int, lo: float = 0.0, hi: float = 1.0) -> None:" in text
+    assert "def merge(self, other: Histogram) -> None:" in text
+    assert "def quantile(self, q: float) -> float:" in text
+    assert "@property\n    def count(self) -> int:" in text
+    assert "@name.setter\n    def name(self, value: str) -> None: ..." in text
+    assert "@count.setter" not in text
+    assert "def moments(x: _Tensor, ddof: int = 0, *, center: bool = True," in text
+    r = _mypy(ss_stub_dir, SS_GOOD, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _mypy(ss_stub_dir, SS_BAD, tmp_path)
+    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    assert lines == {5, 6, 7, 8}, r.stdout
+    assert 'Argument 1 to "merge" of "Histogram" has incompatible type "int"' in r.stdout
+    assert 'Property "count" defined in "Histogram" is read-only' in r.stdout
+    assert 'Too many positional arguments for "moments"' in r.stdout

@@ -154,6 +154,26 @@ def test_quantile_and_empty_error(ss):
     assert h.quantile(0.0) == pytest.approx(0.05)
 
 
+def test_numpy_results_are_made_by_numpys_c_api(ss):
+    """A result returned in NumPy is an ndarray NumPy's C-API makes over the
+    godlpack.Array's memory (its base, which owns it), as nanobind's nb::numpy: no
+    numpy.from_dlpack call (whose array's base is a capsule). Writable, C-contiguous,
+    the Array's dtype and shape, and valid after everything else is dropped."""
+    y = ss.scale(np.ones((4, 4), np.float32), 2.0)
+    assert type(y) is np.ndarray and type(y.base) is g.Array
+    assert y.flags.writeable and y.flags.c_contiguous and y.dtype == np.float32
+    np.testing.assert_array_equal(y, np.full((4, 4), 2.0, np.float32))
+    h = ss.Histogram(3)
+    h.add(np.array([0.1, 0.5, 0.9, 0.95]))
+    counts = h.counts()
+    assert type(counts.base) is g.Array and counts.dtype == np.int64 and counts.shape == (3,)
+    del h, y
+    gc.collect()
+    assert counts.tolist() == [1, 1, 2]
+    counts[0] = 7  # the Array's memory, writable as from_dlpack's would be
+    assert counts.sum() == 10
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_scale_in_the_callers_framework(ss, dtype):
     values = np.arange(12, dtype=dtype).reshape(3, 4)[:, ::2]

@@ -43,6 +43,10 @@ func init() {
 			Doc("Every integer width, summed as a str (eight parameters)."),
 		godlpack.Func("many", many, "a", "b", "c", "d", "e", "f", "g", "h", "i", "j").
 			Default("j", 10).Doc("Ten int parameters: their weighted sum a + 2b + ... + 10j."),
+		godlpack.Func("twenty", twenty, "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9",
+			"a10", "a11", "a12", "a13", "a14", "a15", "a16", "a17", "*", "scale", "label").
+			Default("scale", 1.0).Default("label", "sum").
+			Doc("Twenty parameters (no ceiling), two keyword-only: label=scale*sum(k*ak)."),
 		godlpack.Func("kwonly", kwonly, "x", "ddof", "*", "center", "scale", "clip").
 			Default("ddof", 0).Default("center", true).Default("scale", 1.0).Default("clip", nil).
 			Doc("x and its parameters echoed as a dict (keyword-only ones after *)."),
@@ -65,6 +69,15 @@ func main() {}
 
 func widths(i8 int8, i16 int16, i32 int32, u8 uint8, u16 uint16, u32 uint32, u64 uint64, u uint) string {
 	return fmt.Sprint(i8, i16, i32, u8, u16, u32, u64, u)
+}
+
+func twenty(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17 int64,
+	scale float64, label string) string {
+	sum := int64(0)
+	for k, a := range []int64{a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17} {
+		sum += int64(k) * a
+	}
+	return fmt.Sprintf("%s=%g", label, scale*float64(sum))
 }
 
 func many(a, b, c, d, e, f, g, h, i, j int) int {
