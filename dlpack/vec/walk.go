@@ -29,7 +29,10 @@ var errUnset = errors.New("vec: a zero View has no memory: make views with NewVi
 // both views allow (a C-contiguous pair is one run). op's first error stops
 // the walk.
 func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error {
-	if err := cmp.Or(check(dst.shape, dst), check(dst.shape, src)); err != nil {
+	if err := check(dst.shape, dst); err != nil {
+		return err
+	}
+	if err := check(dst.shape, src); err != nil {
 		return err
 	}
 	if err := writable(dst); err != nil {

@@ -345,3 +345,32 @@ func TestMapManyDimsAndInPlace(t *testing.T) {
 		}
 	})
 }
+
+// Contiguous: C order is one slice; a view with no elements is, whatever its
+// strides; any other layout is not.
+func TestContiguous(t *testing.T) {
+	data := make([]int, 24)
+	for _, c := range []struct {
+		shape, strides []int
+		n              int
+		ok             bool
+	}{
+		{[]int{2, 3, 4}, nil, 24, true},
+		{[]int{2, 1, 4}, []int{4, 99, 1}, 8, true}, // a dimension of 1: any stride
+		{[]int{2, 3}, []int{1, 2}, 0, false},
+		{[]int{3, 4}, []int{8, 2}, 0, false},
+		{[]int{3, 0}, []int{5, 7}, 0, true},
+		{[]int{0, 3}, []int{1, 5}, 0, true},
+		{[]int{2, 0, 3}, []int{9, 1, 5}, 0, true},
+		{[]int{}, nil, 1, true},
+	} {
+		v, err := NewView(data, 0, c.shape, c.strides)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := v.Contiguous()
+		if ok != c.ok || len(s) != c.n {
+			t.Errorf("shape %v strides %v: %d elements, %v; want %d, %v", c.shape, c.strides, len(s), ok, c.n, c.ok)
+		}
+	}
+}
