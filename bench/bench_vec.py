@@ -14,9 +14,16 @@ tensor's strides, single-threaded, the GIL held (nanobind's default). NumPy is s
 threaded; PyTorch uses its intra-op threads. Every result is checked against NumPy's
 first. Ratios: go / C++ (goal <= 1.0), go_mt / NumPy (goal < 1.0 on the 2 cores).
 
-    python build.py ext && PYTHONPATH=pyext python bench/bench_vec.py [--quick]
+    python build.py ext && PYTHONPATH=pyext python bench/bench_vec.py [--quick] [--cpu]
 
-with the test venv's python. The nanobind package comes from PyPI as in bench_goext.py.
+with the test venv's python. --cpu times the calling thread's CPU time instead of the
+wall's: on a machine shared with other work the wall time of a call varies 2x and its
+CPU time ~10-20%, so go/C++ (both run on the calling thread, Go's in the cgo callback)
+is steadier. Work on other threads is not counted (go_mt's goroutines, PyTorch's
+threads, Go's collector), so only the go/C++ ratio means something then; a process
+CPU clock is no better, as PyTorch's threads spin on after its calls and bill the
+next statement.
+The nanobind package comes from PyPI as in bench_goext.py.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ import argparse
 import hashlib
 import os
 import sys
+import time
+import timeit
 from pathlib import Path
 
 import numpy as np
@@ -200,17 +209,20 @@ def check(env: dict[str, object], fn: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer iterations (smoke run)")
+    ap.add_argument("--cpu", action="store_true", help="thread CPU time, not wall (go/C++ only)")
     default_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     ap.add_argument("--cache", type=Path, default=default_cache / "godlpack-bench")
     args = ap.parse_args()
     nb = build_twin(args.cache)
     vb = _load("vecbench", build_extension(REPO / "bench" / "vecbench", args.cache / "vecbench"))
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    what = "thread CPU" if args.cpu else "wall"
     print(f"vec kernels {vb.kernels()!r}; torch threads {torch.get_num_threads()}; "
-          f"load average {load}; times in us, best of rounds in turns")  # fmt: skip
+          f"load average {load}; {what} times in us, best of rounds in turns")  # fmt: skip
     names = ["go", "go_mt", "C++", "NumPy", "PyTorch"]
     print(f"{'':28s}" + "".join(f"{n:>11s}" for n in names) + "   go/C++  go_mt/NumPy")
     ratios = []
+    clock = time.thread_time if args.cpu else timeit.default_timer
     for rows, cols in ((4, 4), (4096, 1024)):
         big = rows * cols > 1 << 16
         number, repeat = (
@@ -227,7 +239,7 @@ def main() -> None:
             }  # fmt: skip
             for fn in ("normalize", "row_norms", "clip_", "scale_shift"):
                 check(env, fn)
-                t = ns_per_call(statements(fn), env, number, repeat)
+                t = ns_per_call(statements(fn), env, number, repeat, clock)
                 r_cpp, r_np = t["go"] / t["C++"], t["go_mt"] / t["NumPy"]
                 ratios.append((f"{fn} {rows}x{cols}{' strided' if strided else ''}", r_cpp, r_np))
                 label = f"{fn} {rows}x{cols} {'strided' if strided else 'contig.'}"

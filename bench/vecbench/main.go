@@ -49,22 +49,10 @@ func rows(mt bool, n, rowBytes int, fn func(lo, hi int) error) error {
 	return first
 }
 
-// newFloat32 is a new C-contiguous float32 tensor and its elements.
-func newFloat32(shape ...int) (*tensor.Tensor, []float32, error) {
-	dims := make([]int64, len(shape))
-	for i, d := range shape {
-		dims[i] = int64(d)
-	}
-	out, err := tensor.New[float32](dims...)
-	if err != nil {
-		return nil, nil, err
-	}
-	typed, err := tensor.As[float32](out)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := typed.Slice()
-	return out, s, err
+// newFloat32 is a new C-contiguous float32 tensor and its elements, not
+// cleared: each function here writes every one.
+func newFloat32(shape ...int64) (*tensor.Tensor, []float32, error) {
+	return tensor.Uninitialized[float32](shape...)
 }
 
 func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
@@ -81,7 +69,7 @@ func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, data, err := newFloat32(c, h, w)
+		out, data, err := newFloat32(int64(c), int64(h), int64(w))
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +111,7 @@ func rowNorms(mt bool) func(godlpack.Tensor[float32]) (*tensor.Tensor, error) {
 			return nil, err
 		}
 		n := int(x.Dim(0))
-		out, norms, err := newFloat32(n)
+		out, norms, err := newFloat32(int64(n))
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +153,7 @@ func scaleShift(mt bool) func(godlpack.Tensor[float32], float64, float64) (*tens
 			return nil, err
 		}
 		rowsN, cols := int(x.Dim(0)), int(x.Dim(1))
-		out, data, err := newFloat32(rowsN, cols)
+		out, data, err := newFloat32(int64(rowsN), int64(cols))
 		if err != nil {
 			return nil, err
 		}

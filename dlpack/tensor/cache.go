@@ -62,11 +62,11 @@ func classOf(header, data uint64) int {
 }
 
 // newBlock returns a block for t, a new Tensor, whose managed struct has header
-// bytes, and data bytes of zeroes at its first 256-byte boundary past them (d
-// then points there); nil when out of C memory or the size overflows. For a
+// bytes, and data bytes (zeroes when zero) at its first 256-byte boundary past
+// them (d then points there); nil when out of C memory or the size overflows. For a
 // pinned slice's tensor, pinned is the address to pin (pins.go) and count its
 // counter. On success t is open and tracked (leaks.go) and the caller fills it.
-func newBlock(t *Tensor, header, data uint64, pinned unsafe.Pointer) (m, d unsafe.Pointer, count *int64) {
+func newBlock(t *Tensor, header, data uint64, pinned unsafe.Pointer, zero bool) (m, d unsafe.Pointer, count *int64) {
 	armOnce()
 	cls := classOf(header, data)
 	t.state = stateOpen | dimsInBlockBit // not yet published; fillHeader puts the dims there
@@ -90,12 +90,14 @@ func newBlock(t *Tensor, header, data uint64, pinned unsafe.Pointer) (m, d unsaf
 		m = unsafe.Add(unsafe.Pointer(n), nodeSize)
 		// The data's address as gdt_alloc places it.
 		d = unsafe.Add(m, (uintptr(m)+uintptr(header)+C.GD_ALIGN-1)&^(C.GD_ALIGN-1)-uintptr(m))
-		clear(unsafe.Slice((*byte)(d), data))
+		if zero {
+			clear(unsafe.Slice((*byte)(d), data))
+		}
 		return m, d, count
 	}
 	var b C.gdt_block
 	if data <= uint64(^C.size_t(0)) {
-		b = C.gdt_alloc(C.size_t(header), C.size_t(data), C.int(cls))
+		b = C.gdt_alloc(C.size_t(header), C.size_t(data), C.int(cls), boolInt(zero))
 	}
 	if b.block == nil {
 		if count != nil {

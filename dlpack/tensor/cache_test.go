@@ -204,3 +204,49 @@ func TestShapeOfEndedTensor(t *testing.T) {
 		}
 	}
 }
+
+// Uninitialized takes a cached block as it is (no pass clearing it: its
+// caller writes every element), and a large block is malloc'd, not calloc'd;
+// both are whole tensors that Empty then clears again.
+func TestUninitializedDoesNotClear(t *testing.T) {
+	noLeaks(t)
+	_, held := drainClass(t, 16, 16)
+	defer closeAll(held)
+	a, s, err := tensor.Empty[float32](16, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := tensor.BlockAddr(a)
+	for i := range s {
+		s[i] = 7
+	}
+	a.Close()
+	b, s, err := tensor.Uninitialized[float32](16, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tensor.BlockAddr(b) != addr || len(s) != 256 || s[0] != 7 || s[255] != 7 {
+		t.Errorf("block %#x (want %#x), %d elements, first and last %v %v: want the closed block's 7s",
+			tensor.BlockAddr(b), addr, len(s), s[0], s[255])
+	}
+	b.Close()
+	c, s, _ := tensor.Empty[float32](16, 16)
+	if tensor.BlockAddr(c) != addr || s[0] != 0 || s[255] != 0 {
+		t.Errorf("Empty after Uninitialized: block %#x (want %#x), %v %v, want zeros", tensor.BlockAddr(c), addr, s[0], s[255])
+	}
+	c.Close()
+	big, s, err := tensor.Uninitialized[float32](1024, 1024) // 4 MiB: malloc'd, uncached
+	if err != nil {
+		t.Fatal(err)
+	}
+	s[0], s[len(s)-1] = 1, 2
+	if v, _ := tensor.As[float32](big); v != nil {
+		if x, _ := v.At(1023, 1023); x != 2 {
+			t.Errorf("At(1023, 1023) = %v after writing 2", x)
+		}
+	}
+	big.Close()
+	if _, _, err := tensor.Uninitialized[float32](-1); err == nil {
+		t.Fatal("Uninitialized(-1): no error")
+	}
+}

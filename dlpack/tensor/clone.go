@@ -13,7 +13,7 @@ func (t *Tensor) Clone() (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	dst, err := newC(c.dtype(), c.shape())
+	dst, err := newC(c.dtype(), c.shape(), true)
 	if err != nil {
 		return nil, err
 	}

@@ -228,3 +228,14 @@ func ExampleView_Raw() {
 	fmt.Println(raw, raw[3*1+1])
 	// Output: [1 2 3 4 5] 5
 }
+
+func ExampleUninitialized() {
+	x := []float32{1, 2, 3}
+	t, y, _ := tensor.Uninitialized[float32](3) // y's every element is written below
+	defer t.Close()
+	for i, v := range x {
+		y[i] = 2*v + 1
+	}
+	fmt.Println(t.Shape(), y)
+	// Output: [3] [3 5 7]
+}

@@ -18,7 +18,7 @@ import (
 // (float6, float4) take a byte each (IS_SUBBYTE_TYPE_PADDED), so that a []T can
 // view them.
 func New[T dlpack.Element](shape ...int64) (*Tensor, error) {
-	return newC(dlpack.DTypeOf[T](), shape)
+	return newC(dlpack.DTypeOf[T](), shape, true)
 }
 
 // Empty is New and the tensor's elements as a []T in one call, as np.empty is
@@ -26,7 +26,22 @@ func New[T dlpack.Element](shape ...int64) (*Tensor, error) {
 // valid until the tensor is released (the slice does not keep it reachable). The
 // elements start at zero; sub-byte ones take a byte each, as New makes them.
 func Empty[T dlpack.Element](shape ...int64) (*Tensor, []T, error) {
-	t, err := New[T](shape...)
+	return withSlice[T](newC(dlpack.DTypeOf[T](), shape, true))
+}
+
+// Uninitialized is Empty without clearing the elements: they hold whatever the
+// memory held, as np.empty's do. For a result every element of which the caller
+// writes before the tensor leaves its hands (an element-wise op's output): a
+// large tensor's memory then costs no pass of clearing (glibc hands back heap
+// memory that a calloc would clear again), which is a third of a memory-bound
+// x*k+c's time.
+func Uninitialized[T dlpack.Element](shape ...int64) (*Tensor, []T, error) {
+	return withSlice[T](newC(dlpack.DTypeOf[T](), shape, false))
+}
+
+// withSlice is Empty's and Uninitialized's tensor t with its elements as a []T,
+// or err; t is closed on failure.
+func withSlice[T dlpack.Element](t *Tensor, err error) (*Tensor, []T, error) {
 	if err != nil {
 		return nil, nil, err
 	}
@@ -85,11 +100,11 @@ func FromSliceStrided[T dlpack.Element](data []T, shape, strides []int64) (*Tens
 func fromSlice[T dlpack.Element](data []T, shape, strides []int64, n int64) (*Tensor, error) {
 	dt := dlpack.DTypeOf[T]()
 	if len(data) == 0 {
-		return newC(dt, shape) // nothing to pin; C memory gives a non-NULL address
+		return newC(dt, shape, true) // nothing to pin; C memory gives a non-NULL address
 	}
 	p := unsafe.Pointer(&data[0])
 	t := new(Tensor)
-	m, _, count := newBlock(t, headerSize(len(shape)), 0, p)
+	m, _, count := newBlock(t, headerSize(len(shape)), 0, p, true)
 	if m == nil {
 		return nil, errNoMemory
 	}
@@ -98,7 +113,7 @@ func fromSlice[T dlpack.Element](data []T, shape, strides []int64, n int64) (*Te
 
 var errNoMemory = errors.New("tensor: out of C memory")
 
-func newC(dt *dlpack.DType, shape []int64) (*Tensor, error) {
+func newC(dt *dlpack.DType, shape []int64, zero bool) (*Tensor, error) {
 	n, err := checkShape(shape)
 	if err != nil {
 		return nil, err
@@ -107,7 +122,7 @@ func newC(dt *dlpack.DType, shape []int64) (*Tensor, error) {
 		return nil, shapeError(shape, "the byte size overflows")
 	}
 	t := new(Tensor)
-	m, data, _ := newBlock(t, headerSize(len(shape)), uint64(n*int64(dt.ItemSize())), nil)
+	m, data, _ := newBlock(t, headerSize(len(shape)), uint64(n*int64(dt.ItemSize())), nil, zero)
 	if m == nil {
 		return nil, errNoMemory
 	}

@@ -26,7 +26,7 @@ static void free_block(gdt_node *n) {
 }
 
 /* gdt_alloc returns a new block whose managed struct has header bytes (struct,
- * shape, strides), then data bytes (which may be 0), zeroed, at the first 256-byte
+ * shape, strides), then data bytes (which may be 0), zeroed when clear, at the first 256-byte
  * boundary past the header, as DLPack asks of data (from 32 MiB, the first
  * huge-page boundary: gd_data_align). A block of size class cls (cache.go chose
  * it; the block then takes the class's whole size) may be cached and reused; cls
@@ -38,11 +38,15 @@ static void free_block(gdt_node *n) {
  * cleared again, and they get huge pages as the binding's do (hugepages.h), so
  * writing a new 64 MiB result (goext.scale) costs what NumPy's does (35 ms before,
  * 7 ms). Small blocks keep malloc and memset of the data alone (calloc would clear
- * the header too). The block is NULL when out of memory or when the size
- * overflows. */
+ * the header too). Without clear (tensor.Uninitialized: a result the caller writes
+ * whole) every block is malloc'd and nothing is cleared: once glibc has freed a
+ * large block, its mmap threshold rises past it and the next one comes from the
+ * heap, where calloc clears it again, a whole extra pass over a memory-bound
+ * result (bench_vec's scale_shift). The block is NULL when out of memory or when
+ * the size overflows. */
 #define GDT_CALLOC_MIN ((size_t)128 << 10) /* glibc's default mmap threshold */
 
-gdt_block gdt_alloc(size_t header, size_t data, int cls) {
+gdt_block gdt_alloc(size_t header, size_t data, int cls, int clear) {
     gdt_block b = {NULL, NULL};
     if (data > SIZE_MAX - sizeof(gdt_node) - header - 2 * GD_HUGEPAGE)
         return b;
@@ -53,7 +57,7 @@ gdt_block gdt_alloc(size_t header, size_t data, int cls) {
      * where cache.go's newBlock finds it again. */
     size_t size = cls >= 0 ? (size_t)1 << (GDT_MIN_SHIFT + cls)
                            : sizeof(gdt_node) + header + align - 1 + (large ? span : data);
-    gdt_node *n = large ? calloc(1, size) : malloc(size);
+    gdt_node *n = large && clear ? calloc(1, size) : malloc(size);
     if (n == NULL)
         return b;
     n->next = NULL;
@@ -62,7 +66,7 @@ gdt_block gdt_alloc(size_t header, size_t data, int cls) {
     char *d = (char *)(((uintptr_t)m + header + align - 1) & ~(uintptr_t)(align - 1));
     if (large)
         gd_advise_hugepages(d, (int64_t)span);
-    else if (data > 0)
+    else if (data > 0 && clear)
         memset(d, 0, data);
     add_blocks(1);
     b.block = m;

@@ -47,7 +47,7 @@ typedef struct {
     void *data;
 } gdt_block;
 
-gdt_block gdt_alloc(size_t header, size_t data, int cls);
+gdt_block gdt_alloc(size_t header, size_t data, int cls, int clear);
 void gdt_free(gdt_node *n);
 /* The two deleters' names are godlpack's sign of memory made in Go (owner.c's
  * gd_owner_made_by_go, Array.flags["owndata"]): keep them. */

@@ -48,7 +48,17 @@ func NewView[T any](data []T, offset int, shape, strides []int) (View[T], error)
 		return View[T]{}, fmt.Errorf("vec: the view reaches elements %d..%d of a slice of %d: "+
 			"pass an offset, shape and strides inside the slice", lo, hi, len(data))
 	}
-	return View[T]{data, offset, append([]int(nil), shape...), append([]int(nil), strides...)}, nil
+	shp, str := dims(len(shape))
+	copy(shp, shape)
+	copy(str, strides)
+	return View[T]{data, offset, shp, str}, nil
+}
+
+// dims is a new shape and strides of nd dimensions, in one allocation (a
+// view's making costs one).
+func dims(nd int) (shape, strides []int) {
+	both := make([]int, 2*nd)
+	return both[:nd:nd], both[nd:]
 }
 
 // ViewOf is the C-contiguous view of s with shape (nil: 1-d, all of s); the
@@ -82,7 +92,7 @@ func FromPointer[T any](data unsafe.Pointer, shape, strides []int64) (View[T], e
 	if err != nil {
 		return View[T]{}, fmt.Errorf("vec: shape %v, strides %v: %w", shape, strides, err)
 	}
-	shp, str := make([]int, len(shape)), make([]int, len(shape))
+	shp, str := dims(len(shape))
 	for i := range shape {
 		shp[i], str[i] = int(shape[i]), int(strides[i])
 	}
@@ -129,6 +139,9 @@ func (v View[T]) Slab(lo, hi int) (View[T], error) {
 	if len(v.shape) == 0 || lo < 0 || hi < lo || hi > v.shape[0] {
 		return View[T]{}, fmt.Errorf("vec: slab %d:%d of a view of shape %v: pass 0 <= lo <= hi <= shape[0]", lo, hi, v.shape)
 	}
+	if lo == 0 && hi == v.shape[0] { // all of v (one goroutine's slab): v's shape is never changed
+		return v, nil
+	}
 	s := View[T]{v.data, v.offset + lo*v.strides[0], append([]int(nil), v.shape...), v.strides}
 	s.shape[0] = hi - lo
 	return s, nil
@@ -158,7 +171,8 @@ func (v View[T]) Permute(axes ...int) (View[T], error) {
 	if len(axes) != len(v.shape) {
 		return View[T]{}, fmt.Errorf("vec: %d axes for a view of %d dimensions: name each once", len(axes), len(v.shape))
 	}
-	p := View[T]{v.data, v.offset, make([]int, len(axes)), make([]int, len(axes))}
+	shp, str := dims(len(axes))
+	p := View[T]{v.data, v.offset, shp, str}
 	seen := make([]bool, len(axes))
 	for i, a := range axes {
 		if a < 0 || a >= len(axes) || seen[a] {

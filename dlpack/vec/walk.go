@@ -29,7 +29,10 @@ var errUnset = errors.New("vec: a zero View has no memory: make views with NewVi
 // both views allow (a C-contiguous pair is one run). op's first error stops
 // the walk.
 func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error {
-	if err := cmp.Or(check(dst.shape, dst), check(dst.shape, src)); err != nil {
+	if err := check(dst.shape, dst); err != nil {
+		return err
+	}
+	if err := check(dst.shape, src); err != nil {
 		return err
 	}
 	if err := writable(dst); err != nil {
@@ -40,20 +43,34 @@ func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error 
 			return op(d, s)
 		}
 	}
-	g := newGather(src)
-	sc := newScatter(dst)
+	// In place over strided lines (clip_ of x[:, ::2]): one buffer, gathered,
+	// operated on in place and scattered back.
+	inPlace, _ := any(dst).(View[S])
+	same := sameLayout(inPlace, src)
+	var dbuf []D
+	var sbuf []S
 	return forLines(dst.shape, true, [][]int{dst.strides, src.strides}, []int{dst.offset, src.offset},
-		func(_ int, offs []int, n int, steps []int) error {
+		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			for lo, m := 0, 0; lo < n; lo += m {
 				m = min(n-lo, chunk)
 				if steps[0] == 1 && steps[1] == 1 {
 					m = n - lo
 				}
-				d := sc.begin(offs[0]+lo*steps[0], steps[0], m)
-				if err := op(d, g.line(offs[1]+lo*steps[1], steps[1], m)); err != nil {
+				do, so := offs[0]+lo*steps[0], offs[1]+lo*steps[1]
+				d := lineFor(dst.data, &dbuf, do, steps[0], m)
+				var s []S
+				if same && steps[0] != 1 {
+					s = any(d).([]S)
+					gatherLine(s, src.data, so, steps[1])
+				} else {
+					s = lineOf(src.data, &sbuf, so, steps[1], m)
+				}
+				if err := op(d, s); err != nil {
 					return err
 				}
-				sc.end(offs[0]+lo*steps[0], steps[0], d)
+				if steps[0] != 1 {
+					scatterLine(dst.data, do, steps[0], d)
+				}
 			}
 			return nil
 		})
@@ -75,21 +92,26 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 			return op(d, sa, sb)
 		}
 	}
-	ga, gb := newGather(a), newGather(b)
-	sc := newScatter(dst)
+	var dbuf []D
+	var abuf []A
+	var bbuf []B
 	return forLines(dst.shape, true, [][]int{dst.strides, a.strides, b.strides},
 		[]int{dst.offset, a.offset, b.offset},
-		func(_ int, offs []int, n int, steps []int) error {
+		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			for lo, m := 0, 0; lo < n; lo += m {
 				m = min(n-lo, chunk)
 				if steps[0] == 1 && steps[1] == 1 && steps[2] == 1 {
 					m = n - lo
 				}
-				d := sc.begin(offs[0]+lo*steps[0], steps[0], m)
-				if err := op(d, ga.line(offs[1]+lo*steps[1], steps[1], m), gb.line(offs[2]+lo*steps[2], steps[2], m)); err != nil {
+				do := offs[0] + lo*steps[0]
+				d := lineFor(dst.data, &dbuf, do, steps[0], m)
+				if err := op(d, lineOf(a.data, &abuf, offs[1]+lo*steps[1], steps[1], m),
+					lineOf(b.data, &bbuf, offs[2]+lo*steps[2], steps[2], m)); err != nil {
 					return err
 				}
-				sc.end(offs[0]+lo*steps[0], steps[0], d)
+				if steps[0] != 1 {
+					scatterLine(dst.data, do, steps[0], d)
+				}
 			}
 			return nil
 		})
@@ -105,15 +127,8 @@ func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 	}
 	var buf []T
 	return forLines(x.shape, false, [][]int{x.strides}, []int{x.offset},
-		func(i int, offs []int, n int, steps []int) error {
-			if steps[0] == 1 {
-				return fn(i, x.data[offs[0]:offs[0]+n])
-			}
-			if buf == nil {
-				buf = make([]T, n)
-			}
-			gatherLine(buf, x.data, offs[0], steps[0])
-			return fn(i, buf)
+		func(i int, offs [maxOps]int, n int, steps [maxOps]int) error {
+			return fn(i, lineOf(x.data, &buf, offs[0], steps[0], n))
 		})
 }
 
@@ -140,24 +155,33 @@ func writable[T any](dst View[T]) error {
 	return nil
 }
 
-// gather reads a source's runs: its own memory where contiguous, else a buffer.
-type gather[T any] struct {
-	data []T
-	buf  []T
+// lineOf is the m elements of data from off, step apart: data's own memory
+// when step is 1, else *buf (grown to m, at most chunk elements) gathered.
+func lineOf[T any](data []T, buf *[]T, off, step, m int) []T {
+	if step == 1 {
+		return data[off : off+m]
+	}
+	b := lineFor(data, buf, off, step, m)
+	gatherLine(b, data, off, step)
+	return b
 }
 
-func newGather[T any](v View[T]) *gather[T] { return &gather[T]{data: v.data} }
-
-// line is the m elements from off, step apart.
-func (g *gather[T]) line(off, step, m int) []T {
+// lineFor is where an operation writes those m elements: data's own memory
+// when step is 1, else *buf (grown to m), which the caller scatters back.
+func lineFor[T any](data []T, buf *[]T, off, step, m int) []T {
 	if step == 1 {
-		return g.data[off : off+m]
+		return data[off : off+m]
 	}
-	if len(g.buf) < m {
-		g.buf = make([]T, m) // the first line's chunk: at most chunk elements
+	if len(*buf) < m {
+		*buf = make([]T, m) // once a walk: lines are alike, Map's at most chunk
 	}
-	gatherLine(g.buf[:m], g.data, off, step)
-	return g.buf[:m]
+	return (*buf)[:m]
+}
+
+// sameLayout is whether two views are one memory walked alike (a walk in place).
+func sameLayout[T any](a, b View[T]) bool {
+	return len(a.data) > 0 && len(b.data) > 0 && &a.data[0] == &b.data[0] && a.offset == b.offset &&
+		slices.Equal(a.strides, b.strides)
 }
 
 // gatherLine copies the len(buf) elements of data from off, step apart, into
@@ -170,6 +194,9 @@ func gatherLine[T any](buf, data []T, off, step int) {
 	_ = data[off+(len(buf)-1)*step] // the last one, checked once
 	p, by := unsafe.Pointer(&data[off]), step*int(unsafe.Sizeof(buf[0]))
 	i := 0
+	if step == 2 {
+		i = gatherStep2(buf, data, off) // SIMD where T is 4 or 8 bytes
+	}
 	for ; i+4 <= len(buf); i += 4 { // never a pointer past the last element (checkptr)
 		q, b := unsafe.Add(p, i*by), buf[i:i+4:i+4]
 		b[0] = *(*T)(q)
@@ -191,6 +218,9 @@ func scatterLine[T any](data []T, off, step int, buf []T) {
 	_ = data[off+(len(buf)-1)*step]
 	p, by := unsafe.Pointer(&data[off]), step*int(unsafe.Sizeof(buf[0]))
 	i := 0
+	if step == 2 {
+		i = scatterStep2(data, off, buf)
+	}
 	for ; i+4 <= len(buf); i += 4 {
 		q, b := unsafe.Add(p, i*by), buf[i:i+4:i+4]
 		*(*T)(q) = b[0]
@@ -203,31 +233,14 @@ func scatterLine[T any](data []T, off, step int, buf []T) {
 	}
 }
 
-// scatter writes dst's runs: into its memory where contiguous, else into a
-// buffer written back by end.
-type scatter[T any] struct {
-	data []T
-	buf  []T
-}
-
-func newScatter[T any](v View[T]) *scatter[T] { return &scatter[T]{data: v.data} }
-
-func (s *scatter[T]) begin(off, step, m int) []T {
-	if step == 1 {
-		return s.data[off : off+m]
-	}
-	if len(s.buf) < m {
-		s.buf = make([]T, m)
-	}
-	return s.buf[:m]
-}
-
-func (s *scatter[T]) end(off, step int, d []T) {
-	if step == 1 {
-		return
-	}
-	scatterLine(s.data, off, step, d)
-}
+// maxOps is the most operands a walk has (Map2's dst, a and b), and walkDims
+// the most merged outer dimensions whose odometer lives on the stack: a walk
+// allocates nothing of its own unless it has more, so a small tensor's walk
+// costs little more than its operation.
+const (
+	maxOps   = 3
+	walkDims = 8
+)
 
 // forLines calls line for every line of the walk of shape over the operands
 // with strides and first offsets offs: with the index of the line, each
@@ -237,7 +250,7 @@ func (s *scatter[T]) end(off, step int, d []T) {
 // line is the last dimension, whole (Lines). No line when an extent is 0; a
 // 0-d walk is one line of one element.
 func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
-	line func(i int, offs []int, n int, steps []int) error) error {
+	line func(i int, offs [maxOps]int, n int, steps [maxOps]int) error) error {
 	if slices.Contains(shape, 0) {
 		return nil
 	}
@@ -245,71 +258,71 @@ func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
 	if !mergeLast && len(shape) > 0 {
 		outer, inner = shape[:len(shape)-1], shape[len(shape)-1:]
 	}
-	// One allocation holds the merged dimensions (dims), the odometer (idx), each
-	// operand's strides along them (rows of str), steps and the current offsets: a
-	// small tensor's walk costs little more than its operation.
-	nd, nops := len(outer), len(strides)
-	buf := make([]int, nd*(nops+2)+2*nops)
-	dims, idx := buf[:0:nd], buf[nd:2*nd]
-	var strArr [3][]int
-	str := strArr[:0]
-	if nops > len(strArr) {
-		str = make([][]int, 0, nops)
+	// The merged dimensions (dims), the odometer (idx) and each operand's
+	// strides along them (str[o]).
+	var dimsArr, idxArr [walkDims]int
+	var strArr [maxOps][walkDims]int
+	dims, idx := dimsArr[:], idxArr[:]
+	var str [maxOps][]int
+	for o := range strides {
+		str[o] = strArr[o][:]
 	}
-	for o := range nops {
-		row := buf[(2+o)*nd : (2+o)*nd]
-		str = append(str, row[:0:nd])
+	if len(outer) > walkDims {
+		dims, idx = make([]int, len(outer)), make([]int, len(outer))
+		for o := range strides {
+			str[o] = make([]int, len(outer))
+		}
 	}
-	steps, cur := buf[nd*(nops+2):nd*(nops+2)+nops], buf[nd*(nops+2)+nops:]
-	copy(cur, offs)
+	nops := len(strides)
+	var steps, cur [maxOps]int
+	copy(cur[:], offs)
+	nd := 0
 	for d, ext := range outer {
 		if ext == 1 {
 			continue
 		}
-		if k := len(dims) - 1; k >= 0 && mergeable(str, strides, k, d, ext) {
+		if k := nd - 1; k >= 0 && mergeable(str[:nops], strides, k, d, ext) {
 			dims[k] *= ext
-			for o := range str {
+			for o := range nops {
 				str[o][k] = strides[o][d]
 			}
 			continue
 		}
-		dims = append(dims, ext)
-		for o := range str {
-			str[o] = append(str[o], strides[o][d])
+		dims[nd] = ext
+		for o := range nops {
+			str[o][nd] = strides[o][d]
 		}
+		nd++
 	}
 	n := 1
 	switch {
 	case inner != nil:
 		n = inner[0]
-		for o := range steps {
+		for o := range nops {
 			steps[o] = strides[o][len(shape)-1]
 		}
-	case len(dims) > 0:
-		k := len(dims) - 1
-		n = dims[k]
-		for o := range steps {
-			steps[o] = str[o][k]
-			str[o] = str[o][:k]
+	case nd > 0:
+		nd--
+		n = dims[nd]
+		for o := range nops {
+			steps[o] = str[o][nd]
 		}
-		dims = dims[:k]
 	}
-	idx = idx[:len(dims)]
 	for i := 0; ; i++ {
 		if err := line(i, cur, n, steps); err != nil {
 			return err
 		}
-		k := len(dims) - 1
+		k := nd - 1
 		for ; k >= 0; k-- {
 			idx[k]++
-			for o := range cur {
+			for o := range nops {
 				cur[o] += str[o][k]
 			}
 			if idx[k] < dims[k] {
 				break
 			}
 			idx[k] = 0
-			for o := range cur {
+			for o := range nops {
 				cur[o] -= str[o][k] * dims[k]
 			}
 		}

@@ -272,3 +272,105 @@ func TestMapLongRunsOnce(t *testing.T) {
 		}
 	}
 }
+
+// Walks of more merged dimensions than the odometer keeps on the stack
+// (walkDims) and walks in place over strided lines (one buffer, gathered,
+// operated on and scattered back) give what the element loop does.
+func TestMapManyDimsAndInPlace(t *testing.T) {
+	const nd = walkDims + 2
+	shape := slices.Repeat([]int{2}, nd)
+	n := 1 << nd
+	data := make([]float32, 2*n)
+	for i := range data {
+		data[i] = float32(i)
+	}
+	axes := make([]int, nd)
+	for i := range axes {
+		axes[i] = nd - 1 - i
+	}
+	strides := contiguous(shape)
+	for i := range strides {
+		strides[i] *= 2 // every second element: [..., ::2]
+	}
+	every2, _ := NewView(data, 0, shape, strides)
+	src, err := every2.Permute(axes...) // no two dimensions merge
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachLevel(t, func(t *testing.T, _ int) {
+		out, _ := ViewOf(make([]float32, n), shape...)
+		if err := Map(out, src, func(d, s []float32) error { return Scale(d, s, 2) }); err != nil {
+			t.Fatal(err)
+		}
+		sum, _ := ViewOf(make([]float32, n), shape...)
+		if err := Map2(sum, src, out, func(d, a, b []float32) error { return Add(d, a, b) }); err != nil {
+			t.Fatal(err)
+		}
+		for p := range n {
+			idx := index(shape, p)
+			if got, want := at(out, idx...), 2*at(src, idx...); got != want {
+				t.Fatalf("Map: element %v is %v, want %v", idx, got, want)
+			}
+			if got, want := at(sum, idx...), 3*at(src, idx...); got != want {
+				t.Fatalf("Map2: element %v is %v, want %v", idx, got, want)
+			}
+		}
+		lines := 0
+		err := Lines(src, func(i int, line []float32) error {
+			for j, v := range line {
+				if want := at(src, append(index(shape[:nd-1], i), j)...); v != want {
+					t.Fatalf("Lines: line %d [%d] = %v, want %v", i, j, v, want)
+				}
+			}
+			lines++
+			return nil
+		})
+		if err != nil || lines != n/2 {
+			t.Fatalf("Lines: %d lines, %v; want %d", lines, err, n/2)
+		}
+		inPlace := slices.Clone(data)
+		v, _ := NewView(inPlace, 0, shape, strides)
+		v, _ = v.Permute(axes...)
+		if err := Map(v, v, func(d, s []float32) error { return AddScalar(d, s, 0.5) }); err != nil {
+			t.Fatal(err)
+		}
+		for i := range inPlace {
+			want := data[i]
+			if i%2 == 0 {
+				want += 0.5
+			}
+			if inPlace[i] != want {
+				t.Fatalf("Map in place over [..., ::2]: element %d is %v, want %v", i, inPlace[i], want)
+			}
+		}
+	})
+}
+
+// Contiguous: C order is one slice; a view with no elements is, whatever its
+// strides; any other layout is not.
+func TestContiguous(t *testing.T) {
+	data := make([]int, 24)
+	for _, c := range []struct {
+		shape, strides []int
+		n              int
+		ok             bool
+	}{
+		{[]int{2, 3, 4}, nil, 24, true},
+		{[]int{2, 1, 4}, []int{4, 99, 1}, 8, true}, // a dimension of 1: any stride
+		{[]int{2, 3}, []int{1, 2}, 0, false},
+		{[]int{3, 4}, []int{8, 2}, 0, false},
+		{[]int{3, 0}, []int{5, 7}, 0, true},
+		{[]int{0, 3}, []int{1, 5}, 0, true},
+		{[]int{2, 0, 3}, []int{9, 1, 5}, 0, true},
+		{[]int{}, nil, 1, true},
+	} {
+		v, err := NewView(data, 0, c.shape, c.strides)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := v.Contiguous()
+		if ok != c.ok || len(s) != c.n {
+			t.Errorf("shape %v strides %v: %d elements, %v; want %d, %v", c.shape, c.strides, len(s), ok, c.n, c.ok)
+		}
+	}
+}

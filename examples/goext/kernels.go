@@ -24,7 +24,7 @@ func view[T float32 | float64](x interface {
 
 // scaled returns x * k in a new C-contiguous tensor.
 func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*tensor.Tensor, error) {
-	out, dst, err := tensor.Empty[T](x.Shape()...)
+	out, dst, err := tensor.Uninitialized[T](x.Shape()...) // every element written below
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,89 @@
+package vec
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// The walks of bench/bench_vec.py's functions, with no Python around them:
+// a 4096x1024 float32 matrix, contiguous and every second column of one twice
+// as wide ([:, ::2]), and a 4x4 one (the per-call cost of views and walk).
+
+func benchMatrix(b *testing.B, rows, cols, step int) View[float32] {
+	b.Helper()
+	data := make([]float32, rows*cols*step)
+	for i := range data {
+		data[i] = float32(i%1000) / 1000
+	}
+	v, err := NewView(data, 0, []int{rows, cols}, []int{cols * step, step})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v
+}
+
+func benchClip(b *testing.B, rows, cols, step int) {
+	x := benchMatrix(b, rows, cols, step)
+	b.SetBytes(int64(rows * cols * 8))
+	for b.Loop() {
+		if err := Map(x, x, func(d, s []float32) error { return Clip(d, s, 0.25, 0.75) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchScaleShift(b *testing.B, rows, cols, step int) {
+	x := benchMatrix(b, rows, cols, step)
+	out := make([]float32, rows*cols)
+	dst, _ := ViewOf(out, rows, cols)
+	b.SetBytes(int64(rows * cols * 8))
+	for b.Loop() {
+		if err := Map(dst, x, func(d, s []float32) error { return ScaleShift(d, s, 1.5, -0.25) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchNorms(b *testing.B, rows, cols, step int) {
+	x := benchMatrix(b, rows, cols, step)
+	norms := make([]float32, rows)
+	b.SetBytes(int64(rows * cols * 4))
+	for b.Loop() {
+		if err := Lines(x, func(i int, row []float32) error { norms[i] = float32(Norm2(row)); return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkClipContiguous(b *testing.B)       { benchClip(b, 4096, 1024, 1) }
+func BenchmarkClipStrided(b *testing.B)          { benchClip(b, 4096, 1024, 2) }
+func BenchmarkClip4x4(b *testing.B)              { benchClip(b, 4, 4, 1) }
+func BenchmarkClip4x4Strided(b *testing.B)       { benchClip(b, 4, 4, 2) }
+func BenchmarkScaleShiftContiguous(b *testing.B) { benchScaleShift(b, 4096, 1024, 1) }
+func BenchmarkScaleShiftStrided(b *testing.B)    { benchScaleShift(b, 4096, 1024, 2) }
+func BenchmarkNorms(b *testing.B)                { benchNorms(b, 4096, 1024, 1) }
+func BenchmarkNormsStrided(b *testing.B)         { benchNorms(b, 4096, 1024, 2) }
+
+func BenchmarkClipStridedSmall(b *testing.B) { benchClip(b, 32, 1024, 2) }
+func BenchmarkClipContigSmall(b *testing.B)  { benchClip(b, 32, 1024, 1) }
+
+// The vec part of bench/vecbench's clip_ on a 4x4 tensor, [:, ::2] too: a
+// view from the tensor's pointer, its slab and the walk.
+func benchClipCall(b *testing.B, step int64) {
+	data := make([]float32, 16*step)
+	shape, strides := []int64{4, 4}, []int64{4 * step, step}
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := FromPointer[float32](unsafe.Pointer(&data[0]), shape, strides)
+		if err != nil {
+			b.Fatal(err)
+		}
+		slab, _ := v.Slab(0, 4)
+		if err := Map(slab, slab, func(d, s []float32) error { return Clip(d, s, 0.25, 0.75) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkClipCall4x4(b *testing.B)        { benchClipCall(b, 1) }
+func BenchmarkClipCall4x4Strided(b *testing.B) { benchClipCall(b, 2) }

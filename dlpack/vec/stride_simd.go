@@ -1,0 +1,123 @@
+//go:build goexperiment.simd && amd64
+
+package vec
+
+import (
+	"simd/archsimd"
+	"unsafe"
+)
+
+// The SIMD kernels of the walks' gathers and scatters at step 2 ([:, ::2], the
+// real parts of interleaved complex data): a line's 4- and 8-byte elements move
+// as 32-bit lanes (an 8-byte element is two), loaded two vectors at a time and
+// permuted into one (gather), or permuted out of one into two masked stores that
+// write the line's elements only, never the ones between them (scatter: another
+// goroutine may own those). Permutes, loads and stores move bits as they are,
+// NaN payloads too, so every kernel set gives the same bytes. Each returns how
+// many elements it moved: whole vectors whose memory lies inside data; walk.go's
+// loops do the rest. Any other element size or step stays in those loops.
+
+// The 32-bit lane indexes of the permutes, for elements of 1 and 2 lanes (w):
+// gather16 picks a step-2 element's lanes out of 32; spread16 sends 8 elements'
+// lanes to every other element's place in 16 lanes (its upper half's
+// indexes are these plus 8), spread8 the AVX2 one of 4 elements in 8 lanes.
+var (
+	gather16 = [2][16]uint32{
+		{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30},
+		{0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29},
+	}
+	spread16 = [2][16]uint32{
+		{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7},
+		{0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7},
+	}
+	spread8 = [2][8]uint32{{0, 0, 1, 1, 2, 2, 3, 3}, {0, 1, 0, 1, 2, 3, 2, 3}}
+	// keep16 and keep8 are the lanes of the line's elements in a spread vector.
+	keep16 = [2]uint16{0x5555, 0x3333}
+	keep8  = [2][8]int32{{-1, 0, -1, 0, -1, 0, -1, 0}, {-1, -1, 0, 0, -1, -1, 0, 0}}
+	// pairOrder8 puts SelectFromPairGrouped's halves [a b | c d] (64 bits each)
+	// in order [a c b d].
+	pairOrder8 = [8]uint32{0, 1, 4, 5, 2, 3, 6, 7}
+)
+
+// lanes32 is s's memory as 32-bit lanes (w of them an element), from its first
+// element; nil unless T is 4 or 8 bytes.
+func lanes32[T any](s []T) (l []float32, w int) {
+	size := unsafe.Sizeof(*new(T))
+	if (size != 4 && size != 8) || len(s) == 0 {
+		return nil, 0
+	}
+	w = int(size / 4)
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*w), w
+}
+
+// gatherStep2 copies buf's first elements from data's at off, off+2, ...;
+// it returns how many.
+func gatherStep2[T any](buf, data []T, off int) int {
+	if level == useGo {
+		return 0
+	}
+	dst, w := lanes32(buf)
+	src, _ := lanes32(data)
+	if dst == nil || src == nil {
+		return 0
+	}
+	i, s := 0, off*w // lanes of dst and of src: s = off*w + 2*i
+	switch level {
+	case useAVX512:
+		idx := archsimd.LoadUint32x16(&gather16[w-1])
+		for ; i+16 <= len(dst) && s+32 <= len(src); i, s = i+16, s+32 {
+			a := archsimd.LoadFloat32x16Slice(src[s : s+16])
+			b := archsimd.LoadFloat32x16Slice(src[s+16 : s+32])
+			a.ConcatPermute(b, idx).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		order := archsimd.LoadUint32x8(&pairOrder8)
+		for ; i+8 <= len(dst) && s+16 <= len(src); i, s = i+8, s+16 {
+			a := archsimd.LoadFloat32x8Slice(src[s : s+8])
+			b := archsimd.LoadFloat32x8Slice(src[s+8 : s+16])
+			var p archsimd.Float32x8
+			if w == 1 {
+				p = a.SelectFromPairGrouped(0, 2, 4, 6, b) // [a0 a2 b0 b2 | a4 a6 b4 b6]
+			} else {
+				p = a.SelectFromPairGrouped(0, 1, 4, 5, b) // 8-byte elements [a0 b0 | a2 b2]
+			}
+			p.Permute(order).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i / w
+}
+
+// scatterStep2 is gatherStep2's inverse: buf's first elements into data at
+// off, off+2, ..., the elements between untouched; it returns how many.
+func scatterStep2[T any](data []T, off int, buf []T) int {
+	if level == useGo {
+		return 0
+	}
+	src, w := lanes32(buf)
+	dst, _ := lanes32(data)
+	if dst == nil || src == nil {
+		return 0
+	}
+	i, s := 0, off*w
+	switch level {
+	case useAVX512:
+		lo := archsimd.LoadUint32x16(&spread16[w-1])
+		hi := lo.Add(archsimd.BroadcastUint32x16(8))
+		keep := archsimd.Mask32x16FromBits(keep16[w-1])
+		for ; i+16 <= len(src) && s+32 <= len(dst); i, s = i+16, s+32 {
+			v := archsimd.LoadFloat32x16Slice(src[i : i+16])
+			v.Permute(lo).StoreMasked((*[16]float32)(dst[s:s+16]), keep)
+			v.Permute(hi).StoreMasked((*[16]float32)(dst[s+16:s+32]), keep)
+		}
+	case useAVX2:
+		lo := archsimd.LoadUint32x8(&spread8[w-1])
+		hi := lo.Add(archsimd.BroadcastUint32x8(4))
+		keep := archsimd.LoadInt32x8(&keep8[w-1]).Equal(archsimd.BroadcastInt32x8(-1))
+		for ; i+8 <= len(src) && s+16 <= len(dst); i, s = i+8, s+16 {
+			v := archsimd.LoadFloat32x8Slice(src[i : i+8])
+			v.Permute(lo).StoreMasked((*[8]float32)(dst[s:s+8]), keep)
+			v.Permute(hi).StoreMasked((*[8]float32)(dst[s+8:s+16]), keep)
+		}
+	}
+	return i / w
+}
