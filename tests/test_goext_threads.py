@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-import sysconfig
 import threading
 import time
 
@@ -15,12 +14,10 @@ import godlpack as g
 import numpy as np
 import pytest
 import torch
-from goext_build import folder, load
+from conftest import FREE_THREADED  # no GIL: a call always detaches from the
+from goext_build import folder, load  # interpreter (ext_call.c, gil_wanted), and
 
-# A free-threaded CPython has no GIL to hold: a call always detaches from the
-# interpreter (ext_call.c, gil_wanted: a stop-the-world pause must not wait for Go
-# code), and HoldGIL locks nothing (docs/design.md, "Free-threaded CPython").
-FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+# HoldGIL locks nothing (docs/design.md, "Free-threaded CPython")
 
 
 def test_eight_threads_call_at_once():
