@@ -20,6 +20,7 @@
 #include "_cgo_export.h"
 
 #include <math.h>
+#include <unistd.h>
 
 /* DLDataTypeCode values of dlpack.h that these loops convert (dlpack/dtype.go). */
 enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLComplex = 5, kDLBool = 6 };
@@ -424,6 +425,42 @@ int gd_tolist_fast_ok(const gd_array *a) {
     return 1;
 }
 
+/* ---- lists sized by a shape (tolist) ---- */
+
+/* This machine's memory in bytes (0 if unknown): tolist refuses lists whose item
+ * pointers alone would not fit in it (convert.go, tolistFits). */
+int64_t gd_physical_memory(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (int64_t)pages * size : 0;
+}
+
+/* Rows at least this long are probed before PyList_New on a free-threaded build. */
+#define GD_LIST_PROBE_ITEMS (1 << 16)
+
+/* PyList_New(n) for a length taken from a shape (NULL with MemoryError). On a
+ * free-threaded build, CPython 3.13's PyList_New, when its item array cannot be
+ * allocated, drops a list object recycled from its free list whose stale item
+ * pointer it never cleared: the old array is freed a second time and the heap is
+ * corrupt (a crash later, at exit: CPython gh-152125, still open). So a long row's
+ * array is allocated once here first; when that fails, MemoryError is ours and
+ * PyList_New is never asked. The GIL build's PyList_New fails cleanly. */
+PyObject *gd_list_new(Py_ssize_t n) {
+#ifdef Py_GIL_DISABLED
+    if (n >= GD_LIST_PROBE_ITEMS) {
+        void *probe = (size_t)n <= (PY_SSIZE_T_MAX - 64) / sizeof(PyObject *)
+                          ? PyMem_Malloc((size_t)n * sizeof(PyObject *) + 64)
+                          : NULL;
+        if (probe == NULL) {
+            return PyErr_Format(PyExc_MemoryError,
+                                "cannot allocate a list of %zd items; convert a slice of the array",
+                                n);
+        }
+        PyMem_Free(probe);
+    }
+#endif
+    return PyList_New(n);
+}
+
 static PyObject *tolist_level(const gd_array *a, int dim, const char *p) {
     const int64_t item = a->dtype.bits / 8;
     if (dim == a->ndim) {
@@ -431,7 +468,7 @@ static PyObject *tolist_level(const gd_array *a, int dim, const char *p) {
     }
     const Py_ssize_t n = (Py_ssize_t)a->shape[dim];
     const int64_t step = a->strides[dim] * item;
-    PyObject *list = PyList_New(n);
+    PyObject *list = gd_list_new(n);
     if (list == NULL) {
         return NULL;
     }

@@ -9,6 +9,8 @@ package godlpack
 import "C"
 
 import (
+	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/arrayfmt"
@@ -300,10 +302,44 @@ func inferDType(kind dlpack.Kind, signed bool, n int64) *dlpack.DType {
 //export goArrayTolist
 func goArrayTolist(self, _ *C.PyObject) *C.PyObject {
 	a := toArray(self)
+	if err := tolistFits(a); err != nil {
+		return fail(err)
+	}
 	if C.gd_tolist_fast_ok(a) != 0 {
 		return C.gd_tolist(a) // the common dtypes, without a crossing per element
 	}
 	return tolist(a, 0, 0, new(rowBuffer))
+}
+
+// tolistFits refuses, before any list is made, a tolist whose lists' item pointers
+// alone (one per element, one per inner list) need more than this machine's memory:
+// a broadcast view describes any number of elements. Left to the allocator, the
+// free-threaded build's (mimalloc) reserves such an array without committing it and
+// PyList_New's zeroing then runs the process into the OOM killer; NumPy raises
+// MemoryError here too.
+func tolistFits(a *C.gd_array) error {
+	shape := arrayShape(a)
+	items, lists := uint64(0), uint64(1) // item slots so far; lists at this depth
+	for _, n := range shape {
+		hi, lo := bits.Mul64(lists, uint64(n))
+		if hi != 0 || lo > math.MaxInt64/8 {
+			items = math.MaxUint64
+			break
+		}
+		lists = lo
+		if items += lo; items > math.MaxInt64/8 {
+			break
+		}
+	}
+	if items < 1<<27 { // 1 GiB of pointers or less: not worth a system call
+		return nil
+	}
+	mem := uint64(C.gd_physical_memory())
+	if mem == 0 || items <= mem/8 {
+		return nil
+	}
+	return memoryErrorf("tolist() of a %v array needs more than %d item pointers, "+
+		"more than this machine's %d bytes of memory; convert a slice of it", shape, items, mem)
 }
 
 func tolist(a *C.gd_array, dim int, off int64, buf *rowBuffer) *C.PyObject {
@@ -314,7 +350,7 @@ func tolist(a *C.gd_array, dim int, off int64, buf *rowBuffer) *C.PyObject {
 	if dim == len(shape)-1 {
 		return rowToList(a, off, shape[dim], strides[dim], buf)
 	}
-	l := C.PyList_New(C.Py_ssize_t(shape[dim]))
+	l := C.gd_list_new(C.Py_ssize_t(shape[dim]))
 	if l == nil {
 		return nil
 	}
@@ -334,14 +370,14 @@ func tolist(a *C.gd_array, dim int, off int64, buf *rowBuffer) *C.PyObject {
 // padded and packed sub-byte): Go decodes the row a chunk at a time into a fixed
 // buffer of float64 that C turns into Python objects in one call, instead of two
 // cgo calls an element (4x NumPy's tolist). The list is made first, so a row
-// longer than memory (a broadcast view) is PyList_New's MemoryError, and the Go
+// longer than memory (a broadcast view) is a MemoryError (tolistFits, gd_list_new), and the Go
 // buffer never grows with the row (rule 2 of design.md's crash rules).
 func rowToList(a *C.gd_array, off, n, stride int64, buf *rowBuffer) *C.PyObject {
 	kind := arrayDType(a).Kind
 	if kind != dlpack.KindFloat && kind != dlpack.KindComplex {
 		return rowToListByElement(a, off, n, stride)
 	}
-	l := C.PyList_New(C.Py_ssize_t(n))
+	l := C.gd_list_new(C.Py_ssize_t(n))
 	if l == nil {
 		return nil
 	}
@@ -375,7 +411,7 @@ const rowChunk = 256
 type rowBuffer [2 * rowChunk]float64
 
 func rowToListByElement(a *C.gd_array, off, n, stride int64) *C.PyObject {
-	l := C.PyList_New(C.Py_ssize_t(n))
+	l := C.gd_list_new(C.Py_ssize_t(n))
 	if l == nil {
 		return nil
 	}

@@ -592,11 +592,13 @@ static PyObject *in_framework(PyObject *out, int fw) {
 
 /* ---- the GIL ---- */
 
-/* Calls that released the GIL: counted with the GIL held (only in tests' reads
- * without it is this racy, and a count is all they read). */
-static int64_t gil_releases;
+/* Calls that released the GIL, made by this thread: each thread counts its own, so
+ * that the hot path writes no memory another thread writes (a shared counter,
+ * incremented by every call of every thread, serialised free-threaded calls on its
+ * cache line, and raced) and a test reads what its own calls did. */
+static _Thread_local int64_t gil_releases;
 
-int64_t gd_ext_gil_releases(void) { return __atomic_load_n(&gil_releases, __ATOMIC_RELAXED); }
+int64_t gd_ext_gil_releases(void) { return gil_releases; }
 
 /* Whether the GIL should be released around a GD_EXT_GIL_AUTO call: when another
  * thread state exists, in this interpreter or another. Only a thread with a thread

@@ -165,10 +165,11 @@ func (f *Function) HoldGIL() *Function {
 	return f
 }
 
-// GILReleases returns how many calls of this extension's functions have released
-// the GIL around their Go function so far: for tests and benchmarks of the GIL
-// policy (HoldGIL has it). Counted with the GIL held; a call in progress on
-// another thread may or may not be counted yet.
+// GILReleases returns how many calls of this extension's functions, made from the
+// calling OS thread, have released the GIL around their Go function so far (on a
+// free-threaded CPython: detached from the interpreter): for tests and benchmarks
+// of the GIL policy. Each thread counts its own calls, so counting costs the calls
+// of other threads nothing.
 func GILReleases() int64 { return gilReleases() }
 
 // ReleaseGIL releases the GIL while the Go function runs on every call, even

@@ -141,6 +141,8 @@ PyObject *gd_array_item(PyObject *self, Py_ssize_t i);
 PyObject *gd_array_reshape(PyObject *self, PyObject *args);
 PyObject *gd_scalar_fast(int code, int bits, const char *p); /* convert.c */
 int gd_doubles_into_list(PyObject *l, int64_t start, const double *v, int64_t n, int complex_pairs);
+PyObject *gd_list_new(Py_ssize_t n);
+int64_t gd_physical_memory(void);
 /* constructors_fast.c: empty/zeros for plain arguments; the dtype table by index,
  * written once by Go (dtypes.go) */
 extern DLDataType gd_dtype_dl[GD_MAX_DTYPES];

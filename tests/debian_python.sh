@@ -10,9 +10,7 @@
 #
 # forky's packages need forky's glibc, newer than the system's, so nothing is installed:
 #   1. apt runs on a private configuration and state under DEST/apt whose only source is
-#      forky, at the mirror the system's own sources name: the system's sources, pins,
-#      package lists and installed packages are never touched, so nothing else on the
-#      machine can change, and a concurrent apt of someone else's is not locked out;
+#      forky (tests/private_apt.sh): nothing of the system's apt is touched;
 #   2. `apt-get download` of the interpreter's packages and of every library they load;
 #   3. `dpkg -x` of each into DEST/X.Y (a private root: usr/lib/<multiarch> holds forky's
 #      ld.so and libc beside libpython's dependencies);
@@ -47,40 +45,8 @@ for tool in apt-get dpkg sha256sum; do
   }
 done
 
-# The mirror: the one the system's own release comes from (its sources, in either format).
-. /etc/os-release
-release=${VERSION_CODENAME:?/etc/os-release names no VERSION_CODENAME}
-mirror=$(apt-get --print-uris update 2>/dev/null |
-  sed -n "s|^'\(.*\)/dists/$release/InRelease'.*|\1|p" | head -n1)
-if [ -z "$mirror" ]; then
-  echo "FAIL: no apt source for Debian $release in /etc/apt/sources.list(.d)" >&2
-  exit 1
-fi
-
-apt_dir=$dest/apt
-mkdir -p "$apt_dir"/etc/sources.list.d "$apt_dir"/etc/preferences.d \
-  "$apt_dir"/state/lists/partial "$apt_dir"/cache/archives/partial
-touch "$apt_dir/state/status"
-cat >"$apt_dir/etc/sources.list.d/$suite.sources" <<EOF
-Types: deb
-URIs: $mirror
-Suites: $suite
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-apt=(apt-get -q
-  -o "Dir::Etc=$apt_dir/etc" -o Dir::Etc::sourcelist=/dev/null
-  -o "Dir::Etc::sourceparts=$apt_dir/etc/sources.list.d"
-  -o "Dir::Etc::preferencesparts=$apt_dir/etc/preferences.d"
-  -o "Dir::State=$apt_dir/state" -o "Dir::State::status=$apt_dir/state/status"
-  -o "Dir::Cache=$apt_dir/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User=root
-  -o Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false)
-echo "debian_python: package lists of $suite (from $mirror)"
-"${apt[@]}" update >"$apt_dir/update.log" 2>&1 || {
-  cat "$apt_dir/update.log"
-  echo "FAIL: apt-get update of $suite" >&2
-  exit 1
-}
+. "$(dirname "$0")/private_apt.sh"
+private_apt "$dest/apt" deb "$suite" debian_python || exit 1
 
 # What the interpreter and its stdlib's extension modules load, by Debian package name.
 libs=(libc6 libgcc-s1 libstdc++6 libffi8 libssl3t64 libsqlite3-0 libexpat1 zlib1g liblzma5

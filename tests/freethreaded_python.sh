@@ -11,8 +11,7 @@
 # interpreter is built, once, and cached: the build takes ~15 minutes on 2 cores.
 #
 #   1. apt runs on a private configuration and state under DEST/apt-src whose only source is
-#      a deb-src entry for trixie, at the mirror the system's own sources name: the system's
-#      sources, package lists and installed packages are never touched;
+#      a deb-src entry for trixie (tests/private_apt.sh): nothing of the system's apt is touched;
 #   2. `apt-get source --download-only` fetches the .dsc and its tarballs (apt checks them
 #      against the signed Sources index); only the upstream tarball (*.orig.tar.xz, CPython
 #      as released) is unpacked: Debian's patches adapt the layout to /usr, which a private
@@ -45,45 +44,13 @@ command -v "$cc" >/dev/null || {
   exit 1
 }
 
-. /etc/os-release
-release=${VERSION_CODENAME:?/etc/os-release names no VERSION_CODENAME}
-mirror=$(apt-get --print-uris update 2>/dev/null |
-  sed -n "s|^'\(.*\)/dists/$release/InRelease'.*|\1|p" | head -n1)
-if [ -z "$mirror" ]; then
-  echo "FAIL: no apt source for Debian $release in /etc/apt/sources.list(.d)" >&2
-  exit 1
-fi
-
-apt_dir=$dest/apt-src
-mkdir -p "$apt_dir"/etc/sources.list.d "$apt_dir"/etc/preferences.d \
-  "$apt_dir"/state/lists/partial "$apt_dir"/cache/archives/partial
-touch "$apt_dir/state/status"
-cat >"$apt_dir/etc/sources.list.d/$suite-src.sources" <<EOF
-Types: deb-src
-URIs: $mirror
-Suites: $suite
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-apt=(apt-get -q
-  -o "Dir::Etc=$apt_dir/etc" -o Dir::Etc::sourcelist=/dev/null
-  -o "Dir::Etc::sourceparts=$apt_dir/etc/sources.list.d"
-  -o "Dir::Etc::preferencesparts=$apt_dir/etc/preferences.d"
-  -o "Dir::State=$apt_dir/state" -o "Dir::State::status=$apt_dir/state/status"
-  -o "Dir::Cache=$apt_dir/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User=root
-  -o Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false)
-
 # The source version decides whether the cached root is still the one wanted: ask the index
 # (a small download) before deciding, unless the cache is fresh enough to skip even that.
 if [ -f "$root/.complete" ] && [ -z "${GODLPACK_FT_REFRESH:-}" ]; then
   exit 0
 fi
-echo "freethreaded_python: source index of $suite (from $mirror)"
-"${apt[@]}" update >"$apt_dir/update.log" 2>&1 || {
-  cat "$apt_dir/update.log"
-  echo "FAIL: apt-get update of $suite's sources" >&2
-  exit 1
-}
+. "$(dirname "$0")/private_apt.sh"
+private_apt "$dest/apt-src" deb-src "$suite" freethreaded_python || exit 1
 work=$dest/src-3.13t
 rm -rf "$work"
 mkdir -p "$work"

@@ -19,7 +19,7 @@ import sys
 import godlpack as g
 import numpy as np
 import pytest
-from conftest import run_python
+from conftest import FREE_THREADED, run_python
 from test_export_numpy import CapsuleHolder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -155,6 +155,9 @@ def test_list_that_changes_size_raises_runtime_error():
             return 0.0
 
     L[0] = Shrink()
+    if FREE_THREADED:  # a snapshot converts (docs/design.md, "Nested lists")
+        assert g.asarray(L).tolist() == [0.0, 2.0, 3.0] and L == [L[0]]
+        return
     with pytest.raises(RuntimeError, match="changed size"):
         g.asarray(L)
 

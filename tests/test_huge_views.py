@@ -207,3 +207,41 @@ print("ok")
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_tolist_longer_than_memory_is_memory_error_before_any_list():
+    # tolist of a broadcast view whose lists alone (one pointer an element) exceed
+    # memory is refused before the first list is made, whatever the row length:
+    # 2**20 rows of 2**20 filled rows until the address-space limit (and, with no
+    # limit, the free-threaded build's allocator let the 2**40-item list through to
+    # the OOM killer); an empty axis after a long one still needs the long list.
+    # A row that fits the machine but not the address-space limit is PyList_New's
+    # failure, which on a free-threaded CPython 3.13 corrupted the heap (a crash at
+    # exit; the child's exit status): godlpack allocates such a row once first.
+    code = """
+import resource
+resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+import godlpack as g
+for shape in [(2**40,), (2**20, 2**20), (2**40, 0), (2**62, 0), (2**30, 2**30, 0)]:
+    a = g._godlpack._wrap_buffer(bytearray(16), "int8", shape, (0,) * len(shape))
+    try:
+        a.tolist()
+    except MemoryError as e:
+        assert "convert a slice" in str(e), e
+    else:
+        raise AssertionError(shape)
+for dt in ("int8", "float16", "bool", "int8"):  # the C fast path, Go's rows; twice
+    a = g._godlpack._wrap_buffer(bytearray(16), dt, (2**30,), (0,))
+    try:
+        a.tolist()
+    except MemoryError:
+        pass
+    else:
+        raise AssertionError(dt)
+print("ok")
+"""
+    proc = run_python(code, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), (
+        f"child exited {proc.returncode}\nstdout: {proc.stdout[-2000:]}\n"
+        f"stderr: {proc.stderr[-3000:]}"
+    )

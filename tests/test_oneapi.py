@@ -134,6 +134,9 @@ try:
     g.from_dlpack(cap)
 except BufferError as e:
     print(e)
+# The capsule's destructor is a ctypes callback: dropped here, not by the shutdown
+# collection, which on a free-threaded build may free the callback's thunk first.
+del cap, t
 """
     proc = isolated(code)
     assert proc.returncode == 0, proc.stderr
