@@ -349,6 +349,42 @@ def test_pip_install_python_package_with_extension(tmp_path, wheel_dir):
     assert 'Too many arguments for "norm"' in r.stdout, r.stdout
 
 
+# examples/streamstats (issue 20: a Go type bound as a Python class), built by pip as a
+# user would; tests/test_streamstats.py tests its behaviour with PyTorch and JAX too.
+STREAMSTATS = REPO / "examples" / "streamstats"
+SS_CHECK = """
+import numpy as np, streamstats
+h = streamstats.Histogram(4)
+h.add(np.array([0.1, 0.3, 0.6, 0.9, 2.0]))
+try:
+    streamstats.Histogram(4).quantile(0.5)
+except streamstats.EmptyError as e:
+    empty = isinstance(e, ValueError)
+y = streamstats.scale(np.ones((2, 2), np.float32), 2.0)
+print(repr(h), h.counts().tolist(), h.outside, h.quantile(0.5), empty, type(y).__name__, y.dtype)
+print(streamstats.__file__)
+"""
+
+
+def test_pip_install_streamstats(tmp_path, wheel_dir):
+    venv, env = _venv_with_godlpack(tmp_path, wheel_dir)
+    project = tmp_path / "streamstats"
+    shutil.copytree(STREAMSTATS, project, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    pip = [venv / "bin" / "python", "-m", "pip", "install", "-v", "--no-build-isolation"]
+    res = _ok(_run([*pip, "--no-index", project], env=env, cwd=tmp_path))
+    assert f"streamstats{EXT}" in _build_line(res.stdout + res.stderr)
+    out, where = _venv_python(venv, SS_CHECK, env).splitlines()
+    assert out == (
+        "Histogram(bins=4, lo=0.0, hi=1.0, count=5) [1, 1, 1, 1] 1 0.375 True ndarray float32"
+    ), out
+    assert where.startswith(str(venv)) and where.endswith(f"streamstats{EXT}"), where
+    site = Path(
+        _venv_python(venv, "import sysconfig; print(sysconfig.get_paths()['platlib'])", env)
+    )
+    stub = (site / "streamstats-stubs" / "__init__.pyi").read_text()
+    assert "\nclass Histogram:\n" in stub and "def merge(self, other: Histogram)" in stub
+
+
 # --------------------------------------------------------------------------------------
 # The hooks, without a build (the backend imported from the tree, as in the tests' path)
 # --------------------------------------------------------------------------------------
