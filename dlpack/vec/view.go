@@ -3,6 +3,7 @@ package vec
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -150,16 +151,16 @@ func (v View[T]) Slab(lo, hi int) (View[T], error) {
 // Contiguous is v's elements as one slice when v is C-contiguous (ok false
 // otherwise): the fast path of a whole-array operation.
 func (v View[T]) Contiguous() (s []T, ok bool) {
-	n := v.Len()
+	n := 1 // one pass: a small tensor's Map costs little more than its op
+	for i := len(v.shape) - 1; i >= 0; i-- {
+		d := v.shape[i]
+		if d != 1 && v.strides[i] != n {
+			return nil, n == 0 || slices.Contains(v.shape[:i+1], 0) // no elements: any layout is
+		}
+		n *= d
+	}
 	if n == 0 {
 		return nil, true
-	}
-	step := 1
-	for i := len(v.shape) - 1; i >= 0; i-- {
-		if v.shape[i] != 1 && v.strides[i] != step {
-			return nil, false
-		}
-		step *= v.shape[i]
 	}
 	return v.data[v.offset : v.offset+n], true
 }
