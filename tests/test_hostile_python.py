@@ -173,7 +173,10 @@ def test_conversion_under_address_space_limit_succeeds_and_peak_is_the_result():
 
     proc = run_python(peak_code("godlpack", 40_000_000, limit=4 << 30), timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert float(proc.stdout) <= 2.0, proc.stdout
+    # free-threaded: plus the snapshot of the list (one pointer an element, as many
+    # bytes as this float64 result), which a list other threads change needs
+    # (docs/design.md, "Nested lists")
+    assert float(proc.stdout) <= (3.1 if FREE_THREADED else 2.0), proc.stdout  # 3.0 measured
     proc = run_python(
         "import resource\n"
         "resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
