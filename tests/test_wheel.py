@@ -33,6 +33,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import FREE_THREADED
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -147,7 +148,9 @@ def _wheel_tags(wheel: Path) -> tuple[str, str, str]:
 
 def test_wheel_is_for_this_interpreter(built):
     py, abi, plat = _wheel_tags(built["wheel"])
-    assert (py, abi) == (CP, CP), "one wheel per CPython version (not abi3: docs/abi3.md)"
+    # the ABI tag of a free-threaded CPython's wheel is cp3XYt (PEP 703)
+    abi_want = CP + ("t" if FREE_THREADED else "")
+    assert (py, abi) == (CP, abi_want), "one wheel per CPython version (not abi3: docs/abi3.md)"
     assert re.fullmatch(r"manylinux_\d+_\d+_" + re.escape(os.uname().machine), plat), plat
     with zipfile.ZipFile(built["wheel"]) as zf:
         wheel_meta = zf.read(f"{build.NAME}-{build.read_version()}.dist-info/WHEEL").decode()
