@@ -62,21 +62,11 @@ func (m *moduleSpec) stubJSON() []byte {
 	b = jsonString(b, m.name)
 	b = append(b, `,"doc":`...)
 	b = jsonString(b, m.doc)
-	b = append(b, `,"functions":[`...)
-	for i, f := range m.funcs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = funcJSON(b, f, 0)
-	}
-	b = append(b, `],"classes":[`...)
-	for i, c := range m.classes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = classJSON(b, c)
-	}
-	return append(b, "]}"...)
+	b = append(b, `,"functions":`...)
+	b = jsonArray(b, m.funcs, func(b []byte, f *Function) []byte { return funcJSON(b, f, 0) })
+	b = append(b, `,"classes":`...)
+	b = jsonArray(b, m.classes, classJSON)
+	return append(b, '}')
 }
 
 // classJSON appends a bound class's stub description: {"name", "doc", "init"
@@ -93,34 +83,30 @@ func classJSON(b []byte, c *ClassDef) []byte {
 	} else {
 		b = append(b, "null"...)
 	}
-	b = append(b, `,"methods":[`...)
-	for i, f := range c.methods {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = funcJSON(b, f, 1)
+	b = append(b, `,"methods":`...)
+	b = jsonArray(b, c.methods, func(b []byte, f *Function) []byte { return funcJSON(b, f, 1) })
+	b = append(b, `,"properties":`...)
+	b = jsonArray(b, c.props, propertyJSON)
+	return append(b, '}')
+}
+
+// propertyJSON appends a property's stub description: {"name", "doc", "type",
+// "readonly" (only when it has no setter)}.
+func propertyJSON(b []byte, p *property) []byte {
+	typ := "Any"
+	if p.get.result != nil {
+		typ = pyType(p.get.result)
 	}
-	b = append(b, `],"properties":[`...)
-	for i, p := range c.props {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		typ := "Any"
-		if p.get.result != nil {
-			typ = pyType(p.get.result)
-		}
-		b = append(b, `{"name":`...)
-		b = jsonString(b, p.name)
-		b = append(b, `,"doc":`...)
-		b = jsonString(b, p.doc)
-		b = append(b, `,"type":`...)
-		b = jsonString(b, typ)
-		if p.set == nil {
-			b = append(b, `,"readonly":true`...)
-		}
-		b = append(b, '}')
+	b = append(b, `{"name":`...)
+	b = jsonString(b, p.name)
+	b = append(b, `,"doc":`...)
+	b = jsonString(b, p.doc)
+	b = append(b, `,"type":`...)
+	b = jsonString(b, typ)
+	if p.set == nil {
+		b = append(b, `,"readonly":true`...)
 	}
-	return append(b, "]}"...)
+	return append(b, '}')
 }
 
 // funcJSON appends f's stub description, its first skip parameters left out (a
@@ -164,6 +150,18 @@ func funcJSON(b []byte, f *Function, skip int) []byte {
 	// What a call may raise beyond TypeError for a wrong argument: the Go
 	// error's Exception (ValueError by default), RuntimeError for a panic.
 	return append(b, `,"raises":["`+ValueError.String()+`","`+RuntimeError.String()+`"]}`...)
+}
+
+// jsonArray appends items to b as a JSON array, each written by item.
+func jsonArray[T any](b []byte, items []T, item func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, x := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = item(b, x)
+	}
+	return append(b, ']')
 }
 
 // jsonString appends s to b as a JSON string.

@@ -41,6 +41,18 @@ def _go(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _init(folder: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m godlpack init` in folder, as a user runs it (no CGO_* settings)."""
+    return subprocess.run(
+        [sys.executable, "-m", "godlpack", "init"],
+        cwd=folder,
+        env={**_plain_env(), "PYTHONPATH": GODLPACK_PATH},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("ext") / "goext"
@@ -54,15 +66,7 @@ def test_go_tools_fail_before_init(project):
 
 
 def test_init_then_go_vet_and_build(project):
-    env = {**_plain_env(), "PYTHONPATH": GODLPACK_PATH}
-    res = subprocess.run(
-        [sys.executable, "-m", "godlpack", "init"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    res = _init(project)
     assert res.returncode == 0, res.stderr
     assert "go.work" in res.stdout and "gopls" in res.stdout, res.stdout
     work = (project / "go.work").read_text()
@@ -96,15 +100,7 @@ def test_go_doc_shows_the_api_from_a_plain_checkout(symbol):
 def test_go_test_check_says_what_import_says(tmp_path):
     bad = tmp_path / "goext_bad"
     shutil.copytree(REPO / "tests" / "goext_bad", bad, ignore=shutil.ignore_patterns("*.so"))
-    env = {**_plain_env(), "PYTHONPATH": GODLPACK_PATH}
-    init = subprocess.run(
-        [sys.executable, "-m", "godlpack", "init"],
-        cwd=bad,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    init = _init(bad)
     assert init.returncode == 0, init.stderr
     test = _go(["test", "-count=1", "-v", "./..."], bad)
     assert test.returncode == 0, test.stdout + test.stderr
@@ -157,15 +153,7 @@ def test_fromgo_builds_as_an_outside_module(tmp_path):
         shutil.copy(REPO / "examples" / "fromgo" / name, folder / name)
     assert "${SRCDIR}" not in (folder / "main.go").read_text()
     (folder / "go.mod").write_text(FROMGO_MOD)
-    env = {**_plain_env(), "PYTHONPATH": GODLPACK_PATH}
-    init = subprocess.run(
-        [sys.executable, "-m", "godlpack", "init"],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    init = _init(folder)
     assert init.returncode == 0, init.stderr
     vet = _go(["vet", "./..."], folder)
     assert vet.returncode == 0, vet.stdout + vet.stderr
