@@ -106,6 +106,9 @@ NEGATIVE_CASES = [
 ]
 
 
+TORCH_ABORTS_REASON = f"PyTorch {torch.__version__} aborts on a negative stride (NumPy's too)"
+
+
 @functools.cache
 def torch_aborts_on_negative_strides() -> bool:
     """Whether this PyTorch ends the process (an uncaught c10::Error: "terminate called")
@@ -125,7 +128,7 @@ def torch_aborts_on_negative_strides() -> bool:
 @pytest.mark.parametrize("view", [c[1] for c in NEGATIVE_CASES], ids=[c[0] for c in NEGATIVE_CASES])
 def test_negative_stride_views_are_refused_by_torch_without_leaking(view, live):
     if torch_aborts_on_negative_strides():
-        pytest.skip(f"PyTorch {torch.__version__} aborts on a negative stride (NumPy's too)")
+        pytest.skip(TORCH_ABORTS_REASON)
     # PyTorch tensors cannot have negative strides; torch's DLPack import refuses them
     # (a torch limitation: godlpack exports them as the spec allows, and NumPy takes them).
     v = view(_base())

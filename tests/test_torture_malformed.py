@@ -455,7 +455,10 @@ _PyCapsule_New = ctypes.PYFUNCTYPE(
     ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p
 )(("PyCapsule_New", ctypes.pythonapi))
 _NAME_KEEP = {n: ctypes.create_string_buffer(n) for n in (b"dltensor_versioned", b"dltensor")}
-_CAPSULE_POINTER_OFFSET = 16  # PyCapsule: PyObject_HEAD, then void *pointer
+# PyCapsule: PyObject_HEAD, then void *pointer. The header is 16 bytes with the GIL and
+# 32 on a free-threaded build (thread id, flags, local and shared counts): a fixed 16
+# wrote the shared reference count there and left the pointer as it was.
+_CAPSULE_POINTER_OFFSET = object.__basicsize__
 
 
 def make_capsule(case: Case, p: ManagedTensor):

@@ -33,7 +33,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import FREE_THREADED
+from conftest import FREE_THREADED, why_unpinned
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -304,7 +304,7 @@ def test_installed_wheel_passes_the_suite(built, installed):
     tests = built["tmp"] / "suite" / "tests"
     shutil.copytree(REPO / "tests", tests, ignore=shutil.ignore_patterns("__pycache__"))
     res = subprocess.run(
-        [vpy, "-m", "pytest", "-p", "no:cacheprovider", *INSTALLED_SUITE],
+        [vpy, "-m", "pytest", "-p", "no:cacheprovider", "-rs", *INSTALLED_SUITE],
         cwd=tests,
         env=env,
         capture_output=True,
@@ -314,9 +314,22 @@ def test_installed_wheel_passes_the_suite(built, installed):
     assert res.returncode == 0, tail
     assert f"godlpack from {built['tmp'] / 'venv'}" in res.stdout, tail
     summary = res.stdout.strip().splitlines()[-1]
-    assert re.search(r"\d+ passed", summary) and not re.search(r"skipped|failed|error", summary), (
-        summary
-    )
+    assert re.search(r"\d+ passed", summary) and not re.search(r"failed|error", summary), summary
+    skipped = set(re.findall(r"^SKIPPED \[\d+\] [^:]+:\d+: (.*)$", res.stdout, re.M))
+    assert skipped <= _reasoned_skips(), (skipped, summary)
+
+
+def _reasoned_skips() -> set[str]:
+    """The skips the installed suite may show: those the checkout's run shows on this
+    interpreter for a consumer's own limit (3.13t: no TVM-FFI wheel, PyTorch 2.12's abort
+    on negative strides). Any other skip means the wheel's godlpack, or a consumer,
+    could not be found from the new venv."""
+    from test_export_torch import TORCH_ABORTS_REASON, torch_aborts_on_negative_strides
+
+    reasons = {why_unpinned("apache-tvm-ffi")}
+    if torch_aborts_on_negative_strides():
+        reasons.add(TORCH_ABORTS_REASON)
+    return {r for r in reasons if r}
 
 
 def _dynsyms(so: bytes) -> set[str]:
