@@ -84,6 +84,56 @@ static int instance_init(PyObject *self, PyObject *args, PyObject *kwargs) {
     return 0;
 }
 
+/* A vectorcall made a tp_call (tuple and dict), for a callable that is not a bound class. */
+static PyObject *vectorcall_as_tp_call(PyObject *callable, ternaryfunc call, PyObject *const *args,
+                                       size_t nargsf, PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *tuple = PyTuple_New(nargs);
+    PyObject *kwargs = nkw != 0 ? PyDict_New() : NULL;
+    if (tuple == NULL || (nkw != 0 && kwargs == NULL)) {
+        Py_XDECREF(tuple);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+    }
+    for (Py_ssize_t j = 0; j < nkw; j++) {
+        if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, j), args[nargs + j]) < 0) {
+            Py_DECREF(tuple);
+            Py_DECREF(kwargs);
+            return NULL;
+        }
+    }
+    PyObject *r = call(callable, tuple, kwargs);
+    Py_DECREF(tuple);
+    Py_XDECREF(kwargs);
+    return r;
+}
+
+/* Cls(...) of the bound class itself (its tp_vectorcall; a Python subclass does not
+ * inherit it and goes through tp_new and __init__): the constructor's function makes
+ * the one instance, with no tp_new, argument tuple or second instance whose Go value
+ * __init__ would move (issue 20: a third of a creation's C time). */
+static PyObject *class_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames) {
+    PyTypeObject *type = (PyTypeObject *)callable;
+    gd_ext_class *c = NULL;
+    for (int i = 0; i < nclasses && c == NULL; i++) {
+        c = gd_ext_classes[i].type == type ? &gd_ext_classes[i] : NULL;
+    }
+    if (c == NULL || c->init == NULL) { /* not a bound class: type's own call */
+        return vectorcall_as_tp_call(callable, PyType_Type.tp_call, args, nargsf, kwnames);
+    }
+    PyObject *made = PyObject_Vectorcall(c->init, args, nargsf, kwnames);
+    if (made != NULL && !PyObject_TypeCheck(made, type)) { /* None: a nil *T */
+        Py_DECREF(made);
+        PyErr_Format(PyExc_TypeError, "%.200s(): the Go constructor returned nil", type->tp_name);
+        return NULL;
+    }
+    return made;
+}
+
 /* __iter__: an iterator over the sequence the Go function returns. */
 static PyObject *instance_iter(PyObject *self) {
     gd_ext_class *c = class_of(Py_TYPE(self));
@@ -201,6 +251,9 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     PyTypeObject *t = (PyTypeObject *)PyType_FromSpec(spec);
     if (t == NULL) {
         return NULL;
+    }
+    if (has_init) {
+        t->tp_vectorcall = class_vectorcall; /* set before any call: read only afterwards */
     }
     if (has_eq && PyObject_SetAttrString((PyObject *)t, "__hash__", Py_None) < 0) {
         Py_DECREF(t); /* unhashable, as a class statement defining __eq__ makes it */

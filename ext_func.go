@@ -271,6 +271,18 @@ func converter[A any](f *Function, i int) func(*extArg) (A, error) {
 	case int:
 		p.kind = extInt
 		c = func(a *extArg) (int, error) { return int(a.i), nil }
+	case int8:
+		c = narrowInt[int8](f, p)
+	case int16:
+		c = narrowInt[int16](f, p)
+	case int32:
+		c = narrowInt[int32](f, p)
+	case uint8:
+		c = narrowInt[uint8](f, p)
+	case uint16:
+		c = narrowInt[uint16](f, p)
+	case uint32:
+		c = narrowInt[uint32](f, p)
 	case float64:
 		p.kind = extFloat
 		c = func(a *extArg) (float64, error) { return float64(a.f), nil }
@@ -289,12 +301,26 @@ func converter[A any](f *Function, i int) func(*extArg) (A, error) {
 		p.setDTypes(dts)
 		c = v.converter(f, p)
 	default:
-		f.fail("parameter %s: unsupported type %v (use Tensor, MutTensor, int64, int, float64, bool or string)", p.name, p.goType)
+		f.fail("parameter %s: unsupported type %v (use Tensor, MutTensor, int64, int, a narrower integer, float64, bool or string)", p.name, p.goType)
 		return func(*extArg) (A, error) {
 			return zero, RuntimeError.Errorf("%s(): unsupported parameter", f.name)
 		}
 	}
 	return c.(func(*extArg) (A, error))
+}
+
+// narrowInt converts an int argument to N, out of N's range an OverflowError (the
+// rule of Func's reflective converter).
+func narrowInt[N int8 | int16 | int32 | uint8 | uint16 | uint32](f *Function, p *param) func(*extArg) (N, error) {
+	p.kind = extInt
+	lo, hi := intRange(p.goType)
+	return func(a *extArg) (N, error) {
+		v := int64(a.i)
+		if v < lo || v > hi {
+			return 0, outOfRange(f, p, v, lo, hi)
+		}
+		return N(v), nil
+	}
 }
 
 // finish works out what the tensor fast path needs, once the constraints are final.

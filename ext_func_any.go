@@ -114,7 +114,7 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 		return func(a *extArg) (reflect.Value, error) {
 			v := int64(a.i)
 			if v < lo || v > hi {
-				return reflect.Value{}, OverflowError.Errorf("%s(): argument %s: %d is out of range for %v (%d to %d)", f.name, p.name, v, t, lo, hi)
+				return reflect.Value{}, outOfRange(f, p, v, lo, hi)
 			}
 			return reflect.ValueOf(v).Convert(t), nil
 		}
@@ -159,6 +159,11 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 	}
 	p.kind = extObject
 	return func(a *extArg) (reflect.Value, error) { return objectArg(f, p, a) }
+}
+
+// outOfRange is the OverflowError of an int argument v outside p's integer type.
+func outOfRange(f *Function, p *param, v, lo, hi int64) error {
+	return OverflowError.Errorf("%s(): argument %s: %d is out of range for %v (%d to %d)", f.name, p.name, v, p.goType, lo, hi)
 }
 
 // intRange is the values of a signed or 32-bit-or-narrower unsigned integer type.

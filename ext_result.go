@@ -41,8 +41,14 @@ func resultWriter[R any](f *Function) func(R, *extResult) error {
 	case bool, string, Tuple:
 		w = func(v R, r *extResult) error { return writeValue(any(v), r) }
 	default:
+		if t := reflect.TypeFor[R](); isInstanceType(t) { // a bound class's *T: a new instance
+			f.classTypes = append(f.classTypes, t) // its class is resolved at import
+			iw := instanceWriter(t)
+			w = func(v R, r *extResult) error { return iw(reflect.ValueOf(v), r) }
+			break
+		}
 		if t := reflect.TypeFor[R](); t.Kind() != reflect.Interface || t.NumMethod() != 0 {
-			f.fail("unsupported result type %v (use *tensor.Tensor, None, int64, int, float64, bool, string, Tuple or any)", t)
+			f.fail("unsupported result type %v (use *tensor.Tensor, None, int64, int, float64, bool, string, Tuple, a bound class's *T or any)", t)
 		}
 		w = func(v R, r *extResult) error { return writeValue(any(v), r) }
 	}
