@@ -18,7 +18,7 @@ import godlpack as g
 import numpy as np
 import pytest
 import torch
-from conftest import rss_bytes, run_python
+from conftest import run_python
 from goext_build import folder, load
 
 jax = pytest.importorskip("jax")
@@ -330,20 +330,34 @@ def test_eight_threads_one_and_separate_instances(ss):
 
 
 def test_create_drop_cycles_keep_rss_flat(ss):
-    def cycles(n):
-        for _ in range(n):
-            h = ss.Histogram(64, 0.0, 1.0)
-            h.name = "x"
-            del h
-
-    cycles(20_000)  # warm up: allocator pools, handle tables
-    gc.collect()
-    before = rss_bytes()
-    cycles(100_000)
-    gc.collect()
-    grown = rss_bytes() - before
-    # A leaked Go value is 64 bins * 8 bytes + its struct: ~60 MB over 100,000 cycles.
-    assert grown < 8 << 20, f"RSS grew by {grown} bytes over 100,000 cycles"
+    """100,000 create/drop cycles, three times over, in a child with nothing else
+    running: a leaked Go value (64 bins * 8 bytes + its struct) grows RSS by ~60 MB per
+    round; the median round must stay under 8 MB. One round alone may not: in the
+    suite's process (JAX's and PyTorch's threads allocating, a loaded machine lagging
+    Go's collector) one round once grew by 9.6 MB with nothing leaked."""
+    code = (
+        "import gc, os, streamstats\n"
+        "def statm():\n"
+        "    with open('/proc/self/statm') as f:\n"
+        "        return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')\n"
+        "def cycles(n):\n"
+        "    for _ in range(n):\n"
+        "        h = streamstats.Histogram(64, 0.0, 1.0)\n"
+        "        h.name = 'x'\n"
+        "        del h\n"
+        "cycles(20_000)\n"  # warm up: allocator pools, handle tables
+        "gc.collect()\n"
+        "for _ in range(3):\n"
+        "    before = statm()\n"
+        "    cycles(100_000)\n"
+        "    gc.collect()\n"
+        "    print(statm() - before)\n"
+    )
+    r = run_python(code, timeout=120, env_extra={"PYTHONPATH": folder("streamstats")})
+    assert r.returncode == 0, r.stderr
+    grown = sorted(int(line) for line in r.stdout.split())
+    assert len(grown) == 3, r.stdout
+    assert grown[1] < 8 << 20, f"RSS grew by {grown} bytes in three rounds of 100,000 cycles"
 
 
 def test_subclass_and_instance_lifetime(ss):
