@@ -35,13 +35,15 @@ def test_go_env_prints_export_lines():
         check=True,
     ).stdout.splitlines()
     assert "-lpython" in shown[0] and "-Wl,-rpath," in shown[0]
-    assert shown[1] == "-tags=godlpack_python"
+    # The program makes godlpack._godlpack itself: the module's own files too.
+    assert shown[1] == "-tags=godlpack_python,godlpack_module"
     assert shown[2] == sys.executable
     # Without --embed: the extension's settings, no libpython.
     plain = subprocess.run(
         [sys.executable, "-m", "godlpack", "go-env"], env=env(), capture_output=True, text=True
     ).stdout
     assert "CGO_CFLAGS" in plain and "CGO_LDFLAGS" not in plain
+    assert "-tags=godlpack_python" in plain and "godlpack_module" not in plain
 
 
 # The checked builds (cgocheck2, the race detector) test Go's side of the crossing, which
