@@ -66,3 +66,19 @@ def test_embed_go_tests(mode):
         timeout=900,
     )
     assert r.returncode == 0, f"go test ({mode}) failed:\n{r.stdout[-6000:]}\n{r.stderr[-4000:]}"
+
+
+def test_start_without_the_module():
+    """Built as an extension builds (no godlpack_module: none of the module's own files),
+    a program cannot make godlpack._godlpack in-process: Start's error says how to build it
+    (embed_nomodule_test.go)."""
+    r = subprocess.run(
+        ["bash", "-c", with_go_env("GOFLAGS=-tags=godlpack_python go test -count=1 -v .")],
+        cwd=REPO,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert r.returncode == 0, f"go test failed:\n{r.stdout[-6000:]}\n{r.stderr[-4000:]}"
+    assert "--- PASS: TestStartWithoutTheModule" in r.stdout
