@@ -269,9 +269,10 @@ def copy_go_library(pkg: Path, root: Path) -> None:
     """The Go library's sources (GO_LIBRARY_PKGS and what they import of the module, no
     tests) into ``pkg``/GO_MODULE_DIR, and the other modules they import, as a file
     GOPROXY, into ``pkg``/GO_PROXY_DIR: what godlpack.build needs offline."""
-    listed = _go_json(
-        ["list", "-deps", "-tags=" + GO_BUILD_TAG, "-json=Dir,Module", *GO_LIBRARY_PKGS], root
-    )
+    # With the module's own files (GO_MODULE_TAG): a Go program that embeds Python builds
+    # them from these sources (go-env --embed), arrayfmt among their imports.
+    tags = "-tags=" + ",".join([GO_BUILD_TAG, GO_MODULE_TAG])
+    listed = _go_json(["list", "-deps", tags, "-json=Dir,Module", *GO_LIBRARY_PKGS], root)
     dst = pkg / _rules.GO_MODULE_DIR
     modules = set()
     for p in listed:
