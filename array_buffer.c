@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* array_buffer.c: godlpack.Array's PEP 3118 buffer protocol (memoryview(a),
  * NumPy's buffer path, PickleBuffer). C, because a consumer asks for a buffer on

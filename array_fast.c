@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* array_fast.c: C fast paths for the per-call operations of godlpack.Array:
  * attribute getters, a[i, j] get and set, views by ints and simple slices, and

@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* array_type.c: the static tables of godlpack.Array (type spec, slots, methods,
  * getters), which cgo cannot express. Each entry points either at a C hot path

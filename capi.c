@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* capi.c: the godlpack module's side of the C-API for extensions written in Go
  * (godlpack_capi.h): the table behind the capsule godlpack._godlpack._C_API. Each

@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* constructors_fast.c: empty(shape, dtype) and zeros(shape, dtype) in C for the
  * plain spellings, and asarray(x) with no keywords of an Array or a DLPack

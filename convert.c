@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* convert.c: the element loops between nested Python lists/tuples and array memory
  * (asarray, a[...] = list, tolist). They are C because they run once per element:

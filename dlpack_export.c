@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* dlpack_export.c: the producer side of the DLPack Python protocol, kept in C
  * because it is the hot path of numpy.from_dlpack / torch.from_dlpack on our

@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* dlpack_import.c: godlpack.from_dlpack's import flow, in C because the import of a
  * plain tensor must cost no more than NumPy's own and a C->Go crossing alone costs
@@ -103,8 +103,6 @@ static const DLPackExchangeAPI *gd_exchange_api_of(PyTypeObject *tp, PyObject **
 }
 
 int gd_error_is_buffer_error(void) { return PyErr_ExceptionMatches(PyExc_BufferError); }
-int gd_error_is_type_error(void) { return PyErr_ExceptionMatches(PyExc_TypeError); }
-
 /* ---- the fast path of godlpack.from_dlpack(x) with no keywords ---- */
 
 gd_dtype_slot_table gd_dtype_slots; /* filled by Go at module init (dtypes.go) */

@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-PyObject *gd_module_def_init(void);               /* module.c */
-const DLPackExchangeAPI *gd_exchange_api(void);   /* exchange.c */
+/* embed_module.c's, the godlpack module's own (build tag godlpack_module): its
+ * definition, its exchange API, and tensors through its Array type. */
+int gd_embed_register_module(void);
+const DLPackExchangeAPI *gd_embed_module_exchange_api(void);
+DLManagedTensorVersioned *gd_embed_module_py_to_tensor(PyObject *x);
 /* The godlpack module's C-API in an extension written in Go (ext_call.c), NULL in
  * the godlpack module itself: an extension's tensors cross as that module's Arrays,
  * through its API, not through this library's own copy of the Array type, which an
@@ -54,36 +57,6 @@ int gd_embed_start(const char *program, char **err) {
     }
     *err = dup_cstring(buf);
     return -1;
-}
-
-/* Makes godlpack._godlpack from this program's own module definition and puts it in
- * sys.modules, so that `import godlpack` takes the Python package from sys.path but
- * never loads its extension .so: that is a Go c-shared library, a second Go runtime,
- * which cannot share a process with this one. GIL held; 0, or -1 with an exception. */
-int gd_embed_register_module(void) {
-    PyObject *def = gd_module_def_init();
-    PyObject *machinery = PyImport_ImportModule("importlib.machinery");
-    if (machinery == NULL) {
-        return -1;
-    }
-    PyObject *spec =
-        PyObject_CallMethod(machinery, "ModuleSpec", "sO", "godlpack._godlpack", Py_None);
-    Py_DECREF(machinery);
-    if (spec == NULL) {
-        return -1;
-    }
-    PyObject *m = PyModule_FromDefAndSpec((PyModuleDef *)def, spec);
-    Py_DECREF(spec);
-    if (m == NULL) {
-        return -1;
-    }
-    if (PyModule_ExecDef(m, (PyModuleDef *)def) < 0) {
-        Py_DECREF(m);
-        return -1;
-    }
-    int rc = PyDict_SetItemString(PyImport_GetModuleDict(), "godlpack._godlpack", m);
-    Py_DECREF(m);
-    return rc;
 }
 
 /* Takes the GIL on the calling OS thread, which the Go caller keeps (LockOSThread)
@@ -181,7 +154,12 @@ int gd_take_exception(char **type_name, char **message, char **traceback, PyObje
  * failure that function leaves m to the caller: its deleter runs here. GIL held. */
 PyObject *gd_embed_tensor_to_py(DLManagedTensorVersioned *m) {
     void *out = NULL;
-    const DLPackExchangeAPI *api = gd_ext_capi != NULL ? gd_ext_capi->exchange : gd_exchange_api();
+    const DLPackExchangeAPI *api =
+        gd_ext_capi != NULL ? gd_ext_capi->exchange : gd_embed_module_exchange_api();
+    if (api == NULL) {
+        gd_call_deleter_keep_error(m, 1);
+        return NULL; /* embed_nomodule.c's exception */
+    }
     if (api->managed_tensor_to_py_object_no_sync(m, &out) != 0) {
         gd_call_deleter_keep_error(m, 1);
         return NULL;
@@ -195,25 +173,15 @@ PyObject *gd_embed_tensor_to_py(DLManagedTensorVersioned *m) {
  * exchange API, __dlpack__, validation, PyTorch's lazy views refused). Read-only
  * producers give a READ_ONLY tensor. GIL held; NULL with an exception set. */
 DLManagedTensorVersioned *gd_embed_py_to_tensor(PyObject *x) {
-    if (gd_ext_capi != NULL) {
-        DLManagedTensorVersioned *m = NULL;
-        PyObject *arr = (void *)Py_TYPE(x) == gd_ext_capi->array_type ? Py_NewRef(x)
-                                                                      : gd_ext_capi->from_dlpack(x);
-        if (arr != NULL && gd_ext_capi->exchange->managed_tensor_from_py_object_no_sync(arr, &m) != 0) {
-            m = NULL;
-        }
-        Py_XDECREF(arr);
-        return m;
+    if (gd_ext_capi == NULL) {
+        return gd_embed_module_py_to_tensor(x);
     }
-    PyObject *a = gd_array_check(x) ? Py_NewRef(x) : gd_import_foreign(x, NULL, NULL, 0);
-    if (a == NULL) {
-        return NULL;
+    DLManagedTensorVersioned *m = NULL;
+    PyObject *arr = (void *)Py_TYPE(x) == gd_ext_capi->array_type ? Py_NewRef(x)
+                                                                  : gd_ext_capi->from_dlpack(x);
+    if (arr != NULL && gd_ext_capi->exchange->managed_tensor_from_py_object_no_sync(arr, &m) != 0) {
+        m = NULL;
     }
-    DLPackVersion v = {GD_DLPACK_MAJOR, GD_DLPACK_MINOR};
-    DLManagedTensorVersioned *m = gd_export_versioned((gd_array *)a, 0, v);
-    Py_DECREF(a);
-    if (m == NULL) {
-        PyErr_NoMemory();
-    }
+    Py_XDECREF(arr);
     return m;
 }

@@ -103,11 +103,14 @@ func importGodlpack(python string) error {
 	if th, err := importModule("threading"); err == nil {
 		C.gd_decref(th)
 	}
-	if C.gd_embed_register_module() == 0 {
-		if m, err := importModule("godlpack"); err == nil {
-			C.gd_decref(m)
-			return nil
-		}
+	if C.gd_embed_register_module() != 0 {
+		// No module to make (embed_nomodule.c: built as an extension builds) or no
+		// importlib: the exception says which, not the import below.
+		return fmt.Errorf("godlpack.Start: %w", takePythonError())
+	}
+	if m, err := importModule("godlpack"); err == nil {
+		C.gd_decref(m)
+		return nil
 	}
 	e := takePythonError()
 	return fmt.Errorf("godlpack.Start: %s cannot import godlpack's Python package (pip install godlpack into it, or add its folder to PYTHONPATH): %w", python, e)

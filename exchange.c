@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* exchange.c: godlpack's DLPackExchangeAPI (DLPack v1.3 C exchange API), the table
  * that godlpack.Array.__dlpack_c_exchange_api__ points to.

@@ -131,9 +131,11 @@ func (f *Function) param(name string) *param {
 // would get, in Go: nil for None, a *tensor.Tensor for an array (the caller's to
 // Close), int64, float64, bool, string, a Tuple of these, or the Go value itself
 // for an object or an instance. The error is what would raise: a wrong argument's
-// TypeError (the same converters and constraints run), or the function's own.
-// In a build with Python (the extension itself) it returns an error: Python calls
-// the function there.
+// TypeError (the same converters and constraints run), or the function's own,
+// unchanged: errors.Is and errors.As find what it wraps, since the exception class
+// ExceptionFor maps it to exists only in Python. What needs an interpreter (Keep,
+// Object) returns ErrNoPython. In a build with Python (the extension itself) it
+// returns an error: Python calls the function there.
 func (f *Function) Call(args ...any) (any, error) {
 	if f == nil {
 		return nil, errors.New("godlpack: Call of a nil *Function (Lookup found no such function)")

@@ -1,4 +1,4 @@
-//go:build godlpack_python && !amd64
+//go:build godlpack_python && godlpack_module && !amd64
 
 package godlpack
 

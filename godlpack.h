@@ -256,7 +256,7 @@ int gd_numpy_lend(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int
 int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim,
                     int writes, Py_buffer *view);
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-int gd_error_is_type_error(void);
+static inline int gd_error_is_type_error(void) { return PyErr_ExceptionMatches(PyExc_TypeError); }
 PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
 
 /* kDLOneAPI (SYCL USM, dpnp/dpctl) through dpctl's C interface, loaded at run time
@@ -311,9 +311,23 @@ int gd_tolist_fast_ok(const gd_array *a);
 PyObject *gd_tolist(const gd_array *a);
 
 /* ---- errors raised from Go (Python's exception objects are C globals) ---- */
-void gd_raise(int kind, const char *msg);
 enum { GD_ERR_TYPE = 1, GD_ERR_VALUE, GD_ERR_BUFFER, GD_ERR_INDEX, GD_ERR_OVERFLOW,
        GD_ERR_MEMORY, GD_ERR_RUNTIME };
+/* Inline, not in module.c: extensions in Go raise through it too, and they link none
+ * of the godlpack module's own files (the build tag godlpack_module). */
+static inline void gd_raise(int kind, const char *msg) {
+    PyObject *exc;
+    switch (kind) {
+    case GD_ERR_TYPE: exc = PyExc_TypeError; break;
+    case GD_ERR_VALUE: exc = PyExc_ValueError; break;
+    case GD_ERR_BUFFER: exc = PyExc_BufferError; break;
+    case GD_ERR_INDEX: exc = PyExc_IndexError; break;
+    case GD_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
+    case GD_ERR_MEMORY: exc = PyExc_MemoryError; break;
+    default: exc = PyExc_RuntimeError; break;
+    }
+    PyErr_SetString(exc, msg);
+}
 
 /* ---- small wrappers for CPython macros and variadics cgo cannot call ---- */
 static inline void gd_incref(PyObject *o) { Py_INCREF(o); }

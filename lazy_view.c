@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* lazy_view.c: refusing what PyTorch's exchange API drops on import: the lazy
  * conjugate and negative bits, requires_grad, and (on failure) the tensor's kind.

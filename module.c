@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* module.c: the module's static method table and creation, which cgo cannot
  * express; PyInit__godlpack itself is exported from Go (module.go). The functions
@@ -11,20 +11,6 @@ int gd_export_init(void);
 void gd_set_device_enum(PyObject *e);
 int gd_capi_publish(PyObject *m);
 PyObject *gd_before_fork(PyObject *self, PyObject *unused); /* fork_wait.c */
-
-void gd_raise(int kind, const char *msg) {
-    PyObject *exc;
-    switch (kind) {
-    case GD_ERR_TYPE: exc = PyExc_TypeError; break;
-    case GD_ERR_VALUE: exc = PyExc_ValueError; break;
-    case GD_ERR_BUFFER: exc = PyExc_BufferError; break;
-    case GD_ERR_INDEX: exc = PyExc_IndexError; break;
-    case GD_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
-    case GD_ERR_MEMORY: exc = PyExc_MemoryError; break;
-    default: exc = PyExc_RuntimeError; break;
-    }
-    PyErr_SetString(exc, msg);
-}
 
 static PyObject *mod_set_device_enum(PyObject *m, PyObject *e) {
     (void)m;

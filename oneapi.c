@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* oneapi.c: kDLOneAPI tensors (SYCL USM allocations, dpnp/dpctl) recognized the way
  * dpctl's DLPack document describes, through dpctl's C interface

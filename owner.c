@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* owner.c: reference-counted owners of array memory (see godlpack.h). No Python
  * calls here (the Python-buffer kind's release, in owner_pybuffer.c, takes the GIL

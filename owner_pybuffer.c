@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 /* owner_pybuffer.c: owners that hold a Python buffer (Py_buffer and an optional
  * extra object), so an Array can wrap memory that Python owns without copying it:

@@ -8,11 +8,13 @@
 # (the files behind build.py's GO_BUILD_TAG) for go vet and staticcheck. Default: python3.
 #
 #   gofmt -l          no Go file may need formatting
-#   go vet            every package twice: as a fresh clone builds it (no tag, no
-#                     Python), and with the tag, the root's Python binding included
+#   go vet            every package three times: as a fresh clone builds it (no tag,
+#                     no Python), with the tag as an extension in Go builds it (the
+#                     root's Python binding included), and with GO_MODULE_TAG too, as
+#                     build.py builds godlpack._godlpack (the module's own files)
 #   staticcheck       pinned (STATICCHECK_VERSION below), installed once from the Go
 #                     module proxy into a cache outside the checkout, then reused;
-#                     with the tag, and without it (U1000 aside)
+#                     with both tags, with the tag, and without it (U1000 aside)
 #   ruff check        and ruff format --check
 #   mypy --strict     examples/, against godlpack's stubs (pyext/godlpack/*.pyi)
 #
@@ -35,11 +37,14 @@ pyinc=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') ||
   exit 2
 }
 export CGO_CFLAGS="-I$pyinc ${CGO_CFLAGS:-}"
-# The build tag of the binding's files, from build.py, which sets it for the extension.
-tag=$("$PY" -c 'import sys; sys.path.insert(0, "."); import build; print(build.GO_BUILD_TAG)') || {
-  echo "lint.sh: cannot read GO_BUILD_TAG from build.py" >&2
+# The build tag of the binding's files, from build.py, which sets it for the extension,
+# and with it the tag of the godlpack module's own files (extensions in Go build without).
+tags=$("$PY" -c 'import sys; sys.path.insert(0, "."); import build; print(build.GO_BUILD_TAG, build.GO_MODULE_TAG)') || {
+  echo "lint.sh: cannot read GO_BUILD_TAG, GO_MODULE_TAG from build.py" >&2
   exit 2
 }
+tag=${tags% *}
+module_tags=${tags/ /,}
 
 # Go files: tracked and new (not ignored) ones, or every one outside a git checkout.
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -57,11 +62,12 @@ if [ -n "$unformatted" ]; then
   fail "gofmt"
 fi
 
-step "go vet ./... (untagged), go vet -tags $tag ./..."
+step "go vet ./... (untagged), go vet -tags $tag ./..., go vet -tags $module_tags ./..."
 go vet ./... || fail "go vet"
 go vet -tags "$tag" ./... || fail "go vet -tags $tag"
+go vet -tags "$module_tags" ./... || fail "go vet -tags $module_tags"
 # The tags of the builds the backend makes (_gobuild.py LINKNAME_TAG): fork_template.go.
-go vet -tags "$tag,godlpack_linkname" . || fail "go vet -tags $tag,godlpack_linkname"
+go vet -tags "$module_tags,godlpack_linkname" . || fail "go vet -tags $module_tags,godlpack_linkname"
 GOEXPERIMENT=simd go vet ./dlpack/vec/ || fail "go vet (GOEXPERIMENT=simd) dlpack/vec"
 
 step "staticcheck $STATICCHECK_VERSION"
@@ -77,8 +83,9 @@ if [ ! -x "$staticcheck" ]; then
 fi
 if [ -x "$staticcheck" ]; then
   "$staticcheck" -version
-  "$staticcheck" -tags "$tag" ./... || fail "staticcheck"
-  "$staticcheck" -tags "$tag,godlpack_linkname" . || fail "staticcheck (godlpack_linkname)"
+  "$staticcheck" -tags "$module_tags" ./... || fail "staticcheck"
+  "$staticcheck" -tags "$tag" ./... || fail "staticcheck -tags $tag (an extension's build)"
+  "$staticcheck" -tags "$module_tags,godlpack_linkname" . || fail "staticcheck (godlpack_linkname)"
   # Without the tag too, as go doc and an extension's go test build the package; U1000
   # aside: what the untagged API files declare for the CPython glue is used only with it.
   "$staticcheck" -checks inherit,-U1000 ./... || fail "staticcheck (untagged)"

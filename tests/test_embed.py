@@ -35,13 +35,15 @@ def test_go_env_prints_export_lines():
         check=True,
     ).stdout.splitlines()
     assert "-lpython" in shown[0] and "-Wl,-rpath," in shown[0]
-    assert shown[1] == "-tags=godlpack_python"
+    # The program makes godlpack._godlpack itself: the module's own files too.
+    assert shown[1] == "-tags=godlpack_python,godlpack_module"
     assert shown[2] == sys.executable
     # Without --embed: the extension's settings, no libpython.
     plain = subprocess.run(
         [sys.executable, "-m", "godlpack", "go-env"], env=env(), capture_output=True, text=True
     ).stdout
     assert "CGO_CFLAGS" in plain and "CGO_LDFLAGS" not in plain
+    assert "-tags=godlpack_python" in plain and "godlpack_module" not in plain
 
 
 # The checked builds (cgocheck2, the race detector) test Go's side of the crossing, which
@@ -64,3 +66,19 @@ def test_embed_go_tests(mode):
         timeout=900,
     )
     assert r.returncode == 0, f"go test ({mode}) failed:\n{r.stdout[-6000:]}\n{r.stderr[-4000:]}"
+
+
+def test_start_without_the_module():
+    """Built as an extension builds (no godlpack_module: none of the module's own files),
+    a program cannot make godlpack._godlpack in-process: Start's error says how to build it
+    (embed_nomodule_test.go)."""
+    r = subprocess.run(
+        ["bash", "-c", with_go_env("GOFLAGS=-tags=godlpack_python go test -count=1 -v .")],
+        cwd=REPO,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert r.returncode == 0, f"go test failed:\n{r.stdout[-6000:]}\n{r.stderr[-4000:]}"
+    assert "--- PASS: TestStartWithoutTheModule" in r.stdout

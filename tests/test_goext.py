@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gc
 import inspect
+import shutil
+import subprocess
 
 import godlpack as g
 import jax
@@ -499,3 +501,38 @@ def test_results_own_their_data(goext):
     assert goext.matmul(np.eye(2), np.eye(2)).flags["owndata"] is True  # gonum's slice
     assert g.from_dlpack(x).flags["owndata"] is False
     assert g.from_dlpack(torch.ones(2)).flags["owndata"] is False
+
+
+def _dynamic_symbols(path: str, which: str) -> set[str]:
+    """The names of the ELF file's dynamic symbols, ``which`` "defined" or "undefined"."""
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("no nm (binutils) on PATH")
+    out = subprocess.run(
+        [nm, "-D", f"--{which}-only", path], capture_output=True, text=True, check=True
+    ).stdout
+    return {line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip()}
+
+
+def test_extension_links_none_of_the_godlpack_module(goext):
+    """An extension reaches godlpack.Array, from_dlpack and the exchange API through the
+    godlpack module's C-API capsule, so it links none of the module's own files (the build
+    tag godlpack_module, set only for godlpack._godlpack): about 0.5 MB of each extension.
+    Every symbol it needs of godlpack's C is in it: none left for the loader to miss."""
+    defined = _dynamic_symbols(goext.__file__, "defined")
+    assert {"PyInit_goext", "gd_ext_call", "goExtCall"} <= defined  # the reading works
+    module_only = {
+        "gd_ArrayType",  # array_type.c
+        "goArrayReshape",  # array_index.go
+        "goFromDLPack",  # import.go
+        "gd_from_dlpack",  # dlpack_import.c
+        "gd_export_versioned",  # dlpack_export.c
+        "gd_xchg_register",  # exchange.c
+        "gd_capi_publish",  # capi.c
+        "gd_module_def_init",  # module.c
+        "goEmpty",  # constructors.go
+        "goConsumeCapsule",  # import.go
+    }
+    assert sorted(defined & module_only) == []
+    ours = {s for s in _dynamic_symbols(goext.__file__, "undefined") if s.startswith(("gd", "go"))}
+    assert sorted(ours) == []

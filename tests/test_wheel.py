@@ -166,8 +166,11 @@ def test_wheel_is_for_this_interpreter(built):
     sources = [n for n in names if n.endswith((".h", ".go", ".c", ".s"))]
     assert sources and all(n.startswith(go_dir) for n in sources), sources
     assert not [n for n in sources if n.endswith("_test.go")], sources
+    # arrayfmt: imported only by the module's own files (godlpack_module), which a Go
+    # program that embeds Python builds (go-env --embed) from these sources.
     for f in ("go.mod", "go.sum", "LICENSE", "dlpack/dlgonum/dlgonum.go", "module.go"):
         assert go_dir + f in names, f
+    assert go_dir + "arrayfmt/format.go" in names
     # godlpack's Go dependencies as a file GOPROXY: the module zip of go.mod's gonum.
     gonum = re.search(r"gonum.org/v1/gonum (v\S+)", (REPO / "go.mod").read_text()).group(1)
     proxy = f"godlpack/{build._rules.GO_PROXY_DIR}/gonum.org/v1/gonum/@v/{gonum}"

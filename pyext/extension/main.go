@@ -1,4 +1,4 @@
-//go:build godlpack_python
+//go:build godlpack_python && godlpack_module
 
 // Command extension is the CPython extension module godlpack._godlpack: the
 // library github.com/godlpack/godlpack built with -buildmode=c-shared. build.py

