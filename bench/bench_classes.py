@@ -2,8 +2,9 @@
 returning its result in the caller's framework (streamstats.scale), against their
 nanobind twins, in one run (issue 20).
 
-  Histogram(10)              instance creation (Go: the constructor's call into Go, a
-                             cgo.Handle, an instance; nanobind: new + its instance)
+  Histogram(10)              instance creation (Go: the constructor's call into Go, an
+                             instance-table id, an instance, and its dealloc's share
+                             of a batched release; nanobind: new + its instance)
   h.add(x)                   a method over a small float64 tensor (16 elements)
   h.count                    a property read (Go: one call into Go under a lock)
   scale(x, 2.0) NumPy 4x4    goext's ResultLike("x") (numpy.from_dlpack of a new
