@@ -1,7 +1,9 @@
 package godlpack
 
 import (
+	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -86,4 +88,34 @@ func TestInstanceTableConcurrent(t *testing.T) {
 	if n := liveInstances.Load(); n != before {
 		t.Errorf("liveInstances = %d, want %d", n, before)
 	}
+}
+
+// The last id is handed out, the next new one is a MemoryError naming the bound,
+// and a released id makes room again.
+func TestInstanceTableFull(t *testing.T) {
+	instances.mu.Lock()
+	savedNext, savedFree := instances.next, instances.free
+	instances.next, instances.free = instanceChunks*instanceChunkLen-1, nil
+	instances.mu.Unlock()
+	defer func() {
+		instances.mu.Lock()
+		instances.next, instances.free = savedNext, savedFree
+		instances.mu.Unlock()
+	}()
+	v := new(int)
+	last, err := newInstanceID(unsafe.Pointer(v))
+	if err != nil || last != instanceChunks*instanceChunkLen-1 {
+		t.Fatalf("the last id: %d, %v", last, err)
+	}
+	_, err = newInstanceID(unsafe.Pointer(v))
+	var ee *exceptionError
+	if !errors.As(err, &ee) || ee.kind != MemoryError || !strings.Contains(err.Error(), "67108863 instances") {
+		t.Fatalf("a new id past the last: %v, want a MemoryError naming the bound", err)
+	}
+	releaseInstanceIDs([]uintptr{last})
+	again, err := newInstanceID(unsafe.Pointer(v))
+	if err != nil || again != last {
+		t.Fatalf("after a release: %d, %v, want %d", again, err, last)
+	}
+	releaseInstanceIDs([]uintptr{again})
 }
