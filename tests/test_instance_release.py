@@ -133,8 +133,6 @@ for t in threads: t.join()
 assert m.live_instances() == before
 print("ok")
 """
-    r = run_python(
-        code, timeout=300, env_extra={"PYTHONPATH": folder("goext3"), "PYTHON_GIL": "0"}
-    )
+    r = run_python(code, timeout=300, env_extra={"PYTHONPATH": folder("goext3"), "PYTHON_GIL": "0"})
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
