@@ -60,7 +60,7 @@ enum {
     GD_EXT_R_TUPLE, /* p: malloc'd gd_ext_result[n] */
     GD_EXT_R_ERROR, /* exc: GD_EXT_EXC_*, p: malloc'd message, n bytes */
     GD_EXT_R_OBJECT, /* p: a new reference, made by Go with the GIL (lists, dicts, bytes...) */
-    GD_EXT_R_INSTANCE, /* i: a Go value's cgo.Handle, for a new instance of class n */
+    GD_EXT_R_INSTANCE, /* i: a Go value's instance id, for a new instance of class n */
     GD_EXT_R_RAISE,    /* p: a new reference to an exception Go met calling Python: raised again */
 };
 /* Frameworks a function's arrays are returned in (Function.ResultIn, ResultLike). */
@@ -148,8 +148,9 @@ extern const gd_capi *gd_ext_capi; /* the godlpack module's table, set at module
 
 /* ---- bound classes (ext_class.c, ext_class.go) ---- */
 
-/* An instance of a bound class: its Go value is kept by a cgo.Handle, deleted at
- * dealloc (0: none yet, before __init__, or none any more). */
+/* An instance of a bound class: its Go value is kept in Go's instance table
+ * (ext_instance_table.go) under the id `handle`, released after dealloc
+ * (gd_ext_instance_release; 0: none yet, before __init__, or none any more). */
 typedef struct {
     PyObject_HEAD
     uintptr_t handle;
@@ -170,6 +171,12 @@ typedef struct {
     int32_t eq_other;   /* the class __eq__'s other must be (its id), -1: any object */
     const char *name;   /* the class's name, for TypeErrors */
 } gd_ext_class;
+
+/* Releases an instance's Go value (ext_instance_release.c: in a batch); any
+ * thread, with or without the GIL, after finalization too. */
+void gd_ext_instance_release(uintptr_t id);
+/* Hands the partial batch over now (LiveInstances). */
+void gd_ext_instance_release_flush(void);
 
 #define GD_EXT_MAX_CLASSES 256
 #define GD_EXT_MAX_EXCEPTIONS 256

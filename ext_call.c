@@ -414,7 +414,7 @@ void gd_ext_result_free(gd_ext_result *r) {
         break;
     case GD_EXT_R_INSTANCE:
         if (r->i != 0) {
-            goExtReleaseInstance((uintptr_t)r->i);
+            gd_ext_instance_release((uintptr_t)r->i);
         }
         break;
     case GD_EXT_R_RAISE:

@@ -5,8 +5,8 @@ package godlpack
 
 import (
 	"reflect"
-	"runtime/cgo"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
@@ -14,9 +14,11 @@ import (
 // A ClassDef binds a Go struct type T as a Python class: made by Class, refined
 // by its methods (Init, Def, Property, Final), passed to Module.
 //
-// An instance owns its Go value (a *T, kept by a cgo.Handle): made by the
-// constructor (Init) or returned by any function of the module as a *T, it is
-// released when Python drops the instance, exactly once. Methods run like any
+// An instance owns its Go value (a *T, kept in the instance table,
+// ext_instance_table.go): made by the constructor (Init) or returned by any
+// function of the module as a *T, it is released once Python drops the instance,
+// exactly once (deallocs release in batches: a value outlives its instance by at
+// most a few dozen other deallocs; LiveInstances counts exactly). Methods run like any
 // function of the module, the GIL released while Go runs: two Python threads may
 // run methods of one instance at once, so a T whose methods write its fields must
 // lock (a sync.Mutex field) as any Go value shared by goroutines.
@@ -172,19 +174,38 @@ func instanceConverter(t reflect.Type) argConv {
 		if a.i == 0 {
 			return reflect.Zero(t), nil
 		}
-		return reflect.ValueOf(cgo.Handle(a.i).Value()), nil
+		return reflect.NewAt(t.Elem(), instanceValue(uintptr(a.i))), nil
 	}
 }
 
 // instanceWriter writes a *T result: a new instance owning it (nil: None).
 func instanceWriter(t reflect.Type) func(reflect.Value, *extResult) error {
+	w := instancePointerWriter(t)
 	return func(v reflect.Value, r *extResult) error {
 		if v.IsNil() {
 			return nil
 		}
-		c := boundClasses[t]
-		liveInstances.Add(1)
-		r.kind, r.i, r.n = extRInstance, cInt64(cgo.NewHandle(v.Interface())), cInt64(c.id)
+		return w(v.UnsafePointer(), r)
+	}
+}
+
+// instancePointerWriter writes p, a *T of t (not nil), as a new instance owning
+// it. T's class is looked up once, at the first result: Class may come after the
+// Func returning *T, both in init functions, and boundClasses is complete by the
+// first call.
+func instancePointerWriter(t reflect.Type) func(unsafe.Pointer, *extResult) error {
+	var class atomic.Pointer[ClassDef]
+	return func(p unsafe.Pointer, r *extResult) error {
+		c := class.Load()
+		if c == nil {
+			c = boundClasses[t]
+			class.Store(c)
+		}
+		id, err := newInstanceID(p)
+		if err != nil {
+			return err
+		}
+		r.kind, r.i, r.n = extRInstance, cInt64(id), cInt64(c.id)
 		return nil
 	}
 }
@@ -192,7 +213,10 @@ func instanceWriter(t reflect.Type) func(reflect.Value, *extResult) error {
 // LiveInstances returns how many Go values instances of bound classes hold now:
 // for tests of instance lifetime (it returns to its value after the instances
 // are dropped).
-func LiveInstances() int64 { return liveInstances.Load() }
+func LiveInstances() int64 {
+	flushInstanceReleases()
+	return liveInstances.Load()
+}
 
 // isInstanceType reports whether t, a parameter or result type, is a bound
 // class's *T (resolved when the module is imported: Class may be called after

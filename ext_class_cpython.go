@@ -10,19 +10,21 @@ package godlpack
 // #include <stdlib.h>
 import "C"
 
-import (
-	"runtime/cgo"
-	"unsafe"
-)
+import "unsafe"
 
-// goExtReleaseInstance drops an instance's Go value (its dealloc, any thread with
-// the GIL, or a result never delivered).
+// goExtReleaseInstances drops the Go values of n instances whose ids are at ids
+// (C memory): a batch of deallocs (ext_instance_release.c), or one result never
+// delivered. Any thread, with or without the GIL, after finalization too: it only
+// empties table slots.
 //
-//export goExtReleaseInstance
-func goExtReleaseInstance(h cUintptr) {
-	cgo.Handle(h).Delete()
-	liveInstances.Add(-1)
+//export goExtReleaseInstances
+func goExtReleaseInstances(ids *cUintptr, n C.int64_t) {
+	releaseInstanceIDs(unsafe.Slice((*uintptr)(unsafe.Pointer(ids)), int(n)))
 }
+
+// flushInstanceReleases releases the deallocs' batch now (LiveInstances counts
+// exactly).
+func flushInstanceReleases() { C.gd_ext_instance_release_flush() }
 
 // addClass makes c's Python class (once) and adds it to module mod (GIL held).
 func (c *ClassDef) addTo(mod *pyObject, module string) C.int {

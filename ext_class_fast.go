@@ -10,11 +10,7 @@ package godlpack
 // switch and called as Func1 calls its function: converters chosen once, no
 // allocation. Anything else keeps Func's reflection path (same behaviour, slower).
 
-import (
-	"runtime/cgo"
-
-	"github.com/godlpack/godlpack/dlpack/tensor"
-)
+import "github.com/godlpack/godlpack/dlpack/tensor"
 
 // callFunc is Function.call's type.
 type callFunc = func(args []extArg, res *extResult) error
@@ -68,7 +64,7 @@ func useFast(b memberBinder, f *Function, fn any) {
 // self is the receiver of a member call: C has checked the instance's class and
 // that it holds a Go value (ext_call.c's GD_EXT_INSTANCE conversion).
 func self[T any](a *extArg) *T {
-	return cgo.Handle(a.i).Value().(*T)
+	return (*T)(instanceValue(uintptr(a.i)))
 }
 
 // instanceArg converts an argument of a *T parameter (0: None, a nil *T).

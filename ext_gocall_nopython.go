@@ -69,10 +69,12 @@ func (f *Function) bind(args []any) (argv []extArg, release func(), err error) {
 	}
 	argv = make([]extArg, len(f.params))
 	var handles []cgo.Handle
+	var ids []uintptr // instances' ids, as C reads them from their objects
 	release = func() {
 		for _, h := range handles {
 			h.Delete()
 		}
+		releaseInstanceIDs(ids)
 	}
 	for i, p := range f.params {
 		if i >= len(args) && !p.hasDefault {
@@ -89,6 +91,9 @@ func (f *Function) bind(args []any) (argv []extArg, release func(), err error) {
 		h, err := p.bindArg(&argv[i], v)
 		if h != 0 {
 			handles = append(handles, h)
+		}
+		if p.kind == extInstance && argv[i].i != 0 {
+			ids = append(ids, uintptr(argv[i].i))
 		}
 		if err != nil {
 			release()
@@ -163,9 +168,9 @@ func (p *param) bindArg(a *extArg, v any) (cgo.Handle, error) {
 		if rv.Type() != p.goType {
 			return 0, fmt.Errorf("expected %v, got %T", p.goType, v)
 		}
-		h := cgo.NewHandle(v)
-		a.i = int64(h)
-		return h, nil
+		id, err := newInstanceID(rv.UnsafePointer())
+		a.i = int64(id)
+		return 0, err // bind releases the id
 	default: // an object or a callback: the Go value itself (objectArg)
 		h := cgo.NewHandle(v)
 		a.obj, a.i = &present, int64(h)
@@ -226,13 +231,14 @@ func readResult(r *extResult) (any, error) {
 		return t, nil
 	case extRError:
 		return nil, Exception(r.exc).Errorf("%s", unsafe.String((*byte)(r.p), r.n))
-	case extRObject, extRInstance:
+	case extRObject:
 		h := cgo.Handle(r.i)
 		v := h.Value()
 		h.Delete()
-		if r.kind == extRInstance {
-			liveInstances.Add(-1)
-		}
+		return v, nil
+	case extRInstance: // Python would get a new instance: Go gets its *T back
+		v := reflect.NewAt(classList[r.n].ptrType.Elem(), instanceValue(uintptr(r.i))).Interface()
+		releaseInstanceIDs([]uintptr{uintptr(r.i)})
 		return v, nil
 	}
 	return nil, fmt.Errorf("godlpack: result kind %d", r.kind)

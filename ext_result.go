@@ -43,8 +43,14 @@ func resultWriter[R any](f *Function) func(R, *extResult) error {
 	default:
 		if t := reflect.TypeFor[R](); isInstanceType(t) { // a bound class's *T: a new instance
 			f.classTypes = append(f.classTypes, t) // its class is resolved at import
-			iw := instanceWriter(t)
-			w = func(v R, r *extResult) error { return iw(reflect.ValueOf(v), r) }
+			iw := instancePointerWriter(t)
+			w = func(v R, r *extResult) error {
+				p := *(*unsafe.Pointer)(unsafe.Pointer(&v)) // R is a pointer type (isInstanceType)
+				if p == nil {
+					return nil // None
+				}
+				return iw(p, r)
+			}
 			break
 		}
 		if t := reflect.TypeFor[R](); t.Kind() != reflect.Interface || t.NumMethod() != 0 {

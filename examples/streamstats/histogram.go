@@ -66,27 +66,37 @@ func (h *Histogram) Add(x godlpack.Tensor[godlpack.AnyFloat]) error {
 }
 
 // countInto counts x's elements (of Go type T) into local, returning how many
-// fell outside [lo, hi) or were NaN.
+// fell outside [lo, hi) or were NaN: a contiguous x in one slice, any other
+// layout line by line.
 func countInto[T float32 | float64](h *Histogram, x godlpack.Tensor[godlpack.AnyFloat], local []int64) (int64, error) {
 	v, err := vec.FromPointer[T](x.Data(), x.Shape(), x.Strides())
 	if err != nil {
 		return 0, err
 	}
+	if s, ok := v.Contiguous(); ok {
+		return countLine(h, s, local), nil
+	}
 	var outside int64
-	width := h.hi - h.lo
-	n := float64(h.bins)
 	err = vec.Lines(v, func(_ int, line []T) error {
-		for _, e := range line {
-			f := float64(e)
-			if !(f >= h.lo && f < h.hi) { // NaN too
-				outside++
-				continue
-			}
-			local[min(int(h.bins)-1, int(math.Floor((f-h.lo)/width*n)))]++
-		}
+		outside += countLine(h, line, local)
 		return nil
 	})
 	return outside, err
+}
+
+// countLine counts line's elements into local, returning how many fell outside.
+func countLine[T float32 | float64](h *Histogram, line []T, local []int64) (outside int64) {
+	width := h.hi - h.lo
+	n := float64(h.bins)
+	for _, e := range line {
+		f := float64(e)
+		if !(f >= h.lo && f < h.hi) { // NaN too
+			outside++
+			continue
+		}
+		local[min(int(h.bins)-1, int(math.Floor((f-h.lo)/width*n)))]++
+	}
+	return outside
 }
 
 // Counts returns a copy of the counts (a numpy.ndarray: ResultIn(NumPy)).

@@ -38,7 +38,7 @@ func init() {
 		h,
 		godlpack.ExceptionFor[*EmptyError]("EmptyError", godlpack.ValueError,
 			"Raised by Histogram.quantile on a histogram with no values."),
-		godlpack.Func("scale", scale, "x", "k").ResultLike("x").
+		godlpack.Func2("scale", scale, "x", "k").ResultLike("x").
 			Doc("x * k, of x's dtype and shape (float32 or float64), in x's framework."),
 		godlpack.Func("apply_rows", applyRows, "x", "fn").Where("x", godlpack.NDim(2)).
 			Doc("[fn(i, row) for each row of a 2-D float64 x]: fn's exceptions propagate."),
