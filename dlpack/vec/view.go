@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -24,8 +25,9 @@ type View[T any] struct {
 // NewView is the view of data with shape and strides (nil: C-contiguous) whose
 // first element is data[offset]; every element must lie in data.
 func NewView[T any](data []T, offset int, shape, strides []int) (View[T], error) {
-	if strides == nil {
-		strides = contiguous(shape)
+	shp, str := dims(len(shape))
+	if strides == nil { // made in the view's own: ViewOf's view is one allocation
+		strides = setContiguous(str, shape)
 	}
 	if len(strides) != len(shape) {
 		return View[T]{}, fmt.Errorf("vec: %d strides for %d dimensions: pass one stride a dimension", len(strides), len(shape))
@@ -49,7 +51,6 @@ func NewView[T any](data []T, offset int, shape, strides []int) (View[T], error)
 		return View[T]{}, fmt.Errorf("vec: the view reaches elements %d..%d of a slice of %d: "+
 			"pass an offset, shape and strides inside the slice", lo, hi, len(data))
 	}
-	shp, str := dims(len(shape))
 	copy(shp, shape)
 	copy(str, strides)
 	return View[T]{data, offset, shp, str}, nil
@@ -73,7 +74,8 @@ func ViewOf[T any](s []T, shape ...int) (View[T], error) {
 		n *= max(d, 0)
 	}
 	if n != len(s) {
-		return View[T]{}, fmt.Errorf("vec: shape %v holds %d elements, the slice %d: pass a shape of len(s) elements", shape, n, len(s))
+		return View[T]{}, fmt.Errorf("vec: shape %v holds %d elements, the slice %d: pass a shape of len(s) elements",
+			slices.Clone(shape), n, len(s)) // a copy: shape stays on the caller's stack
 	}
 	return NewView(s, 0, shape, nil)
 }
@@ -90,8 +92,8 @@ func FromPointer[T any](data unsafe.Pointer, shape, strides []int64) (View[T], e
 		return View[T]{}, fmt.Errorf("vec: %d strides for %d dimensions: pass one stride a dimension", len(strides), len(shape))
 	}
 	lo, hi, err := dlpack.ElementSpan(shape, strides)
-	if err != nil {
-		return View[T]{}, fmt.Errorf("vec: shape %v, strides %v: %w", shape, strides, err)
+	if err != nil { // copies in the message: shape and strides stay the caller's (FromTensor's on its stack)
+		return View[T]{}, fmt.Errorf("vec: shape %v, strides %v: %w", slices.Clone(shape), slices.Clone(strides), err)
 	}
 	shp, str := dims(len(shape))
 	for i := range shape {
@@ -104,13 +106,47 @@ func FromPointer[T any](data unsafe.Pointer, shape, strides []int64) (View[T], e
 		return View[T]{}, errors.New("vec: a nil data pointer for a tensor with elements: pass the tensor's data")
 	}
 	size := int64(unsafe.Sizeof(*new(T)))
+	if hi-lo >= maxSpanBytes/size { // unsafe.Slice would panic: no memory is that large
+		return View[T]{}, fmt.Errorf("vec: shape %v, strides %v reach %d elements of %d bytes, more than an address space: "+
+			"pass the tensor's own strides", slices.Clone(shape), slices.Clone(strides), hi-lo+1, size)
+	}
 	base := (*T)(unsafe.Add(data, lo*size))
 	return View[T]{unsafe.Slice(base, hi-lo+1), int(-lo), shp, str}, nil
 }
 
-// contiguous is the C-contiguous strides of shape.
-func contiguous(shape []int) []int {
-	strides := make([]int, len(shape))
+// maxSpanBytes bounds the memory a view may span: the user half of a 64-bit
+// address space (x86-64's and arm64's 47 bits), all of a 32-bit one's int.
+const maxSpanBytes = 1 << min(47, strconv.IntSize-1)
+
+// A Tensor is what FromTensor reads: godlpack.Tensor and MutTensor have these
+// methods, reading the producer's shape and strides where they lie.
+type Tensor interface {
+	Data() unsafe.Pointer
+	NDim() int
+	Dim(i int) int64
+	Stride(i int) int64 // in elements
+}
+
+// FromTensor is FromPointer of x's data, shape and strides, read one by one
+// instead of copied into new slices (Shape and Strides): the view is then the
+// only allocation, which for a 4x4 tensor is most of the work.
+func FromTensor[T any](x Tensor) (View[T], error) {
+	var onStack [2 * walkDims]int64
+	nd := x.NDim()
+	both := onStack[:]
+	if 2*nd > len(both) {
+		both = make([]int64, 2*nd)
+	}
+	shape, strides := both[:nd:nd], both[nd:2*nd]
+	for i := range nd {
+		shape[i], strides[i] = x.Dim(i), x.Stride(i)
+	}
+	return FromPointer[T](x.Data(), shape, strides)
+}
+
+// setContiguous sets strides (as long as shape) to shape's C-contiguous ones
+// and returns it.
+func setContiguous(strides, shape []int) []int {
 	step := 1
 	for i := len(shape) - 1; i >= 0; i-- {
 		strides[i] = step
@@ -174,10 +210,14 @@ func (v View[T]) Permute(axes ...int) (View[T], error) {
 	}
 	shp, str := dims(len(axes))
 	p := View[T]{v.data, v.offset, shp, str}
-	seen := make([]bool, len(axes))
+	var seenOnStack [walkDims]bool // a small permute allocates its view only
+	seen := seenOnStack[:]
+	if len(axes) > len(seen) {
+		seen = make([]bool, len(axes))
+	}
 	for i, a := range axes {
 		if a < 0 || a >= len(axes) || seen[a] {
-			return View[T]{}, fmt.Errorf("vec: axes %v are not a permutation of 0..%d", axes, len(axes)-1)
+			return View[T]{}, fmt.Errorf("vec: axes %v are not a permutation of 0..%d", slices.Clone(axes), len(axes)-1)
 		}
 		seen[a] = true
 		p.shape[i], p.strides[i] = v.shape[a], v.strides[a]

@@ -288,7 +288,7 @@ func TestMapManyDimsAndInPlace(t *testing.T) {
 	for i := range axes {
 		axes[i] = nd - 1 - i
 	}
-	strides := contiguous(shape)
+	strides := setContiguous(make([]int, nd), shape)
 	for i := range strides {
 		strides[i] *= 2 // every second element: [..., ::2]
 	}
