@@ -47,9 +47,9 @@ func TestFromTensor(t *testing.T) {
 	}
 }
 
-// A small tensor's view and walk allocate only the view's dimensions: the
-// per-call cost of a function over a 4x4 tensor (issue 25) is its work, not
-// the garbage collector's.
+// A small tensor's view, slab, permute and contiguous walk allocate nothing:
+// the per-call cost of a function over a 4x4 tensor (issue 25) is its work,
+// not the allocator's and the garbage collector's.
 func TestSmallViewAllocations(t *testing.T) {
 	x := make([]float32, 32)
 	contig := &tensorOf{unsafe.Pointer(&x[0]), []int64{4, 4}, []int64{4, 1}}
@@ -58,21 +58,50 @@ func TestSmallViewAllocations(t *testing.T) {
 		name string
 		x    *tensorOf
 		want float64
-	}{{"FromTensor, contiguous", contig, 1}, {"FromTensor, strided", every2, 1}} {
+	}{{"FromTensor, contiguous", contig, 0}, {"FromTensor, strided", every2, 0}} {
 		if got := testing.AllocsPerRun(100, func() { _, _ = FromTensor[float32](c.x) }); got != c.want {
 			t.Errorf("%s: %v allocations, want %v", c.name, got, c.want)
 		}
 	}
-	if got := testing.AllocsPerRun(100, func() { _, _ = ViewOf(x, 4, 8) }); got != 1 {
-		t.Errorf("ViewOf: %v allocations, want 1 (the view's dimensions)", got)
+	if got := testing.AllocsPerRun(100, func() { _, _ = ViewOf(x, 4, 8) }); got != 0 {
+		t.Errorf("ViewOf: %v allocations, want 0", got)
 	}
 	v, _ := ViewOf(x, 2, 4, 4)
-	if got := testing.AllocsPerRun(100, func() { _, _ = v.Permute(2, 0, 1) }); got != 1 {
-		t.Errorf("Permute: %v allocations, want 1 (the view's dimensions)", got)
+	if got := testing.AllocsPerRun(100, func() { _, _ = v.Permute(2, 0, 1) }); got != 0 {
+		t.Errorf("Permute: %v allocations, want 0", got)
+	}
+	if got := testing.AllocsPerRun(100, func() { _, _ = v.Slab(1, 2) }); got != 0 {
+		t.Errorf("Slab: %v allocations, want 0", got)
 	}
 	clip := func(d, s []float32) error { return Clip(d, s, 0.25, 0.75) }
 	c, _ := FromTensor[float32](contig)
 	if got := testing.AllocsPerRun(100, func() { _ = Map(c, c, clip) }); got != 0 {
 		t.Errorf("Map over a contiguous 4x4: %v allocations, want 0", got)
 	}
+}
+
+// A view of more than inlineDims dimensions keeps them in one allocation that
+// copies share: a slab of it has its own shape, and the view's stays.
+func TestSlabOfManyDims(t *testing.T) {
+	x := make([]float32, 3*2*2*2*2)
+	v, err := ViewOf(x, 3, 2, 2, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := v.Slab(1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Shape()[0] != 3 || s.Shape()[0] != 1 || s.Len() != 16 || &mustContiguous(t, s)[0] != &x[16] {
+		t.Fatalf("view %v, slab %v", v.Shape(), s.Shape())
+	}
+}
+
+func mustContiguous[T any](t *testing.T, v View[T]) []T {
+	t.Helper()
+	s, ok := v.Contiguous()
+	if !ok {
+		t.Fatalf("not contiguous: %v %v", v.Shape(), v.Strides())
+	}
+	return s
 }

@@ -12,7 +12,7 @@ import (
 func at[T any](v View[T], idx ...int) T {
 	off := v.offset
 	for i, x := range idx {
-		off += x * v.strides[i]
+		off += x * v.dims.strides()[i]
 	}
 	return v.data[off]
 }
