@@ -30,7 +30,7 @@ import ml_dtypes
 import numpy as np
 
 OUT = Path(__file__).resolve().parent.parent / "dlpack" / "vec" / "testdata" / "vec_golden.json.gz"
-N = 160  # 3x the widest vector (16 float32) plus offsets, strided twice
+N = 200  # 3x the widest vector (64 int8 lanes) plus offsets; strided tests take fewer
 K, C, LO, HI = 1.75, -0.375, -0.5, 0.8125  # the scalars: exact in every float type
 INT_SCALARS = (3, -7, -20, 90)  # k, c, lo, hi of the integers (unsigned: |c|, 5)
 UINT_SCALARS = (3, 7, 5, 90)
@@ -42,6 +42,9 @@ INTS = {
     "int32": np.int32,
     "int64": np.int64,
     "uint16": np.uint16,
+    "int16": np.int16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
 }
 CAST = {
     **{

@@ -25,6 +25,8 @@ func init() {
 		godlpack.Func3("scale_shift", scaleShift(false), "x", "k", "c").Where("x", godlpack.NDim(2)).
 			Doc("A new float32 matrix x*k + c."),
 		godlpack.Func3("scale_shift_mt", scaleShift(true), "x", "k", "c").Where("x", godlpack.NDim(2)),
+		godlpack.Func3("noop_", noop, "x", "lo", "hi").Where("x", godlpack.NDim(2)).
+			Doc("clip_'s signature doing nothing: what the call itself costs (the floor of a 4x4 clip_)."),
 		godlpack.Func0("kernels", func() (string, error) { return vec.Kernels(), nil }),
 	)
 }
@@ -61,7 +63,7 @@ func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
 		if c != len(mean) {
 			return nil, godlpack.ValueError.Errorf("normalize(): %d channels, want 3 (RGB)", c)
 		}
-		src, err := vec.FromPointer[uint8](img.Data(), img.Shape(), img.Strides())
+		src, err := vec.FromTensor[uint8](img)
 		if err != nil {
 			return nil, err
 		}
@@ -106,16 +108,24 @@ func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
 
 func rowNorms(mt bool) func(godlpack.Tensor[float32]) (*tensor.Tensor, error) {
 	return func(x godlpack.Tensor[float32]) (*tensor.Tensor, error) {
-		v, err := vec.FromPointer[float32](x.Data(), x.Shape(), x.Strides())
-		if err != nil {
-			return nil, err
-		}
-		n := int(x.Dim(0))
+		n, cols := int(x.Dim(0)), int(x.Dim(1))
 		out, norms, err := newFloat32(int64(n))
 		if err != nil {
 			return nil, err
 		}
-		return out, rows(mt, n, int(x.Dim(1))*4, func(lo, hi int) error {
+		if s, err := godlpack.ReadSlice[float32](x); err == nil { // C-contiguous: rows of s
+			return out, rows(mt, n, cols*4, func(lo, hi int) error {
+				for r := lo; r < hi; r++ {
+					norms[r] = float32(vec.Norm2(s[r*cols : (r+1)*cols]))
+				}
+				return nil
+			})
+		}
+		v, err := vec.FromTensor[float32](x)
+		if err != nil {
+			return nil, err
+		}
+		return out, rows(mt, n, cols*4, func(lo, hi int) error {
 			slab, err := v.Slab(lo, hi)
 			if err != nil {
 				return err
@@ -128,10 +138,18 @@ func rowNorms(mt bool) func(godlpack.Tensor[float32]) (*tensor.Tensor, error) {
 	}
 }
 
+// noop is clip_ without the clip: what the call itself costs.
+func noop(godlpack.MutTensor[float32], float64, float64) (godlpack.None, error) {
+	return godlpack.None{}, nil
+}
+
 func clipInPlace(mt bool) func(godlpack.MutTensor[float32], float64, float64) (godlpack.None, error) {
 	return func(x godlpack.MutTensor[float32], lo64, hi64 float64) (godlpack.None, error) {
 		lo, hi := float32(lo64), float32(hi64)
-		v, err := vec.FromPointer[float32](x.Data(), x.Shape(), x.Strides())
+		if s, err := godlpack.Slice[float32](x); err == nil { // C-contiguous: one flat pass
+			return godlpack.None{}, rows(mt, len(s), 4, func(i, j int) error { return vec.Clip(s[i:j], s[i:j], lo, hi) })
+		}
+		v, err := vec.FromTensor[float32](x)
 		if err != nil {
 			return godlpack.None{}, err
 		}
@@ -148,12 +166,15 @@ func clipInPlace(mt bool) func(godlpack.MutTensor[float32], float64, float64) (g
 func scaleShift(mt bool) func(godlpack.Tensor[float32], float64, float64) (*tensor.Tensor, error) {
 	return func(x godlpack.Tensor[float32], k64, c64 float64) (*tensor.Tensor, error) {
 		k, c := float32(k64), float32(c64)
-		src, err := vec.FromPointer[float32](x.Data(), x.Shape(), x.Strides())
+		rowsN, cols := int(x.Dim(0)), int(x.Dim(1))
+		out, data, err := newFloat32(int64(rowsN), int64(cols))
 		if err != nil {
 			return nil, err
 		}
-		rowsN, cols := int(x.Dim(0)), int(x.Dim(1))
-		out, data, err := newFloat32(int64(rowsN), int64(cols))
+		if s, err := godlpack.ReadSlice[float32](x); err == nil { // C-contiguous: one flat pass
+			return out, rows(mt, len(s), 4, func(i, j int) error { return vec.ScaleShift(data[i:j], s[i:j], k, c) })
+		}
+		src, err := vec.FromTensor[float32](x)
 		if err != nil {
 			return nil, err
 		}

@@ -87,3 +87,35 @@ func benchClipCall(b *testing.B, step int64) {
 
 func BenchmarkClipCall4x4(b *testing.B)        { benchClipCall(b, 1) }
 func BenchmarkClipCall4x4Strided(b *testing.B) { benchClipCall(b, 2) }
+
+// The integer kernels against the portable loops (issue 25): Add and Clip over
+// 4096 elements in cache, on each kernel set.
+func benchInt[T Number](b *testing.B) {
+	x, y, d := make([]T, 4096), make([]T, 4096), make([]T, 4096)
+	for i := range x {
+		x[i], y[i] = T(i*7), T(i*3)
+	}
+	for _, l := range []int{useGo, useAVX2, useAVX512} {
+		if l > cpuLevel {
+			continue
+		}
+		b.Run(levelNames[l]+"/add", func(b *testing.B) {
+			defer setLevel(setLevel(l))
+			b.SetBytes(int64(len(d)) * int64(unsafe.Sizeof(d[0])))
+			for b.Loop() {
+				_ = Add(d, x, y)
+			}
+		})
+		b.Run(levelNames[l]+"/clip", func(b *testing.B) {
+			defer setLevel(setLevel(l))
+			b.SetBytes(int64(len(d)) * int64(unsafe.Sizeof(d[0])))
+			for b.Loop() {
+				_ = Clip(d, x, 5, 90)
+			}
+		})
+	}
+}
+
+func BenchmarkInt8(b *testing.B)  { benchInt[int8](b) }
+func BenchmarkInt32(b *testing.B) { benchInt[int32](b) }
+func BenchmarkInt64(b *testing.B) { benchInt[int64](b) }

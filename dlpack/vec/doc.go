@@ -4,12 +4,15 @@
 // too), so that a Go function over a tensor runs at the speed of the same
 // loop compiled by a C++ compiler with -O3 -march=native.
 //
-// Go does not vectorize loops: the float32 and float64 operations run
-// simd/archsimd kernels (AVX-512 where the CPU has it, else AVX2 with FMA,
-// chosen at run time; Kernels names the set) in a build with GOEXPERIMENT=simd
-// on amd64, which godlpack's extension builds ask for by default; portable Go
-// loops otherwise, and for the elements past the last whole vector. Every
-// kernel set gives the same bits, by these rules:
+// Go does not vectorize loops: the float32 and float64 operations, and Add,
+// Sub, Mul, Minimum, Maximum, AddScalar, Scale and Clip of every integer type
+// (but no 8-bit multiply, and 64-bit Mul, Minimum, Maximum, Scale and Clip on
+// AVX-512 only: x86 has no such instruction below it), run simd/archsimd
+// kernels (AVX-512 where the CPU has it, else AVX2 with FMA, chosen at run
+// time; Kernels names the set) in a build with GOEXPERIMENT=simd on amd64,
+// which godlpack's extension builds ask for by default; portable Go loops
+// otherwise, and for the elements past the last whole vector. Every kernel set
+// gives the same bits, by these rules:
 //
 //   - Element-wise operations are one IEEE operation each, rounded to nearest
 //     even: a*k, a+k, a/k, a+b, a-b, a*b, a/b, sqrt (correctly rounded);

@@ -7,7 +7,10 @@ import "math"
 // one of the sources itself (in place), never a partial overlap of one. The
 // float32 and float64 ones run the SIMD kernels (kernels_simd.go) over the
 // whole vectors and the loops here over the rest, so the loops here define
-// every result: the kernels compute the same IEEE operation lane by lane.
+// every result: the kernels compute the same IEEE operation lane by lane. Add,
+// Sub, Mul, Minimum, Maximum, AddScalar, Scale and Clip have integer kernels
+// too (kernels_dispatch.go: every integer type where x86 has the instruction),
+// wrapping around as the loops do.
 
 // kernelK runs the SIMD kernel of an op of the form dst, a, k on the
 // float32/float64 operands; it returns how many elements it did (0 for other
@@ -68,7 +71,7 @@ func Scale[T Number](dst, a []T, k T) error {
 		return err
 	}
 	a = a[:len(dst)]
-	for i := kernelK(dst, a, k, scaleF32, scaleF64); i < len(dst); i++ {
+	for i := scaleKernel(dst, a, k); i < len(dst); i++ {
 		dst[i] = a[i] * k
 	}
 	return nil
@@ -81,7 +84,7 @@ func AddScalar[T Number](dst, a []T, k T) error {
 		return err
 	}
 	a = a[:len(dst)]
-	for i := kernelK(dst, a, k, addScalarF32, addScalarF64); i < len(dst); i++ {
+	for i := addScalarKernel(dst, a, k); i < len(dst); i++ {
 		dst[i] = a[i] + k
 	}
 	return nil
@@ -144,7 +147,7 @@ func Clip[T Number](dst, a []T, lo, hi T) error {
 		return errNaNBound
 	}
 	a = a[:len(dst)]
-	for i := kernelKC(dst, a, lo, hi, clipF32, clipF64); i < len(dst); i++ {
+	for i := clipKernel(dst, a, lo, hi); i < len(dst); i++ {
 		dst[i] = clip(a[i], lo, hi)
 	}
 	return nil
@@ -246,7 +249,7 @@ func Add[T Number](dst, a, b []T) error {
 		return err
 	}
 	a, b = a[:len(dst)], b[:len(dst)]
-	for i := kernelB(dst, a, b, addF32, addF64); i < len(dst); i++ {
+	for i := addKernel(dst, a, b); i < len(dst); i++ {
 		dst[i] = a[i] + b[i]
 	}
 	return nil
@@ -258,7 +261,7 @@ func Sub[T Number](dst, a, b []T) error {
 		return err
 	}
 	a, b = a[:len(dst)], b[:len(dst)]
-	for i := kernelB(dst, a, b, subF32, subF64); i < len(dst); i++ {
+	for i := subKernel(dst, a, b); i < len(dst); i++ {
 		dst[i] = a[i] - b[i]
 	}
 	return nil
@@ -270,7 +273,7 @@ func Mul[T Number](dst, a, b []T) error {
 		return err
 	}
 	a, b = a[:len(dst)], b[:len(dst)]
-	for i := kernelB(dst, a, b, mulF32, mulF64); i < len(dst); i++ {
+	for i := mulKernel(dst, a, b); i < len(dst); i++ {
 		dst[i] = a[i] * b[i]
 	}
 	return nil
@@ -299,7 +302,7 @@ func Minimum[T Number](dst, a, b []T) error {
 		return err
 	}
 	a, b = a[:len(dst)], b[:len(dst)]
-	for i := kernelB(dst, a, b, minimumF32, minimumF64); i < len(dst); i++ {
+	for i := minimumKernel(dst, a, b); i < len(dst); i++ {
 		dst[i] = minimum(a[i], b[i])
 	}
 	return nil
@@ -311,7 +314,7 @@ func Maximum[T Number](dst, a, b []T) error {
 		return err
 	}
 	a, b = a[:len(dst)], b[:len(dst)]
-	for i := kernelB(dst, a, b, maximumF32, maximumF64); i < len(dst); i++ {
+	for i := maximumKernel(dst, a, b); i < len(dst); i++ {
 		dst[i] = maximum(a[i], b[i])
 	}
 	return nil

@@ -3,6 +3,7 @@ package vec
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 )
 
 // opCase is one element-wise operation as the tests run it: on slices d, a,
@@ -83,6 +84,12 @@ func TestElementwiseAgainstNumPy(t *testing.T) {
 				elementwiseCases[int32](t, gt)
 			case "int64":
 				elementwiseCases[int64](t, gt)
+			case "int16":
+				elementwiseCases[int16](t, gt)
+			case "uint32":
+				elementwiseCases[uint32](t, gt)
+			case "uint64":
+				elementwiseCases[uint64](t, gt)
 			default:
 				t.Fatalf("no test for golden type %s", name)
 			}
@@ -91,9 +98,9 @@ func TestElementwiseAgainstNumPy(t *testing.T) {
 }
 
 // elementwiseCases checks every operation on every kernel set against NumPy:
-// contiguous at every offset 0..3 and length 0..48 (3x the widest vector), in
-// place, and as views with strides 2, 3, -1, -2 (a strided or contiguous dst)
-// and a zero-stride b.
+// contiguous at every offset 0..3 and length 0..3x T's widest vector (64
+// bytes: 192 int8, 48 float32), in place, and as views with strides 2, 3, -1,
+// -2 (a strided or contiguous dst) and a zero-stride b.
 func elementwiseCases[T Number](t *testing.T, gt goldenType) {
 	a, b, c := fromBits[T](bitsOf(t, gt.A)), fromBits[T](bitsOf(t, gt.B)), fromBits[T](bitsOf(t, gt.C))
 	var s [4]T
@@ -113,7 +120,7 @@ func elementwiseCases[T Number](t *testing.T, gt goldenType) {
 				}
 			}
 			for off := range 4 {
-				for n := range 49 {
+				for n := range 3*64/int(unsafe.Sizeof(a[0])) + 1 {
 					d := make([]T, n)
 					if err := op.run(d, a[off:off+n], b[off:off+n], c[off:off+n], s); err != nil {
 						t.Fatalf("%s off %d n %d: %v", op.name, off, n, err)

@@ -61,3 +61,123 @@ func maximumF64(dst, a, b []float64) int { return 0 }
 func mulAddF32(dst, a, b, c []float32) int { return 0 }
 
 func mulAddF64(dst, a, b, c []float64) int { return 0 }
+
+func addI8(dst, a, b []int8) int { return 0 }
+
+func addU8(dst, a, b []uint8) int { return 0 }
+
+func addI16(dst, a, b []int16) int { return 0 }
+
+func addU16(dst, a, b []uint16) int { return 0 }
+
+func addI32(dst, a, b []int32) int { return 0 }
+
+func addU32(dst, a, b []uint32) int { return 0 }
+
+func addI64(dst, a, b []int64) int { return 0 }
+
+func addU64(dst, a, b []uint64) int { return 0 }
+
+func subI8(dst, a, b []int8) int { return 0 }
+
+func subU8(dst, a, b []uint8) int { return 0 }
+
+func subI16(dst, a, b []int16) int { return 0 }
+
+func subU16(dst, a, b []uint16) int { return 0 }
+
+func subI32(dst, a, b []int32) int { return 0 }
+
+func subU32(dst, a, b []uint32) int { return 0 }
+
+func subI64(dst, a, b []int64) int { return 0 }
+
+func subU64(dst, a, b []uint64) int { return 0 }
+
+func mulI16(dst, a, b []int16) int { return 0 }
+
+func mulU16(dst, a, b []uint16) int { return 0 }
+
+func mulI32(dst, a, b []int32) int { return 0 }
+
+func mulU32(dst, a, b []uint32) int { return 0 }
+
+func mulI64(dst, a, b []int64) int { return 0 }
+
+func mulU64(dst, a, b []uint64) int { return 0 }
+
+func minimumI8(dst, a, b []int8) int { return 0 }
+
+func minimumU8(dst, a, b []uint8) int { return 0 }
+
+func minimumI16(dst, a, b []int16) int { return 0 }
+
+func minimumU16(dst, a, b []uint16) int { return 0 }
+
+func minimumI32(dst, a, b []int32) int { return 0 }
+
+func minimumU32(dst, a, b []uint32) int { return 0 }
+
+func minimumI64(dst, a, b []int64) int { return 0 }
+
+func minimumU64(dst, a, b []uint64) int { return 0 }
+
+func maximumI8(dst, a, b []int8) int { return 0 }
+
+func maximumU8(dst, a, b []uint8) int { return 0 }
+
+func maximumI16(dst, a, b []int16) int { return 0 }
+
+func maximumU16(dst, a, b []uint16) int { return 0 }
+
+func maximumI32(dst, a, b []int32) int { return 0 }
+
+func maximumU32(dst, a, b []uint32) int { return 0 }
+
+func maximumI64(dst, a, b []int64) int { return 0 }
+
+func maximumU64(dst, a, b []uint64) int { return 0 }
+
+func addScalarI8(dst, a []int8, k int8) int { return 0 }
+
+func addScalarU8(dst, a []uint8, k uint8) int { return 0 }
+
+func addScalarI16(dst, a []int16, k int16) int { return 0 }
+
+func addScalarU16(dst, a []uint16, k uint16) int { return 0 }
+
+func addScalarI32(dst, a []int32, k int32) int { return 0 }
+
+func addScalarU32(dst, a []uint32, k uint32) int { return 0 }
+
+func addScalarI64(dst, a []int64, k int64) int { return 0 }
+
+func addScalarU64(dst, a []uint64, k uint64) int { return 0 }
+
+func scaleI16(dst, a []int16, k int16) int { return 0 }
+
+func scaleU16(dst, a []uint16, k uint16) int { return 0 }
+
+func scaleI32(dst, a []int32, k int32) int { return 0 }
+
+func scaleU32(dst, a []uint32, k uint32) int { return 0 }
+
+func scaleI64(dst, a []int64, k int64) int { return 0 }
+
+func scaleU64(dst, a []uint64, k uint64) int { return 0 }
+
+func clipI8(dst, a []int8, k, c int8) int { return 0 }
+
+func clipU8(dst, a []uint8, k, c uint8) int { return 0 }
+
+func clipI16(dst, a []int16, k, c int16) int { return 0 }
+
+func clipU16(dst, a []uint16, k, c uint16) int { return 0 }
+
+func clipI32(dst, a []int32, k, c int32) int { return 0 }
+
+func clipU32(dst, a []uint32, k, c uint32) int { return 0 }
+
+func clipI64(dst, a []int64, k, c int64) int { return 0 }
+
+func clipU64(dst, a []uint64, k, c uint64) int { return 0 }

@@ -573,3 +573,1157 @@ func mulAddF64(dst, a, b, c []float64) int {
 	}
 	return i
 }
+
+// addI8: dst = a + b for the whole vectors of dst (the other slices are as long).
+func addI8(dst, a, b []int8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadInt8x64Slice(a[i : i+64])
+			y := archsimd.LoadInt8x64Slice(b[i : i+64])
+			x.Add(y).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt8x32Slice(a[i : i+32])
+			y := archsimd.LoadInt8x32Slice(b[i : i+32])
+			x.Add(y).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// addU8: dst = a + b for the whole vectors of dst (the other slices are as long).
+func addU8(dst, a, b []uint8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadUint8x64Slice(a[i : i+64])
+			y := archsimd.LoadUint8x64Slice(b[i : i+64])
+			x.Add(y).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint8x32Slice(a[i : i+32])
+			y := archsimd.LoadUint8x32Slice(b[i : i+32])
+			x.Add(y).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// addI16: dst = a + b for the whole vectors of dst (the other slices are as long).
+func addI16(dst, a, b []int16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt16x32Slice(a[i : i+32])
+			y := archsimd.LoadInt16x32Slice(b[i : i+32])
+			x.Add(y).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt16x16Slice(a[i : i+16])
+			y := archsimd.LoadInt16x16Slice(b[i : i+16])
+			x.Add(y).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// addU16: dst = a + b for the whole vectors of dst (the other slices are as long).
+func addU16(dst, a, b []uint16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint16x32Slice(a[i : i+32])
+			y := archsimd.LoadUint16x32Slice(b[i : i+32])
+			x.Add(y).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint16x16Slice(a[i : i+16])
+			y := archsimd.LoadUint16x16Slice(b[i : i+16])
+			x.Add(y).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// addI32: dst = a + b for the whole vectors of dst (the other slices are as long).
+func addI32(dst, a, b []int32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt32x16Slice(a[i : i+16])
+			y := archsimd.LoadInt32x16Slice(b[i : i+16])
+			x.Add(y).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt32x8Slice(a[i : i+8])
+			y := archsimd.LoadInt32x8Slice(b[i : i+8])
+			x.Add(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// addU32: dst = a + b for the whole vectors of dst (the other slices are as long).
+func addU32(dst, a, b []uint32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint32x16Slice(a[i : i+16])
+			y := archsimd.LoadUint32x16Slice(b[i : i+16])
+			x.Add(y).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint32x8Slice(a[i : i+8])
+			y := archsimd.LoadUint32x8Slice(b[i : i+8])
+			x.Add(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// addI64: dst = a + b for the whole vectors of dst (the other slices are as long).
+func addI64(dst, a, b []int64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt64x8Slice(a[i : i+8])
+			y := archsimd.LoadInt64x8Slice(b[i : i+8])
+			x.Add(y).StoreSlice(dst[i : i+8])
+		}
+	case useAVX2:
+		for ; i+4 <= len(dst); i += 4 {
+			x := archsimd.LoadInt64x4Slice(a[i : i+4])
+			y := archsimd.LoadInt64x4Slice(b[i : i+4])
+			x.Add(y).StoreSlice(dst[i : i+4])
+		}
+	}
+	return i
+}
+
+// addU64: dst = a + b for the whole vectors of dst (the other slices are as long).
+func addU64(dst, a, b []uint64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint64x8Slice(a[i : i+8])
+			y := archsimd.LoadUint64x8Slice(b[i : i+8])
+			x.Add(y).StoreSlice(dst[i : i+8])
+		}
+	case useAVX2:
+		for ; i+4 <= len(dst); i += 4 {
+			x := archsimd.LoadUint64x4Slice(a[i : i+4])
+			y := archsimd.LoadUint64x4Slice(b[i : i+4])
+			x.Add(y).StoreSlice(dst[i : i+4])
+		}
+	}
+	return i
+}
+
+// subI8: dst = a - b for the whole vectors of dst (the other slices are as long).
+func subI8(dst, a, b []int8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadInt8x64Slice(a[i : i+64])
+			y := archsimd.LoadInt8x64Slice(b[i : i+64])
+			x.Sub(y).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt8x32Slice(a[i : i+32])
+			y := archsimd.LoadInt8x32Slice(b[i : i+32])
+			x.Sub(y).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// subU8: dst = a - b for the whole vectors of dst (the other slices are as long).
+func subU8(dst, a, b []uint8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadUint8x64Slice(a[i : i+64])
+			y := archsimd.LoadUint8x64Slice(b[i : i+64])
+			x.Sub(y).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint8x32Slice(a[i : i+32])
+			y := archsimd.LoadUint8x32Slice(b[i : i+32])
+			x.Sub(y).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// subI16: dst = a - b for the whole vectors of dst (the other slices are as long).
+func subI16(dst, a, b []int16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt16x32Slice(a[i : i+32])
+			y := archsimd.LoadInt16x32Slice(b[i : i+32])
+			x.Sub(y).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt16x16Slice(a[i : i+16])
+			y := archsimd.LoadInt16x16Slice(b[i : i+16])
+			x.Sub(y).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// subU16: dst = a - b for the whole vectors of dst (the other slices are as long).
+func subU16(dst, a, b []uint16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint16x32Slice(a[i : i+32])
+			y := archsimd.LoadUint16x32Slice(b[i : i+32])
+			x.Sub(y).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint16x16Slice(a[i : i+16])
+			y := archsimd.LoadUint16x16Slice(b[i : i+16])
+			x.Sub(y).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// subI32: dst = a - b for the whole vectors of dst (the other slices are as long).
+func subI32(dst, a, b []int32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt32x16Slice(a[i : i+16])
+			y := archsimd.LoadInt32x16Slice(b[i : i+16])
+			x.Sub(y).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt32x8Slice(a[i : i+8])
+			y := archsimd.LoadInt32x8Slice(b[i : i+8])
+			x.Sub(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// subU32: dst = a - b for the whole vectors of dst (the other slices are as long).
+func subU32(dst, a, b []uint32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint32x16Slice(a[i : i+16])
+			y := archsimd.LoadUint32x16Slice(b[i : i+16])
+			x.Sub(y).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint32x8Slice(a[i : i+8])
+			y := archsimd.LoadUint32x8Slice(b[i : i+8])
+			x.Sub(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// subI64: dst = a - b for the whole vectors of dst (the other slices are as long).
+func subI64(dst, a, b []int64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt64x8Slice(a[i : i+8])
+			y := archsimd.LoadInt64x8Slice(b[i : i+8])
+			x.Sub(y).StoreSlice(dst[i : i+8])
+		}
+	case useAVX2:
+		for ; i+4 <= len(dst); i += 4 {
+			x := archsimd.LoadInt64x4Slice(a[i : i+4])
+			y := archsimd.LoadInt64x4Slice(b[i : i+4])
+			x.Sub(y).StoreSlice(dst[i : i+4])
+		}
+	}
+	return i
+}
+
+// subU64: dst = a - b for the whole vectors of dst (the other slices are as long).
+func subU64(dst, a, b []uint64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint64x8Slice(a[i : i+8])
+			y := archsimd.LoadUint64x8Slice(b[i : i+8])
+			x.Sub(y).StoreSlice(dst[i : i+8])
+		}
+	case useAVX2:
+		for ; i+4 <= len(dst); i += 4 {
+			x := archsimd.LoadUint64x4Slice(a[i : i+4])
+			y := archsimd.LoadUint64x4Slice(b[i : i+4])
+			x.Sub(y).StoreSlice(dst[i : i+4])
+		}
+	}
+	return i
+}
+
+// mulI16: dst = a * b for the whole vectors of dst (the other slices are as long).
+func mulI16(dst, a, b []int16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt16x32Slice(a[i : i+32])
+			y := archsimd.LoadInt16x32Slice(b[i : i+32])
+			x.Mul(y).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt16x16Slice(a[i : i+16])
+			y := archsimd.LoadInt16x16Slice(b[i : i+16])
+			x.Mul(y).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// mulU16: dst = a * b for the whole vectors of dst (the other slices are as long).
+func mulU16(dst, a, b []uint16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint16x32Slice(a[i : i+32])
+			y := archsimd.LoadUint16x32Slice(b[i : i+32])
+			x.Mul(y).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint16x16Slice(a[i : i+16])
+			y := archsimd.LoadUint16x16Slice(b[i : i+16])
+			x.Mul(y).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// mulI32: dst = a * b for the whole vectors of dst (the other slices are as long).
+func mulI32(dst, a, b []int32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt32x16Slice(a[i : i+16])
+			y := archsimd.LoadInt32x16Slice(b[i : i+16])
+			x.Mul(y).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt32x8Slice(a[i : i+8])
+			y := archsimd.LoadInt32x8Slice(b[i : i+8])
+			x.Mul(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// mulU32: dst = a * b for the whole vectors of dst (the other slices are as long).
+func mulU32(dst, a, b []uint32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint32x16Slice(a[i : i+16])
+			y := archsimd.LoadUint32x16Slice(b[i : i+16])
+			x.Mul(y).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint32x8Slice(a[i : i+8])
+			y := archsimd.LoadUint32x8Slice(b[i : i+8])
+			x.Mul(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// mulI64: dst = a * b for the whole vectors of dst (the other slices are as long).
+func mulI64(dst, a, b []int64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt64x8Slice(a[i : i+8])
+			y := archsimd.LoadInt64x8Slice(b[i : i+8])
+			x.Mul(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// mulU64: dst = a * b for the whole vectors of dst (the other slices are as long).
+func mulU64(dst, a, b []uint64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint64x8Slice(a[i : i+8])
+			y := archsimd.LoadUint64x8Slice(b[i : i+8])
+			x.Mul(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// minimumI8: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
+func minimumI8(dst, a, b []int8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadInt8x64Slice(a[i : i+64])
+			y := archsimd.LoadInt8x64Slice(b[i : i+64])
+			x.Min(y).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt8x32Slice(a[i : i+32])
+			y := archsimd.LoadInt8x32Slice(b[i : i+32])
+			x.Min(y).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// minimumU8: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
+func minimumU8(dst, a, b []uint8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadUint8x64Slice(a[i : i+64])
+			y := archsimd.LoadUint8x64Slice(b[i : i+64])
+			x.Min(y).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint8x32Slice(a[i : i+32])
+			y := archsimd.LoadUint8x32Slice(b[i : i+32])
+			x.Min(y).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// minimumI16: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
+func minimumI16(dst, a, b []int16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt16x32Slice(a[i : i+32])
+			y := archsimd.LoadInt16x32Slice(b[i : i+32])
+			x.Min(y).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt16x16Slice(a[i : i+16])
+			y := archsimd.LoadInt16x16Slice(b[i : i+16])
+			x.Min(y).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// minimumU16: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
+func minimumU16(dst, a, b []uint16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint16x32Slice(a[i : i+32])
+			y := archsimd.LoadUint16x32Slice(b[i : i+32])
+			x.Min(y).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint16x16Slice(a[i : i+16])
+			y := archsimd.LoadUint16x16Slice(b[i : i+16])
+			x.Min(y).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// minimumI32: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
+func minimumI32(dst, a, b []int32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt32x16Slice(a[i : i+16])
+			y := archsimd.LoadInt32x16Slice(b[i : i+16])
+			x.Min(y).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt32x8Slice(a[i : i+8])
+			y := archsimd.LoadInt32x8Slice(b[i : i+8])
+			x.Min(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// minimumU32: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
+func minimumU32(dst, a, b []uint32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint32x16Slice(a[i : i+16])
+			y := archsimd.LoadUint32x16Slice(b[i : i+16])
+			x.Min(y).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint32x8Slice(a[i : i+8])
+			y := archsimd.LoadUint32x8Slice(b[i : i+8])
+			x.Min(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// minimumI64: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
+func minimumI64(dst, a, b []int64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt64x8Slice(a[i : i+8])
+			y := archsimd.LoadInt64x8Slice(b[i : i+8])
+			x.Min(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// minimumU64: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
+func minimumU64(dst, a, b []uint64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint64x8Slice(a[i : i+8])
+			y := archsimd.LoadUint64x8Slice(b[i : i+8])
+			x.Min(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// maximumI8: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
+func maximumI8(dst, a, b []int8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadInt8x64Slice(a[i : i+64])
+			y := archsimd.LoadInt8x64Slice(b[i : i+64])
+			x.Max(y).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt8x32Slice(a[i : i+32])
+			y := archsimd.LoadInt8x32Slice(b[i : i+32])
+			x.Max(y).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// maximumU8: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
+func maximumU8(dst, a, b []uint8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadUint8x64Slice(a[i : i+64])
+			y := archsimd.LoadUint8x64Slice(b[i : i+64])
+			x.Max(y).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint8x32Slice(a[i : i+32])
+			y := archsimd.LoadUint8x32Slice(b[i : i+32])
+			x.Max(y).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// maximumI16: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
+func maximumI16(dst, a, b []int16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt16x32Slice(a[i : i+32])
+			y := archsimd.LoadInt16x32Slice(b[i : i+32])
+			x.Max(y).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt16x16Slice(a[i : i+16])
+			y := archsimd.LoadInt16x16Slice(b[i : i+16])
+			x.Max(y).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// maximumU16: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
+func maximumU16(dst, a, b []uint16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint16x32Slice(a[i : i+32])
+			y := archsimd.LoadUint16x32Slice(b[i : i+32])
+			x.Max(y).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint16x16Slice(a[i : i+16])
+			y := archsimd.LoadUint16x16Slice(b[i : i+16])
+			x.Max(y).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// maximumI32: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
+func maximumI32(dst, a, b []int32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt32x16Slice(a[i : i+16])
+			y := archsimd.LoadInt32x16Slice(b[i : i+16])
+			x.Max(y).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt32x8Slice(a[i : i+8])
+			y := archsimd.LoadInt32x8Slice(b[i : i+8])
+			x.Max(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// maximumU32: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
+func maximumU32(dst, a, b []uint32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint32x16Slice(a[i : i+16])
+			y := archsimd.LoadUint32x16Slice(b[i : i+16])
+			x.Max(y).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint32x8Slice(a[i : i+8])
+			y := archsimd.LoadUint32x8Slice(b[i : i+8])
+			x.Max(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// maximumI64: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
+func maximumI64(dst, a, b []int64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt64x8Slice(a[i : i+8])
+			y := archsimd.LoadInt64x8Slice(b[i : i+8])
+			x.Max(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// maximumU64: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
+func maximumU64(dst, a, b []uint64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint64x8Slice(a[i : i+8])
+			y := archsimd.LoadUint64x8Slice(b[i : i+8])
+			x.Max(y).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// addScalarI8: dst = a + k for the whole vectors of dst (the other slices are as long).
+func addScalarI8(dst, a []int8, k int8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt8x64(k)
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadInt8x64Slice(a[i : i+64])
+			x.Add(kv).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastInt8x32(k)
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt8x32Slice(a[i : i+32])
+			x.Add(kv).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// addScalarU8: dst = a + k for the whole vectors of dst (the other slices are as long).
+func addScalarU8(dst, a []uint8, k uint8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint8x64(k)
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadUint8x64Slice(a[i : i+64])
+			x.Add(kv).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastUint8x32(k)
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint8x32Slice(a[i : i+32])
+			x.Add(kv).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// addScalarI16: dst = a + k for the whole vectors of dst (the other slices are as long).
+func addScalarI16(dst, a []int16, k int16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt16x32(k)
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt16x32Slice(a[i : i+32])
+			x.Add(kv).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastInt16x16(k)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt16x16Slice(a[i : i+16])
+			x.Add(kv).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// addScalarU16: dst = a + k for the whole vectors of dst (the other slices are as long).
+func addScalarU16(dst, a []uint16, k uint16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint16x32(k)
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint16x32Slice(a[i : i+32])
+			x.Add(kv).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastUint16x16(k)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint16x16Slice(a[i : i+16])
+			x.Add(kv).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// addScalarI32: dst = a + k for the whole vectors of dst (the other slices are as long).
+func addScalarI32(dst, a []int32, k int32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt32x16(k)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt32x16Slice(a[i : i+16])
+			x.Add(kv).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastInt32x8(k)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt32x8Slice(a[i : i+8])
+			x.Add(kv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// addScalarU32: dst = a + k for the whole vectors of dst (the other slices are as long).
+func addScalarU32(dst, a []uint32, k uint32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint32x16(k)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint32x16Slice(a[i : i+16])
+			x.Add(kv).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastUint32x8(k)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint32x8Slice(a[i : i+8])
+			x.Add(kv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// addScalarI64: dst = a + k for the whole vectors of dst (the other slices are as long).
+func addScalarI64(dst, a []int64, k int64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt64x8(k)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt64x8Slice(a[i : i+8])
+			x.Add(kv).StoreSlice(dst[i : i+8])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastInt64x4(k)
+		for ; i+4 <= len(dst); i += 4 {
+			x := archsimd.LoadInt64x4Slice(a[i : i+4])
+			x.Add(kv).StoreSlice(dst[i : i+4])
+		}
+	}
+	return i
+}
+
+// addScalarU64: dst = a + k for the whole vectors of dst (the other slices are as long).
+func addScalarU64(dst, a []uint64, k uint64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint64x8(k)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint64x8Slice(a[i : i+8])
+			x.Add(kv).StoreSlice(dst[i : i+8])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastUint64x4(k)
+		for ; i+4 <= len(dst); i += 4 {
+			x := archsimd.LoadUint64x4Slice(a[i : i+4])
+			x.Add(kv).StoreSlice(dst[i : i+4])
+		}
+	}
+	return i
+}
+
+// scaleI16: dst = a * k for the whole vectors of dst (the other slices are as long).
+func scaleI16(dst, a []int16, k int16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt16x32(k)
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt16x32Slice(a[i : i+32])
+			x.Mul(kv).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastInt16x16(k)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt16x16Slice(a[i : i+16])
+			x.Mul(kv).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// scaleU16: dst = a * k for the whole vectors of dst (the other slices are as long).
+func scaleU16(dst, a []uint16, k uint16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint16x32(k)
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint16x32Slice(a[i : i+32])
+			x.Mul(kv).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastUint16x16(k)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint16x16Slice(a[i : i+16])
+			x.Mul(kv).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// scaleI32: dst = a * k for the whole vectors of dst (the other slices are as long).
+func scaleI32(dst, a []int32, k int32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt32x16(k)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt32x16Slice(a[i : i+16])
+			x.Mul(kv).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastInt32x8(k)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt32x8Slice(a[i : i+8])
+			x.Mul(kv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// scaleU32: dst = a * k for the whole vectors of dst (the other slices are as long).
+func scaleU32(dst, a []uint32, k uint32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint32x16(k)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint32x16Slice(a[i : i+16])
+			x.Mul(kv).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastUint32x8(k)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint32x8Slice(a[i : i+8])
+			x.Mul(kv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// scaleI64: dst = a * k for the whole vectors of dst (the other slices are as long).
+func scaleI64(dst, a []int64, k int64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt64x8(k)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt64x8Slice(a[i : i+8])
+			x.Mul(kv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// scaleU64: dst = a * k for the whole vectors of dst (the other slices are as long).
+func scaleU64(dst, a []uint64, k uint64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint64x8(k)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint64x8Slice(a[i : i+8])
+			x.Mul(kv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// clipI8: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
+func clipI8(dst, a []int8, k, c int8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt8x64(k)
+		cv := archsimd.BroadcastInt8x64(c)
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadInt8x64Slice(a[i : i+64])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastInt8x32(k)
+		cv := archsimd.BroadcastInt8x32(c)
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt8x32Slice(a[i : i+32])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// clipU8: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
+func clipU8(dst, a []uint8, k, c uint8) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint8x64(k)
+		cv := archsimd.BroadcastUint8x64(c)
+		for ; i+64 <= len(dst); i += 64 {
+			x := archsimd.LoadUint8x64Slice(a[i : i+64])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+64])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastUint8x32(k)
+		cv := archsimd.BroadcastUint8x32(c)
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint8x32Slice(a[i : i+32])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
+		}
+	}
+	return i
+}
+
+// clipI16: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
+func clipI16(dst, a []int16, k, c int16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt16x32(k)
+		cv := archsimd.BroadcastInt16x32(c)
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadInt16x32Slice(a[i : i+32])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastInt16x16(k)
+		cv := archsimd.BroadcastInt16x16(c)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt16x16Slice(a[i : i+16])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// clipU16: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
+func clipU16(dst, a []uint16, k, c uint16) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint16x32(k)
+		cv := archsimd.BroadcastUint16x32(c)
+		for ; i+32 <= len(dst); i += 32 {
+			x := archsimd.LoadUint16x32Slice(a[i : i+32])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastUint16x16(k)
+		cv := archsimd.BroadcastUint16x16(c)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint16x16Slice(a[i : i+16])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
+		}
+	}
+	return i
+}
+
+// clipI32: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
+func clipI32(dst, a []int32, k, c int32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt32x16(k)
+		cv := archsimd.BroadcastInt32x16(c)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadInt32x16Slice(a[i : i+16])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastInt32x8(k)
+		cv := archsimd.BroadcastInt32x8(c)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt32x8Slice(a[i : i+8])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// clipU32: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
+func clipU32(dst, a []uint32, k, c uint32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint32x16(k)
+		cv := archsimd.BroadcastUint32x16(c)
+		for ; i+16 <= len(dst); i += 16 {
+			x := archsimd.LoadUint32x16Slice(a[i : i+16])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastUint32x8(k)
+		cv := archsimd.BroadcastUint32x8(c)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint32x8Slice(a[i : i+8])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// clipI64: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
+func clipI64(dst, a []int64, k, c int64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastInt64x8(k)
+		cv := archsimd.BroadcastInt64x8(c)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadInt64x8Slice(a[i : i+8])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// clipU64: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
+func clipU64(dst, a []uint64, k, c uint64) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastUint64x8(k)
+		cv := archsimd.BroadcastUint64x8(c)
+		for ; i+8 <= len(dst); i += 8 {
+			x := archsimd.LoadUint64x8Slice(a[i : i+8])
+			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}

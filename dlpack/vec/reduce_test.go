@@ -26,6 +26,12 @@ func TestReductionsAgainstNumPy(t *testing.T) {
 				intReductions[int32](t, gt)
 			case "int64":
 				intReductions[int64](t, gt)
+			case "int16":
+				intReductions[int16](t, gt)
+			case "uint32":
+				intReductions[uint32](t, gt)
+			case "uint64":
+				intReductions[uint64](t, gt)
 			}
 		})
 	}

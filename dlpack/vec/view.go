@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -12,20 +13,58 @@ import (
 // View is a strided tensor over a slice, as a DLPack tensor is over its
 // memory: the element at index (i0, i1, ...) is data[offset + i0*strides[0] +
 // i1*strides[1] + ...], strides in elements, any sign, 0 too (a broadcast
-// source). Its shape and strides are its own copies. Map, Map2 and Lines walk
-// views; the zero View is a 0-d view of nothing, an error to walk.
+// source). Its shape and strides are its own copies, held in the View itself
+// up to inlineDims dimensions: making, slabbing and permuting a small view
+// allocates nothing. Map, Map2 and Lines walk views; the zero View is a 0-d
+// view of nothing, an error to walk.
 type View[T any] struct {
-	data    []T
-	offset  int
-	shape   []int
-	strides []int
+	data   []T
+	offset int
+	dims   viewDims
+}
+
+// inlineDims is the most dimensions a View holds without an allocation.
+const inlineDims = 4
+
+// viewDims is a view's shape and strides: shape in inline[:nd] and strides in
+// inline[inlineDims:inlineDims+nd], or for more dimensions both in spill (one
+// allocation, shared by copies: only a new view's own is written).
+type viewDims struct {
+	nd     int
+	inline [2 * inlineDims]int
+	spill  []int
+}
+
+// newDims is the dims of nd dimensions, zero.
+func newDims(nd int) viewDims {
+	d := viewDims{nd: nd}
+	if nd > inlineDims {
+		d.spill = make([]int, 2*nd)
+	}
+	return d
+}
+
+func (d *viewDims) shape() []int {
+	if d.spill != nil {
+		return d.spill[:d.nd:d.nd]
+	}
+	return d.inline[:d.nd:d.nd]
+}
+
+func (d *viewDims) strides() []int {
+	if d.spill != nil {
+		return d.spill[d.nd:]
+	}
+	return d.inline[inlineDims : inlineDims+d.nd]
 }
 
 // NewView is the view of data with shape and strides (nil: C-contiguous) whose
 // first element is data[offset]; every element must lie in data.
 func NewView[T any](data []T, offset int, shape, strides []int) (View[T], error) {
-	if strides == nil {
-		strides = contiguous(shape)
+	dm := newDims(len(shape))
+	shp, str := dm.shape(), dm.strides()
+	if strides == nil { // made in the view's own
+		strides = setContiguous(str, shape)
 	}
 	if len(strides) != len(shape) {
 		return View[T]{}, fmt.Errorf("vec: %d strides for %d dimensions: pass one stride a dimension", len(strides), len(shape))
@@ -49,17 +88,9 @@ func NewView[T any](data []T, offset int, shape, strides []int) (View[T], error)
 		return View[T]{}, fmt.Errorf("vec: the view reaches elements %d..%d of a slice of %d: "+
 			"pass an offset, shape and strides inside the slice", lo, hi, len(data))
 	}
-	shp, str := dims(len(shape))
 	copy(shp, shape)
 	copy(str, strides)
-	return View[T]{data, offset, shp, str}, nil
-}
-
-// dims is a new shape and strides of nd dimensions, in one allocation (a
-// view's making costs one).
-func dims(nd int) (shape, strides []int) {
-	both := make([]int, 2*nd)
-	return both[:nd:nd], both[nd:]
+	return View[T]{data, offset, dm}, nil
 }
 
 // ViewOf is the C-contiguous view of s with shape (nil: 1-d, all of s); the
@@ -73,7 +104,8 @@ func ViewOf[T any](s []T, shape ...int) (View[T], error) {
 		n *= max(d, 0)
 	}
 	if n != len(s) {
-		return View[T]{}, fmt.Errorf("vec: shape %v holds %d elements, the slice %d: pass a shape of len(s) elements", shape, n, len(s))
+		return View[T]{}, fmt.Errorf("vec: shape %v holds %d elements, the slice %d: pass a shape of len(s) elements",
+			slices.Clone(shape), n, len(s)) // a copy: shape stays on the caller's stack
 	}
 	return NewView(s, 0, shape, nil)
 }
@@ -90,27 +122,62 @@ func FromPointer[T any](data unsafe.Pointer, shape, strides []int64) (View[T], e
 		return View[T]{}, fmt.Errorf("vec: %d strides for %d dimensions: pass one stride a dimension", len(strides), len(shape))
 	}
 	lo, hi, err := dlpack.ElementSpan(shape, strides)
-	if err != nil {
-		return View[T]{}, fmt.Errorf("vec: shape %v, strides %v: %w", shape, strides, err)
+	if err != nil { // copies in the message: shape and strides stay the caller's (FromTensor's on its stack)
+		return View[T]{}, fmt.Errorf("vec: shape %v, strides %v: %w", slices.Clone(shape), slices.Clone(strides), err)
 	}
-	shp, str := dims(len(shape))
+	dm := newDims(len(shape))
+	shp, str := dm.shape(), dm.strides()
 	for i := range shape {
 		shp[i], str[i] = int(shape[i]), int(strides[i])
 	}
 	if hi < lo { // no elements
-		return View[T]{shape: shp, strides: str}, nil
+		return View[T]{dims: dm}, nil
 	}
 	if data == nil {
 		return View[T]{}, errors.New("vec: a nil data pointer for a tensor with elements: pass the tensor's data")
 	}
 	size := int64(unsafe.Sizeof(*new(T)))
+	if hi-lo >= maxSpanBytes/size { // unsafe.Slice would panic: no memory is that large
+		return View[T]{}, fmt.Errorf("vec: shape %v, strides %v reach %d elements of %d bytes, more than an address space: "+
+			"pass the tensor's own strides", slices.Clone(shape), slices.Clone(strides), hi-lo+1, size)
+	}
 	base := (*T)(unsafe.Add(data, lo*size))
-	return View[T]{unsafe.Slice(base, hi-lo+1), int(-lo), shp, str}, nil
+	return View[T]{unsafe.Slice(base, hi-lo+1), int(-lo), dm}, nil
 }
 
-// contiguous is the C-contiguous strides of shape.
-func contiguous(shape []int) []int {
-	strides := make([]int, len(shape))
+// maxSpanBytes bounds the memory a view may span: the user half of a 64-bit
+// address space (x86-64's and arm64's 47 bits), all of a 32-bit one's int.
+const maxSpanBytes = 1 << min(47, strconv.IntSize-1)
+
+// A Tensor is what FromTensor reads: godlpack.Tensor and MutTensor have these
+// methods, reading the producer's shape and strides where they lie.
+type Tensor interface {
+	Data() unsafe.Pointer
+	NDim() int
+	Dim(i int) int64
+	Stride(i int) int64 // in elements
+}
+
+// FromTensor is FromPointer of x's data, shape and strides, read one by one
+// instead of copied into new slices (Shape and Strides): the view is then the
+// only allocation, which for a 4x4 tensor is most of the work.
+func FromTensor[T any](x Tensor) (View[T], error) {
+	var onStack [2 * walkDims]int64
+	nd := x.NDim()
+	both := onStack[:]
+	if 2*nd > len(both) {
+		both = make([]int64, 2*nd)
+	}
+	shape, strides := both[:nd:nd], both[nd:2*nd]
+	for i := range nd {
+		shape[i], strides[i] = x.Dim(i), x.Stride(i)
+	}
+	return FromPointer[T](x.Data(), shape, strides)
+}
+
+// setContiguous sets strides (as long as shape) to shape's C-contiguous ones
+// and returns it.
+func setContiguous(strides, shape []int) []int {
 	step := 1
 	for i := len(shape) - 1; i >= 0; i-- {
 		strides[i] = step
@@ -120,15 +187,15 @@ func contiguous(shape []int) []int {
 }
 
 // Shape is v's shape (its own copy: changing it changes nothing).
-func (v View[T]) Shape() []int { return append([]int(nil), v.shape...) }
+func (v View[T]) Shape() []int { return append([]int(nil), v.dims.shape()...) }
 
 // Strides is v's strides in elements (a copy).
-func (v View[T]) Strides() []int { return append([]int(nil), v.strides...) }
+func (v View[T]) Strides() []int { return append([]int(nil), v.dims.strides()...) }
 
 // Len is the number of elements of v.
 func (v View[T]) Len() int {
 	n := 1
-	for _, d := range v.shape {
+	for _, d := range v.dims.shape() {
 		n *= d
 	}
 	return n
@@ -137,14 +204,20 @@ func (v View[T]) Len() int {
 // Slab is the view of v's indexes lo..hi-1 along its first dimension: the
 // part of the work one goroutine takes (Parallel).
 func (v View[T]) Slab(lo, hi int) (View[T], error) {
-	if len(v.shape) == 0 || lo < 0 || hi < lo || hi > v.shape[0] {
-		return View[T]{}, fmt.Errorf("vec: slab %d:%d of a view of shape %v: pass 0 <= lo <= hi <= shape[0]", lo, hi, v.shape)
+	shape := v.dims.shape()
+	if len(shape) == 0 || lo < 0 || hi < lo || hi > shape[0] {
+		return View[T]{}, fmt.Errorf("vec: slab %d:%d of a view of shape %v: pass 0 <= lo <= hi <= shape[0]",
+			lo, hi, slices.Clone(shape)) // a copy: v stays on the caller's stack
 	}
-	if lo == 0 && hi == v.shape[0] { // all of v (one goroutine's slab): v's shape is never changed
+	if lo == 0 && hi == shape[0] { // all of v (one goroutine's slab)
 		return v, nil
 	}
-	s := View[T]{v.data, v.offset + lo*v.strides[0], append([]int(nil), v.shape...), v.strides}
-	s.shape[0] = hi - lo
+	s := v // dims copied with it, but for a spilled view's
+	if s.dims.spill != nil {
+		s.dims.spill = slices.Clone(v.dims.spill)
+	}
+	s.offset += lo * v.dims.strides()[0]
+	s.dims.shape()[0] = hi - lo
 	return s, nil
 }
 
@@ -152,10 +225,11 @@ func (v View[T]) Slab(lo, hi int) (View[T], error) {
 // otherwise): the fast path of a whole-array operation.
 func (v View[T]) Contiguous() (s []T, ok bool) {
 	n := 1 // one pass: a small tensor's Map costs little more than its op
-	for i := len(v.shape) - 1; i >= 0; i-- {
-		d := v.shape[i]
-		if d != 1 && v.strides[i] != n {
-			return nil, n == 0 || slices.Contains(v.shape[:i+1], 0) // no elements: any layout is
+	shape, strides := v.dims.shape(), v.dims.strides()
+	for i := len(shape) - 1; i >= 0; i-- {
+		d := shape[i]
+		if d != 1 && strides[i] != n {
+			return nil, n == 0 || slices.Contains(shape[:i+1], 0) // no elements: any layout is
 		}
 		n *= d
 	}
@@ -169,18 +243,23 @@ func (v View[T]) Contiguous() (s []T, ok bool) {
 // dimension axes[i] of v (NumPy's transpose(axes)); no element moves. An HxWxC
 // image read as CxHxW is Permute(2, 0, 1).
 func (v View[T]) Permute(axes ...int) (View[T], error) {
-	if len(axes) != len(v.shape) {
-		return View[T]{}, fmt.Errorf("vec: %d axes for a view of %d dimensions: name each once", len(axes), len(v.shape))
+	if len(axes) != v.dims.nd {
+		return View[T]{}, fmt.Errorf("vec: %d axes for a view of %d dimensions: name each once", len(axes), v.dims.nd)
 	}
-	shp, str := dims(len(axes))
-	p := View[T]{v.data, v.offset, shp, str}
-	seen := make([]bool, len(axes))
+	p := View[T]{v.data, v.offset, newDims(len(axes))}
+	shp, str := p.dims.shape(), p.dims.strides()
+	shape, strides := v.dims.shape(), v.dims.strides()
+	var seenOnStack [walkDims]bool // a small permute allocates nothing
+	seen := seenOnStack[:]
+	if len(axes) > len(seen) {
+		seen = make([]bool, len(axes))
+	}
 	for i, a := range axes {
 		if a < 0 || a >= len(axes) || seen[a] {
-			return View[T]{}, fmt.Errorf("vec: axes %v are not a permutation of 0..%d", axes, len(axes)-1)
+			return View[T]{}, fmt.Errorf("vec: axes %v are not a permutation of 0..%d", slices.Clone(axes), len(axes)-1)
 		}
 		seen[a] = true
-		p.shape[i], p.strides[i] = v.shape[a], v.strides[a]
+		shp[i], str[i] = shape[a], strides[a]
 	}
 	return p, nil
 }

@@ -29,10 +29,10 @@ var errUnset = errors.New("vec: a zero View has no memory: make views with NewVi
 // both views allow (a C-contiguous pair is one run). op's first error stops
 // the walk.
 func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error {
-	if err := check(dst.shape, dst); err != nil {
+	if err := check(dst.dims.shape(), dst); err != nil {
 		return err
 	}
-	if err := check(dst.shape, src); err != nil {
+	if err := check(dst.dims.shape(), src); err != nil {
 		return err
 	}
 	if err := writable(dst); err != nil {
@@ -49,7 +49,7 @@ func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error 
 	same := sameLayout(inPlace, src)
 	var dbuf []D
 	var sbuf []S
-	return forLines(dst.shape, true, [][]int{dst.strides, src.strides}, []int{dst.offset, src.offset},
+	return forLines(dst.dims.shape(), true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			for lo, m := 0, 0; lo < n; lo += m {
 				m = min(n-lo, chunk)
@@ -79,7 +79,8 @@ func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error 
 // Map2 is Map with two sources: op(d, a, b) sets d from a and b (vec.Add and
 // the like). dst may be a or b itself.
 func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, b []B) error) error {
-	if err := cmp.Or(check(dst.shape, dst), check(dst.shape, a), check(dst.shape, b)); err != nil {
+	shape := dst.dims.shape()
+	if err := cmp.Or(check(shape, dst), check(shape, a), check(shape, b)); err != nil {
 		return err
 	}
 	if err := writable(dst); err != nil {
@@ -95,7 +96,7 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 	var dbuf []D
 	var abuf []A
 	var bbuf []B
-	return forLines(dst.shape, true, [][]int{dst.strides, a.strides, b.strides},
+	return forLines(shape, true, [][]int{dst.dims.strides(), a.dims.strides(), b.dims.strides()},
 		[]int{dst.offset, a.offset, b.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			for lo, m := 0, 0; lo < n; lo += m {
@@ -122,11 +123,11 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // its index i among the lines in C order (x[i // shape[-2], i % shape[-2], :]
 // for a 3-d x): row norms, row sums. A 0-d x is one line of one element.
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
-	if err := check(x.shape, x); err != nil {
+	if err := check(x.dims.shape(), x); err != nil {
 		return err
 	}
 	var buf []T
-	return forLines(x.shape, false, [][]int{x.strides}, []int{x.offset},
+	return forLines(x.dims.shape(), false, [][]int{x.dims.strides()}, []int{x.offset},
 		func(i int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			return fn(i, lineOf(x.data, &buf, offs[0], steps[0], n))
 		})
@@ -134,8 +135,9 @@ func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 
 // check is nil when v has the shape shape and memory for its elements.
 func check[T any](shape []int, v View[T]) error {
-	if !slices.Equal(v.shape, shape) {
-		return fmt.Errorf("vec: an operand has shape %v, dst %v: pass views of one shape", v.shape, shape)
+	if !slices.Equal(v.dims.shape(), shape) { // copies in the message: the views stay on the stack
+		return fmt.Errorf("vec: an operand has shape %v, dst %v: pass views of one shape",
+			slices.Clone(v.dims.shape()), slices.Clone(shape))
 	}
 	if v.data == nil && v.Len() != 0 {
 		return errUnset
@@ -146,8 +148,9 @@ func check[T any](shape []int, v View[T]) error {
 // writable is nil unless dst has a zero stride on a dimension of 2 or more:
 // several of its indexes would be one element.
 func writable[T any](dst View[T]) error {
-	for i, d := range dst.shape {
-		if d > 1 && dst.strides[i] == 0 {
+	strides := dst.dims.strides()
+	for i, d := range dst.dims.shape() {
+		if d > 1 && strides[i] == 0 {
 			return fmt.Errorf("vec: dst's dimension %d has stride 0: its %d indexes are one element; "+
 				"pass a dst that holds each element once", i, d)
 		}
@@ -181,7 +184,7 @@ func lineFor[T any](data []T, buf *[]T, off, step, m int) []T {
 // sameLayout is whether two views are one memory walked alike (a walk in place).
 func sameLayout[T any](a, b View[T]) bool {
 	return len(a.data) > 0 && len(b.data) > 0 && &a.data[0] == &b.data[0] && a.offset == b.offset &&
-		slices.Equal(a.strides, b.strides)
+		slices.Equal(a.dims.strides(), b.dims.strides())
 }
 
 // gatherLine copies the len(buf) elements of data from off, step apart, into

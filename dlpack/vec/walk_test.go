@@ -12,7 +12,7 @@ import (
 func at[T any](v View[T], idx ...int) T {
 	off := v.offset
 	for i, x := range idx {
-		off += x * v.strides[i]
+		off += x * v.dims.strides()[i]
 	}
 	return v.data[off]
 }
@@ -288,7 +288,7 @@ func TestMapManyDimsAndInPlace(t *testing.T) {
 	for i := range axes {
 		axes[i] = nd - 1 - i
 	}
-	strides := contiguous(shape)
+	strides := setContiguous(make([]int, nd), shape)
 	for i := range strides {
 		strides[i] *= 2 // every second element: [..., ::2]
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"unsafe"
-
 	"github.com/godlpack/godlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 	"github.com/godlpack/godlpack/dlpack/vec"
@@ -13,13 +11,10 @@ import (
 // build backend makes by default) or its Go loops do the elements; vec's
 // Parallel splits a large tensor over goroutines; vec's views walk any strides.
 
-// view is x's memory as a vec view of T elements, any strides.
-func view[T float32 | float64](x interface {
-	Data() unsafe.Pointer
-	Shape() []int64
-	Strides() []int64
-}) (vec.View[T], error) {
-	return vec.FromPointer[T](x.Data(), x.Shape(), x.Strides())
+// view is x's memory as a vec view of T elements, any strides: its shape and
+// strides read where they lie (vec.FromTensor), not copied.
+func view[T float32 | float64](x vec.Tensor) (vec.View[T], error) {
+	return vec.FromTensor[T](x)
 }
 
 // scaled returns x * k in a new C-contiguous tensor.
