@@ -172,11 +172,9 @@ typedef struct {
     const char *name;   /* the class's name, for TypeErrors */
 } gd_ext_class;
 
-/* Releases an instance's Go value (ext_instance_release.c: in a batch); any
- * thread, with or without the GIL, after finalization too. */
+/* Releases an instance's Go value now (ext_instance_release.c); any thread, with
+ * or without the GIL, after finalization too. */
 void gd_ext_instance_release(uintptr_t id);
-/* Hands the partial batch over now (LiveInstances). */
-void gd_ext_instance_release_flush(void);
 
 #define GD_EXT_MAX_CLASSES 256
 #define GD_EXT_MAX_EXCEPTIONS 256

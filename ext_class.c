@@ -3,7 +3,7 @@
 /* ext_class.c: Go types bound as Python classes (godlpack.Class, ext_class.go).
  * An instance is a gd_ext_instance: its Go value is kept in Go's instance table,
  * put there by the constructor (or by any function returning a *T), released
- * exactly once, after dealloc (gd_ext_instance_release, in batches). Methods, dunders, property getters and setters
+ * exactly once, at dealloc (gd_ext_instance_release). Methods, dunders, property getters and setters
  * are ordinary extension functions (gd_ext_call: same arguments, GIL policy, errors
  * and panics) whose first parameter is the instance: methods and dunders are put in
  * the class's dict wrapped in instancemethod (which binds the instance), properties
@@ -39,7 +39,7 @@ static gd_ext_class *class_of(PyTypeObject *type) {
     return NULL;
 }
 
-/* Releases the Go value (in a batch); safe after finalization (Go only empties
+/* Releases the Go value; safe after finalization (Go only empties
  * table slots). */
 static void instance_dealloc(PyObject *self) {
     PyTypeObject *tp = Py_TYPE(self);

@@ -17,8 +17,7 @@ import (
 // An instance owns its Go value (a *T, kept in the instance table,
 // ext_instance_table.go): made by the constructor (Init) or returned by any
 // function of the module as a *T, it is released once Python drops the instance,
-// exactly once (deallocs release in batches: a value outlives its instance by at
-// most a few dozen other deallocs; LiveInstances counts exactly). Methods run like any
+// exactly once, at the instance's dealloc. Methods run like any
 // function of the module, the GIL released while Go runs: two Python threads may
 // run methods of one instance at once, so a T whose methods write its fields must
 // lock (a sync.Mutex field) as any Go value shared by goroutines.
@@ -214,7 +213,6 @@ func instancePointerWriter(t reflect.Type) func(unsafe.Pointer, *extResult) erro
 // for tests of instance lifetime (it returns to its value after the instances
 // are dropped).
 func LiveInstances() int64 {
-	flushInstanceReleases()
 	return liveInstances.Load()
 }
 

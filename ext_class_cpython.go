@@ -13,7 +13,7 @@ import "C"
 import "unsafe"
 
 // goExtReleaseInstances drops the Go values of n instances whose ids are at ids
-// (C memory): a batch of deallocs (ext_instance_release.c), or one result never
+// (C memory): an instance's dealloc (ext_instance_release.c), or one result never
 // delivered. Any thread, with or without the GIL, after finalization too: it only
 // empties table slots.
 //
@@ -21,10 +21,6 @@ import "unsafe"
 func goExtReleaseInstances(ids *cUintptr, n C.int64_t) {
 	releaseInstanceIDs(unsafe.Slice((*uintptr)(unsafe.Pointer(ids)), int(n)))
 }
-
-// flushInstanceReleases releases the deallocs' batch now (LiveInstances counts
-// exactly).
-func flushInstanceReleases() { C.gd_ext_instance_release_flush() }
 
 // addClass makes c's Python class (once) and adds it to module mod (GIL held).
 func (c *ClassDef) addTo(mod *pyObject, module string) C.int {

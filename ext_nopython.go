@@ -94,7 +94,3 @@ func finalize() error    { return ErrNoPython }
 
 // gilReleases: no call has released a GIL.
 func gilReleases() int64 { return 0 }
-
-// flushInstanceReleases has nothing to flush: Function.Call releases an
-// instance's id as it reads the result back.
-func flushInstanceReleases() {}
