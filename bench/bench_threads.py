@@ -6,34 +6,48 @@ Per thread: its own float32 tensor (NumPy), N calls of
   goext.touch(x)          the per-call cost: argument conversion and one call into Go
   goext.scale_(x, 1.0)    a call that also reads and writes the tensor (4096 floats)
 Printed per function and thread count: ns per call as one thread sees it (wall time /
-calls per thread) and the scaling, calls per second against one thread's (goal on this
-2-core machine: ~2x at 2 threads free-threaded; the default build stays near 1x). Run it
-on both builds and compare their one-thread ns (goal: free-threaded within 1.2x):
+calls per thread) and the scaling, calls per second against one thread's.
+
+Both builds side by side, with the issue's goals checked (the one-thread ns of the
+free-threaded build within 1.2x of the default build's; ~2x at 2 threads free-threaded
+on 2 idle cores, near 1x with the GIL):
+
+    python bench/bench_threads.py --compare DEFAULT_PYTHON FREE_THREADED_PYTHON
+
+e.g. the 3.13 and 3.13t test venvs' pythons (NumPy); it builds godlpack in place for
+each (build.py ext) and runs each in a child (the free-threaded one with PYTHON_GIL=0),
+and prints the load average before and after: on a machine others load, scaling is
+noise. One build alone:
 
     python build.py ext && PYTHONPATH=pyext PYTHON_GIL=0 python3.13t bench/bench_threads.py
-    python build.py ext && PYTHONPATH=pyext python3.13 bench/bench_threads.py
 
-with a test venv's python (NumPy). goext is built by tests/goext_build.py (cached).
+goext is built by tests/goext_build.py (cached). BENCH_CALLS sets the calls a thread.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import subprocess
 import sys
 import sysconfig
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-
-import numpy as np  # noqa: E402
-from goext_build import load  # noqa: E402
-
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 CALLS = int(os.environ.get("BENCH_CALLS", "200000"))
+THREADS = (1, 2, 4)
+# issue 23's goals
+MAX_FT_SLOWDOWN = 1.2  # one thread: free-threaded ns / default ns
+WANT_FT_SCALING = 2.0  # at 2 threads, on 2 idle cores
 
 
 def run(fn, nthreads: int) -> float:
     """Wall seconds for nthreads threads making CALLS calls each, started together."""
+    import numpy as np
+
     barrier = threading.Barrier(nthreads + 1)
     arrays = [np.ones(4096, dtype=np.float32) for _ in range(nthreads)]
 
@@ -52,25 +66,98 @@ def run(fn, nthreads: int) -> float:
     return time.perf_counter() - t0
 
 
-def main() -> None:
-    goext = load("goext")
+def label() -> str:
     ft = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
     gil = getattr(sys, "_is_gil_enabled", lambda: True)()
+    return f"CPython {sys.version.split()[0]}{'t' if ft else ''} (GIL {'on' if gil else 'off'})"
+
+
+def measure() -> dict:
+    """{function: {threads: ns per call}} for this interpreter, printed as it goes."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from goext_build import load
+
+    goext = load("goext")
     print(
-        f"CPython {sys.version.split()[0]}{'t' if ft else ''} (GIL {'on' if gil else 'off'}),"
-        f" {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}, {CALLS} calls a thread"
+        f"{label()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}, {CALLS} calls a thread",
+        flush=True,
     )
     funcs = {"touch(x)": goext.touch, "scale_(x, 1.0)": lambda x: goext.scale_(x, 1.0)}
+    result: dict = {}
     for name, fn in funcs.items():
         run(fn, 1)  # warm
-        base = None
-        for n in (1, 2, 4):
+        result[name] = {}
+        for n in THREADS:
             wall = min(run(fn, n) for _ in range(3))
-            rate = n * CALLS / wall
-            base = base or rate
+            result[name][n] = wall / CALLS * 1e9
+            scaling = result[name][1] / result[name][n] * n
+            print(f"  {name:16s} {n} thread(s): {result[name][n]:7.1f} ns/call, x{scaling:.2f}")
+    return result
+
+
+def child(python: str) -> tuple[str, dict]:
+    """Builds godlpack in place for python, runs measure() there; (label, result)."""
+    subprocess.run([python, "build.py", "ext", "--python", python], cwd=ROOT, check=True)
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "pyext"))
+    code = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_config_var('Py_GIL_DISABLED'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    if code.stdout.strip() == "1":
+        env["PYTHON_GIL"] = "0"  # the GIL stays off, whatever imports
+    else:
+        env.pop("PYTHON_GIL", None)
+    out = subprocess.run(
+        [python, os.path.abspath(__file__), "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    ).stdout
+    *shown, last = out.strip().splitlines()
+    print("\n".join(shown), flush=True)
+    got = json.loads(last)
+    return got["label"], {f: {int(n): ns for n, ns in r.items()} for f, r in got["result"].items()}
+
+
+def compare(default_python: str, ft_python: str) -> None:
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    dlabel, dres = child(default_python)
+    flabel, fres = child(ft_python)
+    print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"\nfree-threaded {flabel} against default {dlabel}:")
+    for name in dres:
+        d, f = dres[name], fres[name]
+        ratio = f[1] / d[1]
+        print(
+            f"  {name:16s} one thread: {d[1]:.1f} -> {f[1]:.1f} ns/call, x{ratio:.2f}"
+            f" (goal <= {MAX_FT_SLOWDOWN}: {'met' if ratio <= MAX_FT_SLOWDOWN else 'NOT met'})"
+        )
+        for n in THREADS[1:]:
+            ds, fs = d[1] / d[n] * n, f[1] / f[n] * n
+            goal = ""
+            if n == 2:
+                met = "met" if fs >= 0.9 * WANT_FT_SCALING else "NOT met"
+                goal = f" (goal ~{WANT_FT_SCALING:.0f}x free-threaded: {met})"
             print(
-                f"  {name:16s} {n} thread(s): {wall / CALLS * 1e9:7.1f} ns/call, x{rate / base:.2f}"
+                f"  {name:16s} {n} threads: scaling default x{ds:.2f},"
+                f" free-threaded x{fs:.2f}{goal}"
             )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--compare", nargs=2, metavar=("DEFAULT_PYTHON", "FREE_THREADED_PYTHON"))
+    p.add_argument("--json", action="store_true", help="also print the result as JSON, last")
+    args = p.parse_args()
+    if args.compare:
+        compare(*args.compare)
+        return
+    result = measure()
+    if args.json:
+        print(json.dumps({"label": label(), "result": result}))
 
 
 if __name__ == "__main__":

@@ -202,6 +202,8 @@ def test_stub_defines_bound_classes(ss_stub_dir, tmp_path):
     assert "@name.setter\n    def name(self, value: str) -> None: ..." in text
     assert "@count.setter" not in text
     assert "def moments(x: _Tensor, ddof: int = 0, *, center: bool = True," in text
+    if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
+        pytest.skip(f"the stub's text checked; mypy's checks not run: {why_unpinned('mypy')}")
     r = _mypy(ss_stub_dir, SS_GOOD, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     r = _mypy(ss_stub_dir, SS_BAD, tmp_path)

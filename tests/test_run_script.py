@@ -48,6 +48,19 @@ def test_run_tests_every_supported_cpython_and_only_those():
     assert not (REPO / "tests" / "requirements-3.10.txt").exists()
 
 
+def test_the_full_run_includes_the_free_threaded_cpython():
+    # issue 23: the default run (README's, CI's) tests 3.13t too, with its own pins; the
+    # version list as tests/run's own lines make it, with GODLPACK_PYTHONS unset
+    text = (REPO / "tests" / "run").read_text(encoding="utf-8")
+    lines = [x for x in text.splitlines() if x.startswith(("all_versions=(", "ft_versions=("))]
+    (default,) = [x for x in text.splitlines() if x.startswith("read -r -a versions <<<")]
+    script = "\n".join([*lines, default, 'echo "${versions[*]}"'])
+    env = {k: v for k, v in os.environ.items() if k != "GODLPACK_PYTHONS"}
+    r = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True)
+    assert r.stdout.split() == ["3.11", "3.12", "3.13", "3.14", "3.15", "3.13t"], r
+    assert (REPO / "tests" / "requirements-3.13t.txt").is_file()
+
+
 def test_a_cpython_to_get_from_debian_waits_for_the_tool_check(tmp_path):
     # 3.14 is neither in pyenv nor on PATH here: step 1 would make it from Debian's
     # packages, but a missing tool is named first, and nothing is downloaded or made.
