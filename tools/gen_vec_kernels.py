@@ -140,20 +140,18 @@ def math_kernel(name: str, sfx: str, v: str, u: str) -> tuple[list[str], list[st
     """(setup, body) of exp or log: the body turns x into the result x."""
     mant, nexp, nlog = MATH_TYPES[sfx]
     b = f"archsimd.Broadcast{v}"
-    # round to an integer, ties to even: VROUNDPS below AVX-512, VRNDSCALEPS in it
-    rnd = "RoundToEvenScaled(0)" if v.endswith(("x16", "x8")) and v != "Float32x8" else "RoundToEven()"
     if name == "exp":
         setup = [f"{c}v := {b}({c}{sfx})" for c in ("expLo", "expHi", "log2e", "negLn2Hi",
-                                                    "negLn2Lo", "expMagic")]
+                                                    "negLn2Lo", "expMagic", "round")]
         setup += [f"half := {b}(0.5)"]
         setup += [f"ep{i} := {b}(expPoly{sfx}[{i}])" for i in range(nexp)]
         body = [
             "x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))",
-            f"k := x.Mul(log2ev).{rnd}",
+            "k := x.Mul(log2ev).Add(roundv).Sub(roundv)",
             "r := k.MulAdd(negLn2Hiv, x)",
             "r = k.MulAdd(negLn2Lov, r)",
             *horner("p", "r", "ep", nexp),
-            f"k1 := k.Mul(half).{rnd}",
+            "k1 := k.Mul(half).Add(roundv).Sub(roundv)",
             "k2 := k.Sub(k1)",
             f"s1 := k1.Add(expMagicv).As{u}().ShiftAllLeft({mant}).As{v}()",
             f"s2 := k2.Add(expMagicv).As{u}().ShiftAllLeft({mant}).As{v}()",

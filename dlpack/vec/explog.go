@@ -10,7 +10,8 @@ import "math"
 // Neither calls the math package's Exp or Log. The constants below are the
 // ones both use (the kernels broadcast them).
 //
-// exp(x): clamp x to [expLo, expHi] (NaN stays NaN), k = round(x*log2(e)),
+// exp(x): clamp x to [expLo, expHi] (NaN stays NaN), k = x*log2(e) rounded to an integer (ties to even, by adding
+// and subtracting 1.5*2**23 or 2**52),
 // r = x - k*ln2 in two fused steps (|r| <= ln2/2 and a little), e**r by its
 // Taylor polynomial (degree 7 and 13: the first term left out is below 2**-28
 // and 2**-58 of the result), times 2**k as two powers of two 2**k1 * 2**k2
@@ -38,6 +39,9 @@ var (
 	// 2**n is the bits of n + expMagicF32 (an integer in the mantissa's low
 	// bits, exponent bias included) shifted by the mantissa's width.
 	expMagicF32 float32 = 0x1.8p23 + 127
+	// v + roundF32 - roundF32 is v rounded to an integer, ties to even, for
+	// |v| < 2**22 (the sum's ulp is 1): k's range, clamped
+	roundF32 float32 = 0x1.8p23
 	// expPolyF32[i] = 1/i!
 	expPolyF32 = [...]float32{1, 1, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040}
 	// logPolyF32[i] = 2/(2i+3): R(z) = z*(2/3 + z*(2/5 + ...))
@@ -61,6 +65,7 @@ var (
 	ln2HiF64            = -negLn2HiF64
 	ln2LoF64            = -negLn2LoF64
 	expMagicF64 float64 = 0x1.8p52 + 1023
+	roundF64    float64 = 0x1.8p52
 	expPolyF64          = [...]float64{1, 1, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
 		1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800}
 	logPolyF64 = [...]float64{2.0 / 3, 2.0 / 5, 2.0 / 7, 2.0 / 9, 2.0 / 11, 2.0 / 13, 2.0 / 15,
@@ -81,14 +86,14 @@ func expOneF32(x float32) float32 {
 	if x > expHiF32 {
 		x = expHiF32
 	}
-	k := float32(math.RoundToEven(float64(float32(x * log2eF32))))
+	k := float32(float32(float32(x*log2eF32)+roundF32) - roundF32)
 	r := fma32(k, negLn2HiF32, x)
 	r = fma32(k, negLn2LoF32, r)
 	p := expPolyF32[len(expPolyF32)-1]
 	for i := len(expPolyF32) - 2; i >= 0; i-- {
 		p = fma32(p, r, expPolyF32[i])
 	}
-	k1 := float32(math.RoundToEven(float64(float32(k * 0.5))))
+	k1 := float32(float32(float32(k*0.5)+roundF32) - roundF32)
 	k2 := float32(k - k1)
 	s1 := math.Float32frombits(math.Float32bits(float32(k1+expMagicF32)) << 23)
 	s2 := math.Float32frombits(math.Float32bits(float32(k2+expMagicF32)) << 23)
@@ -103,14 +108,14 @@ func expOneF64(x float64) float64 {
 	if x > expHiF64 {
 		x = expHiF64
 	}
-	k := math.RoundToEven(float64(x * log2eF64))
+	k := float64(float64(float64(x*log2eF64)+roundF64) - roundF64)
 	r := math.FMA(k, negLn2HiF64, x)
 	r = math.FMA(k, negLn2LoF64, r)
 	p := expPolyF64[len(expPolyF64)-1]
 	for i := len(expPolyF64) - 2; i >= 0; i-- {
 		p = math.FMA(p, r, expPolyF64[i])
 	}
-	k1 := math.RoundToEven(float64(k * 0.5))
+	k1 := float64(float64(float64(k*0.5)+roundF64) - roundF64)
 	k2 := float64(k - k1)
 	s1 := math.Float64frombits(math.Float64bits(float64(k1+expMagicF64)) << 52)
 	s2 := math.Float64frombits(math.Float64bits(float64(k2+expMagicF64)) << 52)

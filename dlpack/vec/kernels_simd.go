@@ -589,6 +589,7 @@ func expF32(dst, a []float32) int {
 		negLn2Hiv := archsimd.BroadcastFloat32x16(negLn2HiF32)
 		negLn2Lov := archsimd.BroadcastFloat32x16(negLn2LoF32)
 		expMagicv := archsimd.BroadcastFloat32x16(expMagicF32)
+		roundv := archsimd.BroadcastFloat32x16(roundF32)
 		half := archsimd.BroadcastFloat32x16(0.5)
 		ep0 := archsimd.BroadcastFloat32x16(expPolyF32[0])
 		ep1 := archsimd.BroadcastFloat32x16(expPolyF32[1])
@@ -601,7 +602,7 @@ func expF32(dst, a []float32) int {
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
-			k := x.Mul(log2ev).RoundToEvenScaled(0)
+			k := x.Mul(log2ev).Add(roundv).Sub(roundv)
 			r := k.MulAdd(negLn2Hiv, x)
 			r = k.MulAdd(negLn2Lov, r)
 			p := ep7
@@ -612,7 +613,7 @@ func expF32(dst, a []float32) int {
 			p = p.MulAdd(r, ep2)
 			p = p.MulAdd(r, ep1)
 			p = p.MulAdd(r, ep0)
-			k1 := k.Mul(half).RoundToEvenScaled(0)
+			k1 := k.Mul(half).Add(roundv).Sub(roundv)
 			k2 := k.Sub(k1)
 			s1 := k1.Add(expMagicv).AsUint32x16().ShiftAllLeft(23).AsFloat32x16()
 			s2 := k2.Add(expMagicv).AsUint32x16().ShiftAllLeft(23).AsFloat32x16()
@@ -626,6 +627,7 @@ func expF32(dst, a []float32) int {
 		negLn2Hiv := archsimd.BroadcastFloat32x8(negLn2HiF32)
 		negLn2Lov := archsimd.BroadcastFloat32x8(negLn2LoF32)
 		expMagicv := archsimd.BroadcastFloat32x8(expMagicF32)
+		roundv := archsimd.BroadcastFloat32x8(roundF32)
 		half := archsimd.BroadcastFloat32x8(0.5)
 		ep0 := archsimd.BroadcastFloat32x8(expPolyF32[0])
 		ep1 := archsimd.BroadcastFloat32x8(expPolyF32[1])
@@ -638,7 +640,7 @@ func expF32(dst, a []float32) int {
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
-			k := x.Mul(log2ev).RoundToEven()
+			k := x.Mul(log2ev).Add(roundv).Sub(roundv)
 			r := k.MulAdd(negLn2Hiv, x)
 			r = k.MulAdd(negLn2Lov, r)
 			p := ep7
@@ -649,7 +651,7 @@ func expF32(dst, a []float32) int {
 			p = p.MulAdd(r, ep2)
 			p = p.MulAdd(r, ep1)
 			p = p.MulAdd(r, ep0)
-			k1 := k.Mul(half).RoundToEven()
+			k1 := k.Mul(half).Add(roundv).Sub(roundv)
 			k2 := k.Sub(k1)
 			s1 := k1.Add(expMagicv).AsUint32x8().ShiftAllLeft(23).AsFloat32x8()
 			s2 := k2.Add(expMagicv).AsUint32x8().ShiftAllLeft(23).AsFloat32x8()
@@ -672,6 +674,7 @@ func expF64(dst, a []float64) int {
 		negLn2Hiv := archsimd.BroadcastFloat64x8(negLn2HiF64)
 		negLn2Lov := archsimd.BroadcastFloat64x8(negLn2LoF64)
 		expMagicv := archsimd.BroadcastFloat64x8(expMagicF64)
+		roundv := archsimd.BroadcastFloat64x8(roundF64)
 		half := archsimd.BroadcastFloat64x8(0.5)
 		ep0 := archsimd.BroadcastFloat64x8(expPolyF64[0])
 		ep1 := archsimd.BroadcastFloat64x8(expPolyF64[1])
@@ -690,7 +693,7 @@ func expF64(dst, a []float64) int {
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
-			k := x.Mul(log2ev).RoundToEvenScaled(0)
+			k := x.Mul(log2ev).Add(roundv).Sub(roundv)
 			r := k.MulAdd(negLn2Hiv, x)
 			r = k.MulAdd(negLn2Lov, r)
 			p := ep13
@@ -707,7 +710,7 @@ func expF64(dst, a []float64) int {
 			p = p.MulAdd(r, ep2)
 			p = p.MulAdd(r, ep1)
 			p = p.MulAdd(r, ep0)
-			k1 := k.Mul(half).RoundToEvenScaled(0)
+			k1 := k.Mul(half).Add(roundv).Sub(roundv)
 			k2 := k.Sub(k1)
 			s1 := k1.Add(expMagicv).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()
 			s2 := k2.Add(expMagicv).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()
@@ -721,6 +724,7 @@ func expF64(dst, a []float64) int {
 		negLn2Hiv := archsimd.BroadcastFloat64x4(negLn2HiF64)
 		negLn2Lov := archsimd.BroadcastFloat64x4(negLn2LoF64)
 		expMagicv := archsimd.BroadcastFloat64x4(expMagicF64)
+		roundv := archsimd.BroadcastFloat64x4(roundF64)
 		half := archsimd.BroadcastFloat64x4(0.5)
 		ep0 := archsimd.BroadcastFloat64x4(expPolyF64[0])
 		ep1 := archsimd.BroadcastFloat64x4(expPolyF64[1])
@@ -739,7 +743,7 @@ func expF64(dst, a []float64) int {
 		for ; i+4 <= len(dst); i += 4 {
 			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
-			k := x.Mul(log2ev).RoundToEven()
+			k := x.Mul(log2ev).Add(roundv).Sub(roundv)
 			r := k.MulAdd(negLn2Hiv, x)
 			r = k.MulAdd(negLn2Lov, r)
 			p := ep13
@@ -756,7 +760,7 @@ func expF64(dst, a []float64) int {
 			p = p.MulAdd(r, ep2)
 			p = p.MulAdd(r, ep1)
 			p = p.MulAdd(r, ep0)
-			k1 := k.Mul(half).RoundToEven()
+			k1 := k.Mul(half).Add(roundv).Sub(roundv)
 			k2 := k.Sub(k1)
 			s1 := k1.Add(expMagicv).AsUint64x4().ShiftAllLeft(52).AsFloat64x4()
 			s2 := k2.Add(expMagicv).AsUint64x4().ShiftAllLeft(52).AsFloat64x4()
