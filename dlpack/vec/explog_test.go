@@ -77,27 +77,29 @@ func checkULP[T Float](t *testing.T, name string, f func(d, a []T) error, ref fu
 	for i, x := range a {
 		want[i] = ref(float64(x))
 	}
-	eachLevel(t, func(t *testing.T, _ int) {
-		d := make([]T, len(a))
-		if err := f(d, a); err != nil {
-			t.Fatal(err)
-		}
-		worst, at := 0.0, T(0)
-		for i, x := range a {
-			if math.IsNaN(want[i]) {
-				if d[i] == d[i] {
-					t.Errorf("%s(%v) = %v, want NaN", name, x, d[i])
+	t.Run(name, func(t *testing.T) {
+		eachLevel(t, func(t *testing.T, _ int) {
+			d := make([]T, len(a))
+			if err := f(d, a); err != nil {
+				t.Fatal(err)
+			}
+			worst, at := 0.0, T(0)
+			for i, x := range a {
+				if math.IsNaN(want[i]) {
+					if d[i] == d[i] {
+						t.Errorf("%s(%v) = %v, want NaN", name, x, d[i])
+					}
+					continue
 				}
-				continue
+				if u := ulps(d[i], want[i]); u > worst {
+					worst, at = u, x
+				}
 			}
-			if u := ulps(d[i], want[i]); u > worst {
-				worst, at = u, x
+			t.Logf("%s: max %.3f ulp (at %v)", name, worst, at)
+			if worst > bound {
+				t.Errorf("%s: %.3f ulps at %v, over the bound %v", name, worst, at, bound)
 			}
-		}
-		t.Logf("%s: max %.3f ulp (at %v)", name, worst, at)
-		if worst > bound {
-			t.Errorf("%s: %.3f ulps at %v, over the bound %v", name, worst, at, bound)
-		}
+		})
 	})
 }
 
