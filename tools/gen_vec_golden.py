@@ -211,7 +211,12 @@ def explog(t):
     x[: EXPLOG_N // 4] = rng.uniform(0.5, 2.0, EXPLOG_N // 4)  # near 1: log's hardest
     g = np.concatenate([np.array(specials), x]).astype(t)
     with np.errstate(all="ignore"):
-        return {"exp_in": bits(e), "exp": bits(np.exp(e)), "log_in": bits(g), "log": bits(np.log(g))}
+        return {
+            "exp_in": bits(e),
+            "exp": bits(np.exp(e)),
+            "log_in": bits(g),
+            "log": bits(np.log(g)),
+        }
 
 
 def casts(rng):

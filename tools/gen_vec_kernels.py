@@ -141,8 +141,10 @@ def math_kernel(name: str, sfx: str, v: str, u: str) -> tuple[list[str], list[st
     mant, nexp, nlog = MATH_TYPES[sfx]
     b = f"archsimd.Broadcast{v}"
     if name == "exp":
-        setup = [f"{c}v := {b}({c}{sfx})" for c in ("expLo", "expHi", "log2e", "negLn2Hi",
-                                                    "negLn2Lo", "expMagic", "round")]
+        setup = [
+            f"{c}v := {b}({c}{sfx})"
+            for c in ("expLo", "expHi", "log2e", "negLn2Hi", "negLn2Lo", "expMagic", "round")
+        ]
         setup += [f"half := {b}(0.5)"]
         setup += [f"ep{i} := {b}(expPoly{sfx}[{i}])" for i in range(nexp)]
         body = [
@@ -159,9 +161,19 @@ def math_kernel(name: str, sfx: str, v: str, u: str) -> tuple[list[str], list[st
         ]
         return setup, body
     one = "uint32" if sfx == "F32" else "uint64"
-    setup = [f"{c}v := {b}({c}{sfx})" for c in ("logMinNormal", "logSub", "logSubExp",
-                                                "logBias", "sqrt2", f"twoTo{mant}",
-                                                "ln2Hi", "ln2Lo")]
+    setup = [
+        f"{c}v := {b}({c}{sfx})"
+        for c in (
+            "logMinNormal",
+            "logSub",
+            "logSubExp",
+            "logBias",
+            "sqrt2",
+            f"twoTo{mant}",
+            "ln2Hi",
+            "ln2Lo",
+        )
+    ]
     setup += [
         f"half := {b}(0.5)",
         f"onev := {b}(1)",
