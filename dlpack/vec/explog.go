@@ -10,15 +10,15 @@ import "math"
 // Neither calls the math package's Exp or Log. The constants below are the
 // ones both use (the kernels broadcast them).
 //
-// exp(x): clamp x to [expLo, expHi] (NaN stays NaN), k = x*log2(e) rounded to an integer (ties to even, by adding
-// and subtracting 1.5*2**23 or 2**52),
-// r = x - k*ln2 in two fused steps (|r| <= ln2/2 and a little), e**r by its
-// Taylor polynomial (degree 7 and 13: the first term left out is below 2**-28
-// and 2**-58 of the result), times 2**k as two powers of two 2**k1 * 2**k2
-// (k1 = k/2 rounded to even), each built in its exponent bits: the first product is
-// exact, the second rounds once, so a subnormal result is p*2**k rounded once
-// (gradual underflow, as NumPy), and past the clamp bounds it overflows to
-// +Inf or underflows to 0 as the true value does.
+// exp(x): clamp x to [expLo, expHi] (NaN stays NaN); k = x*log2(e) rounded
+// to an integer, ties to even (by adding and subtracting 1.5*2**23 or
+// 1.5*2**52); r = x - k*ln2 in two fused steps (|r| <= ln2/2 and a little);
+// e**r by its Taylor polynomial (degree 7 and 13: the first term left out is
+// below 2**-27 and 2**-57 of the result); times 2**k as two powers of two
+// 2**k1 * 2**k2 (k1 = k/2 rounded), each built in its exponent bits: the first
+// product is exact, the second rounds once, so a subnormal result is p*2**k
+// rounded once (gradual underflow, as NumPy), and past the clamp bounds it
+// overflows to +Inf or underflows to 0 as the true value does.
 //
 // log(x): x = m * 2**e with m in [sqrt(1/2), sqrt(2)) from the bits (a
 // subnormal x scaled by 2**logSub first), f = m-1 (exact), s = f/(2+f),
