@@ -58,6 +58,7 @@ CAST = {
 }
 # (offset, length, stride) of the reduction cases: lengths 0..3x16, every
 # alignment of a float32x16, strides 1, 2, 3, -1, -2 (negative from the end)
+EXPLOG_N = 1000  # random inputs of exp and log each
 CASES = [(o, n, s) for s in (1, 2, 3, -1, -2) for o in (0, 1, 3) for n in range(0, 49)]
 
 
@@ -195,6 +196,29 @@ def reductions(a, b, is_float):
     return out
 
 
+def explog(t):
+    """Exp and Log: inputs over their whole domain (a separate generator, so the
+    other data stay as they were) and NumPy's results; vec agrees within ulps,
+    specials exactly (dlpack/vec/explog_test.go)."""
+    rng = np.random.default_rng(2525)
+    fi = np.finfo(t)
+    lo, hi = (-110.0, 95.0) if t is np.float32 else (-750.0, 715.0)
+    specials = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, fi.smallest_subnormal, fi.tiny]
+    specials += [fi.max, -fi.max, lo, hi]
+    e = np.concatenate([np.array(specials), rng.uniform(lo, hi, EXPLOG_N)]).astype(t)
+    emin, emax = np.log2(float(fi.smallest_subnormal)), np.log2(float(fi.max))
+    x = np.exp2(rng.uniform(emin, emax, EXPLOG_N))
+    x[: EXPLOG_N // 4] = rng.uniform(0.5, 2.0, EXPLOG_N // 4)  # near 1: log's hardest
+    g = np.concatenate([np.array(specials), x]).astype(t)
+    with np.errstate(all="ignore"):
+        return {
+            "exp_in": bits(e),
+            "exp": bits(np.exp(e)),
+            "log_in": bits(g),
+            "log": bits(np.log(g)),
+        }
+
+
 def casts(rng):
     signed = np.concatenate([np.arange(-64, 64), rng.integers(-100, 100, 32)]).astype(np.float64)
     fracs = signed + rng.uniform(-0.49, 0.49, len(signed))
@@ -224,6 +248,7 @@ def main() -> None:
             "scalars": scalars(t, True),
             "ops": elementwise(a, b, c, t, True),
             "reductions": reductions(a, b, True),
+            "explog": explog(t),
         }
     for name, t in INTS.items():
         info = np.iinfo(t)

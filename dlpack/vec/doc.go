@@ -35,8 +35,24 @@
 //     the magnitudes, no worse than NumPy's pairwise sum (blocks of 128 in 8
 //     lanes). The order does not depend on the kernel set, so neither do the
 //     bits.
-//   - Exp and Log use Go's math package (no SIMD kernel): within an ulp, not
-//     NumPy's bits.
+//   - Exp and Log are one algorithm (explog.go) in Go and in the kernels, step
+//     for step (range reduction, a Taylor polynomial by fused steps, exponent
+//     bits), so every set gives the same bits; measured against the exact
+//     value over 20000 random inputs and the edges, they are within 0.86
+//     (exp) and 0.64 (log) ulp in float32 and 1 ulp in float64, and within 2
+//     ulps (float32) and 1 (float64) of NumPy's, whose float32 ones are 1.8
+//     ulps from exact. Specials as NumPy: exp(-Inf) = +0, exp(+Inf) = +Inf,
+//     overflow +Inf, results below the smallest normal subnormal (gradual
+//     underflow, one rounding of the approximation) down to +0; log(±0) =
+//     -Inf, log of a negative (-Inf too) NaN, log(+Inf) = +Inf, log(1) = +0,
+//     a subnormal's log exact in its exponent; NaN gives NaN. Speed (4096
+//     elements in cache, ns an element, an AMD EPYC with AVX-512 shared by
+//     other work; math's loop 8.5-10): float32 exp 0.5 (AVX2) and 1.3
+//     (AVX-512: slower than AVX2 on this CPU, whose 512-bit operations are
+//     two 256-bit halves and whose Go kernel spills), float64 exp 1.6 and
+//     3.3, float32 log 1.0 and 0.8, float64 log 2.8 and 1.7. The portable Go
+//     loop pays for the float32 FMA's exact rounding: 36-41 (float32) and
+//     10-13 (float64), so a build without SIMD is slower than math's loop.
 //
 // Operations on slices take the destination first (dst = a op b), every
 // operand as long as dst; dst may be a source itself (in place), never a

@@ -219,30 +219,6 @@ func Sqrt[T Float](dst, a []T) error {
 	return nil
 }
 
-// Exp sets dst = e**a with the Go math library (no SIMD kernel: within 1 ulp,
-// not NumPy's bits).
-func Exp[T Float](dst, a []T) error {
-	if err := sameLen(len(dst), len(a)); err != nil {
-		return err
-	}
-	for i, v := range a {
-		dst[i] = T(math.Exp(float64(v)))
-	}
-	return nil
-}
-
-// Log sets dst = ln(a) with the Go math library (no SIMD kernel: within 1 ulp,
-// not NumPy's bits).
-func Log[T Float](dst, a []T) error {
-	if err := sameLen(len(dst), len(a)); err != nil {
-		return err
-	}
-	for i, v := range a {
-		dst[i] = T(math.Log(float64(v)))
-	}
-	return nil
-}
-
 // Add sets dst = a + b.
 func Add[T Number](dst, a, b []T) error {
 	if err := sameLen(len(dst), len(a), len(b)); err != nil {

@@ -23,6 +23,16 @@ type goldenType struct {
 	Scalars    []float64
 	Ops        map[string][]json.Number
 	Reductions []goldenReduction
+	ExpLog     goldenExpLog `json:"explog"`
+}
+
+// goldenExpLog: exp's and log's own inputs (their whole domain) and NumPy's
+// results.
+type goldenExpLog struct {
+	ExpIn []json.Number `json:"exp_in"`
+	Exp   []json.Number
+	LogIn []json.Number `json:"log_in"`
+	Log   []json.Number
 }
 
 type goldenReduction struct {

@@ -62,6 +62,14 @@ func mulAddF32(dst, a, b, c []float32) int { return 0 }
 
 func mulAddF64(dst, a, b, c []float64) int { return 0 }
 
+func expF32(dst, a []float32) int { return 0 }
+
+func expF64(dst, a []float64) int { return 0 }
+
+func logF32(dst, a []float32) int { return 0 }
+
+func logF64(dst, a []float64) int { return 0 }
+
 func addI8(dst, a, b []int8) int { return 0 }
 
 func addU8(dst, a, b []uint8) int { return 0 }
