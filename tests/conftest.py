@@ -294,6 +294,9 @@ def run_script(tmp_path, name: str, source: str, timeout: float = 120, args=()) 
     assert proc.returncode == 0, f"{name} exited {proc.returncode}\nstdout:\n{out}\nstderr:\n{err}"
     for bad in ("Fatal", "Segmentation", "panic", "Traceback"):
         assert bad not in err, f"{name}: {bad!r} on stderr:\n{err}"
+    # What else the script said there (a hung fork child's stacks): pytest shows it
+    # with a failure of the test's own assertions.
+    sys.stderr.write(err)
     return out
 
 
