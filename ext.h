@@ -16,6 +16,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "immortal.h"
 #include <pthread.h>
 #include <stdint.h>
 

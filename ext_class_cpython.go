@@ -93,6 +93,7 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 			return -1
 		}
 	}
+	C.gd_immortalize_type(t) // every thread makes instances and calls methods: immortal.c
 	c.ctype = t
 	return 0
 }

@@ -15,6 +15,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "immortal.h"
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>

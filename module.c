@@ -114,6 +114,17 @@ static int module_exec(PyObject *m) {
         gd_capi_publish(m) < 0 || goModuleExec(m) < 0) {
         return -1;
     }
+    /* What every thread calls through (immortal.c): the functions of the table above
+     * (goModuleExec's are made so as they are made) and the Array type. */
+    for (PyMethodDef *def = module_methods; def->ml_name != NULL; def++) {
+        PyObject *fn = PyObject_GetAttrString(m, def->ml_name);
+        if (fn == NULL) {
+            return -1;
+        }
+        gd_immortalize(fn);
+        Py_DECREF(fn);
+    }
+    gd_immortalize_type(gd_ArrayType);
     return 0;
 }
 

@@ -8,7 +8,14 @@ Per thread: its own float32 tensor (NumPy), N calls of
 and, as baselines (rows marked ~), CPython's and NumPy's own C calls on the same arrays:
   len(x), np.multiply(x, 1.0, out=x)
 Printed per function and thread count: ns per call as one thread sees it (wall time /
-calls per thread) and the scaling, calls per second against one thread's.
+calls per thread), the scaling (calls per second against one thread's), and the threads'
+CPU time per call with the cores they got (CPU / wall). CPU per call that grows with the
+threads is contention (a cache line or a lock both threads write: what the scaling loses
+even on idle cores); scaling short of the thread count with flat CPU per call and fewer
+cores than threads is a machine others load. On such a machine, a real-time policy with
+one core per thread gives the threads their cores (BENCH_PIN=1, as root):
+
+    BENCH_PIN=1 chrt -f 1 python bench/bench_threads.py ...
 
 Both builds side by side, with the issue's goals checked (the one-thread ns of the
 free-threaded build within 1.2x of the default build's; ~2x at 2 threads free-threaded
@@ -41,32 +48,62 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CALLS = int(os.environ.get("BENCH_CALLS", "200000"))
 THREADS = (1, 2, 4)
+# BENCH_PIN=1: each thread on a CPU of its own (thread i on the i-th allowed CPU), for
+# runs under a real-time policy (chrt) on a machine others load, where two threads may
+# otherwise share one core.
+PIN = os.environ.get("BENCH_PIN") == "1"
+CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [0]
 BASELINE = "~"  # a row that is not godlpack's: no goal checked
 # issue 23's goals
 MAX_FT_SLOWDOWN = 1.2  # one thread: free-threaded ns / default ns
 WANT_FT_SCALING = 2.0  # at 2 threads, on 2 idle cores
 
 
-def run(fn, nthreads: int) -> float:
-    """Wall seconds for nthreads threads making CALLS calls each, started together."""
+def run(fn, rest, nthreads: int) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of all threads) for nthreads threads making CALLS calls
+    each of fn(x, *rest(x)), started together. The wall time runs from the first thread's
+    start to the last one's end, as the threads see them (a main thread timing them could
+    wait for a core under a real-time policy). CPU over wall is how many cores the
+    threads got."""
     import numpy as np
 
-    barrier = threading.Barrier(nthreads + 1)
-    arrays = [np.ones(4096, dtype=np.float32) for _ in range(nthreads)]
+    barrier = threading.Barrier(nthreads)
+    spans: list[tuple[float, float, float]] = []  # (start, end, CPU seconds) per thread
 
-    def work(x):
+    def work(i):
+        # Everything the loop touches but the function is the thread's own: a free-
+        # threaded build counts an object's references from other threads than the one
+        # that made it atomically, on one cache line all of them write, and locks a
+        # closure's cell on every read (3.13t). Calls through a shared lambda, a
+        # closure's cell or a constant 1.0 measured that, not the function: len(x)
+        # scaled x1.0 through the cell, x1.9 through a local.
+        f = fn
+        x = np.ones(4096, dtype=np.float32)
+        args = rest(x)
+        if PIN:
+            os.sched_setaffinity(0, {CPUS[i % len(CPUS)]})
         barrier.wait()
-        for _ in range(CALLS):
-            fn(x)
+        start, cpu = time.perf_counter(), time.thread_time()
+        if not args:  # no f(x, *args): unpacking costs more than len(x) itself
+            for _ in range(CALLS):
+                f(x)
+        elif len(args) == 1:
+            (a,) = args
+            for _ in range(CALLS):
+                f(x, a)
+        else:
+            a, b = args
+            for _ in range(CALLS):
+                f(x, a, b)
+        spans.append((start, time.perf_counter(), time.thread_time() - cpu))
 
-    threads = [threading.Thread(target=work, args=(x,)) for x in arrays]
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(nthreads)]
     for t in threads:
         t.start()
-    barrier.wait()
-    t0 = time.perf_counter()
     for t in threads:
         t.join()
-    return time.perf_counter() - t0
+    wall = max(s[1] for s in spans) - min(s[0] for s in spans)
+    return wall, sum(s[2] for s in spans)
 
 
 def label() -> str:
@@ -87,23 +124,27 @@ def measure() -> dict:
     )
     import numpy as np
 
+    # function, and the rest of its arguments after x (made in the calling thread)
     funcs = {
-        "touch(x)": goext.touch,
-        "scale_(x, 1.0)": lambda x: goext.scale_(x, 1.0),
+        "touch(x)": (goext.touch, lambda x: ()),
+        "scale_(x, 1.0)": (goext.scale_, lambda x: (float("1"),)),
         # Baselines: how CPython's own C calls scale over the same per-thread arrays
         # (what is left of the goal once these are known is ours).
-        BASELINE + "len(x)": len,
-        BASELINE + "np.multiply(x,1,out=x)": lambda x: np.multiply(x, 1.0, out=x),
+        BASELINE + "len(x)": (len, lambda x: ()),
+        BASELINE + "np.multiply(x,1,out=x)": (np.multiply, lambda x: (float("1"), x)),
     }
     result: dict = {}
-    for name, fn in funcs.items():
-        run(fn, 1)  # warm
+    for name, (fn, rest) in funcs.items():
+        run(fn, rest, 1)  # warm
         result[name] = {}
         for n in THREADS:
-            wall = min(run(fn, n) for _ in range(3))
+            wall, cpu = min(run(fn, rest, n) for _ in range(3))
             result[name][n] = wall / CALLS * 1e9
             scaling = result[name][1] / result[name][n] * n
-            print(f"  {name:24s} {n} thread(s): {result[name][n]:7.1f} ns/call, x{scaling:.2f}")
+            print(
+                f"  {name:24s} {n} thread(s): {result[name][n]:7.1f} ns/call, x{scaling:.2f}"
+                f" ({cpu / n / CALLS * 1e9:6.1f} ns CPU/call, {cpu / wall:.2f} cores)"
+            )
     return result
 
 
