@@ -175,9 +175,9 @@ def test_timers_in_a_fork_child_while_a_parent_thread_sleeps_in_go(tmp_path):
     # wait does not count as parked, so the fork goes ahead after its 500 ms limit with
     # that M in the poller. The child's runtime then said an M was polling, none of its
     # own ever did, and nothing ran its timers: its first goext2.naps never returned
-    # (4 or 5 children of 5, before fork_idle_ms.go's child hook reset the poller's
-    # state; 1 hung child in 457 forks of a naps/churn/sum loop beside two busy loops,
-    # after a scavenger's ~1 s timer made the wait give up the same way).
+    # (5 children of 5, before fork_idle_ms.go's child hook reset the poller's state;
+    # and 5 in 3,000 forks of a naps/churn/sum loop beside two busy loops, where a
+    # scavenger's ~1 s timer made the wait give up the same way).
     out = scenario(
         tmp_path,
         "child_timers_sleeper",
