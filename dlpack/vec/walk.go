@@ -27,7 +27,8 @@ var errUnset = errors.New("vec: a zero View has no memory: make views with NewVi
 // views have the same shape; dst may be src itself (in place), but no other
 // overlap, and has no zero stride. Runs are lines, dimensions merged where
 // both views allow (a C-contiguous pair is one run). op's first error stops
-// the walk.
+// the walk. op may not keep d or s after it returns: a strided line's are a
+// pooled buffer (walkBuf) the next walk reuses.
 func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error {
 	if err := check(dst.dims.shape(), dst); err != nil {
 		return err
@@ -126,7 +127,8 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // Lines calls fn with each line of x along its last dimension, whole (a
 // buffer of it where x's last stride is not 1: writes to it are lost), and
 // its index i among the lines in C order (x[i // shape[-2], i % shape[-2], :]
-// for a 3-d x): row norms, row sums. A 0-d x is one line of one element.
+// for a 3-d x): row norms, row sums. A 0-d x is one line of one element. fn
+// may not keep line after it returns (a pooled buffer, as Map's).
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 	if err := check(x.dims.shape(), x); err != nil {
 		return err
