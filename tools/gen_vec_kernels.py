@@ -83,6 +83,215 @@ def int_levels(name: str, bits: int, v512: str, v256: str):
     return levels
 
 
+# The integer reductions' kernels (reduce.go's SumInt, Min and Max). SumInt adds
+# in 64 bits, wrapping around as NumPy's sum does (an int8..int32 array sums in
+# int64, a uint8..uint32 one in uint64, both modulo 2**64: the same bits), and
+# modular addition is associative, so any lane order gives the Go loop's bits.
+# By suffix and level: (vector loaded, accumulator vector, setup lines, terms
+# added each step (one accumulator a term), bias subtracted an element). Bytes
+# sum by VPSADBW against zero (8 bytes into a 64-bit lane); a signed byte is
+# flipped to x+128 first and the bias taken off at the end.
+SUM_INT = {
+    "I8": {
+        "useAVX512": (
+            "Int8x64",
+            "Uint64x8",
+            ["bias := archsimd.BroadcastUint8x64(0x80)", "var zero archsimd.Uint8x64"],
+            ["x.AsUint8x64().Xor(bias).SumAbsDiff(zero).AsUint64x8()"],
+            128,
+        ),
+        "useAVX2": (
+            "Int8x32",
+            "Uint64x4",
+            ["bias := archsimd.BroadcastUint8x32(0x80)", "var zero archsimd.Uint8x32"],
+            ["x.AsUint8x32().Xor(bias).SumAbsDiff(zero).AsUint64x4()"],
+            128,
+        ),
+    },
+    "U8": {
+        "useAVX512": (
+            "Uint8x64",
+            "Uint64x8",
+            ["var zero archsimd.Uint8x64"],
+            ["x.SumAbsDiff(zero).AsUint64x8()"],
+            0,
+        ),
+        "useAVX2": (
+            "Uint8x32",
+            "Uint64x4",
+            ["var zero archsimd.Uint8x32"],
+            ["x.SumAbsDiff(zero).AsUint64x4()"],
+            0,
+        ),
+    },
+    "I16": {
+        "useAVX512": (
+            "Int16x16",
+            "Int64x8",
+            [],
+            ["x.GetLo().ExtendToInt64()", "x.GetHi().ExtendToInt64()"],
+            0,
+        ),
+        "useAVX2": (
+            "Int16x8",
+            "Int64x4",
+            [],
+            ["x.ExtendLo4ToInt64()", "x.ExtendToInt32().GetHi().ExtendToInt64()"],
+            0,
+        ),
+    },
+    "U16": {
+        "useAVX512": (
+            "Uint16x16",
+            "Uint64x8",
+            [],
+            ["x.GetLo().ExtendToUint64()", "x.GetHi().ExtendToUint64()"],
+            0,
+        ),
+        "useAVX2": (
+            "Uint16x8",
+            "Uint64x4",
+            [],
+            ["x.ExtendLo4ToUint64()", "x.ExtendToUint32().GetHi().ExtendToUint64()"],
+            0,
+        ),
+    },
+    "I32": {
+        "useAVX512": (
+            "Int32x16",
+            "Int64x8",
+            [],
+            ["x.GetLo().ExtendToInt64()", "x.GetHi().ExtendToInt64()"],
+            0,
+        ),
+        "useAVX2": (
+            "Int32x8",
+            "Int64x4",
+            [],
+            ["x.GetLo().ExtendToInt64()", "x.GetHi().ExtendToInt64()"],
+            0,
+        ),
+    },
+    "U32": {
+        "useAVX512": (
+            "Uint32x16",
+            "Uint64x8",
+            [],
+            ["x.GetLo().ExtendToUint64()", "x.GetHi().ExtendToUint64()"],
+            0,
+        ),
+        "useAVX2": (
+            "Uint32x8",
+            "Uint64x4",
+            [],
+            ["x.GetLo().ExtendToUint64()", "x.GetHi().ExtendToUint64()"],
+            0,
+        ),
+    },
+    "I64": {
+        "useAVX512": ("Int64x8", "Int64x8", [], ["x"], 0),
+        "useAVX2": ("Int64x4", "Int64x4", [], ["x"], 0),
+    },
+    "U64": {
+        "useAVX512": ("Uint64x8", "Uint64x8", [], ["x"], 0),
+        "useAVX2": ("Uint64x4", "Uint64x4", [], ["x"], 0),
+    },
+}
+
+
+def lanes_of(v: str) -> int:
+    return int(v.split("x")[1])
+
+
+def sum_int_kernel(t: str, sfx: str) -> str:
+    """sumInt{sfx}: the 64-bit wrapping sum of s's whole vectors, and how many."""
+    lines = [
+        f"// sumInt{sfx} is the sum, wrapping in 64 bits, of the whole vectors of s, and",
+        "// how many elements they hold.",
+        f"func sumInt{sfx}(s []{t}) (int64, int) {{",
+        "	i, sum := 0, int64(0)",
+        "	switch level {",
+    ]
+    for lvl, (v, acc, setup, terms, bias) in SUM_INT[sfx].items():
+        w, n = lanes_of(v), lanes_of(acc)
+        elem = acc.split("x")[0].lower()
+        lines.append(f"	case {lvl}:")
+        lines += ["		" + x for x in setup]
+        lines += [f"		var acc{j} archsimd.{acc}" for j in range(len(terms))]
+        lines.append(f"		for ; i+{w} <= len(s); i += {w} {{")
+        lines.append(f"			x := archsimd.Load{v}Slice(s[i : i+{w}])")
+        lines += [f"			acc{j} = acc{j}.Add({e})" for j, e in enumerate(terms)]
+        lines.append("		}")
+        lines += [f"		acc0 = acc0.Add(acc{j})" for j in range(1, len(terms))]
+        lines.append(f"		var l [{n}]{elem}")
+        lines.append("		acc0.StoreSlice(l[:])")
+        lines.append("		for _, v := range l {")
+        lines.append("			sum += int64(v)")
+        lines.append("		}")
+        if bias:
+            lines.append(f"		sum -= {bias} * int64(i)")
+    lines += ["	}", "	return sum, i", "}", ""]
+    return "\n".join(lines)
+
+
+def extreme_int_kernel(t: str, sfx: str, levels) -> str:
+    """extremeInt{sfx}: the min or max of s's whole vectors, and how many."""
+    lines = [
+        f"// extremeInt{sfx} is the smallest (largest when isMax) of the whole vectors of",
+        "// s, and how many elements they hold (0: none, and no result).",
+        f"func extremeInt{sfx}(s []{t}, isMax bool) ({t}, int) {{",
+        "	switch level {",
+    ]
+    for lvl, v, w, _ in levels:
+        lines += [
+            f"	case {lvl}:",
+            f"		if len(s) < {w} {{",
+            "			return 0, 0",
+            "		}",
+            f"		acc, i := archsimd.Load{v}Slice(s[:{w}]), {w}",
+            f"		for ; i+{w} <= len(s); i += {w} {{",
+            f"			x := archsimd.Load{v}Slice(s[i : i+{w}])",
+            "			if isMax {",
+            "				acc = acc.Max(x)",
+            "			} else {",
+            "				acc = acc.Min(x)",
+            "			}",
+            "		}",
+            f"		var l [{w}]{t}",
+            "		acc.StoreSlice(l[:])",
+            "		return fold(l[:], isMax), i",
+        ]
+    lines += ["	}", "	return 0, 0", "}", ""]
+    return "\n".join(lines)
+
+
+def int_reduce_dispatchers(sum_types, extreme_types) -> str:
+    lines = [
+        "// sumIntKernel runs SumInt's kernel of T's type over the whole vectors of s:",
+        "// their wrapping sum and how many elements it did (0: none).",
+        "func sumIntKernel[T Integer](s []T) (int64, int) {",
+        "	switch s := any(s).(type) {",
+    ]
+    for t, sfx in sum_types:
+        lines += [f"	case []{t}:", f"		return sumInt{sfx}(s)"]
+    lines += ["	}", "	return 0, 0", "}", ""]
+    lines += [
+        "// extremeIntKernel runs Min's or Max's kernel of T's type over the whole",
+        "// vectors of s: their extreme and how many elements it did (0: none, no",
+        "// kernel for T).",
+        "func extremeIntKernel[T Number](s []T, isMax bool) (T, int) {",
+        "	switch s := any(s).(type) {",
+    ]
+    for t, sfx in extreme_types:
+        lines += [
+            f"	case []{t}:",
+            f"		r, n := extremeInt{sfx}(s, isMax)",
+            "		return any(r).(T), n",
+        ]
+    lines += ["	}", "	var zero T", "	return zero, 0", "}", ""]
+    return "\n".join(lines)
+
+
 # name: (operands, setup lines, the vector expression of x (and y, z), doc)
 # operands: "k" dst, a, scalar k; "kc" dst, a, scalars k, c; "" dst, a;
 # "b" dst, a, b; "bc" dst, a, b, c.
@@ -342,9 +551,19 @@ def main() -> None:
             parts.append(kernel(name, t, sfx, levels, spec))
             stubs.append(f"func {name}{sfx}({params(spec[0], t)}) int {{ return 0 }}\n")
             have.setdefault(name, []).append((t, sfx))
+    sum_types, extreme_types = [], []
+    for t, sfx, v512, v256 in INTS:
+        parts.append(sum_int_kernel(t, sfx))
+        stubs.append(f"func sumInt{sfx}([]{t}) (int64, int) {{ return 0, 0 }}\n")
+        sum_types.append((t, sfx))
+        levels = int_levels("minimum", int("".join(ch for ch in t if ch.isdigit())), v512, v256)
+        parts.append(extreme_int_kernel(t, sfx, levels))
+        stubs.append(f"func extremeInt{sfx}([]{t}, bool) ({t}, int) {{ return 0, 0 }}\n")
+        extreme_types.append((t, sfx))
     OUT.write_text("\n".join(parts))
     OUT_NOSIMD.write_text("\n".join(stubs))
     dispatchers = [dispatcher(n, ops_of[n], have[n]) for n in have]
+    dispatchers.append(int_reduce_dispatchers(sum_types, extreme_types))
     DISPATCH.write_text("\n".join([HEADER_DISPATCH, *dispatchers]))
     subprocess.run(["gofmt", "-w", str(OUT), str(OUT_NOSIMD), str(DISPATCH)], check=True)
 

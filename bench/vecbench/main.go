@@ -85,10 +85,12 @@ func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
 				n := min(hi-r, h-row)
 				d, _ := dst.Slab(ch, ch+1)
 				s, _ := chw.Slab(ch, ch+1)
-				d, _ = d.Permute(1, 0, 2)
-				s, _ = s.Permute(1, 0, 2)
-				d, _ = d.Slab(row, row+n)
-				s, _ = s.Slab(row, row+n)
+				if row != 0 || n != h { // part of a plane (a goroutine's block): its rows
+					d, _ = d.Permute(1, 0, 2)
+					s, _ = s.Permute(1, 0, 2)
+					d, _ = d.Slab(row, row+n)
+					s, _ = s.Slab(row, row+n)
+				}
 				k, b := 1/(255*std[ch]), -mean[ch]/std[ch]
 				err := vec.Map(d, s, func(d []float32, s []uint8) error {
 					if err := vec.Cast(d, s); err != nil {

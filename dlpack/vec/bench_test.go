@@ -119,3 +119,36 @@ func benchInt[T Number](b *testing.B) {
 func BenchmarkInt8(b *testing.B)  { benchInt[int8](b) }
 func BenchmarkInt32(b *testing.B) { benchInt[int32](b) }
 func BenchmarkInt64(b *testing.B) { benchInt[int64](b) }
+
+// The integer reductions' kernels against the portable loops: SumInt and Max
+// over 4096 elements in cache, on each kernel set.
+func benchIntReduce[T Integer](b *testing.B) {
+	x := make([]T, 4096)
+	for i := range x {
+		x[i] = T(i * 7)
+	}
+	for _, l := range []int{useGo, useAVX2, useAVX512} {
+		if l > cpuLevel {
+			continue
+		}
+		b.Run(levelNames[l]+"/sum", func(b *testing.B) {
+			defer setLevel(setLevel(l))
+			b.SetBytes(int64(len(x)) * int64(unsafe.Sizeof(x[0])))
+			for b.Loop() {
+				_ = SumInt(x)
+			}
+		})
+		b.Run(levelNames[l]+"/max", func(b *testing.B) {
+			defer setLevel(setLevel(l))
+			b.SetBytes(int64(len(x)) * int64(unsafe.Sizeof(x[0])))
+			for b.Loop() {
+				_, _ = Max(x)
+			}
+		})
+	}
+}
+
+func BenchmarkReduceInt8(b *testing.B)   { benchIntReduce[int8](b) }
+func BenchmarkReduceUint16(b *testing.B) { benchIntReduce[uint16](b) }
+func BenchmarkReduceInt32(b *testing.B)  { benchIntReduce[int32](b) }
+func BenchmarkReduceUint64(b *testing.B) { benchIntReduce[uint64](b) }

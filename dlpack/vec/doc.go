@@ -5,9 +5,10 @@
 // loop compiled by a C++ compiler with -O3 -march=native.
 //
 // Go does not vectorize loops: the float32 and float64 operations, and Add,
-// Sub, Mul, Minimum, Maximum, AddScalar, Scale and Clip of every integer type
-// (but no 8-bit multiply, and 64-bit Mul, Minimum, Maximum, Scale and Clip on
-// AVX-512 only: x86 has no such instruction below it), run simd/archsimd
+// Sub, Mul, Minimum, Maximum, AddScalar, Scale and Clip and the reductions
+// SumInt, Min and Max of every integer type (but no 8-bit multiply, and 64-bit
+// Mul, Minimum, Maximum, Scale, Clip, Min and Max on AVX-512 only: x86 has no
+// such instruction below it), run simd/archsimd
 // kernels (AVX-512 where the CPU has it, else AVX2 with FMA, chosen at run
 // time; Kernels names the set) in a build with GOEXPERIMENT=simd on amd64,
 // which godlpack's extension builds ask for by default; portable Go loops
@@ -26,7 +27,9 @@
 //     Minimum(Maximum(a, lo), hi); Abs clears the sign bit (Abs(-0) = +0).
 //     NumPy makes no promise between -0 and +0, and neither does a comparison.
 //   - Integers wrap around (two's complement), as in NumPy and C; integer
-//     division by zero is an error.
+//     division by zero is an error. SumInt sums in 64 bits modulo 2**64, as
+//     NumPy's sum does (int8..int64 in int64, uint8..uint64 in uint64: the
+//     same bits), so its lane order does not change the result.
 //   - Sum, Dot and Norm2 run in float64 (a float32 is widened exactly, so a
 //     float32 sum is more precise than NumPy's float32 one), in 16 lanes
 //     (lane j takes elements j, j+16, ... of a 256-element block, in order),
@@ -60,6 +63,7 @@
 // that do not match. Map, Map2 and Lines walk views: contiguous runs reach
 // the operation as they are, other lines through a small buffer gathered and
 // scattered by typed loops (SIMD permutes at step 2 for 4- and 8-byte elements,
-// whose scatter writes the line's elements only); Parallel splits a large walk
-// over goroutines.
+// whose scatter writes the line's elements only), a buffer the walk takes from
+// a pool and gives back when it returns: op may not keep the slices it is
+// given. Parallel splits a large walk over goroutines.
 package vec

@@ -220,3 +220,61 @@ func maximumKernel[T Number](dst, a, b []T) int {
 	}
 	return 0
 }
+
+// sumIntKernel runs SumInt's kernel of T's type over the whole vectors of s:
+// their wrapping sum and how many elements it did (0: none).
+func sumIntKernel[T Integer](s []T) (int64, int) {
+	switch s := any(s).(type) {
+	case []int8:
+		return sumIntI8(s)
+	case []uint8:
+		return sumIntU8(s)
+	case []int16:
+		return sumIntI16(s)
+	case []uint16:
+		return sumIntU16(s)
+	case []int32:
+		return sumIntI32(s)
+	case []uint32:
+		return sumIntU32(s)
+	case []int64:
+		return sumIntI64(s)
+	case []uint64:
+		return sumIntU64(s)
+	}
+	return 0, 0
+}
+
+// extremeIntKernel runs Min's or Max's kernel of T's type over the whole
+// vectors of s: their extreme and how many elements it did (0: none, no
+// kernel for T).
+func extremeIntKernel[T Number](s []T, isMax bool) (T, int) {
+	switch s := any(s).(type) {
+	case []int8:
+		r, n := extremeIntI8(s, isMax)
+		return any(r).(T), n
+	case []uint8:
+		r, n := extremeIntU8(s, isMax)
+		return any(r).(T), n
+	case []int16:
+		r, n := extremeIntI16(s, isMax)
+		return any(r).(T), n
+	case []uint16:
+		r, n := extremeIntU16(s, isMax)
+		return any(r).(T), n
+	case []int32:
+		r, n := extremeIntI32(s, isMax)
+		return any(r).(T), n
+	case []uint32:
+		r, n := extremeIntU32(s, isMax)
+		return any(r).(T), n
+	case []int64:
+		r, n := extremeIntI64(s, isMax)
+		return any(r).(T), n
+	case []uint64:
+		r, n := extremeIntU64(s, isMax)
+		return any(r).(T), n
+	}
+	var zero T
+	return zero, 0
+}

@@ -189,3 +189,35 @@ func clipU32(dst, a []uint32, k, c uint32) int { return 0 }
 func clipI64(dst, a []int64, k, c int64) int { return 0 }
 
 func clipU64(dst, a []uint64, k, c uint64) int { return 0 }
+
+func sumIntI8([]int8) (int64, int) { return 0, 0 }
+
+func extremeIntI8([]int8, bool) (int8, int) { return 0, 0 }
+
+func sumIntU8([]uint8) (int64, int) { return 0, 0 }
+
+func extremeIntU8([]uint8, bool) (uint8, int) { return 0, 0 }
+
+func sumIntI16([]int16) (int64, int) { return 0, 0 }
+
+func extremeIntI16([]int16, bool) (int16, int) { return 0, 0 }
+
+func sumIntU16([]uint16) (int64, int) { return 0, 0 }
+
+func extremeIntU16([]uint16, bool) (uint16, int) { return 0, 0 }
+
+func sumIntI32([]int32) (int64, int) { return 0, 0 }
+
+func extremeIntI32([]int32, bool) (int32, int) { return 0, 0 }
+
+func sumIntU32([]uint32) (int64, int) { return 0, 0 }
+
+func extremeIntU32([]uint32, bool) (uint32, int) { return 0, 0 }
+
+func sumIntI64([]int64) (int64, int) { return 0, 0 }
+
+func extremeIntI64([]int64, bool) (int64, int) { return 0, 0 }
+
+func sumIntU64([]uint64) (int64, int) { return 0, 0 }
+
+func extremeIntU64([]uint64, bool) (uint64, int) { return 0, 0 }

@@ -2170,3 +2170,571 @@ func clipU64(dst, a []uint64, k, c uint64) int {
 	}
 	return i
 }
+
+// sumIntI8 is the sum, wrapping in 64 bits, of the whole vectors of s, and
+// how many elements they hold.
+func sumIntI8(s []int8) (int64, int) {
+	i, sum := 0, int64(0)
+	switch level {
+	case useAVX512:
+		bias := archsimd.BroadcastUint8x64(0x80)
+		var zero archsimd.Uint8x64
+		var acc0 archsimd.Uint64x8
+		for ; i+64 <= len(s); i += 64 {
+			x := archsimd.LoadInt8x64Slice(s[i : i+64])
+			acc0 = acc0.Add(x.AsUint8x64().Xor(bias).SumAbsDiff(zero).AsUint64x8())
+		}
+		var l [8]uint64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+		sum -= 128 * int64(i)
+	case useAVX2:
+		bias := archsimd.BroadcastUint8x32(0x80)
+		var zero archsimd.Uint8x32
+		var acc0 archsimd.Uint64x4
+		for ; i+32 <= len(s); i += 32 {
+			x := archsimd.LoadInt8x32Slice(s[i : i+32])
+			acc0 = acc0.Add(x.AsUint8x32().Xor(bias).SumAbsDiff(zero).AsUint64x4())
+		}
+		var l [4]uint64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+		sum -= 128 * int64(i)
+	}
+	return sum, i
+}
+
+// extremeIntI8 is the smallest (largest when isMax) of the whole vectors of
+// s, and how many elements they hold (0: none, and no result).
+func extremeIntI8(s []int8, isMax bool) (int8, int) {
+	switch level {
+	case useAVX512:
+		if len(s) < 64 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadInt8x64Slice(s[:64]), 64
+		for ; i+64 <= len(s); i += 64 {
+			x := archsimd.LoadInt8x64Slice(s[i : i+64])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [64]int8
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	case useAVX2:
+		if len(s) < 32 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadInt8x32Slice(s[:32]), 32
+		for ; i+32 <= len(s); i += 32 {
+			x := archsimd.LoadInt8x32Slice(s[i : i+32])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [32]int8
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	}
+	return 0, 0
+}
+
+// sumIntU8 is the sum, wrapping in 64 bits, of the whole vectors of s, and
+// how many elements they hold.
+func sumIntU8(s []uint8) (int64, int) {
+	i, sum := 0, int64(0)
+	switch level {
+	case useAVX512:
+		var zero archsimd.Uint8x64
+		var acc0 archsimd.Uint64x8
+		for ; i+64 <= len(s); i += 64 {
+			x := archsimd.LoadUint8x64Slice(s[i : i+64])
+			acc0 = acc0.Add(x.SumAbsDiff(zero).AsUint64x8())
+		}
+		var l [8]uint64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	case useAVX2:
+		var zero archsimd.Uint8x32
+		var acc0 archsimd.Uint64x4
+		for ; i+32 <= len(s); i += 32 {
+			x := archsimd.LoadUint8x32Slice(s[i : i+32])
+			acc0 = acc0.Add(x.SumAbsDiff(zero).AsUint64x4())
+		}
+		var l [4]uint64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	}
+	return sum, i
+}
+
+// extremeIntU8 is the smallest (largest when isMax) of the whole vectors of
+// s, and how many elements they hold (0: none, and no result).
+func extremeIntU8(s []uint8, isMax bool) (uint8, int) {
+	switch level {
+	case useAVX512:
+		if len(s) < 64 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadUint8x64Slice(s[:64]), 64
+		for ; i+64 <= len(s); i += 64 {
+			x := archsimd.LoadUint8x64Slice(s[i : i+64])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [64]uint8
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	case useAVX2:
+		if len(s) < 32 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadUint8x32Slice(s[:32]), 32
+		for ; i+32 <= len(s); i += 32 {
+			x := archsimd.LoadUint8x32Slice(s[i : i+32])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [32]uint8
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	}
+	return 0, 0
+}
+
+// sumIntI16 is the sum, wrapping in 64 bits, of the whole vectors of s, and
+// how many elements they hold.
+func sumIntI16(s []int16) (int64, int) {
+	i, sum := 0, int64(0)
+	switch level {
+	case useAVX512:
+		var acc0 archsimd.Int64x8
+		var acc1 archsimd.Int64x8
+		for ; i+16 <= len(s); i += 16 {
+			x := archsimd.LoadInt16x16Slice(s[i : i+16])
+			acc0 = acc0.Add(x.GetLo().ExtendToInt64())
+			acc1 = acc1.Add(x.GetHi().ExtendToInt64())
+		}
+		acc0 = acc0.Add(acc1)
+		var l [8]int64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	case useAVX2:
+		var acc0 archsimd.Int64x4
+		var acc1 archsimd.Int64x4
+		for ; i+8 <= len(s); i += 8 {
+			x := archsimd.LoadInt16x8Slice(s[i : i+8])
+			acc0 = acc0.Add(x.ExtendLo4ToInt64())
+			acc1 = acc1.Add(x.ExtendToInt32().GetHi().ExtendToInt64())
+		}
+		acc0 = acc0.Add(acc1)
+		var l [4]int64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	}
+	return sum, i
+}
+
+// extremeIntI16 is the smallest (largest when isMax) of the whole vectors of
+// s, and how many elements they hold (0: none, and no result).
+func extremeIntI16(s []int16, isMax bool) (int16, int) {
+	switch level {
+	case useAVX512:
+		if len(s) < 32 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadInt16x32Slice(s[:32]), 32
+		for ; i+32 <= len(s); i += 32 {
+			x := archsimd.LoadInt16x32Slice(s[i : i+32])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [32]int16
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	case useAVX2:
+		if len(s) < 16 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadInt16x16Slice(s[:16]), 16
+		for ; i+16 <= len(s); i += 16 {
+			x := archsimd.LoadInt16x16Slice(s[i : i+16])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [16]int16
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	}
+	return 0, 0
+}
+
+// sumIntU16 is the sum, wrapping in 64 bits, of the whole vectors of s, and
+// how many elements they hold.
+func sumIntU16(s []uint16) (int64, int) {
+	i, sum := 0, int64(0)
+	switch level {
+	case useAVX512:
+		var acc0 archsimd.Uint64x8
+		var acc1 archsimd.Uint64x8
+		for ; i+16 <= len(s); i += 16 {
+			x := archsimd.LoadUint16x16Slice(s[i : i+16])
+			acc0 = acc0.Add(x.GetLo().ExtendToUint64())
+			acc1 = acc1.Add(x.GetHi().ExtendToUint64())
+		}
+		acc0 = acc0.Add(acc1)
+		var l [8]uint64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	case useAVX2:
+		var acc0 archsimd.Uint64x4
+		var acc1 archsimd.Uint64x4
+		for ; i+8 <= len(s); i += 8 {
+			x := archsimd.LoadUint16x8Slice(s[i : i+8])
+			acc0 = acc0.Add(x.ExtendLo4ToUint64())
+			acc1 = acc1.Add(x.ExtendToUint32().GetHi().ExtendToUint64())
+		}
+		acc0 = acc0.Add(acc1)
+		var l [4]uint64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	}
+	return sum, i
+}
+
+// extremeIntU16 is the smallest (largest when isMax) of the whole vectors of
+// s, and how many elements they hold (0: none, and no result).
+func extremeIntU16(s []uint16, isMax bool) (uint16, int) {
+	switch level {
+	case useAVX512:
+		if len(s) < 32 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadUint16x32Slice(s[:32]), 32
+		for ; i+32 <= len(s); i += 32 {
+			x := archsimd.LoadUint16x32Slice(s[i : i+32])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [32]uint16
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	case useAVX2:
+		if len(s) < 16 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadUint16x16Slice(s[:16]), 16
+		for ; i+16 <= len(s); i += 16 {
+			x := archsimd.LoadUint16x16Slice(s[i : i+16])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [16]uint16
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	}
+	return 0, 0
+}
+
+// sumIntI32 is the sum, wrapping in 64 bits, of the whole vectors of s, and
+// how many elements they hold.
+func sumIntI32(s []int32) (int64, int) {
+	i, sum := 0, int64(0)
+	switch level {
+	case useAVX512:
+		var acc0 archsimd.Int64x8
+		var acc1 archsimd.Int64x8
+		for ; i+16 <= len(s); i += 16 {
+			x := archsimd.LoadInt32x16Slice(s[i : i+16])
+			acc0 = acc0.Add(x.GetLo().ExtendToInt64())
+			acc1 = acc1.Add(x.GetHi().ExtendToInt64())
+		}
+		acc0 = acc0.Add(acc1)
+		var l [8]int64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	case useAVX2:
+		var acc0 archsimd.Int64x4
+		var acc1 archsimd.Int64x4
+		for ; i+8 <= len(s); i += 8 {
+			x := archsimd.LoadInt32x8Slice(s[i : i+8])
+			acc0 = acc0.Add(x.GetLo().ExtendToInt64())
+			acc1 = acc1.Add(x.GetHi().ExtendToInt64())
+		}
+		acc0 = acc0.Add(acc1)
+		var l [4]int64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	}
+	return sum, i
+}
+
+// extremeIntI32 is the smallest (largest when isMax) of the whole vectors of
+// s, and how many elements they hold (0: none, and no result).
+func extremeIntI32(s []int32, isMax bool) (int32, int) {
+	switch level {
+	case useAVX512:
+		if len(s) < 16 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadInt32x16Slice(s[:16]), 16
+		for ; i+16 <= len(s); i += 16 {
+			x := archsimd.LoadInt32x16Slice(s[i : i+16])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [16]int32
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	case useAVX2:
+		if len(s) < 8 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadInt32x8Slice(s[:8]), 8
+		for ; i+8 <= len(s); i += 8 {
+			x := archsimd.LoadInt32x8Slice(s[i : i+8])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [8]int32
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	}
+	return 0, 0
+}
+
+// sumIntU32 is the sum, wrapping in 64 bits, of the whole vectors of s, and
+// how many elements they hold.
+func sumIntU32(s []uint32) (int64, int) {
+	i, sum := 0, int64(0)
+	switch level {
+	case useAVX512:
+		var acc0 archsimd.Uint64x8
+		var acc1 archsimd.Uint64x8
+		for ; i+16 <= len(s); i += 16 {
+			x := archsimd.LoadUint32x16Slice(s[i : i+16])
+			acc0 = acc0.Add(x.GetLo().ExtendToUint64())
+			acc1 = acc1.Add(x.GetHi().ExtendToUint64())
+		}
+		acc0 = acc0.Add(acc1)
+		var l [8]uint64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	case useAVX2:
+		var acc0 archsimd.Uint64x4
+		var acc1 archsimd.Uint64x4
+		for ; i+8 <= len(s); i += 8 {
+			x := archsimd.LoadUint32x8Slice(s[i : i+8])
+			acc0 = acc0.Add(x.GetLo().ExtendToUint64())
+			acc1 = acc1.Add(x.GetHi().ExtendToUint64())
+		}
+		acc0 = acc0.Add(acc1)
+		var l [4]uint64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	}
+	return sum, i
+}
+
+// extremeIntU32 is the smallest (largest when isMax) of the whole vectors of
+// s, and how many elements they hold (0: none, and no result).
+func extremeIntU32(s []uint32, isMax bool) (uint32, int) {
+	switch level {
+	case useAVX512:
+		if len(s) < 16 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadUint32x16Slice(s[:16]), 16
+		for ; i+16 <= len(s); i += 16 {
+			x := archsimd.LoadUint32x16Slice(s[i : i+16])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [16]uint32
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	case useAVX2:
+		if len(s) < 8 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadUint32x8Slice(s[:8]), 8
+		for ; i+8 <= len(s); i += 8 {
+			x := archsimd.LoadUint32x8Slice(s[i : i+8])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [8]uint32
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	}
+	return 0, 0
+}
+
+// sumIntI64 is the sum, wrapping in 64 bits, of the whole vectors of s, and
+// how many elements they hold.
+func sumIntI64(s []int64) (int64, int) {
+	i, sum := 0, int64(0)
+	switch level {
+	case useAVX512:
+		var acc0 archsimd.Int64x8
+		for ; i+8 <= len(s); i += 8 {
+			x := archsimd.LoadInt64x8Slice(s[i : i+8])
+			acc0 = acc0.Add(x)
+		}
+		var l [8]int64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	case useAVX2:
+		var acc0 archsimd.Int64x4
+		for ; i+4 <= len(s); i += 4 {
+			x := archsimd.LoadInt64x4Slice(s[i : i+4])
+			acc0 = acc0.Add(x)
+		}
+		var l [4]int64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	}
+	return sum, i
+}
+
+// extremeIntI64 is the smallest (largest when isMax) of the whole vectors of
+// s, and how many elements they hold (0: none, and no result).
+func extremeIntI64(s []int64, isMax bool) (int64, int) {
+	switch level {
+	case useAVX512:
+		if len(s) < 8 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadInt64x8Slice(s[:8]), 8
+		for ; i+8 <= len(s); i += 8 {
+			x := archsimd.LoadInt64x8Slice(s[i : i+8])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [8]int64
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	}
+	return 0, 0
+}
+
+// sumIntU64 is the sum, wrapping in 64 bits, of the whole vectors of s, and
+// how many elements they hold.
+func sumIntU64(s []uint64) (int64, int) {
+	i, sum := 0, int64(0)
+	switch level {
+	case useAVX512:
+		var acc0 archsimd.Uint64x8
+		for ; i+8 <= len(s); i += 8 {
+			x := archsimd.LoadUint64x8Slice(s[i : i+8])
+			acc0 = acc0.Add(x)
+		}
+		var l [8]uint64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	case useAVX2:
+		var acc0 archsimd.Uint64x4
+		for ; i+4 <= len(s); i += 4 {
+			x := archsimd.LoadUint64x4Slice(s[i : i+4])
+			acc0 = acc0.Add(x)
+		}
+		var l [4]uint64
+		acc0.StoreSlice(l[:])
+		for _, v := range l {
+			sum += int64(v)
+		}
+	}
+	return sum, i
+}
+
+// extremeIntU64 is the smallest (largest when isMax) of the whole vectors of
+// s, and how many elements they hold (0: none, and no result).
+func extremeIntU64(s []uint64, isMax bool) (uint64, int) {
+	switch level {
+	case useAVX512:
+		if len(s) < 8 {
+			return 0, 0
+		}
+		acc, i := archsimd.LoadUint64x8Slice(s[:8]), 8
+		for ; i+8 <= len(s); i += 8 {
+			x := archsimd.LoadUint64x8Slice(s[i : i+8])
+			if isMax {
+				acc = acc.Max(x)
+			} else {
+				acc = acc.Min(x)
+			}
+		}
+		var l [8]uint64
+		acc.StoreSlice(l[:])
+		return fold(l[:], isMax), i
+	}
+	return 0, 0
+}

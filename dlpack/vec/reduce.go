@@ -85,10 +85,14 @@ func dotLeaf[T Float](a, b []T) float64 {
 // squared in float64, do not).
 func Norm2[T Float](s []T) float64 { return math.Sqrt(dot(s, s)) }
 
-// SumInt is the sum of integers s in int64, wrapping around as NumPy's
-// int64 accumulator (uint64 sums are their bits).
+// SumInt is the sum of integers s in int64, wrapping around modulo 2**64 as
+// NumPy's sum does: NumPy sums int8..int64 arrays in int64 and uint8..uint64
+// ones in uint64, whose bits these are (int64(uint64 sum)). Modular addition
+// is associative, so the SIMD kernels' lane order gives the same bits.
 func SumInt[T Integer](s []T) int64 {
 	var acc [4]int64
+	sum, n := sumIntKernel(s) // its whole vectors: the rest below
+	acc[0], s = sum, s[n:]
 	i := 0
 	for ; i+4 <= len(s); i += 4 {
 		c := s[i : i+4 : i+4]
@@ -121,12 +125,13 @@ func extreme[T Number](s []T, isMax bool) (T, error) {
 			return T(math.NaN()), nil
 		}
 	}
-	if len(s) < 16 {
-		r := s[0]
-		for _, v := range s[1:] {
-			r = step(r, v, isMax)
-		}
+	if r, n := extremeIntKernel(s, isMax); n == len(s) && n > 0 { // integers: exact, any order
 		return r, nil
+	} else if n > 0 {
+		return step(r, fold(s[n:], isMax), isMax), nil
+	}
+	if len(s) < 16 {
+		return fold(s, isMax), nil
 	}
 	// 16 lanes, started with the first 16 elements
 	var acc [16]T
@@ -152,6 +157,15 @@ func extreme[T Number](s []T, isMax bool) (T, error) {
 	}
 	return step(step(step(l8[0], l8[1], isMax), step(l8[2], l8[3], isMax), isMax),
 		step(step(l8[4], l8[5], isMax), step(l8[6], l8[7], isMax), isMax), isMax), nil
+}
+
+// fold is the extreme of s (at least one element) by step, in order.
+func fold[T Number](s []T, isMax bool) T {
+	r := s[0]
+	for _, v := range s[1:] {
+		r = step(r, v, isMax)
+	}
+	return r
 }
 
 // step is one step of Min (acc < v ? acc : v, x86's MINPS) or Max.

@@ -155,6 +155,10 @@ func closeRel(got, want, rel, scale float64) bool {
 
 func intReductions[T Integer](t *testing.T, gt goldenType) {
 	a := fromBits[T](bitsOf(t, gt.A))
+	eachLevel(t, func(t *testing.T, _ int) { intReductionsAt(t, a, gt) })
+}
+
+func intReductionsAt[T Integer](t *testing.T, a []T, gt goldenType) {
 	for _, gr := range gt.Reductions {
 		caseLine(t, a, gr.Case, func(x []T) {
 			if got, want := SumInt(x), int64(bitOf(t, gr.Sum)); got != want {

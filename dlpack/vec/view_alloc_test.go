@@ -78,6 +78,23 @@ func TestSmallViewAllocations(t *testing.T) {
 	if got := testing.AllocsPerRun(100, func() { _ = Map(c, c, clip) }); got != 0 {
 		t.Errorf("Map over a contiguous 4x4: %v allocations, want 0", got)
 	}
+	// Strided walks gather into walkPool's buffers: no allocation either.
+	e, _ := FromTensor[float32](every2)
+	out, _ := ViewOf(make([]float32, 16), 4, 4)
+	if got := testing.AllocsPerRun(100, func() { _ = Map(e, e, clip) }); got != 0 {
+		t.Errorf("Map in place over a 4x4 [:, ::2]: %v allocations, want 0", got)
+	}
+	if got := testing.AllocsPerRun(100, func() { _ = Map(out, e, clip) }); got != 0 {
+		t.Errorf("Map from a 4x4 [:, ::2]: %v allocations, want 0", got)
+	}
+	add := func(d, a, b []float32) error { return Add(d, a, b) }
+	if got := testing.AllocsPerRun(100, func() { _ = Map2(e, e, out, add) }); got != 0 {
+		t.Errorf("Map2 into a 4x4 [:, ::2]: %v allocations, want 0", got)
+	}
+	norm := func(_ int, line []float32) error { _ = Norm2(line); return nil }
+	if got := testing.AllocsPerRun(100, func() { _ = Lines(e, norm) }); got != 0 {
+		t.Errorf("Lines of a 4x4 [:, ::2]: %v allocations, want 0", got)
+	}
 }
 
 // A view of more than inlineDims dimensions keeps them in one allocation that

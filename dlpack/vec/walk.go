@@ -27,7 +27,8 @@ var errUnset = errors.New("vec: a zero View has no memory: make views with NewVi
 // views have the same shape; dst may be src itself (in place), but no other
 // overlap, and has no zero stride. Runs are lines, dimensions merged where
 // both views allow (a C-contiguous pair is one run). op's first error stops
-// the walk.
+// the walk. op may not keep d or s after it returns: a strided line's are a
+// pooled buffer (walkBuf) the next walk reuses.
 func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error {
 	if err := check(dst.dims.shape(), dst); err != nil {
 		return err
@@ -47,8 +48,10 @@ func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error 
 	// operated on in place and scattered back.
 	inPlace, _ := any(dst).(View[S])
 	same := sameLayout(inPlace, src)
-	var dbuf []D
-	var sbuf []S
+	var dbuf walkBuf[D]
+	var sbuf walkBuf[S]
+	defer dbuf.release()
+	defer sbuf.release()
 	return forLines(dst.dims.shape(), true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			for lo, m := 0, 0; lo < n; lo += m {
@@ -93,9 +96,12 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 			return op(d, sa, sb)
 		}
 	}
-	var dbuf []D
-	var abuf []A
-	var bbuf []B
+	var dbuf walkBuf[D]
+	var abuf walkBuf[A]
+	var bbuf walkBuf[B]
+	defer dbuf.release()
+	defer abuf.release()
+	defer bbuf.release()
 	return forLines(shape, true, [][]int{dst.dims.strides(), a.dims.strides(), b.dims.strides()},
 		[]int{dst.offset, a.offset, b.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
@@ -121,12 +127,14 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // Lines calls fn with each line of x along its last dimension, whole (a
 // buffer of it where x's last stride is not 1: writes to it are lost), and
 // its index i among the lines in C order (x[i // shape[-2], i % shape[-2], :]
-// for a 3-d x): row norms, row sums. A 0-d x is one line of one element.
+// for a 3-d x): row norms, row sums. A 0-d x is one line of one element. fn
+// may not keep line after it returns (a pooled buffer, as Map's).
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 	if err := check(x.dims.shape(), x); err != nil {
 		return err
 	}
-	var buf []T
+	var buf walkBuf[T]
+	defer buf.release()
 	return forLines(x.dims.shape(), false, [][]int{x.dims.strides()}, []int{x.offset},
 		func(i int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			return fn(i, lineOf(x.data, &buf, offs[0], steps[0], n))
@@ -159,8 +167,8 @@ func writable[T any](dst View[T]) error {
 }
 
 // lineOf is the m elements of data from off, step apart: data's own memory
-// when step is 1, else *buf (grown to m, at most chunk elements) gathered.
-func lineOf[T any](data []T, buf *[]T, off, step, m int) []T {
+// when step is 1, else buf's (m of them) gathered.
+func lineOf[T any](data []T, buf *walkBuf[T], off, step, m int) []T {
 	if step == 1 {
 		return data[off : off+m]
 	}
@@ -170,15 +178,12 @@ func lineOf[T any](data []T, buf *[]T, off, step, m int) []T {
 }
 
 // lineFor is where an operation writes those m elements: data's own memory
-// when step is 1, else *buf (grown to m), which the caller scatters back.
-func lineFor[T any](data []T, buf *[]T, off, step, m int) []T {
+// when step is 1, else buf's (m of them), which the caller scatters back.
+func lineFor[T any](data []T, buf *walkBuf[T], off, step, m int) []T {
 	if step == 1 {
 		return data[off : off+m]
 	}
-	if len(*buf) < m {
-		*buf = make([]T, m) // once a walk: lines are alike, Map's at most chunk
-	}
-	return (*buf)[:m]
+	return buf.get(m)
 }
 
 // sameLayout is whether two views are one memory walked alike (a walk in place).
