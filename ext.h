@@ -155,11 +155,23 @@ typedef struct {
     PyObject_HEAD
     uintptr_t handle;
     PyObject *weaklist; /* weakref.ref(instance) works (tp_weaklistoffset) */
+    void *pinned;       /* the Go value's address, pinned by Go until the handle's release
+                           (goExtPinInstance), once an AtomicProperty was read; else NULL */
 } gd_ext_instance;
 
-/* A property's functions (NULL set: read-only). C memory, process lifetime. */
+/* How an AtomicProperty's field is loaded (ext_class_atomic.go): sync/atomic's types. */
+enum {
+    GD_EXT_FIELD_INT64 = 1, GD_EXT_FIELD_UINT64, GD_EXT_FIELD_INT32, GD_EXT_FIELD_UINT32,
+    GD_EXT_FIELD_BOOL,
+};
+
+/* A property's functions (NULL set: read-only). C memory, process lifetime. An
+ * AtomicProperty's (field_kind not 0) value is read in C at field_offset in the Go
+ * value; get is then called only for an instance with no Go value (its TypeError). */
 typedef struct {
     PyObject *get, *set;
+    int64_t field_offset;
+    int32_t field_kind; /* GD_EXT_FIELD_*, 0: a getter's call */
 } gd_ext_property;
 
 /* One bound class: C memory, process lifetime, made at the first module exec. */
