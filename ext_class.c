@@ -47,9 +47,12 @@ static void instance_dealloc(PyObject *self) {
         PyObject_ClearWeakRefs(self); /* their callbacks see the object gone, as Python's */
     }
     uintptr_t h = ((gd_ext_instance *)self)->handle;
+    void *pinned = ((gd_ext_instance *)self)->pinned;
     ((gd_ext_instance *)self)->handle = 0;
-    ((gd_ext_instance *)self)->pinned = NULL; /* unpinned with the handle's release */
-    if (h != 0) {
+    ((gd_ext_instance *)self)->pinned = NULL;
+    if (h != 0 && pinned != NULL) { /* an AtomicProperty was read: unpinned, then released */
+        goExtReleasePinnedInstance(h);
+    } else if (h != 0) {
         gd_ext_instance_release(h);
     }
     tp->tp_free(self);

@@ -34,6 +34,16 @@ func goExtPinInstance(id C.uintptr_t) C.uintptr_t {
 	return C.uintptr_t(uintptr(pinInstance(uintptr(id))))
 }
 
+// goExtReleasePinnedInstance unpins and releases the Go value of an instance
+// whose value C read (goExtPinInstance): its dealloc. As goExtReleaseInstances,
+// any thread, with or without the GIL, after finalization too.
+//
+//export goExtReleasePinnedInstance
+func goExtReleasePinnedInstance(id C.uintptr_t) {
+	unpinInstance(uintptr(id))
+	releaseInstanceIDs([]uintptr{uintptr(id)})
+}
+
 // addClass makes c's Python class (once) and adds it to module mod (GIL held).
 func (c *ClassDef) addTo(mod *pyObject, module string) C.int {
 	if c.ctype == nil && c.makeType(mod, module) < 0 {

@@ -88,16 +88,20 @@ func releaseInstanceIDs(ids []uintptr) {
 	for _, id := range ids {
 		instances.free = append(instances.free, uint32(id))
 	}
-	if len(instances.pins) != 0 { // no lookup for classes with no AtomicProperty
-		for _, id := range ids {
-			if pin := instances.pins[uint32(id)]; pin != nil {
-				pin.Unpin()
-				delete(instances.pins, uint32(id))
-			}
-		}
-	}
+
 	instances.mu.Unlock()
 	liveInstances.Add(-int64(len(ids)))
+}
+
+// unpinInstance undoes pinInstance of id, before id's release (an instance whose
+// value C read: ext_class.c's dealloc knows, so that other releases look up nothing).
+func unpinInstance(id uintptr) {
+	instances.mu.Lock()
+	defer instances.mu.Unlock()
+	if pin := instances.pins[uint32(id)]; pin != nil {
+		pin.Unpin()
+		delete(instances.pins, uint32(id))
+	}
 }
 
 // pinInstance pins the Go value of id (made by newInstanceID, not released) until
