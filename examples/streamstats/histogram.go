@@ -45,7 +45,13 @@ func newHistogram(bins uint16, lo, hi float64) (*Histogram, error) {
 
 // Add counts the elements of x, any layout.
 func (h *Histogram) Add(x godlpack.Tensor[godlpack.AnyFloat]) error {
-	local := make([]int64, h.bins)
+	var onStack [64]int64 // most histograms' bins: no allocation per call
+	local := onStack[:0]
+	if int(h.bins) <= len(onStack) {
+		local = onStack[:h.bins]
+	} else {
+		local = make([]int64, h.bins)
+	}
 	var outside int64
 	var err error
 	if x.DType() == dlpack.DTypeOf[float32]() {

@@ -20,19 +20,16 @@ func scale(x godlpack.Tensor[godlpack.AnyFloat], k float64) (*tensor.Tensor, err
 }
 
 func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*tensor.Tensor, error) {
-	out, err := tensor.New[T](x.Shape()...)
+	src, err := vec.FromTensor[T](x) // shape and strides read in place: no copies
 	if err != nil {
 		return nil, err
 	}
-	typed, err := tensor.As[T](out)
-	if err != nil {
-		return nil, err
+	var dims [8]int64 // most tensors' dimensions: the shape with no allocation
+	shape := dims[:0]
+	for i := range x.NDim() {
+		shape = append(shape, x.Dim(i))
 	}
-	dst, err := typed.Slice()
-	if err != nil {
-		return nil, err
-	}
-	src, err := vec.FromPointer[T](x.Data(), x.Shape(), x.Strides())
+	out, dst, err := tensor.Uninitialized[T](shape...) // every element is written below
 	if err != nil {
 		return nil, err
 	}
