@@ -76,12 +76,16 @@ func (h *Histogram) Add(x godlpack.Tensor[godlpack.AnyFloat]) error {
 // fell outside [lo, hi) or were NaN: a contiguous x in one slice, any other
 // layout line by line.
 func countInto[T float32 | float64](h *Histogram, x godlpack.Tensor[godlpack.AnyFloat], local []int64) (int64, error) {
+	if x.Contiguous() { // one slice, with no view to build (most of a small x's time)
+		s, err := godlpack.ReadSlice[T](x)
+		if err != nil {
+			return 0, err
+		}
+		return countLine(h, s, local), nil
+	}
 	v, err := vec.FromTensor[T](x) // shape and strides read in place: no copies
 	if err != nil {
 		return 0, err
-	}
-	if s, ok := v.Contiguous(); ok {
-		return countLine(h, s, local), nil
 	}
 	var outside int64
 	err = vec.Lines(v, func(_ int, line []T) error {

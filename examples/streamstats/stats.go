@@ -20,10 +20,6 @@ func scale(x godlpack.Tensor[godlpack.AnyFloat], k float64) (*tensor.Tensor, err
 }
 
 func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*tensor.Tensor, error) {
-	src, err := vec.FromTensor[T](x) // shape and strides read in place: no copies
-	if err != nil {
-		return nil, err
-	}
 	var dims [8]int64 // most tensors' dimensions: the shape with no allocation
 	shape := dims[:0]
 	for i := range x.NDim() {
@@ -33,11 +29,21 @@ func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*te
 	if err != nil {
 		return nil, err
 	}
-	if s, ok := src.Contiguous(); ok { // one slice: no walk over lines
+	if x.Contiguous() { // one slice, with no view to build (most of a small x's time)
+		s, err := godlpack.ReadSlice[T](x)
+		if err != nil {
+			_ = out.Close()
+			return nil, err
+		}
 		for i, e := range s {
 			dst[i] = e * k
 		}
 		return out, nil
+	}
+	src, err := vec.FromTensor[T](x) // shape and strides read in place: no copies
+	if err != nil {
+		_ = out.Close()
+		return nil, err
 	}
 	i := 0
 	return out, vec.Lines(src, func(_ int, line []T) error {
