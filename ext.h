@@ -178,6 +178,7 @@ typedef struct {
 typedef struct {
     PyTypeObject *type; /* a strong reference, kept for good */
     PyObject *init;     /* the constructor (returns a new instance), or NULL */
+    const gd_ext_func *init_func; /* its C table, called directly by Cls(...) (no overloads) */
     PyObject *iter;     /* __iter__'s Go function (returns a sequence), or NULL */
     PyObject *eq;       /* __eq__'s Go function (returns a bool), or NULL */
     int32_t eq_other;   /* the class __eq__'s other must be (its id), -1: any object */
@@ -211,6 +212,9 @@ PyObject *gd_ext_function(PyObject *m, gd_ext_func *f);
  * cannot take it here (its dtype, device, NumPy not imported): use numpy.from_dlpack. */
 PyObject *gd_ext_numpy_array(PyObject *array);
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* gd_ext_call of f itself, for a caller holding its table (a class's constructor). */
+PyObject *gd_ext_call_func(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames);
 /* The ml_meth of an overload set (godlpack.Overload): gd_ext_call keeps no branch for it. */
 PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames);

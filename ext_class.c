@@ -132,7 +132,11 @@ static PyObject *class_vectorcall(PyObject *callable, PyObject *const *args, siz
     if (c == NULL || c->init == NULL) { /* not a bound class: type's own call */
         return vectorcall_as_tp_call(callable, PyType_Type.tp_call, args, nargsf, kwnames);
     }
-    PyObject *made = PyObject_Vectorcall(c->init, args, nargsf, kwnames);
+    /* The constructor's table called directly: no function object's call between
+     * (its vectorcall, the module state's read). */
+    PyObject *made = c->init_func != NULL
+                         ? gd_ext_call_func(c->init_func, args, PyVectorcall_NARGS(nargsf), kwnames)
+                         : PyObject_Vectorcall(c->init, args, nargsf, kwnames);
     if (made != NULL && !PyObject_TypeCheck(made, type)) { /* None: a nil *T */
         Py_DECREF(made);
         PyErr_Format(PyExc_TypeError, "%.200s(): the Go constructor returned nil", type->tp_name);

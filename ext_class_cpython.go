@@ -90,6 +90,9 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 		if cls.init = functionObject(mod, c.init); cls.init == nil {
 			return -1
 		}
+		if c.init.cfunc.noverloads == 0 { // its table (functionObject made it): Cls(...) calls it
+			cls.init_func = c.init.cfunc
+		}
 	}
 	for i, p := range c.props {
 		cp := &unsafe.Slice(props, n)[i]
