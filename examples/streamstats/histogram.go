@@ -76,11 +76,7 @@ func (h *Histogram) Add(x godlpack.Tensor[godlpack.AnyFloat]) error {
 // fell outside [lo, hi) or were NaN: a contiguous x in one slice, any other
 // layout line by line.
 func countInto[T float32 | float64](h *Histogram, x godlpack.Tensor[godlpack.AnyFloat], local []int64) (int64, error) {
-	if x.Contiguous() { // one slice, with no view to build (most of a small x's time)
-		s, err := godlpack.ReadSlice[T](x)
-		if err != nil {
-			return 0, err
-		}
+	if s, err := godlpack.ReadSlice[T](x); err == nil { // contiguous: one slice, no view to build
 		return countLine(h, s, local), nil
 	}
 	v, err := vec.FromTensor[T](x) // shape and strides read in place: no copies

@@ -29,12 +29,7 @@ func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*te
 	if err != nil {
 		return nil, err
 	}
-	if x.Contiguous() { // one slice, with no view to build (most of a small x's time)
-		s, err := godlpack.ReadSlice[T](x)
-		if err != nil {
-			_ = out.Close()
-			return nil, err
-		}
+	if s, err := godlpack.ReadSlice[T](x); err == nil { // contiguous: one slice, no view to build
 		for i, e := range s {
 			dst[i] = e * k
 		}
