@@ -25,7 +25,8 @@ def test_each_kind_reads_its_field(m):
     assert (g.i64, g.u64, g.i32, g.u32, g.on) == (-(2**40), 2**63, -5, 3_000_000_000, False)
     assert type(g.on) is bool and type(g.i64) is int and type(g.u64) is int
     g.bump(3)
-    assert (g.i64, g.u64, g.i32, g.u32, g.on) == (-(2**40) + 12, 2**63 + 12, -17, 3_000_000_012, True)
+    want = (-(2**40) + 12, 2**63 + 12, -17, 3_000_000_012, True)
+    assert (g.i64, g.u64, g.i32, g.u32, g.on) == want
     assert g.label == "gauge -1099511627776"  # a getter's call beside them
     assert "start + 4n" in m.Gauge.i64.__doc__
 
@@ -84,7 +85,7 @@ def test_subclass_moves_the_value_and_its_pin(m):
             pass
 
     with pytest.raises(TypeError, match=r"was not initialized"):
-        NoInit().i64
+        _ = NoInit().i64
 
 
 def test_pinned_values_released_with_their_instances(m):
