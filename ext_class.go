@@ -12,7 +12,7 @@ import (
 )
 
 // A ClassDef binds a Go struct type T as a Python class: made by Class, refined
-// by its methods (Init, Def, Property, Final), passed to Module.
+// by its methods (Init, Def, Property, AtomicProperty, Final), passed to Module.
 //
 // An instance owns its Go value (a *T, kept in the instance table,
 // ext_instance_table.go): made by the constructor (Init) or returned by any
