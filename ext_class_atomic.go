@@ -69,7 +69,7 @@ func atomicFieldOf[T, F any](field func(*T) *F, kind int32) (af *atomicField, er
 	start, at := uintptr(unsafe.Pointer(zero)), uintptr(unsafe.Pointer(p))
 	if p == nil || at < start || at+unsafe.Sizeof(*p) > start+unsafe.Sizeof(*zero) {
 		return nil, fmt.Errorf("the field function must return the address of a field of its argument "+
-			"itself (&t.count), got %p, outside the %T at %p", p, *zero, zero)
+			"itself (&t.count), got an address outside the %T (or nil)", *zero)
 	}
 	return &atomicField{offset: at - start, kind: kind}, nil
 }

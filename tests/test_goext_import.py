@@ -48,7 +48,7 @@ def test_definition_mistakes_are_one_import_error(isolated):
         "the address of a sync/atomic Int64, Uint64, Int32, Uint32 or Bool field of its "
         "argument, got func(*main.Thing) *int64",
         "outside(): AtomicProperty: the field function must return the address of a field "
-        "of its argument itself (&t.count), got 0x",
+        "of its argument itself (&t.count), got an address outside the main.Thing (or nil)",
         "through(): AtomicProperty: the field function panicked on a zero main.Thing",
         'two members are named "Thing"',
     ):
