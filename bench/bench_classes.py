@@ -17,9 +17,9 @@ nanobind twins, in one run (issue 20).
 
 The floor of a call from Python into Go is a cgo crossing, ~40-70 ns more than a C
 call; creation pays two (the call and the release at dealloc) plus Go's allocation of
-the value, the tensor rows one plus the conversion; the property read pays none. Builds nanobind (pinned by
-bench_goext.NANOBIND, from PyPI) as bench_goext.py does, and streamstats with the
-build backend's build_extension. Run from the repository root:
+the value, the tensor rows one plus the conversion; the property read pays none.
+Builds nanobind (pinned by bench_goext.NANOBIND, from PyPI) as bench_goext.py does,
+and streamstats with the build backend's build_extension. Run from the repository root:
 
     python build.py ext && PYTHONPATH=pyext python bench/bench_classes.py [--quick] [--cpu]
 
