@@ -156,17 +156,30 @@ typedef struct {
     PyObject_HEAD
     uintptr_t handle;
     PyObject *weaklist; /* weakref.ref(instance) works (tp_weaklistoffset) */
+    void *pinned;       /* the Go value's address, pinned by Go until the handle's release
+                           (goExtPinInstance), once an AtomicProperty was read; else NULL */
 } gd_ext_instance;
 
-/* A property's functions (NULL set: read-only). C memory, process lifetime. */
+/* How an AtomicProperty's field is loaded (ext_class_atomic.go): sync/atomic's types. */
+enum {
+    GD_EXT_FIELD_INT64 = 1, GD_EXT_FIELD_UINT64, GD_EXT_FIELD_INT32, GD_EXT_FIELD_UINT32,
+    GD_EXT_FIELD_BOOL,
+};
+
+/* A property's functions (NULL set: read-only). C memory, process lifetime. An
+ * AtomicProperty's (field_kind not 0) value is read in C at field_offset in the Go
+ * value; get is then called only for an instance with no Go value (its TypeError). */
 typedef struct {
     PyObject *get, *set;
+    int64_t field_offset;
+    int32_t field_kind; /* GD_EXT_FIELD_*, 0: a getter's call */
 } gd_ext_property;
 
 /* One bound class: C memory, process lifetime, made at the first module exec. */
 typedef struct {
     PyTypeObject *type; /* a strong reference, kept for good */
     PyObject *init;     /* the constructor (returns a new instance), or NULL */
+    const gd_ext_func *init_func; /* its C table, called directly by Cls(...) (no overloads) */
     PyObject *iter;     /* __iter__'s Go function (returns a sequence), or NULL */
     PyObject *eq;       /* __eq__'s Go function (returns a bool), or NULL */
     int32_t eq_other;   /* the class __eq__'s other must be (its id), -1: any object */
@@ -200,6 +213,9 @@ PyObject *gd_ext_function(PyObject *m, gd_ext_func *f);
  * cannot take it here (its dtype, device, NumPy not imported): use numpy.from_dlpack. */
 PyObject *gd_ext_numpy_array(PyObject *array);
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* gd_ext_call of f itself, for a caller holding its table (a class's constructor). */
+PyObject *gd_ext_call_func(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames);
 /* The ml_meth of an overload set (godlpack.Overload): gd_ext_call keeps no branch for it. */
 PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames);

@@ -760,6 +760,11 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     return invoke(f, args, nargs, kwnames, NULL);
 }
 
+PyObject *gd_ext_call_func(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
+    return invoke(f, args, nargs, kwnames, NULL);
+}
+
 DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err) {
     if (!a->keep_anywhere && !pthread_equal(pthread_self(), a->caller)) {
         /* This call may hold the GIL (HoldGIL, or the default in a program with one

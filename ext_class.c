@@ -47,8 +47,12 @@ static void instance_dealloc(PyObject *self) {
         PyObject_ClearWeakRefs(self); /* their callbacks see the object gone, as Python's */
     }
     uintptr_t h = ((gd_ext_instance *)self)->handle;
+    void *pinned = ((gd_ext_instance *)self)->pinned;
     ((gd_ext_instance *)self)->handle = 0;
-    if (h != 0) {
+    ((gd_ext_instance *)self)->pinned = NULL;
+    if (h != 0 && pinned != NULL) { /* an AtomicProperty was read: unpinned, then released */
+        goExtReleasePinnedInstance(h);
+    } else if (h != 0) {
         gd_ext_instance_release(h);
     }
     tp->tp_free(self);
@@ -80,7 +84,9 @@ static int instance_init(PyObject *self, PyObject *args, PyObject *kwargs) {
         return -1;
     }
     ((gd_ext_instance *)self)->handle = ((gd_ext_instance *)made)->handle;
+    ((gd_ext_instance *)self)->pinned = ((gd_ext_instance *)made)->pinned; /* the id's pin */
     ((gd_ext_instance *)made)->handle = 0;
+    ((gd_ext_instance *)made)->pinned = NULL;
     Py_DECREF(made);
     return 0;
 }
@@ -126,7 +132,11 @@ static PyObject *class_vectorcall(PyObject *callable, PyObject *const *args, siz
     if (c == NULL || c->init == NULL) { /* not a bound class: type's own call */
         return vectorcall_as_tp_call(callable, PyType_Type.tp_call, args, nargsf, kwnames);
     }
-    PyObject *made = PyObject_Vectorcall(c->init, args, nargsf, kwnames);
+    /* The constructor's table called directly: no function object's call between
+     * (its vectorcall, the module state's read). */
+    PyObject *made = c->init_func != NULL
+                         ? gd_ext_call_func(c->init_func, args, PyVectorcall_NARGS(nargsf), kwnames)
+                         : PyObject_Vectorcall(c->init, args, nargsf, kwnames);
     if (made != NULL && !PyObject_TypeCheck(made, type)) { /* None: a nil *T */
         Py_DECREF(made);
         PyErr_Format(PyExc_TypeError, "%.200s(): the Go constructor returned nil", type->tp_name);
@@ -181,6 +191,39 @@ static PyObject *property_get(PyObject *self, void *closure) {
     return PyObject_CallOneArg(((gd_ext_property *)closure)->get, self);
 }
 
+/* An AtomicProperty: its field loaded atomically from the instance's Go value, with
+ * no call into Go but the first, which pins the value (goExtPinInstance) until its
+ * release at dealloc. The caller holds self, so its Go value is alive; Go writes
+ * the field only atomically, so the load races nothing. Two threads' first reads
+ * both ask Go, which pins once and gives both the same address. */
+static PyObject *field_get(PyObject *self, void *closure) {
+    gd_ext_property *p = closure;
+    gd_ext_instance *in = (gd_ext_instance *)self;
+    char *base = __atomic_load_n(&in->pinned, __ATOMIC_ACQUIRE);
+    if (base == NULL) {
+        if (in->handle == 0) { /* no Go value (an __init__ not run): the getter says so */
+            return property_get(self, closure);
+        }
+        base = (char *)goExtPinInstance(in->handle);
+        __atomic_store_n(&in->pinned, base, __ATOMIC_RELEASE);
+    }
+    const void *at = base + p->field_offset;
+    switch (p->field_kind) {
+    case GD_EXT_FIELD_INT64:
+        return PyLong_FromLongLong(__atomic_load_n((const int64_t *)at, __ATOMIC_SEQ_CST));
+    case GD_EXT_FIELD_UINT64:
+        return PyLong_FromUnsignedLongLong(__atomic_load_n((const uint64_t *)at, __ATOMIC_SEQ_CST));
+    case GD_EXT_FIELD_INT32:
+        return PyLong_FromLong(__atomic_load_n((const int32_t *)at, __ATOMIC_SEQ_CST));
+    case GD_EXT_FIELD_UINT32:
+        return PyLong_FromUnsignedLong(__atomic_load_n((const uint32_t *)at, __ATOMIC_SEQ_CST));
+    case GD_EXT_FIELD_BOOL: /* atomic.Bool: a uint32, 0 or 1 */
+        return PyBool_FromLong(__atomic_load_n((const uint32_t *)at, __ATOMIC_SEQ_CST) != 0);
+    }
+    PyErr_Format(PyExc_SystemError, "godlpack: a field property of unknown kind %d", p->field_kind);
+    return NULL;
+}
+
 static int property_set(PyObject *self, PyObject *value, void *closure) {
     gd_ext_property *p = closure;
     if (value == NULL) {
@@ -221,7 +264,7 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     for (int i = 0; i < nprops; i++) {
         gs[i].name = prop_names[i];
         gs[i].doc = prop_docs[i];
-        gs[i].get = property_get;
+        gs[i].get = props[i].field_kind != 0 ? field_get : property_get;
         gs[i].set = property_set;
         gs[i].closure = &props[i];
     }

@@ -22,6 +22,28 @@ func goExtReleaseInstances(ids *cUintptr, n C.int64_t) {
 	releaseInstanceIDs(unsafe.Slice((*uintptr)(unsafe.Pointer(ids)), int(n)))
 }
 
+// goExtPinInstance pins the Go value of instance id until id's release and
+// returns its address, for C's loads of its atomic fields (AtomicProperty;
+// ext_class.c's field_get, at an instance's first read). GIL held. The address
+// goes as a number: cgocheck refuses a result pointing to an object that holds
+// unpinned Go pointers (T's slices and strings), which C never follows; the
+// object itself is pinned, which is what lets C keep its address.
+//
+//export goExtPinInstance
+func goExtPinInstance(id C.uintptr_t) C.uintptr_t {
+	return C.uintptr_t(uintptr(pinInstance(uintptr(id))))
+}
+
+// goExtReleasePinnedInstance unpins and releases the Go value of an instance
+// whose value C read (goExtPinInstance): its dealloc. As goExtReleaseInstances,
+// any thread, with or without the GIL, after finalization too.
+//
+//export goExtReleasePinnedInstance
+func goExtReleasePinnedInstance(id C.uintptr_t) {
+	unpinInstance(uintptr(id))
+	releaseInstanceIDs([]uintptr{uintptr(id)})
+}
+
 // addClass makes c's Python class (once) and adds it to module mod (GIL held).
 func (c *ClassDef) addTo(mod *pyObject, module string) C.int {
 	if c.ctype == nil && c.makeType(mod, module) < 0 {
@@ -44,6 +66,10 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 	for i, p := range c.props { // C memory for good: the type keeps pointers into it
 		unsafe.Slice(names, n)[i] = C.CString(p.name)
 		unsafe.Slice(docs, n)[i] = C.CString(p.doc)
+		if p.field != nil { // read by C (ext_class.c's field_get) from the pinned value
+			cp := &unsafe.Slice(props, n)[i]
+			cp.field_offset, cp.field_kind = C.int64_t(p.field.offset), C.int32_t(p.field.kind)
+		}
 	}
 	hasIter, hasEq := false, false
 	for _, f := range c.methods {
@@ -63,6 +89,9 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 	if c.init != nil {
 		if cls.init = functionObject(mod, c.init); cls.init == nil {
 			return -1
+		}
+		if c.init.cfunc.noverloads == 0 { // its table (functionObject made it): Cls(...) calls it
+			cls.init_func = c.init.cfunc
 		}
 	}
 	for i, p := range c.props {

@@ -22,6 +22,9 @@ type memberBinder interface {
 	// Func made (parameters already described), or nil for a shape not matched
 	// here.
 	fastCall(f *Function, fn any) callFunc
+	// atomicField matches an AtomicProperty's field function
+	// (ext_class_atomic.go).
+	atomicField(field any) (getter any, af *atomicField, err error)
 }
 
 type classBinder[T any] struct{}

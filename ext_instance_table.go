@@ -16,6 +16,7 @@ package godlpack
 // and a call in flight holds a reference to its instance).
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -36,6 +37,9 @@ var instances struct {
 	mu   sync.Mutex
 	free []uint32 // released ids, reused last-in first-out
 	next uint32   // every id in [1, next) was handed out once
+	// pins holds the pins of the values whose atomic fields C reads
+	// (AtomicProperty: pinInstance), by id, until the id is released.
+	pins map[uint32]*runtime.Pinner
 
 	chunks [instanceChunks]atomic.Pointer[instanceChunk]
 }
@@ -84,6 +88,37 @@ func releaseInstanceIDs(ids []uintptr) {
 	for _, id := range ids {
 		instances.free = append(instances.free, uint32(id))
 	}
+
 	instances.mu.Unlock()
 	liveInstances.Add(-int64(len(ids)))
+}
+
+// unpinInstance undoes pinInstance of id, before id's release (an instance whose
+// value C read: ext_class.c's dealloc knows, so that other releases look up nothing).
+func unpinInstance(id uintptr) {
+	instances.mu.Lock()
+	defer instances.mu.Unlock()
+	if pin := instances.pins[uint32(id)]; pin != nil {
+		pin.Unpin()
+		delete(instances.pins, uint32(id))
+	}
+}
+
+// pinInstance pins the Go value of id (made by newInstanceID, not released) until
+// id is released, so that C may keep its address and read its atomic fields
+// (AtomicProperty), and returns that address. Pinned once: another call for the
+// same id (two threads' first reads) returns the same address.
+func pinInstance(id uintptr) unsafe.Pointer {
+	p := instanceValue(id)
+	instances.mu.Lock()
+	defer instances.mu.Unlock()
+	if instances.pins[uint32(id)] == nil {
+		if instances.pins == nil {
+			instances.pins = map[uint32]*runtime.Pinner{}
+		}
+		pin := new(runtime.Pinner)
+		pin.Pin(p)
+		instances.pins[uint32(id)] = pin
+	}
+	return p
 }

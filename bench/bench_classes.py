@@ -6,7 +6,9 @@ nanobind twins, in one run (issue 20).
                              instance-table id, an instance, and its dealloc's share
                              of a batched release; nanobind: new + its instance)
   h.add(x)                   a method over a small float64 tensor (16 elements)
-  h.count                    a property read (Go: one call into Go under a lock)
+  h.count                    a property read (Go: an AtomicProperty, loaded by C from
+                             the pinned Go value with no call into Go; nanobind: a
+                             getter under its mutex)
   scale(x, 2.0) NumPy 4x4    goext's ResultLike("x") (numpy.from_dlpack of a new
                              godlpack.Array) vs nanobind's nb::ndarray<nb::numpy>
   scale(x, 2.0) torch 4x4    the same with torch.from_dlpack vs nb::ndarray<nb::pytorch>
@@ -14,10 +16,10 @@ nanobind twins, in one run (issue 20).
                              functions; streamstats has one)
 
 The floor of a call from Python into Go is a cgo crossing, ~40-70 ns more than a C
-call; the scalar-only rows (creation, property read) are that crossing plus
-nanobind's own work, the tensor rows add the conversion. Builds nanobind (pinned by
-bench_goext.NANOBIND, from PyPI) as bench_goext.py does, and streamstats with the
-build backend's build_extension. Run from the repository root:
+call; creation pays two (the call and the release at dealloc) plus Go's allocation of
+the value, the tensor rows one plus the conversion; the property read pays none.
+Builds nanobind (pinned by bench_goext.NANOBIND, from PyPI) as bench_goext.py does,
+and streamstats with the build backend's build_extension. Run from the repository root:
 
     python build.py ext && PYTHONPATH=pyext python bench/bench_classes.py [--quick] [--cpu]
 

@@ -43,6 +43,13 @@ def test_definition_mistakes_are_one_import_error(isolated):
         "Num(): the Go type int is not a struct: bind a struct type",
         "Thing(): the constructor must return *main.Thing or (*main.Thing, error)",
         "method(): the first parameter must be the instance, a *main.Thing",
+        # AtomicProperty: a field C can read from the pinned value, or none
+        "plain(): AtomicProperty: the field must be a func(*main.Thing) *atomic.X returning "
+        "the address of a sync/atomic Int64, Uint64, Int32, Uint32 or Bool field of its "
+        "argument, got func(*main.Thing) *int64",
+        "outside(): AtomicProperty: the field function must return the address of a field "
+        "of its argument itself (&t.count), got an address outside the main.Thing (or nil)",
+        "through(): AtomicProperty: the field function panicked on a zero main.Thing",
         'two members are named "Thing"',
     ):
         assert part in msg, part

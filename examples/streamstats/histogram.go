@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/godlpack/godlpack"
 	"github.com/godlpack/godlpack/dlpack"
@@ -20,7 +21,7 @@ type Histogram struct {
 
 	mu      sync.Mutex
 	counts  []int64
-	count   int64 // every value added, outside ones included
+	count   atomic.Int64 // every value added, outside ones included; written under mu, read with no lock (AtomicProperty)
 	outside int64
 	name    string
 }
@@ -44,7 +45,13 @@ func newHistogram(bins uint16, lo, hi float64) (*Histogram, error) {
 
 // Add counts the elements of x, any layout.
 func (h *Histogram) Add(x godlpack.Tensor[godlpack.AnyFloat]) error {
-	local := make([]int64, h.bins)
+	var onStack [64]int64 // most histograms' bins: no allocation per call
+	local := onStack[:0]
+	if int(h.bins) <= len(onStack) {
+		local = onStack[:h.bins]
+	} else {
+		local = make([]int64, h.bins)
+	}
 	var outside int64
 	var err error
 	if x.DType() == dlpack.DTypeOf[float32]() {
@@ -60,7 +67,7 @@ func (h *Histogram) Add(x godlpack.Tensor[godlpack.AnyFloat]) error {
 	for i, c := range local {
 		h.counts[i] += c
 	}
-	h.count += x.Len()
+	h.count.Add(x.Len())
 	h.outside += outside
 	return nil
 }
@@ -69,12 +76,12 @@ func (h *Histogram) Add(x godlpack.Tensor[godlpack.AnyFloat]) error {
 // fell outside [lo, hi) or were NaN: a contiguous x in one slice, any other
 // layout line by line.
 func countInto[T float32 | float64](h *Histogram, x godlpack.Tensor[godlpack.AnyFloat], local []int64) (int64, error) {
-	v, err := vec.FromPointer[T](x.Data(), x.Shape(), x.Strides())
+	if s, err := godlpack.ReadSlice[T](x); err == nil { // contiguous: one slice, no view to build
+		return countLine(h, s, local), nil
+	}
+	v, err := vec.FromTensor[T](x) // shape and strides read in place: no copies
 	if err != nil {
 		return 0, err
-	}
-	if s, ok := v.Contiguous(); ok {
-		return countLine(h, s, local), nil
 	}
 	var outside int64
 	err = vec.Lines(v, func(_ int, line []T) error {
@@ -118,19 +125,20 @@ func (h *Histogram) Merge(other *Histogram) error {
 		for i := range h.counts {
 			h.counts[i] *= 2
 		}
-		h.count, h.outside = 2*h.count, 2*h.outside
+		h.count.Store(2 * h.count.Load())
+		h.outside *= 2
 		return nil
 	}
 	other.mu.Lock()
 	counts := append([]int64(nil), other.counts...)
-	count, outside := other.count, other.outside
+	count, outside := other.count.Load(), other.outside
 	other.mu.Unlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for i, c := range counts {
 		h.counts[i] += c
 	}
-	h.count += count
+	h.count.Add(count)
 	h.outside += outside
 	return nil
 }
@@ -147,7 +155,7 @@ func (h *Histogram) Quantile(q float64) (float64, error) {
 	for _, c := range h.counts {
 		inBins += c
 	}
-	if h.count == 0 || inBins == 0 {
+	if h.count.Load() == 0 || inBins == 0 {
 		return 0, &EmptyError{}
 	}
 	target := q * float64(inBins)
@@ -176,11 +184,7 @@ func pyFloat(f float64) string {
 	return s
 }
 
-func (h *Histogram) Count() int64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.count
-}
+func (h *Histogram) Count() int64 { return h.count.Load() }
 
 func (h *Histogram) Outside() int64 {
 	h.mu.Lock()

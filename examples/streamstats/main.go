@@ -8,6 +8,8 @@
 package main
 
 import (
+	"sync/atomic"
+
 	"github.com/godlpack/godlpack"
 	"github.com/godlpack/godlpack/dlpack"
 )
@@ -27,7 +29,8 @@ func init() {
 	h.Def("quantile", (*Histogram).Quantile, "q").
 		Doc("The bin-midpoint estimate of the q-quantile; EmptyError if nothing was added.")
 	h.Def("__repr__", (*Histogram).Repr)
-	h.Property("count", "How many values were added, outside ones included (read-only).", (*Histogram).Count, nil)
+	h.AtomicProperty("count", "How many values were added, outside ones included (read-only).",
+		func(h *Histogram) *atomic.Int64 { return &h.count })
 	h.Property("outside", "How many values fell outside [lo, hi) or were NaN.", (*Histogram).Outside, nil)
 	h.Property("bins", "The number of bins.", (*Histogram).Bins, nil)
 	h.Property("lo", "The low edge of the first bin.", (*Histogram).Lo, nil)

@@ -20,27 +20,25 @@ func scale(x godlpack.Tensor[godlpack.AnyFloat], k float64) (*tensor.Tensor, err
 }
 
 func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*tensor.Tensor, error) {
-	out, err := tensor.New[T](x.Shape()...)
+	var dims [8]int64 // most tensors' dimensions: the shape with no allocation
+	shape := dims[:0]
+	for i := range x.NDim() {
+		shape = append(shape, x.Dim(i))
+	}
+	out, dst, err := tensor.Uninitialized[T](shape...) // every element is written below
 	if err != nil {
 		return nil, err
 	}
-	typed, err := tensor.As[T](out)
-	if err != nil {
-		return nil, err
-	}
-	dst, err := typed.Slice()
-	if err != nil {
-		return nil, err
-	}
-	src, err := vec.FromPointer[T](x.Data(), x.Shape(), x.Strides())
-	if err != nil {
-		return nil, err
-	}
-	if s, ok := src.Contiguous(); ok { // one slice: no walk over lines
+	if s, err := godlpack.ReadSlice[T](x); err == nil { // contiguous: one slice, no view to build
 		for i, e := range s {
 			dst[i] = e * k
 		}
 		return out, nil
+	}
+	src, err := vec.FromTensor[T](x) // shape and strides read in place: no copies
+	if err != nil {
+		_ = out.Close()
+		return nil, err
 	}
 	i := 0
 	return out, vec.Lines(src, func(_ int, line []T) error {

@@ -8,10 +8,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/godlpack/godlpack"
 )
@@ -25,11 +27,21 @@ func init() {
 	bag.Def("push", (*Bag).Push, "item").Doc("Appends item.")
 	bag.Def("copy", (*Bag).Copy).Doc("A new Bag with the same items.")
 	bag.Property("first", "The first item, or None.", (*Bag).First, nil)
+	gauge := godlpack.Class[Gauge]("Gauge", "One AtomicProperty of each kind, bumped by goroutines (tests).")
+	gauge.InitFunc(godlpack.Func1("Gauge", newGauge, "start"))
+	gauge.Def("bump", (*Gauge).Bump, "n").ReleaseGIL().Doc("n rounds of 4 goroutines changing every field.")
+	gauge.AtomicProperty("i64", "An atomic.Int64: start + 4n.", func(g *Gauge) *atomic.Int64 { return &g.i64 })
+	gauge.AtomicProperty("u64", "An atomic.Uint64: 2**63 + 4n.", func(g *Gauge) *atomic.Uint64 { return &g.u64 })
+	gauge.AtomicProperty("i32", "An atomic.Int32: -5 - 4n.", func(g *Gauge) *atomic.Int32 { return &g.i32 })
+	gauge.AtomicProperty("u32", "An atomic.Uint32: 3e9 + 4n.", func(g *Gauge) *atomic.Uint32 { return &g.u32 })
+	gauge.AtomicProperty("on", "An atomic.Bool: set by bump.", func(g *Gauge) *atomic.Bool { return &g.on })
+	gauge.Property("label", "A plain property beside them.", func(g *Gauge) string { return g.label }, nil)
 	sealed := godlpack.Class[Sealed]("Sealed", "Made only by make_sealed: no constructor (tests).")
 	sealed.Property("n", "Its number.", func(s *Sealed) int { return s.n }, nil)
 
 	godlpack.Module("goext3", "Functions bound with godlpack.Func (tests).",
-		bag, sealed,
+		bag, sealed, gauge,
+		godlpack.Func("go_gc", runtime.GC).Doc("runtime.GC(): frees what nothing holds (tests)."),
 		godlpack.Func("make_sealed", func(n int) *Sealed { return &Sealed{n} }, "n"),
 		godlpack.Func("maybe_bag", maybeBag, "bag").Default("bag", nil).
 			Doc("The number of items of an optional Bag (None: -1)."),
@@ -181,6 +193,45 @@ func (b *Bag) First() *string {
 
 // Sealed has no constructor: Python cannot make one, make_sealed can.
 type Sealed struct{ n int }
+
+// Gauge's atomic fields are read by Python from C (AtomicProperty); label and
+// the padding put Go pointers and other fields around them in the pinned value.
+type Gauge struct {
+	label string
+	i64   atomic.Int64
+	_     [3]byte
+	u64   atomic.Uint64
+	i32   atomic.Int32
+	more  []int
+	u32   atomic.Uint32
+	on    atomic.Bool
+}
+
+func newGauge(start int64) (*Gauge, error) {
+	g := &Gauge{label: fmt.Sprint("gauge ", start), more: make([]int, 3)}
+	g.i64.Store(start)
+	g.u64.Store(1 << 63)
+	g.i32.Store(-5)
+	g.u32.Store(3_000_000_000)
+	return g, nil
+}
+
+// Bump runs n rounds of 4 goroutines, each changing every field once.
+func (g *Gauge) Bump(n int64) {
+	for range n {
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				g.i64.Add(1)
+				g.u64.Add(1)
+				g.i32.Add(-1)
+				g.u32.Add(1)
+				g.on.Store(true)
+			})
+		}
+		wg.Wait()
+	}
+}
 
 func maybeBag(b *Bag) int {
 	if b == nil {

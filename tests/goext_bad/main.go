@@ -3,12 +3,17 @@
 // ImportError naming each (tests/test_goext_import.py).
 package main
 
-import "github.com/godlpack/godlpack"
+import (
+	"sync/atomic"
+
+	"github.com/godlpack/godlpack"
+)
 
 // Loose is a struct no godlpack.Class binds; Thing is bound, with mistakes.
 type (
 	Loose    struct{}
-	Thing    struct{}
+	Thing    struct{ inner *Inner }
+	Inner    struct{ n atomic.Int64 }
 	ThingErr struct{}
 )
 
@@ -19,6 +24,10 @@ func init() {
 	thing := godlpack.Class[Thing]("Thing", "")
 	thing.Init(func() int { return 0 })
 	thing.Def("method", func(x int) {}, "x")
+	outside := new(atomic.Int64)
+	thing.AtomicProperty("plain", "", func(t *Thing) *int64 { return nil })
+	thing.AtomicProperty("outside", "", func(t *Thing) *atomic.Int64 { return outside })
+	thing.AtomicProperty("through", "", func(t *Thing) *atomic.Int64 { return &t.inner.n })
 	godlpack.Module("goext_bad", "Mistakes.",
 		num, thing, godlpack.ExceptionFor[*ThingErr]("Thing", godlpack.ValueError, ""),
 		godlpack.Func("variadic", func(xs ...int) {}, "xs"),
