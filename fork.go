@@ -296,8 +296,7 @@ func afterForkParent() (None, error) {
 func afterForkChild() (None, error) {
 	// Only this thread exists now; if another thread of the parent held the lock,
 	// it never unlocks: start from a fresh state instead of taking it.
-	forgetParentThreads()   // before anything here may start or wake an M
-	restartTemplateThread() // the first new thread: a template for locked goroutines'
+	forgetParentThreads() // before anything here may start or wake an M
 	forkState.Mutex = sync.Mutex{}
 	forkState.depth = 0
 	forkState.saved = false

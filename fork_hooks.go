@@ -54,9 +54,8 @@ func registerForkHooks(mod *C.PyObject) C.int {
 		return -1
 	}
 	forkHooksRegistered = true
-	// The checks fork_idle_ms.go's and fork_template.go's child hook relies on,
-	// once, at import rather than inside the first fork's before hook.
+	// The check fork_idle_ms.go's child hook relies on, once, at import rather
+	// than inside the first fork's before hook.
 	schedLayoutMatches()
-	templateLayoutMatches()
 	return 0
 }

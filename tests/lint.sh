@@ -66,8 +66,6 @@ step "go vet ./... (untagged), go vet -tags $tag ./..., go vet -tags $module_tag
 go vet ./... || fail "go vet"
 go vet -tags "$tag" ./... || fail "go vet -tags $tag"
 go vet -tags "$module_tags" ./... || fail "go vet -tags $module_tags"
-# The tags of the builds the backend makes (_gobuild.py LINKNAME_TAG): fork_template.go.
-go vet -tags "$module_tags,godlpack_linkname" . || fail "go vet -tags $module_tags,godlpack_linkname"
 GOEXPERIMENT=simd go vet ./dlpack/vec/ || fail "go vet (GOEXPERIMENT=simd) dlpack/vec"
 
 step "staticcheck $STATICCHECK_VERSION"
@@ -85,7 +83,6 @@ if [ -x "$staticcheck" ]; then
   "$staticcheck" -version
   "$staticcheck" -tags "$module_tags" ./... || fail "staticcheck"
   "$staticcheck" -tags "$tag" ./... || fail "staticcheck -tags $tag (an extension's build)"
-  "$staticcheck" -tags "$module_tags,godlpack_linkname" . || fail "staticcheck (godlpack_linkname)"
   # Without the tag too, as go doc and an extension's go test build the package; U1000
   # aside: what the untagged API files declare for the CPython glue is used only with it.
   "$staticcheck" -checks inherit,-U1000 ./... || fail "staticcheck (untagged)"

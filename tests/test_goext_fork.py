@@ -198,29 +198,6 @@ def test_timers_in_a_fork_child_while_a_parent_thread_sleeps_in_go(tmp_path):
     assert out == ["0"] * 5
 
 
-def test_locked_goroutine_starts_goroutines_in_a_fork_child(tmp_path):
-    # A goroutine locked to its thread that starts others: the runtime makes the
-    # threads a locked thread asks for on its template thread, which a fork child
-    # does not have. 20 calls in each of 10 children and in a child's child.
-    out = scenario(
-        tmp_path,
-        "child_locked",
-        """
-        def work():
-            for _ in range(20):
-                assert goext2.locked_spawn(4) == 4 * 50_000
-        work()
-        def nested():
-            work()
-            assert fork_and_call(work) == 0
-        results = [fork_and_call(work) for _ in range(10)] + [fork_and_call(nested)]
-        work()
-        print(*results)
-        """,
-    )
-    assert out == ["0"] * 11
-
-
 def test_many_fork_workers_each_summing_a_big_array(tmp_path):
     # DataLoader-style: 200 short-lived fork workers, two at a time, each summing a
     # 32 MB array on goroutines (and a fresh array of its own), while the parent goes on

@@ -45,8 +45,6 @@ GO_PROXY_DIR = "_go/proxy"
 # The build tag of the godlpack library's files that include Python.h: without it the
 # library (the root Go package) is empty, so plain `go build ./...` needs no Python.
 GO_BUILD_TAG = "godlpack_python"
-# Built only with the linker's -checklinkname=0 (build_c_shared): fork_template.go.
-LINKNAME_TAG = "godlpack_linkname"
 # The build tag, on top of GO_BUILD_TAG, of the godlpack module's own files (the
 # godlpack.Array type, its constructors, from_dlpack, the exchange API, the C-API
 # table): only build.py's build of godlpack._godlpack sets it, so an extension written
@@ -456,16 +454,10 @@ def go_build_c_shared(
     go, goroot_env = require_go(want_go)
     if goexperiment is None:
         goexperiment = default_goexperiment(go, goroot_env)
-    # LINKNAME_TAG's files reach runtime symbols the linker guards (fork_template.go);
-    # the tag goes only with the flag that lets the link through.
-    cmd = [
-        go,
-        "build",
-        "-buildmode=c-shared",
-        "-tags=" + ",".join([GO_BUILD_TAG, LINKNAME_TAG, *tags]),
-    ]
+    cmd = [go, "build", "-buildmode=c-shared", "-tags=" + ",".join([GO_BUILD_TAG, *tags])]
     cmd += ["-trimpath", "-buildvcs=false", *flags]
-    cmd.append("-ldflags=" + ("-s -w " if strip else "") + "-checklinkname=0")
+    if strip:
+        cmd.append("-ldflags=-s -w")
     cmd += ["-o", str(target), pkg]
     env = go_env(
         info,
