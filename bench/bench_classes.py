@@ -3,8 +3,8 @@ returning its result in the caller's framework (streamstats.scale), against thei
 nanobind twins, in one run (issue 20).
 
   Histogram(10)              instance creation (Go: the constructor's call into Go, an
-                             instance-table id, an instance, and its dealloc's share
-                             of a batched release; nanobind: new + its instance)
+                             instance-table id, an instance, and its dealloc's own
+                             call into Go to release it; nanobind: new + its instance)
   h.add(x)                   a method over a small float64 tensor (16 elements)
   h.count                    a property read (Go: an AtomicProperty, loaded by C from
                              the pinned Go value with no call into Go; nanobind: a
