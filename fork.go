@@ -109,8 +109,8 @@ package godlpack
 //     child hung on sched.lock).
 //   - after fork, parent (afterForkParent): GOMAXPROCS back to what it was
 //     (automatic again unless $GOMAXPROCS fixed it), then the collector.
-//   - after fork, child (afterForkChild): forget the parent's idle Ms and its
-//     network poller (fork_idle_ms.go), keep the collector off for good, and
+//   - after fork, child (afterForkChild): forget the parent's idle Ms
+//     (fork_idle_ms.go), keep the collector off for good, and
 //     lift any memory limit (GOMEMLIMIT would otherwise start a collection as the
 //     heap grows). It can never be switched back on safely in the child. Array
 //     bytes are C memory and are freed by their owners as usual; what the child
@@ -296,7 +296,7 @@ func afterForkParent() (None, error) {
 func afterForkChild() (None, error) {
 	// Only this thread exists now; if another thread of the parent held the lock,
 	// it never unlocks: start from a fresh state instead of taking it.
-	forgetParentThreads() // before anything here may start or wake an M
+	forgetParentIdleMs() // before anything here may start or wake an M
 	forkState.Mutex = sync.Mutex{}
 	forkState.depth = 0
 	forkState.saved = false

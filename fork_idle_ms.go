@@ -21,19 +21,6 @@ package godlpack
 // is reset too, since a count left by a parent's M would stop wakep from
 // starting any.
 //
-// The network poller likewise: the runtime lets one M at a time wait in it, for
-// its next timer (sched.lastpoll is 0 while one does), and wakes that M when an
-// earlier timer is added. The quiet wait before the fork (fork_quiet.c) does not
-// count such a timed wait as parked, and forks anyway after its limit: an M of
-// the parent's waiting there at the fork left the child's lastpoll at 0, so no
-// M of the child ever waited in the poller and nothing ran the child's timers
-// (sysmon, the other one that does, is gone too). A child's call that slept on
-// goroutines (goext2.naps) never returned (issue 19: every Go thread of the child
-// in a futex wait, lastpoll 0, read with gdb). A parent's thread that waits in
-// Go, on a goroutine sleeping on a timer due within seconds, is enough for it:
-// tests/test_goext_fork.py's sleeping-thread scenario hung every child. The child
-// says nobody polls, so that its first M with nothing to do becomes its poller.
-//
 // The runtime has no API for this, so this file reads and writes runtime.sched
 // through a copy of the start of its type (runtime2.go's schedt). runtime.sched
 // is one of the runtime's symbols kept linkable for other packages (badlinkname.go),
@@ -56,10 +43,10 @@ import (
 // and alignment) and unsafe.Pointer where it keeps an M's address in a uintptr
 // (Ms are kept alive by the runtime's list of all Ms).
 type schedPrefix struct {
-	_          atomic.Uint64 // goidgen
-	lastpoll   atomic.Int64  // the last network poll's time; 0 while an M waits in it
-	pollUntil  atomic.Int64  // when that M's wait ends
-	pollingNet atomic.Int32  // an M is polling without waiting
+	_ atomic.Uint64 // goidgen
+	_ atomic.Int64  // lastpoll
+	_ atomic.Int64  // pollUntil
+	_ atomic.Int32  // pollingNet
 
 	_ uintptr // lock, a mutex: its key (lockRankStruct is empty without staticlockranking)
 
@@ -107,14 +94,10 @@ var schedLayoutMatches = sync.OnceValue(func() bool {
 		s.nmidle >= 0 && int64(s.nmidle) <= s.mnext && s.mnext < int64(old)
 })
 
-//go:linkname runtimeNanotime runtime.nanotime
-func runtimeNanotime() int64
-
-// forgetParentThreads empties the idle M list (unlinking each M from it) and the
-// spinning count, and says that no M polls the network, in a fork child
-// (afterForkChild: the only thread; see above). False when the layout check
-// failed and nothing was done.
-func forgetParentThreads() bool {
+// forgetParentIdleMs empties the idle M list (unlinking each M from it) and the spinning count in a fork
+// child (afterForkChild: the only thread; see above). False when the layout
+// check failed and nothing was done.
+func forgetParentIdleMs() bool {
 	if !schedLayoutMatches() {
 		return false
 	}
@@ -131,10 +114,5 @@ func forgetParentThreads() bool {
 	runtimeSched.nmidle = 0
 	runtimeSched.nmspinning.Store(0)
 	runtimeSched.needspinning.Store(0)
-	// A time, as the runtime stores there after each poll (0 would say an M
-	// still waits in it).
-	runtimeSched.lastpoll.Store(runtimeNanotime())
-	runtimeSched.pollUntil.Store(0)
-	runtimeSched.pollingNet.Store(0)
 	return true
 }

@@ -4,11 +4,11 @@ package godlpack
 
 // fork_idle_ms_other.go: Go releases (or runtime experiments) whose scheduler
 // layout fork_idle_ms.go has not been written for: a fork child keeps the
-// parent's idle Ms on its list (and its network poller, when one waited at the
-// fork), and a call that starts goroutines there hangs (fork_idle_ms.go says why).
+// parent's idle Ms on its list, and a call that starts goroutines there hangs
+// (fork_idle_ms.go says why).
 
 // schedLayoutMatches: no layout is known for this build.
 func schedLayoutMatches() bool { return false }
 
-// forgetParentThreads does nothing here (see above).
-func forgetParentThreads() bool { return false }
+// forgetParentIdleMs does nothing here (see above).
+func forgetParentIdleMs() bool { return false }
