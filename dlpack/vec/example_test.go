@@ -17,3 +17,10 @@ func Example() {
 	fmt.Println(x, vec.Sum(x))
 	// Output: [0 0.5 1 1] 2.5
 }
+
+// Integer sums wrap around modulo 2**64, as NumPy's sum of an int64 array does, on
+// every kernel set.
+func ExampleSumInt() {
+	fmt.Println(vec.SumInt([]int8{100, 100, -7}), vec.SumInt([]int64{1<<63 - 1, 1}))
+	// Output: 193 -9223372036854775808
+}
