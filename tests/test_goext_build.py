@@ -163,6 +163,7 @@ def _check_built(out: str, venv: Path, env: dict[str, str]) -> str:
     assert "-tags=godlpack_python" in line and "-modfile=" in line and "-overlay=" in line
     assert f"{MODULE}{EXT}" in line
     assert "GOEXPERIMENT=simd " in line, line  # [tool.godlpack] goexperiment, for any Go
+    assert line.endswith("(with godlpack's Go runtime patch)"), line  # _gobuild.runtime_patch
     # godlpack's Go dependencies from its wheel, then the user's GOPROXY (off here)
     proxy = re.search(r"GOPROXY=file://(\S+)/godlpack/_go/proxy,off ", line)
     assert proxy, line
@@ -496,6 +497,12 @@ def test_sdist_holds_the_project(tmp_path):
             ),
             "goexperiment = 'simd' is not a list of Go experiment names",
         ),
+        (
+            lambda p: (p / "pyproject.toml").write_text(
+                (p / "pyproject.toml").read_text() + 'patch-go-runtime = "no"\n'
+            ),
+            "patch-go-runtime = 'no' is not true or false",
+        ),
     ],
 )
 def test_broken_project_is_one_line(tmp_path, breakage, message):
@@ -544,3 +551,15 @@ def test_goexperiment_joins_the_callers_and_cgocheck2(monkeypatch):
     monkeypatch.delenv("GOEXPERIMENT")
     assert "GOEXPERIMENT" not in _gobuild.go_env(info)
     assert _gobuild.go_env(info, goexperiment=["simd"])["GOEXPERIMENT"] == "simd"
+
+
+def test_patch_go_runtime_is_on_unless_the_project_says_false(tmp_path):
+    # [tool.godlpack] patch-go-runtime: the runtime patch (tests/test_runtime_patch.py)
+    # is on by default, as pip's builds of examples/goext show in their build line.
+    from godlpack.build import Project
+
+    assert Project(EXAMPLE).patch_go_runtime is True
+    project = _write_project(tmp_path / "goext")
+    toml = (project / "pyproject.toml").read_text()
+    (project / "pyproject.toml").write_text(toml + "patch-go-runtime = false\n")
+    assert Project(project).patch_go_runtime is False

@@ -426,6 +426,55 @@ def _join_flags(ours: list[str], theirs: str) -> str:
     return " ".join(_quote_flag(f) for f in flags)
 
 
+# --------------------------------------------------------------------------- runtime patch
+
+# The one change godlpack's builds make to the Go runtime they link (each is a copy of
+# the toolchain's, compiled through go build -overlay; Go caches it). Every call from C
+# into Go on a thread not already inside a Go->C call (a Python thread calling godlpack
+# or an extension) waits for the library's package initialization with a blocking
+# receive from runtime.main_init_done, a channel closed once init is done. A blocking
+# receive from a closed channel still takes the channel's lock, so every such call of
+# every thread writes that one lock's cache line: on a free-threaded CPython, two
+# threads calling Go scaled x1.05 instead of x2 (bench/bench_threads.py, touch, 3.13t;
+# design.md "Free-threading: the runtime's per-call lock"). The patch tries a
+# non-blocking receive first, which answers for a closed channel without the lock, and
+# falls back to the blocking one while init is still running: the same wait, the same
+# memory-model edge (a receive that returns because the channel is closed). A toolchain
+# whose runtime does not read exactly so is built unpatched.
+RUNTIME_CGOCALL = ("src", "runtime", "cgocall.go")
+_INIT_WAIT = "\t\t<-main_init_done\n"
+_INIT_WAIT_UNLOCKED = (
+    "\t\tselect { // godlpack's patch (godlpack/_gobuild.py): no lock once init is done\n"
+    "\t\tcase <-main_init_done:\n"
+    "\t\tdefault:\n"
+    "\t\t\t<-main_init_done\n"
+    "\t\t}\n"
+)
+
+
+def runtime_patch(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str]:
+    """The overlay entry ({runtime's cgocall.go: patched copy written in ``into``}) of the
+    runtime patch above for the toolchain ``go``; {} where its runtime does not read as
+    the patch expects (the build then links the runtime as it is)."""
+    try:
+        res = subprocess.run(
+            [go, "env", "GOROOT"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "GOTOOLCHAIN": "local", **goroot_env},
+        )
+        original = Path(res.stdout.strip(), *RUNTIME_CGOCALL)
+        source = original.read_text(encoding="utf-8") if res.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+        return {}
+    if source.count(_INIT_WAIT) != 1:
+        return {}
+    patched = into / "godlpack_runtime_cgocall.go"
+    patched.write_text(source.replace(_INIT_WAIT, _INIT_WAIT_UNLOCKED), encoding="utf-8")
+    return {str(original): str(patched)}
+
+
 def go_build_c_shared(
     pkg: str,
     target: Path,
@@ -440,6 +489,8 @@ def go_build_c_shared(
     env_extra: dict[str, str] | None = None,
     include_dirs: Iterable[Path] = (),
     tags: Iterable[str] = (),
+    overlay: dict[str, str] | None = None,
+    patch_runtime: bool = True,
 ) -> Path:
     """``go build -buildmode=c-shared -tags GO_BUILD_TAG`` of the Go package ``pkg`` (run
     in ``cwd``) into ``target``, an extension module for the interpreter ``info``; ``tags``
@@ -447,18 +498,15 @@ def go_build_c_shared(
 
     cgo compiles against that interpreter's Python.h; libpython is not linked: the Python
     symbols stay undefined in the .so and the dynamic loader resolves them from the
-    interpreter that imports it. ``flags`` go before the package (-modfile, -overlay).
-    ``goexperiment`` None: default_goexperiment's."""
+    interpreter that imports it. ``flags`` go before the package (-modfile). ``overlay``:
+    go build -overlay's replacements (file: its replacement), with the runtime patch
+    (runtime_patch) unless ``patch_runtime`` is false. ``goexperiment`` None:
+    default_goexperiment's."""
     target.parent.mkdir(parents=True, exist_ok=True)
     cc_env = find_c_compiler()
     go, goroot_env = require_go(want_go)
     if goexperiment is None:
         goexperiment = default_goexperiment(go, goroot_env)
-    cmd = [go, "build", "-buildmode=c-shared", "-tags=" + ",".join([GO_BUILD_TAG, *tags])]
-    cmd += ["-trimpath", "-buildvcs=false", *flags]
-    if strip:
-        cmd.append("-ldflags=-s -w")
-    cmd += ["-o", str(target), pkg]
     env = go_env(
         info,
         cgocheck2=cgocheck2,
@@ -471,11 +519,24 @@ def go_build_c_shared(
         for k in dict.fromkeys(["CC", "GOROOT", "CGO_CFLAGS", "GOEXPERIMENT", *(env_extra or {})])
         if env.get(k)
     )
-    print(f"+ {shown} {' '.join(cmd)}", file=sys.stderr, flush=True)
-    try:
-        subprocess.run(cmd, cwd=cwd, env=env, check=True)
-    except subprocess.CalledProcessError as e:
-        raise BuildError(f"go build failed (exit {e.returncode})") from e
+    with tempfile.TemporaryDirectory(prefix="godlpack-overlay-") as tmp:
+        replace = dict(overlay or {})
+        if patch_runtime:
+            replace.update(runtime_patch(go, goroot_env, Path(tmp)))
+        cmd = [go, "build", "-buildmode=c-shared", "-tags=" + ",".join([GO_BUILD_TAG, *tags])]
+        cmd += ["-trimpath", "-buildvcs=false", *flags]
+        if replace:
+            (Path(tmp) / "overlay.json").write_text(json.dumps({"Replace": replace}))
+            cmd.append(f"-overlay={Path(tmp) / 'overlay.json'}")
+        if strip:
+            cmd.append("-ldflags=-s -w")
+        cmd += ["-o", str(target), pkg]
+        note = " (with godlpack's Go runtime patch)" if len(replace) > len(overlay or {}) else ""
+        print(f"+ {shown} {' '.join(cmd)}{note}", file=sys.stderr, flush=True)
+        try:
+            subprocess.run(cmd, cwd=cwd, env=env, check=True)
+        except subprocess.CalledProcessError as e:
+            raise BuildError(f"go build failed (exit {e.returncode})") from e
     # go writes the cgo export header next to the library: it is not part of the package.
     target.with_suffix(".h").unlink(missing_ok=True)
     if not target.is_file():

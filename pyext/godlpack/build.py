@@ -17,6 +17,7 @@ package that imports ``github.com/godlpack/godlpack`` and declares its module wi
     package = "."      # the Go main package, relative to pyproject.toml (default ".")
     python-packages = []  # Python package folders shipped beside it (default none)
     goexperiment = ["simd"]  # Go experiments (GOEXPERIMENT; default ["simd"], [] for none)
+    patch-go-runtime = true  # the Go runtime's one-line patch (_gobuild.runtime_patch)
 
 A project that ships Python code and stubs with its extension names the package
 folders: ``python-packages = ["goext"]`` with ``module = "goext._goext"`` installs
@@ -152,7 +153,20 @@ class Project:
                 f"[tool.godlpack] goexperiment = {self.goexperiment!r} is not a list of"
                 ' Go experiment names (such as ["simd"])'
             )
-        unknown = set(tool) - {"module", "package", "python-packages", "goexperiment"}
+        # The runtime patch (_gobuild.runtime_patch: Python threads calling Go in parallel
+        # share no lock); false links the toolchain's runtime as it is.
+        self.patch_go_runtime = tool.get("patch-go-runtime", True)
+        if not isinstance(self.patch_go_runtime, bool):
+            raise BuildError(
+                f"[tool.godlpack] patch-go-runtime = {self.patch_go_runtime!r} is not true or false"
+            )
+        unknown = set(tool) - {
+            "module",
+            "package",
+            "python-packages",
+            "goexperiment",
+            "patch-go-runtime",
+        }
         if unknown:
             raise BuildError(f"[tool.godlpack] has unknown keys: {', '.join(sorted(unknown))}")
 
@@ -355,6 +369,7 @@ def build_extension(
         info,
         cgocheck2=cgocheck2,
         goexperiment=project.goexperiment,
+        patch_go_runtime=project.patch_go_runtime,
     )
 
 
@@ -367,12 +382,14 @@ def build_go_extension(
     *,
     cgocheck2: bool = False,
     goexperiment: list[str] | None = None,
+    patch_go_runtime: bool = True,
 ) -> Path:
     """Build the Go main package ``package`` of the Go module at ``module_root`` into
     ``target``, the extension module ``module`` for the interpreter ``info``
     (_gobuild.interpreter_info), with the Go experiments ``goexperiment`` (None: the
-    default, GOEXPERIMENT=simd where the toolchain has it): what
-    build_extension does once it has read pyproject.toml. Returns ``target``."""
+    default, GOEXPERIMENT=simd where the toolchain has it) and the runtime patch unless
+    ``patch_go_runtime`` is false: what build_extension does once it has read
+    pyproject.toml. Returns ``target``."""
     library, proxy = go_library()
     generated = package / PYINIT_FILE
     if generated.exists():
@@ -381,8 +398,6 @@ def build_go_extension(
         t = Path(tmp)
         modfile = _modfile(module_root, library, t)
         (t / PYINIT_FILE).write_text(pyinit_source(module, library), encoding="utf-8")
-        overlay = t / "overlay.json"
-        overlay.write_text(json.dumps({"Replace": {str(generated): str(t / PYINIT_FILE)}}))
         return _gobuild.go_build_c_shared(
             ".",
             target,
@@ -392,7 +407,9 @@ def build_go_extension(
             cgocheck2=cgocheck2,
             goexperiment=goexperiment,
             strip=True,
-            flags=[f"-modfile={modfile}", "-mod=mod", f"-overlay={overlay}"],
+            flags=[f"-modfile={modfile}", "-mod=mod"],
+            overlay={str(generated): str(t / PYINIT_FILE)},
+            patch_runtime=patch_go_runtime,
             env_extra=_goproxy(proxy),
         )
 

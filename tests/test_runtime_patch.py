@@ -1,0 +1,101 @@
+"""godlpack's one patch to the Go runtime its builds link (_gobuild.runtime_patch): a call
+from C into Go waits for package initialization with a non-blocking receive from the
+runtime's main_init_done first, so that, once init is done, Python threads calling Go
+share no lock (two threads on a free-threaded CPython scaled x1.05 with the lock, x2.0
+without it: bench/bench_threads.py). What is checked here: the patch changes that one
+wait and nothing else, builds take it (the compiled runtime calls the non-blocking
+receive), `patch_runtime=False` and a runtime that reads otherwise build unpatched."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "pyext"))
+
+from godlpack import _gobuild  # noqa: E402
+
+# A c-shared library with one exported function: the smallest build that links cgo's
+# callback path (runtime.cgocallbackg1, where the wait is).
+MAIN_GO = """package main
+
+import "C"
+
+//export godlpackPatchProbe
+func godlpackPatchProbe() C.int { return 1 }
+
+func main() {}
+"""
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    return _gobuild.require_go(_gobuild.go_mod_version(REPO))
+
+
+def test_patch_replaces_only_the_init_wait(tmp_path, toolchain):
+    go, goroot_env = toolchain
+    replace = _gobuild.runtime_patch(go, goroot_env, tmp_path)
+    assert len(replace) == 1, replace
+    ((original, patched),) = replace.items()
+    assert original.endswith("/src/runtime/cgocall.go")
+    before = Path(original).read_text(encoding="utf-8")
+    after = Path(patched).read_text(encoding="utf-8")
+    assert Path(patched).parent == tmp_path
+    assert after == before.replace(_gobuild._INIT_WAIT, _gobuild._INIT_WAIT_UNLOCKED)
+    assert after != before and after.count("<-main_init_done") == 2
+
+
+def test_a_runtime_that_reads_otherwise_is_left_alone(tmp_path, toolchain, monkeypatch):
+    go, goroot_env = toolchain
+    monkeypatch.setattr(_gobuild, "_INIT_WAIT", "\t\t<-some_other_channel\n")
+    assert _gobuild.runtime_patch(go, goroot_env, tmp_path) == {}
+    assert list(tmp_path.iterdir()) == []
+
+
+def _build_probe(tmp_path: Path, patch_runtime: bool) -> str:
+    """The probe built unstripped (with or without the patch): its callback's calls, as go
+    tool objdump prints them, and go build's printed command line."""
+    src = tmp_path / "probe"
+    src.mkdir()
+    (src / "go.mod").write_text("module probe\n\ngo 1.26\n")
+    (src / "main.go").write_text(MAIN_GO)
+    target = tmp_path / "probe.so"
+    _gobuild.go_build_c_shared(
+        ".",
+        target,
+        _gobuild.interpreter_info(None),
+        cwd=src,
+        want_go=_gobuild.go_mod_version(REPO),
+        goexperiment=[],
+        patch_runtime=patch_runtime,
+    )
+    go, goroot_env = _gobuild.require_go(_gobuild.go_mod_version(REPO))
+    dump = subprocess.run(
+        [go, "tool", "objdump", "-s", "^runtime.cgocallbackg1$", str(target)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**_gobuild.os.environ, **goroot_env},
+    ).stdout
+    return "\n".join(line for line in dump.splitlines() if "CALL " in line)
+
+
+def test_builds_wait_for_init_without_the_channel_lock(tmp_path, capfd):
+    calls = _build_probe(tmp_path, patch_runtime=True)
+    assert "(with godlpack's Go runtime patch)" in capfd.readouterr().err
+    # The non-blocking receive first (it takes no lock on a closed channel), the blocking
+    # one only while init runs.
+    assert "runtime.selectnbrecv(SB)" in calls, calls
+    assert "runtime.chanrecv1(SB)" in calls, calls
+
+
+def test_patch_runtime_false_links_the_runtime_as_it_is(tmp_path, capfd):
+    calls = _build_probe(tmp_path, patch_runtime=False)
+    assert "Go runtime patch" not in capfd.readouterr().err
+    assert "runtime.selectnbrecv(SB)" not in calls, calls
+    assert "runtime.chanrecv1(SB)" in calls, calls
