@@ -374,3 +374,24 @@ func TestContiguous(t *testing.T) {
 		}
 	}
 }
+
+// Work under the threshold runs on the caller without asking GOMAXPROCS, whose
+// runtime.GOMAXPROCS takes the scheduler's process-wide lock: every small call of
+// every thread would write it. Work above the threshold asks once.
+func TestSmallWorkTakesNoSchedulerLock(t *testing.T) {
+	asked := 0
+	old := gomaxprocs
+	gomaxprocs = func() int { asked++; return old() }
+	defer func() { gomaxprocs = old }()
+	small := make([]float32, 4096)
+	ParallelOver(small, func(lo, hi int) {})
+	Parallel(len(small), 4, func(lo, hi int) {})
+	_ = SumParallel(make([]float64, 4096))
+	if asked != 0 {
+		t.Fatalf("small work asked GOMAXPROCS %d times", asked)
+	}
+	Parallel(ParallelThreshold()+blockBytes, 1, func(lo, hi int) {})
+	if asked != 1 {
+		t.Fatalf("work above the threshold asked GOMAXPROCS %d times, want 1", asked)
+	}
+}
