@@ -47,9 +47,6 @@ var (
 	classList    []*ClassDef
 )
 
-// liveInstances counts the Go values held by instances (LiveInstances).
-var liveInstances atomic.Int64
-
 // Class binds the Go struct type T as the Python class name with docstring doc.
 // Parameters and results of type *T of the module's functions and methods are
 // its instances (None for a nil *T result; a parameter with Default nil takes
@@ -242,7 +239,7 @@ func instancePointerWriter(t reflect.Type) func(unsafe.Pointer, *extResult) erro
 // for tests of instance lifetime (it returns to its value after the instances
 // are dropped).
 func LiveInstances() int64 {
-	return liveInstances.Load()
+	return liveInstanceIDs()
 }
 
 // isInstanceType reports whether t, a parameter or result type, is a bound

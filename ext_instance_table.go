@@ -68,7 +68,6 @@ func newInstanceID(p unsafe.Pointer) (uintptr, error) {
 	}
 	instances.mu.Unlock()
 	atomic.StorePointer(&chunk[id&(instanceChunkLen-1)], p)
-	liveInstances.Add(1)
 	return uintptr(id), nil
 }
 
@@ -88,9 +87,16 @@ func releaseInstanceIDs(ids []uintptr) {
 	for _, id := range ids {
 		instances.free = append(instances.free, uint32(id))
 	}
-
 	instances.mu.Unlock()
-	liveInstances.Add(-int64(len(ids)))
+}
+
+// liveInstanceIDs counts the ids handed out and not released: read under mu
+// from the free list, so that making and releasing an id pay no counter of
+// their own (two atomic adds were ~4% of a creation, issue 20).
+func liveInstanceIDs() int64 {
+	instances.mu.Lock()
+	defer instances.mu.Unlock()
+	return int64(max(instances.next, 1)-1) - int64(len(instances.free))
 }
 
 // unpinInstance undoes pinInstance of id, before id's release (an instance whose

@@ -49,7 +49,7 @@ func TestInstanceTableKeepsValueUntilRelease(t *testing.T) {
 // reads back its own values, ids are never 0 and never shared while held, and the
 // live count returns to where it was.
 func TestInstanceTableConcurrent(t *testing.T) {
-	before := liveInstances.Load()
+	before := liveInstanceIDs()
 	var wg sync.WaitGroup
 	var held sync.Map
 	for g := range 8 {
@@ -85,8 +85,8 @@ func TestInstanceTableConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := liveInstances.Load(); n != before {
-		t.Errorf("liveInstances = %d, want %d", n, before)
+	if n := liveInstanceIDs(); n != before {
+		t.Errorf("liveInstanceIDs() = %d, want %d", n, before)
 	}
 }
 

@@ -450,3 +450,33 @@ func TestEmptyGivesTheTensorAndItsSlice(t *testing.T) {
 		t.Fatal("Empty(-1): no error")
 	}
 }
+
+// A result made by Uninitialized (or Empty) costs Go one allocation, the Tensor:
+// its slice is read from the tensor with no View (issue 20's per-call result);
+// sub-byte elements and an empty shape take the same path and give their slice.
+func TestUninitializedAllocatesOnlyTheTensor(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() {
+		x, s, err := tensor.Uninitialized[float32](4, 4)
+		if err != nil || len(s) != 16 {
+			t.Fatalf("Uninitialized(4, 4): len %d, %v", len(s), err)
+		}
+		x.Close()
+	}); n > 1 {
+		t.Errorf("Uninitialized + Close: %v allocations; want 1", n)
+	}
+	x, s, err := tensor.Empty[dlpack.Float4E2M1FN](3)
+	if err != nil || len(s) != 3 {
+		t.Fatalf("Empty[Float4E2M1FN](3): len %d, %v", len(s), err)
+	}
+	s[2] = 5
+	v, _ := tensor.As[dlpack.Float4E2M1FN](x)
+	if got, _ := v.At(2); got != 5 {
+		t.Fatalf("At(2) = %v after s[2] = 5", got)
+	}
+	x.Close()
+	y, e, err := tensor.Empty[float64](2, 0)
+	if err != nil || e == nil || len(e) != 0 {
+		t.Fatalf("Empty(2, 0): %v (nil: %v), %v", e, e == nil, err)
+	}
+	y.Close()
+}
