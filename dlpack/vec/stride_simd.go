@@ -121,3 +121,10 @@ func scatterStep2[T any](data []T, off int, buf []T) int {
 	}
 	return i / w
 }
+
+// The fused step-2 kernels' (fused.go) float64 constants: gather8x64 picks every
+// other of 16 64-bit lanes, keep4x64 the line's lanes of an AVX2 float64x4.
+var (
+	gather8x64 = [8]uint64{0, 2, 4, 6, 8, 10, 12, 14}
+	keep4x64   = [4]int64{-1, 0, -1, 0}
+)
