@@ -445,33 +445,42 @@ def math_kernel_func(name: str, t: str, sfx: str, levels) -> str:
 
 # The fused step-2 kernels (fused.go: ClipView, ScaleShiftView): the ops of KERNELS
 # named here over a line of every other element ([:, ::2]) in one pass, no gathered
-# buffer. In place: each vector of the span is loaded whole, the op runs on every
-# lane (the ones between too: an IEEE operation traps nothing) and a masked store
-# writes the line's lanes only, never the elements between, which another goroutine
-# may own. From a step-2 source into a contiguous dst: two loads permuted into one
-# vector (stride_simd.go's gather), the op, one store. By (suffix, level): the
-# setup of the in-place mask (keep) and of the permute, and the permute of p and q.
+# buffer. A step of w elements of the line spans 2w-1 of memory: two vectors, the
+# second loaded one element early (from s+w-1), so that a line's last step needs no
+# element past its last one (a tensor's memory may end there). In place: the op
+# runs on every lane (the ones between too: an IEEE operation traps nothing) and
+# masked stores write the line's lanes only (even lanes of the first vector, odd of
+# the second), never the elements between, which another goroutine may own. From a
+# step-2 source into a contiguous dst: the two vectors permuted into one (p's even
+# lanes, q's odd), the op, one store. By (suffix, level): the setup of the masks
+# keep and keepOdd, of the permute, and the permute of p and q.
 FUSED_STEP2 = ["clip", "scaleShift"]
 STEP2 = {
     ("F32", "useAVX512"): (
-        ["keep := archsimd.Mask32x16FromBits(keep16[0])"],
-        ["idx := archsimd.LoadUint32x16(&gather16[0])"],
+        ["keep := archsimd.Mask32x16FromBits(0x5555)", "keepOdd := archsimd.Mask32x16FromBits(0xaaaa)"],
+        ["idx := archsimd.LoadUint32x16(&step2Pick32x16)"],
         "p.ConcatPermute(q, idx)",
     ),
     ("F64", "useAVX512"): (
-        ["keep := archsimd.Mask64x8FromBits(0x55)"],
-        ["idx := archsimd.LoadUint64x8(&gather8x64)"],
+        ["keep := archsimd.Mask64x8FromBits(0x55)", "keepOdd := archsimd.Mask64x8FromBits(0xaa)"],
+        ["idx := archsimd.LoadUint64x8(&step2Pick64x8)"],
         "p.ConcatPermute(q, idx)",
     ),
     ("F32", "useAVX2"): (
-        ["keep := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))"],
+        [
+            "keep := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))",
+            "keepOdd := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))",
+        ],
         ["order := archsimd.LoadUint32x8(&pairOrder8)"],
-        "p.SelectFromPairGrouped(0, 2, 4, 6, q).Permute(order)",
+        "p.SelectFromPairGrouped(0, 2, 5, 7, q).Permute(order)",
     ),
     ("F64", "useAVX2"): (
-        ["keep := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))"],
+        [
+            "keep := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))",
+            "keepOdd := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))",
+        ],
         ["order := archsimd.LoadUint32x8(&pairOrder8)"],
-        "p.AsFloat32x8().SelectFromPairGrouped(0, 1, 4, 5, q.AsFloat32x8()).Permute(order).AsFloat64x4()",
+        "p.AsFloat32x8().SelectFromPairGrouped(0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()",
     ),
 }
 
@@ -481,15 +490,15 @@ def step2_kernels(name: str, t: str, sfx: str, levels, spec) -> str:
     _, setup, expr, doc = spec
     ins = [
         f"// {name}{sfx}InStep2: {doc} in place on the line of n elements of data at off,",
-        "// off+2, ..., for its whole vectors whose span lies in data (the elements between",
-        "// untouched); it returns how many elements it did.",
+        "// off+2, ..., for its whole vectors (the elements between untouched); it returns",
+        "// how many elements it did.",
         f"func {name}{sfx}InStep2(data []{t}, off, n int, k, c {t}) int {{",
         "\ti, s := 0, off",
         "\tswitch level {",
     ]
     frm = [
         f"// {name}{sfx}FromStep2: {doc} for the whole vectors of dst, a's elements at off,",
-        "// off+2, ... (as far as their span lies in a); it returns how many it did.",
+        "// off+2, ...; it returns how many it did.",
         f"func {name}{sfx}FromStep2(dst, a []{t}, off int, k, c {t}) int {{",
         "\ti, s := 0, off",
         "\tswitch level {",
@@ -500,16 +509,22 @@ def step2_kernels(name: str, t: str, sfx: str, levels, spec) -> str:
         e = expr.replace("{V}", v).replace("{U}", u)
         ins.append(f"\tcase {lvl}:")
         ins += ["\t\t" + x for x in pre + keep]
-        ins.append(f"\t\tfor ; i+{w} <= n && s+{2 * w} <= len(data); i, s = i+{w}, s+{2 * w} {{")
-        for half, decl in (("s", ":="), (f"s+{w}", "=")):
-            ins.append(f"\t\t\tx {decl} archsimd.Load{v}Slice(data[{half} : {half}+{w}])")
-            ins.append(f"\t\t\t{e}.StoreMasked((*[{w}]{t})(data[{half}:{half}+{w}]), keep)")
+        ins.append(f"\t\tfor ; i+{w} <= n && s+{2 * w - 1} <= len(data); i, s = i+{w}, s+{2 * w} {{")
+        # both loads before the stores: the second load overlaps the first store's
+        # span, and a load from a masked store's bytes waits for it to retire
+        ins.append(f"\t\t\tx := archsimd.Load{v}Slice(data[s : s+{w}])")
+        ins.append(f"\t\t\ty := archsimd.Load{v}Slice(data[s+{w - 1} : s+{2 * w - 1}])")
+        ins.append(f"\t\t\t{e}.StoreMasked((*[{w}]{t})(data[s:s+{w}]), keep)")
+        ey = e.replace("x.", "y.").replace("(x", "(y").replace(" x,", " y,")
+        ins.append(f"\t\t\t{ey}.StoreMasked((*[{w}]{t})(data[s+{w - 1}:s+{2 * w - 1}]), keepOdd)")
         ins.append("\t\t}")
         frm.append(f"\tcase {lvl}:")
         frm += ["\t\t" + x for x in pre + perm]
-        frm.append(f"\t\tfor ; i+{w} <= len(dst) && s+{2 * w} <= len(a); i, s = i+{w}, s+{2 * w} {{")
+        frm.append(
+            f"\t\tfor ; i+{w} <= len(dst) && s+{2 * w - 1} <= len(a); i, s = i+{w}, s+{2 * w} {{"
+        )
         frm.append(f"\t\t\tp := archsimd.Load{v}Slice(a[s : s+{w}])")
-        frm.append(f"\t\t\tq := archsimd.Load{v}Slice(a[s+{w} : s+{2 * w}])")
+        frm.append(f"\t\t\tq := archsimd.Load{v}Slice(a[s+{w - 1} : s+{2 * w - 1}])")
         frm.append(f"\t\t\tx := {compact}")
         frm.append(f"\t\t\t{e}.StoreSlice(dst[i : i+{w}])")
         frm.append("\t\t}")

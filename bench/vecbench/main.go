@@ -160,7 +160,7 @@ func clipInPlace(mt bool) func(godlpack.MutTensor[float32], float64, float64) (g
 			if err != nil {
 				return err
 			}
-			return vec.Map(slab, slab, func(d, s []float32) error { return vec.Clip(d, s, lo, hi) })
+			return vec.ClipView(slab, slab, lo, hi) // [:, ::2]: one fused pass
 		})
 	}
 }
@@ -187,7 +187,7 @@ func scaleShift(mt bool) func(godlpack.Tensor[float32], float64, float64) (*tens
 		return out, rows(mt, rowsN, cols*8, func(lo, hi int) error {
 			d, _ := dst.Slab(lo, hi)
 			s, _ := src.Slab(lo, hi)
-			return vec.Map(d, s, func(d, s []float32) error { return vec.ScaleShift(d, s, k, c) })
+			return vec.ScaleShiftView(d, s, k, c)
 		})
 	}
 }
