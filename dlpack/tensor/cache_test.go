@@ -250,3 +250,19 @@ func TestUninitializedDoesNotClear(t *testing.T) {
 		t.Fatal("Uninitialized(-1): no error")
 	}
 }
+
+// A small result (bench/vecbench's 4x4) allocates its Tensor and nothing else:
+// its block comes from the cache, its slice from the block (no View).
+func TestSmallResultAllocations(t *testing.T) {
+	small := func() {
+		r, _, _ := tensor.Uninitialized[float32](4, 4)
+		r.Close()
+	}
+	small()
+	if n := testing.AllocsPerRun(100, small); n != 1 {
+		t.Errorf("Uninitialized(4, 4): %v allocations, want 1 (the Tensor)", n)
+	}
+	if _, s, _ := tensor.Empty[uint8](0, 3); s == nil || len(s) != 0 {
+		t.Errorf("Empty(0, 3): slice %v, want an empty non-nil one", s)
+	}
+}
