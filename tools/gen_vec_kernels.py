@@ -457,7 +457,10 @@ def math_kernel_func(name: str, t: str, sfx: str, levels) -> str:
 FUSED_STEP2 = ["clip", "scaleShift"]
 STEP2 = {
     ("F32", "useAVX512"): (
-        ["keep := archsimd.Mask32x16FromBits(0x5555)", "keepOdd := archsimd.Mask32x16FromBits(0xaaaa)"],
+        [
+            "keep := archsimd.Mask32x16FromBits(0x5555)",
+            "keepOdd := archsimd.Mask32x16FromBits(0xaaaa)",
+        ],
         ["idx := archsimd.LoadUint32x16(&step2Pick32x16)"],
         "p.ConcatPermute(q, idx)",
     ),
@@ -480,7 +483,8 @@ STEP2 = {
             "keepOdd := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))",
         ],
         ["order := archsimd.LoadUint32x8(&pairOrder8)"],
-        "p.AsFloat32x8().SelectFromPairGrouped(0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()",
+        "p.AsFloat32x8().SelectFromPairGrouped(0, 1, 6, 7, q.AsFloat32x8())"
+        ".Permute(order).AsFloat64x4()",
     ),
 }
 
@@ -509,7 +513,9 @@ def step2_kernels(name: str, t: str, sfx: str, levels, spec) -> str:
         e = expr.replace("{V}", v).replace("{U}", u)
         ins.append(f"\tcase {lvl}:")
         ins += ["\t\t" + x for x in pre + keep]
-        ins.append(f"\t\tfor ; i+{w} <= n && s+{2 * w - 1} <= len(data); i, s = i+{w}, s+{2 * w} {{")
+        ins.append(
+            f"\t\tfor ; i+{w} <= n && s+{2 * w - 1} <= len(data); i, s = i+{w}, s+{2 * w} {{"
+        )
         # both loads before the stores: the second load overlaps the first store's
         # span, and a load from a masked store's bytes waits for it to retire
         ins.append(f"\t\t\tx := archsimd.Load{v}Slice(data[s : s+{w}])")
@@ -659,8 +665,10 @@ def main() -> None:
     for name in FUSED_STEP2:
         for t, sfx, levels in TYPES:
             parts.append(step2_kernels(name, t, sfx, levels, KERNELS[name]))
-            stubs.append(f"func {name}{sfx}InStep2([]{t}, int, int, {t}, {t}) int {{ return 0 }}\n")
-            stubs.append(f"func {name}{sfx}FromStep2(_, _ []{t}, _ int, _, _ {t}) int {{ return 0 }}\n")
+            stubs += [
+                f"func {name}{sfx}InStep2([]{t}, int, int, {t}, {t}) int {{ return 0 }}\n",
+                f"func {name}{sfx}FromStep2(_, _ []{t}, _ int, _, _ {t}) int {{ return 0 }}\n",
+            ]
     for name in ("exp", "log"):
         for t, sfx, levels in TYPES:
             parts.append(math_kernel_func(name, t, sfx, levels))
