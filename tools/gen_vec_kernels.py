@@ -443,6 +443,129 @@ def math_kernel_func(name: str, t: str, sfx: str, levels) -> str:
     return "\n".join(lines)
 
 
+# The fused step-2 kernels (fused.go: ClipView, ScaleShiftView): the ops of KERNELS
+# named here over a line of every other element ([:, ::2]) in one pass, no gathered
+# buffer. A step of w elements of the line spans 2w-1 of memory: two vectors, the
+# second loaded one element early (from s+w-1), so that a line's last step needs no
+# element past its last one (a tensor's memory may end there). In place: the op
+# runs on every lane (the ones between too: an IEEE operation traps nothing) and
+# masked stores write the line's lanes only (even lanes of the first vector, odd of
+# the second), never the elements between, which another goroutine may own. From a
+# step-2 source into a contiguous dst: the two vectors permuted into one (p's even
+# lanes, q's odd), the op, one store. By (suffix, level): the setup of the masks
+# keep and keepOdd, of the permute, and the permute of p and q.
+FUSED_STEP2 = ["clip", "scaleShift"]
+STEP2 = {
+    ("F32", "useAVX512"): (
+        [
+            "keep := archsimd.Mask32x16FromBits(0x5555)",
+            "keepOdd := archsimd.Mask32x16FromBits(0xaaaa)",
+        ],
+        ["idx := archsimd.LoadUint32x16(&step2Pick32x16)"],
+        "p.ConcatPermute(q, idx)",
+    ),
+    ("F64", "useAVX512"): (
+        ["keep := archsimd.Mask64x8FromBits(0x55)", "keepOdd := archsimd.Mask64x8FromBits(0xaa)"],
+        ["idx := archsimd.LoadUint64x8(&step2Pick64x8)"],
+        "p.ConcatPermute(q, idx)",
+    ),
+    ("F32", "useAVX2"): (
+        [
+            "keep := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))",
+            "keepOdd := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))",
+        ],
+        ["order := archsimd.LoadUint32x8(&pairOrder8)"],
+        "p.SelectFromPairGrouped(0, 2, 5, 7, q).Permute(order)",
+    ),
+    ("F64", "useAVX2"): (
+        [
+            "keep := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))",
+            "keepOdd := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))",
+        ],
+        ["order := archsimd.LoadUint32x8(&pairOrder8)"],
+        "p.AsFloat32x8().SelectFromPairGrouped(0, 1, 6, 7, q.AsFloat32x8())"
+        ".Permute(order).AsFloat64x4()",
+    ),
+}
+
+
+def step2_kernels(name: str, t: str, sfx: str, levels, spec) -> str:
+    """{name}{sfx}InStep2 and {name}{sfx}FromStep2: the fused step-2 loops."""
+    _, setup, expr, doc = spec
+    ins = [
+        f"// {name}{sfx}InStep2: {doc} in place on the line of n elements of data at off,",
+        "// off+2, ..., for its whole vectors (the elements between untouched); it returns",
+        "// how many elements it did.",
+        f"func {name}{sfx}InStep2(data []{t}, off, n int, k, c {t}) int {{",
+        "\ti, s := 0, off",
+        "\tswitch level {",
+    ]
+    frm = [
+        f"// {name}{sfx}FromStep2: {doc} for the whole vectors of dst, a's elements at off,",
+        "// off+2, ...; it returns how many it did.",
+        f"func {name}{sfx}FromStep2(dst, a []{t}, off int, k, c {t}) int {{",
+        "\ti, s := 0, off",
+        "\tswitch level {",
+    ]
+    for lvl, v, w, u in levels:
+        keep, perm, compact = STEP2[(sfx, lvl)]
+        pre = [s.replace("{V}", v).replace("{U}", u) for s in setup]
+        e = expr.replace("{V}", v).replace("{U}", u)
+        ins.append(f"\tcase {lvl}:")
+        ins += ["\t\t" + x for x in pre + keep]
+        ins.append(
+            f"\t\tfor ; i+{w} <= n && s+{2 * w - 1} <= len(data); i, s = i+{w}, s+{2 * w} {{"
+        )
+        # both loads before the stores: the second load overlaps the first store's
+        # span, and a load from a masked store's bytes waits for it to retire
+        ins.append(f"\t\t\tx := archsimd.Load{v}Slice(data[s : s+{w}])")
+        ins.append(f"\t\t\ty := archsimd.Load{v}Slice(data[s+{w - 1} : s+{2 * w - 1}])")
+        ins.append(f"\t\t\t{e}.StoreMasked((*[{w}]{t})(data[s:s+{w}]), keep)")
+        ey = e.replace("x.", "y.").replace("(x", "(y").replace(" x,", " y,")
+        ins.append(f"\t\t\t{ey}.StoreMasked((*[{w}]{t})(data[s+{w - 1}:s+{2 * w - 1}]), keepOdd)")
+        ins.append("\t\t}")
+        frm.append(f"\tcase {lvl}:")
+        frm += ["\t\t" + x for x in pre + perm]
+        frm.append(
+            f"\t\tfor ; i+{w} <= len(dst) && s+{2 * w - 1} <= len(a); i, s = i+{w}, s+{2 * w} {{"
+        )
+        frm.append(f"\t\t\tp := archsimd.Load{v}Slice(a[s : s+{w}])")
+        frm.append(f"\t\t\tq := archsimd.Load{v}Slice(a[s+{w - 1} : s+{2 * w - 1}])")
+        frm.append(f"\t\t\tx := {compact}")
+        frm.append(f"\t\t\t{e}.StoreSlice(dst[i : i+{w}])")
+        frm.append("\t\t}")
+    ins += ["\t}", "\treturn i", "}", ""]
+    frm += ["\t}", "\treturn i", "}", ""]
+    return "\n".join(ins + frm)
+
+
+def step2_dispatchers(name: str, t_sfx: list[tuple[str, str]]) -> str:
+    """{name}InStep2Kernel and {name}FromStep2Kernel: the type switches."""
+    out = [
+        f"// {name}InStep2Kernel runs {name}'s fused in-place step-2 kernel of T's type:",
+        "// how many of the line's n elements it did (0: no kernel for T).",
+        f"func {name}InStep2Kernel[T Number](data []T, off, n int, k, c T) int {{",
+        "\tswitch data := any(data).(type) {",
+    ]
+    for t, sfx in t_sfx:
+        out += [
+            f"\tcase []{t}:",
+            f"\t\treturn {name}{sfx}InStep2(data, off, n, any(k).({t}), any(c).({t}))",
+        ]
+    out += ["\t}", "\treturn 0", "}", ""]
+    out += [
+        f"// {name}FromStep2Kernel runs {name}'s fused kernel from a step-2 source of T's",
+        "// type into dst: how many elements it did (0: no kernel for T).",
+        f"func {name}FromStep2Kernel[T Number](dst, a []T, off int, k, c T) int {{",
+        "\tswitch dst := any(dst).(type) {",
+    ]
+    for t, sfx in t_sfx:
+        conv = f"any(a).([]{t}), off, any(k).({t}), any(c).({t})"
+        out += [f"\tcase []{t}:", f"\t\treturn {name}{sfx}FromStep2(dst, {conv})"]
+    out += ["\t}", "\treturn 0", "}", ""]
+    return "\n".join(out)
+
+
 HEADER = """// Code generated by tools/gen_vec_kernels.py; DO NOT EDIT.
 
 //go:build goexperiment.simd && amd64
@@ -539,6 +662,13 @@ def main() -> None:
             stubs.append(f"func {name}{sfx}({params(spec[0], t)}) int {{ return 0 }}\n")
             if name in INT_KERNELS:
                 have.setdefault(name, []).append((t, sfx))
+    for name in FUSED_STEP2:
+        for t, sfx, levels in TYPES:
+            parts.append(step2_kernels(name, t, sfx, levels, KERNELS[name]))
+            stubs += [
+                f"func {name}{sfx}InStep2([]{t}, int, int, {t}, {t}) int {{ return 0 }}\n",
+                f"func {name}{sfx}FromStep2(_, _ []{t}, _ int, _, _ {t}) int {{ return 0 }}\n",
+            ]
     for name in ("exp", "log"):
         for t, sfx, levels in TYPES:
             parts.append(math_kernel_func(name, t, sfx, levels))
@@ -564,6 +694,8 @@ def main() -> None:
     OUT_NOSIMD.write_text("\n".join(stubs))
     dispatchers = [dispatcher(n, ops_of[n], have[n]) for n in have]
     dispatchers.append(int_reduce_dispatchers(sum_types, extreme_types))
+    float_types = [(t, sfx) for t, sfx, _ in TYPES]
+    dispatchers += [step2_dispatchers(n, float_types) for n in FUSED_STEP2]
     DISPATCH.write_text("\n".join([HEADER_DISPATCH, *dispatchers]))
     subprocess.run(["gofmt", "-w", str(OUT), str(OUT_NOSIMD), str(DISPATCH)], check=True)
 

@@ -35,12 +35,11 @@ func main() {}
 
 var mean, std = [3]float32{0.485, 0.456, 0.406}, [3]float32{0.229, 0.224, 0.225}
 
-// rows runs fn over the rows [0, n) of a matrix of rowBytes a row: on this
-// goroutine, or split by vec.Parallel when mt; the first error wins.
-func rows(mt bool, n, rowBytes int, fn func(lo, hi int) error) error {
-	if !mt {
-		return fn(0, n)
-	}
+// parallelRows runs fn over the rows [0, n) of a matrix of rowBytes a row, split
+// by vec.Parallel; the first error wins. Only the _mt functions build its fn:
+// a closure handed to goroutines escapes to the heap, an allocation a call that
+// the one-goroutine paths, which call their body directly, do without.
+func parallelRows(n, rowBytes int, fn func(lo, hi int) error) error {
 	var once sync.Once
 	var first error
 	vec.Parallel(n, rowBytes, func(lo, hi int) {
@@ -79,33 +78,40 @@ func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		return out, rows(mt, c*h, w*5, func(lo, hi int) error {
-			for r := lo; r < hi; { // rows of one channel at a time: a slab of its HxW plane
-				ch, row := r/h, r%h
-				n := min(hi-r, h-row)
-				d, _ := dst.Slab(ch, ch+1)
-				s, _ := chw.Slab(ch, ch+1)
-				if row != 0 || n != h { // part of a plane (a goroutine's block): its rows
-					d, _ = d.Permute(1, 0, 2)
-					s, _ = s.Permute(1, 0, 2)
-					d, _ = d.Slab(row, row+n)
-					s, _ = s.Slab(row, row+n)
-				}
-				k, b := 1/(255*std[ch]), -mean[ch]/std[ch]
-				err := vec.Map(d, s, func(d []float32, s []uint8) error {
-					if err := vec.Cast(d, s); err != nil {
-						return err
-					}
-					return vec.ScaleShift(d, d, k, b)
-				})
-				if err != nil {
-					return err
-				}
-				r += n
-			}
-			return nil
-		})
+		if !mt {
+			return out, normalizeRows(dst, chw, h, 0, c*h)
+		}
+		return out, parallelRows(c*h, w*5, func(lo, hi int) error { return normalizeRows(dst, chw, h, lo, hi) })
 	}
+}
+
+// normalizeRows is normalize over the rows [lo, hi) of dst's C*H (each a row of
+// a channel's plane), from the CxHxW view chw of the image.
+func normalizeRows(dst vec.View[float32], chw vec.View[uint8], h, lo, hi int) error {
+	for r := lo; r < hi; { // rows of one channel at a time: a slab of its HxW plane
+		ch, row := r/h, r%h
+		n := min(hi-r, h-row)
+		d, _ := dst.Slab(ch, ch+1)
+		s, _ := chw.Slab(ch, ch+1)
+		if row != 0 || n != h { // part of a plane (a goroutine's block): its rows
+			d, _ = d.Permute(1, 0, 2)
+			s, _ = s.Permute(1, 0, 2)
+			d, _ = d.Slab(row, row+n)
+			s, _ = s.Slab(row, row+n)
+		}
+		k, b := 1/(255*std[ch]), -mean[ch]/std[ch]
+		err := vec.Map(d, s, func(d []float32, s []uint8) error {
+			if err := vec.Cast(d, s); err != nil {
+				return err
+			}
+			return vec.ScaleShift(d, d, k, b)
+		})
+		if err != nil {
+			return err
+		}
+		r += n
+	}
+	return nil
 }
 
 func rowNorms(mt bool) func(godlpack.Tensor[float32]) (*tensor.Tensor, error) {
@@ -116,28 +122,41 @@ func rowNorms(mt bool) func(godlpack.Tensor[float32]) (*tensor.Tensor, error) {
 			return nil, err
 		}
 		if s, err := godlpack.ReadSlice[float32](x); err == nil { // C-contiguous: rows of s
-			return out, rows(mt, n, cols*4, func(lo, hi int) error {
-				for r := lo; r < hi; r++ {
-					norms[r] = float32(vec.Norm2(s[r*cols : (r+1)*cols]))
-				}
-				return nil
-			})
+			if !mt {
+				flatNorms(norms, s, cols, 0, n)
+				return out, nil
+			}
+			return out, parallelRows(n, cols*4, func(lo, hi int) error { flatNorms(norms, s, cols, lo, hi); return nil })
 		}
 		v, err := vec.FromTensor[float32](x)
 		if err != nil {
 			return nil, err
 		}
-		return out, rows(mt, n, cols*4, func(lo, hi int) error {
-			slab, err := v.Slab(lo, hi)
-			if err != nil {
-				return err
-			}
-			return vec.Lines(slab, func(i int, row []float32) error {
-				norms[lo+i] = float32(vec.Norm2(row))
-				return nil
-			})
-		})
+		if !mt {
+			return out, viewNorms(norms, v, 0, n)
+		}
+		return out, parallelRows(n, cols*4, func(lo, hi int) error { return viewNorms(norms, v, lo, hi) })
 	}
+}
+
+// flatNorms sets norms[lo:hi] to the L2 norms of those rows of s, a matrix of
+// cols columns.
+func flatNorms(norms, s []float32, cols, lo, hi int) {
+	for r := lo; r < hi; r++ {
+		norms[r] = float32(vec.Norm2(s[r*cols : (r+1)*cols]))
+	}
+}
+
+// viewNorms is flatNorms over the rows [lo, hi) of a view of any strides.
+func viewNorms(norms []float32, v vec.View[float32], lo, hi int) error {
+	slab, err := v.Slab(lo, hi)
+	if err != nil {
+		return err
+	}
+	return vec.Lines(slab, func(i int, row []float32) error {
+		norms[lo+i] = float32(vec.Norm2(row))
+		return nil
+	})
 }
 
 // noop is clip_ without the clip: what the call itself costs.
@@ -149,18 +168,24 @@ func clipInPlace(mt bool) func(godlpack.MutTensor[float32], float64, float64) (g
 	return func(x godlpack.MutTensor[float32], lo64, hi64 float64) (godlpack.None, error) {
 		lo, hi := float32(lo64), float32(hi64)
 		if s, err := godlpack.Slice[float32](x); err == nil { // C-contiguous: one flat pass
-			return godlpack.None{}, rows(mt, len(s), 4, func(i, j int) error { return vec.Clip(s[i:j], s[i:j], lo, hi) })
+			if !mt {
+				return godlpack.None{}, vec.Clip(s, s, lo, hi)
+			}
+			return godlpack.None{}, parallelRows(len(s), 4, func(i, j int) error { return vec.Clip(s[i:j], s[i:j], lo, hi) })
 		}
 		v, err := vec.FromTensor[float32](x)
 		if err != nil {
 			return godlpack.None{}, err
 		}
-		return godlpack.None{}, rows(mt, int(x.Dim(0)), int(x.Dim(1))*8, func(r0, r1 int) error {
+		if !mt {
+			return godlpack.None{}, vec.ClipView(v, v, lo, hi) // [:, ::2]: one fused pass
+		}
+		return godlpack.None{}, parallelRows(int(x.Dim(0)), int(x.Dim(1))*8, func(r0, r1 int) error {
 			slab, err := v.Slab(r0, r1)
 			if err != nil {
 				return err
 			}
-			return vec.Map(slab, slab, func(d, s []float32) error { return vec.Clip(d, s, lo, hi) })
+			return vec.ClipView(slab, slab, lo, hi)
 		})
 	}
 }
@@ -174,7 +199,10 @@ func scaleShift(mt bool) func(godlpack.Tensor[float32], float64, float64) (*tens
 			return nil, err
 		}
 		if s, err := godlpack.ReadSlice[float32](x); err == nil { // C-contiguous: one flat pass
-			return out, rows(mt, len(s), 4, func(i, j int) error { return vec.ScaleShift(data[i:j], s[i:j], k, c) })
+			if !mt {
+				return out, vec.ScaleShift(data, s, k, c)
+			}
+			return out, parallelRows(len(s), 4, func(i, j int) error { return vec.ScaleShift(data[i:j], s[i:j], k, c) })
 		}
 		src, err := vec.FromTensor[float32](x)
 		if err != nil {
@@ -184,10 +212,13 @@ func scaleShift(mt bool) func(godlpack.Tensor[float32], float64, float64) (*tens
 		if err != nil {
 			return nil, err
 		}
-		return out, rows(mt, rowsN, cols*8, func(lo, hi int) error {
+		if !mt {
+			return out, vec.ScaleShiftView(dst, src, k, c)
+		}
+		return out, parallelRows(rowsN, cols*8, func(lo, hi int) error {
 			d, _ := dst.Slab(lo, hi)
 			s, _ := src.Slab(lo, hi)
-			return vec.Map(d, s, func(d, s []float32) error { return vec.ScaleShift(d, s, k, c) })
+			return vec.ScaleShiftView(d, s, k, c)
 		})
 	}
 }

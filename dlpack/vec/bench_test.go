@@ -22,23 +22,40 @@ func benchMatrix(b *testing.B, rows, cols, step int) View[float32] {
 	return v
 }
 
-func benchClip(b *testing.B, rows, cols, step int) {
+// clipMap is Clip by Map (gather, clip, scatter a strided line), clipFused by
+// ClipView (one pass at step 2); scaleShiftMap and scaleShiftFused the same.
+func clipMap(d, s View[float32]) error {
+	return Map(d, s, func(d, s []float32) error { return Clip(d, s, 0.25, 0.75) })
+}
+func clipFused(d, s View[float32]) error { return ClipView(d, s, 0.25, 0.75) }
+func scaleShiftMap(d, s View[float32]) error {
+	return Map(d, s, func(d, s []float32) error { return ScaleShift(d, s, 1.5, -0.25) })
+}
+func scaleShiftFused(d, s View[float32]) error { return ScaleShiftView(d, s, 1.5, -0.25) }
+
+func benchClip(b *testing.B, rows, cols, step int) { benchClipBy(b, rows, cols, step, clipMap) }
+
+func benchClipBy(b *testing.B, rows, cols, step int, clip func(d, s View[float32]) error) {
 	x := benchMatrix(b, rows, cols, step)
 	b.SetBytes(int64(rows * cols * 8))
 	for b.Loop() {
-		if err := Map(x, x, func(d, s []float32) error { return Clip(d, s, 0.25, 0.75) }); err != nil {
+		if err := clip(x, x); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func benchScaleShift(b *testing.B, rows, cols, step int) {
+	benchScaleShiftBy(b, rows, cols, step, scaleShiftMap)
+}
+
+func benchScaleShiftBy(b *testing.B, rows, cols, step int, scaleShift func(d, s View[float32]) error) {
 	x := benchMatrix(b, rows, cols, step)
 	out := make([]float32, rows*cols)
 	dst, _ := ViewOf(out, rows, cols)
 	b.SetBytes(int64(rows * cols * 8))
 	for b.Loop() {
-		if err := Map(dst, x, func(d, s []float32) error { return ScaleShift(d, s, 1.5, -0.25) }); err != nil {
+		if err := scaleShift(dst, x); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -65,7 +82,19 @@ func BenchmarkNorms(b *testing.B)                { benchNorms(b, 4096, 1024, 1) 
 func BenchmarkNormsStrided(b *testing.B)         { benchNorms(b, 4096, 1024, 2) }
 
 func BenchmarkClipStridedSmall(b *testing.B) { benchClip(b, 32, 1024, 2) }
-func BenchmarkClipContigSmall(b *testing.B)  { benchClip(b, 32, 1024, 1) }
+
+// The fused walks against Map's gather, operation and scatter: [:, ::2] of
+// 4096x1024 (memory-bound) and of 32x1024 (in cache).
+func BenchmarkClipViewStrided(b *testing.B)      { benchClipBy(b, 4096, 1024, 2, clipFused) }
+func BenchmarkClipViewStridedSmall(b *testing.B) { benchClipBy(b, 32, 1024, 2, clipFused) }
+func BenchmarkScaleShiftViewStrided(b *testing.B) {
+	benchScaleShiftBy(b, 4096, 1024, 2, scaleShiftFused)
+}
+func BenchmarkScaleShiftStridedSmall(b *testing.B) { benchScaleShift(b, 32, 1024, 2) }
+func BenchmarkScaleShiftViewStridedSmall(b *testing.B) {
+	benchScaleShiftBy(b, 32, 1024, 2, scaleShiftFused)
+}
+func BenchmarkClipContigSmall(b *testing.B) { benchClip(b, 32, 1024, 1) }
 
 // The vec part of bench/vecbench's clip_ on a 4x4 tensor, [:, ::2] too: a
 // view from the tensor's pointer, its slab and the walk.

@@ -65,5 +65,9 @@
 // scattered by typed loops (SIMD permutes at step 2 for 4- and 8-byte elements,
 // whose scatter writes the line's elements only), a buffer the walk takes from
 // a pool and gives back when it returns: op may not keep the slices it is
-// given. Parallel splits a large walk over goroutines.
+// given. ClipView and ScaleShiftView are Map with Clip and ScaleShift that run
+// a float32 or float64 line at step 2 in one pass instead (in place: the op on
+// whole vectors, masked stores of the line's lanes only; into a contiguous dst:
+// two loads permuted into one), the same bits. Parallel splits a large walk
+// over goroutines.
 package vec

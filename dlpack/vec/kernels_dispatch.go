@@ -278,3 +278,51 @@ func extremeIntKernel[T Number](s []T, isMax bool) (T, int) {
 	var zero T
 	return zero, 0
 }
+
+// clipInStep2Kernel runs clip's fused in-place step-2 kernel of T's type:
+// how many of the line's n elements it did (0: no kernel for T).
+func clipInStep2Kernel[T Number](data []T, off, n int, k, c T) int {
+	switch data := any(data).(type) {
+	case []float32:
+		return clipF32InStep2(data, off, n, any(k).(float32), any(c).(float32))
+	case []float64:
+		return clipF64InStep2(data, off, n, any(k).(float64), any(c).(float64))
+	}
+	return 0
+}
+
+// clipFromStep2Kernel runs clip's fused kernel from a step-2 source of T's
+// type into dst: how many elements it did (0: no kernel for T).
+func clipFromStep2Kernel[T Number](dst, a []T, off int, k, c T) int {
+	switch dst := any(dst).(type) {
+	case []float32:
+		return clipF32FromStep2(dst, any(a).([]float32), off, any(k).(float32), any(c).(float32))
+	case []float64:
+		return clipF64FromStep2(dst, any(a).([]float64), off, any(k).(float64), any(c).(float64))
+	}
+	return 0
+}
+
+// scaleShiftInStep2Kernel runs scaleShift's fused in-place step-2 kernel of T's type:
+// how many of the line's n elements it did (0: no kernel for T).
+func scaleShiftInStep2Kernel[T Number](data []T, off, n int, k, c T) int {
+	switch data := any(data).(type) {
+	case []float32:
+		return scaleShiftF32InStep2(data, off, n, any(k).(float32), any(c).(float32))
+	case []float64:
+		return scaleShiftF64InStep2(data, off, n, any(k).(float64), any(c).(float64))
+	}
+	return 0
+}
+
+// scaleShiftFromStep2Kernel runs scaleShift's fused kernel from a step-2 source of T's
+// type into dst: how many elements it did (0: no kernel for T).
+func scaleShiftFromStep2Kernel[T Number](dst, a []T, off int, k, c T) int {
+	switch dst := any(dst).(type) {
+	case []float32:
+		return scaleShiftF32FromStep2(dst, any(a).([]float32), off, any(k).(float32), any(c).(float32))
+	case []float64:
+		return scaleShiftF64FromStep2(dst, any(a).([]float64), off, any(k).(float64), any(c).(float64))
+	}
+	return 0
+}

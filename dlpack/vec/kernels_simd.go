@@ -577,6 +577,250 @@ func mulAddF64(dst, a, b, c []float64) int {
 	return i
 }
 
+// clipF32InStep2: dst = clip(a, k, c) in place on the line of n elements of data at off,
+// off+2, ..., for its whole vectors (the elements between untouched); it returns
+// how many elements it did.
+func clipF32InStep2(data []float32, off, n int, k, c float32) int {
+	i, s := 0, off
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastFloat32x16(k)
+		cv := archsimd.BroadcastFloat32x16(c)
+		keep := archsimd.Mask32x16FromBits(0x5555)
+		keepOdd := archsimd.Mask32x16FromBits(0xaaaa)
+		for ; i+16 <= n && s+31 <= len(data); i, s = i+16, s+32 {
+			x := archsimd.LoadFloat32x16Slice(data[s : s+16])
+			y := archsimd.LoadFloat32x16Slice(data[s+15 : s+31])
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[16]float32)(data[s:s+16]), keep)
+			y.Max(kv).Min(cv).Merge(y, y.Equal(y)).StoreMasked((*[16]float32)(data[s+15:s+31]), keepOdd)
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastFloat32x8(k)
+		cv := archsimd.BroadcastFloat32x8(c)
+		keep := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))
+		keepOdd := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))
+		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
+			x := archsimd.LoadFloat32x8Slice(data[s : s+8])
+			y := archsimd.LoadFloat32x8Slice(data[s+7 : s+15])
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[8]float32)(data[s:s+8]), keep)
+			y.Max(kv).Min(cv).Merge(y, y.Equal(y)).StoreMasked((*[8]float32)(data[s+7:s+15]), keepOdd)
+		}
+	}
+	return i
+}
+
+// clipF32FromStep2: dst = clip(a, k, c) for the whole vectors of dst, a's elements at off,
+// off+2, ...; it returns how many it did.
+func clipF32FromStep2(dst, a []float32, off int, k, c float32) int {
+	i, s := 0, off
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastFloat32x16(k)
+		cv := archsimd.BroadcastFloat32x16(c)
+		idx := archsimd.LoadUint32x16(&step2Pick32x16)
+		for ; i+16 <= len(dst) && s+31 <= len(a); i, s = i+16, s+32 {
+			p := archsimd.LoadFloat32x16Slice(a[s : s+16])
+			q := archsimd.LoadFloat32x16Slice(a[s+15 : s+31])
+			x := p.ConcatPermute(q, idx)
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastFloat32x8(k)
+		cv := archsimd.BroadcastFloat32x8(c)
+		order := archsimd.LoadUint32x8(&pairOrder8)
+		for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
+			p := archsimd.LoadFloat32x8Slice(a[s : s+8])
+			q := archsimd.LoadFloat32x8Slice(a[s+7 : s+15])
+			x := p.SelectFromPairGrouped(0, 2, 5, 7, q).Permute(order)
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// clipF64InStep2: dst = clip(a, k, c) in place on the line of n elements of data at off,
+// off+2, ..., for its whole vectors (the elements between untouched); it returns
+// how many elements it did.
+func clipF64InStep2(data []float64, off, n int, k, c float64) int {
+	i, s := 0, off
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastFloat64x8(k)
+		cv := archsimd.BroadcastFloat64x8(c)
+		keep := archsimd.Mask64x8FromBits(0x55)
+		keepOdd := archsimd.Mask64x8FromBits(0xaa)
+		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
+			x := archsimd.LoadFloat64x8Slice(data[s : s+8])
+			y := archsimd.LoadFloat64x8Slice(data[s+7 : s+15])
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[8]float64)(data[s:s+8]), keep)
+			y.Max(kv).Min(cv).Merge(y, y.Equal(y)).StoreMasked((*[8]float64)(data[s+7:s+15]), keepOdd)
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastFloat64x4(k)
+		cv := archsimd.BroadcastFloat64x4(c)
+		keep := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))
+		keepOdd := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))
+		for ; i+4 <= n && s+7 <= len(data); i, s = i+4, s+8 {
+			x := archsimd.LoadFloat64x4Slice(data[s : s+4])
+			y := archsimd.LoadFloat64x4Slice(data[s+3 : s+7])
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[4]float64)(data[s:s+4]), keep)
+			y.Max(kv).Min(cv).Merge(y, y.Equal(y)).StoreMasked((*[4]float64)(data[s+3:s+7]), keepOdd)
+		}
+	}
+	return i
+}
+
+// clipF64FromStep2: dst = clip(a, k, c) for the whole vectors of dst, a's elements at off,
+// off+2, ...; it returns how many it did.
+func clipF64FromStep2(dst, a []float64, off int, k, c float64) int {
+	i, s := 0, off
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastFloat64x8(k)
+		cv := archsimd.BroadcastFloat64x8(c)
+		idx := archsimd.LoadUint64x8(&step2Pick64x8)
+		for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
+			p := archsimd.LoadFloat64x8Slice(a[s : s+8])
+			q := archsimd.LoadFloat64x8Slice(a[s+7 : s+15])
+			x := p.ConcatPermute(q, idx)
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastFloat64x4(k)
+		cv := archsimd.BroadcastFloat64x4(c)
+		order := archsimd.LoadUint32x8(&pairOrder8)
+		for ; i+4 <= len(dst) && s+7 <= len(a); i, s = i+4, s+8 {
+			p := archsimd.LoadFloat64x4Slice(a[s : s+4])
+			q := archsimd.LoadFloat64x4Slice(a[s+3 : s+7])
+			x := p.AsFloat32x8().SelectFromPairGrouped(0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+4])
+		}
+	}
+	return i
+}
+
+// scaleShiftF32InStep2: dst = fma(a, k, c) in place on the line of n elements of data at off,
+// off+2, ..., for its whole vectors (the elements between untouched); it returns
+// how many elements it did.
+func scaleShiftF32InStep2(data []float32, off, n int, k, c float32) int {
+	i, s := 0, off
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastFloat32x16(k)
+		cv := archsimd.BroadcastFloat32x16(c)
+		keep := archsimd.Mask32x16FromBits(0x5555)
+		keepOdd := archsimd.Mask32x16FromBits(0xaaaa)
+		for ; i+16 <= n && s+31 <= len(data); i, s = i+16, s+32 {
+			x := archsimd.LoadFloat32x16Slice(data[s : s+16])
+			y := archsimd.LoadFloat32x16Slice(data[s+15 : s+31])
+			x.MulAdd(kv, cv).StoreMasked((*[16]float32)(data[s:s+16]), keep)
+			y.MulAdd(kv, cv).StoreMasked((*[16]float32)(data[s+15:s+31]), keepOdd)
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastFloat32x8(k)
+		cv := archsimd.BroadcastFloat32x8(c)
+		keep := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))
+		keepOdd := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))
+		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
+			x := archsimd.LoadFloat32x8Slice(data[s : s+8])
+			y := archsimd.LoadFloat32x8Slice(data[s+7 : s+15])
+			x.MulAdd(kv, cv).StoreMasked((*[8]float32)(data[s:s+8]), keep)
+			y.MulAdd(kv, cv).StoreMasked((*[8]float32)(data[s+7:s+15]), keepOdd)
+		}
+	}
+	return i
+}
+
+// scaleShiftF32FromStep2: dst = fma(a, k, c) for the whole vectors of dst, a's elements at off,
+// off+2, ...; it returns how many it did.
+func scaleShiftF32FromStep2(dst, a []float32, off int, k, c float32) int {
+	i, s := 0, off
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastFloat32x16(k)
+		cv := archsimd.BroadcastFloat32x16(c)
+		idx := archsimd.LoadUint32x16(&step2Pick32x16)
+		for ; i+16 <= len(dst) && s+31 <= len(a); i, s = i+16, s+32 {
+			p := archsimd.LoadFloat32x16Slice(a[s : s+16])
+			q := archsimd.LoadFloat32x16Slice(a[s+15 : s+31])
+			x := p.ConcatPermute(q, idx)
+			x.MulAdd(kv, cv).StoreSlice(dst[i : i+16])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastFloat32x8(k)
+		cv := archsimd.BroadcastFloat32x8(c)
+		order := archsimd.LoadUint32x8(&pairOrder8)
+		for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
+			p := archsimd.LoadFloat32x8Slice(a[s : s+8])
+			q := archsimd.LoadFloat32x8Slice(a[s+7 : s+15])
+			x := p.SelectFromPairGrouped(0, 2, 5, 7, q).Permute(order)
+			x.MulAdd(kv, cv).StoreSlice(dst[i : i+8])
+		}
+	}
+	return i
+}
+
+// scaleShiftF64InStep2: dst = fma(a, k, c) in place on the line of n elements of data at off,
+// off+2, ..., for its whole vectors (the elements between untouched); it returns
+// how many elements it did.
+func scaleShiftF64InStep2(data []float64, off, n int, k, c float64) int {
+	i, s := 0, off
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastFloat64x8(k)
+		cv := archsimd.BroadcastFloat64x8(c)
+		keep := archsimd.Mask64x8FromBits(0x55)
+		keepOdd := archsimd.Mask64x8FromBits(0xaa)
+		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
+			x := archsimd.LoadFloat64x8Slice(data[s : s+8])
+			y := archsimd.LoadFloat64x8Slice(data[s+7 : s+15])
+			x.MulAdd(kv, cv).StoreMasked((*[8]float64)(data[s:s+8]), keep)
+			y.MulAdd(kv, cv).StoreMasked((*[8]float64)(data[s+7:s+15]), keepOdd)
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastFloat64x4(k)
+		cv := archsimd.BroadcastFloat64x4(c)
+		keep := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))
+		keepOdd := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))
+		for ; i+4 <= n && s+7 <= len(data); i, s = i+4, s+8 {
+			x := archsimd.LoadFloat64x4Slice(data[s : s+4])
+			y := archsimd.LoadFloat64x4Slice(data[s+3 : s+7])
+			x.MulAdd(kv, cv).StoreMasked((*[4]float64)(data[s:s+4]), keep)
+			y.MulAdd(kv, cv).StoreMasked((*[4]float64)(data[s+3:s+7]), keepOdd)
+		}
+	}
+	return i
+}
+
+// scaleShiftF64FromStep2: dst = fma(a, k, c) for the whole vectors of dst, a's elements at off,
+// off+2, ...; it returns how many it did.
+func scaleShiftF64FromStep2(dst, a []float64, off int, k, c float64) int {
+	i, s := 0, off
+	switch level {
+	case useAVX512:
+		kv := archsimd.BroadcastFloat64x8(k)
+		cv := archsimd.BroadcastFloat64x8(c)
+		idx := archsimd.LoadUint64x8(&step2Pick64x8)
+		for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
+			p := archsimd.LoadFloat64x8Slice(a[s : s+8])
+			q := archsimd.LoadFloat64x8Slice(a[s+7 : s+15])
+			x := p.ConcatPermute(q, idx)
+			x.MulAdd(kv, cv).StoreSlice(dst[i : i+8])
+		}
+	case useAVX2:
+		kv := archsimd.BroadcastFloat64x4(k)
+		cv := archsimd.BroadcastFloat64x4(c)
+		order := archsimd.LoadUint32x8(&pairOrder8)
+		for ; i+4 <= len(dst) && s+7 <= len(a); i, s = i+4, s+8 {
+			p := archsimd.LoadFloat64x4Slice(a[s : s+4])
+			q := archsimd.LoadFloat64x4Slice(a[s+3 : s+7])
+			x := p.AsFloat32x8().SelectFromPairGrouped(0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()
+			x.MulAdd(kv, cv).StoreSlice(dst[i : i+4])
+		}
+	}
+	return i
+}
+
 // expF32: dst = e**a (explog.go's expOneF32, lane by lane) for the whole
 // vectors of dst (a is as long).
 func expF32(dst, a []float32) int {

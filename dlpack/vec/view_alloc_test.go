@@ -91,6 +91,12 @@ func TestSmallViewAllocations(t *testing.T) {
 	if got := testing.AllocsPerRun(100, func() { _ = Map2(e, e, out, add) }); got != 0 {
 		t.Errorf("Map2 into a 4x4 [:, ::2]: %v allocations, want 0", got)
 	}
+	if got := testing.AllocsPerRun(100, func() { _ = ClipView(e, e, 0.25, 0.75) }); got != 0 {
+		t.Errorf("ClipView in place over a 4x4 [:, ::2]: %v allocations, want 0", got)
+	}
+	if got := testing.AllocsPerRun(100, func() { _ = ScaleShiftView(out, e, 1.5, -0.25) }); got != 0 {
+		t.Errorf("ScaleShiftView from a 4x4 [:, ::2]: %v allocations, want 0", got)
+	}
 	norm := func(_ int, line []float32) error { _ = Norm2(line); return nil }
 	if got := testing.AllocsPerRun(100, func() { _ = Lines(e, norm) }); got != 0 {
 		t.Errorf("Lines of a 4x4 [:, ::2]: %v allocations, want 0", got)

@@ -30,6 +30,17 @@ var errUnset = errors.New("vec: a zero View has no memory: make views with NewVi
 // the walk. op may not keep d or s after it returns: a strided line's are a
 // pooled buffer (walkBuf) the next walk reuses.
 func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error {
+	return mapLines(dst, src, op, nil)
+}
+
+// step2Kernel does a line of n elements of a fused operation (fused.go) in one
+// pass: dst's from dOff, src's from sOff, src's step 2 and dst's 1, or 2 when
+// inPlace (dst is src); it returns how many of the first ones it did, the walk
+// does the rest.
+type step2Kernel[D, S any] func(dst []D, dOff int, src []S, sOff, n int, inPlace bool) int
+
+// mapLines is Map, a line at step 2 first through fused (when not nil).
+func mapLines[D, S any](dst View[D], src View[S], op func(d []D, s []S) error, fused step2Kernel[D, S]) error {
 	if err := check(dst.dims.shape(), dst); err != nil {
 		return err
 	}
@@ -54,7 +65,11 @@ func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error 
 	defer sbuf.release()
 	return forLines(dst.dims.shape(), true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
-			for lo, m := 0, 0; lo < n; lo += m {
+			done := 0
+			if fused != nil && steps[1] == 2 && (steps[0] == 1 || same && steps[0] == 2) {
+				done = fused(dst.data, offs[0], src.data, offs[1], n, steps[0] == 2)
+			}
+			for lo, m := done, 0; lo < n; lo += m {
 				m = min(n-lo, chunk)
 				if steps[0] == 1 && steps[1] == 1 {
 					m = n - lo
