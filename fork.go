@@ -296,7 +296,11 @@ func afterForkParent() (None, error) {
 func afterForkChild() (None, error) {
 	// Only this thread exists now; if another thread of the parent held the lock,
 	// it never unlocks: start from a fresh state instead of taking it.
-	forgetParentIdleMs() // before anything here may start or wake an M
+	// Before anything here may start or wake an M: the runtime's own repair where the
+	// build has it (fork_runtime_repair.go), else the idle Ms only (fork_idle_ms.go).
+	if !repairRuntimeInChild() {
+		forgetParentIdleMs()
+	}
 	forkState.Mutex = sync.Mutex{}
 	forkState.depth = 0
 	forkState.saved = false

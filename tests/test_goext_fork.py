@@ -169,6 +169,57 @@ def test_timers_on_goroutines_in_a_fork_child(tmp_path):
     assert out == ["0"] * 2
 
 
+def test_timers_in_a_fork_child_while_a_parent_thread_sleeps_in_go(tmp_path):
+    # A thread of the parent waits in goext2 for a goroutine's 3 s timer at each fork:
+    # an M of goext2's runtime waits in the network poller until then, which the quiet
+    # wait does not count as parked, so the fork goes ahead after its 500 ms limit with
+    # that M in the poller. The child's runtime then said an M was polling, none of its
+    # own ever did, and nothing ran its timers: its first goext2.naps never returned
+    # (4 or 5 children of 5 without the runtime's fork repair).
+    out = scenario(
+        tmp_path,
+        "child_timers_sleeper",
+        """
+        def work():
+            assert goext2.naps(8, 200) == 8
+            calls()
+        results = []
+        for _ in range(5):
+            sleeper = threading.Thread(target=goext2.naps, args=(1, 3_000_000))
+            sleeper.start()
+            time.sleep(0.2)  # it now waits in Go (GIL released) for its goroutine's timer
+            results.append(fork_and_call(work))
+            sleeper.join()
+        print(*results)
+        """,
+    )
+    assert out == ["0"] * 5
+
+
+def test_locked_goroutine_starts_goroutines_in_a_fork_child(tmp_path):
+    # A goroutine locked to its thread that starts others: the runtime makes the
+    # threads a locked thread asks for on its template thread, which a fork child
+    # does not have until the runtime's fork repair starts its own. 20 calls in each
+    # of 10 children and in a child's child (5 of 5 grandchildren hung without it).
+    out = scenario(
+        tmp_path,
+        "child_locked",
+        """
+        def work():
+            for _ in range(20):
+                assert goext2.locked_spawn(4) == 4 * 50_000
+        work()
+        def nested():
+            work()
+            assert fork_and_call(work) == 0
+        results = [fork_and_call(work) for _ in range(10)] + [fork_and_call(nested)]
+        work()
+        print(*results)
+        """,
+    )
+    assert out == ["0"] * 11
+
+
 def test_many_fork_workers_each_summing_a_big_array(tmp_path):
     # DataLoader-style: 200 short-lived fork workers, two at a time, each summing a
     # 32 MB array on goroutines (and a fresh array of its own), while the parent goes on

@@ -1,0 +1,106 @@
+// Added to package runtime by godlpack's builds (pyext/godlpack/_gobuild.py's
+// runtime_patch, for the Go release it was written from: 1.26): a fork child's
+// repair, called by godlpack's after-fork hook (fork.go) in every Go runtime
+// godlpack loads.
+//
+// fork() copies the calling thread only; the runtime's books still name the
+// parent's other threads. godlpack's before-fork hook makes every Go thread park
+// outside the runtime first (fork.go), so no lock is held and no structure is
+// half-written at the fork; what the books still say of the vanished threads,
+// this makes true of the child's one thread. Each step is a hang found in a
+// child:
+//
+//   - idle and spinning Ms: startm would hand work and a P to an M whose thread
+//     is gone (a goroutine a child's call starts never ran);
+//   - Ps that an M of the parent owned (running, in a system call or a cgo call,
+//     or handed to an M about to wake, m.nextp): never given back, so a stop of
+//     the world, or a thread that needs a P, waits for ever;
+//   - the network poller: sched.lastpoll 0 (a parent's M was polling) means no M
+//     of the child polls, so timers never fire; and the epoll instance and its
+//     wake-up eventfd are shared with the parent across fork(), so each process
+//     would take the other's wake-ups: the child gets its own (descriptors a
+//     parent's goroutine registered are the parent's);
+//   - sysmon, which takes Ps back from threads out in C and preempts, is the
+//     parent's thread: the child starts its own;
+//   - the template thread (a goroutine locked to its thread starts threads
+//     through it): the parent's; the child starts its own if the parent had one.
+//
+// Nothing here frees or rewrites a lock: a lock a vanished thread held means
+// the state it guards may be half-written, and a hang is better than using it.
+
+package runtime
+
+import (
+	"internal/runtime/atomic"
+	_ "unsafe" // go:linkname
+)
+
+// godlpackForkChild repairs the runtime of a fork child (see above). It must be
+// the first Go the child runs in this runtime, on the forking thread, with no
+// other thread in Go (godlpack's after-fork hook, called by os.fork's
+// after_in_child with the GIL held).
+//
+//go:linkname godlpackForkChild
+func godlpackForkChild() {
+	systemstack(godlpackForkChildRepair)
+}
+
+func godlpackForkChildRepair() {
+	mp := getg().m
+	now := nanotime()
+	lock(&sched.lock)
+	for mget() != nil { // the parent's idle Ms
+	}
+	sched.nmspinning.Store(0)
+	sched.needspinning.Store(0)
+	for m := allm; m != nil; m = m.alllink {
+		if m != mp {
+			m.nextp = 0
+			m.spinning = false
+		}
+	}
+	for _, pp := range allp {
+		if pp == mp.p.ptr() || idlepMask.read(uint32(pp.id)) {
+			continue // this thread's, or on the idle list
+		}
+		if pp.status != _Pidle && pp.status != _Prunning {
+			continue
+		}
+		pp.m = 0
+		pp.status = _Pidle
+		for {
+			gp, _ := runqget(pp)
+			if gp == nil {
+				break
+			}
+			globrunqput(gp)
+		}
+		pp.limiterEvent.stamp.Store(0) // an event of the vanished M's, never ended
+		pidleput(pp, now)
+	}
+	sched.lastpoll.Store(now)
+	sched.pollUntil.Store(0)
+	sched.pollingNet.Store(0)
+	sched.sysmonwait.Store(false)
+	sched.sysmonnote = note{}
+	unlock(&sched.lock)
+
+	if netpollinited() {
+		closefd(epfd)
+		closefd(int32(netpollEventFd))
+		netpollWakeSig.Store(0)
+		netpollinit()
+	}
+	if haveSysmon {
+		newm(sysmon, nil, -1)
+	}
+	if atomic.Load(&newmHandoff.haveTemplateThread) != 0 {
+		// Ms the parent queued for its template thread were given a P (dropped
+		// above): they must not start.
+		newmHandoff.newm = 0
+		newmHandoff.waiting = false
+		newmHandoff.wake = note{}
+		atomic.Store(&newmHandoff.haveTemplateThread, 0)
+		startTemplateThread()
+	}
+}
