@@ -55,7 +55,12 @@ func godlpackForkChildRepair() {
 	sched.needspinning.Store(0)
 	for m := allm; m != nil; m = m.alllink {
 		if m != mp {
+			// A parent's thread's M, or a spare (extra) M a thread of the parent
+			// left: it holds no P in the child (its Ps are taken back below), so
+			// a child's thread that takes the spare M gets a P as a new one would.
 			m.nextp = 0
+			m.p = 0
+			m.oldp = 0
 			m.spinning = false
 		}
 	}
