@@ -14,16 +14,20 @@
 //     is gone (a goroutine a child's call starts never ran);
 //   - Ps that an M of the parent owned (running, in a system call or a cgo call,
 //     or handed to an M about to wake, m.nextp): never given back, so a stop of
-//     the world, or a thread that needs a P, waits for ever;
+//     the world, or a thread that needs a P, waits for ever (the parent's
+//     goroutines queued on them are dropped, never run in the child);
 //   - the network poller: sched.lastpoll 0 (a parent's M was polling) means no M
 //     of the child polls, so timers never fire; and the epoll instance and its
 //     wake-up eventfd are shared with the parent across fork(), so each process
 //     would take the other's wake-ups: the child gets its own (descriptors a
 //     parent's goroutine registered are the parent's);
-//   - sysmon, which takes Ps back from threads out in C and preempts, is the
-//     parent's thread: the child starts its own;
 //   - the template thread (a goroutine locked to its thread starts threads
-//     through it): the parent's; the child starts its own if the parent had one.
+//     through it) is the parent's: the child's first LockOSThread starts its own.
+//
+// sysmon is the parent's thread too, and the child goes without one, as before
+// this file: GOMAXPROCS stays raised in a child (fork.go), so a thread that
+// needs a P finds one without sysmon taking Ps back from threads out in C.
+// Starting one in every child made its fork cycle measurably slower.
 //
 // Nothing here frees or rewrites a lock: a lock a vanished thread held means
 // the state it guards may be half-written, and a hang is better than using it.
@@ -73,12 +77,15 @@ func godlpackForkChildRepair() {
 		}
 		pp.m = 0
 		pp.status = _Pidle
+		// Its queue holds the parent's goroutines: left there they never ran in
+		// the child (the P was lost); moved to the global queue they would, and
+		// one locked to a parent's thread hands the P that runs it to that
+		// thread's M, which does not exist (storms: ~1 child in 10,000 hung so).
+		// They stay unrun, as before.
 		for {
-			gp, _ := runqget(pp)
-			if gp == nil {
+			if gp, _ := runqget(pp); gp == nil {
 				break
 			}
-			globrunqput(gp)
 		}
 		pp.limiterEvent.stamp.Store(0) // an event of the vanished M's, never ended
 		pidleput(pp, now)
@@ -86,8 +93,6 @@ func godlpackForkChildRepair() {
 	sched.lastpoll.Store(now)
 	sched.pollUntil.Store(0)
 	sched.pollingNet.Store(0)
-	sched.sysmonwait.Store(false)
-	sched.sysmonnote = note{}
 	unlock(&sched.lock)
 
 	if netpollinited() {
@@ -96,16 +101,12 @@ func godlpackForkChildRepair() {
 		netpollWakeSig.Store(0)
 		netpollinit()
 	}
-	if haveSysmon {
-		newm(sysmon, nil, -1)
-	}
-	if atomic.Load(&newmHandoff.haveTemplateThread) != 0 {
-		// Ms the parent queued for its template thread were given a P (dropped
-		// above): they must not start.
-		newmHandoff.newm = 0
-		newmHandoff.waiting = false
-		newmHandoff.wake = note{}
-		atomic.Store(&newmHandoff.haveTemplateThread, 0)
-		startTemplateThread()
-	}
+	// The parent's template thread is gone: LockOSThread starts one again when a
+	// goroutine of the child locks itself (the only kind of thread that asks it for
+	// new threads). Ms the parent queued for it were given a P (dropped above):
+	// they must not start.
+	newmHandoff.newm = 0
+	newmHandoff.waiting = false
+	newmHandoff.wake = note{}
+	atomic.Store(&newmHandoff.haveTemplateThread, 0)
 }
