@@ -152,8 +152,9 @@ package godlpack
 //     by godlpack's backends for the Go release it is written against, a file
 //     added to package runtime (pyext/godlpack/_goruntime/godlpack_fork.go,
 //     fork_runtime_repair.go) gives back the Ps and forgets the Ms of the
-//     parent's threads, restarts sysmon, the template thread and the network
-//     poller (docs/design.md, "The child repairs its runtime"). Other builds
+//     parent's threads, gives the child its own network poller and lets it
+//     start its own template thread (docs/design.md, "The child repairs its
+//     runtime"). Other builds
 //     only drop the parent's idle Ms (fork_idle_ms.go): their timers may never
 //     fire in a child and locked goroutines hang in a child's child; built with
 //     another Go release, goroutines hang in a fork child: use spawn or
