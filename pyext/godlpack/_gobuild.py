@@ -475,16 +475,37 @@ def _goroot(go: str, goroot_env: dict[str, str]) -> Path | None:
     return Path(res.stdout.strip()) if res.returncode == 0 and res.stdout.strip() else None
 
 
-def runtime_fork_repair(go: str, goroot_env: dict[str, str]) -> dict[str, str]:
-    """The overlay entry that adds RUNTIME_FORK_FILE to the runtime of the toolchain
-    ``go``, or {} for another Go release (or a wheel without the file)."""
+# With it, one line of proc.go: startlockedm drops a goroutine locked to an M whose thread
+# a fork left in the parent, instead of handing it a P nobody would run
+# (godlpack_fork.go's godlpackMarkVanishedMs says why).
+_STARTLOCKEDM = "func startlockedm(gp *g) {\n\tmp := gp.lockedm.ptr()\n"
+_STARTLOCKEDM_FORKED = (
+    _STARTLOCKEDM + "\tif godlpackVanishedM(mp) { // godlpack's patch (godlpack_fork.go)\n"
+    "\t\treturn\n\t}\n"
+)
+
+
+def runtime_fork_repair(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str]:
+    """The overlay entries that add RUNTIME_FORK_FILE to the runtime of the toolchain
+    ``go`` and patch its proc.go (written in ``into``), or {} for another Go release (or
+    a wheel without the file, or a proc.go that does not read as expected)."""
     have = _go_version(go, goroot_env)
     goroot = _goroot(go, goroot_env)
     if have is None or have[:2] != RUNTIME_FORK_GO or goroot is None:
         return {}
-    if not RUNTIME_FORK_FILE.is_file():
+    proc = goroot / "src" / "runtime" / "proc.go"
+    try:
+        source = proc.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
         return {}
-    return {str(goroot / "src" / "runtime" / RUNTIME_FORK_FILE.name): str(RUNTIME_FORK_FILE)}
+    if not RUNTIME_FORK_FILE.is_file() or source.count(_STARTLOCKEDM) != 1:
+        return {}
+    patched = into / "godlpack_runtime_proc.go"
+    patched.write_text(source.replace(_STARTLOCKEDM, _STARTLOCKEDM_FORKED), encoding="utf-8")
+    return {
+        str(goroot / "src" / "runtime" / RUNTIME_FORK_FILE.name): str(RUNTIME_FORK_FILE),
+        str(proc): str(patched),
+    }
 
 
 def runtime_patch(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str]:
@@ -554,7 +575,7 @@ def go_build_c_shared(
         replace = dict(overlay or {})
         if patch_runtime:
             replace.update(runtime_patch(go, goroot_env, Path(tmp)))
-            fork_repair = runtime_fork_repair(go, goroot_env)
+            fork_repair = runtime_fork_repair(go, goroot_env, Path(tmp))
             replace.update(fork_repair)
             tags = [*tags, RUNTIME_FORK_TAG] if fork_repair else tags
         cmd = [go, "build", "-buildmode=c-shared", "-tags=" + ",".join([GO_BUILD_TAG, *tags])]

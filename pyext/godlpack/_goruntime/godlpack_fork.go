@@ -36,7 +36,7 @@ package runtime
 
 import (
 	"internal/runtime/atomic"
-	_ "unsafe" // go:linkname
+	"unsafe"
 )
 
 // godlpackForkChild repairs the runtime of a fork child (see above). It must be
@@ -101,6 +101,7 @@ func godlpackForkChildRepair() {
 		netpollWakeSig.Store(0)
 		netpollinit()
 	}
+	godlpackMarkVanishedMs(mp)
 	// The parent's template thread is gone: LockOSThread starts one again when a
 	// goroutine of the child locks itself (the only kind of thread that asks it for
 	// new threads). Ms the parent queued for it were given a P (dropped above):
@@ -109,4 +110,59 @@ func godlpackForkChildRepair() {
 	newmHandoff.waiting = false
 	newmHandoff.wake = note{}
 	atomic.Store(&newmHandoff.haveTemplateThread, 0)
+}
+
+// godlpackVanished holds the addresses of the Ms whose threads fork() left in the
+// parent (every M but the forking thread's and the spare ones on the extra list,
+// which the child's new threads take), up to its size; godlpackNVanished counts
+// them. Addresses, not pointers: allm keeps the Ms alive.
+var (
+	godlpackVanished  [1024]uintptr
+	godlpackNVanished int
+)
+
+// godlpackMarkVanishedMs records the Ms of vanished threads (sched.lock held or
+// not: the child has one thread). A goroutine locked to one of them (the Go call
+// a parent's thread was waiting in at the fork) may still be readied in the
+// child, by a parent's timer or goroutine: schedule then hands the P that runs
+// it to its M (startlockedm), whose thread does not exist, and the P is lost
+// (the child's next stop of the world waits for it for ever). The patched
+// startlockedm (_gobuild.py) asks godlpackVanishedM first and drops such a
+// goroutine instead: it never runs in the child, as its thread does not.
+func godlpackMarkVanishedMs(self *m) {
+	const locked = 1 // lockextra's sentinel
+	head := extraM.Load()
+	godlpackNVanished = 0
+	for x := allm; x != nil; x = x.alllink {
+		if x == self {
+			continue
+		}
+		spare := false
+		if head != locked {
+			for e := (*m)(unsafe.Pointer(head)); e != nil; e = e.schedlink.ptr() {
+				if e == x {
+					spare = true
+					break
+				}
+			}
+		}
+		if !spare && godlpackNVanished < len(godlpackVanished) {
+			godlpackVanished[godlpackNVanished] = uintptr(unsafe.Pointer(x))
+			godlpackNVanished++
+		}
+	}
+}
+
+// godlpackVanishedM says whether mp's thread was left in the parent by a fork
+// (always false in a process that has not forked).
+//
+//go:nosplit
+//go:nowritebarrierrec
+func godlpackVanishedM(mp *m) bool {
+	for i := 0; i < godlpackNVanished; i++ {
+		if godlpackVanished[i] == uintptr(unsafe.Pointer(mp)) {
+			return true
+		}
+	}
+	return false
 }
