@@ -118,7 +118,8 @@ EXCLUDE_DIRS = {
 EXCLUDE_SUFFIXES = (".pyc", ".pyo", *BINARY_SUFFIXES)
 # Files of the Python package that go into a wheel (the built extension is added apart).
 WHEEL_PKG_SUFFIXES = (".py", ".pyi")
-WHEEL_PKG_NAMES = ("py.typed",)
+# and the Go file godlpack's builds add to the Go runtime (_gobuild.RUNTIME_FORK_FILE).
+WHEEL_PKG_NAMES = ("py.typed", "godlpack_fork.go")
 
 # --------------------------------------------------------------------------- the extension
 

@@ -109,8 +109,9 @@ package godlpack
 //     child hung on sched.lock).
 //   - after fork, parent (afterForkParent): GOMAXPROCS back to what it was
 //     (automatic again unless $GOMAXPROCS fixed it), then the collector.
-//   - after fork, child (afterForkChild): forget the parent's idle Ms
-//     (fork_idle_ms.go), keep the collector off for good, and
+//   - after fork, child (afterForkChild): repair the runtime's books (the
+//     parent's Ms and Ps, sysmon, the poller: fork_runtime_repair.go; else only
+//     forget the parent's idle Ms, fork_idle_ms.go), keep the collector off for good, and
 //     lift any memory limit (GOMEMLIMIT would otherwise start a collection as the
 //     heap grows). It can never be switched back on safely in the child. Array
 //     bytes are C memory and are freed by their owners as usual; what the child
@@ -139,24 +140,25 @@ package godlpack
 //     with the parent's threads inside Go calls at the fork, with threads of the
 //     parent that had called godlpack and exited, with forks of forks, and with
 //     allocation far past the collector's goal.
-//   - other threads of the child are not safe. A C thread entering Go takes an M
-//     from the runtime's list of spare ("extra") Ms. An M left there by a thread of
-//     the parent that called godlpack and then exited usually still has a P and a
-//     preemption request that sysmon (or a stop-the-world) put on it; in the child,
-//     honouring that request makes the scheduler hand the thread's P to an idle M
-//     whose thread does not exist, and the thread waits forever. (Reproduced: the
-//     parent runs and joins four threads calling godlpack, forks; the child's new
-//     threads calling godlpack hang in stoplockedm.) That idle M is what
-//     afterForkChild now drops (fork_idle_ms.go), and the reproduction, with
-//     goroutines in every runtime, passes (tests/test_goext_fork.py's new-threads
-//     scenario); still not promised: a spare M may keep a P the child needs.
-//   - goroutines started in the child (an extension's parallel kernels) are
-//     safe, in every runtime, on the Go release fork_idle_ms.go was written for:
-//     the runtime woke an idle M of the parent's, whose thread is gone, before it
-//     made a new one, and the calling thread handed it its P when it waited for
-//     them (stoplockedm): the call never returned. afterForkChild now drops those
-//     Ms from the idle list first (fork_idle_ms.go). Built with another release,
-//     it cannot, and such calls hang: use spawn or forkserver there.
+//   - other threads of the child: a C thread entering Go takes an M from the
+//     runtime's list of spare ("extra") Ms, possibly one left there by a thread of
+//     the parent that called godlpack and exited, still holding a P and a
+//     preemption request; honouring it handed the thread's P to an idle M whose
+//     thread does not exist (reproduced: the parent runs and joins four threads
+//     calling godlpack, forks; the child's new threads hung in stoplockedm).
+//   - goroutines started in the child (an extension's parallel kernels), timers,
+//     and goroutines locked to their threads that start others.
+//     All three are what the child's repair of its runtime is for: in builds made
+//     by godlpack's backends for the Go release it is written against, a file
+//     added to package runtime (pyext/godlpack/_goruntime/godlpack_fork.go,
+//     fork_runtime_repair.go) gives back the Ps and forgets the Ms of the
+//     parent's threads, gives the child its own network poller and lets it
+//     start its own template thread (docs/design.md, "The child repairs its
+//     runtime"). Other builds
+//     only drop the parent's idle Ms (fork_idle_ms.go): their timers may never
+//     fire in a child and locked goroutines hang in a child's child; built with
+//     another Go release, goroutines hang in a fork child: use spawn or
+//     forkserver there.
 //   - a fork that bypasses os.fork() (a C library calling fork() and then not
 //     exec) runs no hooks; subprocess and posix_spawn exec at once and are fine.
 //   - the runtime stopping the world on its own in the parent at the instant of the
@@ -296,7 +298,11 @@ func afterForkParent() (None, error) {
 func afterForkChild() (None, error) {
 	// Only this thread exists now; if another thread of the parent held the lock,
 	// it never unlocks: start from a fresh state instead of taking it.
-	forgetParentIdleMs() // before anything here may start or wake an M
+	// Before anything here may start or wake an M: the runtime's own repair where the
+	// build has it (fork_runtime_repair.go), else the idle Ms only (fork_idle_ms.go).
+	if !repairRuntimeInChild() {
+		forgetParentIdleMs()
+	}
 	forkState.Mutex = sync.Mutex{}
 	forkState.depth = 0
 	forkState.saved = false

@@ -41,6 +41,7 @@ def _sources_digest(example: Path, cgocheck2: bool, goexperiment: list[str] | No
     files += [p for p in (REPO / "dlpack").rglob("*") if p.suffix in (".go", ".c", ".h")]
     files += [p for p in example.glob("*") if p.is_file()]
     files += [REPO / "pyext" / "godlpack" / n for n in ("build.py", "_gobuild.py")]  # the backend
+    files += [REPO / "pyext" / "godlpack" / "_goruntime" / "godlpack_fork.go"]  # added to runtime
     for p in sorted(files):
         if not p.name.endswith("_test.go"):
             h.update(p.name.encode() + b"\0" + p.read_bytes())

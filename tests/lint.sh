@@ -67,6 +67,9 @@ go vet ./... || fail "go vet"
 go vet -tags "$tag" ./... || fail "go vet -tags $tag"
 go vet -tags "$module_tags" ./... || fail "go vet -tags $module_tags"
 GOEXPERIMENT=simd go vet ./dlpack/vec/ || fail "go vet (GOEXPERIMENT=simd) dlpack/vec"
+# The tag the backend adds with the runtime's fork repair (_gobuild.RUNTIME_FORK_TAG):
+# fork_runtime_repair.go.
+go vet -tags "$module_tags,godlpack_runtime_fork" . || fail "go vet -tags godlpack_runtime_fork"
 
 step "staticcheck $STATICCHECK_VERSION"
 goversion=$(go env GOVERSION)
@@ -87,6 +90,7 @@ if [ -x "$staticcheck" ]; then
   # aside: what the untagged API files declare for the CPython glue is used only with it.
   "$staticcheck" -checks inherit,-U1000 ./... || fail "staticcheck (untagged)"
   GOEXPERIMENT=simd "$staticcheck" ./dlpack/vec/ || fail "staticcheck (GOEXPERIMENT=simd)"
+  "$staticcheck" -tags "$module_tags,godlpack_runtime_fork" . || fail "staticcheck (fork repair)"
 fi
 
 step "ruff check, ruff format --check"

@@ -169,6 +169,124 @@ def test_timers_on_goroutines_in_a_fork_child(tmp_path):
     assert out == ["0"] * 2
 
 
+def test_timers_in_a_fork_child_while_a_parent_thread_sleeps_in_go(tmp_path):
+    # A thread of the parent waits in goext2 for a goroutine's 60 s timer during the
+    # forks: an M of goext2's runtime waits in the network poller until then, which the
+    # quiet wait does not count as parked, so each fork goes ahead after its 500 ms
+    # limit with that M in the poller. The child's runtime then said an M was polling,
+    # none of its own ever did, and nothing ran its timers: its first goext2.naps never
+    # returned (5 children of 5, before the runtime's fork repair). The children end
+    # long before the parent's timer is due (a child that outlives it: the next test).
+    out = scenario(
+        tmp_path,
+        "child_timers_sleeper",
+        """
+        def work():
+            assert goext2.naps(8, 200) == 8
+            calls()
+        sleeper = threading.Thread(target=goext2.naps, args=(1, 60_000_000), daemon=True)
+        sleeper.start()
+        time.sleep(0.2)  # it now waits in Go (GIL released) for its goroutine's timer
+        results = [fork_and_call(work) for _ in range(5)]
+        print(*results, flush=True)
+        os._exit(0)  # not waiting 60 s for the sleeper (nor finalizing beside it)
+        """,
+    )
+    assert out == ["0"] * 5
+
+
+def test_a_fork_childs_runtimes_poll_on_their_own_epoll_instances(tmp_path):
+    # fork() copies descriptors, not instances: a child's Go runtimes waited in the
+    # parent's epoll instances, where a parent's thread waiting there took the child's
+    # wake-ups (its poller then slept until a parent's timer: 2 hung children in 100 of
+    # the sleeping-thread scenario above, beside two busy loops, with lastpoll reset
+    # alone). The runtime's fork repair gives each its own: each runtime's eventfd, the
+    # poller's wake-up, is a new one in the child.
+    out = scenario(
+        tmp_path,
+        "child_poller",
+        """
+        def eventfds():
+            # eventfd-id of each eventfd open here (the Go runtimes' wake-ups)
+            ids = set()
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    if os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:[eventfd]":
+                        with open(f"/proc/self/fdinfo/{fd}") as info:
+                            ids |= {l.split()[1] for l in info if l.startswith("eventfd-id")}
+                except OSError:
+                    pass
+            return ids
+        calls()
+        assert goext2.naps(2, 100) == 2
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.write(w, " ".join(sorted(eventfds())).encode())
+            ok = goext2.naps(4, 200) == 4
+            os._exit(0 if ok else 1)
+        os.close(w)
+        child = set(os.read(r, 4096).decode().split())
+        assert wait(pid) == 0
+        parent = eventfds()
+        print(len(parent), len(child), len(parent & child))
+        """,
+    )
+    assert out[2] == "0" and out[0] == out[1] == "3", out
+
+
+def test_a_parents_locked_goroutine_readied_in_the_child_never_runs(tmp_path):
+    # A thread of the parent waits in goext2 for a goroutine's 3 s timer at each fork;
+    # each child lives past it. The timer fires in the child too and readies the Go
+    # call the parent's thread waits in, a goroutine locked to that thread's M, whose
+    # thread the child does not have: the scheduler handed it the P that would run it,
+    # and the child's next stop of the world (goext2.ramp's runtime.GC) waited for
+    # that P for ever (5 of 5 children hung before the runtime's startlockedm patch).
+    out = scenario(
+        tmp_path,
+        "child_outlives_parent_timer",
+        """
+        def work():
+            assert goext2.naps(2, 200) == 2
+            time.sleep(4)  # past the parent's timer
+            assert goext.sum(goext2.ramp(1000, 1.0)) == 499500.0
+        results = []
+        for _ in range(5):
+            sleeper = threading.Thread(target=goext2.naps, args=(1, 3_000_000))
+            sleeper.start()
+            time.sleep(0.2)  # it now waits in Go (GIL released) for its goroutine's timer
+            results.append(fork_and_call(work))
+            sleeper.join()
+        print(*results)
+        """,
+    )
+    assert out == ["0"] * 5
+
+
+def test_locked_goroutine_starts_goroutines_in_a_fork_child(tmp_path):
+    # A goroutine locked to its thread that starts others: the runtime makes the
+    # threads a locked thread asks for on its template thread, which a fork child
+    # does not have until the runtime's fork repair starts its own. 20 calls in each
+    # of 10 children and in a child's child (5 of 5 grandchildren hung without it).
+    out = scenario(
+        tmp_path,
+        "child_locked",
+        """
+        def work():
+            for _ in range(20):
+                assert goext2.locked_spawn(4) == 4 * 50_000
+        work()
+        def nested():
+            work()
+            assert fork_and_call(work) == 0
+        results = [fork_and_call(work) for _ in range(10)] + [fork_and_call(nested)]
+        work()
+        print(*results)
+        """,
+    )
+    assert out == ["0"] * 11
+
+
 def test_many_fork_workers_each_summing_a_big_array(tmp_path):
     # DataLoader-style: 200 short-lived fork workers, two at a time, each summing a
     # 32 MB array on goroutines (and a fresh array of its own), while the parent goes on

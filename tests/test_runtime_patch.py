@@ -99,3 +99,20 @@ def test_patch_runtime_false_links_the_runtime_as_it_is(tmp_path, capfd):
     assert "Go runtime patch" not in capfd.readouterr().err
     assert "runtime.selectnbrecv(SB)" not in calls, calls
     assert "runtime.chanrecv1(SB)" in calls, calls
+
+
+def test_fork_repair_adds_its_file_and_one_line_of_proc(tmp_path, toolchain, monkeypatch):
+    # For the Go release it is written against: godlpack_fork.go joins package runtime
+    # and startlockedm asks it first (tests/test_goext_fork.py shows what for).
+    go, goroot_env = toolchain
+    replace = _gobuild.runtime_fork_repair(go, goroot_env, tmp_path)
+    runtime_dir = Path(next(iter(replace))).parent
+    added = runtime_dir / "godlpack_fork.go"
+    assert replace[str(added)] == str(_gobuild.RUNTIME_FORK_FILE)
+    proc = (runtime_dir / "proc.go").read_text(encoding="utf-8")
+    patched = Path(replace[str(runtime_dir / "proc.go")]).read_text(encoding="utf-8")
+    assert patched == proc.replace(_gobuild._STARTLOCKEDM, _gobuild._STARTLOCKEDM_FORKED)
+    assert patched != proc
+    # Another Go release: neither (its runtime's internals are not the file's).
+    monkeypatch.setattr(_gobuild, "RUNTIME_FORK_GO", (1, 99))
+    assert _gobuild.runtime_fork_repair(go, goroot_env, tmp_path / "other") == {}

@@ -161,9 +161,12 @@ def test_wheel_is_for_this_interpreter(built):
     assert ext in names
     assert not [n for n in names if n.endswith(".pyc") or "__pycache__" in n], names
     # Sources only where godlpack.build finds the Go library (tests/test_goext_build.py
-    # builds extensions with them), no Go tests among them.
+    # builds extensions with them), no Go tests among them; and the file its builds add
+    # to the Go runtime (_gobuild.RUNTIME_FORK_FILE).
     go_dir = f"godlpack/{build._rules.GO_MODULE_DIR}/"
-    sources = [n for n in names if n.endswith((".h", ".go", ".c", ".s"))]
+    runtime_file = "godlpack/_goruntime/godlpack_fork.go"
+    assert runtime_file in names
+    sources = [n for n in names if n.endswith((".h", ".go", ".c", ".s")) and n != runtime_file]
     assert sources and all(n.startswith(go_dir) for n in sources), sources
     assert not [n for n in sources if n.endswith("_test.go")], sources
     # arrayfmt: imported only by the module's own files (godlpack_module), which a Go

@@ -452,10 +452,16 @@ _INIT_WAIT_UNLOCKED = (
 )
 
 
-def runtime_patch(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str]:
-    """The overlay entry ({runtime's cgocall.go: patched copy written in ``into``}) of the
-    runtime patch above for the toolchain ``go``; {} where its runtime does not read as
-    the patch expects (the build then links the runtime as it is)."""
+# The fork child's repair of its runtime (fork.go): a file added to package runtime,
+# written against the internals of one Go release (RUNTIME_FORK_GO), so added only for
+# that release, with the build tag RUNTIME_FORK_TAG that lets godlpack's fork.go call it
+# (fork_runtime_repair.go; other builds: fork_runtime_norepair.go).
+RUNTIME_FORK_FILE = Path(__file__).resolve().parent / "_goruntime" / "godlpack_fork.go"
+RUNTIME_FORK_GO = (1, 26)
+RUNTIME_FORK_TAG = "godlpack_runtime_fork"
+
+
+def _goroot(go: str, goroot_env: dict[str, str]) -> Path | None:
     try:
         res = subprocess.run(
             [go, "env", "GOROOT"],
@@ -464,9 +470,55 @@ def runtime_patch(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, 
             timeout=60,
             env={**os.environ, "GOTOOLCHAIN": "local", **goroot_env},
         )
-        original = Path(res.stdout.strip(), *RUNTIME_CGOCALL)
-        source = original.read_text(encoding="utf-8") if res.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return Path(res.stdout.strip()) if res.returncode == 0 and res.stdout.strip() else None
+
+
+# With it, one line of proc.go: startlockedm drops a goroutine locked to an M whose thread
+# a fork left in the parent, instead of handing it a P nobody would run
+# (godlpack_fork.go's godlpackMarkVanishedMs says why).
+_STARTLOCKEDM = "func startlockedm(gp *g) {\n\tmp := gp.lockedm.ptr()\n"
+_STARTLOCKEDM_FORKED = (
+    _STARTLOCKEDM + "\tif godlpackVanishedM(mp) { // godlpack's patch (godlpack_fork.go)\n"
+    "\t\treturn\n\t}\n"
+)
+
+
+def runtime_fork_repair(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str]:
+    """The overlay entries that add RUNTIME_FORK_FILE to the runtime of the toolchain
+    ``go`` and patch its proc.go (written in ``into``), or {} for another Go release (or
+    a wheel without the file, or a proc.go that does not read as expected)."""
+    have = _go_version(go, goroot_env)
+    goroot = _goroot(go, goroot_env)
+    if have is None or have[:2] != RUNTIME_FORK_GO or goroot is None:
+        return {}
+    proc = goroot / "src" / "runtime" / "proc.go"
+    try:
+        source = proc.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    if not RUNTIME_FORK_FILE.is_file() or source.count(_STARTLOCKEDM) != 1:
+        return {}
+    patched = into / "godlpack_runtime_proc.go"
+    patched.write_text(source.replace(_STARTLOCKEDM, _STARTLOCKEDM_FORKED), encoding="utf-8")
+    return {
+        str(goroot / "src" / "runtime" / RUNTIME_FORK_FILE.name): str(RUNTIME_FORK_FILE),
+        str(proc): str(patched),
+    }
+
+
+def runtime_patch(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str]:
+    """The overlay entry ({runtime's cgocall.go: patched copy written in ``into``}) of the
+    runtime patch above for the toolchain ``go``; {} where its runtime does not read as
+    the patch expects (the build then links the runtime as it is)."""
+    goroot = _goroot(go, goroot_env)
+    if goroot is None:
+        return {}
+    original = goroot.joinpath(*RUNTIME_CGOCALL)
+    try:
+        source = original.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
         return {}
     if source.count(_INIT_WAIT) != 1:
         return {}
@@ -523,6 +575,9 @@ def go_build_c_shared(
         replace = dict(overlay or {})
         if patch_runtime:
             replace.update(runtime_patch(go, goroot_env, Path(tmp)))
+            fork_repair = runtime_fork_repair(go, goroot_env, Path(tmp))
+            replace.update(fork_repair)
+            tags = [*tags, RUNTIME_FORK_TAG] if fork_repair else tags
         cmd = [go, "build", "-buildmode=c-shared", "-tags=" + ",".join([GO_BUILD_TAG, *tags])]
         cmd += ["-trimpath", "-buildvcs=false", *flags]
         if replace:

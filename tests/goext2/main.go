@@ -19,6 +19,8 @@ func init() {
 	godlpack.Module("goext2", "A second extension written in Go (tests).",
 		godlpack.Func2("ramp", ramp, "n", "step").
 			Doc("A new float64 array [0, step, 2*step, ...) of n elements, filled by goroutines."),
+		godlpack.Func1("locked_spawn", lockedSpawn, "n").ReleaseGIL().
+			Doc("A goroutine locked to its thread (runtime.LockOSThread) starts n goroutines and waits for them."),
 		godlpack.Func1("churn", churn, "rounds").
 			Doc("Makes garbage on goroutines and collects it (runtime.GC) rounds times."),
 		godlpack.Func2("naps", naps, "n", "micros").ReleaseGIL().
@@ -263,4 +265,33 @@ func sqrtOnGoroutine(x float64) (float64, error) {
 	}()
 	r := <-done
 	return r.v, r.err
+}
+
+// lockedSpawn starts goroutines from a goroutine locked to its thread: a new
+// thread asked for from a locked thread is made by the runtime's template thread,
+// which fork() does not copy into a child (tests/test_goext_fork.py).
+func lockedSpawn(n int64) (int64, error) {
+	done := make(chan int64)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var wg sync.WaitGroup
+		sums := make([]int64, n)
+		for i := range sums {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range 100_000 {
+					sums[i] += int64(j & 1)
+				}
+			}()
+		}
+		wg.Wait()
+		total := int64(0)
+		for _, s := range sums {
+			total += s
+		}
+		done <- total
+	}()
+	return <-done, nil
 }

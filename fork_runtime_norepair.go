@@ -1,0 +1,8 @@
+//go:build godlpack_python && !godlpack_runtime_fork
+
+package godlpack
+
+// repairRuntimeInChild: this build's runtime has no fork repair (a plain go build,
+// or a Go release other than the one the runtime file was written from):
+// fork_idle_ms.go's part of it is all a child gets.
+func repairRuntimeInChild() bool { return false }

@@ -1,0 +1,20 @@
+//go:build godlpack_python && godlpack_runtime_fork
+
+package godlpack
+
+// fork_runtime_repair.go: the fork child's repair of its Go runtime, in a build
+// whose runtime has it (pyext/godlpack/_goruntime/godlpack_fork.go, added to
+// package runtime by godlpack's builds for the Go release it was written from,
+// which then set the build tag godlpack_runtime_fork).
+
+import _ "unsafe" // go:linkname
+
+//go:linkname runtimeForkChild runtime.godlpackForkChild
+func runtimeForkChild()
+
+// repairRuntimeInChild makes this runtime's books true of a fork child's one
+// thread (see the runtime file); true: done.
+func repairRuntimeInChild() bool {
+	runtimeForkChild()
+	return true
+}
