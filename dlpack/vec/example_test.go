@@ -24,3 +24,15 @@ func ExampleSumInt() {
 	fmt.Println(vec.SumInt([]int8{100, 100, -7}), vec.SumInt([]int64{1<<63 - 1, 1}))
 	// Output: 193 -9223372036854775808
 }
+
+// An in-place clip of every other column of a 2x4 array (NumPy's x[:, ::2]): a view
+// with strides (4, 2), walked in one pass a line, the columns between untouched.
+func ExampleClipView() {
+	x := []float64{-1, 9, 0.5, 9, 2, 9, -3, 9}
+	v, err := vec.NewView(x, 0, []int{2, 2}, []int{4, 2})
+	if err == nil {
+		err = vec.ClipView(v, v, 0, 1)
+	}
+	fmt.Println(x, err)
+	// Output: [0 9 0.5 9 1 9 0 9] <nil>
+}
