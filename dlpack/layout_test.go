@@ -2,6 +2,7 @@ package dlpack
 
 import (
 	"math"
+	"math/big"
 	"slices"
 	"testing"
 )
@@ -65,6 +66,24 @@ func TestByteSize(t *testing.T) {
 	}{{3, 4, 2}, {4, 6, 3}, {5, 6, 4}, {2, 32, 8}, {0, 8, 0}} {
 		if got, err := ByteSize(c.n, c.bits); err != nil || got != c.want {
 			t.Errorf("ByteSize(%d, %d) = %d, %v; want %d", c.n, c.bits, got, err, c.want)
+		}
+	}
+}
+
+// mulInt64 against math/big on the edges of its int32 fast path and of int64:
+// every product that fits is exact, every other one is refused.
+func TestMulInt64(t *testing.T) {
+	edges := []int64{0, 1, -1, 2, -2, 3, 1<<31 - 1, -1 << 31, 1 << 31, -1<<31 - 1,
+		1<<32 - 1, 1 << 32, 3037000499, 3037000500, -3037000500, 1 << 62, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	lo, hi := big.NewInt(math.MinInt64), big.NewInt(math.MaxInt64)
+	for _, a := range edges {
+		for _, b := range edges {
+			want := new(big.Int).Mul(big.NewInt(a), big.NewInt(b))
+			fits := want.Cmp(lo) >= 0 && want.Cmp(hi) <= 0
+			got, ok := mulInt64(a, b)
+			if ok != fits || (ok && got != want.Int64()) {
+				t.Errorf("mulInt64(%d, %d) = %d, %v; want %v, fits %v", a, b, got, ok, want, fits)
+			}
 		}
 	}
 }
