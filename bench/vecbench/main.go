@@ -100,13 +100,7 @@ func normalizeRows(dst vec.View[float32], chw vec.View[uint8], h, lo, hi int) er
 			s, _ = s.Slab(row, row+n)
 		}
 		k, b := 1/(255*std[ch]), -mean[ch]/std[ch]
-		err := vec.Map(d, s, func(d []float32, s []uint8) error {
-			if err := vec.Cast(d, s); err != nil {
-				return err
-			}
-			return vec.ScaleShift(d, d, k, b)
-		})
-		if err != nil {
+		if err := vec.CastScaleShiftView(d, s, k, b); err != nil { // uint8 to float32, *k + b: one pass
 			return err
 		}
 		r += n
