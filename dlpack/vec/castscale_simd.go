@@ -21,22 +21,11 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 	}
 	_ = src[off+(n-1)*step] // the last byte, checked once
 	p := unsafe.Pointer(&src[off])
-	load := func(i, m int) archsimd.Uint8x16 { // dst's elements i..i+m-1 (m <= 16)
-		if step == 1 {
-			return archsimd.LoadUint8x16SlicePart(src[off+i : off+i+m])
-		}
-		q := unsafe.Add(p, i*step) // never a pointer past the last byte (checkptr)
-		v := archsimd.BroadcastUint64x2(bytesAt(q, step, min(m, 8)))
-		if m > 8 {
-			v = v.SetElem(1, bytesAt(unsafe.Add(q, 8*step), step, m-8))
-		}
-		return v.AsUint8x16()
-	}
 	if level == useAVX512 {
 		kv, cv := archsimd.BroadcastFloat32x16(k), archsimd.BroadcastFloat32x16(c)
 		for i := 0; i < n; i += 16 {
 			m := min(n-i, 16)
-			x := load(i, m).ExtendToUint32().AsInt32x16().ConvertToFloat32()
+			x := bytesOf(src, off, p, i, m, step).ExtendToUint32().AsInt32x16().ConvertToFloat32()
 			x.MulAdd(kv, cv).StoreSlicePart(dst[i : i+m])
 		}
 		return n
@@ -44,10 +33,24 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 	kv, cv := archsimd.BroadcastFloat32x8(k), archsimd.BroadcastFloat32x8(c)
 	for i := 0; i < n; i += 8 {
 		m := min(n-i, 8)
-		x := load(i, m).ExtendLo8ToUint32().AsInt32x8().ConvertToFloat32()
+		x := bytesOf(src, off, p, i, m, step).ExtendLo8ToUint32().AsInt32x8().ConvertToFloat32()
 		x.MulAdd(kv, cv).StoreSlicePart(dst[i : i+m])
 	}
 	return n
+}
+
+// bytesOf is the line's bytes i..i+m-1 (m <= 16) as a vector, the line's
+// first at p (src[off]): loaded at step 1, else packed in registers.
+func bytesOf(src []uint8, off int, p unsafe.Pointer, i, m, step int) archsimd.Uint8x16 {
+	if step == 1 {
+		return archsimd.LoadUint8x16SlicePart(src[off+i : off+i+m])
+	}
+	q := unsafe.Add(p, i*step) // never a pointer past the last byte (checkptr)
+	v := archsimd.BroadcastUint64x2(bytesAt(q, step, min(m, 8)))
+	if m > 8 {
+		v = v.SetElem(1, bytesAt(unsafe.Add(q, 8*step), step, m-8))
+	}
+	return v.AsUint8x16()
 }
 
 // bytesAt packs the m <= 8 bytes at p, step apart, into a uint64, the first
