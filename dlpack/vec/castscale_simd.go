@@ -12,7 +12,7 @@ import (
 // whole (it returns len(dst), or 0 without SIMD). Each vector's 16 (AVX2: 8)
 // bytes are loaded at step 1, else gathered into registers (bytesAt); then
 // widened, converted (exact) and FMA'd, and stored: the last
-// vector masked to the line's elements, so a 16-element channel plane of a
+// vector's lanes through a stack copy, so a 16-element channel plane of a
 // 4x4 image is one vector and no tail loop.
 func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32) int {
 	n := len(dst)
@@ -26,7 +26,13 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 		for i := 0; i < n; i += 16 {
 			m := min(n-i, 16)
 			x := bytesOf(src, off, p, i, m, step).ExtendToUint32().AsInt32x16().ConvertToFloat32()
-			x.MulAdd(kv, cv).StoreSlicePart(dst[i : i+m])
+			if y := x.MulAdd(kv, cv); m == 16 {
+				y.StoreSlice(dst[i : i+16])
+			} else { // through the stack: a masked store to a short slice fails checkptr
+				var tail [16]float32
+				y.Store(&tail)
+				copy(dst[i:], tail[:m])
+			}
 		}
 		return n
 	}
@@ -34,16 +40,25 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 	for i := 0; i < n; i += 8 {
 		m := min(n-i, 8)
 		x := bytesOf(src, off, p, i, m, step).ExtendLo8ToUint32().AsInt32x8().ConvertToFloat32()
-		x.MulAdd(kv, cv).StoreSlicePart(dst[i : i+m])
+		if y := x.MulAdd(kv, cv); m == 8 {
+			y.StoreSlice(dst[i : i+8])
+		} else {
+			var tail [8]float32
+			y.Store(&tail)
+			copy(dst[i:], tail[:m])
+		}
 	}
 	return n
 }
 
 // bytesOf is the line's bytes i..i+m-1 (m <= 16) as a vector, the line's
-// first at p (src[off]): loaded at step 1, else packed in registers.
+// first at p (src[off]): 16 at step 1 loaded, else packed in registers (a
+// partial load or store through archsimd's SlicePart converts a short slice
+// to a whole vector's array pointer, which checkptr refuses at the end of an
+// allocation).
 func bytesOf(src []uint8, off int, p unsafe.Pointer, i, m, step int) archsimd.Uint8x16 {
-	if step == 1 {
-		return archsimd.LoadUint8x16SlicePart(src[off+i : off+i+m])
+	if step == 1 && m == 16 {
+		return archsimd.LoadUint8x16Slice(src[off+i : off+i+16])
 	}
 	q := unsafe.Add(p, i*step) // never a pointer past the last byte (checkptr)
 	v := archsimd.BroadcastUint64x2(bytesAt(q, step, min(m, 8)))

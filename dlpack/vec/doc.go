@@ -73,7 +73,7 @@
 // D(src)*k + c, the fma rounded once: an image's uint8 pixels to normalized
 // float32): a source whose elements are evenly spaced (an HxWxC image's channel
 // is one line at step C) is read with no walk, a uint8 to float32 line of up
-// to 64 elements (or any at step 1) in SIMD vectors, its last one masked; other
-// lines in blocks converted and then fma'd in the cache. Parallel splits a
-// large walk over goroutines.
+// to 64 elements (or any at step 1) in SIMD vectors (the last one stored
+// through a stack copy), other lines in blocks converted and then fma'd in
+// the cache. Parallel splits a large walk over goroutines.
 package vec
