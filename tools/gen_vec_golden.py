@@ -9,7 +9,8 @@ and length against the same golden arrays. Reductions are recorded per (offset,
 length, stride) case: NumPy's result and the exact value (math.fsum) for the sums.
 Casts: every pair of the numeric dtypes, bfloat16 and float16 included (ml_dtypes),
 through NumPy's astype. CastScaleShift: each type's a cast to float32 and float64 by
-astype, then x*k + c rounded once (normalize's k and c, not exact in either type). Every float is stored as its bit pattern (an int).
+astype, then x*k + c rounded once (normalize's k and c, not exact in either type).
+Every float is stored as its bit pattern (an int).
 
 ScaleShift and MulAdd are fused in vec (one rounding), as NumPy has no fma: their
 references are the exact a*k+c rounded once (fractions), float32 ones checked to be
@@ -246,7 +247,10 @@ def cast_scale_shift(inputs):
             k, c = dt(NORM_K), dt(NORM_C)
             with np.errstate(all="ignore"):
                 y = x.astype(dt)
-            out[f"{sname}->{dname}"] = {"scalars": [float(k), float(c)], "dst": bits(fused(y, k, c, dt))}
+            out[f"{sname}->{dname}"] = {
+                "scalars": [float(k), float(c)],
+                "dst": bits(fused(y, k, c, dt)),
+            }
     return out
 
 
