@@ -8,7 +8,9 @@ on its own inputs only, the Go test checks any slice, offset, stride (negative, 
 and length against the same golden arrays. Reductions are recorded per (offset,
 length, stride) case: NumPy's result and the exact value (math.fsum) for the sums.
 Casts: every pair of the numeric dtypes, bfloat16 and float16 included (ml_dtypes),
-through NumPy's astype. Every float is stored as its bit pattern (an int).
+through NumPy's astype. CastScaleShift: each type's a cast to float32 and float64 by
+astype, then x*k + c rounded once (normalize's k and c, not exact in either type).
+Every float is stored as its bit pattern (an int).
 
 ScaleShift and MulAdd are fused in vec (one rounding), as NumPy has no fma: their
 references are the exact a*k+c rounded once (fractions), float32 ones checked to be
@@ -58,6 +60,7 @@ CAST = {
 }
 # (offset, length, stride) of the reduction cases: lengths 0..3x16, every
 # alignment of a float32x16, strides 1, 2, 3, -1, -2 (negative from the end)
+NORM_K, NORM_C = 1 / (255 * 0.229), -0.485 / 0.229  # CastScaleShift's: normalize's red
 EXPLOG_N = 1000  # random inputs of exp and log each
 CASES = [(o, n, s) for s in (1, 2, 3, -1, -2) for o in (0, 1, 3) for n in range(0, 49)]
 
@@ -235,12 +238,29 @@ def casts(rng):
     return out
 
 
+def cast_scale_shift(inputs):
+    """CastScaleShift's oracle: each type's a cast to float32 and float64 by astype,
+    then fused with normalize's k and c (an image channel's (x/255 - mean) / std)."""
+    out = {}
+    for sname, x in inputs.items():
+        for dname, dt in FLOATS.items():
+            k, c = dt(NORM_K), dt(NORM_C)
+            with np.errstate(all="ignore"):
+                y = x.astype(dt)
+            out[f"{sname}->{dname}"] = {
+                "scalars": [float(k), float(c)],
+                "dst": bits(fused(y, k, c, dt)),
+            }
+    return out
+
+
 def main() -> None:
     rng = np.random.default_rng(25)
     golden = {"n": N}
-    types = {}
+    types, inputs = {}, {}
     for name, t in FLOATS.items():
         a, b, c = float_inputs(rng, t)
+        inputs[name] = a
         types[name] = {
             "a": bits(a),
             "b": bits(b),
@@ -255,6 +275,7 @@ def main() -> None:
         a, b, c = (rng.integers(info.min, int(info.max) + 1, N, dtype=t) for _ in range(3))
         b[b == 0] = 1
         a[5], a[6] = info.min, info.max
+        inputs[name] = a
         types[name] = {
             "a": bits(a),
             "b": bits(b),
@@ -265,6 +286,7 @@ def main() -> None:
         }
     golden["types"] = types
     golden["casts"] = casts(rng)
+    golden["cast_scale_shift"] = cast_scale_shift(inputs)
     OUT.parent.mkdir(exist_ok=True)
     with gzip.open(OUT, "wt") as f:
         json.dump(golden, f, separators=(",", ":"))

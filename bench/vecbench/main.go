@@ -35,6 +35,11 @@ func main() {}
 
 var mean, std = [3]float32{0.485, 0.456, 0.406}, [3]float32{0.229, 0.224, 0.225}
 
+// scale and shift are normalize's (x/255 - mean) / std as x*scale + shift, per
+// channel.
+var scale, shift = [3]float32{1 / (255 * std[0]), 1 / (255 * std[1]), 1 / (255 * std[2])},
+	[3]float32{-mean[0] / std[0], -mean[1] / std[1], -mean[2] / std[2]}
+
 // parallelRows runs fn over the rows [0, n) of a matrix of rowBytes a row, split
 // by vec.Parallel; the first error wins. Only the _mt functions build its fn:
 // a closure handed to goroutines escapes to the heap, an allocation a call that
@@ -86,30 +91,21 @@ func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
 }
 
 // normalizeRows is normalize over the rows [lo, hi) of dst's C*H (each a row of
-// a channel's plane), from the CxHxW view chw of the image.
+// a channel's plane), from the CxHxW view chw of the image: a channel's plane
+// (or a goroutine's rows of it) in one call, x*k[ch] + b[ch] from uint8.
 func normalizeRows(dst vec.View[float32], chw vec.View[uint8], h, lo, hi int) error {
-	for r := lo; r < hi; { // rows of one channel at a time: a slab of its HxW plane
-		ch, row := r/h, r%h
-		n := min(hi-r, h-row)
+	for ch := lo / h; ch*h < hi; ch++ {
 		d, _ := dst.Slab(ch, ch+1)
 		s, _ := chw.Slab(ch, ch+1)
-		if row != 0 || n != h { // part of a plane (a goroutine's block): its rows
+		if r0, r1 := max(lo-ch*h, 0), min(hi-ch*h, h); r0 != 0 || r1 != h { // part of the plane: its rows
 			d, _ = d.Permute(1, 0, 2)
 			s, _ = s.Permute(1, 0, 2)
-			d, _ = d.Slab(row, row+n)
-			s, _ = s.Slab(row, row+n)
+			d, _ = d.Slab(r0, r1)
+			s, _ = s.Slab(r0, r1)
 		}
-		k, b := 1/(255*std[ch]), -mean[ch]/std[ch]
-		err := vec.Map(d, s, func(d []float32, s []uint8) error {
-			if err := vec.Cast(d, s); err != nil {
-				return err
-			}
-			return vec.ScaleShift(d, d, k, b)
-		})
-		if err != nil {
+		if err := vec.CastScaleShiftView(d, s, scale[ch], shift[ch]); err != nil {
 			return err
 		}
-		r += n
 	}
 	return nil
 }

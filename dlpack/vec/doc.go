@@ -68,6 +68,12 @@
 // given. ClipView and ScaleShiftView are Map with Clip and ScaleShift that run
 // a float32 or float64 line at step 2 in one pass instead (in place: the op on
 // whole vectors, masked stores of the line's lanes only; into a contiguous dst:
-// two loads permuted into one), the same bits. Parallel splits a large walk
-// over goroutines.
+// two loads permuted into one), the same bits. CastScaleShift and
+// CastScaleShiftView are Cast and then ScaleShift in one pass (dst =
+// D(src)*k + c, the fma rounded once: an image's uint8 pixels to normalized
+// float32): a source whose elements are evenly spaced (an HxWxC image's channel
+// is one line at step C) is read with no walk, a uint8 to float32 line of up
+// to 64 elements (or any at step 1) in SIMD vectors (the last one stored
+// through a stack copy), other lines in blocks converted and then fma'd in
+// the cache. Parallel splits a large walk over goroutines.
 package vec

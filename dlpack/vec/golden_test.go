@@ -16,6 +16,11 @@ type goldenFile struct {
 	N     int
 	Types map[string]goldenType
 	Casts map[string]struct{ Src, Dst []json.Number }
+	// CastScaleShift: "S->D", each type's A cast to D and fused with Scalars
+	CastScaleShift map[string]struct {
+		Scalars [2]float64
+		Dst     []json.Number
+	} `json:"cast_scale_shift"`
 }
 
 type goldenType struct {
