@@ -39,12 +39,31 @@ func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error 
 // does the rest.
 type step2Kernel[D, S any] func(dst []D, dOff int, src []S, sOff, n int, inPlace bool) int
 
+// stridedLoop does a fused operation's rule element by element over a line of
+// n elements, dst's from dOff dStep apart and src's from sOff sStep apart: a
+// line shorter than shortLine at a step other than 1 (a 4x4 [:, ::2], a
+// kernel's last elements) costs a few ns this way, against a buffer's gather,
+// operation and scatter.
+type stridedLoop[D, S any] func(dst []D, dOff, dStep int, src []S, sOff, sStep, n int)
+
+// shortLine is the longest strided line (or rest of one) a stridedLoop does:
+// below a vector of float32, where the kernels do nothing.
+const shortLine = 16
+
 // mapLines is Map, a line at step 2 first through fused (when not nil).
 func mapLines[D, S any](dst View[D], src View[S], op func(d []D, s []S) error, fused step2Kernel[D, S]) error {
-	if err := check(dst.dims.shape(), dst); err != nil {
-		return err
+	return mapLinesShort(dst, src, op, fused, nil)
+}
+
+// mapLinesShort is mapLines, the short strided lines (and rests) by short
+// (when not nil).
+func mapLinesShort[D, S any](dst View[D], src View[S], op func(d []D, s []S) error, fused step2Kernel[D, S],
+	short stridedLoop[D, S]) error {
+	shape := dst.dims.shape()
+	if dst.data == nil && dst.Len() != 0 { // check(shape, dst), but for its shape: its own
+		return errUnset
 	}
-	if err := check(dst.dims.shape(), src); err != nil {
+	if err := check(shape, src); err != nil {
 		return err
 	}
 	if err := writable(dst); err != nil {
@@ -58,40 +77,113 @@ func mapLines[D, S any](dst View[D], src View[S], op func(d []D, s []S) error, f
 	// In place over strided lines (clip_ of x[:, ::2]): one buffer, gathered,
 	// operated on in place and scattered back.
 	inPlace, _ := any(dst).(View[S])
-	same := sameLayout(inPlace, src)
-	var dbuf walkBuf[D]
-	var sbuf walkBuf[S]
-	defer dbuf.release()
-	defer sbuf.release()
-	return forLines(dst.dims.shape(), true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
-		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
-			done := 0
-			if fused != nil && steps[1] == 2 && (steps[0] == 1 || same && steps[0] == 2) {
-				done = fused(dst.data, offs[0], src.data, offs[1], n, steps[0] == 2)
-			}
-			for lo, m := done, 0; lo < n; lo += m {
-				m = min(n-lo, chunk)
-				if steps[0] == 1 && steps[1] == 1 {
-					m = n - lo
-				}
-				do, so := offs[0]+lo*steps[0], offs[1]+lo*steps[1]
-				d := lineFor(dst.data, &dbuf, do, steps[0], m)
-				var s []S
-				if same && steps[0] != 1 {
-					s = any(d).([]S)
-					gatherLine(s, src.data, so, steps[1])
-				} else {
-					s = lineOf(src.data, &sbuf, so, steps[1], m)
-				}
-				if err := op(d, s); err != nil {
-					return err
-				}
-				if steps[0] != 1 {
-					scatterLine(dst.data, do, steps[0], d)
-				}
-			}
-			return nil
-		})
+	w := mapWalk[D, S]{op: op, fused: fused, short: short, same: sameLayout(inPlace, src)}
+	var bufs mapBufs[D, S]
+	var err error
+	if rows, ok := lines2(shape, dst.dims.strides(), src.dims.strides()); ok { // no odometer
+		do, so := dst.offset, src.offset
+		for r := 0; r < rows.n && err == nil; r++ {
+			err = w.line(&bufs, dst.data, src.data, do, so, rows.len, rows.step[0], rows.step[1])
+			do, so = do+rows.next[0], so+rows.next[1]
+		}
+	} else {
+		err = forLines(shape, true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
+			func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
+				return w.line(&bufs, dst.data, src.data, offs[0], offs[1], n, steps[0], steps[1])
+			})
+	}
+	bufs.d.release()
+	bufs.s.release()
+	return err
+}
+
+// mapWalk is what the lines of a Map walk share: the operation. Not the
+// operands' memory, nor the buffers (mapBufs): escape analysis tells no field
+// from another, and memory passed to op or a kernel, or a pooled buffer
+// (walkPool), escapes, which would take the closures to the heap with it.
+type mapWalk[D, S any] struct {
+	op    func(d []D, s []S) error
+	fused step2Kernel[D, S]
+	short stridedLoop[D, S]
+	same  bool // dst is src, walked alike: in place
+}
+
+// mapBufs are a Map walk's buffers of strided lines.
+type mapBufs[D, S any] struct {
+	d walkBuf[D]
+	s walkBuf[S]
+}
+
+// line does the line of n elements of dst from do, dStep apart, and of src
+// from so, sStep apart.
+func (w *mapWalk[D, S]) line(bufs *mapBufs[D, S], dst []D, src []S, do, so, n, dStep, sStep int) error {
+	done := 0
+	if w.fused != nil && sStep == 2 && (dStep == 1 || w.same && dStep == 2) {
+		done = w.fused(dst, do, src, so, n, dStep == 2)
+	}
+	if w.short != nil && n-done < shortLine && (dStep != 1 || sStep != 1) {
+		w.short(dst, do+done*dStep, dStep, src, so+done*sStep, sStep, n-done)
+		return nil
+	}
+	for lo, m := done, 0; lo < n; lo += m {
+		m = min(n-lo, chunk)
+		if dStep == 1 && sStep == 1 {
+			m = n - lo
+		}
+		d0, s0 := do+lo*dStep, so+lo*sStep
+		d := lineFor(dst, &bufs.d, d0, dStep, m)
+		var s []S
+		if w.same && dStep != 1 {
+			s = any(d).([]S)
+			gatherLine(s, src, s0, sStep)
+		} else {
+			s = lineOf(src, &bufs.s, s0, sStep, m)
+		}
+		if err := w.op(d, s); err != nil {
+			return err
+		}
+		if dStep != 1 {
+			scatterLine(dst, d0, dStep, d)
+		}
+	}
+	return nil
+}
+
+// rows2 is a walk of at most two dimensions (lines2): n lines of len elements,
+// each operand's step along a line and from one line's first element to the
+// next's.
+type rows2 struct {
+	n, len     int
+	step, next [2]int
+}
+
+// lines2 is the walk of shape over two operands with strides a and b when shape
+// has at most two dimensions (ok false otherwise: forLines walks it), the lines
+// forLines would give with mergeLast, in the same order: extents of 1 dropped,
+// the two dimensions merged where both operands allow. No line when an extent
+// is 0; a 0-d walk is one line of one element.
+func lines2(shape, a, b []int) (r rows2, ok bool) {
+	switch len(shape) {
+	case 0:
+		return rows2{n: 1, len: 1}, true
+	case 1:
+		if shape[0] == 0 {
+			return rows2{}, true
+		}
+		return rows2{n: 1, len: shape[0], step: [2]int{a[0], b[0]}}, true
+	case 2:
+		rows, cols := shape[0], shape[1]
+		switch {
+		case rows == 0 || cols == 0:
+			return rows2{}, true
+		case cols == 1:
+			return rows2{n: 1, len: rows, step: [2]int{a[0], b[0]}}, true
+		case rows == 1 || a[0] == a[1]*cols && b[0] == b[1]*cols:
+			return rows2{n: 1, len: rows * cols, step: [2]int{a[1], b[1]}}, true
+		}
+		return rows2{n: rows, len: cols, step: [2]int{a[1], b[1]}, next: [2]int{a[0], b[0]}}, true
+	}
+	return rows2{}, false
 }
 
 // Map2 is Map with two sources: op(d, a, b) sets d from a and b (vec.Add and
