@@ -170,9 +170,9 @@ type Tensor interface {
 // instead of copied into new slices (Shape and Strides): a view of up to 4
 // dimensions then allocates nothing (view_alloc_test.go), where the copies were
 // most of a 4x4 tensor's work.
-func FromTensor[T any](x Tensor) (View[T], error) {
+func FromTensor[T any](x Tensor) (v View[T], err error) {
 	nd := x.NDim()
-	if v, ok := fromSmallTensor[T](x, nd); ok {
+	if fromSmallTensor(&v, x, nd) {
 		return v, nil
 	}
 	var onStack [2 * walkDims]int64
@@ -194,12 +194,12 @@ const smallExtent = 1 << 28
 
 // fromSmallTensor is FromTensor's view of a tensor of at most inlineDims
 // dimensions with elements and extents and strides under smallExtent (every
-// bench_vec input): read straight into the view, with none of FromPointer's
-// overflow arithmetic (divisions) or copies. ok false: FromPointer decides,
-// errors and all.
-func fromSmallTensor[T any](x Tensor, nd int) (v View[T], ok bool) {
+// bench_vec input): read straight into v, with none of FromPointer's overflow
+// arithmetic (divisions) or copies. false (v's contents then undefined):
+// FromPointer decides, errors and all.
+func fromSmallTensor[T any](v *View[T], x Tensor, nd int) bool {
 	if nd > inlineDims {
-		return View[T]{}, false
+		return false
 	}
 	v.dims.nd = nd
 	shape, strides := v.dims.shape(), v.dims.strides()
@@ -207,7 +207,7 @@ func fromSmallTensor[T any](x Tensor, nd int) (v View[T], ok bool) {
 	for i := range nd {
 		d, s := x.Dim(i), x.Stride(i)
 		if d <= 0 || d >= smallExtent || s <= -smallExtent || s >= smallExtent {
-			return View[T]{}, false
+			return false
 		}
 		shape[i], strides[i] = int(d), int(s)
 		if r := (d - 1) * s; r < 0 {
@@ -219,11 +219,11 @@ func fromSmallTensor[T any](x Tensor, nd int) (v View[T], ok bool) {
 	data := x.Data()
 	size := int64(unsafe.Sizeof(*new(T)))
 	if data == nil || hi-lo >= maxSpanBytes/size {
-		return View[T]{}, false
+		return false
 	}
 	v.data = unsafe.Slice((*T)(unsafe.Add(data, lo*size)), hi-lo+1)
 	v.offset = int(-lo)
-	return v, true
+	return true
 }
 
 // setContiguous sets strides (as long as shape) to shape's C-contiguous ones
@@ -274,7 +274,11 @@ func (v View[T]) Slab(lo, hi int) (View[T], error) {
 
 // Contiguous is v's elements as one slice when v is C-contiguous (ok false
 // otherwise): the fast path of a whole-array operation.
-func (v View[T]) Contiguous() (s []T, ok bool) {
+func (v View[T]) Contiguous() (s []T, ok bool) { return v.contiguous() }
+
+// contiguous is Contiguous without the copy of v (16 words) a value receiver
+// makes: the walks ask it of every operand.
+func (v *View[T]) contiguous() (s []T, ok bool) {
 	n := 1 // one pass: a small tensor's Map costs little more than its op
 	shape, strides := v.dims.shape(), v.dims.strides()
 	for i := len(shape) - 1; i >= 0; i-- {

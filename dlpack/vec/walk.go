@@ -52,12 +52,13 @@ const shortLine = 16
 
 // mapLines is Map, a line at step 2 first through fused (when not nil).
 func mapLines[D, S any](dst View[D], src View[S], op func(d []D, s []S) error, fused step2Kernel[D, S]) error {
-	return mapLinesShort(dst, src, op, fused, nil)
+	return mapLinesShort(&dst, &src, op, fused, nil)
 }
 
 // mapLinesShort is mapLines, the short strided lines (and rests) by short
-// (when not nil).
-func mapLinesShort[D, S any](dst View[D], src View[S], op func(d []D, s []S) error, fused step2Kernel[D, S],
+// (when not nil). The views come by pointer: a View is 16 words, and its
+// copies were a good part of a 4x4 walk.
+func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) error, fused step2Kernel[D, S],
 	short stridedLoop[D, S]) error {
 	shape := dst.dims.shape()
 	if dst.data == nil && dst.Len() != 0 { // check(shape, dst), but for its shape: its own
@@ -69,15 +70,14 @@ func mapLinesShort[D, S any](dst View[D], src View[S], op func(d []D, s []S) err
 	if err := writable(dst); err != nil {
 		return err
 	}
-	if d, ok := dst.Contiguous(); ok { // one run: no walk
-		if s, ok := src.Contiguous(); ok {
+	if d, ok := dst.contiguous(); ok { // one run: no walk
+		if s, ok := src.contiguous(); ok {
 			return op(d, s)
 		}
 	}
 	// In place over strided lines (clip_ of x[:, ::2]): one buffer, gathered,
 	// operated on in place and scattered back.
-	inPlace, _ := any(dst).(View[S])
-	w := mapWalk[D, S]{op: op, fused: fused, short: short, same: sameLayout(inPlace, src)}
+	w := mapWalk[D, S]{op: op, fused: fused, short: short, same: sameLayout(dst, src)}
 	var bufs mapBufs[D, S]
 	var err error
 	if rows, ok := lines2(shape, dst.dims.strides(), src.dims.strides()); ok { // no odometer
@@ -190,15 +190,15 @@ func lines2(shape, a, b []int) (r rows2, ok bool) {
 // the like). dst may be a or b itself.
 func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, b []B) error) error {
 	shape := dst.dims.shape()
-	if err := cmp.Or(check(shape, dst), check(shape, a), check(shape, b)); err != nil {
+	if err := cmp.Or(check(shape, &dst), check(shape, &a), check(shape, &b)); err != nil {
 		return err
 	}
-	if err := writable(dst); err != nil {
+	if err := writable(&dst); err != nil {
 		return err
 	}
-	if d, ok := dst.Contiguous(); ok { // one run: no walk
-		sa, okA := a.Contiguous()
-		sb, okB := b.Contiguous()
+	if d, ok := dst.contiguous(); ok { // one run: no walk
+		sa, okA := a.contiguous()
+		sb, okB := b.contiguous()
 		if okA && okB {
 			return op(d, sa, sb)
 		}
@@ -237,7 +237,7 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // for a 3-d x): row norms, row sums. A 0-d x is one line of one element. fn
 // may not keep line after it returns (a pooled buffer, as Map's).
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
-	if err := check(x.dims.shape(), x); err != nil {
+	if err := check(x.dims.shape(), &x); err != nil {
 		return err
 	}
 	var buf walkBuf[T]
@@ -249,7 +249,7 @@ func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 }
 
 // check is nil when v has the shape shape and memory for its elements.
-func check[T any](shape []int, v View[T]) error {
+func check[T any](shape []int, v *View[T]) error {
 	if !slices.Equal(v.dims.shape(), shape) { // copies in the message: the views stay on the stack
 		return fmt.Errorf("vec: an operand has shape %v, dst %v: pass views of one shape",
 			slices.Clone(v.dims.shape()), slices.Clone(shape))
@@ -262,7 +262,7 @@ func check[T any](shape []int, v View[T]) error {
 
 // writable is nil unless dst has a zero stride on a dimension of 2 or more:
 // several of its indexes would be one element.
-func writable[T any](dst View[T]) error {
+func writable[T any](dst *View[T]) error {
 	strides := dst.dims.strides()
 	for i, d := range dst.dims.shape() {
 		if d > 1 && strides[i] == 0 {
@@ -293,10 +293,14 @@ func lineFor[T any](data []T, buf *walkBuf[T], off, step, m int) []T {
 	return buf.get(m)
 }
 
-// sameLayout is whether two views are one memory walked alike (a walk in place).
-func sameLayout[T any](a, b View[T]) bool {
-	return len(a.data) > 0 && len(b.data) > 0 && &a.data[0] == &b.data[0] && a.offset == b.offset &&
-		slices.Equal(a.dims.strides(), b.dims.strides())
+// sameLayout is whether two views are one memory of one element type walked
+// alike (a walk in place). Not any(a).(View[S]): that copied both views.
+func sameLayout[D, S any](a *View[D], b *View[S]) bool {
+	if _, sameType := any((*D)(nil)).(*S); !sameType {
+		return false
+	}
+	return len(a.data) > 0 && len(b.data) > 0 && unsafe.Pointer(&a.data[0]) == unsafe.Pointer(&b.data[0]) &&
+		a.offset == b.offset && slices.Equal(a.dims.strides(), b.dims.strides())
 }
 
 // gatherLine copies the len(buf) elements of data from off, step apart, into
