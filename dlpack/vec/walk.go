@@ -237,15 +237,34 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // for a 3-d x): row norms, row sums. A 0-d x is one line of one element. fn
 // may not keep line after it returns (a pooled buffer, as Map's).
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
-	if err := check(x.dims.shape(), &x); err != nil {
+	shape, strides := x.dims.shape(), x.dims.strides()
+	if err := check(shape, &x); err != nil {
 		return err
 	}
 	var buf walkBuf[T]
-	defer buf.release()
-	return forLines(x.dims.shape(), false, [][]int{x.dims.strides()}, []int{x.offset},
-		func(i int, offs [maxOps]int, n int, steps [maxOps]int) error {
-			return fn(i, lineOf(x.data, &buf, offs[0], steps[0], n))
-		})
+	var err error
+	if len(shape) <= 2 { // forLines' lines, without its odometer: a matrix's rows
+		rows, n, step, next := 1, 1, 0, 0 // a 0-d x: one line of one element
+		switch len(shape) {
+		case 1:
+			n, step = shape[0], strides[0]
+		case 2:
+			rows, n, step, next = shape[0], shape[1], strides[1], strides[0]
+		}
+		if n == 0 {
+			rows = 0
+		}
+		for i, off := 0, x.offset; i < rows && err == nil; i, off = i+1, off+next {
+			err = fn(i, lineOf(x.data, &buf, off, step, n))
+		}
+	} else {
+		err = forLines(shape, false, [][]int{strides}, []int{x.offset},
+			func(i int, offs [maxOps]int, n int, steps [maxOps]int) error {
+				return fn(i, lineOf(x.data, &buf, offs[0], steps[0], n))
+			})
+	}
+	buf.release()
+	return err
 }
 
 // check is nil when v has the shape shape and memory for its elements.
