@@ -118,6 +118,10 @@ type mapBufs[D, S any] struct {
 // from so, sStep apart.
 func (w *mapWalk[D, S]) line(bufs *mapBufs[D, S], dst []D, src []S, do, so, n, dStep, sStep int) error {
 	done := 0
+	if w.short != nil && n < shortLine && (dStep != 1 || sStep != 1) { // no kernel's call for a vector or less
+		w.short(dst, do, dStep, src, so, sStep, n)
+		return nil
+	}
 	if w.fused != nil && sStep == 2 && (dStep == 1 || w.same && dStep == 2) {
 		done = w.fused(dst, do, src, so, n, dStep == 2)
 	}
