@@ -336,8 +336,8 @@ func gatherLine[T any](buf, data []T, off, step int) {
 	_ = data[off+(len(buf)-1)*step] // the last one, checked once
 	p, by := unsafe.Pointer(&data[off]), step*int(unsafe.Sizeof(buf[0]))
 	i := 0
-	if step == 2 {
-		i = gatherStep2(buf, data, off) // SIMD where T is 4 or 8 bytes
+	if step == 2 && len(buf)*int(unsafe.Sizeof(buf[0])) >= 32 { // SIMD where T is 4 or 8 bytes, 32 bytes or more
+		i = gatherStep2(buf, data, off)
 	}
 	for ; i+4 <= len(buf); i += 4 { // never a pointer past the last element (checkptr)
 		q, b := unsafe.Add(p, i*by), buf[i:i+4:i+4]
@@ -360,7 +360,7 @@ func scatterLine[T any](data []T, off, step int, buf []T) {
 	_ = data[off+(len(buf)-1)*step]
 	p, by := unsafe.Pointer(&data[off]), step*int(unsafe.Sizeof(buf[0]))
 	i := 0
-	if step == 2 {
+	if step == 2 && len(buf)*int(unsafe.Sizeof(buf[0])) >= 32 {
 		i = scatterStep2(data, off, buf)
 	}
 	for ; i+4 <= len(buf); i += 4 {
