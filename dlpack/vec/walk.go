@@ -80,11 +80,11 @@ func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) e
 	w := mapWalk[D, S]{op: op, fused: fused, short: short, same: sameLayout(dst, src)}
 	var bufs mapBufs[D, S]
 	var err error
-	if rows, ok := lines2(shape, dst.dims.strides(), src.dims.strides()); ok { // no odometer
+	if rows, n, dStep, sStep, dNext, sNext, ok := lines2(shape, dst.dims.strides(), src.dims.strides()); ok { // no odometer
 		do, so := dst.offset, src.offset
-		for r := 0; r < rows.n && err == nil; r++ {
-			err = w.line(&bufs, dst.data, src.data, do, so, rows.len, rows.step[0], rows.step[1])
-			do, so = do+rows.next[0], so+rows.next[1]
+		for r := 0; r < rows && err == nil; r++ {
+			err = w.line(&bufs, dst.data, src.data, do, so, n, dStep, sStep)
+			do, so = do+dNext, so+sNext
 		}
 	} else {
 		err = forLines(shape, true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
@@ -153,41 +153,37 @@ func (w *mapWalk[D, S]) line(bufs *mapBufs[D, S], dst []D, src []S, do, so, n, d
 	return nil
 }
 
-// rows2 is a walk of at most two dimensions (lines2): n lines of len elements,
-// each operand's step along a line and from one line's first element to the
-// next's.
-type rows2 struct {
-	n, len     int
-	step, next [2]int
-}
-
 // lines2 is the walk of shape over two operands with strides a and b when shape
-// has at most two dimensions (ok false otherwise: forLines walks it), the lines
-// forLines would give with mergeLast, in the same order: extents of 1 dropped,
-// the two dimensions merged where both operands allow. No line when an extent
-// is 0; a 0-d walk is one line of one element.
-func lines2(shape, a, b []int) (r rows2, ok bool) {
+// has at most two dimensions (ok false otherwise: forLines walks it): the lines
+// forLines would give with mergeLast, in the same order, extents of 1 dropped
+// and the two dimensions merged where both operands allow: rows lines of n
+// elements, each operand's step along a line (stepA, stepB) and from one
+// line's first element to the next's (nextA, nextB). No line when an extent is
+// 0; a 0-d walk is one line of one element. Scalars, not a struct: a struct
+// result's fields, stored one by one and read back two at a time, stalled
+// every walk on store forwarding (perf).
+func lines2(shape, a, b []int) (rows, n, stepA, stepB, nextA, nextB int, ok bool) {
 	switch len(shape) {
 	case 0:
-		return rows2{n: 1, len: 1}, true
+		return 1, 1, 0, 0, 0, 0, true
 	case 1:
 		if shape[0] == 0 {
-			return rows2{}, true
+			return 0, 0, 0, 0, 0, 0, true
 		}
-		return rows2{n: 1, len: shape[0], step: [2]int{a[0], b[0]}}, true
+		return 1, shape[0], a[0], b[0], 0, 0, true
 	case 2:
-		rows, cols := shape[0], shape[1]
+		r, c := shape[0], shape[1]
 		switch {
-		case rows == 0 || cols == 0:
-			return rows2{}, true
-		case cols == 1:
-			return rows2{n: 1, len: rows, step: [2]int{a[0], b[0]}}, true
-		case rows == 1 || a[0] == a[1]*cols && b[0] == b[1]*cols:
-			return rows2{n: 1, len: rows * cols, step: [2]int{a[1], b[1]}}, true
+		case r == 0 || c == 0:
+			return 0, 0, 0, 0, 0, 0, true
+		case c == 1:
+			return 1, r, a[0], b[0], 0, 0, true
+		case r == 1 || a[0] == a[1]*c && b[0] == b[1]*c:
+			return 1, r * c, a[1], b[1], 0, 0, true
 		}
-		return rows2{n: rows, len: cols, step: [2]int{a[1], b[1]}, next: [2]int{a[0], b[0]}}, true
+		return r, c, a[1], b[1], a[0], b[0], true
 	}
-	return rows2{}, false
+	return 0, 0, 0, 0, 0, 0, false
 }
 
 // Map2 is Map with two sources: op(d, a, b) sets d from a and b (vec.Add and
