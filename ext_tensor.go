@@ -144,16 +144,18 @@ func ReadSlice[T dlpack.Element](x TensorArg) ([]T, error) {
 	if t.IsNone() {
 		return nil, errNone
 	}
-	if want := dlpack.DTypeOf[T](); want != t.DType() {
-		return nil, &tensor.DTypeError{Want: want, Got: t.DType()}
+	got := t.DType() // once: a 4x4 clip_'s whole body is a few of these calls
+	if want := dlpack.DTypeOf[T](); want != got {
+		return nil, &tensor.DTypeError{Want: want, Got: got}
 	}
 	if !t.Contiguous() {
 		return nil, tensor.ErrNotContiguous
 	}
-	if t.DType().SubByte() && t.a.m.flags&flagSubbytePadded == 0 && t.Len() > 1 {
+	n := t.Len()
+	if got.SubByte() && t.a.m.flags&flagSubbytePadded == 0 && n > 1 {
 		return nil, errors.New("godlpack: packed sub-byte elements share bytes; no []T can view them")
 	}
-	return unsafe.Slice((*T)(t.Data()), int(t.Len())), nil
+	return unsafe.Slice((*T)(t.Data()), int(n)), nil
 }
 
 // Slice is ReadSlice for a tensor the function may write to.

@@ -64,7 +64,7 @@ func castScaleShiftLine[D Float, S Number](dst []D, src []S, off, step int, k, c
 func CastScaleShiftView[D Float, S Number](dst View[D], src View[S], k, c D) error {
 	shape := dst.dims.shape()
 	if len(dst.data) == 0 || len(src.data) == 0 || !slices.Equal(shape, src.dims.shape()) { // else both are fine
-		if err := cmp.Or(check(shape, dst), check(shape, src)); err != nil {
+		if err := cmp.Or(check(shape, &dst), check(shape, &src)); err != nil {
 			return err
 		}
 	}
@@ -80,7 +80,7 @@ func CastScaleShiftView[D Float, S Number](dst View[D], src View[S], k, c D) err
 		}
 		return castScaleShiftInto(d, src, k, c)
 	}
-	if err := writable(dst); err != nil {
+	if err := writable(&dst); err != nil {
 		return err
 	}
 	var buf [64]D // a strided dst's block: converted, fma'd, then scattered

@@ -17,12 +17,17 @@ func ClipView[T Number](dst, src View[T], lo, hi T) error {
 	if lo != lo || hi != hi {
 		return errNaNBound
 	}
-	return mapLines(dst, src, func(d, s []T) error { return Clip(d, s, lo, hi) },
+	return mapLinesShort(&dst, &src, func(d, s []T) error { return Clip(d, s, lo, hi) },
 		func(d []T, dOff int, s []T, sOff, n int, inPlace bool) int {
 			if inPlace {
 				return clipInStep2Kernel(d, dOff, n, lo, hi)
 			}
 			return clipFromStep2Kernel(d[dOff:dOff+n], s, sOff, lo, hi)
+		},
+		func(d []T, dOff, dStep int, s []T, sOff, sStep, n int) {
+			for i := range n {
+				d[dOff+i*dStep] = clip(s[sOff+i*sStep], lo, hi)
+			}
 		})
 }
 
@@ -30,11 +35,16 @@ func ClipView[T Number](dst, src View[T], lo, hi T) error {
 // views of one shape, as Map with ScaleShift does (dst may be src itself), a
 // line at step 2 in one pass.
 func ScaleShiftView[T Float](dst, src View[T], k, c T) error {
-	return mapLines(dst, src, func(d, s []T) error { return ScaleShift(d, s, k, c) },
+	return mapLinesShort(&dst, &src, func(d, s []T) error { return ScaleShift(d, s, k, c) },
 		func(d []T, dOff int, s []T, sOff, n int, inPlace bool) int {
 			if inPlace {
 				return scaleShiftInStep2Kernel(d, dOff, n, k, c)
 			}
 			return scaleShiftFromStep2Kernel(d[dOff:dOff+n], s, sOff, k, c)
+		},
+		func(d []T, dOff, dStep int, s []T, sOff, sStep, n int) {
+			for i := range n {
+				d[dOff+i*dStep] = fma(s[sOff+i*sStep], k, c)
+			}
 		})
 }

@@ -68,11 +68,14 @@ func dot[T Float](a, b []T) float64 {
 func dotLeaf[T Float](a, b []T) float64 {
 	var acc [16]float64
 	i := 0
-	switch a := any(a).(type) {
-	case []float32:
-		i = dotLanesF32(a, any(b).([]float32), &acc)
-	case []float64:
-		i = dotLanesF64(a, any(b).([]float64), &acc)
+	if len(a) >= 16 { // shorter: no whole vector, and the kernels' vector stores of acc
+		// stall the scalar loads below (a 4-element row's norm took 3x as long)
+		switch a := any(a).(type) {
+		case []float32:
+			i = dotLanesF32(a, any(b).([]float32), &acc)
+		case []float64:
+			i = dotLanesF64(a, any(b).([]float64), &acc)
+		}
 	}
 	for ; i < len(a); i++ {
 		acc[i&15] = math.FMA(float64(a[i]), float64(b[i]), acc[i&15])

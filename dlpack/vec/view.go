@@ -107,6 +107,14 @@ func ViewOf[T any](s []T, shape ...int) (View[T], error) {
 		return View[T]{}, fmt.Errorf("vec: shape %v holds %d elements, the slice %d: pass a shape of len(s) elements",
 			slices.Clone(shape), n, len(s)) // a copy: shape stays on the caller's stack
 	}
+	if len(shape) <= inlineDims && !slices.ContainsFunc(shape, func(d int) bool { return d < 0 }) {
+		// C-contiguous over all of s: every element lies in s, NewView's
+		// span check has nothing to find (a 4x4 output's view in a few ns).
+		v := View[T]{data: s, dims: viewDims{nd: len(shape)}}
+		copy(v.dims.shape(), shape)
+		setContiguous(v.dims.strides(), shape)
+		return v, nil
+	}
 	return NewView(s, 0, shape, nil)
 }
 
@@ -162,9 +170,12 @@ type Tensor interface {
 // instead of copied into new slices (Shape and Strides): a view of up to 4
 // dimensions then allocates nothing (view_alloc_test.go), where the copies were
 // most of a 4x4 tensor's work.
-func FromTensor[T any](x Tensor) (View[T], error) {
-	var onStack [2 * walkDims]int64
+func FromTensor[T any](x Tensor) (v View[T], err error) {
 	nd := x.NDim()
+	if fromSmallTensor(&v, x, nd) {
+		return v, nil
+	}
+	var onStack [2 * walkDims]int64
 	both := onStack[:]
 	if 2*nd > len(both) {
 		both = make([]int64, 2*nd)
@@ -174,6 +185,45 @@ func FromTensor[T any](x Tensor) (View[T], error) {
 		shape[i], strides[i] = x.Dim(i), x.Stride(i)
 	}
 	return FromPointer[T](x.Data(), shape, strides)
+}
+
+// smallExtent bounds the extents and strides fromSmallTensor takes: with at
+// most inlineDims dimensions, no product or sum of the span overflows an int64
+// (4 * 2**28 * 2**28 = 2**58).
+const smallExtent = 1 << 28
+
+// fromSmallTensor is FromTensor's view of a tensor of at most inlineDims
+// dimensions with elements and extents and strides under smallExtent (every
+// bench_vec input): read straight into v, with none of FromPointer's overflow
+// arithmetic (divisions) or copies. false (v's contents then undefined):
+// FromPointer decides, errors and all.
+func fromSmallTensor[T any](v *View[T], x Tensor, nd int) bool {
+	if nd > inlineDims {
+		return false
+	}
+	v.dims.nd = nd
+	shape, strides := v.dims.shape(), v.dims.strides()
+	lo, hi := int64(0), int64(0) // int64: a 32-bit int would overflow
+	for i := range nd {
+		d, s := x.Dim(i), x.Stride(i)
+		if d <= 0 || d >= smallExtent || s <= -smallExtent || s >= smallExtent {
+			return false
+		}
+		shape[i], strides[i] = int(d), int(s)
+		if r := (d - 1) * s; r < 0 {
+			lo += r
+		} else {
+			hi += r
+		}
+	}
+	data := x.Data()
+	size := int64(unsafe.Sizeof(*new(T)))
+	if data == nil || hi-lo >= maxSpanBytes/size {
+		return false
+	}
+	v.data = unsafe.Slice((*T)(unsafe.Add(data, lo*size)), hi-lo+1)
+	v.offset = int(-lo)
+	return true
 }
 
 // setContiguous sets strides (as long as shape) to shape's C-contiguous ones
@@ -224,7 +274,11 @@ func (v View[T]) Slab(lo, hi int) (View[T], error) {
 
 // Contiguous is v's elements as one slice when v is C-contiguous (ok false
 // otherwise): the fast path of a whole-array operation.
-func (v View[T]) Contiguous() (s []T, ok bool) {
+func (v View[T]) Contiguous() (s []T, ok bool) { return v.contiguous() }
+
+// contiguous is Contiguous without the copy of v (16 words) a value receiver
+// makes: the walks ask it of every operand.
+func (v *View[T]) contiguous() (s []T, ok bool) {
 	n := 1 // one pass: a small tensor's Map costs little more than its op
 	shape, strides := v.dims.shape(), v.dims.strides()
 	for i := len(shape) - 1; i >= 0; i-- {

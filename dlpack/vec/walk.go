@@ -39,74 +39,166 @@ func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error 
 // does the rest.
 type step2Kernel[D, S any] func(dst []D, dOff int, src []S, sOff, n int, inPlace bool) int
 
+// stridedLoop does a fused operation's rule element by element over a line of
+// n elements, dst's from dOff dStep apart and src's from sOff sStep apart: a
+// line shorter than shortLine at a step other than 1 (a 4x4 [:, ::2], a
+// kernel's last elements) costs a few ns this way, against a buffer's gather,
+// operation and scatter.
+type stridedLoop[D, S any] func(dst []D, dOff, dStep int, src []S, sOff, sStep, n int)
+
+// shortLine is the longest strided line (or rest of one) a stridedLoop does:
+// below a vector of float32, where the kernels do nothing.
+const shortLine = 16
+
 // mapLines is Map, a line at step 2 first through fused (when not nil).
 func mapLines[D, S any](dst View[D], src View[S], op func(d []D, s []S) error, fused step2Kernel[D, S]) error {
-	if err := check(dst.dims.shape(), dst); err != nil {
-		return err
+	return mapLinesShort(&dst, &src, op, fused, nil)
+}
+
+// mapLinesShort is mapLines, the short strided lines (and rests) by short
+// (when not nil). The views come by pointer: a View is 16 words, and its
+// copies were a good part of a 4x4 walk.
+func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) error, fused step2Kernel[D, S],
+	short stridedLoop[D, S]) error {
+	shape := dst.dims.shape()
+	if dst.data == nil && dst.Len() != 0 { // check(shape, dst), but for its shape: its own
+		return errUnset
 	}
-	if err := check(dst.dims.shape(), src); err != nil {
+	if err := check(shape, src); err != nil {
 		return err
 	}
 	if err := writable(dst); err != nil {
 		return err
 	}
-	if d, ok := dst.Contiguous(); ok { // one run: no walk
-		if s, ok := src.Contiguous(); ok {
+	if d, ok := dst.contiguous(); ok { // one run: no walk
+		if s, ok := src.contiguous(); ok {
 			return op(d, s)
 		}
 	}
 	// In place over strided lines (clip_ of x[:, ::2]): one buffer, gathered,
 	// operated on in place and scattered back.
-	inPlace, _ := any(dst).(View[S])
-	same := sameLayout(inPlace, src)
-	var dbuf walkBuf[D]
-	var sbuf walkBuf[S]
-	defer dbuf.release()
-	defer sbuf.release()
-	return forLines(dst.dims.shape(), true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
-		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
-			done := 0
-			if fused != nil && steps[1] == 2 && (steps[0] == 1 || same && steps[0] == 2) {
-				done = fused(dst.data, offs[0], src.data, offs[1], n, steps[0] == 2)
-			}
-			for lo, m := done, 0; lo < n; lo += m {
-				m = min(n-lo, chunk)
-				if steps[0] == 1 && steps[1] == 1 {
-					m = n - lo
-				}
-				do, so := offs[0]+lo*steps[0], offs[1]+lo*steps[1]
-				d := lineFor(dst.data, &dbuf, do, steps[0], m)
-				var s []S
-				if same && steps[0] != 1 {
-					s = any(d).([]S)
-					gatherLine(s, src.data, so, steps[1])
-				} else {
-					s = lineOf(src.data, &sbuf, so, steps[1], m)
-				}
-				if err := op(d, s); err != nil {
-					return err
-				}
-				if steps[0] != 1 {
-					scatterLine(dst.data, do, steps[0], d)
-				}
-			}
-			return nil
-		})
+	w := mapWalk[D, S]{op: op, fused: fused, short: short, same: sameLayout(dst, src)}
+	var bufs mapBufs[D, S]
+	var err error
+	if rows, n, dStep, sStep, dNext, sNext, ok := lines2(shape, dst.dims.strides(), src.dims.strides()); ok { // no odometer
+		do, so := dst.offset, src.offset
+		for r := 0; r < rows && err == nil; r++ {
+			err = w.line(&bufs, dst.data, src.data, do, so, n, dStep, sStep)
+			do, so = do+dNext, so+sNext
+		}
+	} else {
+		err = forLines(shape, true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
+			func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
+				return w.line(&bufs, dst.data, src.data, offs[0], offs[1], n, steps[0], steps[1])
+			})
+	}
+	bufs.d.release()
+	bufs.s.release()
+	return err
+}
+
+// mapWalk is what the lines of a Map walk share: the operation. Not the
+// operands' memory, nor the buffers (mapBufs): escape analysis tells no field
+// from another, and memory passed to op or a kernel, or a pooled buffer
+// (walkPool), escapes, which would take the closures to the heap with it.
+type mapWalk[D, S any] struct {
+	op    func(d []D, s []S) error
+	fused step2Kernel[D, S]
+	short stridedLoop[D, S]
+	same  bool // dst is src, walked alike: in place
+}
+
+// mapBufs are a Map walk's buffers of strided lines.
+type mapBufs[D, S any] struct {
+	d walkBuf[D]
+	s walkBuf[S]
+}
+
+// line does the line of n elements of dst from do, dStep apart, and of src
+// from so, sStep apart.
+func (w *mapWalk[D, S]) line(bufs *mapBufs[D, S], dst []D, src []S, do, so, n, dStep, sStep int) error {
+	done := 0
+	if w.short != nil && n < shortLine && (dStep != 1 || sStep != 1) { // no kernel's call for a vector or less
+		w.short(dst, do, dStep, src, so, sStep, n)
+		return nil
+	}
+	if w.fused != nil && sStep == 2 && (dStep == 1 || w.same && dStep == 2) {
+		done = w.fused(dst, do, src, so, n, dStep == 2)
+	}
+	if w.short != nil && n-done < shortLine && (dStep != 1 || sStep != 1) {
+		w.short(dst, do+done*dStep, dStep, src, so+done*sStep, sStep, n-done)
+		return nil
+	}
+	for lo, m := done, 0; lo < n; lo += m {
+		m = min(n-lo, chunk)
+		if dStep == 1 && sStep == 1 {
+			m = n - lo
+		}
+		d0, s0 := do+lo*dStep, so+lo*sStep
+		d := lineFor(dst, &bufs.d, d0, dStep, m)
+		var s []S
+		if w.same && dStep != 1 {
+			s = any(d).([]S)
+			gatherLine(s, src, s0, sStep)
+		} else {
+			s = lineOf(src, &bufs.s, s0, sStep, m)
+		}
+		if err := w.op(d, s); err != nil {
+			return err
+		}
+		if dStep != 1 {
+			scatterLine(dst, d0, dStep, d)
+		}
+	}
+	return nil
+}
+
+// lines2 is the walk of shape over two operands with strides a and b when shape
+// has at most two dimensions (ok false otherwise: forLines walks it): the lines
+// forLines would give with mergeLast, in the same order, extents of 1 dropped
+// and the two dimensions merged where both operands allow: rows lines of n
+// elements, each operand's step along a line (stepA, stepB) and from one
+// line's first element to the next's (nextA, nextB). No line when an extent is
+// 0; a 0-d walk is one line of one element. Scalars, not a struct: a struct
+// result's fields, stored one by one and read back two at a time, stalled
+// every walk on store forwarding (perf).
+func lines2(shape, a, b []int) (rows, n, stepA, stepB, nextA, nextB int, ok bool) {
+	switch len(shape) {
+	case 0:
+		return 1, 1, 0, 0, 0, 0, true
+	case 1:
+		if shape[0] == 0 {
+			return 0, 0, 0, 0, 0, 0, true
+		}
+		return 1, shape[0], a[0], b[0], 0, 0, true
+	case 2:
+		r, c := shape[0], shape[1]
+		switch {
+		case r == 0 || c == 0:
+			return 0, 0, 0, 0, 0, 0, true
+		case c == 1:
+			return 1, r, a[0], b[0], 0, 0, true
+		case r == 1 || a[0] == a[1]*c && b[0] == b[1]*c:
+			return 1, r * c, a[1], b[1], 0, 0, true
+		}
+		return r, c, a[1], b[1], a[0], b[0], true
+	}
+	return 0, 0, 0, 0, 0, 0, false
 }
 
 // Map2 is Map with two sources: op(d, a, b) sets d from a and b (vec.Add and
 // the like). dst may be a or b itself.
 func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, b []B) error) error {
 	shape := dst.dims.shape()
-	if err := cmp.Or(check(shape, dst), check(shape, a), check(shape, b)); err != nil {
+	if err := cmp.Or(check(shape, &dst), check(shape, &a), check(shape, &b)); err != nil {
 		return err
 	}
-	if err := writable(dst); err != nil {
+	if err := writable(&dst); err != nil {
 		return err
 	}
-	if d, ok := dst.Contiguous(); ok { // one run: no walk
-		sa, okA := a.Contiguous()
-		sb, okB := b.Contiguous()
+	if d, ok := dst.contiguous(); ok { // one run: no walk
+		sa, okA := a.contiguous()
+		sb, okB := b.contiguous()
 		if okA && okB {
 			return op(d, sa, sb)
 		}
@@ -145,19 +237,38 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // for a 3-d x): row norms, row sums. A 0-d x is one line of one element. fn
 // may not keep line after it returns (a pooled buffer, as Map's).
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
-	if err := check(x.dims.shape(), x); err != nil {
+	shape, strides := x.dims.shape(), x.dims.strides()
+	if err := check(shape, &x); err != nil {
 		return err
 	}
 	var buf walkBuf[T]
-	defer buf.release()
-	return forLines(x.dims.shape(), false, [][]int{x.dims.strides()}, []int{x.offset},
-		func(i int, offs [maxOps]int, n int, steps [maxOps]int) error {
-			return fn(i, lineOf(x.data, &buf, offs[0], steps[0], n))
-		})
+	var err error
+	if len(shape) <= 2 { // forLines' lines, without its odometer: a matrix's rows
+		rows, n, step, next := 1, 1, 0, 0 // a 0-d x: one line of one element
+		switch len(shape) {
+		case 1:
+			n, step = shape[0], strides[0]
+		case 2:
+			rows, n, step, next = shape[0], shape[1], strides[1], strides[0]
+		}
+		if n == 0 {
+			rows = 0
+		}
+		for i, off := 0, x.offset; i < rows && err == nil; i, off = i+1, off+next {
+			err = fn(i, lineOf(x.data, &buf, off, step, n))
+		}
+	} else {
+		err = forLines(shape, false, [][]int{strides}, []int{x.offset},
+			func(i int, offs [maxOps]int, n int, steps [maxOps]int) error {
+				return fn(i, lineOf(x.data, &buf, offs[0], steps[0], n))
+			})
+	}
+	buf.release()
+	return err
 }
 
 // check is nil when v has the shape shape and memory for its elements.
-func check[T any](shape []int, v View[T]) error {
+func check[T any](shape []int, v *View[T]) error {
 	if !slices.Equal(v.dims.shape(), shape) { // copies in the message: the views stay on the stack
 		return fmt.Errorf("vec: an operand has shape %v, dst %v: pass views of one shape",
 			slices.Clone(v.dims.shape()), slices.Clone(shape))
@@ -170,7 +281,7 @@ func check[T any](shape []int, v View[T]) error {
 
 // writable is nil unless dst has a zero stride on a dimension of 2 or more:
 // several of its indexes would be one element.
-func writable[T any](dst View[T]) error {
+func writable[T any](dst *View[T]) error {
 	strides := dst.dims.strides()
 	for i, d := range dst.dims.shape() {
 		if d > 1 && strides[i] == 0 {
@@ -201,10 +312,14 @@ func lineFor[T any](data []T, buf *walkBuf[T], off, step, m int) []T {
 	return buf.get(m)
 }
 
-// sameLayout is whether two views are one memory walked alike (a walk in place).
-func sameLayout[T any](a, b View[T]) bool {
-	return len(a.data) > 0 && len(b.data) > 0 && &a.data[0] == &b.data[0] && a.offset == b.offset &&
-		slices.Equal(a.dims.strides(), b.dims.strides())
+// sameLayout is whether two views are one memory of one element type walked
+// alike (a walk in place). Not any(a).(View[S]): that copied both views.
+func sameLayout[D, S any](a *View[D], b *View[S]) bool {
+	if _, sameType := any((*D)(nil)).(*S); !sameType {
+		return false
+	}
+	return len(a.data) > 0 && len(b.data) > 0 && unsafe.Pointer(&a.data[0]) == unsafe.Pointer(&b.data[0]) &&
+		a.offset == b.offset && slices.Equal(a.dims.strides(), b.dims.strides())
 }
 
 // gatherLine copies the len(buf) elements of data from off, step apart, into
@@ -217,8 +332,8 @@ func gatherLine[T any](buf, data []T, off, step int) {
 	_ = data[off+(len(buf)-1)*step] // the last one, checked once
 	p, by := unsafe.Pointer(&data[off]), step*int(unsafe.Sizeof(buf[0]))
 	i := 0
-	if step == 2 {
-		i = gatherStep2(buf, data, off) // SIMD where T is 4 or 8 bytes
+	if step == 2 && len(buf)*int(unsafe.Sizeof(buf[0])) >= 32 { // SIMD where T is 4 or 8 bytes, 32 bytes or more
+		i = gatherStep2(buf, data, off)
 	}
 	for ; i+4 <= len(buf); i += 4 { // never a pointer past the last element (checkptr)
 		q, b := unsafe.Add(p, i*by), buf[i:i+4:i+4]
@@ -241,7 +356,7 @@ func scatterLine[T any](data []T, off, step int, buf []T) {
 	_ = data[off+(len(buf)-1)*step]
 	p, by := unsafe.Pointer(&data[off]), step*int(unsafe.Sizeof(buf[0]))
 	i := 0
-	if step == 2 {
+	if step == 2 && len(buf)*int(unsafe.Sizeof(buf[0])) >= 32 {
 		i = scatterStep2(data, off, buf)
 	}
 	for ; i+4 <= len(buf); i += 4 {
