@@ -83,16 +83,16 @@ func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !mt {
-			return out, normalizeRows(dst, chw, h, 0, c*h)
+		if !mt { // every channel's plane in one call, with its own scale and shift
+			return out, vec.CastScaleShiftPlanes(dst, chw, scale[:], shift[:])
 		}
 		return out, parallelRows(c*h, w*5, func(lo, hi int) error { return normalizeRows(dst, chw, h, lo, hi) })
 	}
 }
 
 // normalizeRows is normalize over the rows [lo, hi) of dst's C*H (each a row of
-// a channel's plane), from the CxHxW view chw of the image: a channel's plane
-// (or a goroutine's rows of it) in one call, x*k[ch] + b[ch] from uint8.
+// a channel's plane), from the CxHxW view chw of the image: a goroutine's rows
+// of a channel's plane in one call, x*k[ch] + b[ch] from uint8.
 func normalizeRows(dst vec.View[float32], chw vec.View[uint8], h, lo, hi int) error {
 	for ch := lo / h; ch*h < hi; ch++ {
 		d, _ := dst.Slab(ch, ch+1)

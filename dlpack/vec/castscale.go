@@ -131,7 +131,11 @@ func castScaleShiftInto[D Float, S Number](dst []D, src View[S], k, c D) error {
 // one at step 2C. It reads the dims where they lie: a View is 128 bytes, a
 // copy of which is much of a small walk's time.
 func (d *viewDims) evenLine() (n, step int, ok bool) {
-	shape, strides := d.shape(), d.strides()
+	return evenLine(d.shape(), d.strides())
+}
+
+// evenLine is viewDims.evenLine of the dimensions shape and strides.
+func evenLine(shape, strides []int) (n, step int, ok bool) {
 	n, step = 1, 1
 	for i := len(shape) - 1; i >= 0; i-- {
 		switch e := shape[i]; {

@@ -22,6 +22,14 @@ func normalizeFused(dst View[float32], chw View[uint8]) error {
 	return nil
 }
 
+func normalizePlanes(dst View[float32], chw View[uint8]) error {
+	var k, c [3]float32
+	for ch := range 3 {
+		k[ch], c[ch] = 1/(255*normStd[ch]), -normMean[ch]/normStd[ch]
+	}
+	return CastScaleShiftPlanes(dst, chw, k[:], c[:])
+}
+
 func normalizeMap(dst View[float32], chw View[uint8]) error {
 	for ch := range 3 {
 		d, _ := dst.Slab(ch, ch+1)
@@ -59,11 +67,14 @@ func benchNormalize(b *testing.B, h, w, step int, normalize func(View[float32], 
 	}
 }
 
-func BenchmarkNormalize4x4x3(b *testing.B)           { benchNormalize(b, 4, 4, 1, normalizeFused) }
-func BenchmarkNormalize4x4x3Strided(b *testing.B)    { benchNormalize(b, 4, 4, 2, normalizeFused) }
-func BenchmarkNormalize4x4x3Map(b *testing.B)        { benchNormalize(b, 4, 4, 1, normalizeMap) }
-func BenchmarkNormalize4x4x3StridedMap(b *testing.B) { benchNormalize(b, 4, 4, 2, normalizeMap) }
-func BenchmarkNormalizeLarge(b *testing.B)           { benchNormalize(b, 1024, 1024, 1, normalizeFused) }
-func BenchmarkNormalizeLargeStrided(b *testing.B)    { benchNormalize(b, 1024, 1024, 2, normalizeFused) }
-func BenchmarkNormalizeLargeMap(b *testing.B)        { benchNormalize(b, 1024, 1024, 1, normalizeMap) }
-func BenchmarkNormalizeLargeStridedMap(b *testing.B) { benchNormalize(b, 1024, 1024, 2, normalizeMap) }
+func BenchmarkNormalize4x4x3(b *testing.B)              { benchNormalize(b, 4, 4, 1, normalizeFused) }
+func BenchmarkNormalize4x4x3Strided(b *testing.B)       { benchNormalize(b, 4, 4, 2, normalizeFused) }
+func BenchmarkNormalize4x4x3Planes(b *testing.B)        { benchNormalize(b, 4, 4, 1, normalizePlanes) }
+func BenchmarkNormalize4x4x3StridedPlanes(b *testing.B) { benchNormalize(b, 4, 4, 2, normalizePlanes) }
+func BenchmarkNormalizeLargePlanes(b *testing.B)        { benchNormalize(b, 1024, 1024, 1, normalizePlanes) }
+func BenchmarkNormalize4x4x3Map(b *testing.B)           { benchNormalize(b, 4, 4, 1, normalizeMap) }
+func BenchmarkNormalize4x4x3StridedMap(b *testing.B)    { benchNormalize(b, 4, 4, 2, normalizeMap) }
+func BenchmarkNormalizeLarge(b *testing.B)              { benchNormalize(b, 1024, 1024, 1, normalizeFused) }
+func BenchmarkNormalizeLargeStrided(b *testing.B)       { benchNormalize(b, 1024, 1024, 2, normalizeFused) }
+func BenchmarkNormalizeLargeMap(b *testing.B)           { benchNormalize(b, 1024, 1024, 1, normalizeMap) }
+func BenchmarkNormalizeLargeStridedMap(b *testing.B)    { benchNormalize(b, 1024, 1024, 2, normalizeMap) }
