@@ -75,5 +75,8 @@
 // is one line at step C) is read with no walk, a uint8 to float32 line of up
 // to 64 elements (or any at step 1) in SIMD vectors (the last one stored
 // through a stack copy), other lines in blocks converted and then fma'd in
-// the cache. Parallel splits a large walk over goroutines.
+// the cache. CastScaleShiftPlanes gives each plane of the first dimension its
+// own k and c (an image's per-channel normalize) in one call, its planes
+// passed as lines where they are even, no sub-view made. Parallel splits a
+// large walk over goroutines.
 package vec
