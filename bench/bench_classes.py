@@ -14,12 +14,20 @@ nanobind twins, in one run (issue 20).
   scale(x, 2.0) torch 4x4    the same with torch.from_dlpack vs nb::ndarray<nb::pytorch>
                              (nanobind needs one declaration per framework: two
                              functions; streamstats has one)
+  nothing()                  the floor of any call: a function of no parameters
+                             returning None (Go: one crossing)
+  Empty()                    the floor of a creation: a class whose constructor takes
+                             nothing and makes a value of no pointers (Go: two
+                             crossings, an id, an instance)
 
 The floor of a call from Python into Go is a cgo crossing, ~40-70 ns more than a C
 call; creation pays two (the call and the release at dealloc) plus Go's allocation of
-the value, the tensor rows one plus the conversion; the property read pays none.
+the value, the tensor rows one plus the conversion; the property read pays none. The
+last two rows print those floors in the same run: what no Go function and no Go class
+can go under, whatever the binding does around the author's code.
 Builds nanobind (pinned by bench_goext.NANOBIND, from PyPI) as bench_goext.py does,
-and streamstats with the build backend's build_extension. Run from the repository root:
+and streamstats and the floor rows' module (FLOOR_GO) with the build backend's
+build_extension. Run from the repository root:
 
     python build.py ext && PYTHONPATH=pyext python bench/bench_classes.py [--quick] [--cpu]
 
@@ -103,6 +111,11 @@ struct Histogram {
     }
 };
 
+// The floor rows' class: a value of no pointers and a constructor of no parameters.
+struct Empty {
+    int64_t x = 0;
+};
+
 template <typename Framework>
 static nb::ndarray<Framework, float, nb::ndim<2>> scale(
         nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu> x, float k) {
@@ -122,6 +135,8 @@ NB_MODULE(nbclasses, m) {
             std::lock_guard<std::mutex> g(h.mu);
             return h.count;
         });
+    nb::class_<Empty>(m, "Empty").def(nb::init<>());
+    m.def("nothing", []() {});
     m.def("scale_numpy", &scale<nb::numpy>);
     m.def("scale_torch", &scale<nb::pytorch>);
 }
@@ -130,6 +145,45 @@ NB_MODULE(nbclasses, m) {
 
 def build_nanobind_twin(cache: Path):
     return build_nanobind_module(cache, "nbclasses", NB_SOURCE)
+
+
+# The floor rows' Go side (the twins of NB_SOURCE's Empty and nothing), built from these
+# files written into the cache.
+FLOOR_GO = """\
+package main
+
+import "github.com/godlpack/godlpack"
+
+// Empty is a value of no pointers.
+type Empty struct{ x int64 }
+
+func init() {
+	empty := godlpack.Class[Empty]("Empty", "The floor of a creation.")
+	empty.InitFunc(godlpack.Func0("Empty", func() (*Empty, error) { return &Empty{}, nil }))
+	nothing := godlpack.Func0("nothing", func() (godlpack.None, error) {
+		return godlpack.None{}, nil
+	})
+	godlpack.Module("floorext", "bench_classes.py's floor rows.", empty, nothing)
+}
+
+func main() {}
+"""
+
+
+def build_floor_extension(cache: Path) -> Path:
+    src = cache / "floorext-src"
+    src.mkdir(parents=True, exist_ok=True)
+    files = {
+        "go.mod": "module example.com/floorext\n\ngo 1.26\n\n"
+        "require github.com/godlpack/godlpack v0.0.0\n",
+        "main.go": FLOOR_GO,
+        "pyproject.toml": '[project]\nname = "floorext"\nversion = "0"\n\n'
+        '[tool.godlpack]\nmodule = "floorext"\n',
+    }
+    for name, text in files.items():
+        if not (src / name).is_file() or (src / name).read_text() != text:
+            (src / name).write_text(text)
+    return build_extension(src, cache / "floorext")
 
 
 def main() -> None:
@@ -145,10 +199,12 @@ def main() -> None:
         build_extension(REPO / "examples" / "streamstats", args.cache / "streamstats"),
     )
 
+    floor = _load("floorext", build_floor_extension(args.cache))
+
     small = np.linspace(0, 1, 16)
     a32 = np.ones((4, 4), np.float32)
     t32 = torch.ones(4, 4)
-    env = {"ss": ss, "nb": twin, "small": small, "a32": a32, "t32": t32,
+    env = {"ss": ss, "nb": twin, "fl": floor, "small": small, "a32": a32, "t32": t32,
            "hg": ss.Histogram(10), "hn": twin.Histogram(10)}  # fmt: skip
     rows = [
         ("Histogram(10)", "ss.Histogram(10)", "nb.Histogram(10)"),
@@ -156,6 +212,8 @@ def main() -> None:
         ("h.count", "hg.count", "hn.count"),
         ("scale NumPy 4x4", "ss.scale(a32, 2.0)", "nb.scale_numpy(a32, 2.0)"),
         ("scale torch 4x4", "ss.scale(t32, 2.0)", "nb.scale_torch(t32, 2.0)"),
+        ("nothing()", "fl.nothing()", "nb.nothing()"),
+        ("Empty()", "fl.Empty()", "nb.Empty()"),
     ]
     assert type(ss.scale(a32, 2.0)) is np.ndarray and type(ss.scale(t32, 2.0)) is torch.Tensor
     stmts = {}
