@@ -153,6 +153,10 @@ func evenLine(shape, strides []int) (n, step int, ok bool) {
 	return n, step, true
 }
 
+// shortChunk is the most elements of a strided line convertLine gathers into a
+// buffer of that size, not the long lines' 512: Go clears a buffer each call.
+const shortChunk = 64
+
 // convertLine sets d to the len(d) elements of src from off, step apart,
 // converted to D (Cast's rule): a strided line gathered (gatherLine) a chunk
 // at a time into a stack buffer that Cast converts, SIMD for uint8 to float32
@@ -162,7 +166,14 @@ func convertLine[D Float, S Number](d []D, src []S, off, step int) {
 		_ = Cast(d, src[off:off+len(d)]) // one length: no error
 		return
 	}
-	var chunk [512]S
+	if len(d) <= shortChunk { // a short line (a 4x4's rows): a small buffer to clear
+		var chunk [shortChunk]S
+		s := chunk[:len(d)]
+		gatherLine(s, src, off, step)
+		_ = Cast(d, s)
+		return
+	}
+	var chunk [512]S // cleared at each call: 4 KiB of float64, several short lines' time
 	for lo := 0; lo < len(d); lo += len(chunk) {
 		s := chunk[:min(len(d)-lo, len(chunk))]
 		gatherLine(s, src, off+lo*step, step)

@@ -78,3 +78,15 @@ func BenchmarkNormalizeLarge(b *testing.B)              { benchNormalize(b, 1024
 func BenchmarkNormalizeLargeStrided(b *testing.B)       { benchNormalize(b, 1024, 1024, 2, normalizeFused) }
 func BenchmarkNormalizeLargeMap(b *testing.B)           { benchNormalize(b, 1024, 1024, 1, normalizeMap) }
 func BenchmarkNormalizeLargeStridedMap(b *testing.B)    { benchNormalize(b, 1024, 1024, 2, normalizeMap) }
+
+// A short strided line of a type other than uint8 (gathered, then cast): a
+// 4x4 float64 [:, ::2] into float32.
+func BenchmarkCastScaleShiftViewFloat64Strided4x4(b *testing.B) {
+	src, _ := NewView(make([]float64, 32), 0, []int{4, 4}, []int{8, 2})
+	dst, _ := ViewOf(make([]float32, 16), 4, 4)
+	for b.Loop() {
+		if err := CastScaleShiftView(dst, src, 2, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
