@@ -36,3 +36,21 @@ func ExampleClipView() {
 	fmt.Println(x, err)
 	// Output: [0 9 0.5 9 1 9 0 9] <nil>
 }
+
+// A 2x2 RGB uint8 image (HxWxC) normalized into a float32 CxHxW one, each channel
+// with its own scale and shift (x*k + c: normalize's (x/255 - mean) / std), in one call.
+func ExampleCastScaleShiftPlanes() {
+	img := []uint8{0, 128, 64, 128, 0, 32, 0, 0, 0, 128, 128, 128}
+	hwc, _ := vec.ViewOf(img, 2, 2, 3)
+	chw, _ := hwc.Permute(2, 0, 1)
+	out := make([]float32, 12)
+	dst, _ := vec.ViewOf(out, 3, 2, 2)
+	k := []float32{1.0 / 128, 1.0 / 64, 1.0 / 32} // powers of two: exact results
+	c := []float32{0, -1, 0}
+	if err := vec.CastScaleShiftPlanes(dst, chw, k, c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out)
+	// Output: [0 1 0 1 1 -1 -1 1 2 1 0 4]
+}
