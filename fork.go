@@ -95,13 +95,22 @@ package godlpack
 //     forkChildProcs (so the child finds a free P whatever Ps the parent's threads
 //     held): a stop-the-world takes the P of every thread that is out of Go, the
 //     forking thread's included, and starting the world leaves those Ps idle; then
-//     it sleeps 1 us (see above). Once the helper is done, the thread waits
-//     (fork_quiet.c, at most 500 ms) until every Go thread is parked: blocked in a
+//     it sleeps 1 us (see above). The helper claims the fork before it stops the
+//     world, and the thread gives up on a helper (after 30 s: a starved machine)
+//     only by claiming it first (fork_wait.c): a fork never copies a stop of the
+//     world half done (session 14's CI: a child with every P stopped waited for
+//     one for ever). Once the helper is done, the thread waits (fork_quiet.c)
+//     until every Go thread is parked: blocked in a
 //     futex or network-poller wait with no timeout or one of 10 s or more, judged
 //     from /proc/self/task/*/syscall (not nanosleep: sysmon between two rounds; not
 //     mmap or sched_yield, which the runtime makes holding locks; not a futex
 //     wake). A thread whose system calls come from outside this module is not
-//     Go's (or is a Go thread in C) and is not waited for. Only then does it
+//     Go's (or is a Go thread in C) and is not waited for, except in the calls
+//     the runtime makes through the C library (mmap, munmap, sigaction, clone),
+//     which say nothing of whose thread it is. The wait ends early only once the
+//     threads it waits for have used 500 ms of CPU time meanwhile (running Go
+//     code), or after 30 s: time spent waiting for a CPU (CI's parallel runs
+//     starve Go's threads for hundreds of milliseconds) does not count. Only then does it
 //     return to os.fork(), arming the same wait once more inside fork() itself
 //     (fork_wait.c's pthread_atfork prepare handler): the Python before hooks
 //     that run after this one (those of modules imported before it) may let the
@@ -121,9 +130,10 @@ package godlpack
 //     Workers that make millions of such calls should use the spawn start method.
 //
 // What is left: the wait is bounded (a machine so starved that the runtime's
-// threads get no CPU for 500 ms, a goroutine that keeps running Go code, or an
-// extension author's own timer due within 10 s at every look, forks anyway, as
-// before); a Go thread woken between its runtime's wait and the fork (the runtimes
+// threads get no CPU for 30 s, a goroutine that keeps running Go code for 500 ms
+// of CPU time, or an extension author's own timer due within 10 s at every look,
+// forks anyway; gd_fork_gave_up in fork_wait.c counts such forks, for a hung
+// child's post-mortem); a Go thread woken between its runtime's wait and the fork (the runtimes
 // are made quiet one after the other: an extension's a few milliseconds before the
 // fork, while the later hooks run with the GIL held); and without /proc (or where
 // it cannot be read) only the stop-the-world part applies (an unreadable timeout
@@ -166,7 +176,7 @@ package godlpack
 //     explicitly (which pauses its automatic updates), nothing left does that.
 
 // #include "godlpack.h"
-// int gd_fork_thread_waiting(unsigned long long gen);
+// int gd_fork_helper_begin(unsigned long long gen);
 // void gd_fork_helper_done(unsigned long long gen);
 import "C"
 
@@ -181,10 +191,6 @@ import (
 
 // forkChildProcs is the GOMAXPROCS a fork child gets (see above).
 const forkChildProcs = 64
-
-// forkLeaveGoLimit bounds the helper's wait for the forking thread to leave Go
-// (fork_wait.c gives up waiting for the helper after 10 s and forks anyway).
-const forkLeaveGoLimit = 5 * time.Second
 
 var forkState struct {
 	sync.Mutex
@@ -240,12 +246,19 @@ func goForkPrepare() C.ulonglong {
 
 // forkQuiesce is the helper: once the forking thread waits in C, it stops the
 // world (GOMAXPROCS to 1, then raised for the child), which takes the P that
-// thread kept on leaving Go, and tells the thread (fork_wait.c).
+// thread kept on leaving Go, and tells the thread (fork_wait.c). It first claims
+// the fork from the thread (gd_fork_helper_begin): a thread that has given up on
+// a late helper forks at once, and a stop of the world then would be copied half
+// done into the child.
 func forkQuiesce(gen uint64, procs int) {
-	start := time.Now()
-	for i := 0; C.gd_fork_thread_waiting(C.ulonglong(gen)) == 0; i++ {
-		if time.Since(start) > forkLeaveGoLimit {
-			return // the thread gave up waiting and forked
+	for i := 0; ; i++ {
+		switch C.gd_fork_helper_begin(C.ulonglong(gen)) {
+		case 0: // the thread is still on its way out of Go
+		case 1:
+			forkStopTheWorld(gen, procs)
+			return
+		default:
+			return // given up on: the fork went ahead without this helper
 		}
 		if i < 100 {
 			runtime.Gosched() // it is on its way out: microseconds
@@ -253,6 +266,10 @@ func forkQuiesce(gen uint64, procs int) {
 			time.Sleep(20 * time.Microsecond) // leave the CPU to it on a busy machine
 		}
 	}
+}
+
+// forkStopTheWorld is the helper's work once the fork is its own.
+func forkStopTheWorld(gen uint64, procs int) {
 	forkState.Lock()
 	// Two stops of the world. Down to one P first: the timers of the others move
 	// to it, and their stopped ones, which stay in a P's heap until that P next

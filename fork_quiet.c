@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-void gd_fork_wait_quiet(long limit_ns);
+int gd_fork_wait_quiet(long limit_ns);
 
 /* This module's code, where the Go runtime's system calls are made; found once
  * from /proc/self/maps ({0, 0}: unknown, and then every running thread counts). */
@@ -39,6 +39,12 @@ enum { NOT_GO, GO, UNKNOWN };
 static long seen_tid[SEEN_MAX];
 static char seen_kind[SEEN_MAX];
 static int seen_len;
+/* The CPU time a thread had used when a wait (its number, wait_no) last found it
+ * not quiet: what it uses while it keeps the fork waiting is counted against the
+ * wait's limit (gd_fork_wait_quiet). */
+static long long seen_cpu_ns[SEEN_MAX];
+static unsigned seen_wait_no[SEEN_MAX];
+static unsigned wait_no;
 
 static void find_text(void) {
     text_found = 1;
@@ -71,6 +77,7 @@ static int seen(long tid) {
     }
     seen_tid[seen_len] = tid;
     seen_kind[seen_len] = UNKNOWN;
+    seen_wait_no[seen_len] = 0;
     return seen_len++;
 }
 
@@ -146,6 +153,29 @@ static int parked_call(long nr, const char *args) {
     }
 }
 
+/* Is nr a call the Go runtime makes through the C library, in a cgo build, from
+ * inside a critical section (mmap and munmap growing or shrinking the heap under
+ * its lock, through runtime/cgo's _cgo_mmap; sigaction; pthread_create's clone and
+ * the new thread's stack)? Seen outside this module's code, such a call says
+ * nothing of whose thread it is: a Go thread there once was taken for a thread
+ * not Go's, and then counted quiet whenever it ran. They never block for long, so
+ * whoever makes one is simply looked at again. */
+static int runtime_via_libc(long nr) {
+    switch (nr) {
+    case SYS_mmap:
+    case SYS_munmap:
+    case SYS_mprotect:
+    case SYS_rt_sigaction:
+    case SYS_clone:
+#ifdef SYS_clone3
+    case SYS_clone3:
+#endif
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* Is thread tid quiet (see the top of this file)? A thread whose state cannot be
  * read counts as quiet: there is nothing to learn from it. */
 static int thread_quiet(long tid) {
@@ -170,6 +200,9 @@ static int thread_quiet(long tid) {
     char *last = strrchr(buf, ' ');
     uintptr_t pc = last != NULL ? (uintptr_t)strtoull(last + 1, NULL, 16) : 0;
     if (text_hi != 0 && (pc < text_lo || text_hi <= pc)) {
+        if (runtime_via_libc(nr)) {
+            return 0; /* Go's runtime or C, in a call that ends soon: look again */
+        }
         if (i >= 0 && seen_kind[i] == UNKNOWN) {
             seen_kind[i] = NOT_GO;
         }
@@ -181,8 +214,9 @@ static int thread_quiet(long tid) {
     return parked_call(nr, args);
 }
 
-/* Are all threads of this process but the caller quiet? */
-static int others_quiet(void) {
+/* Are all threads of this process but the caller quiet? If not, *blocker is the
+ * first one found that is not. */
+static int others_quiet(long *blocker) {
     DIR *dir = opendir("/proc/self/task");
     if (dir == NULL) {
         return 1;
@@ -194,25 +228,76 @@ static int others_quiet(void) {
         long tid = atol(e->d_name);
         if (tid > 0 && tid != self) {
             quiet = thread_quiet(tid);
+            *blocker = tid;
         }
     }
     closedir(dir);
     return quiet;
 }
 
-/* Waits, at most limit_ns, until the Go runtime's threads are quiet. Called by the
- * forking thread with the GIL held, from the before hook only. */
-void gd_fork_wait_quiet(long limit_ns) {
+/* The CPU time thread tid has used, in ns (/proc's schedstat), or -1. */
+static long long thread_cpu_ns(long tid) {
+    char path[64], buf[128];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) {
+        return -1;
+    }
+    buf[n] = 0;
+    return strtoll(buf, NULL, 10);
+}
+
+/* The CPU time blocker used since this wait last found it not quiet (0 the first
+ * time); -1 when it cannot be read. */
+static long long cpu_used_since(long blocker) {
+    int i = seen(blocker);
+    long long cpu = thread_cpu_ns(blocker);
+    if (i < 0 || cpu < 0) {
+        return -1;
+    }
+    long long used = seen_wait_no[i] == wait_no ? cpu - seen_cpu_ns[i] : 0;
+    seen_cpu_ns[i] = cpu;
+    seen_wait_no[i] = wait_no;
+    return used > 0 ? used : 0;
+}
+
+/* A wait ends after this long whatever the threads do: a machine that gives the
+ * runtime's threads no CPU for this long is not one a fork waits for. */
+#define GD_QUIET_WALL_LIMIT_SEC 30
+
+/* Waits until the Go runtime's threads are quiet: 1; or gives up, 0, once the
+ * threads it waited for used limit_ns of CPU time meanwhile (running Go code, not
+ * finishing the runtime's work), or after GD_QUIET_WALL_LIMIT_SEC. CPU time, not
+ * time: on a starved machine (CI's parallel runs) a runtime thread preempted
+ * inside a critical section waits for a CPU, for hundreds of milliseconds, and a
+ * fork then copied it there (a child hung); where CPU time cannot be read, time
+ * counts instead. Called by the forking thread with the GIL held, from the before
+ * hook and fork()'s prepare handler only. */
+int gd_fork_wait_quiet(long limit_ns) {
     if (!text_found) {
         find_text();
     }
-    struct timespec t0, t, pause = {0, 20000};
+    wait_no++;
+    struct timespec t0, t, before, pause = {0, 20000};
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (!others_quiet()) {
+    before = t0;
+    long long busy_ns = 0;
+    long blocker = 0;
+    while (!others_quiet(&blocker)) {
         clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > limit_ns) {
-            return;
+        long long used = cpu_used_since(blocker);
+        busy_ns += used >= 0 ? used
+                             : (t.tv_sec - before.tv_sec) * 1000000000LL + (t.tv_nsec - before.tv_nsec);
+        before = t;
+        if (busy_ns > limit_ns || t.tv_sec - t0.tv_sec >= GD_QUIET_WALL_LIMIT_SEC) {
+            return 0;
         }
         nanosleep(&pause, NULL);
     }
+    return 1;
 }

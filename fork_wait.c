@@ -30,25 +30,52 @@
 #include <stdatomic.h>
 #include <time.h>
 
-void gd_fork_wait_quiet(long limit_ns); /* fork_quiet.c */
+int gd_fork_wait_quiet(long limit_ns); /* fork_quiet.c */
 
-/* How long the forking thread waits for the helper before forking anyway (the
- * helper needs a thread and a P, which the runtime always finds; this bounds a
- * pathological wait on a starved machine, it is not expected to expire). */
-#define GD_FORK_WAIT_SECONDS 10
-/* How long it then waits for the runtime's threads to go quiet (fork_quiet.c):
- * typically well under a millisecond; longer only when Go threads wait for a CPU
- * (a loaded machine, where waiting is what avoids the hang) or run Go code. */
+/* How long the forking thread waits for the helper before forking anyway. The
+ * helper needs a thread and a P, which the runtime always finds: only a starved
+ * machine makes it late (CI's parallel test runs: seconds), and forking then, with
+ * the runtime not made quiet, is what hangs children, so the bound is for a
+ * runtime that can no longer run at all. */
+#define GD_FORK_WAIT_SECONDS 30
+/* How much CPU time a Go thread may use while the forking thread waits for it to
+ * park, before the fork goes ahead anyway (fork_quiet.c): typically it parks in
+ * well under a millisecond; a thread that uses this much is running Go code (a
+ * goroutine's work), not finishing the runtime's. */
 #define GD_FORK_SETTLE_NS 500000000L
 
-static _Atomic unsigned long long fork_out_of_go; /* generation whose thread waits here */
-static _Atomic unsigned long long fork_quiet;     /* generation the helper finished */
+/* The fork's handshake with its helper (fork.go's forkQuiesce), one word: the
+ * fork's generation (goForkPrepare numbers them) times 4 plus where it stands.
+ * The helper may stop the world only while the forking thread is out of Go and
+ * still waiting, and the thread must never fork while a stop of the world is under
+ * way: a child copied in the middle of one has every P stopped, and its first Go
+ * call waits for a P for ever (CI: a storm's child in stoplockedm). So the helper
+ * claims the fork (WAITING -> STOPPING) before it stops the world, and the thread
+ * gives up on a late helper only by claiming it first (WAITING -> ABANDONED):
+ * exactly one of the two wins. */
+enum { FORK_WAITING = 1, FORK_STOPPING = 2, FORK_DONE = 3, FORK_ABANDONED = 0 };
+#define FORK_PHASE(gen, phase) ((gen) << 2 | (phase))
+static _Atomic unsigned long long fork_phase;
 static _Atomic int fork_armed; /* an os.fork() of ours is under way: fork()'s prepare waits again */
 
-/* Called by the helper (Go): is the forking thread of fork gen out of Go and
- * waiting? Until it is, a stop-the-world would leave it its P. */
-int gd_fork_thread_waiting(unsigned long long gen) {
-    return atomic_load(&fork_out_of_go) == gen;
+/* Forks made without a quiet runtime (a helper abandoned, or a wait for the Go
+ * threads to park that ran out): a hung child's post-mortem reads it (gdb). */
+unsigned long gd_fork_gave_up;
+
+/* Called by the helper (Go) of fork gen before it stops the world: 1, it may (the
+ * fork is now its own: the forking thread waits until gd_fork_helper_done); 0, not
+ * yet (the thread is still in Go); -1, never (the thread gave up on it, or a later
+ * fork began). */
+int gd_fork_helper_begin(unsigned long long gen) {
+    unsigned long long now = atomic_load(&fork_phase);
+    if (now >> 2 != gen) {
+        return now >> 2 > gen ? -1 : 0;
+    }
+    if ((now & 3) != FORK_WAITING) {
+        return -1;
+    }
+    unsigned long long want = FORK_PHASE(gen, FORK_WAITING);
+    return atomic_compare_exchange_strong(&fork_phase, &want, FORK_PHASE(gen, FORK_STOPPING)) ? 1 : -1;
 }
 
 /* Called by the helper (Go) once it has stopped and started the world with the
@@ -56,7 +83,31 @@ int gd_fork_thread_waiting(unsigned long long gen) {
  * the helper's thread makes no system call from C, which fork_quiet.c would take
  * for a thread that is not Go's. */
 void gd_fork_helper_done(unsigned long long gen) {
-    atomic_store(&fork_quiet, gen);
+    atomic_store(&fork_phase, FORK_PHASE(gen, FORK_DONE));
+}
+
+/* The forking thread's side of the handshake, from the moment it is out of Go:
+ * waits until the helper of fork gen is done (1), or gives up on a helper that has
+ * not begun within limit_s seconds (0). One that has begun stopping the world is
+ * waited for however long it takes. */
+int gd_fork_wait_helper(unsigned long long gen, long limit_s) {
+    struct timespec t0, t, pause = {0, 20000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    atomic_store(&fork_phase, FORK_PHASE(gen, FORK_WAITING));
+    for (;;) {
+        unsigned long long now = atomic_load(&fork_phase);
+        if (now == FORK_PHASE(gen, FORK_DONE)) {
+            return 1;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec >= limit_s) {
+            unsigned long long want = FORK_PHASE(gen, FORK_WAITING);
+            if (atomic_compare_exchange_strong(&fork_phase, &want, FORK_PHASE(gen, FORK_ABANDONED))) {
+                return 0;
+            }
+        }
+        nanosleep(&pause, NULL);
+    }
 }
 
 PyObject *gd_before_fork(PyObject *self, PyObject *unused) {
@@ -66,22 +117,15 @@ PyObject *gd_before_fork(PyObject *self, PyObject *unused) {
     if (gen == 0) {
         Py_RETURN_NONE; /* a fork child or a nested fork: nothing to wait for */
     }
-    struct timespec t0, t, pause = {0, 20000};
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    atomic_store(&fork_out_of_go, gen);
     /* The GIL stays held: other Python threads stay out of Go meanwhile. */
-    while (atomic_load(&fork_quiet) != gen) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if (t.tv_sec - t0.tv_sec > GD_FORK_WAIT_SECONDS) {
-            break; /* fork as before this wait existed */
-        }
-        nanosleep(&pause, NULL);
+    if (!gd_fork_wait_helper(gen, GD_FORK_WAIT_SECONDS)) {
+        gd_fork_gave_up++; /* fork as before this wait existed */
+        Py_RETURN_NONE;
     }
-    atomic_store(&fork_out_of_go, 0);
-    if (atomic_load(&fork_quiet) == gen) {
-        gd_fork_wait_quiet(GD_FORK_SETTLE_NS);
-        atomic_store(&fork_armed, 1);
+    if (!gd_fork_wait_quiet(GD_FORK_SETTLE_NS)) {
+        gd_fork_gave_up++;
     }
+    atomic_store(&fork_armed, 1);
     Py_RETURN_NONE;
 }
 
@@ -90,8 +134,8 @@ PyObject *gd_before_fork(PyObject *self, PyObject *unused) {
  * helper's stop of the world behind it) is left alone. A fork() that fails, or an
  * os.fork() whose later hook raised, leaves nothing armed: the flag is taken here. */
 static void fork_prepare_last(void) {
-    if (atomic_exchange(&fork_armed, 0)) {
-        gd_fork_wait_quiet(GD_FORK_SETTLE_NS);
+    if (atomic_exchange(&fork_armed, 0) && !gd_fork_wait_quiet(GD_FORK_SETTLE_NS)) {
+        gd_fork_gave_up++;
     }
 }
 
