@@ -168,7 +168,7 @@ func keepBlock(cls int, n *C.gdt_node) bool {
 func liveBlocks() int64 {
 	mu.Lock()
 	defer mu.Unlock()
-	live := atomic.LoadInt64((*int64)(unsafe.Pointer(&C.gdt_blocks)))
+	live := atomic.LoadInt64((*int64)(unsafe.Pointer(&C.gdt_blocks))) - largeSlotBlocks()
 	for cls := range cache.own {
 		live -= cache.own[cls].n + atomic.LoadInt64((*int64)(unsafe.Pointer(&C.gdt_returned[cls].count)))
 	}
@@ -176,9 +176,20 @@ func liveBlocks() int64 {
 }
 
 // For the tests (cgo cannot appear in _test.go files): every block malloc'd and
-// not yet freed, the class of t's block, a class's cap, and how many blocks of
-// it Go's own list and the returned stack hold.
+// not yet freed, the class of t's block, a class's cap, how many blocks of it
+// Go's own list and the returned stack hold, and the large-block slot's.
 func allBlocks() int64 { return atomic.LoadInt64((*int64)(unsafe.Pointer(&C.gdt_blocks))) }
+
+// largeSlotBlocks is how many blocks tensor.c's large-block slot holds: 0 or 1.
+func largeSlotBlocks() int64 {
+	if atomic.LoadUintptr((*uintptr)(unsafe.Pointer(&C.gdt_large_slot))) != 0 {
+		return 1
+	}
+	return 0
+}
+
+// dropLargeSlot frees the block tensor.c's large-block slot holds, if any.
+func dropLargeSlot() { C.gdt_drop_large_slot() }
 
 func blockClass(t *Tensor) int { return int(blockNode(t.managed.ptr()).cls) }
 

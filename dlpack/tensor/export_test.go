@@ -6,7 +6,8 @@ import "unsafe"
 // tensors over pinned slices not yet released; PinnedObjects the objects still
 // pinned (unpinned by the sweep after the last of their tensors is released).
 // AllBlocks counts the blocks malloc'd and not yet freed (cached ones too);
-// BlockClass, ClassCap and CachedIn tell the block cache's state (cache.go).
+// BlockClass, ClassCap and CachedIn tell the block cache's state (cache.go);
+// DropLargeSlot frees the block tensor.c's large-block slot keeps.
 var (
 	LiveBlocks    = liveBlocks
 	LivePins      = livePins
@@ -15,6 +16,7 @@ var (
 	BlockClass    = blockClass
 	ClassCap      = classCap
 	CachedIn      = cachedIn
+	DropLargeSlot = dropLargeSlot
 )
 
 // BlockAddr returns the address of t's managed tensor (its block).

@@ -7,8 +7,8 @@
 #include "tensor_c.h"
 #include "hugepages.h"
 
-/* Blocks malloc'd and not yet freed, cached ones included: cache.go's liveBlocks
- * subtracts those, for the tests' leak and double-free checks. A relaxed atomic add
+/* Blocks malloc'd and not yet freed, cached ones included (the large-block slot's
+ * too): cache.go's liveBlocks subtracts those, for the tests' leak and double-free checks. A relaxed atomic add
  * per malloc and per free; a block reused from the cache costs none. */
 int64_t gdt_blocks;
 
@@ -20,9 +20,63 @@ const int64_t gdt_class_cap[GDT_CLASSES] = {256, 128, 64, 32, 16, 8, 4, 2, 2};
 
 static void add_blocks(int64_t d) { atomic_fetch_add_explicit((_Atomic int64_t *)&gdt_blocks, d, memory_order_relaxed); }
 
-static void free_block(gdt_node *n) {
+/* The large-block slot: the last large block (GDT_SLOT_MIN to GDT_SLOT_MAX bytes)
+ * given back, kept instead of freed for the next large tensor.Uninitialized of
+ * about its size (a loop's result of the same shape), which then costs no malloc
+ * and, above all, no page faults: glibc serves such blocks from the heap once
+ * its mmap threshold has risen past them, and trims the heap's top when they are
+ * freed, so the next block's pages fault in again (bench_vec's 4096x1024
+ * scale_shift: ~250 faults a call in some rounds, 1.2-2.2x the C++ twin's time,
+ * whose smaller new[] glibc happened to keep). One block at most: a block given
+ * back takes the slot and frees the one it held. Blocks from GDT_SLOT_MAX are
+ * huge-page aligned and advised (hugepages.h) and glibc maps them on their own:
+ * they fault 2 MiB at a time, and holding one idle would hold too much. The slot
+ * is one atomic word exchanged whole, as the returned stacks' heads: any thread
+ * puts and takes (deleters run on any thread, without the GIL, after Go is
+ * gone); whoever gets a block out of it owns it alone, so none is freed twice.
+ * The exchange orders the last owner's writes to the block before the next
+ * owner's. */
+#define GDT_SLOT_MIN ((size_t)1 << 20)
+#define GDT_SLOT_MAX GD_HUGEPAGE_ALIGN_MIN
+uintptr_t gdt_large_slot; /* gdt_node* */
+
+static int slot_keeps(size_t size) { return size >= GDT_SLOT_MIN && size < GDT_SLOT_MAX; }
+
+static _Atomic uintptr_t *slot(void) { return (_Atomic uintptr_t *)&gdt_large_slot; }
+
+static void free_now(gdt_node *n) {
     free(n);
     add_blocks(-1);
+}
+
+static void free_block(gdt_node *n) {
+    if (n->cls < 0 && slot_keeps(n->size)) {
+        n = (gdt_node *)atomic_exchange_explicit(slot(), (uintptr_t)n, memory_order_acq_rel);
+        if (n == NULL)
+            return;
+    }
+    free_now(n);
+}
+
+/* take_large returns the slot's block if it holds size bytes and wastes at most an
+ * eighth of them, else NULL; a block that does not fit goes back to the slot,
+ * unless another took its place meanwhile (then it is freed). */
+static gdt_node *take_large(size_t size) {
+    gdt_node *n = (gdt_node *)atomic_exchange_explicit(slot(), 0, memory_order_acq_rel);
+    if (n == NULL || (n->size >= size && n->size - size <= size / 8))
+        return n;
+    uintptr_t empty = 0;
+    if (!atomic_compare_exchange_strong_explicit(slot(), &empty, (uintptr_t)n, memory_order_acq_rel,
+                                                 memory_order_relaxed))
+        free_now(n);
+    return NULL;
+}
+
+/* gdt_drop_large_slot frees the slot's block, if any (the tests' leak checks). */
+void gdt_drop_large_slot(void) {
+    gdt_node *n = (gdt_node *)atomic_exchange_explicit(slot(), 0, memory_order_acq_rel);
+    if (n != NULL)
+        free_now(n);
 }
 
 /* gdt_alloc returns a new block whose managed struct has header bytes (struct,
@@ -30,7 +84,8 @@ static void free_block(gdt_node *n) {
  * boundary past the header, as DLPack asks of data (from 32 MiB, the first
  * huge-page boundary: gd_data_align). A block of size class cls (cache.go chose
  * it; the block then takes the class's whole size) may be cached and reused; cls
- * -1 sizes it exactly and it is only ever freed. The block itself needs no more
+ * -1 sizes it exactly, and it is freed, or kept in the large-block slot above and
+ * reused from there for a block not to clear. The block itself needs no more
  * than malloc's alignment (node and struct are at its start, and free takes it
  * back): over-allocating by 255 bytes with malloc costs ~15 ns where glibc's
  * aligned_alloc costs 20-90 (measured). Large blocks are calloc'd instead of
@@ -57,18 +112,25 @@ gdt_block gdt_alloc(size_t header, size_t data, int cls, int clear) {
      * where cache.go's newBlock finds it again. */
     size_t size = cls >= 0 ? (size_t)1 << (GDT_MIN_SHIFT + cls)
                            : sizeof(gdt_node) + header + align - 1 + (large ? span : data);
-    gdt_node *n = large && clear ? calloc(1, size) : malloc(size);
-    if (n == NULL)
-        return b;
+    /* A block to clear stays calloc's: fresh pages come cleared, the slot's would
+     * need a pass. */
+    gdt_node *n = cls < 0 && !clear && slot_keeps(size) ? take_large(size) : NULL;
+    int fresh = n == NULL;
+    if (fresh) {
+        n = large && clear ? calloc(1, size) : malloc(size);
+        if (n == NULL)
+            return b;
+        n->size = size;
+        add_blocks(1);
+    }
     n->next = NULL;
     n->cls = cls;
     char *m = (char *)(n + 1);
     char *d = (char *)(((uintptr_t)m + header + align - 1) & ~(uintptr_t)(align - 1));
-    if (large)
+    if (large && fresh)
         gd_advise_hugepages(d, (int64_t)span);
-    else if (data > 0 && clear)
+    else if (!large && data > 0 && clear)
         memset(d, 0, data);
-    add_blocks(1);
     b.block = m;
     b.data = d;
     return b;

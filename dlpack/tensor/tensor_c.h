@@ -19,13 +19,17 @@
 #define GDT_CLASSES 9
 #define GDT_MIN_SHIFT 8
 
-/* A block's first bytes; the managed struct follows (16 bytes keep it at malloc's
- * alignment). cls is the block's size class, or -1 for a block never cached; ndim
- * how many dimensions its arrays were written for (room for that many). */
+/* A block's first bytes; the managed struct follows (32 bytes keep it at malloc's
+ * alignment). cls is the block's size class, or -1 for a block never cached in a
+ * class; ndim how many dimensions its arrays were written for (room for that
+ * many); size the bytes malloc'd, which tell whether a large block kept in
+ * tensor.c's slot fits a new tensor. */
 typedef struct gdt_node {
     struct gdt_node *next;
     int32_t cls;
     int32_t ndim;
+    size_t size;
+    size_t pad;
 } gdt_node;
 
 /* Blocks the C deleters gave back, one lock-free stack per class: any thread
@@ -41,6 +45,7 @@ typedef struct {
 extern gdt_returned_stack gdt_returned[GDT_CLASSES];
 extern const int64_t gdt_class_cap[GDT_CLASSES];
 extern int64_t gdt_blocks;
+extern uintptr_t gdt_large_slot;
 
 typedef struct {
     void *block; /* the managed struct (past the node); NULL when out of memory */
@@ -49,6 +54,7 @@ typedef struct {
 
 gdt_block gdt_alloc(size_t header, size_t data, int cls, int clear);
 void gdt_free(gdt_node *n);
+void gdt_drop_large_slot(void);
 /* The two deleters' names are godlpack's sign of memory made in Go (owner.c's
  * gd_owner_made_by_go, Array.flags["owndata"]): keep them. */
 void gdt_deleter_versioned(DLManagedTensorVersioned *m);

@@ -2,6 +2,7 @@ package vec
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -204,4 +205,23 @@ func viewCase[T Number](t *testing.T, op opCase[T], a, b []T, s [4]T, step, n, d
 		got[i] = out[dFirst+i*dstStep]
 	}
 	check(got, func(i int) int { return first + i*step })
+}
+
+// A length mismatch names the operand (from 1, after dst) and its length, and
+// leaves dst untouched (sameLen, inlined into every slice operation, makes the
+// error out of line).
+func TestLengthErrorNamesTheOperand(t *testing.T) {
+	dst := []float32{9, 9, 9}
+	for name, err := range map[string]error{
+		"Add b":  Add(dst, make([]float32, 3), make([]float32, 4)),
+		"Clip a": Clip(dst, make([]float32, 2), 0, 1),
+	} {
+		want := map[string]string{"Add b": "operand 2 has 4", "Clip a": "operand 1 has 2"}[name]
+		if err == nil || !strings.Contains(err.Error(), "dst has 3 elements but source "+want) {
+			t.Errorf("%s: %v, want dst has 3 elements but source %s", name, err, want)
+		}
+	}
+	if dst[0] != 9 || dst[2] != 9 {
+		t.Errorf("dst written: %v", dst)
+	}
 }

@@ -25,13 +25,20 @@ type Castable interface {
 }
 
 // sameLen is nil when every source operand is as long as dst, else an error
-// naming the first that is not.
+// naming the first that is not. Small enough to inline (the error is made out
+// of line): a call costs ~2 ns of a 16-element Clip's ~15 (a 4x4 clip_).
 func sameLen(dst int, lens ...int) error {
 	for i, n := range lens {
 		if n != dst {
-			return fmt.Errorf("vec: dst has %d elements but source operand %d has %d: "+
-				"pass slices of the same length", dst, i+1, n)
+			return lenError(dst, i, n)
 		}
 	}
 	return nil
+}
+
+// lenError is sameLen's error: source operand i (from 0) has n elements, not
+// dst.
+func lenError(dst, i, n int) error {
+	return fmt.Errorf("vec: dst has %d elements but source operand %d has %d: "+
+		"pass slices of the same length", dst, i+1, n)
 }
