@@ -190,6 +190,10 @@ typedef struct {
  * or without the GIL, after finalization too. */
 void gd_ext_instance_release(uintptr_t id);
 
+/* A new instance of bound class t (never a Python subclass) owning the Go value of
+ * id (ext_class.c); NULL with MemoryError, id then still the caller's. */
+PyObject *gd_ext_instance_new(PyTypeObject *t, uintptr_t id);
+
 #define GD_EXT_MAX_CLASSES 256
 #define GD_EXT_MAX_EXCEPTIONS 256
 extern gd_ext_class gd_ext_classes[GD_EXT_MAX_CLASSES];

@@ -482,10 +482,8 @@ static PyObject *build(gd_ext_result *r) {
         break;
     }
     case GD_EXT_R_INSTANCE: {
-        PyTypeObject *t = gd_ext_classes[r->n].type;
-        out = t->tp_alloc(t, 0);
+        out = gd_ext_instance_new(gd_ext_classes[r->n].type, (uintptr_t)r->i);
         if (out != NULL) {
-            ((gd_ext_instance *)out)->handle = (uintptr_t)r->i;
             r->i = 0; /* the instance's now */
         }
         break;
