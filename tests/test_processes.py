@@ -32,14 +32,18 @@ def stacks(pid):
     # hang inside the Go runtime shows there, slowness does not.
     if shutil.which("gdb") is None:
         return "(no gdb to show its stacks)"
-    # gd_fork_gave_up: forks made without the runtime made quiet (fork_wait.c).
+    # Then the forks made without the runtime made quiet (fork_wait.c), and the
+    # runtime's P count, idle Ps and stop-the-world state, as the child has them.
     cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 12"]
-    cmd += ["-ex", "p gd_fork_gave_up"]
+    sched = "'runtime.sched'"
+    for what in ("(unsigned long)gd_fork_gave_up", "'runtime.gomaxprocs'", f"{sched}.npidle",
+                 f"{sched}.stopwait", f"{sched}.gcwaiting"):
+        cmd += ["-ex", f"p {what}"]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
     except subprocess.TimeoutExpired:
         return "(gdb timed out)"
-    return "\\n".join(line for line in out.splitlines() if line.startswith(("#", "Thread ", "$1")))
+    return "\\n".join(line for line in out.splitlines() if line.startswith(("#", "Thread ", "$")))
 
 def churn(n):
     # Go heap garbage: ~26 KB per repr, so n=400 allocates ~10 MB, well past the
