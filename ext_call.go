@@ -22,11 +22,10 @@ var extFuncs []*Function
 // A panic is recovered into RuntimeError; the borrowed tensors made during the
 // call are closed whatever happens.
 //
-// The crossing itself is Go's: ~40 ns from a C thread into an exported no-op, of
-// which ~10 ns are the runtime's receive from main_init_done, taken on every
-// callback into a thread with no Go call under it (a lock and an unlock of a closed
-// channel: `<-main_init_done` in cgocallbackg1, runtime/cgocall.go, Go 1.26),
-// nothing this package can avoid.
+// The crossing itself is Go's: ~40 ns from a C thread into an exported no-op. The
+// runtime's wait for package init on every such callback (`<-main_init_done` in
+// cgocallbackg1, runtime/cgocall.go, Go 1.26: a lock and an unlock of a closed
+// channel) is one load of a flag in godlpack's builds (_gobuild.py's runtime patch).
 //
 //export goExtCall
 func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {

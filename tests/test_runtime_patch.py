@@ -1,10 +1,11 @@
 """godlpack's one patch to the Go runtime its builds link (_gobuild.runtime_patch): a call
-from C into Go waits for package initialization with a non-blocking receive from the
-runtime's main_init_done first, so that, once init is done, Python threads calling Go
-share no lock (two threads on a free-threaded CPython scaled x1.05 with the lock, x2.0
-without it: bench/bench_threads.py). What is checked here: the patch changes that one
-wait and nothing else, builds take it (the compiled runtime calls the non-blocking
-receive), `patch_runtime=False` and a runtime that reads otherwise build unpatched."""
+from C into Go waits for package initialization (the runtime's main_init_done) only
+while a flag of the patch's own is unset, one atomic load that no call writes once init
+is done, so that Python threads calling Go share no lock (two threads on a free-threaded
+CPython scaled x1.05 with the channel's lock, x2.0 without it: bench/bench_threads.py)
+and make no call for it. What is checked here: the patch changes that wait, the import
+and the flag's declaration and nothing else, builds take it (the compiled runtime reads
+the flag), `patch_runtime=False` and a runtime that reads otherwise build unpatched."""
 
 from __future__ import annotations
 
@@ -46,8 +47,16 @@ def test_patch_replaces_only_the_init_wait(tmp_path, toolchain):
     before = Path(original).read_text(encoding="utf-8")
     after = Path(patched).read_text(encoding="utf-8")
     assert Path(patched).parent == tmp_path
-    assert after == before.replace(_gobuild._INIT_WAIT, _gobuild._INIT_WAIT_UNLOCKED)
-    assert after != before and after.count("<-main_init_done") == 2
+    # The wait inside the flag's test, the flag's package imported, the flag declared.
+    imports = '\t"internal/goexperiment"\n'
+    assert after == (
+        before.replace(_gobuild._INIT_WAIT, _gobuild._INIT_WAIT_ONCE).replace(
+            imports, imports + '\t"internal/runtime/atomic"\n'
+        )
+        + _gobuild._INIT_FLAG
+    )
+    assert after.count("<-main_init_done") == 1 and "if !godlpackInitDone.Load() {" in after
+    assert after.endswith("var godlpackInitDone atomic.Bool\n")
 
 
 def test_a_runtime_that_reads_otherwise_is_left_alone(tmp_path, toolchain, monkeypatch):
@@ -55,6 +64,16 @@ def test_a_runtime_that_reads_otherwise_is_left_alone(tmp_path, toolchain, monke
     monkeypatch.setattr(_gobuild, "_INIT_WAIT", "\t\t<-some_other_channel\n")
     assert _gobuild.runtime_patch(go, goroot_env, tmp_path) == {}
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cgocall_without_the_import_or_with_atomic_already_is_left_alone():
+    wait = 'import (\n\t"internal/goexperiment"\n)\n\nfunc f() {\n\t\t<-main_init_done\n}\n'
+    assert _gobuild.patched_cgocall(wait) is not None
+    assert _gobuild.patched_cgocall(wait.replace("goexperiment", "abi")) is None
+    twice = wait.replace("\t\t<-main_init_done\n", "\t\t<-main_init_done\n\t\t<-main_init_done\n")
+    assert _gobuild.patched_cgocall(twice) is None
+    atomic = wait.replace(")\n", '\t"internal/runtime/atomic"\n)\n', 1)
+    assert _gobuild.patched_cgocall(atomic) is None
 
 
 def _build_probe(tmp_path: Path, patch_runtime: bool) -> str:
@@ -82,22 +101,22 @@ def _build_probe(tmp_path: Path, patch_runtime: bool) -> str:
         check=True,
         env={**_gobuild.os.environ, **goroot_env},
     ).stdout
-    return "\n".join(line for line in dump.splitlines() if "CALL " in line)
+    return "\n".join(line for line in dump.splitlines() if "CALL " in line or "godlpack" in line)
 
 
 def test_builds_wait_for_init_without_the_channel_lock(tmp_path, capfd):
     calls = _build_probe(tmp_path, patch_runtime=True)
     assert "(with godlpack's Go runtime patch)" in capfd.readouterr().err
-    # The non-blocking receive first (it takes no lock on a closed channel), the blocking
-    # one only while init runs.
-    assert "runtime.selectnbrecv(SB)" in calls, calls
+    # The flag read first (no lock, no call), the blocking receive only while it is unset.
+    assert "runtime.godlpackInitDone(SB)" in calls, calls
     assert "runtime.chanrecv1(SB)" in calls, calls
+    assert "runtime.selectnbrecv(SB)" not in calls, calls
 
 
 def test_patch_runtime_false_links_the_runtime_as_it_is(tmp_path, capfd):
     calls = _build_probe(tmp_path, patch_runtime=False)
     assert "Go runtime patch" not in capfd.readouterr().err
-    assert "runtime.selectnbrecv(SB)" not in calls, calls
+    assert "godlpackInitDone" not in calls, calls
     assert "runtime.chanrecv1(SB)" in calls, calls
 
 

@@ -445,20 +445,46 @@ def _join_flags(ours: list[str], theirs: str) -> str:
 # receive from a closed channel still takes the channel's lock, so every such call of
 # every thread writes that one lock's cache line: on a free-threaded CPython, two
 # threads calling Go scaled x1.05 instead of x2 (bench/bench_threads.py, touch, 3.13t;
-# design.md "Free-threading: the runtime's per-call lock"). The patch tries a
-# non-blocking receive first, which answers for a closed channel without the lock, and
-# falls back to the blocking one while init is still running: the same wait, the same
-# memory-model edge (a receive that returns because the channel is closed). A toolchain
-# whose runtime does not read exactly so is built unpatched.
+# design.md "Free-threading: the runtime's per-call lock"). The patch asks a flag of its
+# own first, one atomic load that no call writes once it is set: only while it is unset
+# does the call receive (blocking, the same wait), and a receive that returned, which
+# only the channel's close lets happen, sets it. The memory-model edge stays the
+# runtime's: the close is synchronized before that receive, the receive before the
+# store, the store before every load that sees it. (Session 12's patch, a non-blocking
+# receive first, answered without the lock too, but through a call into the channel
+# code on every crossing: ~2 ns of a ~120 ns call.) A toolchain whose runtime does not
+# read exactly so is built unpatched.
 RUNTIME_CGOCALL = ("src", "runtime", "cgocall.go")
 _INIT_WAIT = "\t\t<-main_init_done\n"
-_INIT_WAIT_UNLOCKED = (
-    "\t\tselect { // godlpack's patch (godlpack/_gobuild.py): no lock once init is done\n"
-    "\t\tcase <-main_init_done:\n"
-    "\t\tdefault:\n"
+_INIT_WAIT_ONCE = (
+    "\t\tif !godlpackInitDone.Load() { // godlpack's patch (godlpack/_gobuild.py)\n"
     "\t\t\t<-main_init_done\n"
+    "\t\t\tgodlpackInitDone.Store(true)\n"
     "\t\t}\n"
 )
+_CGOCALL_IMPORT = '\t"internal/goexperiment"\n'
+_CGOCALL_IMPORT_ATOMIC = _CGOCALL_IMPORT + '\t"internal/runtime/atomic"\n'
+_INIT_FLAG = (
+    "\n// godlpackInitDone is set once a call from C has seen main_init_done closed\n"
+    "// (godlpack's patch, godlpack/_gobuild.py).\n"
+    "var godlpackInitDone atomic.Bool\n"
+)
+
+
+def patched_cgocall(source: str) -> str | None:
+    """runtime/cgocall.go's text ``source`` with the patch above, or None where it does
+    not read as the patch expects (the init wait or the import it adds to, each once, and
+    no atomic package imported already)."""
+    if (
+        source.count(_INIT_WAIT) != 1
+        or source.count(_CGOCALL_IMPORT) != 1
+        or '"internal/runtime/atomic"' in source
+    ):
+        return None
+    return (
+        source.replace(_INIT_WAIT, _INIT_WAIT_ONCE).replace(_CGOCALL_IMPORT, _CGOCALL_IMPORT_ATOMIC)
+        + _INIT_FLAG
+    )
 
 
 # The fork child's repair of its runtime (fork.go): a file added to package runtime,
@@ -520,10 +546,11 @@ def runtime_patch(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, 
         source = original.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return {}
-    if source.count(_INIT_WAIT) != 1:
+    text = patched_cgocall(source)
+    if text is None:
         return {}
     patched = into / "godlpack_runtime_cgocall.go"
-    patched.write_text(source.replace(_INIT_WAIT, _INIT_WAIT_UNLOCKED), encoding="utf-8")
+    patched.write_text(text, encoding="utf-8")
     return {str(original): str(patched)}
 
 
