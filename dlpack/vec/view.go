@@ -166,15 +166,28 @@ type Tensor interface {
 	Stride(i int) int64 // in elements
 }
 
-// FromTensor is FromPointer of x's data, shape and strides, read one by one
-// instead of copied into new slices (Shape and Strides): a view of up to 4
-// dimensions then allocates nothing (view_alloc_test.go), where the copies were
-// most of a 4x4 tensor's work.
+// A LaidOutTensor is a Tensor that hands its data, shape and strides over in one
+// call (godlpack.Tensor and MutTensor are): FromTensor then makes one dynamic
+// call, not one per dimension and field (most of a 4x4 tensor's view). shape
+// and strides may be the tensor's own memory: FromTensor only reads them.
+type LaidOutTensor interface {
+	Tensor
+	Layout() (data unsafe.Pointer, shape, strides []int64)
+}
+
+// FromTensor is FromPointer of x's data, shape and strides, read in place
+// (Layout) or one by one, not copied into new slices (Shape and Strides): a
+// view of up to 4 dimensions then allocates nothing (view_alloc_test.go),
+// where the copies were most of a 4x4 tensor's work.
 func FromTensor[T any](x Tensor) (v View[T], err error) {
-	nd := x.NDim()
-	if fromSmallTensor(&v, x, nd) {
-		return v, nil
+	if l, ok := x.(LaidOutTensor); ok {
+		data, shape, strides := l.Layout()
+		if len(strides) == len(shape) && fromSmallTensor(&v, data, shape, strides) {
+			return v, nil
+		}
+		return FromPointer[T](data, shape, strides)
 	}
+	nd := x.NDim()
 	var onStack [2 * walkDims]int64
 	both := onStack[:]
 	if 2*nd > len(both) {
@@ -183,6 +196,9 @@ func FromTensor[T any](x Tensor) (v View[T], err error) {
 	shape, strides := both[:nd:nd], both[nd:2*nd]
 	for i := range nd {
 		shape[i], strides[i] = x.Dim(i), x.Stride(i)
+	}
+	if fromSmallTensor(&v, x.Data(), shape, strides) {
+		return v, nil
 	}
 	return FromPointer[T](x.Data(), shape, strides)
 }
@@ -193,32 +209,33 @@ func FromTensor[T any](x Tensor) (v View[T], err error) {
 const smallExtent = 1 << 28
 
 // fromSmallTensor is FromTensor's view of a tensor of at most inlineDims
-// dimensions with elements and extents and strides under smallExtent (every
-// bench_vec input): read straight into v, with none of FromPointer's overflow
-// arithmetic (divisions) or copies. false (v's contents then undefined):
-// FromPointer decides, errors and all.
-func fromSmallTensor[T any](v *View[T], x Tensor, nd int) bool {
-	if nd > inlineDims {
+// dimensions (strides as many as shape) with elements and extents and strides
+// under smallExtent (every bench_vec input): read straight into v, with none of
+// FromPointer's overflow arithmetic (divisions) or copies. false (v's contents
+// then undefined): FromPointer decides, errors and all.
+func fromSmallTensor[T any](v *View[T], data unsafe.Pointer, shape, strides []int64) bool {
+	nd := len(shape)
+	if nd > inlineDims || data == nil {
 		return false
 	}
 	v.dims.nd = nd
-	shape, strides := v.dims.shape(), v.dims.strides()
+	shp, str := v.dims.inline[:nd:nd], v.dims.inline[inlineDims:inlineDims+nd]
+	strides = strides[:nd]
 	lo, hi := int64(0), int64(0) // int64: a 32-bit int would overflow
-	for i := range nd {
-		d, s := x.Dim(i), x.Stride(i)
+	for i, d := range shape {
+		s := strides[i]
 		if d <= 0 || d >= smallExtent || s <= -smallExtent || s >= smallExtent {
 			return false
 		}
-		shape[i], strides[i] = int(d), int(s)
+		shp[i], str[i] = int(d), int(s)
 		if r := (d - 1) * s; r < 0 {
 			lo += r
 		} else {
 			hi += r
 		}
 	}
-	data := x.Data()
 	size := int64(unsafe.Sizeof(*new(T)))
-	if data == nil || hi-lo >= maxSpanBytes/size {
+	if hi-lo >= maxSpanBytes/size {
 		return false
 	}
 	v.data = unsafe.Slice((*T)(unsafe.Add(data, lo*size)), hi-lo+1)

@@ -17,33 +17,52 @@ func (x *tensorOf) NDim() int            { return len(x.shape) }
 func (x *tensorOf) Dim(i int) int64      { return x.shape[i] }
 func (x *tensorOf) Stride(i int) int64   { return x.strides[i] }
 
+// laidOut is a tensorOf that hands its layout over in one call (Layout), as
+// godlpack's tensors do: FromTensor's other path.
+type laidOut struct{ *tensorOf }
+
+func (x laidOut) Layout() (unsafe.Pointer, []int64, []int64) { return x.data, x.shape, x.strides }
+
+// bothPaths is x read by FromTensor one field at a time, and through Layout.
+func bothPaths(x *tensorOf) []Tensor { return []Tensor{x, laidOut{x}} }
+
 // FromTensor is FromPointer of the tensor's layout: negative strides, more
 // dimensions than fit on its stack, and errors alike.
 func TestFromTensor(t *testing.T) {
 	x := []float64{0, 1, 2, 3, 4, 5}
-	v, err := FromTensor[float64](&tensorOf{unsafe.Pointer(&x[5]), []int64{2, 3}, []int64{-3, -1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if at(v, 0, 0) != 5 || at(v, 1, 2) != 0 || at(v, 0, 2) != 3 {
-		t.Fatalf("view %v", v)
-	}
 	many := &tensorOf{unsafe.Pointer(&x[0]), make([]int64, 2*walkDims), make([]int64, 2*walkDims)}
 	for i := range many.shape {
 		many.shape[i] = 1
 	}
 	many.shape[0] = 6
 	many.strides[0] = 1
-	m, err := FromTensor[float64](many)
-	if s, ok := m.Contiguous(); err != nil || !ok || len(s) != 6 || len(m.Shape()) != 2*walkDims {
-		t.Fatalf("%d dimensions: %v %v %v", 2*walkDims, err, ok, m.Shape())
+	for path := range 2 {
+		v, err := FromTensor[float64](bothPaths(&tensorOf{unsafe.Pointer(&x[5]), []int64{2, 3}, []int64{-3, -1}})[path])
+		if err != nil {
+			t.Fatal(path, err)
+		}
+		if at(v, 0, 0) != 5 || at(v, 1, 2) != 0 || at(v, 0, 2) != 3 {
+			t.Fatalf("path %d: view %v", path, v)
+		}
+		m, err := FromTensor[float64](bothPaths(many)[path])
+		if s, ok := m.Contiguous(); err != nil || !ok || len(s) != 6 || len(m.Shape()) != 2*walkDims {
+			t.Fatalf("path %d, %d dimensions: %v %v %v", path, 2*walkDims, err, ok, m.Shape())
+		}
+		if _, err := FromTensor[float64](bothPaths(&tensorOf{nil, []int64{2}, []int64{1}})[path]); err == nil {
+			t.Fatalf("path %d: nil data: no error", path)
+		}
+		huge := &tensorOf{unsafe.Pointer(&x[0]), []int64{2, 2}, []int64{1 << 62, 1}}
+		if _, err := FromTensor[float64](bothPaths(huge)[path]); err == nil {
+			t.Fatalf("path %d: overflowing strides: no error", path)
+		}
 	}
-	if _, err := FromTensor[float64](&tensorOf{nil, []int64{2}, []int64{1}}); err == nil {
-		t.Fatal("nil data: no error")
+	short := &tensorOf{unsafe.Pointer(&x[0]), []int64{2, 3}, []int64{3}} // a Layout's strides must match
+	if _, err := FromTensor[float64](laidOut{short}); err == nil {
+		t.Fatal("one stride for two dimensions: no error")
 	}
-	huge := &tensorOf{unsafe.Pointer(&x[0]), []int64{2, 2}, []int64{1 << 62, 1}}
-	if _, err := FromTensor[float64](huge); err == nil {
-		t.Fatal("overflowing strides: no error")
+	contiguous, err := FromTensor[float64](laidOut{&tensorOf{unsafe.Pointer(&x[0]), []int64{2, 3}, nil}})
+	if s, ok := contiguous.Contiguous(); err != nil || !ok || len(s) != 6 {
+		t.Fatalf("nil strides through Layout (C-contiguous): %v %v %v", err, ok, s)
 	}
 }
 
@@ -59,8 +78,10 @@ func TestSmallViewAllocations(t *testing.T) {
 		x    *tensorOf
 		want float64
 	}{{"FromTensor, contiguous", contig, 0}, {"FromTensor, strided", every2, 0}} {
-		if got := testing.AllocsPerRun(100, func() { _, _ = FromTensor[float32](c.x) }); got != c.want {
-			t.Errorf("%s: %v allocations, want %v", c.name, got, c.want)
+		for path, x := range bothPaths(c.x) {
+			if got := testing.AllocsPerRun(100, func() { _, _ = FromTensor[float32](x) }); got != c.want {
+				t.Errorf("%s, path %d: %v allocations, want %v", c.name, path, got, c.want)
+			}
 		}
 	}
 	if got := testing.AllocsPerRun(100, func() { _, _ = ViewOf(x, 4, 8) }); got != 0 {

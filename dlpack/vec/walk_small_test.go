@@ -186,19 +186,23 @@ func TestFromTensorSmallPath(t *testing.T) {
 		{[]int64{}, []int64{}},
 		{[]int64{2, 1, 2, 1, 2}, []int64{8, 1, 2, 1, 1}},
 	} {
-		got, err := FromTensor[float32](&tensorOf{p, c.shape, c.strides})
 		want, werr := FromPointer[float32](p, c.shape, c.strides)
-		if (err == nil) != (werr == nil) || !slices.Equal(got.Shape(), want.Shape()) ||
-			!slices.Equal(got.Strides(), want.Strides()) || got.offset != want.offset || len(got.data) != len(want.data) ||
-			(len(got.data) > 0 && &got.data[0] != &want.data[0]) {
-			t.Errorf("%v %v: FromTensor %v %v, FromPointer %v %v", c.shape, c.strides, got, err, want, werr)
+		for path, x := range bothPaths(&tensorOf{p, c.shape, c.strides}) {
+			got, err := FromTensor[float32](x)
+			if (err == nil) != (werr == nil) || !slices.Equal(got.Shape(), want.Shape()) ||
+				!slices.Equal(got.Strides(), want.Strides()) || got.offset != want.offset || len(got.data) != len(want.data) ||
+				(len(got.data) > 0 && &got.data[0] != &want.data[0]) {
+				t.Errorf("%v %v, path %d: FromTensor %v %v, FromPointer %v %v", c.shape, c.strides, path, got, err, want, werr)
+			}
 		}
 	}
-	if _, err := FromTensor[float32](&tensorOf{nil, []int64{2, 2}, []int64{2, 1}}); err == nil {
-		t.Error("nil data with elements: no error")
-	}
-	if _, err := FromTensor[float32](&tensorOf{p, []int64{-1, 2}, []int64{2, 1}}); err == nil {
-		t.Error("a negative extent: no error")
+	for path := range 2 {
+		if _, err := FromTensor[float32](bothPaths(&tensorOf{nil, []int64{2, 2}, []int64{2, 1}})[path]); err == nil {
+			t.Errorf("path %d: nil data with elements: no error", path)
+		}
+		if _, err := FromTensor[float32](bothPaths(&tensorOf{p, []int64{-1, 2}, []int64{2, 1}})[path]); err == nil {
+			t.Errorf("path %d: a negative extent: no error", path)
+		}
 	}
 }
 
