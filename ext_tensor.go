@@ -100,6 +100,14 @@ func (x Tensor[E]) Dim(i int) int64 { return x.shape()[i] }
 // Stride returns the stride of dimension i, in elements (negative ones too).
 func (x Tensor[E]) Stride(i int) int64 { return x.strides()[i] }
 
+// Layout returns the data pointer, extents and strides (in elements) as the
+// producer holds them, not copies: read them during the call, never write them.
+// It makes a Tensor a vec.LaidOutTensor, so vec.FromTensor reads its layout in
+// one call.
+func (x Tensor[E]) Layout() (data unsafe.Pointer, shape, strides []int64) {
+	return x.dl().data, x.shape(), x.strides()
+}
+
 // Shape returns a copy of the extents.
 func (x Tensor[E]) Shape() []int64 { return append([]int64(nil), x.shape()...) }
 
@@ -139,27 +147,41 @@ func (x Tensor[E]) Data() unsafe.Pointer { return x.dl().data }
 // ReadSlice returns the elements of a C-contiguous tensor as a []T sharing its
 // memory: an error if T is not the dtype's Go type or the tensor is not
 // C-contiguous. The function must not write through it unless x is a MutTensor.
-func ReadSlice[T dlpack.Element](x TensorArg) ([]T, error) {
-	t := Tensor[T]{x.arg()}
-	if t.IsNone() {
-		return nil, errNone
-	}
-	got := t.DType() // once: a 4x4 clip_'s whole body is a few of these calls
-	if want := dlpack.DTypeOf[T](); want != got {
-		return nil, &tensor.DTypeError{Want: want, Got: got}
-	}
-	if !t.Contiguous() {
-		return nil, tensor.ErrNotContiguous
-	}
-	n := t.Len()
-	if got.SubByte() && t.a.m.flags&flagSubbytePadded == 0 && n > 1 {
-		return nil, errors.New("godlpack: packed sub-byte elements share bytes; no []T can view them")
-	}
-	return unsafe.Slice((*T)(t.Data()), int(n)), nil
-}
+func ReadSlice[T dlpack.Element](x TensorArg) ([]T, error) { return readSlice[T](x.arg()) }
 
 // Slice is ReadSlice for a tensor the function may write to.
-func Slice[T dlpack.Element, E any](x MutTensor[E]) ([]T, error) { return ReadSlice[T](x) }
+func Slice[T dlpack.Element, E any](x MutTensor[E]) ([]T, error) { return readSlice[T](x.a) }
+
+// readSlice is ReadSlice of argument a. It reads the tensor's fields once, in
+// one pass, with no lookup: a 4x4 clip_'s whole body is this and a 16-element
+// loop, and a strided tensor's refusal is what a function pays before taking
+// its strided path (bench/bench_vec.py).
+func readSlice[T dlpack.Element](a *extArg) ([]T, error) {
+	if a == nil {
+		return nil, errNone
+	}
+	t := &a.m.dl_tensor
+	want := dlpack.DTypeOf[T]()
+	if dt := t.dtype; uint8(dt.code) != want.DL.Code || uint8(dt.bits) != want.DL.Bits || uint16(dt.lanes) != want.DL.Lanes {
+		return nil, &tensor.DTypeError{Want: want, Got: Tensor[Any]{a}.DType()}
+	}
+	x := Tensor[Any]{a}
+	shape, strides := x.shape(), x.strides()
+	n, step, contiguous := int64(1), int64(1), true // the module checked that the count fits
+	for i := len(shape) - 1; i >= 0; i-- {
+		d := shape[i]
+		contiguous = contiguous && (d == 1 || strides[i] == step)
+		step *= d
+		n *= d
+	}
+	if !contiguous && n != 0 { // no elements: any strides are C-contiguous (Contiguous's rule)
+		return nil, tensor.ErrNotContiguous
+	}
+	if want.SubByte() && a.m.flags&flagSubbytePadded == 0 && n > 1 {
+		return nil, errors.New("godlpack: packed sub-byte elements share bytes; no []T can view them")
+	}
+	return unsafe.Slice((*T)(t.data), int(n)), nil
+}
 
 // AsTensor returns the argument as a *tensor.Tensor, for the whole dlpack/tensor
 // API (typed views, dlgonum's matrices). It is borrowed: valid until the function
