@@ -66,5 +66,9 @@ def test_leak_bench_fails_a_leak(tmp_path):
     assert "RSS growth" in proc.stdout and "FAIL" in proc.stdout, proc.stdout
     f = json.loads(figures.read_text())
     assert f["ok"] is False
-    assert all(m > 3.0 for m in f["rss_growth_mib_rounds"]), f  # ~5 MiB; the first less
+    # ~5 MiB a round; the median, as the benchmark's own verdict. One round can read
+    # less where the process hands memory back meanwhile, which hides no leak that grows
+    # every round: a round read under 3 MiB on 3.11 and 3.13t in a loaded CI run (not
+    # reproduced: 5.1 MiB every round alone and beside another suite).
+    assert f["rss_growth_mib"] > 3.0, f["rss_growth_mib_rounds"]
     assert f["live_allocations_after"] == f["live_allocations_before"]
