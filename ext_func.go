@@ -73,11 +73,11 @@ type param struct {
 	mut      cInt32  // gd_ext_arg.mut, set by every tensor converter: 1 for a MutTensor
 	noAlias  bool    // a MutTensor without AllowOverlap: refuse one whose elements alias
 
-	// word: an int64 or float64 parameter, whose Go value is the argument's word at
-	// offset off of gd_ext_arg as it lies (i, f): arg reads it with no call, where
-	// the converter's call was a nanosecond or two of a 4x4 clip_'s body.
-	word bool
-	off  uintptr
+	// word: an int64 or float64 parameter's, the offset in gd_ext_arg of the
+	// field (i, f) whose bits are its Go value (0: none; no such field is first):
+	// arg reads it with no call, where the converter's call was a nanosecond or two
+	// of a 4x4 clip_'s body.
+	word uintptr
 }
 
 func newFunction(name string, n int, names []string) *Function {
@@ -275,7 +275,7 @@ func converter[A any](f *Function, i int) func(*extArg) (A, error) {
 	switch v := any(zero).(type) {
 	case int64:
 		p.kind = extInt
-		p.word, p.off = true, unsafe.Offsetof(extArg{}.i)
+		p.word = unsafe.Offsetof(extArg{}.i)
 		c = func(a *extArg) (int64, error) { return int64(a.i), nil }
 	case int:
 		p.kind = extInt
@@ -294,7 +294,7 @@ func converter[A any](f *Function, i int) func(*extArg) (A, error) {
 		c = narrowInt[uint32](f, p)
 	case float64:
 		p.kind = extFloat
-		p.word, p.off = true, unsafe.Offsetof(extArg{}.f)
+		p.word = unsafe.Offsetof(extArg{}.f)
 		c = func(a *extArg) (float64, error) { return float64(a.f), nil }
 	case bool:
 		p.kind = extBool
@@ -358,6 +358,24 @@ func aliased(a *extArg) bool {
 	return dlpack.SelfOverlap(x.shape(), x.strides(), selfOverlapWork) != dlpack.NoAliasing
 }
 
+// rowsApart reports, of a matrix, that each row's elements lie apart and
+// within less than the distance between rows (C order: contiguous, stepped, a
+// window, reversed), so that no element has two indices: SelfOverlap's first
+// answer for most MutTensors, asked inline (arg) in a few compares where the
+// calls, loops and overflow checks were ~4 ns of a 4x4 clip_ (issue 25). false
+// is no answer. A matrix of one row or none, or of one column, aliases nothing
+// either, so the extents need no other test. Extents and strides under 2**31
+// keep every product and the reach exact, where SelfOverlap's overflow would
+// answer MayAlias.
+func rowsApart(t *cDLTensor) bool {
+	if t.ndim != 2 {
+		return false
+	}
+	dims, steps := (*[2]int64)(unsafe.Pointer(t.shape)), (*[2]int64)(unsafe.Pointer(t.strides))
+	row, col := max(steps[0], -steps[0]), max(steps[1], -steps[1]) // MinInt64 stays negative: false below
+	return col > 0 && uint64(dims[0]|dims[1]|row|col) < 1<<31 && row > (dims[1]-1)*col
+}
+
 // holds reports, with no call, whether a tensor argument meets the constraints of
 // p, a quick parameter (quickKey: one dtype, and at most ndim and writability
 // besides). false sends the argument to check, which decides and names what is
@@ -368,19 +386,20 @@ func (p *param) holds(a *extArg) bool {
 		(p.ndim < 0 || int(a.m.dl_tensor.ndim) == p.ndim) && a.m.flags&p.refuse == 0
 }
 
-// arg converts argument a of parameter p: a present tensor that holds right here,
-// with no call (a call costs ~1-2 ns, a tenth of what a call of a short function
-// spends in Go); anything else through p's converter c (chosen by converter).
+// arg converts argument a of parameter p with no call where it can (a call
+// costs ~1-2 ns, a tenth of what a call of a short function spends in Go): an
+// int64 or float64 read where it lies, a present tensor that holds right here;
+// anything else through p's converter c (chosen by converter).
 func arg[A any](p *param, c func(*extArg) (A, error), a *extArg) (A, error) {
-	// holds stays small enough to inline (the Go compiler's budget); the aliasing
-	// rule, a call, is asked apart, of a MutTensor only.
-	if p.quickKey != 0 && a.obj != nil && p.holds(a) && !(p.noAlias && aliased(a)) { // only a tensor's argument has obj set
+	if p.word != 0 { // A is int64 or float64: the C field's bits are its value
+		return *(*A)(unsafe.Add(unsafe.Pointer(a), p.word)), nil
+	}
+	// holds and rowsApart stay small enough to inline (the Go compiler's budget);
+	// the aliasing rule's other layouts, a call, are asked apart, of a MutTensor only.
+	if p.quickKey != 0 && a.obj != nil && p.holds(a) && !(p.noAlias && !rowsApart(&a.m.dl_tensor) && aliased(a)) { // only a tensor's argument has obj set
 		a.mut = p.mut
 		// A is Tensor[E] or MutTensor[E] (quickKey says so), whose one field is a.
 		return *(*A)(unsafe.Pointer(&a)), nil
-	}
-	if p.word { // A is int64 or float64: the C field's bits are its value
-		return *(*A)(unsafe.Add(unsafe.Pointer(a), p.off)), nil
 	}
 	return c(a)
 }
