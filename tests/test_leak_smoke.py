@@ -56,19 +56,21 @@ def test_leak_bench_small_run(tmp_path):
 
 
 def test_leak_bench_fails_a_leak(tmp_path):
-    """The RSS check keeps its power: each exchange also leaking a reference to a 1 KiB
-    bytes object (~5 MiB a round of 5,000) fails it, though godlpack's own counter
+    """The RSS check keeps its power: each exchange also leaking a reference to a 4 KiB
+    bytes object (~20 MiB a round of 5,000) fails it, though godlpack's own counter
     (which does not see Python objects) stays level."""
     figures = tmp_path / "leak.json"
-    args = ["--count", "5000", "--rounds", "3", "--warmup", "5000", "--leak-bytes", "1024"]
+    args = ["--count", "5000", "--rounds", "3", "--warmup", "5000", "--leak-bytes", "4096"]
     proc = _leak_bench(figures, *args)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "RSS growth" in proc.stdout and "FAIL" in proc.stdout, proc.stdout
     f = json.loads(figures.read_text())
     assert f["ok"] is False
-    # ~5 MiB a round; the median, as the benchmark's own verdict. One round can read
-    # less where the process hands memory back meanwhile, which hides no leak that grows
-    # every round: a round read under 3 MiB on 3.11 and 3.13t in a loaded CI run (not
-    # reproduced: 5.1 MiB every round alone and beside another suite).
-    assert f["rss_growth_mib"] > 3.0, f["rss_growth_mib_rounds"]
+    # The median round, as the benchmark's own verdict, and a leak far above what a
+    # round can hand back meanwhile: with 1 KiB (~5 MiB a round) one round read under
+    # 3 MiB on every interpreter in a fresh clone's CI, each beside another suite's
+    # pass (here 3.98 and 4.42 MiB in 8 runs beside one; 5.1 alone). Likely, not
+    # confirmed: the Go heap's overshoot while a loaded machine starves its collector
+    # (the benchmark's docstring), handed back by its scavenger in a measured round.
+    assert f["rss_growth_mib"] > 12.0, f["rss_growth_mib_rounds"]
     assert f["live_allocations_after"] == f["live_allocations_before"]
