@@ -167,12 +167,10 @@ func readSlice[T dlpack.Element](a *extArg) ([]T, error) {
 	}
 	x := Tensor[Any]{a}
 	shape, strides := x.shape(), x.strides()
-	n, step, contiguous := int64(1), int64(1), true // the module checked that the count fits
+	n, contiguous := int64(1), true // n: the elements inside dimension i (the module checked the count fits)
 	for i := len(shape) - 1; i >= 0; i-- {
-		d := shape[i]
-		contiguous = contiguous && (d == 1 || strides[i] == step)
-		step *= d
-		n *= d
+		contiguous = contiguous && (shape[i] == 1 || strides[i] == n)
+		n *= shape[i]
 	}
 	if !contiguous && n != 0 { // no elements: any strides are C-contiguous (Contiguous's rule)
 		return nil, tensor.ErrNotContiguous

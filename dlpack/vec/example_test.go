@@ -2,6 +2,7 @@ package vec_test
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack/vec"
 )
@@ -35,6 +36,35 @@ func ExampleClipView() {
 	}
 	fmt.Println(x, err)
 	// Output: [0 9 0.5 9 1 9 0 9] <nil>
+}
+
+// columns is a tensor's layout as a producer holds it: here every other column
+// of a 2x4 float32 array. godlpack.Tensor and MutTensor have these methods.
+type columns struct {
+	data           []float32
+	shape, strides [2]int64
+}
+
+func (c *columns) Data() unsafe.Pointer { return unsafe.Pointer(&c.data[0]) }
+func (c *columns) NDim() int            { return 2 }
+func (c *columns) Dim(i int) int64      { return c.shape[i] }
+func (c *columns) Stride(i int) int64   { return c.strides[i] }
+
+// Layout makes columns a vec.LaidOutTensor: FromTensor reads it in one call.
+func (c *columns) Layout() (unsafe.Pointer, []int64, []int64) {
+	return c.Data(), c.shape[:], c.strides[:]
+}
+
+// A tensor's view, its layout read where it lies (an extension's argument:
+// vec.FromTensor[float32](x) of a godlpack.MutTensor[float32]), clipped in place.
+func ExampleFromTensor() {
+	x := &columns{[]float32{-1, 9, 0.5, 9, 2, 9, -3, 9}, [2]int64{2, 2}, [2]int64{4, 2}}
+	v, err := vec.FromTensor[float32](x)
+	if err == nil {
+		err = vec.ClipView(v, v, 0, 1)
+	}
+	fmt.Println(x.data, v.Shape(), v.Strides(), err)
+	// Output: [0 9 0.5 9 1 9 0 9] [2 2] [4 2] <nil>
 }
 
 // A 2x2 RGB uint8 image (HxWxC) normalized into a float32 CxHxW one, each channel
