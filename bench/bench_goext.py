@@ -170,12 +170,16 @@ def ns_per_call(
     clock: Callable[[], float] = timeit.default_timer,
 ) -> dict[str, float]:
     """{name: best ns per call} of each statement, timed in turns (one timing of each per
-    round) so that a change of the shared machine's load hits them all alike; clock
-    time.thread_time counts the calling thread's CPU time instead of the wall's."""
-    timers = {name: timeit.Timer(stmt, clock, globals=env) for name, stmt in stmts.items()}
+    round) so that a change of the shared machine's load hits them all alike, each round
+    starting one statement later, so that no statement always runs right after the same
+    one (PyTorch's threads spin on after its calls; a big result's memory is returned
+    after the next statement starts); clock time.thread_time counts the calling
+    thread's CPU time instead of the wall's."""
+    timers = [(name, timeit.Timer(stmt, clock, globals=env)) for name, stmt in stmts.items()]
     best = dict.fromkeys(stmts, float("inf"))
-    for _ in range(repeat):
-        for name, timer in timers.items():
+    for r in range(repeat):
+        k = r % len(timers)
+        for name, timer in timers[k:] + timers[:k]:
             best[name] = min(best[name], timer.timeit(number) / number * 1e9)
     return best
 

@@ -539,6 +539,86 @@ def step2_kernels(name: str, t: str, sfx: str, levels, spec) -> str:
     return "\n".join(ins + frm)
 
 
+# Short step-2 lines in place (a 4x4 [:, ::2]'s rows: 4 elements, a vector spans 8):
+# a line of n elements spans 2n-1; where that fits one AVX-512 vector, one masked
+# operation does the line: the vector's window starts at the line's first element,
+# or ends at data's last where data ends sooner (a tensor's memory may), the mask
+# shifted by as much. The windows of close lines overlap, and a load from a masked
+# store's bytes waits for the store to retire (perf: most of such a line's time),
+# so four lines are loaded before any is stored: each writes only its own elements
+# and reads only its own to compute them, so the order changes no result. AVX2 has
+# no mask registers: its lines take the per-line kernel and the short loop.
+def step2_rows_kernel(name: str, t: str, sfx: str, levels, spec) -> str:
+    """{name}{sfx}InStep2Rows: the short lines' masked kernel (AVX-512 only)."""
+    _, setup, expr, doc = spec
+    bits = 32 if t == "float32" else 64
+    out = [
+        f"// {name}{sfx}InStep2Rows: {doc} in place on rows lines of n elements of data,",
+        "// at off, off+2, ... for the first and next apart, each a masked operation on",
+        "// one vector; it returns how many lines it did (all, or 0: lines too long for a",
+        "// vector, data shorter than one, or no AVX-512).",
+        f"func {name}{sfx}InStep2Rows(data []{t}, off, rows, n, next int, k, c {t}) int {{",
+    ]
+    for lvl, v, w, u in levels:
+        if lvl != "useAVX512":
+            continue
+        ubits = "uint16" if w == 16 else "uint8"
+        mask = f"Mask{bits}x{w}"
+        pre = [x.replace("{V}", v).replace("{U}", u) for x in setup]
+        e = expr.replace("{V}", v).replace("{U}", u)
+        out += [
+            f"	if level != useAVX512 || n < 1 || 2*n-1 > {w} || len(data) < {w} {{",
+            "		return 0",
+            "	}",
+            *["	" + x for x in pre],
+            f"	last, line := len(data)-{w}, {ubits}(1<<(2*n-1)-1)&{'0x5555' if w == 16 else '0x55'}",
+            "	// at is the window of the line at s: its array and mask.",
+            f"	at := func(s int) (*[{w}]{t}, archsimd.{mask}) {{",
+            "		ws := min(s, last)",
+            f"		return (*[{w}]{t})(data[ws : ws+{w}]), archsimd.{mask}FromBits(line << (s - ws))",
+            "	}",
+            "	r, s := 0, off",
+            "	for ; r+4 <= rows; r, s = r+4, s+4*next {",
+            "		p0, m0 := at(s)",
+            "		p1, m1 := at(s + next)",
+            "		p2, m2 := at(s + 2*next)",
+            "		p3, m3 := at(s + 3*next)",
+        ]
+        for j in range(4):
+            out.append(f"		x{j} := archsimd.Load{v}(p{j})")
+        for j in range(4):
+            ej = e.replace("x.", f"x{j}.").replace("(x", f"(x{j}").replace(" x,", f" x{j},")
+            out.append(f"		{ej}.StoreMasked(p{j}, m{j})")
+        out += [
+            "	}",
+            "	for ; r < rows; r, s = r+1, s+next {",
+            "		p, m := at(s)",
+            f"		x := archsimd.Load{v}(p)",
+            f"		{e}.StoreMasked(p, m)",
+            "	}",
+            "	return rows",
+        ]
+    out += ["}", ""]
+    return "\n".join(out)
+
+
+def step2_rows_dispatcher(name: str, t_sfx: list[tuple[str, str]]) -> str:
+    """{name}InStep2RowsKernel: the type switch."""
+    out = [
+        f"// {name}InStep2RowsKernel runs {name}'s short in-place step-2 lines' kernel of",
+        "// T's type: how many of the rows lines it did (0: none, or no kernel for T).",
+        f"func {name}InStep2RowsKernel[T Number](data []T, off, rows, n, next int, k, c T) int {{",
+        "\tswitch data := any(data).(type) {",
+    ]
+    for t, sfx in t_sfx:
+        out += [
+            f"\tcase []{t}:",
+            f"\t\treturn {name}{sfx}InStep2Rows(data, off, rows, n, next, any(k).({t}), any(c).({t}))",
+        ]
+    out += ["\t}", "\treturn 0", "}", ""]
+    return "\n".join(out)
+
+
 def step2_dispatchers(name: str, t_sfx: list[tuple[str, str]]) -> str:
     """{name}InStep2Kernel and {name}FromStep2Kernel: the type switches."""
     out = [
@@ -665,7 +745,9 @@ def main() -> None:
     for name in FUSED_STEP2:
         for t, sfx, levels in TYPES:
             parts.append(step2_kernels(name, t, sfx, levels, KERNELS[name]))
+            parts.append(step2_rows_kernel(name, t, sfx, levels, KERNELS[name]))
             stubs += [
+                f"func {name}{sfx}InStep2Rows([]{t}, int, int, int, int, {t}, {t}) int {{ return 0 }}\n",
                 f"func {name}{sfx}InStep2([]{t}, int, int, {t}, {t}) int {{ return 0 }}\n",
                 f"func {name}{sfx}FromStep2(_, _ []{t}, _ int, _, _ {t}) int {{ return 0 }}\n",
             ]
@@ -696,6 +778,7 @@ def main() -> None:
     dispatchers.append(int_reduce_dispatchers(sum_types, extreme_types))
     float_types = [(t, sfx) for t, sfx, _ in TYPES]
     dispatchers += [step2_dispatchers(n, float_types) for n in FUSED_STEP2]
+    dispatchers += [step2_rows_dispatcher(n, float_types) for n in FUSED_STEP2]
     DISPATCH.write_text("\n".join([HEADER_DISPATCH, *dispatchers]))
     subprocess.run(["gofmt", "-w", str(OUT), str(OUT_NOSIMD), str(DISPATCH)], check=True)
 

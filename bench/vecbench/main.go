@@ -163,18 +163,15 @@ func noop(godlpack.MutTensor[float32], float64, float64) (godlpack.None, error) 
 func clipInPlace(mt bool) func(godlpack.MutTensor[float32], float64, float64) (godlpack.None, error) {
 	return func(x godlpack.MutTensor[float32], lo64, hi64 float64) (godlpack.None, error) {
 		lo, hi := float32(lo64), float32(hi64)
+		if !mt { // any strides; C-contiguous: one flat pass, [:, ::2]: masked vectors
+			return godlpack.None{}, vec.ClipTensor(x, lo, hi)
+		}
 		if s, err := godlpack.Slice[float32](x); err == nil { // C-contiguous: one flat pass
-			if !mt {
-				return godlpack.None{}, vec.Clip(s, s, lo, hi)
-			}
 			return godlpack.None{}, parallelRows(len(s), 4, func(i, j int) error { return vec.Clip(s[i:j], s[i:j], lo, hi) })
 		}
 		v, err := vec.FromTensor[float32](x)
 		if err != nil {
 			return godlpack.None{}, err
-		}
-		if !mt {
-			return godlpack.None{}, vec.ClipView(v, v, lo, hi) // [:, ::2]: one fused pass
 		}
 		return godlpack.None{}, parallelRows(int(x.Dim(0)), int(x.Dim(1))*8, func(r0, r1 int) error {
 			slab, err := v.Slab(r0, r1)

@@ -20,8 +20,11 @@ func small4x4(step int64) *tensorOf {
 	return &tensorOf{unsafe.Pointer(&data[0]), []int64{4, 4}, []int64{4 * step, step}}
 }
 
-// smallClip is clip_'s body: in place, by ClipView.
-func smallClip(x *tensorOf) error {
+// smallClip is clip_'s body: in place, by ClipTensor.
+func smallClip(x *tensorOf) error { return ClipTensor[float32](laidOut{x}, 0.25, 0.75) }
+
+// smallClipView is clip_'s body by ClipView, as it was before ClipTensor.
+func smallClipView(x *tensorOf) error {
 	v, err := FromTensor[float32](x)
 	if err != nil {
 		return err
@@ -89,10 +92,13 @@ func benchSmall(b *testing.B, step int64, body func(x *tensorOf, out []float32) 
 	}
 }
 
-func clipBody(x *tensorOf, _ []float32) error { return smallClip(x) }
+func clipBody(x *tensorOf, _ []float32) error     { return smallClip(x) }
+func clipViewBody(x *tensorOf, _ []float32) error { return smallClipView(x) }
 
-func BenchmarkSmallClipView4x4(b *testing.B)            { benchSmall(b, 1, clipBody) }
-func BenchmarkSmallClipView4x4Step2(b *testing.B)       { benchSmall(b, 2, clipBody) }
+func BenchmarkSmallClipTensor4x4(b *testing.B)          { benchSmall(b, 1, clipBody) }
+func BenchmarkSmallClipTensor4x4Step2(b *testing.B)     { benchSmall(b, 2, clipBody) }
+func BenchmarkSmallClipView4x4(b *testing.B)            { benchSmall(b, 1, clipViewBody) }
+func BenchmarkSmallClipView4x4Step2(b *testing.B)       { benchSmall(b, 2, clipViewBody) }
 func BenchmarkSmallScaleShiftView4x4(b *testing.B)      { benchSmall(b, 1, smallScaleShift) }
 func BenchmarkSmallScaleShiftView4x4Step2(b *testing.B) { benchSmall(b, 2, smallScaleShift) }
 func BenchmarkSmallNorms4x4(b *testing.B)               { benchSmall(b, 1, smallNorms) }
@@ -106,6 +112,7 @@ func TestSmallBodiesAllocateNothing(t *testing.T) {
 		x := small4x4(step)
 		for name, body := range map[string]func() error{
 			"clip":        func() error { return smallClip(x) },
+			"clip (View)": func() error { return smallClipView(x) },
 			"scale_shift": func() error { return smallScaleShift(x, out) },
 			"row_norms":   func() error { return smallNorms(x, out) },
 		} {

@@ -25,10 +25,36 @@ func ClipView[T Number](dst, src View[T], lo, hi T) error {
 			return clipFromStep2Kernel(d[dOff:dOff+n], s, sOff, lo, hi)
 		},
 		func(d []T, dOff, dStep int, s []T, sOff, sStep, n int) {
-			for i := range n {
-				d[dOff+i*dStep] = clip(s[sOff+i*sStep], lo, hi)
-			}
+			clipLine(d, dOff, dStep, s, sOff, sStep, n, lo, hi)
+		},
+		func(data []T, off, rows, n, next int) int {
+			return clipInStep2RowsKernel(data, off, rows, n, next, lo, hi)
 		})
+}
+
+// clipLine is Clip of the n elements of s from sOff, sStep apart, into d's from
+// dOff, dStep apart, element by element (a short strided line's loop).
+func clipLine[T Number](d []T, dOff, dStep int, s []T, sOff, sStep, n int, lo, hi T) {
+	if lo != 0 && hi != 0 {
+		for i := range n {
+			d[dOff+i*dStep] = clipNoZero(s[sOff+i*sStep], lo, hi)
+		}
+		return
+	}
+	for i := range n {
+		d[dOff+i*dStep] = clip(s[sOff+i*sStep], lo, hi)
+	}
+}
+
+// clipStep2Line clips the line of n elements of data at off, off+2, ... in
+// place: its whole vectors by the step-2 kernel, the rest (up to 8 float32s or 4
+// float64s) by one masked vector where AVX-512 has one, else by clipLine.
+func clipStep2Line[T Number](data []T, off, n int, lo, hi T) {
+	done := clipInStep2Kernel(data, off, n, lo, hi)
+	at := off + 2*done
+	if done < n && clipInStep2RowsKernel(data, at, 1, n-done, 0, lo, hi) == 0 {
+		clipLine(data, at, 2, data, at, 2, n-done, lo, hi)
+	}
 }
 
 // ScaleShiftView sets dst = ScaleShift(src, k, c) (src*k + c, fused) over
@@ -46,5 +72,8 @@ func ScaleShiftView[T Float](dst, src View[T], k, c T) error {
 			for i := range n {
 				d[dOff+i*dStep] = fma(s[sOff+i*sStep], k, c)
 			}
+		},
+		func(data []T, off, rows, n, next int) int {
+			return scaleShiftInStep2RowsKernel(data, off, rows, n, next, k, c)
 		})
 }

@@ -62,17 +62,25 @@ func mulAddF32(dst, a, b, c []float32) int { return 0 }
 
 func mulAddF64(dst, a, b, c []float64) int { return 0 }
 
+func clipF32InStep2Rows([]float32, int, int, int, int, float32, float32) int { return 0 }
+
 func clipF32InStep2([]float32, int, int, float32, float32) int { return 0 }
 
 func clipF32FromStep2(_, _ []float32, _ int, _, _ float32) int { return 0 }
+
+func clipF64InStep2Rows([]float64, int, int, int, int, float64, float64) int { return 0 }
 
 func clipF64InStep2([]float64, int, int, float64, float64) int { return 0 }
 
 func clipF64FromStep2(_, _ []float64, _ int, _, _ float64) int { return 0 }
 
+func scaleShiftF32InStep2Rows([]float32, int, int, int, int, float32, float32) int { return 0 }
+
 func scaleShiftF32InStep2([]float32, int, int, float32, float32) int { return 0 }
 
 func scaleShiftF32FromStep2(_, _ []float32, _ int, _, _ float32) int { return 0 }
+
+func scaleShiftF64InStep2Rows([]float64, int, int, int, int, float64, float64) int { return 0 }
 
 func scaleShiftF64InStep2([]float64, int, int, float64, float64) int { return 0 }
 

@@ -638,6 +638,45 @@ func clipF32FromStep2(dst, a []float32, off int, k, c float32) int {
 	return i
 }
 
+// clipF32InStep2Rows: dst = clip(a, k, c) in place on rows lines of n elements of data,
+// at off, off+2, ... for the first and next apart, each a masked operation on
+// one vector; it returns how many lines it did (all, or 0: lines too long for a
+// vector, data shorter than one, or no AVX-512).
+func clipF32InStep2Rows(data []float32, off, rows, n, next int, k, c float32) int {
+	if level != useAVX512 || n < 1 || 2*n-1 > 16 || len(data) < 16 {
+		return 0
+	}
+	kv := archsimd.BroadcastFloat32x16(k)
+	cv := archsimd.BroadcastFloat32x16(c)
+	last, line := len(data)-16, uint16(1<<(2*n-1)-1)&0x5555
+	// at is the window of the line at s: its array and mask.
+	at := func(s int) (*[16]float32, archsimd.Mask32x16) {
+		ws := min(s, last)
+		return (*[16]float32)(data[ws : ws+16]), archsimd.Mask32x16FromBits(line << (s - ws))
+	}
+	r, s := 0, off
+	for ; r+4 <= rows; r, s = r+4, s+4*next {
+		p0, m0 := at(s)
+		p1, m1 := at(s + next)
+		p2, m2 := at(s + 2*next)
+		p3, m3 := at(s + 3*next)
+		x0 := archsimd.LoadFloat32x16(p0)
+		x1 := archsimd.LoadFloat32x16(p1)
+		x2 := archsimd.LoadFloat32x16(p2)
+		x3 := archsimd.LoadFloat32x16(p3)
+		x0.Max(kv).Min(cv).Merge(x0, x0.Equal(x0)).StoreMasked(p0, m0)
+		x1.Max(kv).Min(cv).Merge(x1, x1.Equal(x1)).StoreMasked(p1, m1)
+		x2.Max(kv).Min(cv).Merge(x2, x2.Equal(x2)).StoreMasked(p2, m2)
+		x3.Max(kv).Min(cv).Merge(x3, x3.Equal(x3)).StoreMasked(p3, m3)
+	}
+	for ; r < rows; r, s = r+1, s+next {
+		p, m := at(s)
+		x := archsimd.LoadFloat32x16(p)
+		x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked(p, m)
+	}
+	return rows
+}
+
 // clipF64InStep2: dst = clip(a, k, c) in place on the line of n elements of data at off,
 // off+2, ..., for its whole vectors (the elements between untouched); it returns
 // how many elements it did.
@@ -697,6 +736,45 @@ func clipF64FromStep2(dst, a []float64, off int, k, c float64) int {
 		}
 	}
 	return i
+}
+
+// clipF64InStep2Rows: dst = clip(a, k, c) in place on rows lines of n elements of data,
+// at off, off+2, ... for the first and next apart, each a masked operation on
+// one vector; it returns how many lines it did (all, or 0: lines too long for a
+// vector, data shorter than one, or no AVX-512).
+func clipF64InStep2Rows(data []float64, off, rows, n, next int, k, c float64) int {
+	if level != useAVX512 || n < 1 || 2*n-1 > 8 || len(data) < 8 {
+		return 0
+	}
+	kv := archsimd.BroadcastFloat64x8(k)
+	cv := archsimd.BroadcastFloat64x8(c)
+	last, line := len(data)-8, uint8(1<<(2*n-1)-1)&0x55
+	// at is the window of the line at s: its array and mask.
+	at := func(s int) (*[8]float64, archsimd.Mask64x8) {
+		ws := min(s, last)
+		return (*[8]float64)(data[ws : ws+8]), archsimd.Mask64x8FromBits(line << (s - ws))
+	}
+	r, s := 0, off
+	for ; r+4 <= rows; r, s = r+4, s+4*next {
+		p0, m0 := at(s)
+		p1, m1 := at(s + next)
+		p2, m2 := at(s + 2*next)
+		p3, m3 := at(s + 3*next)
+		x0 := archsimd.LoadFloat64x8(p0)
+		x1 := archsimd.LoadFloat64x8(p1)
+		x2 := archsimd.LoadFloat64x8(p2)
+		x3 := archsimd.LoadFloat64x8(p3)
+		x0.Max(kv).Min(cv).Merge(x0, x0.Equal(x0)).StoreMasked(p0, m0)
+		x1.Max(kv).Min(cv).Merge(x1, x1.Equal(x1)).StoreMasked(p1, m1)
+		x2.Max(kv).Min(cv).Merge(x2, x2.Equal(x2)).StoreMasked(p2, m2)
+		x3.Max(kv).Min(cv).Merge(x3, x3.Equal(x3)).StoreMasked(p3, m3)
+	}
+	for ; r < rows; r, s = r+1, s+next {
+		p, m := at(s)
+		x := archsimd.LoadFloat64x8(p)
+		x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked(p, m)
+	}
+	return rows
 }
 
 // scaleShiftF32InStep2: dst = fma(a, k, c) in place on the line of n elements of data at off,
@@ -760,6 +838,45 @@ func scaleShiftF32FromStep2(dst, a []float32, off int, k, c float32) int {
 	return i
 }
 
+// scaleShiftF32InStep2Rows: dst = fma(a, k, c) in place on rows lines of n elements of data,
+// at off, off+2, ... for the first and next apart, each a masked operation on
+// one vector; it returns how many lines it did (all, or 0: lines too long for a
+// vector, data shorter than one, or no AVX-512).
+func scaleShiftF32InStep2Rows(data []float32, off, rows, n, next int, k, c float32) int {
+	if level != useAVX512 || n < 1 || 2*n-1 > 16 || len(data) < 16 {
+		return 0
+	}
+	kv := archsimd.BroadcastFloat32x16(k)
+	cv := archsimd.BroadcastFloat32x16(c)
+	last, line := len(data)-16, uint16(1<<(2*n-1)-1)&0x5555
+	// at is the window of the line at s: its array and mask.
+	at := func(s int) (*[16]float32, archsimd.Mask32x16) {
+		ws := min(s, last)
+		return (*[16]float32)(data[ws : ws+16]), archsimd.Mask32x16FromBits(line << (s - ws))
+	}
+	r, s := 0, off
+	for ; r+4 <= rows; r, s = r+4, s+4*next {
+		p0, m0 := at(s)
+		p1, m1 := at(s + next)
+		p2, m2 := at(s + 2*next)
+		p3, m3 := at(s + 3*next)
+		x0 := archsimd.LoadFloat32x16(p0)
+		x1 := archsimd.LoadFloat32x16(p1)
+		x2 := archsimd.LoadFloat32x16(p2)
+		x3 := archsimd.LoadFloat32x16(p3)
+		x0.MulAdd(kv, cv).StoreMasked(p0, m0)
+		x1.MulAdd(kv, cv).StoreMasked(p1, m1)
+		x2.MulAdd(kv, cv).StoreMasked(p2, m2)
+		x3.MulAdd(kv, cv).StoreMasked(p3, m3)
+	}
+	for ; r < rows; r, s = r+1, s+next {
+		p, m := at(s)
+		x := archsimd.LoadFloat32x16(p)
+		x.MulAdd(kv, cv).StoreMasked(p, m)
+	}
+	return rows
+}
+
 // scaleShiftF64InStep2: dst = fma(a, k, c) in place on the line of n elements of data at off,
 // off+2, ..., for its whole vectors (the elements between untouched); it returns
 // how many elements it did.
@@ -819,6 +936,45 @@ func scaleShiftF64FromStep2(dst, a []float64, off int, k, c float64) int {
 		}
 	}
 	return i
+}
+
+// scaleShiftF64InStep2Rows: dst = fma(a, k, c) in place on rows lines of n elements of data,
+// at off, off+2, ... for the first and next apart, each a masked operation on
+// one vector; it returns how many lines it did (all, or 0: lines too long for a
+// vector, data shorter than one, or no AVX-512).
+func scaleShiftF64InStep2Rows(data []float64, off, rows, n, next int, k, c float64) int {
+	if level != useAVX512 || n < 1 || 2*n-1 > 8 || len(data) < 8 {
+		return 0
+	}
+	kv := archsimd.BroadcastFloat64x8(k)
+	cv := archsimd.BroadcastFloat64x8(c)
+	last, line := len(data)-8, uint8(1<<(2*n-1)-1)&0x55
+	// at is the window of the line at s: its array and mask.
+	at := func(s int) (*[8]float64, archsimd.Mask64x8) {
+		ws := min(s, last)
+		return (*[8]float64)(data[ws : ws+8]), archsimd.Mask64x8FromBits(line << (s - ws))
+	}
+	r, s := 0, off
+	for ; r+4 <= rows; r, s = r+4, s+4*next {
+		p0, m0 := at(s)
+		p1, m1 := at(s + next)
+		p2, m2 := at(s + 2*next)
+		p3, m3 := at(s + 3*next)
+		x0 := archsimd.LoadFloat64x8(p0)
+		x1 := archsimd.LoadFloat64x8(p1)
+		x2 := archsimd.LoadFloat64x8(p2)
+		x3 := archsimd.LoadFloat64x8(p3)
+		x0.MulAdd(kv, cv).StoreMasked(p0, m0)
+		x1.MulAdd(kv, cv).StoreMasked(p1, m1)
+		x2.MulAdd(kv, cv).StoreMasked(p2, m2)
+		x3.MulAdd(kv, cv).StoreMasked(p3, m3)
+	}
+	for ; r < rows; r, s = r+1, s+next {
+		p, m := at(s)
+		x := archsimd.LoadFloat64x8(p)
+		x.MulAdd(kv, cv).StoreMasked(p, m)
+	}
+	return rows
 }
 
 // expF32: dst = e**a (explog.go's expOneF32, lane by lane) for the whole

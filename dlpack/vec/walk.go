@@ -46,20 +46,27 @@ type step2Kernel[D, S any] func(dst []D, dOff int, src []S, sOff, n int, inPlace
 // operation and scatter.
 type stridedLoop[D, S any] func(dst []D, dOff, dStep int, src []S, sOff, sStep, n int)
 
+// step2Rows does a fused operation in place over rows lines of n elements at
+// step 2, the first at off and the next ones next apart, the lines' spans
+// disjoint; it returns how many lines it did: all, or 0 (lines too long for its
+// one vector each: the walk does them a line at a time).
+type step2Rows[T any] func(data []T, off, rows, n, next int) int
+
 // shortLine is the longest strided line (or rest of one) a stridedLoop does:
 // below a vector of float32, where the kernels do nothing.
 const shortLine = 16
 
 // mapLines is Map, a line at step 2 first through fused (when not nil).
 func mapLines[D, S any](dst View[D], src View[S], op func(d []D, s []S) error, fused step2Kernel[D, S]) error {
-	return mapLinesShort(&dst, &src, op, fused, nil)
+	return mapLinesShort(&dst, &src, op, fused, nil, nil)
 }
 
-// mapLinesShort is mapLines, the short strided lines (and rests) by short
-// (when not nil). The views come by pointer: a View is 16 words, and its
-// copies were a good part of a 4x4 walk.
+// mapLinesShort is mapLines, the short strided lines (and rests) by short and
+// in place, rows of step-2 lines first by rows (each when not nil). The views
+// come by pointer: a View is 16 words, and its copies were a good part of a 4x4
+// walk.
 func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) error, fused step2Kernel[D, S],
-	short stridedLoop[D, S]) error {
+	short stridedLoop[D, S], rows step2Rows[D]) error {
 	shape := dst.dims.shape()
 	if dst.data == nil && dst.Len() != 0 { // check(shape, dst), but for its shape: its own
 		return errUnset
@@ -80,9 +87,12 @@ func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) e
 	w := mapWalk[D, S]{op: op, fused: fused, short: short, same: sameLayout(dst, src)}
 	var bufs mapBufs[D, S]
 	var err error
-	if rows, n, dStep, sStep, dNext, sNext, ok := lines2(shape, dst.dims.strides(), src.dims.strides()); ok { // no odometer
+	if nr, n, dStep, sStep, dNext, sNext, ok := lines2(shape, dst.dims.strides(), src.dims.strides()); ok { // no odometer
 		do, so := dst.offset, src.offset
-		for r := 0; r < rows && err == nil; r++ {
+		if rows != nil && w.same && dStep == 2 && nr > 1 && max(dNext, -dNext) >= 2*n-1 && rows(dst.data, do, nr, n, dNext) == nr {
+			return nil
+		}
+		for r := 0; r < nr && err == nil; r++ {
 			err = w.line(&bufs, dst.data, src.data, do, so, n, dStep, sStep)
 			do, so = do+dNext, so+sNext
 		}
