@@ -226,7 +226,7 @@ def main() -> None:
     for rows, cols in ((4, 4), (4096, 1024)):
         big = rows * cols > 1 << 16
         number, repeat = (
-            ((2, 3) if big else (2000, 3)) if args.quick else ((3, 10) if big else (20000, 7))
+            ((2, 3) if big else (2000, 3)) if args.quick else ((5, 30) if big else (20000, 7))
         )
         for strided in (False, True):
             img, x = inputs(rows, cols, strided)

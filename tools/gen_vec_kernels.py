@@ -562,77 +562,85 @@ def step2_rows_kernel(name: str, t: str, sfx: str, levels, spec) -> str:
     for lvl, v, w, u in levels:
         if lvl != "useAVX512":
             continue
-        ubits = "uint16" if w == 16 else "uint8"
+        ubits, keep = ("uint16", "0x5555") if w == 16 else ("uint8", "0x55")
         mask = f"Mask{bits}x{w}"
         pre = [x.replace("{V}", v).replace("{U}", u) for x in setup]
         e = expr.replace("{V}", v).replace("{U}", u)
         out += [
-            f"	if level != useAVX512 || n < 1 || 2*n-1 > {w} || len(data) < {w} {{",
-            "		return 0",
-            "	}",
-            *["	" + x for x in pre],
-            f"	last, line := len(data)-{w}, {ubits}(1<<(2*n-1)-1)&{'0x5555' if w == 16 else '0x55'}",
-            "	// at is the window of the line at s: its array and mask.",
-            f"	at := func(s int) (*[{w}]{t}, archsimd.{mask}) {{",
-            "		ws := min(s, last)",
-            f"		return (*[{w}]{t})(data[ws : ws+{w}]), archsimd.{mask}FromBits(line << (s - ws))",
-            "	}",
-            "	r, s := 0, off",
-            "	for ; r+4 <= rows; r, s = r+4, s+4*next {",
-            "		p0, m0 := at(s)",
-            "		p1, m1 := at(s + next)",
-            "		p2, m2 := at(s + 2*next)",
-            "		p3, m3 := at(s + 3*next)",
+            f"\tif level != useAVX512 || n < 1 || 2*n-1 > {w} || len(data) < {w} {{",
+            "\t\treturn 0",
+            "\t}",
+            *["\t" + x for x in pre],
+            f"\tlast, line := len(data)-{w}, {ubits}(1<<(2*n-1)-1)&{keep}",
+            "\t// at is the window of the line at s: its array and mask.",
+            f"\tat := func(s int) (*[{w}]{t}, archsimd.{mask}) {{",
+            "\t\tws := min(s, last)",
+            f"\t\treturn (*[{w}]{t})(data[ws : ws+{w}]),",
+            f"\t\t\tarchsimd.{mask}FromBits(line << (s - ws))",
+            "\t}",
+            "\tr, s := 0, off",
+            "\tfor ; r+4 <= rows; r, s = r+4, s+4*next {",
+            "\t\tp0, m0 := at(s)",
+            "\t\tp1, m1 := at(s + next)",
+            "\t\tp2, m2 := at(s + 2*next)",
+            "\t\tp3, m3 := at(s + 3*next)",
         ]
         for j in range(4):
-            out.append(f"		x{j} := archsimd.Load{v}(p{j})")
+            out.append(f"\t\tx{j} := archsimd.Load{v}(p{j})")
         for j in range(4):
             ej = e.replace("x.", f"x{j}.").replace("(x", f"(x{j}").replace(" x,", f" x{j},")
-            out.append(f"		{ej}.StoreMasked(p{j}, m{j})")
+            out.append(f"\t\t{ej}.StoreMasked(p{j}, m{j})")
         out += [
-            "	}",
-            "	for ; r < rows; r, s = r+1, s+next {",
-            "		p, m := at(s)",
-            f"		x := archsimd.Load{v}(p)",
-            f"		{e}.StoreMasked(p, m)",
-            "	}",
-            "	return rows",
+            "\t}",
+            "\tfor ; r < rows; r, s = r+1, s+next {",
+            "\t\tp, m := at(s)",
+            f"\t\tx := archsimd.Load{v}(p)",
+            f"\t\t{e}.StoreMasked(p, m)",
+            "\t}",
+            "\treturn rows",
         ]
     out += ["}", ""]
     return "\n".join(out)
 
 
-def step2_rows_dispatcher(name: str, t_sfx: list[tuple[str, str]]) -> str:
-    """{name}InStep2RowsKernel: the type switch."""
-    out = [
-        f"// {name}InStep2RowsKernel runs {name}'s short in-place step-2 lines' kernel of",
-        "// T's type: how many of the rows lines it did (0: none, or no kernel for T).",
-        f"func {name}InStep2RowsKernel[T Number](data []T, off, rows, n, next int, k, c T) int {{",
-        "\tswitch data := any(data).(type) {",
-    ]
+def in_place_switch(name: str, kind: str, doc: list[str], params: str, t_sfx) -> list[str]:
+    """{name}{kind}Kernel: the type switch from a generic in-place line (data []T,
+    then params) to {name}{sfx}{kind}."""
+    args = ", ".join(p.split()[0] for p in params.split(", "))
+    out = [*doc, f"func {name}{kind}Kernel[T Number](data []T, {params} int, k, c T) int {{"]
+    out.append("\tswitch data := any(data).(type) {")
     for t, sfx in t_sfx:
         out += [
             f"\tcase []{t}:",
-            f"\t\treturn {name}{sfx}InStep2Rows(data, off, rows, n, next, any(k).({t}), any(c).({t}))",
+            f"\t\treturn {name}{sfx}{kind}(data, {args},",
+            f"\t\t\tany(k).({t}), any(c).({t}))",
         ]
-    out += ["\t}", "\treturn 0", "}", ""]
-    return "\n".join(out)
+    return [*out, "\t}", "\treturn 0", "}", ""]
 
 
 def step2_dispatchers(name: str, t_sfx: list[tuple[str, str]]) -> str:
-    """{name}InStep2Kernel and {name}FromStep2Kernel: the type switches."""
-    out = [
-        f"// {name}InStep2Kernel runs {name}'s fused in-place step-2 kernel of T's type:",
-        "// how many of the line's n elements it did (0: no kernel for T).",
-        f"func {name}InStep2Kernel[T Number](data []T, off, n int, k, c T) int {{",
-        "\tswitch data := any(data).(type) {",
-    ]
-    for t, sfx in t_sfx:
-        out += [
-            f"\tcase []{t}:",
-            f"\t\treturn {name}{sfx}InStep2(data, off, n, any(k).({t}), any(c).({t}))",
-        ]
-    out += ["\t}", "\treturn 0", "}", ""]
+    """{name}InStep2Kernel, {name}InStep2RowsKernel and {name}FromStep2Kernel: the
+    type switches."""
+    out = in_place_switch(
+        name,
+        "InStep2",
+        [
+            f"// {name}InStep2Kernel runs {name}'s fused in-place step-2 kernel of T's type:",
+            "// how many of the line's n elements it did (0: no kernel for T).",
+        ],
+        "off, n",
+        t_sfx,
+    )
+    out += in_place_switch(
+        name,
+        "InStep2Rows",
+        [
+            f"// {name}InStep2RowsKernel runs {name}'s short in-place step-2 lines' kernel of",
+            "// T's type: how many of the rows lines it did (0: none, or no kernel for T).",
+        ],
+        "off, rows, n, next",
+        t_sfx,
+    )
     out += [
         f"// {name}FromStep2Kernel runs {name}'s fused kernel from a step-2 source of T's",
         "// type into dst: how many elements it did (0: no kernel for T).",
@@ -747,7 +755,8 @@ def main() -> None:
             parts.append(step2_kernels(name, t, sfx, levels, KERNELS[name]))
             parts.append(step2_rows_kernel(name, t, sfx, levels, KERNELS[name]))
             stubs += [
-                f"func {name}{sfx}InStep2Rows([]{t}, int, int, int, int, {t}, {t}) int {{ return 0 }}\n",
+                f"func {name}{sfx}InStep2Rows([]{t}, int, int, int, int, {t}, {t}) int "
+                "{ return 0 }\n",
                 f"func {name}{sfx}InStep2([]{t}, int, int, {t}, {t}) int {{ return 0 }}\n",
                 f"func {name}{sfx}FromStep2(_, _ []{t}, _ int, _, _ {t}) int {{ return 0 }}\n",
             ]
@@ -778,7 +787,6 @@ def main() -> None:
     dispatchers.append(int_reduce_dispatchers(sum_types, extreme_types))
     float_types = [(t, sfx) for t, sfx, _ in TYPES]
     dispatchers += [step2_dispatchers(n, float_types) for n in FUSED_STEP2]
-    dispatchers += [step2_rows_dispatcher(n, float_types) for n in FUSED_STEP2]
     DISPATCH.write_text("\n".join([HEADER_DISPATCH, *dispatchers]))
     subprocess.run(["gofmt", "-w", str(OUT), str(OUT_NOSIMD), str(DISPATCH)], check=True)
 

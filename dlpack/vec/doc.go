@@ -68,7 +68,11 @@
 // given. ClipView and ScaleShiftView are Map with Clip and ScaleShift that run
 // a float32 or float64 line at step 2 in one pass instead (in place: the op on
 // whole vectors, masked stores of the line's lanes only; into a contiguous dst:
-// two loads permuted into one), the same bits. CastScaleShift and
+// two loads permuted into one), the same bits, and in place rows of lines too
+// short for a vector four at a time, one masked vector each (AVX-512).
+// ClipTensor clips a tensor in place with no View where it is 1- or 2-d with
+// contiguous or step-2 rows (a View's 128 bytes, copied, cost a 4x4 tensor
+// more than its clip), through ClipView otherwise. CastScaleShift and
 // CastScaleShiftView are Cast and then ScaleShift in one pass (dst =
 // D(src)*k + c, the fma rounded once: an image's uint8 pixels to normalized
 // float32): a source whose elements are evenly spaced (an HxWxC image's channel

@@ -67,6 +67,15 @@ func ExampleFromTensor() {
 	// Output: [0 9 0.5 9 1 9 0 9] [2 2] [4 2] <nil>
 }
 
+// A tensor clipped in place with no View: an extension's clip_ of any strides,
+// vec.ClipTensor(x, lo, hi) of a godlpack.MutTensor[float32].
+func ExampleClipTensor() {
+	x := &columns{[]float32{-1, 9, 0.5, 9, 2, 9, -3, 9}, [2]int64{2, 2}, [2]int64{4, 2}}
+	err := vec.ClipTensor[float32](x, 0, 1)
+	fmt.Println(x.data, err)
+	// Output: [0 9 0.5 9 1 9 0 9] <nil>
+}
+
 // A 2x2 RGB uint8 image (HxWxC) normalized into a float32 CxHxW one, each channel
 // with its own scale and shift (x*k + c: normalize's (x/255 - mean) / std), in one call.
 func ExampleCastScaleShiftPlanes() {

@@ -284,9 +284,25 @@ func extremeIntKernel[T Number](s []T, isMax bool) (T, int) {
 func clipInStep2Kernel[T Number](data []T, off, n int, k, c T) int {
 	switch data := any(data).(type) {
 	case []float32:
-		return clipF32InStep2(data, off, n, any(k).(float32), any(c).(float32))
+		return clipF32InStep2(data, off, n,
+			any(k).(float32), any(c).(float32))
 	case []float64:
-		return clipF64InStep2(data, off, n, any(k).(float64), any(c).(float64))
+		return clipF64InStep2(data, off, n,
+			any(k).(float64), any(c).(float64))
+	}
+	return 0
+}
+
+// clipInStep2RowsKernel runs clip's short in-place step-2 lines' kernel of
+// T's type: how many of the rows lines it did (0: none, or no kernel for T).
+func clipInStep2RowsKernel[T Number](data []T, off, rows, n, next int, k, c T) int {
+	switch data := any(data).(type) {
+	case []float32:
+		return clipF32InStep2Rows(data, off, rows, n, next,
+			any(k).(float32), any(c).(float32))
+	case []float64:
+		return clipF64InStep2Rows(data, off, rows, n, next,
+			any(k).(float64), any(c).(float64))
 	}
 	return 0
 }
@@ -308,9 +324,25 @@ func clipFromStep2Kernel[T Number](dst, a []T, off int, k, c T) int {
 func scaleShiftInStep2Kernel[T Number](data []T, off, n int, k, c T) int {
 	switch data := any(data).(type) {
 	case []float32:
-		return scaleShiftF32InStep2(data, off, n, any(k).(float32), any(c).(float32))
+		return scaleShiftF32InStep2(data, off, n,
+			any(k).(float32), any(c).(float32))
 	case []float64:
-		return scaleShiftF64InStep2(data, off, n, any(k).(float64), any(c).(float64))
+		return scaleShiftF64InStep2(data, off, n,
+			any(k).(float64), any(c).(float64))
+	}
+	return 0
+}
+
+// scaleShiftInStep2RowsKernel runs scaleShift's short in-place step-2 lines' kernel of
+// T's type: how many of the rows lines it did (0: none, or no kernel for T).
+func scaleShiftInStep2RowsKernel[T Number](data []T, off, rows, n, next int, k, c T) int {
+	switch data := any(data).(type) {
+	case []float32:
+		return scaleShiftF32InStep2Rows(data, off, rows, n, next,
+			any(k).(float32), any(c).(float32))
+	case []float64:
+		return scaleShiftF64InStep2Rows(data, off, rows, n, next,
+			any(k).(float64), any(c).(float64))
 	}
 	return 0
 }
@@ -323,30 +355,6 @@ func scaleShiftFromStep2Kernel[T Number](dst, a []T, off int, k, c T) int {
 		return scaleShiftF32FromStep2(dst, any(a).([]float32), off, any(k).(float32), any(c).(float32))
 	case []float64:
 		return scaleShiftF64FromStep2(dst, any(a).([]float64), off, any(k).(float64), any(c).(float64))
-	}
-	return 0
-}
-
-// clipInStep2RowsKernel runs clip's short in-place step-2 lines' kernel of
-// T's type: how many of the rows lines it did (0: none, or no kernel for T).
-func clipInStep2RowsKernel[T Number](data []T, off, rows, n, next int, k, c T) int {
-	switch data := any(data).(type) {
-	case []float32:
-		return clipF32InStep2Rows(data, off, rows, n, next, any(k).(float32), any(c).(float32))
-	case []float64:
-		return clipF64InStep2Rows(data, off, rows, n, next, any(k).(float64), any(c).(float64))
-	}
-	return 0
-}
-
-// scaleShiftInStep2RowsKernel runs scaleShift's short in-place step-2 lines' kernel of
-// T's type: how many of the rows lines it did (0: none, or no kernel for T).
-func scaleShiftInStep2RowsKernel[T Number](data []T, off, rows, n, next int, k, c T) int {
-	switch data := any(data).(type) {
-	case []float32:
-		return scaleShiftF32InStep2Rows(data, off, rows, n, next, any(k).(float32), any(c).(float32))
-	case []float64:
-		return scaleShiftF64InStep2Rows(data, off, rows, n, next, any(k).(float64), any(c).(float64))
 	}
 	return 0
 }

@@ -652,7 +652,8 @@ func clipF32InStep2Rows(data []float32, off, rows, n, next int, k, c float32) in
 	// at is the window of the line at s: its array and mask.
 	at := func(s int) (*[16]float32, archsimd.Mask32x16) {
 		ws := min(s, last)
-		return (*[16]float32)(data[ws : ws+16]), archsimd.Mask32x16FromBits(line << (s - ws))
+		return (*[16]float32)(data[ws : ws+16]),
+			archsimd.Mask32x16FromBits(line << (s - ws))
 	}
 	r, s := 0, off
 	for ; r+4 <= rows; r, s = r+4, s+4*next {
@@ -752,7 +753,8 @@ func clipF64InStep2Rows(data []float64, off, rows, n, next int, k, c float64) in
 	// at is the window of the line at s: its array and mask.
 	at := func(s int) (*[8]float64, archsimd.Mask64x8) {
 		ws := min(s, last)
-		return (*[8]float64)(data[ws : ws+8]), archsimd.Mask64x8FromBits(line << (s - ws))
+		return (*[8]float64)(data[ws : ws+8]),
+			archsimd.Mask64x8FromBits(line << (s - ws))
 	}
 	r, s := 0, off
 	for ; r+4 <= rows; r, s = r+4, s+4*next {
@@ -852,7 +854,8 @@ func scaleShiftF32InStep2Rows(data []float32, off, rows, n, next int, k, c float
 	// at is the window of the line at s: its array and mask.
 	at := func(s int) (*[16]float32, archsimd.Mask32x16) {
 		ws := min(s, last)
-		return (*[16]float32)(data[ws : ws+16]), archsimd.Mask32x16FromBits(line << (s - ws))
+		return (*[16]float32)(data[ws : ws+16]),
+			archsimd.Mask32x16FromBits(line << (s - ws))
 	}
 	r, s := 0, off
 	for ; r+4 <= rows; r, s = r+4, s+4*next {
@@ -952,7 +955,8 @@ func scaleShiftF64InStep2Rows(data []float64, off, rows, n, next int, k, c float
 	// at is the window of the line at s: its array and mask.
 	at := func(s int) (*[8]float64, archsimd.Mask64x8) {
 		ws := min(s, last)
-		return (*[8]float64)(data[ws : ws+8]), archsimd.Mask64x8FromBits(line << (s - ws))
+		return (*[8]float64)(data[ws : ws+8]),
+			archsimd.Mask64x8FromBits(line << (s - ws))
 	}
 	r, s := 0, off
 	for ; r+4 <= rows; r, s = r+4, s+4*next {

@@ -4,7 +4,7 @@ import "unsafe"
 
 // ClipTensor clips x's elements to [lo, hi] in place: ClipView(v, v, lo, hi) of
 // v = FromTensor(x), errors and all. A 1- or 2-d tensor whose rows are
-// contiguous, or every other element ([:, ::2]) and short, takes no View: one
+// contiguous, or every other element ([:, ::2]), takes no View: one
 // Layout call and the kernels, where a View's 128 bytes, copied out of FromTensor
 // and into ClipView's arguments, cost a 4x4 tensor more than its clip (perf).
 // x must be writable (a godlpack.MutTensor) and hold T's (FromTensor's rule).
