@@ -45,6 +45,7 @@ import argparse
 import hashlib
 import importlib.util
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -171,15 +172,17 @@ def ns_per_call(
 ) -> dict[str, float]:
     """{name: best ns per call} of each statement, timed in turns (one timing of each per
     round) so that a change of the shared machine's load hits them all alike, each round
-    starting one statement later, so that no statement always runs right after the same
-    one (PyTorch's threads spin on after its calls; a big result's memory is returned
-    after the next statement starts); clock time.thread_time counts the calling
+    in its own order (a fixed shuffle), so that no statement always runs right after the
+    same one: what one leaves behind (PyTorch's threads spinning on after its calls, a
+    result's memory last written from the other core by a _mt variant) would otherwise
+    bill the same neighbour every round; clock time.thread_time counts the calling
     thread's CPU time instead of the wall's."""
     timers = [(name, timeit.Timer(stmt, clock, globals=env)) for name, stmt in stmts.items()]
     best = dict.fromkeys(stmts, float("inf"))
     for r in range(repeat):
-        k = r % len(timers)
-        for name, timer in timers[k:] + timers[:k]:
+        order = timers[:]
+        random.Random(r).shuffle(order)
+        for name, timer in order:
             best[name] = min(best[name], timer.timeit(number) / number * 1e9)
     return best
 
