@@ -35,12 +35,6 @@ func ClipView[T Number](dst, src View[T], lo, hi T) error {
 // clipLine is Clip of the n elements of s from sOff, sStep apart, into d's from
 // dOff, dStep apart, element by element (a short strided line's loop).
 func clipLine[T Number](d []T, dOff, dStep int, s []T, sOff, sStep, n int, lo, hi T) {
-	if lo != 0 && hi != 0 {
-		for i := range n {
-			d[dOff+i*dStep] = clipNoZero(s[sOff+i*sStep], lo, hi)
-		}
-		return
-	}
 	for i := range n {
 		d[dOff+i*dStep] = clip(s[sOff+i*sStep], lo, hi)
 	}

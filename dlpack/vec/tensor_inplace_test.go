@@ -63,8 +63,8 @@ func (l inPlaceLayout) offsets() []int {
 // every bound below, NaN, zeros of both signs and infinities.
 var inPlaceValues = []float64{0.3, -1, math.NaN(), 0.9, math.Copysign(0, -1), 0, 0.55, math.Inf(1), 2, 0.15, math.Inf(-1), 0.45}
 
-// inPlaceBounds are the clip bounds: neither zero (Go's min and max), a zero of
-// each sign (clip's rule), and lo above hi (hi everywhere, as NumPy's).
+// inPlaceBounds are the clip bounds: neither zero, a zero of each sign (equal
+// zeros give the bound), and lo above hi (hi everywhere, as NumPy's).
 var inPlaceBounds = [][2]float64{{0.1, 0.6}, {0, 0.5}, {math.Copysign(0, -1), 0.5}, {-0.5, 0}, {0.7, 0.2}}
 
 func TestInPlaceByDefinition(t *testing.T) {
