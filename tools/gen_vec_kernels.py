@@ -605,14 +605,13 @@ def step2_rows_kernel(name: str, t: str, sfx: str, levels, spec) -> str:
 
 def in_place_switch(name: str, kind: str, doc: list[str], params: str, t_sfx) -> list[str]:
     """{name}{kind}Kernel: the type switch from a generic in-place line (data []T,
-    then params) to {name}{sfx}{kind}."""
-    args = ", ".join(p.split()[0] for p in params.split(", "))
+    then the int params) to {name}{sfx}{kind}."""
     out = [*doc, f"func {name}{kind}Kernel[T Number](data []T, {params} int, k, c T) int {{"]
     out.append("\tswitch data := any(data).(type) {")
     for t, sfx in t_sfx:
         out += [
             f"\tcase []{t}:",
-            f"\t\treturn {name}{sfx}{kind}(data, {args},",
+            f"\t\treturn {name}{sfx}{kind}(data, {params},",
             f"\t\t\tany(k).({t}), any(c).({t}))",
         ]
     return [*out, "\t}", "\treturn 0", "}", ""]
