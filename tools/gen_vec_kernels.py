@@ -695,6 +695,26 @@ def params(ops: str, t: str) -> str:
     }[ops]
 
 
+def loads(ops: str, v: str, lo: str, hi: str, indent: str) -> list[str]:
+    """x (and y, z) loaded from a (and b, c) [lo:hi]."""
+    srcs = {"b": "ab", "bc": "abc"}.get(ops, "a")
+    return [f"{indent}{n} := archsimd.Load{v}Slice({s}[{lo} : {hi}])" for n, s in zip("xyz", srcs)]
+
+
+def line_head(ops: str, t: str, v: str, w: int, e: str) -> list[str]:
+    """A long dst's elements before its first cache line boundary, in one masked
+    store, so that every store of the loop after is a whole aligned line (a
+    store that straddles two lines costs both: lineHead's doc)."""
+    mask = f"Mask{512 // w}x{w}FromBits"
+    return [
+        f"\t\tif h := lineHead(dst); h > 0 && len(dst) >= alignFrom*{w} {{",
+        *loads(ops, v, "", str(w), "\t\t\t"),
+        f"\t\t\t{e}.StoreMasked((*[{w}]{t})(dst), archsimd.{mask}(1<<h-1))",
+        "\t\t\ti = h",
+        "\t\t}",
+    ]
+
+
 def kernel(name: str, t: str, sfx: str, levels, spec) -> str:
     ops, setup, expr, doc = spec
     lines = [
@@ -708,13 +728,11 @@ def kernel(name: str, t: str, sfx: str, levels, spec) -> str:
         for s in setup:
             sign = SIGNS.get(t, "")  # abs's mask: float types only
             lines.append("\t\t" + s.replace("{V}", v).replace("{U}", u).replace("{SIGN}", sign))
-        lines.append(f"\t\tfor ; i+{w} <= len(dst); i += {w} {{")
-        lines.append(f"\t\t\tx := archsimd.Load{v}Slice(a[i : i+{w}])")
-        if "b" in ops:
-            lines.append(f"\t\t\ty := archsimd.Load{v}Slice(b[i : i+{w}])")
-        if ops == "bc":
-            lines.append(f"\t\t\tz := archsimd.Load{v}Slice(c[i : i+{w}])")
         e = expr.replace("{V}", v).replace("{U}", u)
+        if lvl == "useAVX512":
+            lines += line_head(ops, t, v, w, e)
+        lines.append(f"\t\tfor ; i+{w} <= len(dst); i += {w} {{")
+        lines += loads(ops, v, "i", f"i+{w}", "\t\t\t")
         lines.append(f"\t\t\t{e}.StoreSlice(dst[i : i+{w}])")
         lines.append("\t\t}")
     lines += ["\t}", "\treturn i", "}", ""]

@@ -15,6 +15,11 @@ func scaleF32(dst, a []float32, k float32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x.Mul(kv).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.Mul(kv).StoreSlice(dst[i : i+16])
@@ -35,6 +40,11 @@ func scaleF64(dst, a []float64, k float64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x.Mul(kv).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.Mul(kv).StoreSlice(dst[i : i+8])
@@ -55,6 +65,11 @@ func addScalarF32(dst, a []float32, k float32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x.Add(kv).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.Add(kv).StoreSlice(dst[i : i+16])
@@ -75,6 +90,11 @@ func addScalarF64(dst, a []float64, k float64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x.Add(kv).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.Add(kv).StoreSlice(dst[i : i+8])
@@ -95,6 +115,11 @@ func divScalarF32(dst, a []float32, k float32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x.Div(kv).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.Div(kv).StoreSlice(dst[i : i+16])
@@ -115,6 +140,11 @@ func divScalarF64(dst, a []float64, k float64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x.Div(kv).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.Div(kv).StoreSlice(dst[i : i+8])
@@ -136,6 +166,11 @@ func scaleShiftF32(dst, a []float32, k, c float32) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
 		cv := archsimd.BroadcastFloat32x16(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x.MulAdd(kv, cv).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.MulAdd(kv, cv).StoreSlice(dst[i : i+16])
@@ -158,6 +193,11 @@ func scaleShiftF64(dst, a []float64, k, c float64) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
 		cv := archsimd.BroadcastFloat64x8(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x.MulAdd(kv, cv).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.MulAdd(kv, cv).StoreSlice(dst[i : i+8])
@@ -180,6 +220,11 @@ func clipF32(dst, a []float32, k, c float32) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
 		cv := archsimd.BroadcastFloat32x16(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+16])
@@ -202,6 +247,11 @@ func clipF64(dst, a []float64, k, c float64) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
 		cv := archsimd.BroadcastFloat64x8(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
@@ -223,6 +273,11 @@ func absF32(dst, a []float32) int {
 	switch level {
 	case useAVX512:
 		mv := archsimd.BroadcastUint32x16(^uint32(1 << 31))
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x.AsUint32x16().And(mv).AsFloat32x16().StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.AsUint32x16().And(mv).AsFloat32x16().StoreSlice(dst[i : i+16])
@@ -243,6 +298,11 @@ func absF64(dst, a []float64) int {
 	switch level {
 	case useAVX512:
 		mv := archsimd.BroadcastUint64x8(^uint64(1 << 63))
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x.AsUint64x8().And(mv).AsFloat64x8().StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.AsUint64x8().And(mv).AsFloat64x8().StoreSlice(dst[i : i+8])
@@ -262,6 +322,11 @@ func sqrtF32(dst, a []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x.Sqrt().StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.Sqrt().StoreSlice(dst[i : i+16])
@@ -280,6 +345,11 @@ func sqrtF64(dst, a []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x.Sqrt().StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.Sqrt().StoreSlice(dst[i : i+8])
@@ -298,6 +368,12 @@ func addF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x.Add(y).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
@@ -318,6 +394,12 @@ func addF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x.Add(y).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
@@ -338,6 +420,12 @@ func subF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x.Sub(y).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
@@ -358,6 +446,12 @@ func subF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x.Sub(y).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
@@ -378,6 +472,12 @@ func mulF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x.Mul(y).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
@@ -398,6 +498,12 @@ func mulF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x.Mul(y).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
@@ -418,6 +524,12 @@ func divF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x.Div(y).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
@@ -438,6 +550,12 @@ func divF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x.Div(y).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
@@ -458,6 +576,12 @@ func minimumF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x.Min(y).Merge(x, x.Equal(x)).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
@@ -478,6 +602,12 @@ func minimumF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x.Min(y).Merge(x, x.Equal(x)).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
@@ -498,6 +628,12 @@ func maximumF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x.Max(y).Merge(x, x.Equal(x)).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
@@ -518,6 +654,12 @@ func maximumF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x.Max(y).Merge(x, x.Equal(x)).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
@@ -538,6 +680,13 @@ func mulAddF32(dst, a, b, c []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadFloat32x16Slice(a[:16])
+			y := archsimd.LoadFloat32x16Slice(b[:16])
+			z := archsimd.LoadFloat32x16Slice(c[:16])
+			x.MulAdd(y, z).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
@@ -560,6 +709,13 @@ func mulAddF64(dst, a, b, c []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadFloat64x8Slice(a[:8])
+			y := archsimd.LoadFloat64x8Slice(b[:8])
+			z := archsimd.LoadFloat64x8Slice(c[:8])
+			x.MulAdd(y, z).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
@@ -1426,6 +1582,12 @@ func addI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadInt8x64Slice(a[:64])
+			y := archsimd.LoadInt8x64Slice(b[:64])
+			x.Add(y).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			y := archsimd.LoadInt8x64Slice(b[i : i+64])
@@ -1446,6 +1608,12 @@ func addU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadUint8x64Slice(a[:64])
+			y := archsimd.LoadUint8x64Slice(b[:64])
+			x.Add(y).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			y := archsimd.LoadUint8x64Slice(b[i : i+64])
@@ -1466,6 +1634,12 @@ func addI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadInt16x32Slice(a[:32])
+			y := archsimd.LoadInt16x32Slice(b[:32])
+			x.Add(y).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			y := archsimd.LoadInt16x32Slice(b[i : i+32])
@@ -1486,6 +1660,12 @@ func addU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadUint16x32Slice(a[:32])
+			y := archsimd.LoadUint16x32Slice(b[:32])
+			x.Add(y).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			y := archsimd.LoadUint16x32Slice(b[i : i+32])
@@ -1506,6 +1686,12 @@ func addI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadInt32x16Slice(a[:16])
+			y := archsimd.LoadInt32x16Slice(b[:16])
+			x.Add(y).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			y := archsimd.LoadInt32x16Slice(b[i : i+16])
@@ -1526,6 +1712,12 @@ func addU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadUint32x16Slice(a[:16])
+			y := archsimd.LoadUint32x16Slice(b[:16])
+			x.Add(y).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			y := archsimd.LoadUint32x16Slice(b[i : i+16])
@@ -1546,6 +1738,12 @@ func addI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadInt64x8Slice(a[:8])
+			y := archsimd.LoadInt64x8Slice(b[:8])
+			x.Add(y).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			y := archsimd.LoadInt64x8Slice(b[i : i+8])
@@ -1566,6 +1764,12 @@ func addU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadUint64x8Slice(a[:8])
+			y := archsimd.LoadUint64x8Slice(b[:8])
+			x.Add(y).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			y := archsimd.LoadUint64x8Slice(b[i : i+8])
@@ -1586,6 +1790,12 @@ func subI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadInt8x64Slice(a[:64])
+			y := archsimd.LoadInt8x64Slice(b[:64])
+			x.Sub(y).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			y := archsimd.LoadInt8x64Slice(b[i : i+64])
@@ -1606,6 +1816,12 @@ func subU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadUint8x64Slice(a[:64])
+			y := archsimd.LoadUint8x64Slice(b[:64])
+			x.Sub(y).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			y := archsimd.LoadUint8x64Slice(b[i : i+64])
@@ -1626,6 +1842,12 @@ func subI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadInt16x32Slice(a[:32])
+			y := archsimd.LoadInt16x32Slice(b[:32])
+			x.Sub(y).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			y := archsimd.LoadInt16x32Slice(b[i : i+32])
@@ -1646,6 +1868,12 @@ func subU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadUint16x32Slice(a[:32])
+			y := archsimd.LoadUint16x32Slice(b[:32])
+			x.Sub(y).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			y := archsimd.LoadUint16x32Slice(b[i : i+32])
@@ -1666,6 +1894,12 @@ func subI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadInt32x16Slice(a[:16])
+			y := archsimd.LoadInt32x16Slice(b[:16])
+			x.Sub(y).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			y := archsimd.LoadInt32x16Slice(b[i : i+16])
@@ -1686,6 +1920,12 @@ func subU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadUint32x16Slice(a[:16])
+			y := archsimd.LoadUint32x16Slice(b[:16])
+			x.Sub(y).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			y := archsimd.LoadUint32x16Slice(b[i : i+16])
@@ -1706,6 +1946,12 @@ func subI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadInt64x8Slice(a[:8])
+			y := archsimd.LoadInt64x8Slice(b[:8])
+			x.Sub(y).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			y := archsimd.LoadInt64x8Slice(b[i : i+8])
@@ -1726,6 +1972,12 @@ func subU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadUint64x8Slice(a[:8])
+			y := archsimd.LoadUint64x8Slice(b[:8])
+			x.Sub(y).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			y := archsimd.LoadUint64x8Slice(b[i : i+8])
@@ -1746,6 +1998,12 @@ func mulI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadInt16x32Slice(a[:32])
+			y := archsimd.LoadInt16x32Slice(b[:32])
+			x.Mul(y).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			y := archsimd.LoadInt16x32Slice(b[i : i+32])
@@ -1766,6 +2024,12 @@ func mulU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadUint16x32Slice(a[:32])
+			y := archsimd.LoadUint16x32Slice(b[:32])
+			x.Mul(y).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			y := archsimd.LoadUint16x32Slice(b[i : i+32])
@@ -1786,6 +2050,12 @@ func mulI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadInt32x16Slice(a[:16])
+			y := archsimd.LoadInt32x16Slice(b[:16])
+			x.Mul(y).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			y := archsimd.LoadInt32x16Slice(b[i : i+16])
@@ -1806,6 +2076,12 @@ func mulU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadUint32x16Slice(a[:16])
+			y := archsimd.LoadUint32x16Slice(b[:16])
+			x.Mul(y).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			y := archsimd.LoadUint32x16Slice(b[i : i+16])
@@ -1826,6 +2102,12 @@ func mulI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadInt64x8Slice(a[:8])
+			y := archsimd.LoadInt64x8Slice(b[:8])
+			x.Mul(y).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			y := archsimd.LoadInt64x8Slice(b[i : i+8])
@@ -1840,6 +2122,12 @@ func mulU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadUint64x8Slice(a[:8])
+			y := archsimd.LoadUint64x8Slice(b[:8])
+			x.Mul(y).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			y := archsimd.LoadUint64x8Slice(b[i : i+8])
@@ -1854,6 +2142,12 @@ func minimumI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadInt8x64Slice(a[:64])
+			y := archsimd.LoadInt8x64Slice(b[:64])
+			x.Min(y).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			y := archsimd.LoadInt8x64Slice(b[i : i+64])
@@ -1874,6 +2168,12 @@ func minimumU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadUint8x64Slice(a[:64])
+			y := archsimd.LoadUint8x64Slice(b[:64])
+			x.Min(y).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			y := archsimd.LoadUint8x64Slice(b[i : i+64])
@@ -1894,6 +2194,12 @@ func minimumI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadInt16x32Slice(a[:32])
+			y := archsimd.LoadInt16x32Slice(b[:32])
+			x.Min(y).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			y := archsimd.LoadInt16x32Slice(b[i : i+32])
@@ -1914,6 +2220,12 @@ func minimumU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadUint16x32Slice(a[:32])
+			y := archsimd.LoadUint16x32Slice(b[:32])
+			x.Min(y).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			y := archsimd.LoadUint16x32Slice(b[i : i+32])
@@ -1934,6 +2246,12 @@ func minimumI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadInt32x16Slice(a[:16])
+			y := archsimd.LoadInt32x16Slice(b[:16])
+			x.Min(y).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			y := archsimd.LoadInt32x16Slice(b[i : i+16])
@@ -1954,6 +2272,12 @@ func minimumU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadUint32x16Slice(a[:16])
+			y := archsimd.LoadUint32x16Slice(b[:16])
+			x.Min(y).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			y := archsimd.LoadUint32x16Slice(b[i : i+16])
@@ -1974,6 +2298,12 @@ func minimumI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadInt64x8Slice(a[:8])
+			y := archsimd.LoadInt64x8Slice(b[:8])
+			x.Min(y).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			y := archsimd.LoadInt64x8Slice(b[i : i+8])
@@ -1988,6 +2318,12 @@ func minimumU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadUint64x8Slice(a[:8])
+			y := archsimd.LoadUint64x8Slice(b[:8])
+			x.Min(y).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			y := archsimd.LoadUint64x8Slice(b[i : i+8])
@@ -2002,6 +2338,12 @@ func maximumI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadInt8x64Slice(a[:64])
+			y := archsimd.LoadInt8x64Slice(b[:64])
+			x.Max(y).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			y := archsimd.LoadInt8x64Slice(b[i : i+64])
@@ -2022,6 +2364,12 @@ func maximumU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadUint8x64Slice(a[:64])
+			y := archsimd.LoadUint8x64Slice(b[:64])
+			x.Max(y).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			y := archsimd.LoadUint8x64Slice(b[i : i+64])
@@ -2042,6 +2390,12 @@ func maximumI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadInt16x32Slice(a[:32])
+			y := archsimd.LoadInt16x32Slice(b[:32])
+			x.Max(y).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			y := archsimd.LoadInt16x32Slice(b[i : i+32])
@@ -2062,6 +2416,12 @@ func maximumU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadUint16x32Slice(a[:32])
+			y := archsimd.LoadUint16x32Slice(b[:32])
+			x.Max(y).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			y := archsimd.LoadUint16x32Slice(b[i : i+32])
@@ -2082,6 +2442,12 @@ func maximumI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadInt32x16Slice(a[:16])
+			y := archsimd.LoadInt32x16Slice(b[:16])
+			x.Max(y).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			y := archsimd.LoadInt32x16Slice(b[i : i+16])
@@ -2102,6 +2468,12 @@ func maximumU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadUint32x16Slice(a[:16])
+			y := archsimd.LoadUint32x16Slice(b[:16])
+			x.Max(y).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			y := archsimd.LoadUint32x16Slice(b[i : i+16])
@@ -2122,6 +2494,12 @@ func maximumI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadInt64x8Slice(a[:8])
+			y := archsimd.LoadInt64x8Slice(b[:8])
+			x.Max(y).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			y := archsimd.LoadInt64x8Slice(b[i : i+8])
@@ -2136,6 +2514,12 @@ func maximumU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadUint64x8Slice(a[:8])
+			y := archsimd.LoadUint64x8Slice(b[:8])
+			x.Max(y).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			y := archsimd.LoadUint64x8Slice(b[i : i+8])
@@ -2151,6 +2535,11 @@ func addScalarI8(dst, a []int8, k int8) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt8x64(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadInt8x64Slice(a[:64])
+			x.Add(kv).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			x.Add(kv).StoreSlice(dst[i : i+64])
@@ -2171,6 +2560,11 @@ func addScalarU8(dst, a []uint8, k uint8) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint8x64(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadUint8x64Slice(a[:64])
+			x.Add(kv).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			x.Add(kv).StoreSlice(dst[i : i+64])
@@ -2191,6 +2585,11 @@ func addScalarI16(dst, a []int16, k int16) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt16x32(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadInt16x32Slice(a[:32])
+			x.Add(kv).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			x.Add(kv).StoreSlice(dst[i : i+32])
@@ -2211,6 +2610,11 @@ func addScalarU16(dst, a []uint16, k uint16) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint16x32(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadUint16x32Slice(a[:32])
+			x.Add(kv).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			x.Add(kv).StoreSlice(dst[i : i+32])
@@ -2231,6 +2635,11 @@ func addScalarI32(dst, a []int32, k int32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt32x16(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadInt32x16Slice(a[:16])
+			x.Add(kv).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			x.Add(kv).StoreSlice(dst[i : i+16])
@@ -2251,6 +2660,11 @@ func addScalarU32(dst, a []uint32, k uint32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint32x16(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadUint32x16Slice(a[:16])
+			x.Add(kv).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			x.Add(kv).StoreSlice(dst[i : i+16])
@@ -2271,6 +2685,11 @@ func addScalarI64(dst, a []int64, k int64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt64x8(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadInt64x8Slice(a[:8])
+			x.Add(kv).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			x.Add(kv).StoreSlice(dst[i : i+8])
@@ -2291,6 +2710,11 @@ func addScalarU64(dst, a []uint64, k uint64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint64x8(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadUint64x8Slice(a[:8])
+			x.Add(kv).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			x.Add(kv).StoreSlice(dst[i : i+8])
@@ -2311,6 +2735,11 @@ func scaleI16(dst, a []int16, k int16) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt16x32(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadInt16x32Slice(a[:32])
+			x.Mul(kv).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			x.Mul(kv).StoreSlice(dst[i : i+32])
@@ -2331,6 +2760,11 @@ func scaleU16(dst, a []uint16, k uint16) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint16x32(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadUint16x32Slice(a[:32])
+			x.Mul(kv).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			x.Mul(kv).StoreSlice(dst[i : i+32])
@@ -2351,6 +2785,11 @@ func scaleI32(dst, a []int32, k int32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt32x16(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadInt32x16Slice(a[:16])
+			x.Mul(kv).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			x.Mul(kv).StoreSlice(dst[i : i+16])
@@ -2371,6 +2810,11 @@ func scaleU32(dst, a []uint32, k uint32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint32x16(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadUint32x16Slice(a[:16])
+			x.Mul(kv).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			x.Mul(kv).StoreSlice(dst[i : i+16])
@@ -2391,6 +2835,11 @@ func scaleI64(dst, a []int64, k int64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt64x8(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadInt64x8Slice(a[:8])
+			x.Mul(kv).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			x.Mul(kv).StoreSlice(dst[i : i+8])
@@ -2405,6 +2854,11 @@ func scaleU64(dst, a []uint64, k uint64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint64x8(k)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadUint64x8Slice(a[:8])
+			x.Mul(kv).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			x.Mul(kv).StoreSlice(dst[i : i+8])
@@ -2420,6 +2874,11 @@ func clipI8(dst, a []int8, k, c int8) int {
 	case useAVX512:
 		kv := archsimd.BroadcastInt8x64(k)
 		cv := archsimd.BroadcastInt8x64(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadInt8x64Slice(a[:64])
+			x.Max(kv).Min(cv).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+64])
@@ -2442,6 +2901,11 @@ func clipU8(dst, a []uint8, k, c uint8) int {
 	case useAVX512:
 		kv := archsimd.BroadcastUint8x64(k)
 		cv := archsimd.BroadcastUint8x64(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+			x := archsimd.LoadUint8x64Slice(a[:64])
+			x.Max(kv).Min(cv).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+64])
@@ -2464,6 +2928,11 @@ func clipI16(dst, a []int16, k, c int16) int {
 	case useAVX512:
 		kv := archsimd.BroadcastInt16x32(k)
 		cv := archsimd.BroadcastInt16x32(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadInt16x32Slice(a[:32])
+			x.Max(kv).Min(cv).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
@@ -2486,6 +2955,11 @@ func clipU16(dst, a []uint16, k, c uint16) int {
 	case useAVX512:
 		kv := archsimd.BroadcastUint16x32(k)
 		cv := archsimd.BroadcastUint16x32(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+			x := archsimd.LoadUint16x32Slice(a[:32])
+			x.Max(kv).Min(cv).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
@@ -2508,6 +2982,11 @@ func clipI32(dst, a []int32, k, c int32) int {
 	case useAVX512:
 		kv := archsimd.BroadcastInt32x16(k)
 		cv := archsimd.BroadcastInt32x16(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadInt32x16Slice(a[:16])
+			x.Max(kv).Min(cv).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
@@ -2530,6 +3009,11 @@ func clipU32(dst, a []uint32, k, c uint32) int {
 	case useAVX512:
 		kv := archsimd.BroadcastUint32x16(k)
 		cv := archsimd.BroadcastUint32x16(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+			x := archsimd.LoadUint32x16Slice(a[:16])
+			x.Max(kv).Min(cv).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
@@ -2552,6 +3036,11 @@ func clipI64(dst, a []int64, k, c int64) int {
 	case useAVX512:
 		kv := archsimd.BroadcastInt64x8(k)
 		cv := archsimd.BroadcastInt64x8(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadInt64x8Slice(a[:8])
+			x.Max(kv).Min(cv).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
@@ -2567,6 +3056,11 @@ func clipU64(dst, a []uint64, k, c uint64) int {
 	case useAVX512:
 		kv := archsimd.BroadcastUint64x8(k)
 		cv := archsimd.BroadcastUint64x8(c)
+		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+			x := archsimd.LoadUint64x8Slice(a[:8])
+			x.Max(kv).Min(cv).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
+			i = h
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
