@@ -698,7 +698,10 @@ def params(ops: str, t: str) -> str:
 def loads(ops: str, v: str, lo: str, hi: str, indent: str) -> list[str]:
     """x (and y, z) loaded from a (and b, c) [lo:hi]."""
     srcs = {"b": "ab", "bc": "abc"}.get(ops, "a")
-    return [f"{indent}{n} := archsimd.Load{v}Slice({s}[{lo} : {hi}])" for n, s in zip("xyz", srcs)]
+    return [
+        f"{indent}{n} := archsimd.Load{v}Slice({s}[{lo} : {hi}])"
+        for n, s in zip("xyz"[: len(srcs)], srcs, strict=True)
+    ]
 
 
 def line_head(ops: str, t: str, v: str, w: int, e: str) -> list[str]:
