@@ -704,16 +704,40 @@ def loads(ops: str, v: str, lo: str, hi: str, indent: str) -> list[str]:
     ]
 
 
-def line_head(ops: str, t: str, v: str, w: int, e: str) -> list[str]:
-    """A long dst's elements before its first cache line boundary, in one masked
-    store, so that every store of the loop after is a whole aligned line (a
-    store that straddles two lines costs both: lineHead's doc)."""
-    mask = f"Mask{512 // w}x{w}FromBits"
+def line_head(ops: str, v: str, w: int, e: str) -> list[str]:
+    """For a long dst not starting on a cache line: its first vector unaligned,
+    then the one from its first line boundary, so that every store of the loop
+    after is a whole aligned line (a store that straddles two lines costs both:
+    lineHead's doc); and its last vector (line_tail), which the loop, on the
+    shifted grid, would leave to the caller's element loop (four float32
+    fma's one by one: ~40 ns). All three are loaded before any store, so in
+    place the overlaps are the op of the sources as they were."""
+
+    def reload(lo: str, hi: str) -> list[str]:
+        return [ln.replace(":=", "=") for ln in loads(ops, v, lo, hi, "\t\t\t")]
+
     return [
+        f"\t\tvar last archsimd.{v} // dst's last vector, where shifted",
+        "\t\tshifted := false",
         f"\t\tif h := lineHead(dst); h > 0 && len(dst) >= alignFrom*{w} {{",
         *loads(ops, v, "", str(w), "\t\t\t"),
-        f"\t\t\t{e}.StoreMasked((*[{w}]{t})(dst), archsimd.{mask}(1<<h-1))",
-        "\t\t\ti = h",
+        f"\t\t\tr := {e}",
+        *reload(f"len(dst)-{w}", ""),
+        f"\t\t\tlast = {e}",
+        *reload("h", f"h+{w}"),
+        f"\t\t\tr.StoreSlice(dst[:{w}])",
+        f"\t\t\t{e}.StoreSlice(dst[h : h+{w}])",
+        f"\t\t\ti, shifted = h+{w}, true",
+        "\t\t}",
+    ]
+
+
+def line_tail(w: int) -> list[str]:
+    """line_head's last vector, stored after the loop where it began there."""
+    return [
+        "\t\tif shifted && i < len(dst) {",
+        f"\t\t\tlast.StoreSlice(dst[len(dst)-{w}:])",
+        "\t\t\ti = len(dst)",
         "\t\t}",
     ]
 
@@ -733,11 +757,13 @@ def kernel(name: str, t: str, sfx: str, levels, spec) -> str:
             lines.append("\t\t" + s.replace("{V}", v).replace("{U}", u).replace("{SIGN}", sign))
         e = expr.replace("{V}", v).replace("{U}", u)
         if lvl == "useAVX512":
-            lines += line_head(ops, t, v, w, e)
+            lines += line_head(ops, v, w, e)
         lines.append(f"\t\tfor ; i+{w} <= len(dst); i += {w} {{")
         lines += loads(ops, v, "i", f"i+{w}", "\t\t\t")
         lines.append(f"\t\t\t{e}.StoreSlice(dst[i : i+{w}])")
         lines.append("\t\t}")
+        if lvl == "useAVX512":
+            lines += line_tail(w)
     lines += ["\t}", "\treturn i", "}", ""]
     return "\n".join(lines)
 

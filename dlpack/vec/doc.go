@@ -60,9 +60,9 @@
 // Operations on slices take the destination first (dst = a op b), every
 // operand as long as dst; dst may be a source itself (in place), never a
 // partial overlap of one. They return an error, never panic, for operands
-// that do not match. With AVX-512, a long dst's elements before its first
-// 64-byte line go first, in one masked store, so that the stores after write
-// whole lines (a NumPy array starts 16 bytes into one). Map, Map2 and Lines walk views: contiguous runs reach
+// that do not match. With AVX-512, a long dst that does not start on a 64-byte
+// line gets its first and last vectors unaligned and every one between on a
+// whole line (a NumPy array starts 16 bytes into one). Map, Map2 and Lines walk views: contiguous runs reach
 // the operation as they are, other lines through a small buffer gathered and
 // scattered by typed loops (SIMD permutes at step 2 for 4- and 8-byte elements,
 // whose scatter writes the line's elements only), a buffer the walk takes from

@@ -15,14 +15,25 @@ func scaleF32(dst, a []float32, k float32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
-			x.Mul(kv).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Mul(kv)
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			last = x.Mul(kv)
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Mul(kv).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.Mul(kv).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
@@ -40,14 +51,25 @@ func scaleF64(dst, a []float64, k float64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
-			x.Mul(kv).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Mul(kv)
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			last = x.Mul(kv)
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Mul(kv).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.Mul(kv).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
@@ -65,14 +87,25 @@ func addScalarF32(dst, a []float32, k float32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
-			x.Add(kv).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Add(kv)
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			last = x.Add(kv)
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Add(kv).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.Add(kv).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
@@ -90,14 +123,25 @@ func addScalarF64(dst, a []float64, k float64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
-			x.Add(kv).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Add(kv)
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			last = x.Add(kv)
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Add(kv).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.Add(kv).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
@@ -115,14 +159,25 @@ func divScalarF32(dst, a []float32, k float32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
-			x.Div(kv).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Div(kv)
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			last = x.Div(kv)
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Div(kv).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.Div(kv).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
@@ -140,14 +195,25 @@ func divScalarF64(dst, a []float64, k float64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
-			x.Div(kv).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Div(kv)
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			last = x.Div(kv)
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Div(kv).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.Div(kv).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
@@ -166,14 +232,25 @@ func scaleShiftF32(dst, a []float32, k, c float32) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
 		cv := archsimd.BroadcastFloat32x16(c)
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
-			x.MulAdd(kv, cv).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.MulAdd(kv, cv)
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			last = x.MulAdd(kv, cv)
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.MulAdd(kv, cv).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.MulAdd(kv, cv).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
@@ -193,14 +270,25 @@ func scaleShiftF64(dst, a []float64, k, c float64) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
 		cv := archsimd.BroadcastFloat64x8(c)
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
-			x.MulAdd(kv, cv).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.MulAdd(kv, cv)
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			last = x.MulAdd(kv, cv)
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.MulAdd(kv, cv).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.MulAdd(kv, cv).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
@@ -220,14 +308,25 @@ func clipF32(dst, a []float32, k, c float32) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
 		cv := archsimd.BroadcastFloat32x16(c)
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
@@ -247,14 +346,25 @@ func clipF64(dst, a []float64, k, c float64) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
 		cv := archsimd.BroadcastFloat64x8(c)
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
@@ -273,14 +383,25 @@ func absF32(dst, a []float32) int {
 	switch level {
 	case useAVX512:
 		mv := archsimd.BroadcastUint32x16(^uint32(1 << 31))
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
-			x.AsUint32x16().And(mv).AsFloat32x16().StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.AsUint32x16().And(mv).AsFloat32x16()
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			last = x.AsUint32x16().And(mv).AsFloat32x16()
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.AsUint32x16().And(mv).AsFloat32x16().StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.AsUint32x16().And(mv).AsFloat32x16().StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		mv := archsimd.BroadcastUint32x8(^uint32(1 << 31))
@@ -298,14 +419,25 @@ func absF64(dst, a []float64) int {
 	switch level {
 	case useAVX512:
 		mv := archsimd.BroadcastUint64x8(^uint64(1 << 63))
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
-			x.AsUint64x8().And(mv).AsFloat64x8().StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.AsUint64x8().And(mv).AsFloat64x8()
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			last = x.AsUint64x8().And(mv).AsFloat64x8()
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.AsUint64x8().And(mv).AsFloat64x8().StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.AsUint64x8().And(mv).AsFloat64x8().StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		mv := archsimd.BroadcastUint64x4(^uint64(1 << 63))
@@ -322,14 +454,25 @@ func sqrtF32(dst, a []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
-			x.Sqrt().StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Sqrt()
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			last = x.Sqrt()
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Sqrt().StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			x.Sqrt().StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -345,14 +488,25 @@ func sqrtF64(dst, a []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
-			x.Sqrt().StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Sqrt()
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			last = x.Sqrt()
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Sqrt().StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			x.Sqrt().StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -368,16 +522,29 @@ func addF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
 			y := archsimd.LoadFloat32x16Slice(b[:16])
-			x.Add(y).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Add(y)
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			last = x.Add(y)
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Add(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
 			x.Add(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -394,16 +561,29 @@ func addF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
 			y := archsimd.LoadFloat64x8Slice(b[:8])
-			x.Add(y).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Add(y)
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			last = x.Add(y)
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Add(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
 			x.Add(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -420,16 +600,29 @@ func subF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
 			y := archsimd.LoadFloat32x16Slice(b[:16])
-			x.Sub(y).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Sub(y)
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			last = x.Sub(y)
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Sub(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
 			x.Sub(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -446,16 +639,29 @@ func subF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
 			y := archsimd.LoadFloat64x8Slice(b[:8])
-			x.Sub(y).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Sub(y)
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			last = x.Sub(y)
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Sub(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
 			x.Sub(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -472,16 +678,29 @@ func mulF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
 			y := archsimd.LoadFloat32x16Slice(b[:16])
-			x.Mul(y).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Mul(y)
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			last = x.Mul(y)
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Mul(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
 			x.Mul(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -498,16 +717,29 @@ func mulF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
 			y := archsimd.LoadFloat64x8Slice(b[:8])
-			x.Mul(y).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Mul(y)
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			last = x.Mul(y)
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Mul(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
 			x.Mul(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -524,16 +756,29 @@ func divF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
 			y := archsimd.LoadFloat32x16Slice(b[:16])
-			x.Div(y).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Div(y)
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			last = x.Div(y)
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Div(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
 			x.Div(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -550,16 +795,29 @@ func divF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
 			y := archsimd.LoadFloat64x8Slice(b[:8])
-			x.Div(y).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Div(y)
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			last = x.Div(y)
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Div(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
 			x.Div(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -576,16 +834,29 @@ func minimumF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
 			y := archsimd.LoadFloat32x16Slice(b[:16])
-			x.Min(y).Merge(x, x.Equal(x)).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Min(y).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			last = x.Min(y).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Min(y).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
 			x.Min(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -602,16 +873,29 @@ func minimumF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
 			y := archsimd.LoadFloat64x8Slice(b[:8])
-			x.Min(y).Merge(x, x.Equal(x)).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Min(y).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			last = x.Min(y).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Min(y).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
 			x.Min(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -628,16 +912,29 @@ func maximumF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
 			y := archsimd.LoadFloat32x16Slice(b[:16])
-			x.Max(y).Merge(x, x.Equal(x)).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Max(y).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			last = x.Max(y).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Max(y).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
 			x.Max(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -654,16 +951,29 @@ func maximumF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
 			y := archsimd.LoadFloat64x8Slice(b[:8])
-			x.Max(y).Merge(x, x.Equal(x)).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Max(y).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			last = x.Max(y).Merge(x, x.Equal(x))
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Max(y).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
 			x.Max(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -680,18 +990,33 @@ func mulAddF32(dst, a, b, c []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadFloat32x16Slice(a[:16])
 			y := archsimd.LoadFloat32x16Slice(b[:16])
 			z := archsimd.LoadFloat32x16Slice(c[:16])
-			x.MulAdd(y, z).StoreMasked((*[16]float32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.MulAdd(y, z)
+			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			z = archsimd.LoadFloat32x16Slice(c[len(dst)-16:])
+			last = x.MulAdd(y, z)
+			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
+			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
+			z = archsimd.LoadFloat32x16Slice(c[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.MulAdd(y, z).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
 			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
 			z := archsimd.LoadFloat32x16Slice(c[i : i+16])
 			x.MulAdd(y, z).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -709,18 +1034,33 @@ func mulAddF64(dst, a, b, c []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Float64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadFloat64x8Slice(a[:8])
 			y := archsimd.LoadFloat64x8Slice(b[:8])
 			z := archsimd.LoadFloat64x8Slice(c[:8])
-			x.MulAdd(y, z).StoreMasked((*[8]float64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.MulAdd(y, z)
+			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			z = archsimd.LoadFloat64x8Slice(c[len(dst)-8:])
+			last = x.MulAdd(y, z)
+			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
+			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
+			z = archsimd.LoadFloat64x8Slice(c[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.MulAdd(y, z).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
 			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
 			z := archsimd.LoadFloat64x8Slice(c[i : i+8])
 			x.MulAdd(y, z).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -1582,16 +1922,29 @@ func addI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadInt8x64Slice(a[:64])
 			y := archsimd.LoadInt8x64Slice(b[:64])
-			x.Add(y).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Add(y)
+			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
+			y = archsimd.LoadInt8x64Slice(b[len(dst)-64:])
+			last = x.Add(y)
+			x = archsimd.LoadInt8x64Slice(a[h : h+64])
+			y = archsimd.LoadInt8x64Slice(b[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Add(y).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			y := archsimd.LoadInt8x64Slice(b[i : i+64])
 			x.Add(y).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
@@ -1608,16 +1961,29 @@ func addU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadUint8x64Slice(a[:64])
 			y := archsimd.LoadUint8x64Slice(b[:64])
-			x.Add(y).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Add(y)
+			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
+			y = archsimd.LoadUint8x64Slice(b[len(dst)-64:])
+			last = x.Add(y)
+			x = archsimd.LoadUint8x64Slice(a[h : h+64])
+			y = archsimd.LoadUint8x64Slice(b[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Add(y).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			y := archsimd.LoadUint8x64Slice(b[i : i+64])
 			x.Add(y).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
@@ -1634,16 +2000,29 @@ func addI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadInt16x32Slice(a[:32])
 			y := archsimd.LoadInt16x32Slice(b[:32])
-			x.Add(y).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Add(y)
+			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			y = archsimd.LoadInt16x32Slice(b[len(dst)-32:])
+			last = x.Add(y)
+			x = archsimd.LoadInt16x32Slice(a[h : h+32])
+			y = archsimd.LoadInt16x32Slice(b[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Add(y).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			y := archsimd.LoadInt16x32Slice(b[i : i+32])
 			x.Add(y).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
@@ -1660,16 +2039,29 @@ func addU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadUint16x32Slice(a[:32])
 			y := archsimd.LoadUint16x32Slice(b[:32])
-			x.Add(y).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Add(y)
+			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			y = archsimd.LoadUint16x32Slice(b[len(dst)-32:])
+			last = x.Add(y)
+			x = archsimd.LoadUint16x32Slice(a[h : h+32])
+			y = archsimd.LoadUint16x32Slice(b[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Add(y).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			y := archsimd.LoadUint16x32Slice(b[i : i+32])
 			x.Add(y).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
@@ -1686,16 +2078,29 @@ func addI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadInt32x16Slice(a[:16])
 			y := archsimd.LoadInt32x16Slice(b[:16])
-			x.Add(y).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Add(y)
+			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadInt32x16Slice(b[len(dst)-16:])
+			last = x.Add(y)
+			x = archsimd.LoadInt32x16Slice(a[h : h+16])
+			y = archsimd.LoadInt32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Add(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			y := archsimd.LoadInt32x16Slice(b[i : i+16])
 			x.Add(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -1712,16 +2117,29 @@ func addU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadUint32x16Slice(a[:16])
 			y := archsimd.LoadUint32x16Slice(b[:16])
-			x.Add(y).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Add(y)
+			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadUint32x16Slice(b[len(dst)-16:])
+			last = x.Add(y)
+			x = archsimd.LoadUint32x16Slice(a[h : h+16])
+			y = archsimd.LoadUint32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Add(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			y := archsimd.LoadUint32x16Slice(b[i : i+16])
 			x.Add(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -1738,16 +2156,29 @@ func addI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadInt64x8Slice(a[:8])
 			y := archsimd.LoadInt64x8Slice(b[:8])
-			x.Add(y).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Add(y)
+			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadInt64x8Slice(b[len(dst)-8:])
+			last = x.Add(y)
+			x = archsimd.LoadInt64x8Slice(a[h : h+8])
+			y = archsimd.LoadInt64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Add(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			y := archsimd.LoadInt64x8Slice(b[i : i+8])
 			x.Add(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -1764,16 +2195,29 @@ func addU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadUint64x8Slice(a[:8])
 			y := archsimd.LoadUint64x8Slice(b[:8])
-			x.Add(y).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Add(y)
+			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadUint64x8Slice(b[len(dst)-8:])
+			last = x.Add(y)
+			x = archsimd.LoadUint64x8Slice(a[h : h+8])
+			y = archsimd.LoadUint64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Add(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			y := archsimd.LoadUint64x8Slice(b[i : i+8])
 			x.Add(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -1790,16 +2234,29 @@ func subI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadInt8x64Slice(a[:64])
 			y := archsimd.LoadInt8x64Slice(b[:64])
-			x.Sub(y).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Sub(y)
+			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
+			y = archsimd.LoadInt8x64Slice(b[len(dst)-64:])
+			last = x.Sub(y)
+			x = archsimd.LoadInt8x64Slice(a[h : h+64])
+			y = archsimd.LoadInt8x64Slice(b[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Sub(y).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			y := archsimd.LoadInt8x64Slice(b[i : i+64])
 			x.Sub(y).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
@@ -1816,16 +2273,29 @@ func subU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadUint8x64Slice(a[:64])
 			y := archsimd.LoadUint8x64Slice(b[:64])
-			x.Sub(y).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Sub(y)
+			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
+			y = archsimd.LoadUint8x64Slice(b[len(dst)-64:])
+			last = x.Sub(y)
+			x = archsimd.LoadUint8x64Slice(a[h : h+64])
+			y = archsimd.LoadUint8x64Slice(b[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Sub(y).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			y := archsimd.LoadUint8x64Slice(b[i : i+64])
 			x.Sub(y).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
@@ -1842,16 +2312,29 @@ func subI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadInt16x32Slice(a[:32])
 			y := archsimd.LoadInt16x32Slice(b[:32])
-			x.Sub(y).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Sub(y)
+			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			y = archsimd.LoadInt16x32Slice(b[len(dst)-32:])
+			last = x.Sub(y)
+			x = archsimd.LoadInt16x32Slice(a[h : h+32])
+			y = archsimd.LoadInt16x32Slice(b[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Sub(y).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			y := archsimd.LoadInt16x32Slice(b[i : i+32])
 			x.Sub(y).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
@@ -1868,16 +2351,29 @@ func subU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadUint16x32Slice(a[:32])
 			y := archsimd.LoadUint16x32Slice(b[:32])
-			x.Sub(y).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Sub(y)
+			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			y = archsimd.LoadUint16x32Slice(b[len(dst)-32:])
+			last = x.Sub(y)
+			x = archsimd.LoadUint16x32Slice(a[h : h+32])
+			y = archsimd.LoadUint16x32Slice(b[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Sub(y).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			y := archsimd.LoadUint16x32Slice(b[i : i+32])
 			x.Sub(y).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
@@ -1894,16 +2390,29 @@ func subI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadInt32x16Slice(a[:16])
 			y := archsimd.LoadInt32x16Slice(b[:16])
-			x.Sub(y).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Sub(y)
+			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadInt32x16Slice(b[len(dst)-16:])
+			last = x.Sub(y)
+			x = archsimd.LoadInt32x16Slice(a[h : h+16])
+			y = archsimd.LoadInt32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Sub(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			y := archsimd.LoadInt32x16Slice(b[i : i+16])
 			x.Sub(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -1920,16 +2429,29 @@ func subU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadUint32x16Slice(a[:16])
 			y := archsimd.LoadUint32x16Slice(b[:16])
-			x.Sub(y).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Sub(y)
+			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadUint32x16Slice(b[len(dst)-16:])
+			last = x.Sub(y)
+			x = archsimd.LoadUint32x16Slice(a[h : h+16])
+			y = archsimd.LoadUint32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Sub(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			y := archsimd.LoadUint32x16Slice(b[i : i+16])
 			x.Sub(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -1946,16 +2468,29 @@ func subI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadInt64x8Slice(a[:8])
 			y := archsimd.LoadInt64x8Slice(b[:8])
-			x.Sub(y).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Sub(y)
+			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadInt64x8Slice(b[len(dst)-8:])
+			last = x.Sub(y)
+			x = archsimd.LoadInt64x8Slice(a[h : h+8])
+			y = archsimd.LoadInt64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Sub(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			y := archsimd.LoadInt64x8Slice(b[i : i+8])
 			x.Sub(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -1972,16 +2507,29 @@ func subU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadUint64x8Slice(a[:8])
 			y := archsimd.LoadUint64x8Slice(b[:8])
-			x.Sub(y).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Sub(y)
+			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadUint64x8Slice(b[len(dst)-8:])
+			last = x.Sub(y)
+			x = archsimd.LoadUint64x8Slice(a[h : h+8])
+			y = archsimd.LoadUint64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Sub(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			y := archsimd.LoadUint64x8Slice(b[i : i+8])
 			x.Sub(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
@@ -1998,16 +2546,29 @@ func mulI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadInt16x32Slice(a[:32])
 			y := archsimd.LoadInt16x32Slice(b[:32])
-			x.Mul(y).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Mul(y)
+			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			y = archsimd.LoadInt16x32Slice(b[len(dst)-32:])
+			last = x.Mul(y)
+			x = archsimd.LoadInt16x32Slice(a[h : h+32])
+			y = archsimd.LoadInt16x32Slice(b[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Mul(y).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			y := archsimd.LoadInt16x32Slice(b[i : i+32])
 			x.Mul(y).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
@@ -2024,16 +2585,29 @@ func mulU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadUint16x32Slice(a[:32])
 			y := archsimd.LoadUint16x32Slice(b[:32])
-			x.Mul(y).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Mul(y)
+			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			y = archsimd.LoadUint16x32Slice(b[len(dst)-32:])
+			last = x.Mul(y)
+			x = archsimd.LoadUint16x32Slice(a[h : h+32])
+			y = archsimd.LoadUint16x32Slice(b[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Mul(y).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			y := archsimd.LoadUint16x32Slice(b[i : i+32])
 			x.Mul(y).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
@@ -2050,16 +2624,29 @@ func mulI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadInt32x16Slice(a[:16])
 			y := archsimd.LoadInt32x16Slice(b[:16])
-			x.Mul(y).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Mul(y)
+			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadInt32x16Slice(b[len(dst)-16:])
+			last = x.Mul(y)
+			x = archsimd.LoadInt32x16Slice(a[h : h+16])
+			y = archsimd.LoadInt32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Mul(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			y := archsimd.LoadInt32x16Slice(b[i : i+16])
 			x.Mul(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -2076,16 +2663,29 @@ func mulU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadUint32x16Slice(a[:16])
 			y := archsimd.LoadUint32x16Slice(b[:16])
-			x.Mul(y).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Mul(y)
+			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadUint32x16Slice(b[len(dst)-16:])
+			last = x.Mul(y)
+			x = archsimd.LoadUint32x16Slice(a[h : h+16])
+			y = archsimd.LoadUint32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Mul(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			y := archsimd.LoadUint32x16Slice(b[i : i+16])
 			x.Mul(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -2102,16 +2702,29 @@ func mulI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadInt64x8Slice(a[:8])
 			y := archsimd.LoadInt64x8Slice(b[:8])
-			x.Mul(y).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Mul(y)
+			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadInt64x8Slice(b[len(dst)-8:])
+			last = x.Mul(y)
+			x = archsimd.LoadInt64x8Slice(a[h : h+8])
+			y = archsimd.LoadInt64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Mul(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			y := archsimd.LoadInt64x8Slice(b[i : i+8])
 			x.Mul(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	return i
@@ -2122,16 +2735,29 @@ func mulU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadUint64x8Slice(a[:8])
 			y := archsimd.LoadUint64x8Slice(b[:8])
-			x.Mul(y).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Mul(y)
+			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadUint64x8Slice(b[len(dst)-8:])
+			last = x.Mul(y)
+			x = archsimd.LoadUint64x8Slice(a[h : h+8])
+			y = archsimd.LoadUint64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Mul(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			y := archsimd.LoadUint64x8Slice(b[i : i+8])
 			x.Mul(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	return i
@@ -2142,16 +2768,29 @@ func minimumI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadInt8x64Slice(a[:64])
 			y := archsimd.LoadInt8x64Slice(b[:64])
-			x.Min(y).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Min(y)
+			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
+			y = archsimd.LoadInt8x64Slice(b[len(dst)-64:])
+			last = x.Min(y)
+			x = archsimd.LoadInt8x64Slice(a[h : h+64])
+			y = archsimd.LoadInt8x64Slice(b[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Min(y).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			y := archsimd.LoadInt8x64Slice(b[i : i+64])
 			x.Min(y).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
@@ -2168,16 +2807,29 @@ func minimumU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadUint8x64Slice(a[:64])
 			y := archsimd.LoadUint8x64Slice(b[:64])
-			x.Min(y).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Min(y)
+			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
+			y = archsimd.LoadUint8x64Slice(b[len(dst)-64:])
+			last = x.Min(y)
+			x = archsimd.LoadUint8x64Slice(a[h : h+64])
+			y = archsimd.LoadUint8x64Slice(b[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Min(y).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			y := archsimd.LoadUint8x64Slice(b[i : i+64])
 			x.Min(y).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
@@ -2194,16 +2846,29 @@ func minimumI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadInt16x32Slice(a[:32])
 			y := archsimd.LoadInt16x32Slice(b[:32])
-			x.Min(y).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Min(y)
+			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			y = archsimd.LoadInt16x32Slice(b[len(dst)-32:])
+			last = x.Min(y)
+			x = archsimd.LoadInt16x32Slice(a[h : h+32])
+			y = archsimd.LoadInt16x32Slice(b[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Min(y).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			y := archsimd.LoadInt16x32Slice(b[i : i+32])
 			x.Min(y).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
@@ -2220,16 +2885,29 @@ func minimumU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadUint16x32Slice(a[:32])
 			y := archsimd.LoadUint16x32Slice(b[:32])
-			x.Min(y).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Min(y)
+			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			y = archsimd.LoadUint16x32Slice(b[len(dst)-32:])
+			last = x.Min(y)
+			x = archsimd.LoadUint16x32Slice(a[h : h+32])
+			y = archsimd.LoadUint16x32Slice(b[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Min(y).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			y := archsimd.LoadUint16x32Slice(b[i : i+32])
 			x.Min(y).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
@@ -2246,16 +2924,29 @@ func minimumI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadInt32x16Slice(a[:16])
 			y := archsimd.LoadInt32x16Slice(b[:16])
-			x.Min(y).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Min(y)
+			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadInt32x16Slice(b[len(dst)-16:])
+			last = x.Min(y)
+			x = archsimd.LoadInt32x16Slice(a[h : h+16])
+			y = archsimd.LoadInt32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Min(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			y := archsimd.LoadInt32x16Slice(b[i : i+16])
 			x.Min(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -2272,16 +2963,29 @@ func minimumU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadUint32x16Slice(a[:16])
 			y := archsimd.LoadUint32x16Slice(b[:16])
-			x.Min(y).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Min(y)
+			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadUint32x16Slice(b[len(dst)-16:])
+			last = x.Min(y)
+			x = archsimd.LoadUint32x16Slice(a[h : h+16])
+			y = archsimd.LoadUint32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Min(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			y := archsimd.LoadUint32x16Slice(b[i : i+16])
 			x.Min(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -2298,16 +3002,29 @@ func minimumI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadInt64x8Slice(a[:8])
 			y := archsimd.LoadInt64x8Slice(b[:8])
-			x.Min(y).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Min(y)
+			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadInt64x8Slice(b[len(dst)-8:])
+			last = x.Min(y)
+			x = archsimd.LoadInt64x8Slice(a[h : h+8])
+			y = archsimd.LoadInt64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Min(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			y := archsimd.LoadInt64x8Slice(b[i : i+8])
 			x.Min(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	return i
@@ -2318,16 +3035,29 @@ func minimumU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadUint64x8Slice(a[:8])
 			y := archsimd.LoadUint64x8Slice(b[:8])
-			x.Min(y).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Min(y)
+			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadUint64x8Slice(b[len(dst)-8:])
+			last = x.Min(y)
+			x = archsimd.LoadUint64x8Slice(a[h : h+8])
+			y = archsimd.LoadUint64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Min(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			y := archsimd.LoadUint64x8Slice(b[i : i+8])
 			x.Min(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	return i
@@ -2338,16 +3068,29 @@ func maximumI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadInt8x64Slice(a[:64])
 			y := archsimd.LoadInt8x64Slice(b[:64])
-			x.Max(y).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Max(y)
+			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
+			y = archsimd.LoadInt8x64Slice(b[len(dst)-64:])
+			last = x.Max(y)
+			x = archsimd.LoadInt8x64Slice(a[h : h+64])
+			y = archsimd.LoadInt8x64Slice(b[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Max(y).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			y := archsimd.LoadInt8x64Slice(b[i : i+64])
 			x.Max(y).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
@@ -2364,16 +3107,29 @@ func maximumU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadUint8x64Slice(a[:64])
 			y := archsimd.LoadUint8x64Slice(b[:64])
-			x.Max(y).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Max(y)
+			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
+			y = archsimd.LoadUint8x64Slice(b[len(dst)-64:])
+			last = x.Max(y)
+			x = archsimd.LoadUint8x64Slice(a[h : h+64])
+			y = archsimd.LoadUint8x64Slice(b[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Max(y).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			y := archsimd.LoadUint8x64Slice(b[i : i+64])
 			x.Max(y).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
@@ -2390,16 +3146,29 @@ func maximumI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadInt16x32Slice(a[:32])
 			y := archsimd.LoadInt16x32Slice(b[:32])
-			x.Max(y).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Max(y)
+			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			y = archsimd.LoadInt16x32Slice(b[len(dst)-32:])
+			last = x.Max(y)
+			x = archsimd.LoadInt16x32Slice(a[h : h+32])
+			y = archsimd.LoadInt16x32Slice(b[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Max(y).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			y := archsimd.LoadInt16x32Slice(b[i : i+32])
 			x.Max(y).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
@@ -2416,16 +3185,29 @@ func maximumU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadUint16x32Slice(a[:32])
 			y := archsimd.LoadUint16x32Slice(b[:32])
-			x.Max(y).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Max(y)
+			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			y = archsimd.LoadUint16x32Slice(b[len(dst)-32:])
+			last = x.Max(y)
+			x = archsimd.LoadUint16x32Slice(a[h : h+32])
+			y = archsimd.LoadUint16x32Slice(b[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Max(y).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			y := archsimd.LoadUint16x32Slice(b[i : i+32])
 			x.Max(y).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
@@ -2442,16 +3224,29 @@ func maximumI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadInt32x16Slice(a[:16])
 			y := archsimd.LoadInt32x16Slice(b[:16])
-			x.Max(y).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Max(y)
+			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadInt32x16Slice(b[len(dst)-16:])
+			last = x.Max(y)
+			x = archsimd.LoadInt32x16Slice(a[h : h+16])
+			y = archsimd.LoadInt32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Max(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			y := archsimd.LoadInt32x16Slice(b[i : i+16])
 			x.Max(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -2468,16 +3263,29 @@ func maximumU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadUint32x16Slice(a[:16])
 			y := archsimd.LoadUint32x16Slice(b[:16])
-			x.Max(y).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Max(y)
+			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			y = archsimd.LoadUint32x16Slice(b[len(dst)-16:])
+			last = x.Max(y)
+			x = archsimd.LoadUint32x16Slice(a[h : h+16])
+			y = archsimd.LoadUint32x16Slice(b[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Max(y).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			y := archsimd.LoadUint32x16Slice(b[i : i+16])
 			x.Max(y).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
@@ -2494,16 +3302,29 @@ func maximumI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Int64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadInt64x8Slice(a[:8])
 			y := archsimd.LoadInt64x8Slice(b[:8])
-			x.Max(y).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Max(y)
+			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadInt64x8Slice(b[len(dst)-8:])
+			last = x.Max(y)
+			x = archsimd.LoadInt64x8Slice(a[h : h+8])
+			y = archsimd.LoadInt64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Max(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			y := archsimd.LoadInt64x8Slice(b[i : i+8])
 			x.Max(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	return i
@@ -2514,16 +3335,29 @@ func maximumU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
+		var last archsimd.Uint64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadUint64x8Slice(a[:8])
 			y := archsimd.LoadUint64x8Slice(b[:8])
-			x.Max(y).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Max(y)
+			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			y = archsimd.LoadUint64x8Slice(b[len(dst)-8:])
+			last = x.Max(y)
+			x = archsimd.LoadUint64x8Slice(a[h : h+8])
+			y = archsimd.LoadUint64x8Slice(b[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Max(y).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			y := archsimd.LoadUint64x8Slice(b[i : i+8])
 			x.Max(y).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	return i
@@ -2535,14 +3369,25 @@ func addScalarI8(dst, a []int8, k int8) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt8x64(k)
+		var last archsimd.Int8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadInt8x64Slice(a[:64])
-			x.Add(kv).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Add(kv)
+			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
+			last = x.Add(kv)
+			x = archsimd.LoadInt8x64Slice(a[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Add(kv).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			x.Add(kv).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt8x32(k)
@@ -2560,14 +3405,25 @@ func addScalarU8(dst, a []uint8, k uint8) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint8x64(k)
+		var last archsimd.Uint8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadUint8x64Slice(a[:64])
-			x.Add(kv).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Add(kv)
+			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
+			last = x.Add(kv)
+			x = archsimd.LoadUint8x64Slice(a[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Add(kv).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			x.Add(kv).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint8x32(k)
@@ -2585,14 +3441,25 @@ func addScalarI16(dst, a []int16, k int16) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt16x32(k)
+		var last archsimd.Int16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadInt16x32Slice(a[:32])
-			x.Add(kv).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Add(kv)
+			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			last = x.Add(kv)
+			x = archsimd.LoadInt16x32Slice(a[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Add(kv).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			x.Add(kv).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
@@ -2610,14 +3477,25 @@ func addScalarU16(dst, a []uint16, k uint16) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint16x32(k)
+		var last archsimd.Uint16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadUint16x32Slice(a[:32])
-			x.Add(kv).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Add(kv)
+			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			last = x.Add(kv)
+			x = archsimd.LoadUint16x32Slice(a[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Add(kv).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			x.Add(kv).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
@@ -2635,14 +3513,25 @@ func addScalarI32(dst, a []int32, k int32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt32x16(k)
+		var last archsimd.Int32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadInt32x16Slice(a[:16])
-			x.Add(kv).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Add(kv)
+			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			last = x.Add(kv)
+			x = archsimd.LoadInt32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Add(kv).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			x.Add(kv).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
@@ -2660,14 +3549,25 @@ func addScalarU32(dst, a []uint32, k uint32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint32x16(k)
+		var last archsimd.Uint32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadUint32x16Slice(a[:16])
-			x.Add(kv).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Add(kv)
+			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			last = x.Add(kv)
+			x = archsimd.LoadUint32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Add(kv).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			x.Add(kv).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
@@ -2685,14 +3585,25 @@ func addScalarI64(dst, a []int64, k int64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt64x8(k)
+		var last archsimd.Int64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadInt64x8Slice(a[:8])
-			x.Add(kv).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Add(kv)
+			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			last = x.Add(kv)
+			x = archsimd.LoadInt64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Add(kv).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			x.Add(kv).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt64x4(k)
@@ -2710,14 +3621,25 @@ func addScalarU64(dst, a []uint64, k uint64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint64x8(k)
+		var last archsimd.Uint64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadUint64x8Slice(a[:8])
-			x.Add(kv).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Add(kv)
+			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			last = x.Add(kv)
+			x = archsimd.LoadUint64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Add(kv).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			x.Add(kv).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint64x4(k)
@@ -2735,14 +3657,25 @@ func scaleI16(dst, a []int16, k int16) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt16x32(k)
+		var last archsimd.Int16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadInt16x32Slice(a[:32])
-			x.Mul(kv).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Mul(kv)
+			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			last = x.Mul(kv)
+			x = archsimd.LoadInt16x32Slice(a[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Mul(kv).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			x.Mul(kv).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
@@ -2760,14 +3693,25 @@ func scaleU16(dst, a []uint16, k uint16) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint16x32(k)
+		var last archsimd.Uint16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadUint16x32Slice(a[:32])
-			x.Mul(kv).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Mul(kv)
+			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			last = x.Mul(kv)
+			x = archsimd.LoadUint16x32Slice(a[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Mul(kv).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			x.Mul(kv).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
@@ -2785,14 +3729,25 @@ func scaleI32(dst, a []int32, k int32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt32x16(k)
+		var last archsimd.Int32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadInt32x16Slice(a[:16])
-			x.Mul(kv).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Mul(kv)
+			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			last = x.Mul(kv)
+			x = archsimd.LoadInt32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Mul(kv).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			x.Mul(kv).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
@@ -2810,14 +3765,25 @@ func scaleU32(dst, a []uint32, k uint32) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint32x16(k)
+		var last archsimd.Uint32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadUint32x16Slice(a[:16])
-			x.Mul(kv).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Mul(kv)
+			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			last = x.Mul(kv)
+			x = archsimd.LoadUint32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Mul(kv).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			x.Mul(kv).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
@@ -2835,14 +3801,25 @@ func scaleI64(dst, a []int64, k int64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastInt64x8(k)
+		var last archsimd.Int64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadInt64x8Slice(a[:8])
-			x.Mul(kv).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Mul(kv)
+			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			last = x.Mul(kv)
+			x = archsimd.LoadInt64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Mul(kv).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			x.Mul(kv).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	return i
@@ -2854,14 +3831,25 @@ func scaleU64(dst, a []uint64, k uint64) int {
 	switch level {
 	case useAVX512:
 		kv := archsimd.BroadcastUint64x8(k)
+		var last archsimd.Uint64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadUint64x8Slice(a[:8])
-			x.Mul(kv).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Mul(kv)
+			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			last = x.Mul(kv)
+			x = archsimd.LoadUint64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Mul(kv).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			x.Mul(kv).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	return i
@@ -2874,14 +3862,25 @@ func clipI8(dst, a []int8, k, c int8) int {
 	case useAVX512:
 		kv := archsimd.BroadcastInt8x64(k)
 		cv := archsimd.BroadcastInt8x64(c)
+		var last archsimd.Int8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadInt8x64Slice(a[:64])
-			x.Max(kv).Min(cv).StoreMasked((*[64]int8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Max(kv).Min(cv)
+			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
+			last = x.Max(kv).Min(cv)
+			x = archsimd.LoadInt8x64Slice(a[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Max(kv).Min(cv).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadInt8x64Slice(a[i : i+64])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt8x32(k)
@@ -2901,14 +3900,25 @@ func clipU8(dst, a []uint8, k, c uint8) int {
 	case useAVX512:
 		kv := archsimd.BroadcastUint8x64(k)
 		cv := archsimd.BroadcastUint8x64(c)
+		var last archsimd.Uint8x64 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
 			x := archsimd.LoadUint8x64Slice(a[:64])
-			x.Max(kv).Min(cv).StoreMasked((*[64]uint8)(dst), archsimd.Mask8x64FromBits(1<<h-1))
-			i = h
+			r := x.Max(kv).Min(cv)
+			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
+			last = x.Max(kv).Min(cv)
+			x = archsimd.LoadUint8x64Slice(a[h : h+64])
+			r.StoreSlice(dst[:64])
+			x.Max(kv).Min(cv).StoreSlice(dst[h : h+64])
+			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := archsimd.LoadUint8x64Slice(a[i : i+64])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+64])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-64:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint8x32(k)
@@ -2928,14 +3938,25 @@ func clipI16(dst, a []int16, k, c int16) int {
 	case useAVX512:
 		kv := archsimd.BroadcastInt16x32(k)
 		cv := archsimd.BroadcastInt16x32(c)
+		var last archsimd.Int16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadInt16x32Slice(a[:32])
-			x.Max(kv).Min(cv).StoreMasked((*[32]int16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Max(kv).Min(cv)
+			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			last = x.Max(kv).Min(cv)
+			x = archsimd.LoadInt16x32Slice(a[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Max(kv).Min(cv).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadInt16x32Slice(a[i : i+32])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
@@ -2955,14 +3976,25 @@ func clipU16(dst, a []uint16, k, c uint16) int {
 	case useAVX512:
 		kv := archsimd.BroadcastUint16x32(k)
 		cv := archsimd.BroadcastUint16x32(c)
+		var last archsimd.Uint16x32 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
 			x := archsimd.LoadUint16x32Slice(a[:32])
-			x.Max(kv).Min(cv).StoreMasked((*[32]uint16)(dst), archsimd.Mask16x32FromBits(1<<h-1))
-			i = h
+			r := x.Max(kv).Min(cv)
+			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			last = x.Max(kv).Min(cv)
+			x = archsimd.LoadUint16x32Slice(a[h : h+32])
+			r.StoreSlice(dst[:32])
+			x.Max(kv).Min(cv).StoreSlice(dst[h : h+32])
+			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := archsimd.LoadUint16x32Slice(a[i : i+32])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-32:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
@@ -2982,14 +4014,25 @@ func clipI32(dst, a []int32, k, c int32) int {
 	case useAVX512:
 		kv := archsimd.BroadcastInt32x16(k)
 		cv := archsimd.BroadcastInt32x16(c)
+		var last archsimd.Int32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadInt32x16Slice(a[:16])
-			x.Max(kv).Min(cv).StoreMasked((*[16]int32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Max(kv).Min(cv)
+			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			last = x.Max(kv).Min(cv)
+			x = archsimd.LoadInt32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Max(kv).Min(cv).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadInt32x16Slice(a[i : i+16])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
@@ -3009,14 +4052,25 @@ func clipU32(dst, a []uint32, k, c uint32) int {
 	case useAVX512:
 		kv := archsimd.BroadcastUint32x16(k)
 		cv := archsimd.BroadcastUint32x16(c)
+		var last archsimd.Uint32x16 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 			x := archsimd.LoadUint32x16Slice(a[:16])
-			x.Max(kv).Min(cv).StoreMasked((*[16]uint32)(dst), archsimd.Mask32x16FromBits(1<<h-1))
-			i = h
+			r := x.Max(kv).Min(cv)
+			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			last = x.Max(kv).Min(cv)
+			x = archsimd.LoadUint32x16Slice(a[h : h+16])
+			r.StoreSlice(dst[:16])
+			x.Max(kv).Min(cv).StoreSlice(dst[h : h+16])
+			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := archsimd.LoadUint32x16Slice(a[i : i+16])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-16:])
+			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
@@ -3036,14 +4090,25 @@ func clipI64(dst, a []int64, k, c int64) int {
 	case useAVX512:
 		kv := archsimd.BroadcastInt64x8(k)
 		cv := archsimd.BroadcastInt64x8(c)
+		var last archsimd.Int64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadInt64x8Slice(a[:8])
-			x.Max(kv).Min(cv).StoreMasked((*[8]int64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Max(kv).Min(cv)
+			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			last = x.Max(kv).Min(cv)
+			x = archsimd.LoadInt64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Max(kv).Min(cv).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadInt64x8Slice(a[i : i+8])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	return i
@@ -3056,14 +4121,25 @@ func clipU64(dst, a []uint64, k, c uint64) int {
 	case useAVX512:
 		kv := archsimd.BroadcastUint64x8(k)
 		cv := archsimd.BroadcastUint64x8(c)
+		var last archsimd.Uint64x8 // dst's last vector, where shifted
+		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 			x := archsimd.LoadUint64x8Slice(a[:8])
-			x.Max(kv).Min(cv).StoreMasked((*[8]uint64)(dst), archsimd.Mask64x8FromBits(1<<h-1))
-			i = h
+			r := x.Max(kv).Min(cv)
+			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			last = x.Max(kv).Min(cv)
+			x = archsimd.LoadUint64x8Slice(a[h : h+8])
+			r.StoreSlice(dst[:8])
+			x.Max(kv).Min(cv).StoreSlice(dst[h : h+8])
+			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := archsimd.LoadUint64x8Slice(a[i : i+8])
 			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
+		}
+		if shifted && i < len(dst) {
+			last.StoreSlice(dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	return i

@@ -4,10 +4,10 @@ package vec
 
 import "unsafe"
 
-// alignFrom is the length, in vectors, from which an element-wise kernel
-// stores its first elements up to dst's first cache line boundary in one
-// masked store, then whole aligned lines: shorter, the few ns of the head are
-// not won back.
+// alignFrom is the length, in vectors, from which an element-wise kernel whose
+// dst does not start on a cache line stores its first and last vectors
+// unaligned and the ones between on whole lines (tools/gen_vec_kernels.py's
+// line_head): shorter, the extra vector is not won back.
 const alignFrom = 8
 
 // lineHead is how many elements of s lie before its first 64-byte (cache line)

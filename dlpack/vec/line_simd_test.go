@@ -8,8 +8,8 @@ import (
 	"unsafe"
 )
 
-// The element-wise kernels on results long enough for lineHead's masked first
-// store (alignFrom vectors and more): every operation, element size and SIMD
+// The element-wise kernels on results long enough for lineHead's aligned
+// stores (alignFrom vectors and more: first and last vectors unaligned): every operation, element size and SIMD
 // level against the portable loops (themselves checked against NumPy in
 // elementwise_test.go), bit for bit, with dst at every element of a line,
 // apart from its operands and in place.
