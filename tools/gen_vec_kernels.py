@@ -733,7 +733,7 @@ def line_head(ops: str, v: str, w: int, e: str) -> list[str]:
 
 
 def line_tail(w: int) -> list[str]:
-    """line_head's last vector, stored after the loop where it began there."""
+    """line_head's last vector, stored after the loop where line_head ran."""
     return [
         "\t\tif shifted && i < len(dst) {",
         f"\t\t\tlast.StoreSlice(dst[len(dst)-{w}:])",

@@ -62,10 +62,11 @@
 // partial overlap of one. They return an error, never panic, for operands
 // that do not match. With AVX-512, a long dst that does not start on a 64-byte
 // line gets its first and last vectors unaligned and every one between on a
-// whole line (a NumPy array starts 16 bytes into one). Map, Map2 and Lines walk views: contiguous runs reach
-// the operation as they are, other lines through a small buffer gathered and
-// scattered by typed loops (SIMD permutes at step 2 for 4- and 8-byte elements,
-// whose scatter writes the line's elements only), a buffer the walk takes from
+// whole line (a NumPy array starts 16 bytes into one). Map, Map2 and Lines
+// walk views: contiguous runs reach the operation as they are, other lines
+// through a small buffer gathered and scattered by typed loops (SIMD permutes
+// at step 2 for 4- and 8-byte elements, whose scatter writes the line's
+// elements only), a buffer the walk takes from
 // a pool and gives back when it returns: op may not keep the slices it is
 // given. ClipView and ScaleShiftView are Map with Clip and ScaleShift that run
 // a float32 or float64 line at step 2 in one pass instead (in place: the op on
