@@ -8,11 +8,12 @@ import (
 	"unsafe"
 )
 
-// The element-wise kernels on results long enough for lineHead's aligned
-// stores (alignFrom vectors and more: first and last vectors unaligned): every operation, element size and SIMD
-// level against the portable loops (themselves checked against NumPy in
-// elementwise_test.go), bit for bit, with dst at every element of a line,
-// apart from its operands and in place.
+// The element-wise kernels on results long enough for aligned stores
+// (alignFrom vectors and more: first and last vectors unaligned, the rest on
+// whole lines): every operation, element size and SIMD level against the
+// portable loops (themselves checked against NumPy in elementwise_test.go),
+// bit for bit, with dst at every element of a line, apart from its operands
+// and in place.
 func TestLongKernelsMatchPortable(t *testing.T) {
 	g := loadGolden(t)
 	t.Run("float32", func(t *testing.T) { longCases[float32](t, g.Types["float32"]) })
