@@ -73,6 +73,19 @@ def test_lo_must_be_below_hi(ss, lo, hi):
         ss.Histogram(4, lo, hi)
 
 
+@pytest.mark.parametrize(
+    ("lo", "hi"), [(-math.inf, math.inf), (-1e308, 1e308), (0.0, math.inf), (-math.inf, 0.0)]
+)
+def test_hi_minus_lo_must_be_finite(ss, lo, hi):
+    """A bin is (x - lo) / (hi - lo) * bins: with hi - lo infinite, 0 for every finite x
+    (all in bin 0) or NaN (a Go panic indexing the counts). The constructor refuses it."""
+    with pytest.raises(ValueError, match=r"^Histogram\(\): hi - lo must be finite \(got lo="):
+        ss.Histogram(3, lo, hi)
+    h = ss.Histogram(2, -1e307, 1e307)  # wide, but hi - lo is finite
+    h.add(np.array([-1e307, 0.0, 5e306]))
+    assert h.counts().tolist() == [1, 2]
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", ["numpy", "torch", "jax", "godlpack"])
 def test_add_counts_from_every_producer(ss, dtype, name):
@@ -213,6 +226,23 @@ def test_apply_rows_and_its_callback(ss):
             TypeError, match=r"^apply_rows\(\): argument x: expected a float64 tensor, got float32$"
         ):
             ss.apply_rows(jx, lambda i, row: float(i))
+
+
+def test_apply_rows_calls_fn_for_rows_of_no_columns(ss):
+    """A call per row, as the doc says, when the rows are empty: shape (3, 0) is three
+    rows, each an empty array (not no call and an empty list)."""
+    seen = []
+
+    def fn(i, row):
+        seen.append((i, np.asarray(row).shape))
+        return float(i)
+
+    assert ss.apply_rows(np.zeros((3, 0)), fn) == [0.0, 1.0, 2.0]
+    assert seen == [(0, (0,)), (1, (0,)), (2, (0,))]
+    assert ss.apply_rows(torch.zeros(2, 0, dtype=torch.float64), fn) == [0.0, 1.0]
+    seen.clear()
+    assert ss.apply_rows(np.zeros((0, 4)), fn) == []
+    assert seen == []
 
 
 def test_a_go_tensor_passed_to_a_callback_in_a_child():

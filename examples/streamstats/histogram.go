@@ -40,6 +40,9 @@ func newHistogram(bins uint16, lo, hi float64) (*Histogram, error) {
 	if !(lo < hi) {
 		return nil, fmt.Errorf("Histogram(): lo must be less than hi (got lo=%v, hi=%v)", lo, hi)
 	}
+	if math.IsInf(hi-lo, 0) { // a value's bin is (x - lo) / (hi - lo) * bins: 0 or NaN for every x
+		return nil, fmt.Errorf("Histogram(): hi - lo must be finite (got lo=%v, hi=%v, hi - lo = %v)", lo, hi, hi-lo)
+	}
 	return &Histogram{bins: bins, lo: lo, hi: hi, counts: make([]int64, bins)}, nil
 }
 

@@ -60,20 +60,29 @@ func applyRows(x godlpack.Tensor[float64], fn func(int64, *tensor.Tensor) (float
 	if err != nil {
 		return nil, err
 	}
-	lines := make([][]float64, 0, rows)
-	if err := vec.Lines(v, func(_ int, line []float64) error {
-		lines = append(lines, append([]float64(nil), line...))
-		return nil
-	}); err != nil {
-		return nil, err
+	// Every row is copied before fn first runs: fn is Python code, which may
+	// change or free the memory x views (a torch.Tensor's resize_).
+	var lines [][]float64
+	if cols > 0 { // rows of no columns have no line to copy (vec.Lines yields none)
+		lines = make([][]float64, 0, rows)
+		if err := vec.Lines(v, func(_ int, line []float64) error {
+			lines = append(lines, append([]float64(nil), line...))
+			return nil
+		}); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]float64, 0, rows)
-	for i, line := range lines {
+	out := make([]float64, 0, len(lines))
+	for i := range rows { // a call per row, rows of no columns included
+		var line []float64
+		if cols > 0 {
+			line = lines[i]
+		}
 		row, err := tensor.FromSlice(line, cols)
 		if err != nil {
 			return nil, err
 		}
-		r, err := fn(int64(i), row)
+		r, err := fn(i, row)
 		if err != nil {
 			return nil, err
 		}
