@@ -52,9 +52,9 @@ func pyType(t reflect.Type) string {
 }
 
 // stubJSON describes m's functions for a stub, as the JSON stubsAttribute holds:
-// {"module", "doc", "functions": [{"name", "doc", "params": [{"name", "type",
-// "default" (a Python literal, absent for none), "mutable" (a MutTensor)}],
-// "result", "raises"}]}. Written by hand: encoding/json would link ~100 KB of
+// {"module", "doc", "functions": [{"name", "doc", "overloads" (an overload set's
+// alternatives, each a function), "params": [{"name", "type", "default" (a Python
+// literal, absent for none), "mutable" (a MutTensor)}], "result", "raises"}]}. Written by hand: encoding/json would link ~100 KB of
 // reflection into every extension for this one string.
 func (m *moduleSpec) stubJSON() []byte {
 	var b []byte
@@ -110,12 +110,17 @@ func propertyJSON(b []byte, p *property) []byte {
 }
 
 // funcJSON appends f's stub description, its first skip parameters left out (a
-// method's self).
+// method's self). An overload set's has "overloads", its alternatives' in the
+// order a call tries them (the stub's @overload defs), and no parameters.
 func funcJSON(b []byte, f *Function, skip int) []byte {
 	b = append(b, `{"name":`...)
 	b = jsonString(b, f.name)
 	b = append(b, `,"doc":`...)
 	b = jsonString(b, f.doc)
+	if len(f.overloads) > 0 {
+		b = append(b, `,"overloads":`...)
+		b = jsonArray(b, f.overloads, func(b []byte, a *Function) []byte { return funcJSON(b, a, skip) })
+	}
 	b = append(b, `,"params":[`...)
 	for j, p := range f.params[min(skip, len(f.params)):] {
 		if j > 0 {

@@ -178,6 +178,30 @@ streamstats.moments(h, 0, False)
 """
 
 
+# clip is an overload set: each alternative type-checks, README's list call included
+SS_OVERLOADS_GOOD = """
+from typing import assert_type
+
+import numpy as np
+import torch
+import streamstats
+
+streamstats.clip(np.zeros(3, np.float32), 0.0, 1.0)  # the tensor alternative, in place
+streamstats.clip(torch.zeros(3), lo=-1, hi=1)
+assert_type(streamstats.clip([0.5, 3.0], 0, 1), list[float])  # the list alternative
+ys: list[float] = streamstats.clip(x=[1.0], lo=0.0, hi=2.0)
+"""
+
+SS_OVERLOADS_BAD = """
+import numpy as np
+import streamstats
+
+streamstats.clip("abc", 0, 1)
+n: int = streamstats.clip([0.5], 0, 1)
+streamstats.clip(np.zeros(3), 0)
+"""
+
+
 @pytest.fixture(scope="module")
 def ss_stub_dir(tmp_path_factory) -> Path:
     """examples/streamstats's stub as the backend writes it: a bound class and keyword-only
@@ -212,3 +236,24 @@ def test_stub_defines_bound_classes(ss_stub_dir, tmp_path):
     assert 'Argument 1 to "merge" of "Histogram" has incompatible type "int"' in r.stdout
     assert 'Property "count" defined in "Histogram" is read-only' in r.stdout
     assert 'Too many positional arguments for "moments"' in r.stdout
+
+
+def test_stub_of_an_overload_set_has_an_overload_per_alternative(ss_stub_dir, tmp_path):
+    """An overload set (streamstats.clip) is one typing.overload def per alternative, in
+    the order a call tries them, with Python types and each alternative's doc; not one
+    def of no parameters that mypy refuses every call of."""
+    text = (ss_stub_dir / "streamstats.pyi").read_text()
+    assert "\n@overload\ndef clip(x: _Tensor, lo: float, hi: float) -> None:\n" in text
+    assert "\n@overload\ndef clip(x: list[float], lo: float, hi: float) -> list[float]:\n" in text
+    assert text.index("x: _Tensor, lo") < text.index("x: list[float], lo")
+    assert "def clip() ->" not in text and text.count("def clip(") == 2
+    assert "Clips a float tensor to [lo, hi] in place." in text
+    if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
+        pytest.skip(f"the stub's text checked; mypy's checks not run: {why_unpinned('mypy')}")
+    r = _mypy(ss_stub_dir, SS_OVERLOADS_GOOD, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _mypy(ss_stub_dir, SS_OVERLOADS_BAD, tmp_path)
+    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    assert lines == {5, 6, 7}, r.stdout
+    assert 'No overload variant of "clip" matches argument types "str", "int", "int"' in r.stdout
+    assert 'expression has type "list[float]", variable has type "int"' in r.stdout
