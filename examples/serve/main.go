@@ -5,7 +5,7 @@
 // to -batch rows, waiting at most -wait for more), and each batch goes to the model
 // without a copy: a Go slice becomes a tensor.Tensor, a godlpack.Array in Python,
 // and a torch.Tensor through torch.from_dlpack; the model's output comes back to Go
-// the same way.
+// the same way. SIGTERM or Ctrl-C stops it once every request accepted is answered.
 //
 //	eval "$(python -m godlpack go-env --embed)"
 //	go build -o serve ./examples/serve
@@ -22,6 +22,8 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -53,41 +55,72 @@ func main() {
 	python := flag.String("python", "", "the python executable whose torch to use (default: $GODLPACK_PYTHON, else python3)")
 	batch := flag.Int("batch", 64, "most rows in one model call")
 	wait := flag.Duration("wait", 2*time.Millisecond, "longest a request waits for others to join its batch")
+	readTimeout := flag.Duration("read-timeout", 30*time.Second, "longest a client may take to send a request's headers and body")
 	flag.Parse()
-	if err := run(*addr, *python, *batch, *wait); err != nil {
+	if err := run(*addr, *python, *batch, *wait, *readTimeout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(addr, python string, batch int, wait time.Duration) error {
+func run(addr, python string, batch int, wait, readTimeout time.Duration) error {
 	if batch < 1 {
 		return errors.New("-batch must be at least 1")
+	}
+	if readTimeout <= 0 {
+		return errors.New("-read-timeout must be positive")
 	}
 	if err := godlpack.Start(godlpack.Config{Python: python}); err != nil {
 		return err
 	}
-	defer godlpack.Finalize()
+	defer godlpack.Finalize() // deferred first, so it runs last: after the batcher's end
 	m, err := loadModel()
 	if err != nil {
 		return err
 	}
 	queue := make(chan request, 4*batch)
-	go batcher(m, queue, batch, wait)
-
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /predict", func(w http.ResponseWriter, r *http.Request) { predict(w, r, queue) })
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	done := make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		_ = srv.Shutdown(context.Background())
+		batcher(m, queue, batch, wait)
+		close(done)
 	}()
-	log.Printf("serving on %s (batches of up to %d rows, %v wait)", addr, batch, wait)
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	defer func() { close(queue); <-done }() // after Shutdown: no handler sends any more
+
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
 		return err
 	}
-	return nil
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /predict", func(w http.ResponseWriter, r *http.Request) { predict(w, r, queue) })
+	srv := &http.Server{
+		Handler: mux,
+		// A client that sends its request slowly, or never, would hold a connection and
+		// its goroutine for ever: the headers must arrive within ReadHeaderTimeout, the
+		// whole request (the body predict reads) within ReadTimeout.
+		ReadHeaderTimeout: min(readTimeout, 10*time.Second),
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       60 * time.Second, // a keep-alive connection between requests
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Printf("serving on %s (batches of up to %d rows, %v wait)", ln.Addr(), batch, wait)
+	select {
+	case err = <-served: // the listener failed
+	case <-ctx.Done():
+		stop() // a second signal ends the process at once
+		log.Printf("shutting down: answering the requests in flight")
+	}
+	// Shutdown closes the listener and returns once every request accepted has been
+	// answered (their handlers wait for the batcher, which still runs): only then may
+	// the queue close and, the batcher done, Finalize run.
+	if e := srv.Shutdown(context.Background()); err == nil {
+		err = e
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
 }
 
 // model is the Python side: model.py's model() and torch.from_dlpack.
@@ -209,7 +242,10 @@ func predict(w http.ResponseWriter, r *http.Request, queue chan<- request) {
 		X *[]float64 `json:"x"`
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
-	if err := dec.Decode(&body); err != nil {
+	if err := dec.Decode(&body); errors.Is(err, os.ErrDeadlineExceeded) {
+		fail(w, http.StatusRequestTimeout, "the body took longer than -read-timeout to arrive")
+		return
+	} else if err != nil {
 		fail(w, http.StatusBadRequest, "malformed JSON body: "+err.Error())
 		return
 	}
@@ -224,6 +260,10 @@ func predict(w http.ResponseWriter, r *http.Request, queue chan<- request) {
 	x := make([]float32, inputs)
 	for i, v := range *body.X {
 		x[i] = float32(v)
+		if math.IsInf(float64(x[i]), 0) { // finite in float64 (JSON has no infinities), not in the model's float32
+			fail(w, http.StatusBadRequest, fmt.Sprintf("x[%d] = %g is outside float32's range (the model's inputs are float32)", i, v))
+			return
+		}
 	}
 	req := request{x: x, reply: make(chan []float32, 1)}
 	queue <- req
@@ -232,12 +272,28 @@ func predict(w http.ResponseWriter, r *http.Request, queue chan<- request) {
 		fail(w, http.StatusInternalServerError, "the model failed (see the server's log)")
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string][]float32{"y": y})
+	for _, v := range y {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) { // JSON cannot carry it
+			fail(w, http.StatusInternalServerError, fmt.Sprintf("the model's output is not finite: %v", y))
+			return
+		}
+	}
+	reply(w, http.StatusOK, map[string][]float32{"y": y})
 }
 
 func fail(w http.ResponseWriter, status int, msg string) {
+	reply(w, status, map[string]string{"error": msg})
+}
+
+// reply writes v as the JSON body: encoded before the status is sent, so that a
+// value JSON cannot hold is a 500, never a 200 with an empty body.
+func reply(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body, _ = json.Marshal(map[string]string{"error": "the answer is not JSON: " + err.Error()})
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	_, _ = w.Write(append(body, '\n'))
 }
