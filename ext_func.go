@@ -56,6 +56,9 @@ type param struct {
 	goType     reflect.Type
 	hasDefault bool
 	def        any
+	// lends: a callback or a value holding *Objects, which the call lends the Go
+	// function until it returns (ext_lend.go)
+	lends bool
 
 	dtypes     []*dlpack.DType // nil: any
 	dtypeKeys  []uint32        // the same as (code, bits, lanes) keys, for the check

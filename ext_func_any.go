@@ -62,10 +62,22 @@ func Func(name string, fn any, params ...string) *Function {
 		convs[i] = argConverter(f, i, ft.In(i))
 	}
 	write := resultsWriterOf(f, ft)
+	lends := f.lends()
 	f.call = func(args []extArg, res *extResult) error {
+		var s *callScope // the Python objects the call lends fn (ext_lend.go)
+		if lends {
+			s = openScope(f)
+			defer s.close()
+		}
 		in := make([]reflect.Value, n)
 		for i, c := range convs {
-			v, err := c(&args[i])
+			var v reflect.Value
+			var err error
+			if p := f.params[i]; p.lends {
+				v, err = lendArg(f, p, &args[i], s)
+			} else {
+				v, err = c(&args[i])
+			}
 			if err != nil {
 				return err
 			}
@@ -148,8 +160,8 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 		if why := callbackType(t); why != "" {
 			f.fail("parameter %s: %s", p.name, why)
 		}
-		p.kind = extObject
-		return func(a *extArg) (reflect.Value, error) { return callbackArg(f, p, a) }
+		p.kind, p.lends = extObject, true
+		return nil // lendArg converts it
 	}
 	if err := convertible(t, false); err != "" {
 		f.fail("parameter %s: %s", p.name, err)
@@ -157,7 +169,7 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 			return reflect.Value{}, RuntimeError.Errorf("%s(): unsupported parameter", f.name)
 		}
 	}
-	p.kind = extObject
+	p.kind, p.lends = extObject, lendsIn(t)
 	return func(a *extArg) (reflect.Value, error) { return objectArg(f, p, a) }
 }
 
