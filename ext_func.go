@@ -170,7 +170,11 @@ func (f *Function) Doc(doc string) *Function {
 // thread calling PyGILState_Ensure; the release of a kept NumPy tensor on another
 // goroutine, which takes the GIL) waits until the call returns, as during any C
 // function holding the GIL. A function whose Go code waits for such a thread
-// must release the GIL always: ReleaseGIL.
+// must release the GIL always: ReleaseGIL. A function taking callbacks or
+// *Objects does by default, so that goroutines of its own may call back while it
+// waits for them; declared HoldGIL, such an argument used from another goroutine
+// during the call returns a RuntimeError naming ReleaseGIL, where waiting for the
+// GIL would wait for ever.
 func (f *Function) HoldGIL() *Function {
 	f.gil = extGilHold
 	return f

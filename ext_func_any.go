@@ -30,10 +30,14 @@ var errorType = reflect.TypeFor[error]()
 // integer type (an int out of its range raises OverflowError), float32,
 // float64, complex64, complex128, bool, string, []byte (bytes), slices
 // (list), map[string]T (dict), *T (T or None: nil), any and *Object (any
-// Python object). The function returns nothing, an error, one value, or several
-// (a tuple), with or without a last error: the result types are the parameter
-// types but tensors, plus *tensor.Tensor (a new godlpack.Array; nil is None),
-// None and Tuple. A non-nil error raises, a panic is RuntimeError.
+// Python object), and a func returning error or (T, error) (a Python callable:
+// a callback, each call taking the GIL). Callables and *Objects are lent for the
+// call, as a C extension's arguments: released when it returns, unless the Go
+// code keeps them (KeepFunc, Object.Keep). The function returns nothing, an
+// error, one value, or several (a tuple), with or without a last error: the
+// result types are the parameter types but tensors, plus *tensor.Tensor (a new
+// godlpack.Array; nil is None), None and Tuple. A non-nil error raises, a panic
+// is RuntimeError.
 //
 // A mistake (an unsupported type, a name count that does not match) is raised
 // as ImportError when Python imports the module, listing each.

@@ -27,18 +27,21 @@ import (
 //
 // Call it during the call, from any goroutine. It returns an error for a func
 // that is not a callback argument of a running call (one already returned, or a
-// Go func of your own); in a go test (a build without Python), where
-// Function.Call passes the test's own funcs, it does nothing.
-//
-// A kept callback called from another goroutine while some other call holds the
-// GIL (HoldGIL) waits for that call to return.
+// Go func of your own); a nil fn (an optional callback not passed) needs nothing.
+// In a go test (a build without Python), where Function.Call passes the test's
+// own funcs, it does nothing. After the call, a kept callback may be called from
+// any goroutine; it waits for the GIL as any thread does.
 func KeepFunc[F any](fn F) error {
 	if reflect.TypeFor[F]().Kind() != reflect.Func {
 		return fmt.Errorf("godlpack: KeepFunc takes a func, not a %v", reflect.TypeFor[F]())
 	}
 	// A func value is one pointer, to its closure: the callback's own (reflect.MakeFunc's),
 	// which lentFuncs knows while its call runs (funcKey).
-	o, lent := lentFuncs.Load(*(*unsafe.Pointer)(unsafe.Pointer(&fn)))
+	closure := *(*unsafe.Pointer)(unsafe.Pointer(&fn))
+	if closure == nil {
+		return nil
+	}
+	o, lent := lentFuncs.Load(closure)
 	if !lent {
 		return keepForeignFunc()
 	}

@@ -29,6 +29,9 @@ func newObject(p *C.PyObject) *Object {
 
 // pyClose is Close (object_api.go), with Python.
 func (o *Object) pyClose() {
+	if o == nil {
+		return
+	}
 	p := o.p.Swap(nil)
 	if p == nil {
 		return

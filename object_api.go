@@ -35,7 +35,7 @@ var ErrClosed = errors.New("godlpack: the Object was closed")
 // o.Call(x, godlpack.Kw{"dim": 1}) is Python's o(x, dim=1).
 type Kw map[string]any
 
-// Close drops the reference. Closing twice, or after Finalize, does nothing.
+// Close drops the reference. Closing twice, a nil Object, or after Finalize, does nothing.
 func (o *Object) Close() { o.pyClose() }
 
 // Keep keeps o, an argument of the running call, alive after the call returns,
@@ -43,9 +43,8 @@ func (o *Object) Close() { o.pyClose() }
 // it an argument is released when its call returns, as a C extension releases its
 // arguments, so that a Go value storing it must keep it:
 //
-//	func (n *Node) SetData(data *godlpack.Object) error {
-//		kept, err := data.Keep()
-//		n.data = kept
+//	func (n *Node) SetData(data *godlpack.Object) (err error) {
+//		n.data, err = data.Keep()
 //		return err
 //	}
 //

@@ -7,6 +7,7 @@ package main
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/godlpack/godlpack"
 )
@@ -106,3 +107,31 @@ func closeStored() {
 func keepOwnFunc() error {
 	return godlpack.KeepFunc(func(float64) (float64, error) { return 0, nil })
 }
+
+// Node keeps a Python callable past the call that gave it (Keep), for the README's
+// Classes guide: a callable referring back to the Node's own instance is a cycle
+// Python's collector cannot see, broken by a weak reference or by close().
+type Node struct {
+	onChange atomic.Pointer[godlpack.Object]
+}
+
+func (n *Node) OnChange(fn *godlpack.Object) error {
+	kept, err := fn.Keep() // an argument is released when the call returns, unless kept
+	if err != nil {
+		return err
+	}
+	n.onChange.Swap(kept).Close() // the callable it replaces, if any, released now
+	return nil
+}
+
+func (n *Node) Notify() error {
+	if fn := n.onChange.Load(); fn != nil {
+		r, err := fn.Call()
+		r.Close()
+		return err
+	}
+	return nil
+}
+
+// Close drops the callable: the explicit end of a cycle through it.
+func (n *Node) Close() { n.onChange.Swap(nil).Close() }

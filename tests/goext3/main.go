@@ -38,9 +38,14 @@ func init() {
 	gauge.Property("label", "A plain property beside them.", func(g *Gauge) string { return g.label }, nil)
 	sealed := godlpack.Class[Sealed]("Sealed", "Made only by make_sealed: no constructor (tests).")
 	sealed.Property("n", "Its number.", func(s *Sealed) int { return s.n }, nil)
+	node := godlpack.Class[Node]("Node", "Holds a callable past the call (lend.go; README, Classes: cycles).")
+	node.Init(func() *Node { return &Node{} })
+	node.Def("on_change", (*Node).OnChange, "fn").Doc("Keeps fn, called by notify.")
+	node.Def("notify", (*Node).Notify).Doc("Calls the kept fn, if any.")
+	node.Def("close", (*Node).Close).Doc("Drops the kept fn.")
 
 	godlpack.Module("goext3", "Functions bound with godlpack.Func (tests).",
-		bag, sealed, gauge,
+		bag, sealed, gauge, node,
 		godlpack.Func("go_gc", runtime.GC).Doc("runtime.GC(): frees what nothing holds (tests)."),
 		godlpack.Func("make_sealed", func(n int) *Sealed { return &Sealed{n} }, "n"),
 		godlpack.Func("maybe_bag", maybeBag, "bag").Default("bag", nil).
