@@ -74,7 +74,9 @@ print(goext3.call_on_goroutine(lambda x: x * 2, 21.0), goext3.call_n(lambda i: N
     assert proc.returncode == 0, proc.stderr
     assert "thread exhaustion" not in proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith(f"RecursionError 150 maximum recursion depth exceeded in {fn}(): 151")
+    assert lines[0].startswith(
+        f"RecursionError 150 maximum recursion depth exceeded in {fn}(): 151"
+    )
     assert "sys.getrecursionlimit()" in lines[0]
     assert lines[1] == "42.0 3"
 

@@ -128,7 +128,9 @@ def test_a_stored_object_not_kept_is_an_error_afterwards(m):
     m.store_object(p, False)
     del p
     assert ref() is None
-    with pytest.raises(RuntimeError, match=r"^godlpack: store_object\(\): argument obj was released"):
+    with pytest.raises(
+        RuntimeError, match=r"^godlpack: store_object\(\): argument obj was released"
+    ):
         m.stored_str()
     m.close_stored()
 
@@ -143,14 +145,17 @@ def test_reentrant_init_from_an_argument_is_refused_and_leaks_nothing(m):
     inner = []
 
     class Start:
+        def __init__(self, target):
+            self.target = target
+
         def __index__(self):
             try:
-                g.__init__(5)
+                self.target.__init__(5)
             except RuntimeError as e:
                 inner.append(str(e))
             return 7
 
-    g.__init__(Start())
+    g.__init__(Start(g))
     assert inner == ["goext3.Gauge.__init__() called twice on one instance"]
     assert g.i64 == 7 and m.live_instances() == before + 1
     with pytest.raises(RuntimeError, match=r"called twice"):
@@ -167,21 +172,21 @@ def test_concurrent_init_of_one_instance_takes_one_value(m):
     gc.collect()
     before = m.live_instances()
     wins, refused, errors = [], [], []
+
+    def init(g, barrier: threading.Barrier, k: int) -> None:
+        barrier.wait()
+        try:
+            g.__init__(k)
+            wins.append(k)
+        except RuntimeError as e:
+            (refused if "called twice" in str(e) else errors).append(e)
+        except BaseException as e:  # reported below
+            errors.append(e)
+
     for _ in range(200):
         g = m.Gauge.__new__(m.Gauge)
         barrier = threading.Barrier(8)
-
-        def init(k: int) -> None:
-            barrier.wait()
-            try:
-                g.__init__(k)
-                wins.append(k)
-            except RuntimeError as e:
-                (refused if "called twice" in str(e) else errors).append(e)
-            except BaseException as e:  # reported below
-                errors.append(e)
-
-        threads = [threading.Thread(target=init, args=(k,)) for k in range(8)]
+        threads = [threading.Thread(target=init, args=(g, barrier, k)) for k in range(8)]
         for th in threads:
             th.start()
         for th in threads:
