@@ -20,6 +20,7 @@ DLManagedTensorVersioned *gd_embed_module_py_to_tensor(PyObject *x);
  * through its API, not through this library's own copy of the Array type, which an
  * extension never readies. */
 extern const gd_capi *gd_ext_capi;
+void gd_fork_guard_thread(void); /* fork_guard.c */
 
 static char *dup_cstring(const char *s) {
     size_t n = strlen(s) + 1;
@@ -65,11 +66,16 @@ int gd_embed_start(const char *program, char **err) {
  * state made and destroyed per call would cost more than the call. Returns the
  * PyGILState_STATE for gd_gil_leave. */
 int gd_gil_enter(void) {
-    if (PyGILState_GetThisThreadState() == NULL) {
+    int made = PyGILState_GetThisThreadState() == NULL;
+    if (made) {
         (void)PyGILState_Ensure(); /* the thread's state, never released */
         (void)PyEval_SaveThread();
     }
-    return (int)PyGILState_Ensure();
+    int state = (int)PyGILState_Ensure();
+    if (made) {
+        gd_fork_guard_thread(); /* fork_guard.c: a fork on this thread is refused */
+    }
+    return state;
 }
 
 void gd_gil_leave(int state) { PyGILState_Release((PyGILState_STATE)state); }

@@ -158,6 +158,8 @@ typedef struct {
     PyObject *weaklist; /* weakref.ref(instance) works (tp_weaklistoffset) */
     void *pinned;       /* the Go value's address, pinned by Go until the handle's release
                            (goExtPinInstance), once an AtomicProperty was read; else NULL */
+    int32_t initing;    /* 1 once the Go value is had or an __init__ is making it (claimed
+                           atomically by ext_class.c's instance_init): one per instance */
 } gd_ext_instance;
 
 /* How an AtomicProperty's field is loaded (ext_class_atomic.go): sync/atomic's types. */

@@ -12,14 +12,16 @@ import (
 	"reflect"
 )
 
-// callbackArg makes a Go func of p's type calling the Python callable a.obj.
-// Each call takes the GIL (from any goroutine: the function must then be
-// declared ReleaseGIL, so that its caller's thread does not hold it meanwhile),
-// converts the arguments as results are (writeObject's rules), calls, and
-// converts the result to the func's first result type. A Python exception is a
-// *PythonError holding the exception itself: returned by the Go function, it is
-// raised again, unchanged, to the extension function's caller (raiseAgain).
-func callbackArg(f *Function, p *param, a *C.gd_ext_arg) (reflect.Value, error) {
+// callbackArg makes a Go func of p's type calling the Python callable a.obj, an
+// argument of s, released when the call returns unless kept (KeepFunc).
+// Each call takes the GIL (from any goroutine: in a HoldGIL function only from
+// the function's own, so that its caller's thread does not hold the GIL the
+// goroutine waits for: ext_lend_cpython.go), converts the arguments as results
+// are (writeObject's rules), calls, and converts the result to the func's first
+// result type. A Python exception is a *PythonError holding the exception
+// itself: returned by the Go function, it is raised again, unchanged, to the
+// extension function's caller (raiseAgain).
+func callbackArg(f *Function, p *param, a *C.gd_ext_arg, s *callScope) (reflect.Value, error) {
 	if a.obj == nil {
 		return p.defaultValue(), nil
 	}
@@ -31,8 +33,9 @@ func callbackArg(f *Function, p *param, a *C.gd_ext_arg) (reflect.Value, error) 
 	}); err != nil {
 		return reflect.Value{}, err
 	}
+	s.lend(fn, p.name)
 	t := p.goType
-	return reflect.MakeFunc(t, func(in []reflect.Value) []reflect.Value {
+	v := reflect.MakeFunc(t, func(in []reflect.Value) []reflect.Value {
 		out := make([]reflect.Value, t.NumOut())
 		for i := range out {
 			out[i] = reflect.Zero(t.Out(i))
@@ -60,5 +63,7 @@ func callbackArg(f *Function, p *param, a *C.gd_ext_arg) (reflect.Value, error) 
 			out[len(out)-1] = reflect.ValueOf(&err).Elem()
 		}
 		return out
-	}), nil
+	})
+	s.lendFunc(v, fn)
+	return v, nil
 }

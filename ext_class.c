@@ -53,6 +53,7 @@ PyObject *gd_ext_instance_new(PyTypeObject *t, uintptr_t id) {
     in->handle = id;
     in->weaklist = NULL;
     in->pinned = NULL;
+    in->initing = 1; /* made with its Go value: no __init__ may replace it */
     return (PyObject *)in;
 }
 
@@ -78,30 +79,39 @@ static void instance_dealloc(PyObject *self) {
 
 /* __init__: runs the Go constructor and takes the Go value of the instance it made.
  * Once per instance: a second __init__ would release a value a method running
- * without the GIL may be using. */
+ * without the GIL may be using. The instance is claimed (`initing`, a compare-and-swap)
+ * before the constructor runs, since the constructor's argument conversion may run
+ * Python (an __index__) and its Go call may release the GIL: a second __init__ meanwhile,
+ * re-entrant or from another thread, would otherwise also find no handle and both
+ * would store one, leaking the first Go value (tests/test_goext_func.py,
+ * test_init_twice_at_once_is_refused_and_leaks_nothing). A failed __init__ gives the
+ * claim back, so that the instance may be initialized again. */
 static int instance_init(PyObject *self, PyObject *args, PyObject *kwargs) {
     gd_ext_class *c = class_of(Py_TYPE(self));
+    gd_ext_instance *in = (gd_ext_instance *)self;
     if (c == NULL || c->init == NULL) {
         PyErr_Format(PyExc_TypeError, "cannot create '%.200s' instances", Py_TYPE(self)->tp_name);
         return -1;
     }
-    if (((gd_ext_instance *)self)->handle != 0) {
+    int32_t unclaimed = 0;
+    if (!__atomic_compare_exchange_n(&in->initing, &unclaimed, 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
         PyErr_Format(PyExc_RuntimeError, "%.200s.__init__() called twice on one instance",
                      c->type->tp_name);
         return -1;
     }
     PyObject *made = PyObject_Call(c->init, args, kwargs);
-    if (made == NULL) {
-        return -1;
-    }
-    if (!PyObject_TypeCheck(made, c->type) || ((gd_ext_instance *)made)->handle == 0) {
+    if (made != NULL && (!PyObject_TypeCheck(made, c->type) || ((gd_ext_instance *)made)->handle == 0)) {
         PyErr_Format(PyExc_TypeError, "%.200s(): the Go constructor returned nil",
                      c->type->tp_name);
-        Py_DECREF(made);
+        Py_CLEAR(made);
+    }
+    if (made == NULL) {
+        __atomic_store_n(&in->initing, 0, __ATOMIC_RELEASE);
         return -1;
     }
-    ((gd_ext_instance *)self)->handle = ((gd_ext_instance *)made)->handle;
-    ((gd_ext_instance *)self)->pinned = ((gd_ext_instance *)made)->pinned; /* the id's pin */
+    in->pinned = ((gd_ext_instance *)made)->pinned; /* the id's pin */
+    __atomic_store_n(&in->handle, ((gd_ext_instance *)made)->handle, __ATOMIC_RELEASE);
     ((gd_ext_instance *)made)->handle = 0;
     ((gd_ext_instance *)made)->pinned = NULL;
     Py_DECREF(made);

@@ -56,6 +56,9 @@ type param struct {
 	goType     reflect.Type
 	hasDefault bool
 	def        any
+	// lends: a callback or a value holding *Objects, which the call lends the Go
+	// function until it returns (ext_lend.go)
+	lends bool
 
 	dtypes     []*dlpack.DType // nil: any
 	dtypeKeys  []uint32        // the same as (code, bits, lanes) keys, for the check
@@ -167,7 +170,11 @@ func (f *Function) Doc(doc string) *Function {
 // thread calling PyGILState_Ensure; the release of a kept NumPy tensor on another
 // goroutine, which takes the GIL) waits until the call returns, as during any C
 // function holding the GIL. A function whose Go code waits for such a thread
-// must release the GIL always: ReleaseGIL.
+// must release the GIL always: ReleaseGIL. A function taking callbacks or
+// *Objects does by default, so that goroutines of its own may call back while it
+// waits for them; declared HoldGIL, such an argument used from another goroutine
+// during the call returns a RuntimeError naming ReleaseGIL, where waiting for the
+// GIL would wait for ever.
 func (f *Function) HoldGIL() *Function {
 	f.gil = extGilHold
 	return f

@@ -30,10 +30,14 @@ var errorType = reflect.TypeFor[error]()
 // integer type (an int out of its range raises OverflowError), float32,
 // float64, complex64, complex128, bool, string, []byte (bytes), slices
 // (list), map[string]T (dict), *T (T or None: nil), any and *Object (any
-// Python object). The function returns nothing, an error, one value, or several
-// (a tuple), with or without a last error: the result types are the parameter
-// types but tensors, plus *tensor.Tensor (a new godlpack.Array; nil is None),
-// None and Tuple. A non-nil error raises, a panic is RuntimeError.
+// Python object), and a func returning error or (T, error) (a Python callable:
+// a callback, each call taking the GIL). Callables and *Objects are lent for the
+// call, as a C extension's arguments: released when it returns, unless the Go
+// code keeps them (KeepFunc, Object.Keep). The function returns nothing, an
+// error, one value, or several (a tuple), with or without a last error: the
+// result types are the parameter types but tensors, plus *tensor.Tensor (a new
+// godlpack.Array; nil is None), None and Tuple. A non-nil error raises, a panic
+// is RuntimeError.
 //
 // A mistake (an unsupported type, a name count that does not match) is raised
 // as ImportError when Python imports the module, listing each.
@@ -62,10 +66,22 @@ func Func(name string, fn any, params ...string) *Function {
 		convs[i] = argConverter(f, i, ft.In(i))
 	}
 	write := resultsWriterOf(f, ft)
+	lends := f.lends()
 	f.call = func(args []extArg, res *extResult) error {
+		var s *callScope // the Python objects the call lends fn (ext_lend.go)
+		if lends {
+			s = openScope(f)
+			defer s.close()
+		}
 		in := make([]reflect.Value, n)
 		for i, c := range convs {
-			v, err := c(&args[i])
+			var v reflect.Value
+			var err error
+			if p := f.params[i]; p.lends {
+				v, err = lendArg(f, p, &args[i], s)
+			} else {
+				v, err = c(&args[i])
+			}
 			if err != nil {
 				return err
 			}
@@ -148,8 +164,8 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 		if why := callbackType(t); why != "" {
 			f.fail("parameter %s: %s", p.name, why)
 		}
-		p.kind = extObject
-		return func(a *extArg) (reflect.Value, error) { return callbackArg(f, p, a) }
+		p.kind, p.lends = extObject, true
+		return nil // lendArg converts it
 	}
 	if err := convertible(t, false); err != "" {
 		f.fail("parameter %s: %s", p.name, err)
@@ -157,7 +173,7 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 			return reflect.Value{}, RuntimeError.Errorf("%s(): unsupported parameter", f.name)
 		}
 	}
-	p.kind = extObject
+	p.kind, p.lends = extObject, lendsIn(t)
 	return func(a *extArg) (reflect.Value, error) { return objectArg(f, p, a) }
 }
 

@@ -108,6 +108,11 @@ func (f *Function) cTable() *cExtFunc {
 		c.result_fw, c.result_like = extFwLike, cInt32(f.resultLike)
 	}
 	c.gil = f.gil
+	if f.gil == extGilAuto && f.lends() {
+		// Its Go code may call back, or use an *Object, from goroutines of its own,
+		// which need the GIL while the function waits for them (ext_lend_cpython.go).
+		c.gil = extGilRelease
+	}
 	for i, p := range f.params {
 		p.finish()
 		cp := &unsafe.Slice(c.params, len(f.params))[i]

@@ -64,9 +64,19 @@ func objectArg(f *Function, p *param, a *extArg) (reflect.Value, error) {
 	return reflect.Value{}, TypeError.Errorf("%s(): argument %s: expected %s, got a Go %v", f.name, p.name, pyTypeName(p.goType), v.Type())
 }
 
-// callbackArg is a callback parameter's Go func, which Function.Call passes as it
-// is (objectArg's rule).
-func callbackArg(f *Function, p *param, a *extArg) (reflect.Value, error) { return objectArg(f, p, a) }
+// lendArg: a callback parameter's Go func, or a value holding *Objects, which
+// Function.Call passes as it is (objectArg's rule); nothing is lent.
+func lendArg(f *Function, p *param, a *extArg, _ *callScope) (reflect.Value, error) {
+	return objectArg(f, p, a)
+}
+
+// openScope: a go test's call lends no Python objects.
+func openScope(*Function) *callScope { return nil }
+
+func (s *callScope) close() {}
+
+// keepForeignFunc: Function.Call passes the test's own funcs, which need no keeping.
+func keepForeignFunc() error { return nil }
 
 // The Object methods: there is no interpreter to hold objects of.
 func (o *Object) pyClose()                                     {}

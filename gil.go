@@ -13,6 +13,7 @@ package godlpack
 // #include "godlpack.h"
 // int gd_gil_enter(void);
 // void gd_gil_leave(int state);
+// void gd_fork_guard_enable(void);
 import "C"
 
 import (
@@ -38,14 +39,25 @@ var (
 )
 
 // markHosted records that Python itself loaded godlpack (module exec), so that Go
-// code of an extension may call back into it.
-func markHosted() { interpState.CompareAndSwap(interpNone, interpHosted) }
+// code of an extension may call back into it, and that a fork on a thread of Go's
+// is refused there (fork_guard.c).
+func markHosted() {
+	if interpState.CompareAndSwap(interpNone, interpHosted) {
+		C.gd_fork_guard_enable()
+	}
+}
 
 // withGIL runs f with the GIL held on a locked OS thread. A Python exception f
 // leaves pending (errPySet) and the Python errors Go raises itself (pyError) become a
 // *PythonError; other Go errors are returned as they are.
 // It may be nested (Python calling Go calling Python on one thread).
-func withGIL(f func() error) error {
+func withGIL(f func() error) error { return withGILFor(nil, f) }
+
+// withGILFor is withGIL for Go code using an argument that l's call lent (a
+// callback, an *Object parameter; nil: none): while that call runs, the
+// argument's rules for the thread it is used on apply (callScope.admit,
+// callScope.inChain in ext_lend_cpython.go).
+func withGILFor(l *argLease, f func() error) error {
 	inCalls.Add(1)
 	defer inCalls.Add(-1)
 	switch interpState.Load() {
@@ -59,12 +71,16 @@ func withGIL(f func() error) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	s, hop, err := l.admit()
+	if err != nil {
+		return err
+	}
 	state := C.gd_gil_enter()
 	defer C.gd_gil_leave(state)
 	if pendingDecrefs.n.Load() != 0 {
 		pendingDecrefs.drain()
 	}
-	err := f()
+	err = s.inChain(hop, f)
 	var pe *pyError
 	switch {
 	case err == nil:

@@ -29,6 +29,9 @@ func newObject(p *C.PyObject) *Object {
 
 // pyClose is Close (object_api.go), with Python.
 func (o *Object) pyClose() {
+	if o == nil {
+		return
+	}
 	p := o.p.Swap(nil)
 	if p == nil {
 		return
@@ -47,15 +50,19 @@ func (o *Object) ref() (*C.PyObject, error) {
 	}
 	p := o.p.Load()
 	if p == nil {
+		if o.lease != nil && o.lease.state.Load() == leaseReturned {
+			return nil, o.lease.returnedError()
+		}
 		return nil, ErrClosed
 	}
 	return p, nil
 }
 
 // with runs f with the object held (a reference taken for the call, so a racing
-// Close cannot free it under f) and the GIL held.
+// Close cannot free it under f) and the GIL held; an argument's, on behalf of its
+// call (withGILFor).
 func (o *Object) with(f func(p *C.PyObject) error) error {
-	return withGIL(func() error {
+	return withGILFor(o.lease, func() error {
 		p, err := o.ref()
 		if err != nil {
 			return err

@@ -17,9 +17,15 @@ import (
 // Object dropped without Close is released by a cleanup at the next call into
 // Python after the collector finds it. Its methods may be called from any goroutine
 // (each takes the GIL); Close may race with them: the calls that lose get ErrClosed.
+//
+// An Object that is an argument of an extension function (a *Object parameter, or
+// one in a list or dict parameter) is the call's: it is released when the call
+// returns, and its methods return an error wrapping ErrClosed afterwards, unless
+// the function keeps it (Keep) to use it later.
 type Object struct {
 	p       atomic.Pointer[pyObject] // nil once closed
 	cleanup runtime.Cleanup
+	lease   *argLease // an argument's (ext_lend.go); nil for every other Object
 }
 
 // ErrClosed is returned by the methods of a closed Object.
@@ -29,8 +35,23 @@ var ErrClosed = errors.New("godlpack: the Object was closed")
 // o.Call(x, godlpack.Kw{"dim": 1}) is Python's o(x, dim=1).
 type Kw map[string]any
 
-// Close drops the reference. Closing twice, or after Finalize, does nothing.
+// Close drops the reference. Closing twice, a nil Object, or after Finalize, does nothing.
 func (o *Object) Close() { o.pyClose() }
+
+// Keep keeps o, an argument of the running call, alive after the call returns,
+// until Close (or, dropped without Close, until the collector finds it). Without
+// it an argument is released when its call returns, as a C extension releases its
+// arguments, so that a Go value storing it must keep it:
+//
+//	func (n *Node) SetData(data *godlpack.Object) (err error) {
+//		n.data, err = data.Keep()
+//		return err
+//	}
+//
+// Call it during the call, from any goroutine; afterwards it returns an error
+// wrapping ErrClosed. Keep returns any other Object (Import's, Call's results,
+// FromGo's, a kept one) as it is: those live until Close anyway.
+func (o *Object) Keep() (*Object, error) { return o, o.keep() }
 
 // Import imports a Python module, as Python's import statement does.
 func Import(name string) (*Object, error) { return importModuleObject(name) }

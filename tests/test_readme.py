@@ -92,10 +92,29 @@ def test_write_your_own_go_functions_is_examples_goext():
     streamstats = README.parent / "examples" / "streamstats"
     assert classes[0] == ("go", (streamstats / "main.go").read_text())
     lang, code = classes[1]
-    assert lang == "python" and len(classes) == 2
+    assert lang == "python" and len(classes) == 4
     r = run_python(code, env_extra={"PYTHONPATH": folder("streamstats")})
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == _shown_output(code)
+    # Cycles through Go: tests/goext3's Node, and a session freeing both kinds of cycle
+    (go_lang, go_lines), (lang, code) = classes[2:]
+    lend = (README.parent / "tests" / "goext3" / "lend.go").read_text().splitlines()
+    assert go_lang == "go" and all(line in lend for line in go_lines.splitlines())
+    r = run_python(code, env_extra={"PYTHONPATH": folder("goext3")})
+    assert lang == "python" and r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == _shown_output(code)
+
+
+def test_classes_guide_says_a_cycle_through_go_is_not_collected():
+    """README's Classes guide says what docs/design.md says of a Go value holding an
+    *Object that refers back to its own instance, and shows the two ways out (the
+    session above runs them)."""
+    classes = README.read_text().split("### Classes", 1)[1].split("\n## ", 1)[0]
+    text = " ".join(classes.split())
+    assert "a cycle the collector cannot see, and neither is ever freed" in text
+    assert "a weak reference" in text and "close()" in text
+    design = " ".join((README.parent / "docs" / "design.md").read_text().split())
+    assert "a cycle through Python is not collected" in design
 
 
 def test_fast_loops_shows_bench_vecbench():

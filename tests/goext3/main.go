@@ -38,9 +38,14 @@ func init() {
 	gauge.Property("label", "A plain property beside them.", func(g *Gauge) string { return g.label }, nil)
 	sealed := godlpack.Class[Sealed]("Sealed", "Made only by make_sealed: no constructor (tests).")
 	sealed.Property("n", "Its number.", func(s *Sealed) int { return s.n }, nil)
+	node := godlpack.Class[Node]("Node", "Holds a callable past the call (lend.go; README, Classes: cycles).")
+	node.Init(func() *Node { return &Node{} })
+	node.Def("on_change", (*Node).OnChange, "fn").Doc("Keeps fn, called by notify.")
+	node.Def("notify", (*Node).Notify).Doc("Calls the kept fn, if any.")
+	node.Def("close", (*Node).Close).Doc("Drops the kept fn.")
 
 	godlpack.Module("goext3", "Functions bound with godlpack.Func (tests).",
-		bag, sealed, gauge,
+		bag, sealed, gauge, node,
 		godlpack.Func("go_gc", runtime.GC).Doc("runtime.GC(): frees what nothing holds (tests)."),
 		godlpack.Func("make_sealed", func(n int) *Sealed { return &Sealed{n} }, "n"),
 		godlpack.Func("maybe_bag", maybeBag, "bag").Default("bag", nil).
@@ -51,6 +56,23 @@ func init() {
 			Doc("fn(x), called from a new goroutine: a callback on another thread."),
 		godlpack.Func("call_n", callN, "fn", "n").
 			Doc("fn(i) for i in range(n); its exception stops the loop and propagates."),
+		// lend.go: callbacks and Objects lent for a call, on goroutines, kept or not
+		godlpack.Func("call_on_goroutine_default", callOnGoroutine, "fn", "x").
+			Doc("call_on_goroutine with the default GIL policy (not declared ReleaseGIL)."),
+		godlpack.Func("call_on_goroutine_held", callOnGoroutine, "fn", "x").HoldGIL().
+			Doc("call_on_goroutine holding the GIL (HoldGIL): refused, naming ReleaseGIL."),
+		godlpack.Func("call_it_on_goroutine", callItOnGoroutine, "fn", "arg").
+			Doc("fn(arg) through *godlpack.Object, from a new goroutine (default GIL policy)."),
+		godlpack.Func("call_all", callAll, "fns", "arg").
+			Doc("[f(arg) for f in fns] through a []*godlpack.Object."),
+		godlpack.Func("store_callback", storeCallback, "fn", "keep").
+			Doc("Stores fn for call_stored, kept past the call (KeepFunc) when keep."),
+		godlpack.Func("call_stored", callStored, "x").Doc("The stored callback of x."),
+		godlpack.Func("store_object", storeObject, "obj", "keep").
+			Doc("Stores obj for stored_str, kept past the call (Object.Keep) when keep."),
+		godlpack.Func("stored_str", storedStr).Doc("str() of the stored Object."),
+		godlpack.Func("close_stored", closeStored).Doc("Closes and forgets the stored Object."),
+		godlpack.Func("keep_own_func", keepOwnFunc).Doc("KeepFunc of a Go func of its own: its error."),
 		godlpack.Func("widths", widths, "i8", "i16", "i32", "u8", "u16", "u32", "u64", "u").
 			Doc("Every integer width, summed as a str (eight parameters)."),
 		godlpack.Func("many", many, "a", "b", "c", "d", "e", "f", "g", "h", "i", "j").

@@ -1,0 +1,133 @@
+//go:build godlpack_python
+
+package godlpack
+
+// ext_lend_cpython.go: ext_lend.go's calls into Python: a call's lent objects
+// released when it returns, and the rules for Go code using them while it runs.
+//
+// Two rules, both for callbacks that a call's Go function runs on goroutines of
+// its own (and *Object arguments used there):
+//   - A call that holds the GIL (HoldGIL) while its Go code waits for such a
+//     goroutine would wait for ever: the goroutine's thread waits for the GIL. The
+//     use is refused with RuntimeError naming ReleaseGIL (Keep's rule for tensors,
+//     ext_call.c's gd_ext_keep). A default call lending Python objects releases the
+//     GIL (cTable), so it never holds it.
+//   - A callback that calls the extension again, whose Go code calls back on a new
+//     goroutine again, holds one OS thread per level: Go aborts the process at
+//     10,000 ("fatal error: thread exhaustion"). Each level is a hop, counted along
+//     the chain through a thread-local count (hops) that a callback's thread carries
+//     while the callback runs and that the calls it makes start from; past
+//     maxHops (or sys.getrecursionlimit(), if lower) the callback raises
+//     RecursionError instead of running.
+
+// #include "ext.h" // Python.h first, before any system header (CPython's rule)
+// #include "godlpack.h"
+// #include <pthread.h>
+// #include <stdlib.h>
+// static __thread int32_t gd_hops; /* the hops of the chain of calls this thread serves */
+// static int32_t gd_hops_swap(int32_t n) { int32_t old = gd_hops; gd_hops = n; return old; }
+// static int32_t gd_hops_now(void) { return gd_hops; }
+// static uintptr_t gd_thread_self(void) { return (uintptr_t)pthread_self(); }
+// static int gd_thread_is(uintptr_t t) { return pthread_equal(pthread_self(), (pthread_t)t); }
+// static void gd_raise_recursion(const char *msg) { PyErr_SetString(PyExc_RecursionError, msg); }
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"unsafe"
+)
+
+// maxHops bounds a chain's goroutine hops whatever sys.getrecursionlimit() says:
+// each holds an OS thread (and a Python thread state), and Go's limit is 10,000
+// threads in all.
+const maxHops = 1000
+
+// openScope begins a call of f that lends Python objects, on the calling OS
+// thread (goExtCall's goroutine).
+func openScope(f *Function) *callScope {
+	s := &callScope{fn: f.name, caller: uintptr(C.gd_thread_self()), holdsGIL: f.gil == extGilHold,
+		hops: int32(C.gd_hops_now())}
+	s.running.Store(true)
+	return s
+}
+
+// close releases the objects the call lent that its Go code did not keep.
+func (s *callScope) close() {
+	objs := s.returned()
+	if len(objs) == 0 {
+		return
+	}
+	_ = withGIL(func() error {
+		for _, o := range objs {
+			if p := o.p.Swap(nil); p != nil {
+				o.cleanup.Stop()
+				C.gd_decref(p)
+			}
+		}
+		return nil
+	})
+}
+
+// admit checks, on the locked OS thread about to take the GIL, that Go code may
+// use argument l now: it returns l's call while that call runs (nil after, when
+// nothing is checked) and whether this thread is another than the call's.
+func (l *argLease) admit() (*callScope, bool, error) {
+	if l == nil || !l.scope.running.Load() {
+		return nil, false, nil
+	}
+	s := l.scope
+	other := C.gd_thread_is(C.uintptr_t(s.caller)) == 0
+	if other && s.holdsGIL {
+		return nil, false, RuntimeError.Errorf("godlpack: %s(): argument %s used from a goroutine other "+
+			"than the function's own while the call holds the GIL (HoldGIL): the goroutine would wait "+
+			"for the GIL for ever; declare the function with ReleaseGIL()", s.fn, l.param)
+	}
+	return s, other, nil
+}
+
+// inChain runs f (GIL held) with this thread serving s's chain of calls, one hop
+// deeper when hop (a callback on another thread than its call's): the calls f
+// makes into the extension count from there. Too deep: RecursionError, f not run.
+func (s *callScope) inChain(hop bool, f func() error) error {
+	if s == nil {
+		return f()
+	}
+	hops := s.hops
+	if hop {
+		hops++
+	}
+	if limit := min(int32(C.Py_GetRecursionLimit()), maxHops); hops > limit {
+		msg := C.CString(fmt.Sprintf("maximum recursion depth exceeded in %s(): %d callbacks run on "+
+			"goroutines of their own, each calling the extension again (each holds an OS thread; "+
+			"at most %d: sys.getrecursionlimit(), and never more than %d)", s.fn, hops, limit, maxHops))
+		C.gd_raise_recursion(msg)
+		C.free(unsafe.Pointer(msg))
+		return errPySet
+	}
+	prev := C.gd_hops_swap(C.int32_t(hops))
+	defer C.gd_hops_swap(prev)
+	return f()
+}
+
+// lendArg converts an argument that lends Python objects (p.lends) and makes them
+// the call's: a callback, or a value holding *Objects.
+func lendArg(f *Function, p *param, a *C.gd_ext_arg, s *callScope) (reflect.Value, error) {
+	if p.goType.Kind() == reflect.Func {
+		return callbackArg(f, p, a, s)
+	}
+	v, err := objectArg(f, p, a)
+	if err == nil && a.obj != nil { // not a default: the author's own value
+		s.lendIn(v, p.name)
+	}
+	return v, err
+}
+
+// keepForeignFunc is KeepFunc's answer for a func it does not know: every func
+// a Python caller passes is a callback argument, so this one is the author's, or
+// its call has returned.
+func keepForeignFunc() error {
+	return errors.New("godlpack: KeepFunc: not a callback argument of a running call " +
+		"(keep a callback during its call; a Go func of your own needs no keeping)")
+}
