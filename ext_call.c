@@ -82,8 +82,13 @@ static int bind(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs, P
     }
     for (int i = 0; i < f->nparams; i++) {
         if (bound[i] == NULL && !f->params[i].has_default) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", name,
-                         f->params[i].name, i + 1);
+            if (i >= f->npositional) { /* after "*": it has no position to name */
+                PyErr_Format(PyExc_TypeError, "%s() missing required keyword-only argument '%s'",
+                             name, f->params[i].name);
+            } else {
+                PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", name,
+                             f->params[i].name, i + 1);
+            }
             return -1;
         }
     }
@@ -239,13 +244,19 @@ static int absent_tensor(PyObject *o, gd_ext_arg *a) {
 }
 
 /* An INT argument from a Python int (o: an int or an int subclass). Too large for
- * int64 is an OverflowError of our own, naming the parameter. */
+ * int64 is an OverflowError of our own, naming the parameter and, for a narrower Go
+ * type, its range (type_name), which Go checks for the ints that fit int64. */
 static int int64_arg(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
     int overflow;
     a->i = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow != 0) {
-        PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int too large for int64",
-                     f->def.ml_name, p->name);
+        if (p->type_name != NULL) {
+            PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int out of range for %s",
+                         f->def.ml_name, p->name, p->type_name);
+        } else {
+            PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int too large for int64",
+                         f->def.ml_name, p->name);
+        }
         return -1;
     }
     return a->i == -1 && PyErr_Occurred() ? note_error(f, p) : 0;
@@ -367,6 +378,14 @@ static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_
         }
         a->f = PyFloat_AsDouble(o); /* floats, ints, objects with __float__ or __index__ */
         if (a->f == -1.0 && PyErr_Occurred()) {
+            if (PyLong_Check(o) && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                /* an int beyond a double: the conversion's own refusal, worded as ours are */
+                PyErr_Clear();
+                PyErr_Format(PyExc_OverflowError,
+                             "%s(): argument %s: int too large to convert to float",
+                             f->def.ml_name, p->name);
+                return -1;
+            }
             return note_error(f, p);
         }
         return 0;
@@ -551,10 +570,30 @@ static PyObject *from_dlpack_of(int fw) {
     return fns[fw];
 }
 
+/* The framework's from_dlpack refused array, a read-only result, with a BufferError:
+ * JAX's asks for a legacy capsule, which has no read-only flag, so godlpack cannot
+ * export it, and its error spoke of __dlpack__ and max_version, which the caller
+ * never passed. Said here as what it is, with the fix; any other error stays. */
+static void read_only_refused(const gd_ext_func *f, PyObject *array, int fw) {
+    static const char *names[GD_EXT_FW_COUNT] = {"godlpack", "NumPy", "PyTorch", "JAX"};
+    DLManagedTensorVersioned m;
+    if (!PyErr_ExceptionMatches(PyExc_BufferError) || gd_ext_capi->array_borrow(array, &m) != 0 ||
+        (m.flags & GD_FLAG_READ_ONLY) == 0) {
+        return;
+    }
+    PyErr_Clear();
+    PyErr_Format(PyExc_BufferError,
+                 "%s(): the result is read-only, and %s cannot import a read-only array (its "
+                 "from_dlpack takes no read-only flag), so no copy is made for it: return a "
+                 "writable tensor (a Clone), or declare another framework (ResultIn)",
+                 f->def.ml_name, names[fw]);
+}
+
 /* out, a result, with its godlpack.Array items (itself, or a tuple's) made arrays of
  * framework fw by its from_dlpack: zero-copy, the new array holding the Array's
- * memory. A new reference; out is released. */
-static PyObject *in_framework(PyObject *out, int fw) {
+ * memory (a read-only one a framework refuses: read_only_refused). A new reference;
+ * out is released. */
+static PyObject *in_framework(const gd_ext_func *f, PyObject *out, int fw) {
     if (fw == GD_EXT_FW_GODLPACK || out == NULL) {
         return out;
     }
@@ -568,6 +607,9 @@ static PyObject *in_framework(PyObject *out, int fw) {
         }
         PyObject *fn = from_dlpack_of(fw);
         PyObject *r = fn != NULL ? PyObject_CallOneArg(fn, out) : NULL;
+        if (r == NULL && fn != NULL) {
+            read_only_refused(f, out, fw);
+        }
         Py_DECREF(out);
         return r;
     }
@@ -575,7 +617,7 @@ static PyObject *in_framework(PyObject *out, int fw) {
         Py_ssize_t n = PyTuple_GET_SIZE(out);
         PyObject *t = PyTuple_New(n);
         for (Py_ssize_t i = 0; t != NULL && i < n; i++) {
-            PyObject *item = in_framework(Py_NewRef(PyTuple_GET_ITEM(out, i)), fw);
+            PyObject *item = in_framework(f, Py_NewRef(PyTuple_GET_ITEM(out, i)), fw);
             if (item == NULL) {
                 Py_CLEAR(t);
             } else {
@@ -633,8 +675,16 @@ static int gil_wanted(void) {
 
 /* ---- the call ---- */
 
+/* Whether the pending exception of an argument that did not convert says it does not
+ * fit (a TypeError: not of its type; an OverflowError: not in its range), so that an
+ * overload set tries its next alternative; any other is raised as it is. */
+static int unfit_error(void) {
+    return PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_OverflowError);
+}
+
 /* One call of f. *mismatch (when not NULL) is set when the arguments did not bind or
- * convert with a TypeError: an overload set then tries its next alternative. */
+ * convert (unfit_error), in C or in Go before the function ran (gd_ext_result.unfit):
+ * an overload set then tries its next alternative. */
 static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames, int *mismatch) {
     PyObject *bound_stack[GD_EXT_STACK_PARAMS], **bound_kw = bound_stack;
@@ -669,7 +719,7 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
         argv[n].keep_anywhere = f->gil == GD_EXT_GIL_RELEASE;
         if (convert(f, &f->params[n], bound[n], &argv[n]) < 0) {
             if (mismatch != NULL) {
-                *mismatch = PyErr_ExceptionMatches(PyExc_TypeError);
+                *mismatch = unfit_error();
             }
             goto release;
         }
@@ -683,10 +733,18 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
     } else {
         goExtCall(f->id, argv, &res);
     }
+    int arg_failed = res.unfit; /* build releases res */
     out = res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None) : build(&res);
-    if (f->result_fw != GD_EXT_FW_GODLPACK) {
-        out = in_framework(out, f->result_fw == GD_EXT_FW_LIKE ? framework_of(bound[f->result_like])
-                                                               : f->result_fw);
+    if (mismatch != NULL && out == NULL && arg_failed) {
+        *mismatch = unfit_error();
+    }
+    if (out != NULL && f->result_fw != GD_EXT_FW_GODLPACK) {
+        /* Only for a result: framework_of runs Python code and clears what it meets,
+         * which would drop the call's own exception (SystemError "returned NULL
+         * without setting an exception" instead of the function's TypeError). */
+        out = in_framework(f, out,
+                           f->result_fw == GD_EXT_FW_LIKE ? framework_of(bound[f->result_like])
+                                                          : f->result_fw);
     }
 release:
     /* Releasing an imported Array may run its producer's code (a NumPy array's
@@ -713,8 +771,10 @@ release:
     return out;
 }
 
-/* An overload set (gd_ext_function gives it this ml_meth): the first alternative whose arguments bind and convert runs;
- * none: a TypeError listing every signature and the types passed (as nanobind's). */
+/* An overload set (gd_ext_function gives it this ml_meth): the first alternative whose
+ * arguments bind and convert runs; one they do not fit (a TypeError or OverflowError
+ * converting them, in C or in Go: invoke's mismatch) gives way to the next, as
+ * nanobind's; none: a TypeError listing every signature and the types passed. */
 PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
     const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
