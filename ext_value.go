@@ -48,7 +48,7 @@ func fromPython(o *C.PyObject, t reflect.Type, depth int) (reflect.Value, error)
 // fromPythonAs is fromPython naming want in a mismatch: *T's type for its T.
 func fromPythonAs(o *C.PyObject, t, want reflect.Type, depth int) (reflect.Value, error) {
 	if depth > maxDepth {
-		return reflect.Value{}, TypeError.Wrap(errTooDeepForGo)
+		return reflect.Value{}, errTooDeepArg
 	}
 	mismatch := func() (reflect.Value, error) {
 		return reflect.Value{}, TypeError.Errorf("expected %s, got %s", pyTypeName(want), typeName(o))
@@ -71,11 +71,13 @@ func fromPythonAs(o *C.PyObject, t, want reflect.Type, depth int) (reflect.Value
 		return ptr, nil
 	case reflect.Interface:
 		v, err := toGo(o, depth)
-		if err == errPySet { // the object's own exception (a str UTF-8 cannot encode): as raised
+		switch {
+		case err == errPySet: // the object's own exception (a str UTF-8 cannot encode): as raised
 			return reflect.Value{}, err
-		}
-		if err != nil { // toGo's own refusal (no Go value for it, too deep): a TypeError
-			return reflect.Value{}, TypeError.Wrap(err)
+		case err == errTooDeepForGo:
+			return reflect.Value{}, errTooDeepArg
+		case err != nil: // toGo's own refusal (no Go value for it): a TypeError, its message
+			return reflect.Value{}, TypeError.Errorf("%v", err)
 		}
 		if v == nil {
 			return reflect.Zero(t), nil
@@ -150,7 +152,7 @@ func fromPythonAs(o *C.PyObject, t, want reflect.Type, depth int) (reflect.Value
 // itemError names the item of a list or dict a conversion failed at (not for a
 // value too deep, whose hundred levels would each name theirs).
 func itemError(what string, err error) error {
-	if ee, ok := err.(*exceptionError); ok && ee.err != errTooDeepForGo {
+	if ee, ok := err.(*exceptionError); ok && err != errTooDeepArg {
 		return ee.kind.Errorf("%s: %w", what, ee.err)
 	}
 	return err
@@ -241,7 +243,7 @@ func writeObject(v reflect.Value, r *C.gd_ext_result) error {
 // pointers counted, with the TypeError toPython gives.
 func plainValue(v reflect.Value, depth int) (any, error) {
 	if depth > maxDepth {
-		return nil, TypeError.Wrap(errTooDeepForPython)
+		return nil, errTooDeepResult
 	}
 	switch v.Kind() {
 	case reflect.Pointer:

@@ -392,7 +392,7 @@ func keyed(how string) any {
 	return nil
 }
 
-func keyedToCallback(fn func(map[int]string) error) error {
+func keyedToCallback(fn func(any) error) error {
 	return fn(map[int]string{1: "one", 2: "two"})
 }
 
