@@ -598,6 +598,8 @@ def test_result_like_error_raises_the_functions_type_error(m, name):
     import torch
 
     x = frameworks_inputs()[name]
+    with pytest.raises(TypeError, match=r"^scale\(\): argument x: expected a float32 or float64"):
+        load("streamstats").scale(x, 2.0)  # the same ResultLike("x"), in the example
     with pytest.raises(
         TypeError, match=r"^scaled_like\(\): argument x: expected a float32 or float64 tensor, got "
     ):
