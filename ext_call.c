@@ -771,19 +771,75 @@ release:
     return out;
 }
 
+/* Why an alternative did not fit: str() of the pending exception (cleared), without
+ * the "f(): " every message of f starts with; NULL if it cannot be had. */
+static PyObject *refusal(const gd_ext_func *f) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *s = value != NULL ? PyObject_Str(value) : NULL; /* may run its __str__ */
+    PyObject *prefix = PyUnicode_FromFormat("%s(): ", f->def.ml_name);
+    if (s != NULL && prefix != NULL && PyUnicode_Tailmatch(s, prefix, 0, PY_SSIZE_T_MAX, -1) == 1) {
+        Py_SETREF(s, PyUnicode_Substring(s, PyUnicode_GET_LENGTH(prefix), PyUnicode_GET_LENGTH(s)));
+    }
+    Py_XDECREF(prefix);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    PyErr_Clear();
+    return s;
+}
+
+/* The signatures of f's alternatives, each followed by why the call's arguments did
+ * not fit it (reasons: one str each, in order): since an argument that converts but
+ * not to an alternative's dtype or range gives way too, the one line that says what
+ * was wrong is kept. NULL (no error set) if it cannot be made: the signatures alone. */
+static PyObject *signatures_with_refusals(const gd_ext_func *f, PyObject *reasons) {
+    PyObject *all = PyUnicode_FromString(f->overload_sigs);
+    PyObject *lines = all != NULL ? PyUnicode_Splitlines(all, 0) : NULL;
+    Py_XDECREF(all);
+    PyObject *out = NULL;
+    if (lines != NULL && PyList_GET_SIZE(lines) == PyList_GET_SIZE(reasons)) {
+        out = PyList_New(0);
+        for (Py_ssize_t i = 0; out != NULL && i < PyList_GET_SIZE(lines); i++) {
+            PyObject *item = PyUnicode_FromFormat("%U\n        %U", PyList_GET_ITEM(lines, i),
+                                                  PyList_GET_ITEM(reasons, i));
+            if (item == NULL || PyList_Append(out, item) < 0) {
+                Py_CLEAR(out);
+            }
+            Py_XDECREF(item);
+        }
+    }
+    PyObject *nl = PyUnicode_FromString("\n");
+    PyObject *joined = out != NULL && nl != NULL ? PyUnicode_Join(nl, out) : NULL;
+    Py_XDECREF(nl);
+    Py_XDECREF(out);
+    Py_XDECREF(lines);
+    PyErr_Clear();
+    return joined;
+}
+
 /* An overload set (gd_ext_function gives it this ml_meth): the first alternative whose
  * arguments bind and convert runs; one they do not fit (a TypeError or OverflowError
  * converting them, in C or in Go: invoke's mismatch) gives way to the next, as
- * nanobind's; none: a TypeError listing every signature and the types passed. */
+ * nanobind's; none: a TypeError listing every signature, with why each refused, and
+ * the types passed. */
 PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
     const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
+    PyObject *reasons = PyList_New(0);
     for (int i = 0; i < f->noverloads; i++) {
         int mismatch = 0;
         PyObject *r = invoke(f->overloads[i], args, nargs, kwnames, &mismatch);
         if (r != NULL || !mismatch) {
+            Py_XDECREF(reasons);
             return r;
         }
+        PyObject *why = refusal(f->overloads[i]);
+        if (why == NULL || reasons == NULL || PyList_Append(reasons, why) < 0) {
+            Py_CLEAR(reasons); /* the signatures alone, then */
+        }
+        Py_XDECREF(why);
         PyErr_Clear();
     }
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
@@ -797,17 +853,23 @@ PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_
         }
         Py_XDECREF(t);
     }
+    PyObject *sigs = reasons != NULL ? signatures_with_refusals(f, reasons) : NULL;
+    if (sigs == NULL) {
+        sigs = PyUnicode_FromString(f->overload_sigs);
+    }
     PyObject *sep = PyUnicode_FromString(", ");
     PyObject *joined = types != NULL && sep != NULL ? PyUnicode_Join(sep, types) : NULL;
-    if (joined != NULL) {
+    if (joined != NULL && sigs != NULL) {
         PyErr_Format(PyExc_TypeError,
-                     "%s(): incompatible arguments. The supported signatures are:\n%s\n"
+                     "%s(): incompatible arguments. The supported signatures are:\n%U\n"
                      "Invoked with types: %U",
-                     f->def.ml_name, f->overload_sigs, joined);
+                     f->def.ml_name, sigs, joined);
     }
+    Py_XDECREF(sigs);
     Py_XDECREF(joined);
     Py_XDECREF(sep);
     Py_XDECREF(types);
+    Py_XDECREF(reasons);
     return NULL;
 }
 

@@ -500,25 +500,40 @@ def test_overload_falls_through_alternatives_that_do_not_fit(m):
 
 
 def test_overload_none_fitting_lists_every_signature_with_python_types(m):
+    """Each signature with why the arguments did not fit it: a dtype or a range that
+    gives way to the next alternative is still named."""
     with pytest.raises(TypeError) as info:
         m.fit("x")
     assert str(info.value) == (
         "fit(): incompatible arguments. The supported signatures are:\n"
-        "    1. fit(x: int)\n    2. fit(x: int)\n    3. fit(x: float)\n"
+        "    1. fit(x: int)\n        argument x: expected an int, got str\n"
+        "    2. fit(x: int)\n        argument x: expected an int, got str\n"
+        "    3. fit(x: float)\n        argument x: expected a float, got str\n"
         "Invoked with types: str"
     )
     with pytest.raises(TypeError) as info:
         m.fit_list([1, "a"])
-    assert "    3. fit_list(xs: list[float])" in str(info.value)
+    assert (
+        "    3. fit_list(xs: list[float])\n        argument xs: item 1: expected float, got str\n"
+        in str(info.value)
+    )
     with pytest.raises(TypeError) as info:
         m.fit_tensor(np.ones(2, np.int64))
-    assert str(info.value).endswith("Invoked with types: numpy.ndarray")
+    msg = str(info.value)
+    assert "        argument x: expected a float32 tensor, got int64\n" in msg
+    assert "        argument x: expected a float64 tensor, got int64\n" in msg
+    assert msg.endswith("Invoked with types: numpy.ndarray")
     # A bound class by its Python name; "| None" only where None is taken (a Default of nil).
     with pytest.raises(TypeError) as info:
         m.fit_bag("x")
     msg = str(info.value)
-    assert "    1. fit_bag(bag: Bag, n: int)\n" in msg
-    assert "    2. fit_bag(bag: Bag | None = None)\n" in msg
+    assert (
+        "    1. fit_bag(bag: Bag, n: int)\n        fit_bag() missing required argument 'n'" in msg
+    )
+    assert (
+        "    2. fit_bag(bag: Bag | None = None)\n        argument bag: expected Bag, got str\n"
+        in msg
+    )
     assert "main." not in msg
     assert "fit_bag(bag: Bag, n: int)" in m.fit_bag.__doc__
 
