@@ -342,22 +342,14 @@ func (o *Object) pyGo() (any, error) {
 	return v, err
 }
 
-// maxDepth bounds the recursion of the conversions both ways (toGo, fromPython,
-// toPython, plainValue): a list or map holding itself must not overflow the stack.
-const maxDepth = 100
-
-// tooDeep says why a value nested past maxDepth is refused, either way.
-var tooDeep = fmt.Sprintf("nested more than %d deep (or a container holding itself)", maxDepth)
-
-// The TypeErrors of a value too deep, one value each, so that the levels it passes
-// back through (argError, itemError) do not name their item a hundred times: as
-// Python errors for Object's calls and FromGo (a *PythonError), as Exceptions for an
-// extension function's arguments and results (which name the argument).
+// The Python TypeErrors of a value too deep (maxDepth, ext_result.go), for Object's
+// calls and FromGo (a *PythonError), one value each, so that the levels it passes
+// back through (argError, setDictItem) do not name their item a hundred times; an
+// extension function's arguments and results have Exceptions of their own, which
+// name the argument (errTooDeepArg, errTooDeepResult).
 var (
 	errTooDeepForPython = &pyError{C.GD_ERR_TYPE, "cannot pass a Go value " + tooDeep + " to Python"}
 	errTooDeepForGo     = &pyError{C.GD_ERR_TYPE, "cannot convert a Python value " + tooDeep + " to Go"}
-	errTooDeepResult    = TypeError.Errorf("%s", errTooDeepForPython.msg)
-	errTooDeepArg       = TypeError.Errorf("%s", errTooDeepForGo.msg)
 )
 
 func toGo(p *C.PyObject, depth int) (any, error) {

@@ -336,7 +336,7 @@ def test_callback_exception_stops_the_loop(m):
 
 # ---- Go values to Python: values holding themselves, keys of any scalar type ----------
 
-SELFISH = ["map", "list", "deep", "pointer", "typed"]
+SELFISH = ["map", "list", "deep", "pointer", "typed", "tuple"]
 TOO_DEEP = "nested more than 100 deep (or a container holding itself)"
 
 
@@ -358,7 +358,7 @@ def check(f):
 for how in {SELFISH!r}:
     check(lambda: m.selfish(how))
     check(lambda: m.selfish_to_callback(lambda x: None, how))
-for how in ("map", "list", "deep"):
+for how in ("map", "list", "deep", "tuple"):
     assert m.selfish_from_go(how) == "TypeError: cannot pass a Go value {TOO_DEEP} to Python"
 assert m.selfish("none") is None
 print("ok")

@@ -343,6 +343,10 @@ func selfish(how string) any {
 		var x any
 		x = &x
 		return x
+	case "tuple": // a result Tuple holding itself
+		t := godlpack.Tuple{1, nil}
+		t[1] = t
+		return t
 	case "typed": // a named map type holding itself
 		type node map[string]any
 		n := node{}
