@@ -86,7 +86,10 @@ typedef struct {
     Py_ssize_t def_slen;
     int32_t cls; /* INSTANCE: the class's index in gd_ext_classes */
     int32_t accepts;       /* OBJECT: GD_EXT_ACCEPT_* bits, checked in C (0: anything) */
-    const char *type_name; /* OBJECT: its Python type, for the TypeError ("list[float]") */
+    const char *type_name; /* OBJECT: its Python type, for the TypeError ("list[float]");
+                              INT: a Go type narrower than int64 and its range, for the
+                              OverflowError of an int beyond int64 ("int8 (-128 to 127)"),
+                              else NULL */
 } gd_ext_param;
 /* What an OBJECT parameter takes, checked in C before Go converts it: a mismatch is a
  * TypeError there, so that an overload set tries its next alternative. */
@@ -143,6 +146,9 @@ typedef struct gd_ext_result {
     double f;
     void *p;
     int64_t n;
+    int32_t unfit; /* set by Go with an error: an argument that did not convert (a
+                      TypeError or OverflowError before the function ran), so that an
+                      overload set tries its next alternative */
 } gd_ext_result;
 
 extern const gd_capi *gd_ext_capi; /* the godlpack module's table, set at module exec */

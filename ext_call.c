@@ -82,8 +82,13 @@ static int bind(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs, P
     }
     for (int i = 0; i < f->nparams; i++) {
         if (bound[i] == NULL && !f->params[i].has_default) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", name,
-                         f->params[i].name, i + 1);
+            if (i >= f->npositional) { /* after "*": it has no position to name */
+                PyErr_Format(PyExc_TypeError, "%s() missing required keyword-only argument '%s'",
+                             name, f->params[i].name);
+            } else {
+                PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", name,
+                             f->params[i].name, i + 1);
+            }
             return -1;
         }
     }
@@ -239,13 +244,19 @@ static int absent_tensor(PyObject *o, gd_ext_arg *a) {
 }
 
 /* An INT argument from a Python int (o: an int or an int subclass). Too large for
- * int64 is an OverflowError of our own, naming the parameter. */
+ * int64 is an OverflowError of our own, naming the parameter and, for a narrower Go
+ * type, its range (type_name), which Go checks for the ints that fit int64. */
 static int int64_arg(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
     int overflow;
     a->i = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow != 0) {
-        PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int too large for int64",
-                     f->def.ml_name, p->name);
+        if (p->type_name != NULL) {
+            PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int out of range for %s",
+                         f->def.ml_name, p->name, p->type_name);
+        } else {
+            PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int too large for int64",
+                         f->def.ml_name, p->name);
+        }
         return -1;
     }
     return a->i == -1 && PyErr_Occurred() ? note_error(f, p) : 0;
@@ -367,6 +378,14 @@ static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_
         }
         a->f = PyFloat_AsDouble(o); /* floats, ints, objects with __float__ or __index__ */
         if (a->f == -1.0 && PyErr_Occurred()) {
+            if (PyLong_Check(o) && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                /* an int beyond a double: the conversion's own refusal, worded as ours are */
+                PyErr_Clear();
+                PyErr_Format(PyExc_OverflowError,
+                             "%s(): argument %s: int too large to convert to float",
+                             f->def.ml_name, p->name);
+                return -1;
+            }
             return note_error(f, p);
         }
         return 0;
@@ -551,10 +570,30 @@ static PyObject *from_dlpack_of(int fw) {
     return fns[fw];
 }
 
+/* The framework's from_dlpack refused array, a read-only result, with a BufferError:
+ * JAX's asks for a legacy capsule, which has no read-only flag, so godlpack cannot
+ * export it, and its error spoke of __dlpack__ and max_version, which the caller
+ * never passed. Said here as what it is, with the fix; any other error stays. */
+static void read_only_refused(const gd_ext_func *f, PyObject *array, int fw) {
+    static const char *names[GD_EXT_FW_COUNT] = {"godlpack", "NumPy", "PyTorch", "JAX"};
+    DLManagedTensorVersioned m;
+    if (!PyErr_ExceptionMatches(PyExc_BufferError) || gd_ext_capi->array_borrow(array, &m) != 0 ||
+        (m.flags & GD_FLAG_READ_ONLY) == 0) {
+        return;
+    }
+    PyErr_Clear();
+    PyErr_Format(PyExc_BufferError,
+                 "%s(): the result is read-only, and %s cannot import a read-only array (its "
+                 "from_dlpack takes no read-only flag), so no copy is made for it: return a "
+                 "writable tensor (a Clone), or declare another framework (ResultIn)",
+                 f->def.ml_name, names[fw]);
+}
+
 /* out, a result, with its godlpack.Array items (itself, or a tuple's) made arrays of
  * framework fw by its from_dlpack: zero-copy, the new array holding the Array's
- * memory. A new reference; out is released. */
-static PyObject *in_framework(PyObject *out, int fw) {
+ * memory (a read-only one a framework refuses: read_only_refused). A new reference;
+ * out is released. */
+static PyObject *in_framework(const gd_ext_func *f, PyObject *out, int fw) {
     if (fw == GD_EXT_FW_GODLPACK || out == NULL) {
         return out;
     }
@@ -568,6 +607,9 @@ static PyObject *in_framework(PyObject *out, int fw) {
         }
         PyObject *fn = from_dlpack_of(fw);
         PyObject *r = fn != NULL ? PyObject_CallOneArg(fn, out) : NULL;
+        if (r == NULL && fn != NULL) {
+            read_only_refused(f, out, fw);
+        }
         Py_DECREF(out);
         return r;
     }
@@ -575,7 +617,7 @@ static PyObject *in_framework(PyObject *out, int fw) {
         Py_ssize_t n = PyTuple_GET_SIZE(out);
         PyObject *t = PyTuple_New(n);
         for (Py_ssize_t i = 0; t != NULL && i < n; i++) {
-            PyObject *item = in_framework(Py_NewRef(PyTuple_GET_ITEM(out, i)), fw);
+            PyObject *item = in_framework(f, Py_NewRef(PyTuple_GET_ITEM(out, i)), fw);
             if (item == NULL) {
                 Py_CLEAR(t);
             } else {
@@ -633,8 +675,16 @@ static int gil_wanted(void) {
 
 /* ---- the call ---- */
 
+/* Whether the pending exception of an argument that did not convert says it does not
+ * fit (a TypeError: not of its type; an OverflowError: not in its range), so that an
+ * overload set tries its next alternative; any other is raised as it is. */
+static int unfit_error(void) {
+    return PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_OverflowError);
+}
+
 /* One call of f. *mismatch (when not NULL) is set when the arguments did not bind or
- * convert with a TypeError: an overload set then tries its next alternative. */
+ * convert (unfit_error), in C or in Go before the function ran (gd_ext_result.unfit):
+ * an overload set then tries its next alternative. */
 static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames, int *mismatch) {
     PyObject *bound_stack[GD_EXT_STACK_PARAMS], **bound_kw = bound_stack;
@@ -669,7 +719,7 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
         argv[n].keep_anywhere = f->gil == GD_EXT_GIL_RELEASE;
         if (convert(f, &f->params[n], bound[n], &argv[n]) < 0) {
             if (mismatch != NULL) {
-                *mismatch = PyErr_ExceptionMatches(PyExc_TypeError);
+                *mismatch = unfit_error();
             }
             goto release;
         }
@@ -683,10 +733,18 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
     } else {
         goExtCall(f->id, argv, &res);
     }
+    int arg_failed = res.unfit; /* build releases res */
     out = res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None) : build(&res);
-    if (f->result_fw != GD_EXT_FW_GODLPACK) {
-        out = in_framework(out, f->result_fw == GD_EXT_FW_LIKE ? framework_of(bound[f->result_like])
-                                                               : f->result_fw);
+    if (mismatch != NULL && out == NULL && arg_failed) {
+        *mismatch = unfit_error();
+    }
+    if (out != NULL && f->result_fw != GD_EXT_FW_GODLPACK) {
+        /* Only for a result: framework_of runs Python code and clears what it meets,
+         * which would drop the call's own exception (SystemError "returned NULL
+         * without setting an exception" instead of the function's TypeError). */
+        out = in_framework(f, out,
+                           f->result_fw == GD_EXT_FW_LIKE ? framework_of(bound[f->result_like])
+                                                          : f->result_fw);
     }
 release:
     /* Releasing an imported Array may run its producer's code (a NumPy array's
@@ -713,17 +771,75 @@ release:
     return out;
 }
 
-/* An overload set (gd_ext_function gives it this ml_meth): the first alternative whose arguments bind and convert runs;
- * none: a TypeError listing every signature and the types passed (as nanobind's). */
+/* Why an alternative did not fit: str() of the pending exception (cleared), without
+ * the "f(): " every message of f starts with; NULL if it cannot be had. */
+static PyObject *refusal(const gd_ext_func *f) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *s = value != NULL ? PyObject_Str(value) : NULL; /* may run its __str__ */
+    PyObject *prefix = PyUnicode_FromFormat("%s(): ", f->def.ml_name);
+    if (s != NULL && prefix != NULL && PyUnicode_Tailmatch(s, prefix, 0, PY_SSIZE_T_MAX, -1) == 1) {
+        Py_SETREF(s, PyUnicode_Substring(s, PyUnicode_GET_LENGTH(prefix), PyUnicode_GET_LENGTH(s)));
+    }
+    Py_XDECREF(prefix);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    PyErr_Clear();
+    return s;
+}
+
+/* The signatures of f's alternatives, each followed by why the call's arguments did
+ * not fit it (reasons: one str each, in order): since an argument that converts but
+ * not to an alternative's dtype or range gives way too, the one line that says what
+ * was wrong is kept. NULL (no error set) if it cannot be made: the signatures alone. */
+static PyObject *signatures_with_refusals(const gd_ext_func *f, PyObject *reasons) {
+    PyObject *all = PyUnicode_FromString(f->overload_sigs);
+    PyObject *lines = all != NULL ? PyUnicode_Splitlines(all, 0) : NULL;
+    Py_XDECREF(all);
+    PyObject *out = NULL;
+    if (lines != NULL && PyList_GET_SIZE(lines) == PyList_GET_SIZE(reasons)) {
+        out = PyList_New(0);
+        for (Py_ssize_t i = 0; out != NULL && i < PyList_GET_SIZE(lines); i++) {
+            PyObject *item = PyUnicode_FromFormat("%U\n        %U", PyList_GET_ITEM(lines, i),
+                                                  PyList_GET_ITEM(reasons, i));
+            if (item == NULL || PyList_Append(out, item) < 0) {
+                Py_CLEAR(out);
+            }
+            Py_XDECREF(item);
+        }
+    }
+    PyObject *nl = PyUnicode_FromString("\n");
+    PyObject *joined = out != NULL && nl != NULL ? PyUnicode_Join(nl, out) : NULL;
+    Py_XDECREF(nl);
+    Py_XDECREF(out);
+    Py_XDECREF(lines);
+    PyErr_Clear();
+    return joined;
+}
+
+/* An overload set (gd_ext_function gives it this ml_meth): the first alternative whose
+ * arguments bind and convert runs; one they do not fit (a TypeError or OverflowError
+ * converting them, in C or in Go: invoke's mismatch) gives way to the next, as
+ * nanobind's; none: a TypeError listing every signature, with why each refused, and
+ * the types passed. */
 PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
     const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
+    PyObject *reasons = PyList_New(0);
     for (int i = 0; i < f->noverloads; i++) {
         int mismatch = 0;
         PyObject *r = invoke(f->overloads[i], args, nargs, kwnames, &mismatch);
         if (r != NULL || !mismatch) {
+            Py_XDECREF(reasons);
             return r;
         }
+        PyObject *why = refusal(f->overloads[i]);
+        if (why == NULL || reasons == NULL || PyList_Append(reasons, why) < 0) {
+            Py_CLEAR(reasons); /* the signatures alone, then */
+        }
+        Py_XDECREF(why);
         PyErr_Clear();
     }
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
@@ -737,17 +853,23 @@ PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_
         }
         Py_XDECREF(t);
     }
+    PyObject *sigs = reasons != NULL ? signatures_with_refusals(f, reasons) : NULL;
+    if (sigs == NULL) {
+        sigs = PyUnicode_FromString(f->overload_sigs);
+    }
     PyObject *sep = PyUnicode_FromString(", ");
     PyObject *joined = types != NULL && sep != NULL ? PyUnicode_Join(sep, types) : NULL;
-    if (joined != NULL) {
+    if (joined != NULL && sigs != NULL) {
         PyErr_Format(PyExc_TypeError,
-                     "%s(): incompatible arguments. The supported signatures are:\n%s\n"
+                     "%s(): incompatible arguments. The supported signatures are:\n%U\n"
                      "Invoked with types: %U",
-                     f->def.ml_name, f->overload_sigs, joined);
+                     f->def.ml_name, sigs, joined);
     }
+    Py_XDECREF(sigs);
     Py_XDECREF(joined);
     Py_XDECREF(sep);
     Py_XDECREF(types);
+    Py_XDECREF(reasons);
     return NULL;
 }
 

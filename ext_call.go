@@ -33,6 +33,9 @@ func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {
 	argv := unsafe.Slice(args, len(f.params))
 	defer f.endCall(argv, res) // a method, not a closure: nothing to build per call
 	if err := f.call(argv, res); err != nil {
+		if _, ok := err.(*unfitError); ok {
+			res.unfit = 1 // an argument's: an overload set may try its next alternative
+		}
 		if raiseAgain(err, res) {
 			return
 		}

@@ -41,10 +41,17 @@ func callbackArg(f *Function, p *param, a *C.gd_ext_arg, s *callScope) (reflect.
 			out[i] = reflect.Zero(t.Out(i))
 		}
 		args := make([]any, len(in))
+		var err error
 		for i, v := range in {
-			args[i] = plainValue(v)
+			if args[i], err = plainValue(v, 0); err != nil {
+				err = TypeError.Errorf("%s(): callback %s: argument %d: %w", f.name, p.name, i, err)
+				break
+			}
 		}
-		r, err := fn.Call(args...)
+		var r *Object
+		if err == nil {
+			r, err = fn.Call(args...)
+		}
 		if err == nil && t.NumOut() == 2 {
 			err = r.with(func(o *C.PyObject) error {
 				v, err := fromPython(o, t.Out(0), 0)

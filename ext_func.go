@@ -334,11 +334,22 @@ func narrowInt[N int8 | int16 | int32 | uint8 | uint16 | uint32](f *Function, p 
 	return func(a *extArg) (N, error) {
 		v := int64(a.i)
 		if v < lo || v > hi {
-			return 0, outOfRange(f, p, v, lo, hi)
+			return 0, outOfRange(f, p, v)
 		}
 		return N(v), nil
 	}
 }
+
+// unfitError is an argument's conversion error, met before the Go function runs:
+// of an overload set's alternative, a TypeError or OverflowError makes way for the
+// next alternative (ext_call.c's unfit_error; passesOver without Python).
+type unfitError struct{ err error }
+
+func (e *unfitError) Error() string { return e.err.Error() }
+func (e *unfitError) Unwrap() error { return e.err }
+
+// unfit marks err, an argument's conversion error, as an unfitError.
+func unfit(err error) error { return &unfitError{err} }
 
 // finish works out what the tensor fast path needs, once the constraints are final.
 func (p *param) finish() {
@@ -531,7 +542,7 @@ func Func1[A, R any](name string, fn func(A) (R, error), params ...string) *Func
 	f.call = func(args []extArg, res *extResult) error {
 		a, err := arg(pa, ca, &args[0])
 		if err != nil {
-			return err
+			return unfit(err)
 		}
 		r, err := fn(a)
 		if err != nil {
@@ -551,11 +562,11 @@ func Func2[A, B, R any](name string, fn func(A, B) (R, error), params ...string)
 	f.call = func(args []extArg, res *extResult) error {
 		a, err := arg(pa, ca, &args[0])
 		if err != nil {
-			return err
+			return unfit(err)
 		}
 		b, err := arg(pb, cb, &args[1])
 		if err != nil {
-			return err
+			return unfit(err)
 		}
 		r, err := fn(a, b)
 		if err != nil {
@@ -575,15 +586,15 @@ func Func3[A, B, C_, R any](name string, fn func(A, B, C_) (R, error), params ..
 	f.call = func(args []extArg, res *extResult) error {
 		a, err := arg(pa, ca, &args[0])
 		if err != nil {
-			return err
+			return unfit(err)
 		}
 		b, err := arg(pb, cb, &args[1])
 		if err != nil {
-			return err
+			return unfit(err)
 		}
 		c, err := arg(pc, cc, &args[2])
 		if err != nil {
-			return err
+			return unfit(err)
 		}
 		r, err := fn(a, b, c)
 		if err != nil {
@@ -603,19 +614,19 @@ func Func4[A, B, C_, D, R any](name string, fn func(A, B, C_, D) (R, error), par
 	f.call = func(args []extArg, res *extResult) error {
 		a, err := arg(pa, ca, &args[0])
 		if err != nil {
-			return err
+			return unfit(err)
 		}
 		b, err := arg(pb, cb, &args[1])
 		if err != nil {
-			return err
+			return unfit(err)
 		}
 		c, err := arg(pc, cc, &args[2])
 		if err != nil {
-			return err
+			return unfit(err)
 		}
 		d, err := arg(pd, cd, &args[3])
 		if err != nil {
-			return err
+			return unfit(err)
 		}
 		r, err := fn(a, b, c, d)
 		if err != nil {

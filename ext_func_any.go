@@ -6,6 +6,7 @@ package godlpack
 // reflect.Value.Call per call (~100-200 ns) for everything else.
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -83,7 +84,7 @@ func Func(name string, fn any, params ...string) *Function {
 				v, err = c(&args[i])
 			}
 			if err != nil {
-				return err
+				return unfit(err)
 			}
 			in[i] = v
 		}
@@ -130,7 +131,7 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 		return func(a *extArg) (reflect.Value, error) {
 			v := int64(a.i)
 			if v < lo || v > hi {
-				return reflect.Value{}, outOfRange(f, p, v, lo, hi)
+				return reflect.Value{}, outOfRange(f, p, v)
 			}
 			return reflect.ValueOf(v).Convert(t), nil
 		}
@@ -139,7 +140,7 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 		return func(a *extArg) (reflect.Value, error) {
 			v := uint64(a.i)
 			if t.Bits() < 64 && v > math.MaxUint32 {
-				return reflect.Value{}, OverflowError.Errorf("%s(): argument %s: %d is out of range for %v", f.name, p.name, v, t)
+				return reflect.Value{}, OverflowError.Errorf("%s(): argument %s: %d is out of range for %s", f.name, p.name, v, intRangeName(t))
 			}
 			return reflect.ValueOf(v).Convert(t), nil
 		}
@@ -178,8 +179,29 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 }
 
 // outOfRange is the OverflowError of an int argument v outside p's integer type.
-func outOfRange(f *Function, p *param, v, lo, hi int64) error {
-	return OverflowError.Errorf("%s(): argument %s: %d is out of range for %v (%d to %d)", f.name, p.name, v, p.goType, lo, hi)
+func outOfRange(f *Function, p *param, v int64) error {
+	return OverflowError.Errorf("%s(): argument %s: %d is out of range for %s", f.name, p.name, v, intRangeName(p.goType))
+}
+
+// intRangeName is an integer type with its values, as OverflowErrors name it:
+// "int8 (-128 to 127)".
+func intRangeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return fmt.Sprintf("%v (0 to %d)", t, uint64(1)<<(t.Bits()-1)<<1-1)
+	}
+	lo, hi := intRange(t)
+	return fmt.Sprintf("%v (%d to %d)", t, lo, hi)
+}
+
+// narrowIntName is intRangeName of an integer parameter type narrower than int64,
+// for C's OverflowError of an int beyond int64 (ext_call.c's int64_arg); "" for
+// int64 and int, whose message is C's own.
+func narrowIntName(t reflect.Type) string {
+	if lo, hi := intRange(t); lo == math.MinInt64 && hi == math.MaxInt64 {
+		return ""
+	}
+	return intRangeName(t)
 }
 
 // intRange is the values of a signed or 32-bit-or-narrower unsigned integer type.
@@ -228,7 +250,16 @@ func acceptsOf(t reflect.Type) cInt32 {
 
 // convertible says why values of t cannot cross between Go and Python ("":
 // they can), as a parameter (result false) or a result.
-func convertible(t reflect.Type, result bool) string {
+func convertible(t reflect.Type, result bool) string { return convertibleAt(t, result, 0) }
+
+// maxTypeDepth bounds convertibleAt's walk into a type: only a type that holds
+// itself (type L []L) goes deeper, and is refused instead of overflowing the stack.
+const maxTypeDepth = 64
+
+func convertibleAt(t reflect.Type, result bool, depth int) string {
+	if depth > maxTypeDepth {
+		return "unsupported type " + t.String() + ": a type holding itself"
+	}
 	if t == reflect.TypeFor[*Object]() || (result && t == reflect.TypeFor[*tensor.Tensor]()) {
 		return ""
 	}
@@ -241,20 +272,51 @@ func convertible(t reflect.Type, result bool) string {
 		if t.Elem().Kind() == reflect.Uint8 {
 			return ""
 		}
-		return convertible(t.Elem(), false)
+		return convertibleAt(t.Elem(), false, depth+1)
 	case reflect.Map:
-		if t.Key().Kind() != reflect.String {
+		switch {
+		case t.Key().Kind() == reflect.String:
+		case !result: // a dict's keys convert to Go as str only (fromPython)
 			return "unsupported type " + t.String() + ": a dict's keys must be str (map[string]T)"
+		case dictKeyType(t.Key()) != "":
+			return "unsupported type " + t.String() + ": " + dictKeyType(t.Key())
 		}
-		return convertible(t.Elem(), false)
+		return convertibleAt(t.Elem(), false, depth+1)
 	case reflect.Pointer:
-		return convertible(t.Elem(), false)
+		switch {
+		case t == reflect.TypeFor[*tensor.Tensor]():
+			// From Python, a tensor is a Tensor[E] parameter, or an *Object's Tensor().
+			return "a *tensor.Tensor goes from Go to Python only (a result, a callback's argument): " +
+				"take a tensor as Tensor[E] (a parameter), or as *godlpack.Object and call its Tensor method"
+		case isInstanceType(t):
+			return "unsupported type " + t.String() + ": a bound class's *T is taken and returned only as " +
+				"a function's own parameter or result, not inside a list, a dict or a callback's signature " +
+				"(use *godlpack.Object there)"
+		}
+		return convertibleAt(t.Elem(), false, depth+1)
 	case reflect.Interface:
 		if t.NumMethod() == 0 {
 			return ""
 		}
 	}
 	return "unsupported type " + t.String() + " (use a tensor, a number, bool, string, []byte, a slice, map[string]T, *T, any or *godlpack.Object)"
+}
+
+// dictKeyType says why a Go map's keys of type t cannot be a Python dict's keys
+// ("": they can): bools, numbers and strings can, each as its Python type; an
+// interface's keys are checked one by one (plainMap).
+func dictKeyType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return ""
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			return ""
+		}
+	}
+	return "its keys of type " + t.String() + " have no Python dict key to become (use bool, number or string keys)"
 }
 
 // resultsWriterOf chooses, once, how the results of a Go function of type ft

@@ -9,6 +9,7 @@ package godlpack
 // exercises the declaration import would bind.
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -26,16 +27,15 @@ func (f *Function) goCall(args []any) (any, error) {
 	if len(f.errs) > 0 {
 		return nil, fmt.Errorf("godlpack: %s", f.errs[0])
 	}
-	if len(f.overloads) > 0 { // the first alternative the arguments bind to, as in Python
+	if len(f.overloads) > 0 { // the first alternative the arguments bind and convert to, as in Python
 		var bindErrs []string
 		for _, alt := range f.overloads {
-			argv, release, err := alt.bind(args)
-			if err != nil {
+			r, err := alt.bindAndRun(args)
+			if passesOver(err) {
 				bindErrs = append(bindErrs, err.Error())
 				continue
 			}
-			defer release()
-			return alt.run(argv)
+			return r, err
 		}
 		return nil, TypeError.Errorf("%s(): no overload takes these arguments (%v)", f.name, bindErrs)
 	}
@@ -45,6 +45,27 @@ func (f *Function) goCall(args []any) (any, error) {
 	}
 	defer release()
 	return f.run(argv)
+}
+
+// bindAndRun is an overload's alternative called: its binding's error is an
+// unfitError, as its converters' are.
+func (f *Function) bindAndRun(args []any) (any, error) {
+	argv, release, err := f.bind(args)
+	if err != nil {
+		return nil, unfit(err)
+	}
+	defer release()
+	return f.run(argv)
+}
+
+// passesOver reports whether err, an overload's alternative's, is an argument's that
+// does not fit (a TypeError or OverflowError converting it), so that the next
+// alternative is tried: ext_call.c's unfit_error, where Python's exceptions are
+// matched; here no Python exception can occur.
+func passesOver(err error) bool {
+	var u *unfitError
+	var ee *exceptionError
+	return errors.As(err, &u) && errors.As(u.err, &ee) && (ee.kind == TypeError || ee.kind == OverflowError)
 }
 
 // run calls f on bound arguments and reads its result back.

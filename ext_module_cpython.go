@@ -124,6 +124,11 @@ func (f *Function) cTable() *cExtFunc {
 		if p.kind == extObject {
 			cp.accepts, cp.type_name = acceptsOf(p.goType), C.CString(pyTypeName(p.goType))
 		}
+		if p.kind == extInt {
+			if name := narrowIntName(p.goType); name != "" {
+				cp.type_name = C.CString(name)
+			}
+		}
 		if p.hasDefault {
 			cp.has_default = 1
 			v := reflect.ValueOf(p.def)

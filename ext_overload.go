@@ -57,6 +57,9 @@ func (f *Function) typedSignature() string {
 		parts[i] = p.name
 		if p.goType != nil {
 			parts[i] += ": " + pyTypeName(p.goType)
+			if p.kind == extInstance && p.hasDefault && p.def == nil {
+				parts[i] += " | None" // an instance parameter takes None only then
+			}
 		}
 		if p.hasDefault {
 			parts[i] += " = " + pyLiteral(p.def)

@@ -20,7 +20,8 @@ var thisPackage = reflect.TypeFor[elementTyped]().PkgPath()
 // pyTypeName returns how Python spells the type a Go parameter or result of type
 // t takes or gives, as in a typed stub: "int" for every integer width, "float",
 // "complex", "bool", "str", "bytes", "list[float]", "dict[str, int]",
-// "float | None" for *float64, "object" for any or *godlpack.Object,
+// "float | None" for *float64, "Node" for a bound class's *Node, "object" for any
+// or *godlpack.Object,
 // "Callable[[int], float]" for a func(int) (float64, error) callback,
 // "SupportsDLPack" for a tensor, "None" for godlpack.None.
 func pyTypeName(t reflect.Type) string {
@@ -56,8 +57,11 @@ func pyTypeName(t reflect.Type) string {
 		}
 		return "list[" + pyTypeName(t.Elem()) + "]"
 	case reflect.Map:
-		return "dict[str, " + pyTypeName(t.Elem()) + "]"
+		return "dict[" + pyTypeName(t.Key()) + ", " + pyTypeName(t.Elem()) + "]"
 	case reflect.Pointer:
+		if c, ok := boundClasses[t]; ok { // a bound class's *T: its instances (None only
+			return c.name // with a Default of nil, which a signature adds)
+		}
 		switch e := t.Elem(); {
 		case e.PkgPath() == thisPackage && e.Name() == "Object":
 			return "object"

@@ -82,7 +82,14 @@ func writeTensor(t *tensor.Tensor, r *extResult) error {
 }
 
 // writeValue writes a result whose type is known only now (Tuple items, any).
-func writeValue(v any, r *extResult) error {
+func writeValue(v any, r *extResult) error { return writeValueAt(v, r, 0) }
+
+// writeValueAt is writeValue of a Tuple's item depth tuples deep: a Tuple holding
+// itself is refused at maxDepth.
+func writeValueAt(v any, r *extResult, depth int) error {
+	if depth > maxDepth {
+		return errTooDeepResult
+	}
 	switch v := v.(type) {
 	case nil, None:
 		return nil
@@ -111,7 +118,7 @@ func writeValue(v any, r *extResult) error {
 			return err
 		}
 		for i, item := range v {
-			if err := writeValue(item, &items[i]); err != nil {
+			if err := writeValueAt(item, &items[i], depth+1); err != nil {
 				return err // the caller frees r, the items written so far included
 			}
 		}
@@ -124,6 +131,22 @@ func writeValue(v any, r *extResult) error {
 	}
 	return nil
 }
+
+// maxDepth bounds the recursion of the conversions both ways (toGo, fromPython,
+// toPython, plainValue, writeValueAt): a list or map holding itself must not
+// overflow the stack.
+const maxDepth = 100
+
+// tooDeep says why a value nested past maxDepth is refused, either way.
+var tooDeep = fmt.Sprintf("nested more than %d deep (or a container holding itself)", maxDepth)
+
+// The TypeErrors of a value too deep for an extension function's results and
+// arguments, one value each, so that the levels it passes back through (itemError)
+// do not name their item a hundred times (object_convert.go has Object's).
+var (
+	errTooDeepResult = TypeError.Errorf("cannot pass a Go value %s to Python", tooDeep)
+	errTooDeepArg    = TypeError.Errorf("cannot convert a Python value %s to Go", tooDeep)
+)
 
 // refuseBorrowed turns a result that is one of the call's borrowed tensors (an
 // argument's AsTensor(), exported) into an error: its memory is the call's.

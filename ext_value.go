@@ -48,7 +48,7 @@ func fromPython(o *C.PyObject, t reflect.Type, depth int) (reflect.Value, error)
 // fromPythonAs is fromPython naming want in a mismatch: *T's type for its T.
 func fromPythonAs(o *C.PyObject, t, want reflect.Type, depth int) (reflect.Value, error) {
 	if depth > maxDepth {
-		return reflect.Value{}, ValueError.Errorf("nested more than %d deep (or a container holding itself)", maxDepth)
+		return reflect.Value{}, errTooDeepArg
 	}
 	mismatch := func() (reflect.Value, error) {
 		return reflect.Value{}, TypeError.Errorf("expected %s, got %s", pyTypeName(want), typeName(o))
@@ -71,7 +71,12 @@ func fromPythonAs(o *C.PyObject, t, want reflect.Type, depth int) (reflect.Value
 		return ptr, nil
 	case reflect.Interface:
 		v, err := toGo(o, depth)
-		if err != nil { // toGo's own error (a Python error kind of the core): its message
+		switch {
+		case err == errPySet: // the object's own exception (a str UTF-8 cannot encode): as raised
+			return reflect.Value{}, err
+		case err == errTooDeepForGo:
+			return reflect.Value{}, errTooDeepArg
+		case err != nil: // toGo's own refusal (no Go value for it): a TypeError, its message
 			return reflect.Value{}, TypeError.Errorf("%v", err)
 		}
 		if v == nil {
@@ -122,19 +127,17 @@ func fromPythonAs(o *C.PyObject, t, want reflect.Type, depth int) (reflect.Value
 		if C.gd_list_check(o) == 0 && C.gd_tuple_check(o) == 0 {
 			return mismatch()
 		}
-		n := int(C.PySequence_Size(o))
-		out := reflect.MakeSlice(t, n, n)
-		for i := range n {
-			item := C.gd_seq_item_new(o, C.Py_ssize_t(i))
-			if item == nil {
-				return reflect.Value{}, errPySet
-			}
+		var out reflect.Value
+		err := walkSeq(o, func(n int) { out = reflect.MakeSlice(t, 0, preallocItems(n)) }, func(i int, item *C.PyObject) error {
 			v, err := fromPython(item, t.Elem(), depth+1)
-			C.gd_decref(item)
 			if err != nil {
-				return v, itemError(fmt.Sprintf("item %d", i), err)
+				return itemError(fmt.Sprintf("item %d", i), err)
 			}
-			out.Index(i).Set(v)
+			out = reflect.Append(out, v)
+			return nil
+		})
+		if err != nil {
+			return reflect.Value{}, err
 		}
 		return out, nil
 	case reflect.Map:
@@ -146,33 +149,36 @@ func fromPythonAs(o *C.PyObject, t, want reflect.Type, depth int) (reflect.Value
 	return mismatch()
 }
 
-// itemError names the item of a list or dict a conversion failed at.
+// itemError names the item of a list or dict a conversion failed at (not for a
+// value too deep, whose hundred levels would each name theirs).
 func itemError(what string, err error) error {
-	if ee, ok := err.(*exceptionError); ok {
+	if ee, ok := err.(*exceptionError); ok && err != errTooDeepArg {
 		return ee.kind.Errorf("%s: %w", what, ee.err)
 	}
 	return err
 }
 
+// mapFromPython converts a dict (walkDict: its items at one instant, which
+// another thread changing it on a free-threaded build cannot tear).
 func mapFromPython(o *C.PyObject, t reflect.Type, depth int) (reflect.Value, error) {
 	out := reflect.MakeMap(t)
-	var pos C.Py_ssize_t
-	var k, v *C.PyObject
-	for C.PyDict_Next(o, &pos, &k, &v) != 0 { // borrowed: held by the dict, GIL held
+	err := walkDict(o, func(k, v *C.PyObject) error {
 		if C.gd_unicode_check(k) == 0 {
-			return reflect.Value{}, TypeError.Errorf("expected %s, got a dict with a %s key", pyTypeName(t), typeName(k))
+			return TypeError.Errorf("expected %s, got a dict with a %s key", pyTypeName(t), typeName(k))
 		}
 		key, err := strValue(k)
 		if err != nil {
-			return reflect.Value{}, err
+			return err
 		}
-		C.gd_incref(v) // converting an item may run Python code that changes the dict
 		item, err := fromPython(v, t.Elem(), depth+1)
-		C.gd_decref(v)
 		if err != nil {
-			return item, itemError("key '"+key+"'", err)
+			return itemError("key '"+key+"'", err)
 		}
 		out.SetMapIndex(reflect.ValueOf(key).Convert(t.Key()), item)
+		return nil
+	})
+	if err != nil {
+		return reflect.Value{}, err
 	}
 	return out, nil
 }
@@ -193,20 +199,20 @@ func intFromPython(o *C.PyObject, t, want reflect.Type) (reflect.Value, error) {
 		u := C.PyLong_AsUnsignedLongLong(idx)
 		if C.PyErr_Occurred() != nil {
 			C.PyErr_Clear()
-			return reflect.Value{}, OverflowError.Errorf("int out of range for %v", t)
+			return reflect.Value{}, OverflowError.Errorf("int out of range for %s", intRangeName(t))
 		}
 		if t.Bits() < 64 && uint64(u) > 1<<32-1 {
-			return reflect.Value{}, OverflowError.Errorf("%d is out of range for %v", uint64(u), t)
+			return reflect.Value{}, OverflowError.Errorf("%d is out of range for %s", uint64(u), intRangeName(t))
 		}
 		return reflect.ValueOf(uint64(u)).Convert(t), nil
 	}
 	var overflow C.int
 	v := int64(C.PyLong_AsLongLongAndOverflow(idx, &overflow))
 	if overflow != 0 {
-		return reflect.Value{}, OverflowError.Errorf("int out of range for %v", t)
+		return reflect.Value{}, OverflowError.Errorf("int out of range for %s", intRangeName(t))
 	}
 	if lo, hi := intRange(t); v < lo || v > hi {
-		return reflect.Value{}, OverflowError.Errorf("%d is out of range for %v (%d to %d)", v, t, lo, hi)
+		return reflect.Value{}, OverflowError.Errorf("%d is out of range for %s", v, intRangeName(t))
 	}
 	return reflect.ValueOf(v).Convert(t), nil
 }
@@ -214,9 +220,13 @@ func intFromPython(o *C.PyObject, t, want reflect.Type) (reflect.Value, error) {
 // writeObject writes a result C does not build itself: a Python object made
 // here with the GIL (GD_EXT_R_OBJECT), by toPython's rules.
 func writeObject(v reflect.Value, r *C.gd_ext_result) error {
+	plain, err := plainValue(v, 0)
+	if err != nil {
+		return err
+	}
 	var p *C.PyObject
-	err := withGIL(func() (err error) {
-		p, err = toPython(plainValue(v))
+	err = withGIL(func() (err error) {
+		p, err = toPython(plain)
 		return err
 	})
 	if err != nil {
@@ -226,54 +236,97 @@ func writeObject(v reflect.Value, r *C.gd_ext_result) error {
 	return nil
 }
 
-// plainValue is v as toPython takes it: typed slices as []any, maps as
-// map[string]any, a pointer as what it points to (nil: None), named types as
-// their underlying ones.
-func plainValue(v reflect.Value) any {
+// plainValue is v as toPython takes it: typed slices as []any, maps with string
+// keys as map[string]any and others as a keyedDict, a pointer as what it points to
+// (nil: None), named types as their underlying ones. A value holding itself (a
+// map[string]any that is its own item) is refused at maxDepth, containers and
+// pointers counted, with the TypeError toPython gives.
+func plainValue(v reflect.Value, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, errTooDeepResult
+	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.Type() == reflect.TypeFor[*Object]() || v.Type() == reflect.TypeFor[*tensor.Tensor]() {
-			return v.Interface()
+			return v.Interface(), nil
 		}
 		if v.IsNil() {
-			return nil
+			return nil, nil
 		}
-		return plainValue(v.Elem())
+		return plainValue(v.Elem(), depth+1)
 	case reflect.Interface:
 		if v.IsNil() {
-			return nil
+			return nil, nil
 		}
-		return plainValue(v.Elem())
+		return plainValue(v.Elem(), depth) // its dynamic value: never an interface itself
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return v.Bytes()
-		}
-		if v.Type() == reflect.TypeFor[Tuple]() {
-			return v.Interface()
+			return v.Bytes(), nil
 		}
 		out := make([]any, v.Len())
 		for i := range out {
-			out[i] = plainValue(v.Index(i))
+			item, err := plainValue(v.Index(i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = item
 		}
-		return out
+		if v.Type() == reflect.TypeFor[Tuple]() {
+			return Tuple(out), nil
+		}
+		return out, nil
 	case reflect.Map:
+		return plainMap(v, depth)
+	case reflect.Bool:
+		return v.Bool(), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int(), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint(), nil
+	case reflect.Float32, reflect.Float64:
+		return v.Float(), nil
+	case reflect.Complex64, reflect.Complex128:
+		return v.Complex(), nil
+	case reflect.String:
+		return v.String(), nil
+	}
+	return v.Interface(), nil
+}
+
+// plainMap is plainValue of a map: string keys a map[string]any, other keys a
+// keyedDict, each key of a Python dict key's type (a bool, number or str, or nil
+// for None); any other key (an array, a struct, a pointer) is a TypeError, as
+// FromGo's for a map it does not take.
+func plainMap(v reflect.Value, depth int) (any, error) {
+	if v.Type().Key().Kind() == reflect.String {
 		out := make(map[string]any, v.Len())
 		for it := v.MapRange(); it.Next(); {
-			out[it.Key().String()] = plainValue(it.Value())
+			item, err := plainValue(it.Value(), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[it.Key().String()] = item
 		}
-		return out
-	case reflect.Bool:
-		return v.Bool()
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return v.Int()
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return v.Uint()
-	case reflect.Float32, reflect.Float64:
-		return v.Float()
-	case reflect.Complex64, reflect.Complex128:
-		return v.Complex()
-	case reflect.String:
-		return v.String()
+		return out, nil
 	}
-	return v.Interface()
+	out := make(keyedDict, 0, v.Len())
+	for it := v.MapRange(); it.Next(); {
+		k := it.Key()
+		if k.Kind() == reflect.Interface && !k.IsNil() {
+			k = k.Elem() // a map[any]T's key: its dynamic type decides
+		}
+		if why := dictKeyType(k.Type()); why != "" {
+			return nil, TypeError.Errorf("cannot pass a Go %v to Python: %s", v.Type(), why)
+		}
+		key, err := plainValue(k, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		item, err := plainValue(it.Value(), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, keyedItem{key, item})
+	}
+	return out, nil
 }

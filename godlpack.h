@@ -357,15 +357,25 @@ static inline int gd_bool_check(PyObject *o) { return PyBool_Check(o); }
 static inline int gd_unicode_check(PyObject *o) { return PyUnicode_Check(o); }
 static inline int gd_bytes_check_exact(PyObject *o) { return PyBytes_CheckExact(o); }
 static inline int gd_dict_check(PyObject *o) { return PyDict_Check(o); }
-/* The dict to walk with PyDict_Next (a new reference): on a free-threaded build a copy
- * (PyDict_Copy reads the dict under its lock), since another thread may resize it and
- * free the table PyDict_Next reads; with the GIL the dict itself. */
-static inline PyObject *gd_dict_for_walk(PyObject *d) {
-#ifdef Py_GIL_DISABLED
-    return PyDict_Copy(d);
-#else
-    return Py_NewRef(d);
-#endif
+/* The dict a conversion walks with PyDict_Next (a new reference): a copy, made by
+ * PyDict_Copy, which reads the dict under its lock on a free-threaded build (another
+ * thread may resize it and free the table PyDict_Next reads). On every build the walk
+ * then reads one instant's items: converting an item may run Python code (its
+ * __index__, a callback's), which could otherwise change the dict under the walk,
+ * and borrowed keys and values stay held by the copy. */
+static inline PyObject *gd_dict_for_walk(PyObject *d) { return PyDict_Copy(d); }
+/* The list or tuple a conversion walks (a new reference): a tuple itself (its items
+ * cannot change), a list's items copied into a new list at one instant, by
+ * PyList_GetSlice, under the list's lock on a free-threaded build. The copy reads the
+ * list's own storage: a subclass's __len__ and __getitem__ are not asked (one whose
+ * __len__ lies sized a Go allocation). Its items are then read with
+ * gd_seq_snapshot_item, borrowed from the copy, which nothing else can change. */
+static inline PyObject *gd_seq_snapshot(PyObject *s) {
+    return PyTuple_Check(s) ? Py_NewRef(s) : PyList_GetSlice(s, 0, PY_SSIZE_T_MAX);
+}
+static inline Py_ssize_t gd_seq_snapshot_len(PyObject *s) { return Py_SIZE(s); }
+static inline PyObject *gd_seq_snapshot_item(PyObject *s, Py_ssize_t i) {
+    return PyTuple_Check(s) ? PyTuple_GET_ITEM(s, i) : PyList_GET_ITEM(s, i);
 }
 static inline int gd_slice_check(PyObject *o) { return PySlice_Check(o); }
 static inline int gd_index_check(PyObject *o) { return PyIndex_Check(o); }

@@ -13,6 +13,7 @@ import "C"
 import (
 	"errors"
 	"runtime"
+	"strings"
 	"unsafe"
 )
 
@@ -85,13 +86,26 @@ func importModuleObject(name string) (*Object, error) {
 }
 
 func importModule(name string) (*C.PyObject, error) {
-	cname := C.CString(name)
+	cname, err := cName(name)
+	if err != nil {
+		return nil, err
+	}
 	defer C.free(unsafe.Pointer(cname))
 	p := C.PyImport_ImportModule(cname)
 	if p == nil {
 		return nil, errPySet
 	}
 	return p, nil
+}
+
+// cName is a module or attribute name as C reads it (the caller frees it): a Go
+// string may hold a NUL, where C's would end, and Python's name would be another
+// one; refused as Python refuses such a name ("embedded null character").
+func cName(name string) (*C.char, error) {
+	if strings.IndexByte(name, 0) >= 0 {
+		return nil, valueErrorf("embedded null character")
+	}
+	return C.CString(name), nil
 }
 
 // pyAttr is Attr (object_api.go), with Python.
@@ -106,7 +120,10 @@ func (o *Object) pyAttr(name string) (*Object, error) {
 }
 
 func getAttr(p *C.PyObject, name string) (*C.PyObject, error) {
-	cname := C.CString(name)
+	cname, err := cName(name)
+	if err != nil {
+		return nil, err
+	}
 	defer C.free(unsafe.Pointer(cname))
 	a := C.PyObject_GetAttrString(p, cname)
 	if a == nil {
@@ -118,13 +135,16 @@ func getAttr(p *C.PyObject, name string) (*C.PyObject, error) {
 // pySetAttr is SetAttr (object_api.go), with Python.
 func (o *Object) pySetAttr(name string, value any) error {
 	return o.with(func(p *C.PyObject) error {
+		cname, err := cName(name)
+		if err != nil {
+			return err
+		}
+		defer C.free(unsafe.Pointer(cname))
 		v, err := toPython(value)
 		if err != nil {
 			return err
 		}
 		defer C.gd_decref(v)
-		cname := C.CString(name)
-		defer C.free(unsafe.Pointer(cname))
 		if C.PyObject_SetAttrString(p, cname, v) < 0 {
 			return errPySet
 		}
@@ -167,14 +187,14 @@ func callObject(p *C.PyObject, args []any) (*C.PyObject, error) {
 			kw, args = k, args[:n-1]
 		}
 	}
-	tuple, err := tupleOf(args)
+	tuple, err := tupleOf(args, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer C.gd_decref(tuple)
 	var dict *C.PyObject
 	if len(kw) > 0 {
-		if dict, err = dictOf(kw); err != nil {
+		if dict, err = dictOf(kw, 0); err != nil {
 			return nil, err
 		}
 		defer C.gd_decref(dict)

@@ -22,6 +22,9 @@ import (
 // one in a list or dict parameter) is the call's: it is released when the call
 // returns, and its methods return an error wrapping ErrClosed afterwards, unless
 // the function keeps it (Keep) to use it later.
+//
+// A module or attribute name holding a NUL (Import, Attr, SetAttr, CallMethod) is
+// Python's ValueError "embedded null character", never the name cut at the NUL.
 type Object struct {
 	p       atomic.Pointer[pyObject] // nil once closed
 	cleanup runtime.Cleanup
@@ -91,7 +94,9 @@ func (o *Object) IsNone() bool { return o.pyIsNone() }
 // list; map[string]any and Kw to dict (values converted alike); *Object to itself;
 // *tensor.Tensor to a godlpack.Array over its memory, without a copy: the Tensor
 // moves into Python (as Export, it is ended here; its memory lives until Python
-// drops the Array, a FromSlice tensor's slice pinned until then).
+// drops the Array, a FromSlice tensor's slice pinned until then). A value nested
+// more than 100 deep, as one holding itself is (a map[string]any that is its own
+// item), is Python's TypeError.
 func FromGo(v any) (*Object, error) { return fromGo(v) }
 
 // Int returns o as an int64: anything with __index__ (int, NumPy integers);

@@ -31,7 +31,15 @@ func fromGo(v any) (*Object, error) {
 }
 
 // toPython converts v (GIL held): a new reference, or an error.
-func toPython(v any) (*C.PyObject, error) {
+func toPython(v any) (*C.PyObject, error) { return toPythonAt(v, 0) }
+
+// toPythonAt is toPython of a value depth containers deep: a Go value holding
+// itself (a map[string]any that is its own item) is refused at maxDepth, as
+// Python's are the other way (toGo), instead of overflowing the goroutine's stack.
+func toPythonAt(v any, depth int) (*C.PyObject, error) {
+	if depth > maxDepth {
+		return nil, errTooDeepForPython
+	}
 	var p *C.PyObject
 	switch v := v.(type) {
 	case nil, None:
@@ -80,13 +88,15 @@ func toPython(v any) (*C.PyObject, error) {
 	case []byte:
 		p = C.PyBytes_FromStringAndSize((*C.char)(unsafe.Pointer(unsafe.SliceData(v))), C.Py_ssize_t(len(v)))
 	case Tuple:
-		return tupleOf(v)
+		return tupleOf(v, depth)
 	case []any:
-		return listOf(v)
+		return listOf(v, depth)
 	case map[string]any:
-		return dictOf(v)
+		return dictOf(v, depth)
 	case Kw:
-		return dictOf(v)
+		return dictOf(v, depth)
+	case keyedDict:
+		return keyedDictOf(v, depth)
 	default:
 		return nil, typeErrorf("cannot pass a Go %T to Python (use a number, string, []byte, Tuple, []any, map[string]any, *tensor.Tensor or *godlpack.Object)", v)
 	}
@@ -119,13 +129,13 @@ func tensorToPython(t *tensor.Tensor) (*C.PyObject, error) {
 	return a, nil
 }
 
-func tupleOf(items []any) (*C.PyObject, error) {
+func tupleOf(items []any, depth int) (*C.PyObject, error) {
 	t := C.PyTuple_New(C.Py_ssize_t(len(items)))
 	if t == nil {
 		return nil, errPySet
 	}
 	for i, item := range items {
-		v, err := toPython(item)
+		v, err := toPythonAt(item, depth+1)
 		if err != nil {
 			C.gd_decref(t) // the items set so far with it; the rest are NULL
 			return nil, argError(i, err)
@@ -135,13 +145,13 @@ func tupleOf(items []any) (*C.PyObject, error) {
 	return t, nil
 }
 
-func listOf(items []any) (*C.PyObject, error) {
+func listOf(items []any, depth int) (*C.PyObject, error) {
 	l := C.PyList_New(C.Py_ssize_t(len(items)))
 	if l == nil {
 		return nil, errPySet
 	}
 	for i, item := range items {
-		v, err := toPython(item)
+		v, err := toPythonAt(item, depth+1)
 		if err != nil {
 			C.gd_decref(l)
 			return nil, argError(i, err)
@@ -151,38 +161,83 @@ func listOf(items []any) (*C.PyObject, error) {
 	return l, nil
 }
 
-func dictOf[M ~map[string]any](m M) (*C.PyObject, error) {
+func dictOf[M ~map[string]any](m M, depth int) (*C.PyObject, error) {
 	d := C.PyDict_New()
 	if d == nil {
 		return nil, errPySet
 	}
 	for k, item := range m {
-		v, err := toPython(item)
-		if err != nil {
-			C.gd_decref(d)
-			return nil, fmt.Errorf("%q: %w", k, err)
-		}
-		key, err := toPython(k)
-		if err != nil {
-			C.gd_decref(v)
+		if err := setDictItem(d, k, item, depth); err != nil {
 			C.gd_decref(d)
 			return nil, err
-		}
-		rc := C.PyDict_SetItem(d, key, v)
-		C.gd_decref(key)
-		C.gd_decref(v)
-		if rc < 0 {
-			C.gd_decref(d)
-			return nil, errPySet
 		}
 	}
 	return d, nil
 }
 
+// keyedDict is a Go map whose keys are not strings (map[int]string, map[any]T), as
+// plainValue hands it to toPython: its keys (bool, numbers, strings, nil) and its
+// values in plain form.
+type keyedDict []keyedItem
+
+type keyedItem struct{ key, value any }
+
+func keyedDictOf(items keyedDict, depth int) (*C.PyObject, error) {
+	d := C.PyDict_New()
+	if d == nil {
+		return nil, errPySet
+	}
+	for i, it := range items {
+		err := setDictItem(d, it.key, it.value, depth)
+		if err == nil && int(C.PyDict_Size(d)) != i+1 {
+			// Distinct in Go, one key in Python (int64(1), uint8(1), 1.0 and true in a
+			// map[any]T): an entry would be lost without a word.
+			err = valueErrorf("cannot pass a Go %s to Python: its key %#v equals another of its keys as a dict key", mapTypeName(items), it.key)
+		}
+		if err != nil {
+			C.gd_decref(d)
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// mapTypeName names a keyedDict's map in an error: its keys' Go types.
+func mapTypeName(items keyedDict) string {
+	if len(items) == 0 {
+		return "map"
+	}
+	return fmt.Sprintf("map with %T keys", items[0].key)
+}
+
+// setDictItem sets d[key] = value, both converted (GIL held); an error names the key.
+func setDictItem(d *C.PyObject, key, value any, depth int) error {
+	v, err := toPythonAt(value, depth+1)
+	if err != nil {
+		if err == errPySet || err == errTooDeepForPython {
+			return err
+		}
+		return fmt.Errorf("%#v: %w", key, err)
+	}
+	k, err := toPython(key)
+	if err != nil {
+		C.gd_decref(v)
+		return err
+	}
+	rc := C.PyDict_SetItem(d, k, v)
+	C.gd_decref(k)
+	C.gd_decref(v)
+	if rc < 0 {
+		return errPySet
+	}
+	return nil
+}
+
 // argError names the item a Go-side conversion error is about; a Python exception
-// (errPySet) stays as it is, to be taken with its traceback.
+// (errPySet) stays as it is, to be taken with its traceback, and so does a value
+// too deep, which each of its hundred levels would otherwise name.
 func argError(i int, err error) error {
-	if err == errPySet {
+	if err == errPySet || err == errTooDeepForPython {
 		return err
 	}
 	return fmt.Errorf("item %d: %w", i, err)
@@ -287,12 +342,19 @@ func (o *Object) pyGo() (any, error) {
 	return v, err
 }
 
-// maxDepth bounds toGo's recursion: a self-containing list must not overflow.
-const maxDepth = 100
+// The Python TypeErrors of a value too deep (maxDepth, ext_result.go), for Object's
+// calls and FromGo (a *PythonError), one value each, so that the levels it passes
+// back through (argError, setDictItem) do not name their item a hundred times; an
+// extension function's arguments and results have Exceptions of their own, which
+// name the argument (errTooDeepArg, errTooDeepResult).
+var (
+	errTooDeepForPython = &pyError{C.GD_ERR_TYPE, "cannot pass a Go value " + tooDeep + " to Python"}
+	errTooDeepForGo     = &pyError{C.GD_ERR_TYPE, "cannot convert a Python value " + tooDeep + " to Go"}
+)
 
 func toGo(p *C.PyObject, depth int) (any, error) {
 	if depth > maxDepth {
-		return nil, valueErrorf("nested more than %d deep (or a container holding itself)", maxDepth)
+		return nil, errTooDeepForGo
 	}
 	switch {
 	case C.gd_is_none(p) != 0:
@@ -308,21 +370,13 @@ func toGo(p *C.PyObject, depth int) (any, error) {
 	case C.gd_bytes_check_exact(p) != 0:
 		return C.GoBytes(unsafe.Pointer(C.PyBytes_AsString(p)), C.int(C.PyBytes_Size(p))), nil
 	case C.gd_tuple_check(p) != 0 || C.gd_list_check(p) != 0:
-		n := int(C.PySequence_Size(p))
-		out := make([]any, n)
-		for i := range n {
-			item := C.gd_seq_item_new(p, C.Py_ssize_t(i))
-			if item == nil { // the list is shorter now (another thread, or an item's code)
-				return nil, errPySet
-			}
+		var out []any
+		err := walkSeq(p, func(n int) { out = make([]any, 0, preallocItems(n)) }, func(_ int, item *C.PyObject) error {
 			v, err := toGo(item, depth+1)
-			C.gd_decref(item)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
+			out = append(out, v)
+			return err
+		})
+		return out, err
 	case C.gd_dict_check(p) != 0:
 		return dictToGo(p, depth)
 	}
@@ -330,25 +384,73 @@ func toGo(p *C.PyObject, depth int) (any, error) {
 }
 
 func dictToGo(p *C.PyObject, depth int) (any, error) {
-	if p = C.gd_dict_for_walk(p); p == nil { // a copy on a free-threaded build
-		return nil, errPySet
-	}
-	defer C.gd_decref(p)
 	out := map[string]any{}
+	err := walkDict(p, func(k, v *C.PyObject) error {
+		if C.gd_unicode_check(k) == 0 {
+			return typeErrorf("a dict key is a %s: only str keys convert to Go", typeName(k))
+		}
+		key, err := strValue(k) // a str UTF-8 cannot encode: its UnicodeEncodeError
+		if err != nil {
+			return err
+		}
+		item, err := toGo(v, depth+1)
+		out[key] = item
+		return err
+	})
+	return out, err
+}
+
+// walkSeq calls each with the items of s, a list or tuple (GIL held), as they were
+// when the walk began (gd_seq_snapshot: the list's own storage, copied at one
+// instant, so that neither another thread nor an item's own code changes what is
+// walked, and a subclass's __len__ is not asked); size is told their number first.
+// Each item is held for each's call, which may run Python code.
+func walkSeq(s *C.PyObject, size func(n int), each func(i int, item *C.PyObject) error) error {
+	snap := C.gd_seq_snapshot(s)
+	if snap == nil {
+		return errPySet // MemoryError: a list longer than memory can copy
+	}
+	defer C.gd_decref(snap)
+	n := int(C.gd_seq_snapshot_len(snap))
+	size(n)
+	for i := range n {
+		item := C.gd_seq_snapshot_item(snap, C.Py_ssize_t(i))
+		C.gd_incref(item)
+		err := each(i, item)
+		C.gd_decref(item)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkDict calls each with the keys and values of dict d (GIL held), as they were
+// when the walk began (gd_dict_for_walk: a copy, so that another thread or an
+// item's own code cannot change the table PyDict_Next reads). Both are held for
+// each's call, which may run Python code.
+func walkDict(d *C.PyObject, each func(k, v *C.PyObject) error) error {
+	snap := C.gd_dict_for_walk(d)
+	if snap == nil {
+		return errPySet
+	}
+	defer C.gd_decref(snap)
 	var pos C.Py_ssize_t
 	var k, v *C.PyObject
-	for C.PyDict_Next(p, &pos, &k, &v) != 0 { // borrowed: held by the dict, GIL held
-		key, err := strValue(k)
-		if err != nil {
-			return nil, typeErrorf("a dict key is a %s: only str keys convert to Go", typeName(k))
-		}
-		C.gd_incref(v) // converting an item may run Python code that changes the dict
-		item, err := toGo(v, depth+1)
+	for C.PyDict_Next(snap, &pos, &k, &v) != 0 {
+		C.gd_incref(k)
+		C.gd_incref(v)
+		err := each(k, v)
 		C.gd_decref(v)
+		C.gd_decref(k)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out[key] = item
 	}
-	return out, nil
+	return nil
 }
+
+// preallocItems is how many items a Go slice converted from n Python items is
+// made with: n up to a bound, beyond which it grows with the items converted, so
+// that a long list whose first item does not convert costs no Go memory its size.
+func preallocItems(n int) int { return min(n, 1<<16) }

@@ -247,3 +247,107 @@ def test_ten_threads_mix_everything(tmp_path):
     )
     if FREE_THREADED:
         assert out.split()[:2] == ["gil", "False"], out
+
+
+CONTAINERS = """
+import random, sys, threading, time
+sys.path[:0] = [{goext3!r}]
+import goext3 as m
+
+SECONDS = {seconds}
+stop = time.monotonic() + SECONDS
+errors = []
+calls = {{}}
+
+# Shared by every thread: two threads change them without pause (entries set and
+# deleted, the dict cleared and refilled, the list's items replaced, appended, popped),
+# the others convert them. Each entry holds its own invariant (key "k7": seven items,
+# or the number 7), so a torn read (a key with another's value) shows.
+words = {{}}
+counts = {{}}
+floats = [float(i) for i in range(64)]
+allowed = set(floats)
+
+def mutate(rng):
+    i = rng.randrange(64)
+    k = "k%d" % i
+    r = rng.random()
+    if r < 0.4:
+        words[k] = ["w"] * i
+        counts[k] = i
+    elif r < 0.8:
+        words.pop(k, None)
+        counts.pop(k, None)
+    elif r < 0.85:
+        words.clear()
+        counts.clear()
+    try:
+        floats[i % max(len(floats), 1)] = float(rng.randrange(64))
+    except IndexError:
+        pass
+    if rng.random() < 0.5:
+        floats.append(float(i))
+    elif len(floats) > 1:
+        floats.pop()
+
+def lengths(rng):  # a dict[str, list[str]] parameter
+    for k, n in m.lengths(words).items():
+        assert n == int(k[1:]), (k, n)
+
+def setter(rng):  # a dict[str, int] property setter
+    t = m.Tally()
+    t.counts = counts
+    for k, n in t.counts.items():
+        assert n == int(k[1:]), (k, n)
+
+def any_dict(rng):  # an `any` parameter: dict and list
+    for k, v in m.echo_any(words).items():
+        assert len(v) == int(k[1:]), (k, v)
+    assert set(m.echo_any(floats)) <= allowed
+
+def float_list(rng):  # a list[float] parameter
+    assert set(m.sorted_floats(floats)) <= allowed
+
+jobs = [lengths, setter, any_dict, float_list]
+
+def worker(k):
+    rng = random.Random(k)
+    try:
+        while time.monotonic() < stop:
+            if k < 2:
+                mutate(rng)
+                continue
+            job = jobs[rng.randrange(len(jobs))]
+            job(rng)
+            calls[job.__name__] = calls.get(job.__name__, 0) + 1
+    except BaseException:
+        import traceback
+        errors.append(f"thread {{k}}: " + traceback.format_exc())
+
+threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join(SECONDS + 120)
+assert not any(t.is_alive() for t in threads), "a thread is stuck"
+assert not errors, "\\n".join(errors)
+assert set(calls) == {{j.__name__ for j in jobs}}, calls
+print("gil", getattr(sys, "_is_gil_enabled", lambda: True)(), sorted(calls.items()))
+"""
+
+
+def test_dict_and_list_arguments_while_other_threads_change_them(tmp_path):
+    """A dict[str, T] parameter, a property setter, an `any` parameter and a list[float]
+    one, converted while two threads change the dict and the list: each conversion reads
+    one instant's items (a copy, made under the container's lock on a free-threaded
+    build), never a key with another entry's value, never freed memory. Before, on a
+    free-threaded build with the GIL off: SIGSEGV in mapFromPython (PyDict_Next's
+    borrowed references, read with no lock while another thread resized the dict)."""
+    out = run_script(
+        tmp_path,
+        "containers",
+        CONTAINERS.format(goext3=folder("goext3"), seconds=4),
+        timeout=300,
+    )
+    if FREE_THREADED:
+        assert out.split()[:2] == ["gil", "False"], out

@@ -8,10 +8,12 @@ error or nothing."""
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
 import pytest
-from goext_build import load
+from conftest import run_python
+from goext_build import folder, load
 
 
 @pytest.fixture(scope="module")
@@ -330,3 +332,312 @@ def test_callback_exception_stops_the_loop(m):
     assert seen == [0, 1, 2] and info.value.errno == 5
     with pytest.raises(TypeError, match=r"^call_n\(\): argument fn: expected Callable"):
         m.call_n(3, 1)
+
+
+# ---- Go values to Python: values holding themselves, keys of any scalar type ----------
+
+SELFISH = ["map", "list", "deep", "pointer", "typed", "tuple"]
+TOO_DEEP = "nested more than 100 deep (or a container holding itself)"
+
+
+def test_a_go_value_holding_itself_raises_type_error_not_a_stack_overflow():
+    """A map[string]any or []any holding itself (directly, deeper, through a pointer or a
+    named type) reaching Python: an `any` result, a callback's argument, FromGo. Before:
+    `fatal error: stack overflow`, the process aborted (so the calls run in a child)."""
+    code = f"""
+import sys; sys.path.insert(0, {folder("goext3")!r})
+import goext3 as m
+def check(f):
+    try:
+        f()
+    except TypeError as e:
+        assert {TOO_DEEP!r} in str(e), e
+        assert str(e).count("item") <= 1 and str(e).count("'self'") <= 1, e  # one level named
+        return
+    raise AssertionError("no TypeError")
+for how in {SELFISH!r}:
+    check(lambda: m.selfish(how))
+    check(lambda: m.selfish_to_callback(lambda x: None, how))
+for how in ("map", "list", "deep", "tuple"):
+    assert m.selfish_from_go(how) == "TypeError: cannot pass a Go value {TOO_DEEP} to Python"
+assert m.selfish("none") is None
+print("ok")
+"""
+    proc = run_python(code, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.split() == ["ok"], (
+        f"child exited {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    )
+
+
+def test_the_python_side_of_a_container_holding_itself_is_a_type_error_too(m):
+    x: list = []
+    x.append(x)
+    for f in (m.echo_any, m.type_of):
+        with pytest.raises(
+            TypeError, match=rf": argument x: cannot convert .*{re.escape(TOO_DEEP)}"
+        ):
+            f(x)
+
+
+@pytest.mark.parametrize(
+    ("how", "want"),
+    [
+        ("int", {1: "one", 2: "two", 3: "three"}),
+        ("uint8", {0: False, 255: True}),
+        ("float", {0.5: 1, -2.0: 2}),
+        ("bool", {True: "yes", False: "no"}),
+        ("complex", {1 + 2j: 3}),
+        ("any", {"s": 1, 2: "two", None: "none", 2.5: [{1: 1}]}),
+        ("nested", {"inner": {-1: "minus one"}}),
+    ],
+)
+def test_go_maps_keep_keys_of_every_scalar_type(m, how, want):
+    """Before: every key became the str '<int Value>' and all entries but one were lost."""
+    got = m.keyed(how)
+    assert got == want
+    assert {type(k) for k in got} == {type(k) for k in want}  # True == 1 == 1.0: types too
+
+
+def test_go_map_keys_without_a_python_key_type_are_refused(m):
+    for how, key in (("array", r"\[2\]int"), ("pointer", r"\*int"), ("any_array", r"\[2\]int")):
+        with pytest.raises(TypeError, match=rf"^cannot pass a Go map.*its keys of type {key}"):
+            m.keyed(how)
+    # Distinct Go keys that are one Python key (int64(1), 1.0): refused, not one lost.
+    with pytest.raises(ValueError, match=r"equals another of its keys as a dict key"):
+        m.keyed("collide")
+
+
+def test_go_maps_with_int_keys_as_callback_argument_and_result(m):
+    seen = []
+    assert m.keyed_to_callback(seen.append) is None
+    assert seen == [{1: "one", 2: "two"}]
+    assert m.int_keys() == {1: "one", 2: "two"}
+
+
+# ---- lists whose __len__ lies ---------------------------------------------------------
+
+
+def test_list_and_tuple_subclasses_whose_len_lies_convert_their_real_items():
+    """A []T or an `any` parameter reads the list's own storage: __len__ is not asked.
+    Before: a __len__ of 2**40 aborted the process (`fatal error: runtime: out of
+    memory`), a raising or negative one was a RuntimeError "Go panic:
+    reflect.MakeSlice: negative len" that lost the __len__'s own exception."""
+    code = f"""
+import sys; sys.path[:0] = [{folder("goext3")!r}, {folder("streamstats")!r}]
+import goext3 as m, streamstats
+class Huge(list):
+    def __len__(self): return 2**40
+class Raises(list):
+    def __len__(self): raise KeyError("my __len__")
+class Negative(tuple):
+    def __len__(self): return -5
+class Lies(list):
+    def __len__(self): return 1
+    def __getitem__(self, i): return 99.0
+    def __iter__(self): return iter([99.0])
+for cls in (Huge, Raises, Negative, Lies):
+    x = cls([3.0, 1.0, 2.0])
+    assert m.sorted_floats(x) == [1.0, 2.0, 3.0], cls
+    assert m.echo_any(x) == [3.0, 1.0, 2.0], cls
+    assert m.type_of(x) == "[]interface {{}}", cls
+    assert streamstats.clip(x, 0.0, 2.5) == [2.5, 1.0, 2.0], cls
+    assert m.lengths({{"k": cls(["a", "b"])}}) == {{"k": 2}}, cls
+print("ok")
+"""
+    proc = run_python(code, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.split() == ["ok"], (
+        f"child exited {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    )
+
+
+def test_items_changed_by_an_items_own_code_do_not_change_the_walk(m):
+    """The walk reads a list and a dict as they were when the conversion began (a
+    snapshot): an item whose __index__ empties the list or the dict being converted
+    changes nothing of the conversion. Before: the list's IndexError ("list index out
+    of range") raised, the dict's remaining entries lost."""
+    L: list = []
+    D: dict = {}
+
+    class Evil:
+        def __init__(self, v):
+            self.v = v
+
+        def __index__(self):
+            L.clear()
+            D.clear()
+            return self.v
+
+    L[:] = [Evil(2), Evil(1), 3]
+    assert m.fit_list(L) == "int8 [2 1 3]" and L == []
+    D.update(a=Evil(1), b=2, c=Evil(3))
+    t = m.Tally()
+    t.counts = D
+    assert t.counts == {"a": 1, "b": 2, "c": 3} and D == {}
+
+
+# ---- overloads: an alternative that does not fit gives way ---------------------------
+
+
+def test_overload_falls_through_alternatives_that_do_not_fit(m):
+    """Before: fit(128) raised the int8 alternative's OverflowError; fit_list([300])
+    the int8 list's; fit_tensor(float64) the float32 tensor's TypeError."""
+    assert m.fit(1) == "int8 1"
+    assert m.fit(-128) == "int8 -128"
+    assert m.fit(128) == "int64 128"
+    assert m.fit(2**63) == "float64 9.223372036854776e+18"
+    assert m.fit(2**70).startswith("float64 1.18059162")
+    assert m.fit(1.5) == "float64 1.5"
+    assert m.fit_list([1, 2]) == "int8 [1 2]"
+    assert m.fit_list([300]) == "int64 [300]"
+    assert m.fit_list((1, 2**63)) == "float64 [1 9.223372036854776e+18]"
+    assert m.fit_list([0.5]) == "float64 [0.5]"
+    assert m.fit_tensor(np.ones(2, np.float32)) == "float32"
+    assert m.fit_tensor(np.ones(2)) == "float64"
+    bag = m.Bag(["a", "b"])
+    assert m.fit_bag(bag, 1) == 3
+    assert m.fit_bag(bag) == 2
+    assert m.fit_bag() == -1 and m.fit_bag(None) == -1
+
+
+def test_overload_none_fitting_lists_every_signature_with_python_types(m):
+    """Each signature with why the arguments did not fit it: a dtype or a range that
+    gives way to the next alternative is still named."""
+    with pytest.raises(TypeError) as info:
+        m.fit("x")
+    assert str(info.value) == (
+        "fit(): incompatible arguments. The supported signatures are:\n"
+        "    1. fit(x: int)\n        argument x: expected an int, got str\n"
+        "    2. fit(x: int)\n        argument x: expected an int, got str\n"
+        "    3. fit(x: float)\n        argument x: expected a float, got str\n"
+        "Invoked with types: str"
+    )
+    with pytest.raises(TypeError) as info:
+        m.fit_list([1, "a"])
+    assert (
+        "    3. fit_list(xs: list[float])\n        argument xs: item 1: expected float, got str\n"
+        in str(info.value)
+    )
+    with pytest.raises(TypeError) as info:
+        m.fit_tensor(np.ones(2, np.int64))
+    msg = str(info.value)
+    assert "        argument x: expected a float32 tensor, got int64\n" in msg
+    assert "        argument x: expected a float64 tensor, got int64\n" in msg
+    assert msg.endswith("Invoked with types: numpy.ndarray")
+    # A bound class by its Python name; "| None" only where None is taken (a Default of nil).
+    with pytest.raises(TypeError) as info:
+        m.fit_bag("x")
+    msg = str(info.value)
+    assert (
+        "    1. fit_bag(bag: Bag, n: int)\n        fit_bag() missing required argument 'n'" in msg
+    )
+    assert (
+        "    2. fit_bag(bag: Bag | None = None)\n        argument bag: expected Bag, got str\n"
+        in msg
+    )
+    assert "main." not in msg
+    assert "fit_bag(bag: Bag, n: int)" in m.fit_bag.__doc__
+
+
+# ---- messages -------------------------------------------------------------------------
+
+
+def test_any_parameter_given_a_lone_surrogate_raises_unicode_encode_error(m):
+    """Before: TypeError "echo_any(): argument x: python exception set"."""
+    for x in ("\ud800", ["ok", "\udfff"], {"\ud800": 1}, {"k": "\ud800"}):
+        with pytest.raises(UnicodeEncodeError) as info:
+            m.echo_any(x)
+        assert info.value.reason == "surrogates not allowed"
+    with pytest.raises(UnicodeEncodeError):
+        m.lengths({"\ud800": []})  # a dict[str, ...] key
+
+
+def test_narrow_int_beyond_int64_names_its_own_range(m):
+    """Before: "int too large for int64" for an int8 parameter."""
+    args = [0] * 8
+    for i, name, rng in ((0, "i8", "int8 (-128 to 127)"), (4, "u16", "uint16 (0 to 65535)")):
+        for v in (2**70, -(2**70)):
+            a = list(args)
+            a[i] = v
+            with pytest.raises(OverflowError) as info:
+                m.widths(*a)
+            assert str(info.value) == f"widths(): argument {name}: int out of range for {rng}"
+    a = list(args)
+    a[0] = 128
+    with pytest.raises(
+        OverflowError,
+        match=r"^widths\(\): argument i8: 128 is out of range for int8 \(-128 to 127\)$",
+    ):
+        m.widths(*a)
+
+
+def test_missing_keyword_only_argument_says_keyword_only(m):
+    assert m.kwreq(1, b=2) == 3
+    with pytest.raises(TypeError) as info:
+        m.kwreq(1)
+    assert str(info.value) == "kwreq() missing required keyword-only argument 'b'"
+    with pytest.raises(TypeError, match=r"^kwreq\(\) missing required argument 'a' \(pos 1\)$"):
+        m.kwreq(b=1)
+
+
+def test_float_parameter_given_an_int_beyond_a_double_has_the_argument_prefix(m):
+    """Before: "int too large to convert to float", with the argument only in a note."""
+    with pytest.raises(OverflowError) as info:
+        m.f32(10**400)
+    assert str(info.value) == "f32(): argument x: int too large to convert to float"
+    assert not getattr(info.value, "__notes__", None)
+
+
+# ---- ResultLike / ResultIn with an error or a read-only result -------------------------
+
+
+def frameworks_inputs():
+    import godlpack as g
+    import jax.numpy as jnp
+    import torch
+
+    return {
+        "torch-int64": torch.ones(2, dtype=torch.int64),
+        "torch-bfloat16": torch.ones(2, dtype=torch.bfloat16),
+        "jax-int32": jnp.ones(2, dtype=jnp.int32),
+        "godlpack-float16": g.ones(2, dtype="float16"),
+        "numpy-int64": np.ones(2, np.int64),
+    }
+
+
+@pytest.mark.parametrize(
+    "name", ["torch-int64", "torch-bfloat16", "jax-int32", "godlpack-float16", "numpy-int64"]
+)
+def test_result_like_error_raises_the_functions_type_error(m, name):
+    """Before: SystemError "returned NULL without setting an exception" for every input
+    but NumPy's (the call's TypeError was cleared while x's framework was looked up)."""
+    import torch
+
+    x = frameworks_inputs()[name]
+    with pytest.raises(TypeError, match=r"^scale\(\): argument x: expected a float32 or float64"):
+        load("streamstats").scale(x, 2.0)  # the same ResultLike("x"), in the example
+    with pytest.raises(
+        TypeError, match=r"^scaled_like\(\): argument x: expected a float32 or float64 tensor, got "
+    ):
+        m.scaled_like(x, 2.0)
+    # The function's own error (x float32: not taken by its Go code) too.
+    for y in (np.ones(2, np.float32), torch.ones(2, dtype=torch.float32)):
+        with pytest.raises(TypeError, match=r"^scaled_like\(\): x must be float64, got float32$"):
+            m.scaled_like(y, 2.0)
+    assert torch.equal(
+        m.scaled_like(torch.ones(2, dtype=torch.float64), 2.0),
+        torch.full((2,), 2.0, dtype=torch.float64),
+    )
+
+
+def test_read_only_result_to_jax_says_so(m):
+    """JAX's from_dlpack asks for a legacy capsule, which has no read-only flag: the
+    error says that the result is read-only and JAX cannot import it (no copy is made).
+    Before: BufferError "__dlpack__: ... pass max_version=(1, 0) or later", of a call
+    the caller never made."""
+    with pytest.raises(BufferError) as info:
+        m.read_only_like(np.ones(3))
+    msg = str(info.value)
+    assert msg.startswith(
+        "read_only_like(): the result is read-only, and JAX cannot import a read-only array"
+    )
+    assert "no copy is made" in msg and "max_version" not in msg

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 
 	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/dlpack"
+	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
 func init() {
@@ -43,9 +45,12 @@ func init() {
 	node.Def("on_change", (*Node).OnChange, "fn").Doc("Keeps fn, called by notify.")
 	node.Def("notify", (*Node).Notify).Doc("Calls the kept fn, if any.")
 	node.Def("close", (*Node).Close).Doc("Drops the kept fn.")
+	tally := godlpack.Class[Tally]("Tally", "A map[string]int property, read-write (tests).")
+	tally.Init(func() *Tally { return &Tally{} })
+	tally.Property("counts", "A dict[str, int], copied in and out.", (*Tally).Counts, (*Tally).SetCounts)
 
 	godlpack.Module("goext3", "Functions bound with godlpack.Func (tests).",
-		bag, sealed, gauge, node,
+		bag, sealed, gauge, node, tally,
 		godlpack.Func("go_gc", runtime.GC).Doc("runtime.GC(): frees what nothing holds (tests)."),
 		godlpack.Func("make_sealed", func(n int) *Sealed { return &Sealed{n} }, "n"),
 		godlpack.Func("maybe_bag", maybeBag, "bag").Default("bag", nil).
@@ -96,6 +101,42 @@ func init() {
 		godlpack.Func("type_of", typeOf, "x").Doc("x converted to Go (any): its Go type's name."),
 		godlpack.Func("call_it", callIt, "fn", "arg").Doc("fn(arg) through *godlpack.Object."),
 		godlpack.Func("echo_any", echoAny, "x").Doc("x converted to Go and back (any)."),
+		godlpack.Func("selfish", selfish, "how").
+			Doc("A Go value holding itself, returned as any (how: map, list, deep, pointer)."),
+		godlpack.Func("selfish_to_callback", selfishToCallback, "fn", "how").
+			Doc("fn(selfish(how)): the Go value holding itself as a callback's argument."),
+		godlpack.Func("selfish_from_go", selfishFromGo, "how").
+			Doc("godlpack.FromGo(selfish(how)): its error's text, or the object made."),
+		godlpack.Func("keyed", keyed, "how").
+			Doc("A Go map whose keys are not strings, returned as any (how names which)."),
+		godlpack.Func("keyed_to_callback", keyedToCallback, "fn").
+			Doc("fn(map[int]string{1: \"one\", 2: \"two\"}): a map with int keys as a callback's argument."),
+		godlpack.Func("int_keys", func() map[int]string { return map[int]string{1: "one", 2: "two"} }).
+			Doc("A map[int]string result: a dict with int keys."),
+		godlpack.Overload("fit",
+			godlpack.Func("fit", func(x int8) string { return fmt.Sprint("int8 ", x) }, "x"),
+			godlpack.Func("fit", func(x int64) string { return fmt.Sprint("int64 ", x) }, "x"),
+			godlpack.Func("fit", func(x float64) string { return fmt.Sprint("float64 ", x) }, "x"),
+		),
+		godlpack.Overload("fit_list",
+			godlpack.Func("fit_list", func(xs []int8) string { return fmt.Sprint("int8 ", xs) }, "xs"),
+			godlpack.Func("fit_list", func(xs []int64) string { return fmt.Sprint("int64 ", xs) }, "xs"),
+			godlpack.Func("fit_list", func(xs []float64) string { return fmt.Sprint("float64 ", xs) }, "xs"),
+		),
+		godlpack.Overload("fit_bag",
+			godlpack.Func("fit_bag", func(b *Bag, n int) int { return b.Len() + n }, "bag", "n"),
+			godlpack.Func("fit_bag", maybeBag, "bag").Default("bag", nil),
+		),
+		godlpack.Overload("fit_tensor",
+			godlpack.Func1("fit_tensor", func(x godlpack.Tensor[float32]) (string, error) { return "float32", nil }, "x"),
+			godlpack.Func1("fit_tensor", func(x godlpack.Tensor[float64]) (string, error) { return "float64", nil }, "x"),
+		),
+		godlpack.Func("kwreq", func(a, b int) int { return a + b }, "a", "*", "b").
+			Doc("a + b, b keyword-only with no default."),
+		godlpack.Func2("scaled_like", scaledLike, "x", "k").ResultLike("x").
+			Doc("x * k for a float64 x (a float32 one: a TypeError of the function), in x's framework."),
+		godlpack.Func1("read_only_like", readOnlyLike, "x").ResultIn(godlpack.JAX).
+			Doc("A read-only copy of x's float64s (Keep of a read-only x), as a JAX array."),
 	)
 }
 
@@ -283,4 +324,128 @@ func callN(fn func(int) error, n int) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// Tally holds a map property: its setter converts a dict (tests/test_free_threading's
+// concurrent writers).
+type Tally struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (t *Tally) Counts() map[string]int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.counts
+}
+
+func (t *Tally) SetCounts(c map[string]int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.counts = c
+}
+
+// selfish is a Go value holding itself, directly or deeper.
+func selfish(how string) any {
+	switch how {
+	case "map":
+		m := map[string]any{"k": 1}
+		m["self"] = m
+		return m
+	case "list":
+		l := []any{1, nil}
+		l[1] = l
+		return l
+	case "deep": // a list in a map in a list... back to the first
+		l := []any{nil}
+		m := map[string]any{"l": l}
+		l[0] = []any{map[string]any{"m": m}}
+		return m
+	case "pointer":
+		var x any
+		x = &x
+		return x
+	case "tuple": // a result Tuple holding itself
+		t := godlpack.Tuple{1, nil}
+		t[1] = t
+		return t
+	case "typed": // a named map type holding itself
+		type node map[string]any
+		n := node{}
+		n["next"] = n
+		return n
+	}
+	return nil
+}
+
+func selfishToCallback(fn func(any) error, how string) error { return fn(selfish(how)) }
+
+func selfishFromGo(how string) (string, error) {
+	o, err := godlpack.FromGo(selfish(how))
+	if err != nil {
+		return err.Error(), nil
+	}
+	defer o.Close()
+	return "made " + o.String(), nil
+}
+
+func keyed(how string) any {
+	switch how {
+	case "int":
+		return map[int]string{1: "one", 2: "two", 3: "three"}
+	case "uint8":
+		return map[uint8]bool{0: false, 255: true}
+	case "float":
+		return map[float64]int{0.5: 1, -2: 2}
+	case "bool":
+		return map[bool]string{true: "yes", false: "no"}
+	case "complex":
+		return map[complex128]int{1 + 2i: 3}
+	case "any":
+		return map[any]any{"s": 1, int32(2): "two", nil: "none", 2.5: []any{map[int]int{1: 1}}}
+	case "nested":
+		return map[string]any{"inner": map[int64]string{-1: "minus one"}}
+	case "array":
+		return map[[2]int]string{{1, 2}: "a", {3, 4}: "b"}
+	case "pointer":
+		one := 1
+		return map[*int]string{&one: "p"}
+	case "any_array":
+		return map[any]int{"ok": 1, [2]int{1, 2}: 2}
+	case "collide":
+		return map[any]string{int64(1): "int64", 1.0: "float64"}
+	}
+	return nil
+}
+
+func keyedToCallback(fn func(any) error) error {
+	return fn(map[int]string{1: "one", 2: "two"})
+}
+
+func scaledLike(x godlpack.Tensor[godlpack.AnyFloat], k float64) (*tensor.Tensor, error) {
+	if x.DType() != dlpack.DTypeOf[float64]() {
+		return nil, godlpack.TypeError.Errorf("scaled_like(): x must be float64, got %s", x.DType().Name)
+	}
+	s, err := godlpack.ReadSlice[float64](x)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = v * k
+	}
+	return tensor.FromSlice(out, int64(len(out)))
+}
+
+func readOnlyLike(x godlpack.Tensor[float64]) (*tensor.Tensor, error) {
+	s, err := godlpack.ReadSlice[float64](x)
+	if err != nil {
+		return nil, err
+	}
+	t, err := tensor.FromSlice(append([]float64(nil), s...), int64(len(s)))
+	if err != nil {
+		return nil, err
+	}
+	t.SetReadOnly()
+	return t, nil
 }
