@@ -1030,7 +1030,8 @@ def main(argv: list[str]) -> int:
             p.name for p, text in files.items() if not p.is_file() or p.read_text("utf-8") != text
         ]
         if stale:
-            print(f"{', '.join(stale)}: not what {Path(__file__).name} writes: run it", file=sys.stderr)
+            names = ", ".join(stale)
+            print(f"{names}: not what {Path(__file__).name} writes: run it", file=sys.stderr)
             return 1
         return 0
     for path, text in files.items():
