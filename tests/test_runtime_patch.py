@@ -84,7 +84,7 @@ def test_a_runtime_that_reads_otherwise_is_refused(tmp_path, toolchain, monkeypa
     assert _gobuild.runtime_patch(go, goroot_env, tmp_path) is None
     assert list(tmp_path.iterdir()) == []
     gap = _gobuild.toolchain_gap(go, goroot_env)
-    assert gap is not None and "runtime/cgocall.go do not read as" in gap, gap
+    assert gap is not None and "runtime/cgocall.go does not read as" in gap, gap
 
 
 def test_a_cgocall_without_the_import_or_with_atomic_already_is_left_alone():

