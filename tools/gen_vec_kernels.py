@@ -705,10 +705,11 @@ package vec
 # (load{V}, store{V}, load{V}Array...; WRAPPERS), and archsimd_go1N.go defines the
 # wrappers in release 1.N's API (ARCHSIMD_RELEASES; build-constrained to it). A
 # wrapper is one call, which the compiler inlines (a function with vector
-# parameters gets three times the inlining budget), so a kernel is the same
-# instructions as with the call written out; concatPermuteScalarsGrouped's
-# selectors stay constants through it (one VSHUFPS: archsimd calls a function for
-# variable ones). Each wrapper that vec's files call is generated, no other
+# parameters gets three times the inlining budget), so a kernel compiles to the
+# instructions of the call written out (but for inline marks: docs/design.md, "Go
+# releases"); concatPermuteScalarsGrouped's selectors stay constants through it
+# (one VSHUFPS: archsimd calls a function for variable ones). Each wrapper that
+# vec's files call is generated, no other
 # (staticcheck reports an unused function). A release newer than the last here
 # builds archsimd_newer.go instead, a compile error that says what to do.
 # A new release: read its src/simd/archsimd, add its spellings here, regenerate,
