@@ -709,9 +709,9 @@ package vec
 # instructions of the call written out (but for inline marks: docs/design.md, "Go
 # releases"); concatPermuteScalarsGrouped's selectors stay constants through it
 # (one VSHUFPS: archsimd calls a function for variable ones). Each wrapper that
-# vec's files call is generated, no other
-# (staticcheck reports an unused function). A release newer than the last here
-# builds archsimd_newer.go instead, a compile error that says what to do.
+# vec's files call is generated, no other (staticcheck reports an unused
+# function). A release newer than the last here builds archsimd_newer.go
+# instead, a compile error that says what to do.
 # A new release: read its src/simd/archsimd, add its spellings here, regenerate,
 # and run vec's tests under it (docs/design.md, "Go releases").
 ARCHSIMD_RELEASES = [(1, 26), (1, 27)]
