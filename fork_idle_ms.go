@@ -1,4 +1,4 @@
-//go:build godlpack_python && go1.26 && !go1.27 && !goexperiment.staticlockranking
+//go:build godlpack_python && go1.26 && !go1.28 && !goexperiment.staticlockranking
 
 package godlpack
 
@@ -25,8 +25,9 @@ package godlpack
 // through a copy of the start of its type (runtime2.go's schedt). runtime.sched
 // is one of the runtime's symbols kept linkable for other packages (badlinkname.go),
 // so the link needs no flag; its layout is not a promise, so the copy is built
-// only for the Go release it was written from (the build tags) and is checked
-// once, in the parent, at import: schedLayoutMatches. Other releases
+// only for the Go releases it was checked against (the build tags: 1.26 and 1.27,
+// whose schedt, mutex and listHeadManual read the same; _gobuild.SUPPORTED_GO) and
+// is checked once, in the parent, at import: schedLayoutMatches. Other releases
 // build fork_idle_ms_other.go, whose children still hang when a call starts
 // goroutines.
 
@@ -37,7 +38,7 @@ import (
 	"unsafe"
 )
 
-// schedPrefix is runtime.schedt (Go 1.26) up to needspinning, field for field
+// schedPrefix is runtime.schedt (Go 1.26, 1.27) up to needspinning, field for field
 // (blank where this file does not use them, named in comments), with
 // sync/atomic's types where the runtime has its own atomic types (the same size
 // and alignment) and unsafe.Pointer where it keeps an M's address in a uintptr

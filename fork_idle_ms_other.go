@@ -1,4 +1,4 @@
-//go:build godlpack_python && (!go1.26 || go1.27 || goexperiment.staticlockranking)
+//go:build godlpack_python && (!go1.26 || go1.28 || goexperiment.staticlockranking)
 
 package godlpack
 

@@ -3,6 +3,6 @@
 package godlpack
 
 // repairRuntimeInChild: this build's runtime has no fork repair (a plain go build,
-// or a Go release other than the one the runtime file was written from):
+// or a Go release other than the ones the runtime file was checked against):
 // fork_idle_ms.go's part of it is all a child gets.
 func repairRuntimeInChild() bool { return false }

@@ -9,8 +9,8 @@ The Go experiments are those of the example's pyproject.toml ([tool.godlpack]
 goexperiment, or the backend's default, simd, as pip's build would use), or the ones
 asked for (none: the plain-Go loops of package dlpack/vec, which examples/goext uses).
 
-Builds are cached per interpreter, cgocheck2 setting, experiments and content of the Go sources, in
-the system's temporary folder: four CPythons run the suite in parallel on a small
+Builds are cached per interpreter, Go release, cgocheck2 setting, experiments and content of the
+Go sources, in the system's temporary folder: four CPythons run the suite in parallel on a small
 machine, and a second run of the same sources costs nothing.
 """
 
@@ -24,11 +24,18 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from godlpack._gobuild import interpreter_info
+from godlpack._gobuild import go_env_value, go_mod_version, interpreter_info, require_go
 from godlpack.build import Project, build_go_extension
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(tempfile.gettempdir()) / "godlpack-goext-builds"
+
+
+def _go_version() -> str:
+    """The version of the Go the backend builds with here (tests/run's second pass puts
+    another release first on PATH): a build of one release is not another's."""
+    go, env = require_go(go_mod_version(REPO))
+    return go_env_value(go, "GOVERSION", env) or go
 
 
 def _sources_digest(example: Path, cgocheck2: bool, goexperiment: list[str] | None) -> str:
@@ -36,6 +43,7 @@ def _sources_digest(example: Path, cgocheck2: bool, goexperiment: list[str] | No
     h.update(
         f"{sys.version_info[:2]} {sysconfig.get_config_var('EXT_SUFFIX')} {cgocheck2}".encode()
     )
+    h.update(_go_version().encode())
     h.update(("default" if goexperiment is None else ",".join(goexperiment)).encode())
     files = [p for p in REPO.glob("*") if p.suffix in (".go", ".c", ".h", ".mod", ".sum")]
     files += [p for p in (REPO / "dlpack").rglob("*") if p.suffix in (".go", ".c", ".h")]

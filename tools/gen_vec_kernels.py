@@ -12,12 +12,19 @@ kernel does the whole vectors of its slices and returns how many elements it did
 the caller (elementwise.go, reduce.go) does the rest with the portable loop, the one
 that defines the result.
 
-Usage: python tools/gen_vec_kernels.py  (then gofmt runs on the output)
+The kernels call simd/archsimd's loads and stores (and the two other operations whose
+names changed) through wrappers that one generated file per Go release spells in that
+release's API (ARCHSIMD_RELEASES): the kernels and vec's other SIMD files stay one copy.
+
+Usage: python tools/gen_vec_kernels.py [--check]  (gofmt formats the output; --check
+writes nothing and fails, naming the files, where they differ from what it would write)
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
+import sys
 from pathlib import Path
 
 VEC = Path(__file__).resolve().parent.parent / "dlpack" / "vec"
@@ -97,14 +104,14 @@ SUM_INT = {
             "Int8x64",
             "Uint64x8",
             ["bias := archsimd.BroadcastUint8x64(0x80)", "var zero archsimd.Uint8x64"],
-            ["x.AsUint8x64().Xor(bias).SumAbsDiff(zero).AsUint64x8()"],
+            ["sumOf8AbsDiffUint8x64(x.AsUint8x64().Xor(bias), zero)"],
             128,
         ),
         "useAVX2": (
             "Int8x32",
             "Uint64x4",
             ["bias := archsimd.BroadcastUint8x32(0x80)", "var zero archsimd.Uint8x32"],
-            ["x.AsUint8x32().Xor(bias).SumAbsDiff(zero).AsUint64x4()"],
+            ["sumOf8AbsDiffUint8x32(x.AsUint8x32().Xor(bias), zero)"],
             128,
         ),
     },
@@ -113,14 +120,14 @@ SUM_INT = {
             "Uint8x64",
             "Uint64x8",
             ["var zero archsimd.Uint8x64"],
-            ["x.SumAbsDiff(zero).AsUint64x8()"],
+            ["sumOf8AbsDiffUint8x64(x, zero)"],
             0,
         ),
         "useAVX2": (
             "Uint8x32",
             "Uint64x4",
             ["var zero archsimd.Uint8x32"],
-            ["x.SumAbsDiff(zero).AsUint64x4()"],
+            ["sumOf8AbsDiffUint8x32(x, zero)"],
             0,
         ),
     },
@@ -219,12 +226,12 @@ def sum_int_kernel(t: str, sfx: str) -> str:
         lines += ["		" + x for x in setup]
         lines += [f"		var acc{j} archsimd.{acc}" for j in range(len(terms))]
         lines.append(f"		for ; i+{w} <= len(s); i += {w} {{")
-        lines.append(f"			x := archsimd.Load{v}Slice(s[i : i+{w}])")
+        lines.append(f"			x := load{v}(s[i : i+{w}])")
         lines += [f"			acc{j} = acc{j}.Add({e})" for j, e in enumerate(terms)]
         lines.append("		}")
         lines += [f"		acc0 = acc0.Add(acc{j})" for j in range(1, len(terms))]
         lines.append(f"		var l [{n}]{elem}")
-        lines.append("		acc0.StoreSlice(l[:])")
+        lines.append(f"		store{acc}(acc0, l[:])")
         lines.append("		for _, v := range l {")
         lines.append("			sum += int64(v)")
         lines.append("		}")
@@ -248,9 +255,9 @@ def extreme_int_kernel(t: str, sfx: str, levels) -> str:
             f"		if len(s) < {w} {{",
             "			return 0, 0",
             "		}",
-            f"		acc, i := archsimd.Load{v}Slice(s[:{w}]), {w}",
+            f"		acc, i := load{v}(s[:{w}]), {w}",
             f"		for ; i+{w} <= len(s); i += {w} {{",
-            f"			x := archsimd.Load{v}Slice(s[i : i+{w}])",
+            f"			x := load{v}(s[i : i+{w}])",
             "			if isMax {",
             "				acc = acc.Max(x)",
             "			} else {",
@@ -258,7 +265,7 @@ def extreme_int_kernel(t: str, sfx: str, levels) -> str:
             "			}",
             "		}",
             f"		var l [{w}]{t}",
-            "		acc.StoreSlice(l[:])",
+            f"		store{v}(acc, l[:])",
             "		return fold(l[:], isMax), i",
         ]
     lines += ["	}", "	return 0, 0", "}", ""]
@@ -435,9 +442,9 @@ def math_kernel_func(name: str, t: str, sfx: str, levels) -> str:
         lines.append(f"\tcase {lvl}:")
         lines += ["\t\t" + x for x in setup]
         lines.append(f"\t\tfor ; i+{w} <= len(dst); i += {w} {{")
-        lines.append(f"\t\t\tx := archsimd.Load{v}Slice(a[i : i+{w}])")
+        lines.append(f"\t\t\tx := load{v}(a[i : i+{w}])")
         lines += ["\t\t\t" + x for x in body]
-        lines.append(f"\t\t\tx.StoreSlice(dst[i : i+{w}])")
+        lines.append(f"\t\t\tstore{v}(x, dst[i : i+{w}])")
         lines.append("\t\t}")
     lines += ["\t}", "\treturn i", "}", ""]
     return "\n".join(lines)
@@ -461,29 +468,29 @@ STEP2 = {
             "keep := archsimd.Mask32x16FromBits(0x5555)",
             "keepOdd := archsimd.Mask32x16FromBits(0xaaaa)",
         ],
-        ["idx := archsimd.LoadUint32x16(&step2Pick32x16)"],
+        ["idx := loadUint32x16Array(&step2Pick32x16)"],
         "p.ConcatPermute(q, idx)",
     ),
     ("F64", "useAVX512"): (
         ["keep := archsimd.Mask64x8FromBits(0x55)", "keepOdd := archsimd.Mask64x8FromBits(0xaa)"],
-        ["idx := archsimd.LoadUint64x8(&step2Pick64x8)"],
+        ["idx := loadUint64x8Array(&step2Pick64x8)"],
         "p.ConcatPermute(q, idx)",
     ),
     ("F32", "useAVX2"): (
         [
-            "keep := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))",
-            "keepOdd := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))",
+            "keep := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))",
+            "keepOdd := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))",
         ],
-        ["order := archsimd.LoadUint32x8(&pairOrder8)"],
-        "p.SelectFromPairGrouped(0, 2, 5, 7, q).Permute(order)",
+        ["order := loadUint32x8Array(&pairOrder8)"],
+        "concatPermuteScalarsGroupedFloat32x8(p, 0, 2, 5, 7, q).Permute(order)",
     ),
     ("F64", "useAVX2"): (
         [
-            "keep := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))",
-            "keepOdd := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))",
+            "keep := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))",
+            "keepOdd := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))",
         ],
-        ["order := archsimd.LoadUint32x8(&pairOrder8)"],
-        "p.AsFloat32x8().SelectFromPairGrouped(0, 1, 6, 7, q.AsFloat32x8())"
+        ["order := loadUint32x8Array(&pairOrder8)"],
+        "concatPermuteScalarsGroupedFloat32x8(p.AsFloat32x8(), 0, 1, 6, 7, q.AsFloat32x8())"
         ".Permute(order).AsFloat64x4()",
     ),
 }
@@ -518,21 +525,23 @@ def step2_kernels(name: str, t: str, sfx: str, levels, spec) -> str:
         )
         # both loads before the stores: the second load overlaps the first store's
         # span, and a load from a masked store's bytes waits for it to retire
-        ins.append(f"\t\t\tx := archsimd.Load{v}Slice(data[s : s+{w}])")
-        ins.append(f"\t\t\ty := archsimd.Load{v}Slice(data[s+{w - 1} : s+{2 * w - 1}])")
-        ins.append(f"\t\t\t{e}.StoreMasked((*[{w}]{t})(data[s:s+{w}]), keep)")
+        ins.append(f"\t\t\tx := load{v}(data[s : s+{w}])")
+        ins.append(f"\t\t\ty := load{v}(data[s+{w - 1} : s+{2 * w - 1}])")
+        ins.append(f"\t\t\tstore{v}ArrayMasked({e}, (*[{w}]{t})(data[s:s+{w}]), keep)")
         ey = e.replace("x.", "y.").replace("(x", "(y").replace(" x,", " y,")
-        ins.append(f"\t\t\t{ey}.StoreMasked((*[{w}]{t})(data[s+{w - 1}:s+{2 * w - 1}]), keepOdd)")
+        ins.append(
+            f"\t\t\tstore{v}ArrayMasked({ey}, (*[{w}]{t})(data[s+{w - 1}:s+{2 * w - 1}]), keepOdd)"
+        )
         ins.append("\t\t}")
         frm.append(f"\tcase {lvl}:")
         frm += ["\t\t" + x for x in pre + perm]
         frm.append(
             f"\t\tfor ; i+{w} <= len(dst) && s+{2 * w - 1} <= len(a); i, s = i+{w}, s+{2 * w} {{"
         )
-        frm.append(f"\t\t\tp := archsimd.Load{v}Slice(a[s : s+{w}])")
-        frm.append(f"\t\t\tq := archsimd.Load{v}Slice(a[s+{w - 1} : s+{2 * w - 1}])")
+        frm.append(f"\t\t\tp := load{v}(a[s : s+{w}])")
+        frm.append(f"\t\t\tq := load{v}(a[s+{w - 1} : s+{2 * w - 1}])")
         frm.append(f"\t\t\tx := {compact}")
-        frm.append(f"\t\t\t{e}.StoreSlice(dst[i : i+{w}])")
+        frm.append(f"\t\t\tstore{v}({e}, dst[i : i+{w}])")
         frm.append("\t\t}")
     ins += ["\t}", "\treturn i", "}", ""]
     frm += ["\t}", "\treturn i", "}", ""]
@@ -586,16 +595,16 @@ def step2_rows_kernel(name: str, t: str, sfx: str, levels, spec) -> str:
             "\t\tp3, m3 := at(s + 3*next)",
         ]
         for j in range(4):
-            out.append(f"\t\tx{j} := archsimd.Load{v}(p{j})")
+            out.append(f"\t\tx{j} := load{v}Array(p{j})")
         for j in range(4):
             ej = e.replace("x.", f"x{j}.").replace("(x", f"(x{j}").replace(" x,", f" x{j},")
-            out.append(f"\t\t{ej}.StoreMasked(p{j}, m{j})")
+            out.append(f"\t\tstore{v}ArrayMasked({ej}, p{j}, m{j})")
         out += [
             "\t}",
             "\tfor ; r < rows; r, s = r+1, s+next {",
             "\t\tp, m := at(s)",
-            f"\t\tx := archsimd.Load{v}(p)",
-            f"\t\t{e}.StoreMasked(p, m)",
+            f"\t\tx := load{v}Array(p)",
+            f"\t\tstore{v}ArrayMasked({e}, p, m)",
             "\t}",
             "\treturn rows",
         ]
@@ -685,6 +694,176 @@ package vec
 """
 
 
+# simd/archsimd is an experiment, and its API changes between Go releases. 1.27
+# renamed the loads and stores: a slice's load LoadFloat32x16Slice became
+# LoadFloat32x16 and its store StoreSlice Store, and the array ones took the
+# -Array names (LoadFloat32x16 -> LoadFloat32x16Array, Store -> StoreArray,
+# StoreMasked -> StoreArrayMasked); SumAbsDiff became SumOf8AbsDiff, its sums
+# typed as the uint64 lanes they are (1.26's were uint16 lanes, read as uint64);
+# SelectFromPairGrouped became ConcatPermuteScalarsGrouped. vec's SIMD code calls
+# each such operation through a wrapper named as the newest release names it
+# (load{V}, store{V}, load{V}Array...; WRAPPERS), and archsimd_go1N.go defines the
+# wrappers in release 1.N's API (ARCHSIMD_RELEASES; build-constrained to it). A
+# wrapper is one call, which the compiler inlines (a function with vector
+# parameters gets three times the inlining budget), so a kernel compiles to the
+# instructions of the call written out (but for inline marks: docs/design.md, "Go
+# releases"); concatPermuteScalarsGrouped's selectors stay constants through it
+# (one VSHUFPS: archsimd calls a function for variable ones). Each wrapper that
+# vec's files call is generated, no other (staticcheck reports an unused
+# function). A release newer than the last here builds archsimd_newer.go
+# instead, a compile error that says what to do.
+# A new release: read its src/simd/archsimd, add its spellings here, regenerate,
+# and run vec's tests under it (docs/design.md, "Go releases").
+ARCHSIMD_RELEASES = [(1, 26), (1, 27)]
+# name: (parameters, result, {release: body}); {V} the vector type, {E} its
+# element type, {N} its lanes, {B} its element bits, {Q} the uint64 lanes of
+# VPSADBW's sums (a uint8 vector's lanes / 8).
+WRAPPERS = {
+    # A slice's first {N} elements (a shorter one panics), loaded or stored as
+    # archsimd's slice forms do, through the array forms: those are the
+    # intrinsics, so the inlined wrapper is the instruction and needs no NOP to
+    # mark where it was inlined (archsimd's slice forms are one inlined call more).
+    "load{V}": (
+        "s []{E}",
+        "archsimd.{V}",
+        {
+            (1, 26): "return archsimd.Load{V}((*[{N}]{E})(s))",
+            (1, 27): "return archsimd.Load{V}Array((*[{N}]{E})(s))",
+        },
+    ),
+    "store{V}": (
+        "x archsimd.{V}, s []{E}",
+        "",
+        {(1, 26): "x.Store((*[{N}]{E})(s))", (1, 27): "x.StoreArray((*[{N}]{E})(s))"},
+    ),
+    "load{V}Array": (
+        "p *[{N}]{E}",
+        "archsimd.{V}",
+        {(1, 26): "return archsimd.Load{V}(p)", (1, 27): "return archsimd.Load{V}Array(p)"},
+    ),
+    "store{V}Array": (
+        "x archsimd.{V}, p *[{N}]{E}",
+        "",
+        {(1, 26): "x.Store(p)", (1, 27): "x.StoreArray(p)"},
+    ),
+    "store{V}ArrayMasked": (
+        "x archsimd.{V}, p *[{N}]{E}, m archsimd.Mask{B}x{N}",
+        "",
+        {(1, 26): "x.StoreMasked(p, m)", (1, 27): "x.StoreArrayMasked(p, m)"},
+    ),
+    "sumOf8AbsDiff{V}": (
+        "x, y archsimd.{V}",
+        "archsimd.Uint64x{Q}",
+        {
+            (1, 26): "return x.SumAbsDiff(y).AsUint64x{Q}()",
+            (1, 27): "return x.SumOf8AbsDiff(y)",
+        },
+    ),
+    "concatPermuteScalarsGrouped{V}": (
+        "x archsimd.{V}, a, b, c, d uint8, y archsimd.{V}",
+        "archsimd.{V}",
+        {
+            (1, 26): "return x.SelectFromPairGrouped(a, b, c, d, y)",
+            (1, 27): "return x.ConcatPermuteScalarsGrouped(a, b, c, d, y)",
+        },
+    ),
+}
+_VECTOR = r"((?:Int|Uint|Float)(?:8|16|32|64)x(?:2|4|8|16|32|64))"
+
+
+def _wrapper_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(r"\b" + re.escape(name).replace(re.escape("{V}"), _VECTOR) + r"\(")
+
+
+def _release_tag(release: tuple[int, int]) -> str:
+    return "go{}.{}".format(*release)
+
+
+def wrappers_used(sources: list[str]) -> list[tuple[str, str]]:
+    """The (wrapper, vector type) pairs that ``sources`` (vec's Go files) call."""
+    used = set()
+    for name in WRAPPERS:
+        pattern = _wrapper_pattern(name)
+        for text in sources:
+            used.update((name, v) for v in pattern.findall(text))
+    return sorted(used)
+
+
+def wrapper_file(release: tuple[int, int], used: list[tuple[str, str]]) -> str:
+    """archsimd_go1N.go: the wrappers ``used`` in release's archsimd API."""
+    later = (release[0], release[1] + 1)
+    lines = [
+        "// Code generated by tools/gen_vec_kernels.py; DO NOT EDIT.",
+        "",
+        f"//go:build goexperiment.simd && amd64 && {_release_tag(release)}"
+        f" && !{_release_tag(later)}",
+        "",
+        "package vec",
+        "",
+        'import "simd/archsimd"',
+        "",
+        f"// simd/archsimd's operations as Go {release[0]}.{release[1]} spells them, under"
+        " the names vec's",
+        "// kernels call (tools/gen_vec_kernels.py's WRAPPERS).",
+        "",
+    ]
+    for name, v in used:
+        elem = v.split("x")[0].lower()
+        bits = int("".join(ch for ch in elem if ch.isdigit()))
+        n = lanes_of(v)
+        fill = {"{V}": v, "{E}": elem, "{N}": str(n), "{B}": str(bits), "{Q}": str(n // 8)}
+        par, res, bodies = WRAPPERS[name]
+
+        def sub(text: str, fill=fill) -> str:
+            for k, x in fill.items():
+                text = text.replace(k, x)
+            return text
+
+        result = f" {sub(res)}" if res else ""
+        lines += [f"func {sub(name)}({sub(par)}){result} {{", f"\t{sub(bodies[release])}", "}", ""]
+    return "\n".join(lines)
+
+
+def newer_file() -> str:
+    """archsimd_newer.go: the compile error of a release newer than ARCHSIMD_RELEASES'."""
+    last = ARCHSIMD_RELEASES[-1]
+    return "\n".join(
+        [
+            "// Code generated by tools/gen_vec_kernels.py; DO NOT EDIT.",
+            "",
+            f"//go:build goexperiment.simd && amd64 && {_release_tag((last[0], last[1] + 1))}",
+            "",
+            "package vec",
+            "",
+            "// A Go release newer than the ones vec's SIMD kernels are written for",
+            f"// (archsimd_go1*.go, up to Go {last[0]}.{last[1]}): simd/archsimd is an"
+            " experiment whose API",
+            "// changes between releases, so each release's is checked and its wrappers",
+            "// generated (tools/gen_vec_kernels.py's ARCHSIMD_RELEASES). Until then, build",
+            "// with GOEXPERIMENT=nosimd (vec's portable loops) or a release it knows.",
+            "var _ = vecHasNoSIMDKernelsForThisGoRelease_BuildWithGOEXPERIMENTnosimd",
+            "",
+        ]
+    )
+
+
+def archsimd_files(kernels: str) -> dict[Path, str]:
+    """The wrapper files, for the wrappers the generated ``kernels`` and vec's other
+    Go files call."""
+    sources = [kernels] + [
+        f.read_text(encoding="utf-8")
+        for f in sorted(VEC.glob("*.go"))
+        if f.name != OUT.name and not f.name.startswith("archsimd_")
+    ]
+    used = wrappers_used(sources)
+    files = {
+        VEC / f"archsimd_{_release_tag(r).replace('.', '')}.go": wrapper_file(r, used)
+        for r in ARCHSIMD_RELEASES
+    }
+    files[VEC / "archsimd_newer.go"] = newer_file()
+    return files
+
+
 def params(ops: str, t: str) -> str:
     return {
         "k": f"dst, a []{t}, k {t}",
@@ -699,7 +878,7 @@ def loads(ops: str, v: str, lo: str, hi: str, indent: str) -> list[str]:
     """x (and y, z) loaded from a (and b, c) [lo:hi]."""
     srcs = {"b": "ab", "bc": "abc"}.get(ops, "a")
     return [
-        f"{indent}{n} := archsimd.Load{v}Slice({s}[{lo} : {hi}])"
+        f"{indent}{n} := load{v}({s}[{lo} : {hi}])"
         for n, s in zip("xyz"[: len(srcs)], srcs, strict=True)
     ]
 
@@ -725,18 +904,18 @@ def line_head(ops: str, v: str, w: int, e: str) -> list[str]:
         *reload(f"len(dst)-{w}", ""),
         f"\t\t\tlast = {e}",
         *reload("h", f"h+{w}"),
-        f"\t\t\tr.StoreSlice(dst[:{w}])",
-        f"\t\t\t{e}.StoreSlice(dst[h : h+{w}])",
+        f"\t\t\tstore{v}(r, dst[:{w}])",
+        f"\t\t\tstore{v}({e}, dst[h : h+{w}])",
         f"\t\t\ti, shifted = h+{w}, true",
         "\t\t}",
     ]
 
 
-def line_tail(w: int) -> list[str]:
+def line_tail(v: str, w: int) -> list[str]:
     """line_head's last vector, stored after the loop where line_head ran."""
     return [
         "\t\tif shifted && i < len(dst) {",
-        f"\t\t\tlast.StoreSlice(dst[len(dst)-{w}:])",
+        f"\t\t\tstore{v}(last, dst[len(dst)-{w}:])",
         "\t\t\ti = len(dst)",
         "\t\t}",
     ]
@@ -760,10 +939,10 @@ def kernel(name: str, t: str, sfx: str, levels, spec) -> str:
             lines += line_head(ops, v, w, e)
         lines.append(f"\t\tfor ; i+{w} <= len(dst); i += {w} {{")
         lines += loads(ops, v, "i", f"i+{w}", "\t\t\t")
-        lines.append(f"\t\t\t{e}.StoreSlice(dst[i : i+{w}])")
+        lines.append(f"\t\t\tstore{v}({e}, dst[i : i+{w}])")
         lines.append("\t\t}")
         if lvl == "useAVX512":
-            lines += line_tail(w)
+            lines += line_tail(v, w)
     lines += ["\t}", "\treturn i", "}", ""]
     return "\n".join(lines)
 
@@ -785,7 +964,8 @@ def dispatcher(name: str, ops: str, types: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def generate() -> dict[Path, str]:
+    """Every generated file's text (before gofmt)."""
     parts = [HEADER]
     stubs = [HEADER_NOSIMD]
     have: dict[str, list[tuple[str, str]]] = {}
@@ -827,15 +1007,38 @@ def main() -> None:
         parts.append(extreme_int_kernel(t, sfx, levels))
         stubs.append(f"func extremeInt{sfx}([]{t}, bool) ({t}, int) {{ return 0, 0 }}\n")
         extreme_types.append((t, sfx))
-    OUT.write_text("\n".join(parts))
-    OUT_NOSIMD.write_text("\n".join(stubs))
     dispatchers = [dispatcher(n, ops_of[n], have[n]) for n in have]
     dispatchers.append(int_reduce_dispatchers(sum_types, extreme_types))
     float_types = [(t, sfx) for t, sfx, _ in TYPES]
     dispatchers += [step2_dispatchers(n, float_types) for n in FUSED_STEP2]
-    DISPATCH.write_text("\n".join([HEADER_DISPATCH, *dispatchers]))
-    subprocess.run(["gofmt", "-w", str(OUT), str(OUT_NOSIMD), str(DISPATCH)], check=True)
+    kernels = "\n".join(parts)
+    return {
+        OUT: kernels,
+        OUT_NOSIMD: "\n".join(stubs),
+        DISPATCH: "\n".join([HEADER_DISPATCH, *dispatchers]),
+        **archsimd_files(kernels),
+    }
+
+
+def gofmt(text: str) -> str:
+    return subprocess.run(["gofmt"], input=text, capture_output=True, text=True, check=True).stdout
+
+
+def main(argv: list[str]) -> int:
+    files = {path: gofmt(text) for path, text in generate().items()}
+    if argv[1:] == ["--check"]:
+        stale = [
+            p.name for p, text in files.items() if not p.is_file() or p.read_text("utf-8") != text
+        ]
+        if stale:
+            names = ", ".join(stale)
+            print(f"{names}: not what {Path(__file__).name} writes: run it", file=sys.stderr)
+            return 1
+        return 0
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv))

@@ -27,10 +27,10 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 			m := min(n-i, 16)
 			x := bytesOf(src, off, p, i, m, step).ExtendToUint32().AsInt32x16().ConvertToFloat32()
 			if y := x.MulAdd(kv, cv); m == 16 {
-				y.StoreSlice(dst[i : i+16])
+				storeFloat32x16(y, dst[i:i+16])
 			} else { // through the stack: a masked store to a short slice fails checkptr
 				var tail [16]float32
-				y.Store(&tail)
+				storeFloat32x16Array(y, &tail)
 				copy(dst[i:], tail[:m])
 			}
 		}
@@ -41,10 +41,10 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 		m := min(n-i, 8)
 		x := bytesOf(src, off, p, i, m, step).ExtendLo8ToUint32().AsInt32x8().ConvertToFloat32()
 		if y := x.MulAdd(kv, cv); m == 8 {
-			y.StoreSlice(dst[i : i+8])
+			storeFloat32x8(y, dst[i:i+8])
 		} else {
 			var tail [8]float32
-			y.Store(&tail)
+			storeFloat32x8Array(y, &tail)
 			copy(dst[i:], tail[:m])
 		}
 	}
@@ -53,12 +53,12 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 
 // bytesOf is the line's bytes i..i+m-1 (m <= 16) as a vector, the line's
 // first at p (src[off]): 16 at step 1 loaded, else packed in registers (a
-// partial load or store through archsimd's SlicePart converts a short slice
+// partial load or store through archsimd's Part forms converts a short slice
 // to a whole vector's array pointer, which checkptr refuses at the end of an
 // allocation).
 func bytesOf(src []uint8, off int, p unsafe.Pointer, i, m, step int) archsimd.Uint8x16 {
 	if step == 1 && m == 16 {
-		return archsimd.LoadUint8x16Slice(src[off+i : off+i+16])
+		return loadUint8x16(src[off+i : off+i+16])
 	}
 	q := unsafe.Add(p, i*step) // never a pointer past the last byte (checkptr)
 	v := archsimd.BroadcastUint64x2(bytesAt(q, step, min(m, 8)))

