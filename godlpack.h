@@ -22,6 +22,7 @@
 
 #include "dlpack_abi.h"
 #include "fast_import.h"
+#include "gd_python.h"
 
 /* ---- owners: who keeps an Array's bytes alive ---- */
 enum gd_owner_kind {
@@ -49,35 +50,6 @@ static inline void gd_owner_incref(gd_owner *o) {
 void gd_owner_decref(gd_owner *o);
 /* Whether o's memory was made in Go by package dlpack/tensor and handed over (owner.c). */
 int gd_owner_made_by_go(const gd_owner *o);
-/* Call a producer's deleter (a C function pointer), if it has one: the one
- * place a foreign tensor is released (owner.c, and imports that fail before an owner
- * takes the tensor). A NULL deleter means the producer keeps its memory itself. */
-static inline void gd_call_deleter(void *m, int versioned) {
-    if (m == NULL) {
-        return;
-    }
-    if (versioned) {
-        DLManagedTensorVersioned *v = m;
-        if (v->deleter != NULL) {
-            v->deleter(v);
-        }
-    } else {
-        DLManagedTensor *l = m;
-        if (l->deleter != NULL) {
-            l->deleter(l);
-        }
-    }
-}
-/* Whether the interpreter is finalizing or gone: a release that would touch Python
- * then leaks instead (taking the GIL can hang or end the thread), and Go's calls into
- * an embedded or hosting interpreter are refused (gil.go). No GIL needed. */
-static inline int gd_interpreter_gone(void) {
-#if PY_VERSION_HEX >= 0x030D0000
-    return !Py_IsInitialized() || Py_IsFinalizing();
-#else
-    return !Py_IsInitialized() || _Py_IsFinalizing();
-#endif
-}
 /* Owners of a Python buffer (owner_pybuffer.c). Unlike the others, releasing one
  * touches Python: it takes the GIL itself, and leaks once the interpreter is gone. */
 gd_owner *gd_owner_new_pybuffer(PyObject *obj, int writable, PyObject *keep);
@@ -250,14 +222,9 @@ int gd_error_is_buffer_error(void);
 PyObject *gd_array_from_fast(const gd_fast_view *v, void *managed, int versioned);
 extern gd_dtype_slot_table gd_dtype_slots;
 PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, int thorough);
-/* numpy.ndarray's own fields (numpy_lend.c), for gd_lend_foreign and for an
- * extension's own argument conversion (ext_call.c). */
-int gd_numpy_type_is(PyTypeObject *tp);
-int gd_numpy_lend(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim);
 int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim,
                     int writes, Py_buffer *view);
 PyObject *gd_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-static inline int gd_error_is_type_error(void) { return PyErr_ExceptionMatches(PyExc_TypeError); }
 PyObject *gd_device_tuple(int32_t device_type, int32_t device_id);
 
 /* kDLOneAPI (SYCL USM, dpnp/dpctl) through dpctl's C interface, loaded at run time
@@ -283,24 +250,6 @@ void gd_oneapi_cpu_accessible(int32_t device_id, const void *ptr, gd_oneapi_answ
 void *gd_oneapi_usm_alloc(int32_t device_id, size_t n, void **ctx, gd_oneapi_answer *out);
 void gd_oneapi_usm_free(void *p, void *ctx);
 
-/* Releasing what a producer gave us (its capsule, its tensor's deleter) may run the
- * producer's Python code: a destructor that runs Python with our exception pending can
- * lose it, and CPython then reports "returned NULL without setting an exception"
- * (SystemError) instead of our BufferError. So every release on an error path keeps the
- * pending exception aside while the producer's code runs. */
-static inline void gd_decref_keep_error(PyObject *o) {
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    Py_DECREF(o);
-    PyErr_Restore(type, value, tb);
-}
-static inline void gd_call_deleter_keep_error(void *m, int versioned) {
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    gd_call_deleter(m, versioned);
-    PyErr_Restore(type, value, tb);
-}
-
 /* ---- nested sequences <-> array memory (convert.c) ---- */
 /* Element kinds as Python sees them: dlpack.Kind's values (convert.go checks). */
 enum { GD_KIND_BOOL = 0, GD_KIND_INT, GD_KIND_UINT, GD_KIND_FLOAT, GD_KIND_COMPLEX };
@@ -311,121 +260,4 @@ int gd_nested_fill(PyObject *obj, gd_array *dst);
 int gd_tolist_fast_ok(const gd_array *a);
 PyObject *gd_tolist(const gd_array *a);
 
-/* ---- errors raised from Go (Python's exception objects are C globals) ---- */
-enum { GD_ERR_TYPE = 1, GD_ERR_VALUE, GD_ERR_BUFFER, GD_ERR_INDEX, GD_ERR_OVERFLOW,
-       GD_ERR_MEMORY, GD_ERR_RUNTIME };
-/* Inline, not in module.c: extensions in Go raise through it too, and they link none
- * of the godlpack module's own files (the build tag godlpack_module). */
-static inline void gd_raise(int kind, const char *msg) {
-    PyObject *exc;
-    switch (kind) {
-    case GD_ERR_TYPE: exc = PyExc_TypeError; break;
-    case GD_ERR_VALUE: exc = PyExc_ValueError; break;
-    case GD_ERR_BUFFER: exc = PyExc_BufferError; break;
-    case GD_ERR_INDEX: exc = PyExc_IndexError; break;
-    case GD_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
-    case GD_ERR_MEMORY: exc = PyExc_MemoryError; break;
-    default: exc = PyExc_RuntimeError; break;
-    }
-    PyErr_SetString(exc, msg);
-}
-
-/* ---- small wrappers for CPython macros and variadics cgo cannot call ---- */
-static inline void gd_incref(PyObject *o) { Py_INCREF(o); }
-static inline void gd_decref(PyObject *o) { Py_DECREF(o); }
-static inline void gd_xdecref(PyObject *o) { Py_XDECREF(o); }
-/* Whether asarray may convert x (copy it) after its __dlpack__ refused with
- * BufferError: only through the buffer protocol or as a sequence; for anything
- * else the producer's refusal (a device, a dtype) is the answer. */
-static inline int gd_converts_after_refusal(PyObject *x) {
-    return PyObject_CheckBuffer(x) || PyList_Check(x) || PyTuple_Check(x);
-}
-static inline PyObject *gd_none(void) { Py_RETURN_NONE; }
-static inline PyObject *gd_bool(int v) { return PyBool_FromLong(v); }
-static inline PyObject *gd_true(void) { return Py_True; }   /* borrowed */
-static inline PyObject *gd_false(void) { return Py_False; } /* borrowed */
-static inline int gd_is_none(PyObject *o) { return o == Py_None; }
-static inline int gd_is_true(PyObject *o) { return o == Py_True; }
-static inline int gd_is_false(PyObject *o) { return o == Py_False; }
-static inline int gd_is_ellipsis(PyObject *o) { return o == Py_Ellipsis; }
-static inline int gd_tuple_check(PyObject *o) { return PyTuple_Check(o); }
-static inline int gd_list_check(PyObject *o) { return PyList_Check(o); }
-static inline int gd_long_check(PyObject *o) { return PyLong_Check(o); }
-static inline int gd_float_check(PyObject *o) { return PyFloat_Check(o); }
-static inline int gd_complex_check(PyObject *o) { return PyComplex_Check(o); }
-static inline int gd_bool_check(PyObject *o) { return PyBool_Check(o); }
-static inline int gd_unicode_check(PyObject *o) { return PyUnicode_Check(o); }
-static inline int gd_bytes_check_exact(PyObject *o) { return PyBytes_CheckExact(o); }
-static inline int gd_dict_check(PyObject *o) { return PyDict_Check(o); }
-/* The dict a conversion walks with PyDict_Next (a new reference): a copy, made by
- * PyDict_Copy, which reads the dict under its lock on a free-threaded build (another
- * thread may resize it and free the table PyDict_Next reads). On every build the walk
- * then reads one instant's items: converting an item may run Python code (its
- * __index__, a callback's), which could otherwise change the dict under the walk,
- * and borrowed keys and values stay held by the copy. */
-static inline PyObject *gd_dict_for_walk(PyObject *d) { return PyDict_Copy(d); }
-/* The list or tuple a conversion walks (a new reference): a tuple itself (its items
- * cannot change), a list's items copied into a new list at one instant, by
- * PyList_GetSlice, under the list's lock on a free-threaded build. The copy reads the
- * list's own storage: a subclass's __len__ and __getitem__ are not asked (one whose
- * __len__ lies sized a Go allocation). Its items are then read with
- * gd_seq_snapshot_item, borrowed from the copy, which nothing else can change. */
-static inline PyObject *gd_seq_snapshot(PyObject *s) {
-    return PyTuple_Check(s) ? Py_NewRef(s) : PyList_GetSlice(s, 0, PY_SSIZE_T_MAX);
-}
-static inline Py_ssize_t gd_seq_snapshot_len(PyObject *s) { return Py_SIZE(s); }
-static inline PyObject *gd_seq_snapshot_item(PyObject *s, Py_ssize_t i) {
-    return PyTuple_Check(s) ? PyTuple_GET_ITEM(s, i) : PyList_GET_ITEM(s, i);
-}
-static inline int gd_slice_check(PyObject *o) { return PySlice_Check(o); }
-static inline int gd_index_check(PyObject *o) { return PyIndex_Check(o); }
-static inline int gd_type_check(PyObject *o) { return PyType_Check(o); }
-static inline int gd_capsule_check(PyObject *o) { return PyCapsule_CheckExact(o); }
-static inline PyObject *gd_type_of(PyObject *o) { return (PyObject *)Py_TYPE(o); }
-static inline PyObject *gd_float_type(void) { return (PyObject *)&PyFloat_Type; }
-static inline PyObject *gd_long_type(void) { return (PyObject *)&PyLong_Type; }
-static inline PyObject *gd_bool_type(void) { return (PyObject *)&PyBool_Type; }
-static inline PyObject *gd_complex_type(void) { return (PyObject *)&PyComplex_Type; }
-static inline PyObject *gd_tuple_item(PyObject *t, Py_ssize_t i) { return PyTuple_GET_ITEM(t, i); }
-/* Item i of a tuple or list as a new reference, or NULL with IndexError if a list is
- * shorter now. A tuple's items cannot change. A list's may, by another thread, even
- * between a length check and the read: on a free-threaded build nothing stops it, so
- * from CPython 3.13 the item is taken with PyList_GetItemRef, which reads and holds
- * it under the list's lock; before 3.13 the GIL is held and no Python code runs
- * between the check and Py_NewRef here. */
-static inline PyObject *gd_seq_item_new(PyObject *s, Py_ssize_t i) {
-    if (PyTuple_Check(s)) {
-        return Py_NewRef(PyTuple_GET_ITEM(s, i));
-    }
-#if PY_VERSION_HEX >= 0x030D0000
-    return PyList_GetItemRef(s, i);
-#else
-    if (i < 0 || i >= PyList_GET_SIZE(s)) {
-        PyErr_SetString(PyExc_IndexError, "list index out of range");
-        return NULL;
-    }
-    return Py_NewRef(PyList_GET_ITEM(s, i));
-#endif
-}
-/* 1 if o has the attribute, 0 if not (its AttributeError cleared), -1 with the error
- * looking it up raised. PyObject_HasAttrString swallows such an error (and prints
- * "Exception ignored" from 3.13): a 0-d PyTorch tensor's .imag raises RuntimeError. */
-static inline int gd_has_attr_string(PyObject *o, const char *name) {
-#if PY_VERSION_HEX >= 0x030D0000
-    return PyObject_HasAttrStringWithError(o, name);
-#else
-    PyObject *v = PyObject_GetAttrString(o, name);
-    if (v != NULL) {
-        Py_DECREF(v);
-        return 1;
-    }
-    if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-        PyErr_Clear();
-        return 0;
-    }
-    return -1;
-#endif
-}
-static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
-static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
 #endif

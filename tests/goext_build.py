@@ -46,7 +46,8 @@ def _sources_digest(example: Path, cgocheck2: bool, goexperiment: list[str] | No
     h.update(_go_version().encode())
     h.update(("default" if goexperiment is None else ",".join(goexperiment)).encode())
     files = [p for p in REPO.glob("*") if p.suffix in (".go", ".c", ".h", ".mod", ".sum")]
-    files += [p for p in (REPO / "dlpack").rglob("*") if p.suffix in (".go", ".c", ".h")]
+    for pkgs in ("dlpack", "internal", "pyembed", "godlpacktest"):  # the library's other packages
+        files += [p for p in (REPO / pkgs).rglob("*") if p.suffix in (".go", ".c", ".h")]
     files += [p for p in example.glob("*") if p.is_file()]
     files += [REPO / "pyext" / "godlpack" / n for n in ("build.py", "_gobuild.py")]  # the backend
     files += [REPO / "pyext" / "godlpack" / "_goruntime" / "godlpack_fork.go"]  # added to runtime

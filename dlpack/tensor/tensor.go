@@ -1,10 +1,11 @@
 package tensor
 
-// #cgo CFLAGS: -I${SRCDIR}/../..
+// #cgo CFLAGS: -I${SRCDIR}/../../internal/cheaders
 // #include "tensor_c.h"
 import "C"
 
 import (
+	_ "github.com/godlpack/godlpack/internal/cheaders" // header edits rebuild this package
 	"sync/atomic"
 	"unsafe"
 

@@ -4,11 +4,12 @@
 // _test.go files, hence a package.)
 package ctensor
 
-// #cgo CFLAGS: -I${SRCDIR}/../..
+// #cgo CFLAGS: -I${SRCDIR}/../../internal/cheaders
 // #include "ctensor.h"
 import "C"
 
 import (
+	_ "github.com/godlpack/godlpack/internal/cheaders" // header edits rebuild this package
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"

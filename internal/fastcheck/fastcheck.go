@@ -1,10 +1,10 @@
 // Package fastcheck exposes the C fast-path check of foreign tensors
-// (fast_import.h at the repository root) to Go tests, with no Python, so that a
+// (internal/cheaders/fast_import.h) to Go tests, with no Python, so that a
 // fuzz test can hold it to the Go validator: whatever the C check accepts, the
 // Go validator must accept with the same view.
 package fastcheck
 
-// #cgo CFLAGS: -I${SRCDIR}/../..
+// #cgo CFLAGS: -I${SRCDIR}/../../internal/cheaders
 // #include <stdlib.h>
 // #include "fast_import.h"
 // static void *fake_addr(uintptr_t u) { return (void *)u; }
@@ -16,6 +16,7 @@ package fastcheck
 import "C"
 
 import (
+	_ "github.com/godlpack/godlpack/internal/cheaders" // header edits rebuild this package
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"

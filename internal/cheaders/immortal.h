@@ -1,5 +1,5 @@
 /* immortal.h: objects every thread calls through, made immortal on free-threaded
- * builds (immortal.c; docs/design.md, "Free-threaded CPython"). */
+ * builds (internal/cpython/immortal.c; docs/internals/free-threading.md). */
 #ifndef GD_IMMORTAL_H
 #define GD_IMMORTAL_H
 #include <Python.h>
