@@ -20,7 +20,7 @@ DLManagedTensorVersioned *gd_embed_module_py_to_tensor(PyObject *x);
  * through its API, not through this library's own copy of the Array type, which an
  * extension never readies. */
 extern const gd_capi *gd_ext_capi;
-void gd_fork_guard_thread(void); /* fork_guard.c */
+void gd_fork_guard_thread(void); /* internal/forksafe/guard.c */
 
 static char *dup_cstring(const char *s) {
     size_t n = strlen(s) + 1;
@@ -73,7 +73,7 @@ int gd_gil_enter(void) {
     }
     int state = (int)PyGILState_Ensure();
     if (made) {
-        gd_fork_guard_thread(); /* fork_guard.c: a fork on this thread is refused */
+        gd_fork_guard_thread(); /* internal/forksafe: a fork on this thread is refused */
     }
     return state;
 }

@@ -14,6 +14,8 @@ import "C"
 import (
 	"reflect"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/internal/forksafe"
 )
 
 func importError(msg string) {
@@ -50,7 +52,7 @@ func goExtExec(mod *pyObject, name *C.char) C.int {
 	if m.addTo(mod) < 0 || m.addStubInfo(mod) < 0 {
 		return -1
 	}
-	return registerForkHooks(mod) // this extension's own Go runtime (fork_hooks.go)
+	return C.int(forksafe.Register(unsafe.Pointer(mod))) // this extension's own Go runtime
 }
 
 // addTo adds m's functions to the module object mod (GIL held). Their C tables

@@ -13,7 +13,6 @@ package godlpack
 // #include "godlpack.h"
 // int gd_gil_enter(void);
 // void gd_gil_leave(int state);
-// void gd_fork_guard_enable(void);
 import "C"
 
 import (
@@ -21,6 +20,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/godlpack/godlpack/internal/forksafe"
 )
 
 // The interpreter's state as this process sees it.
@@ -43,7 +44,7 @@ var (
 // is refused there (fork_guard.c).
 func markHosted() {
 	if interpState.CompareAndSwap(interpNone, interpHosted) {
-		C.gd_fork_guard_enable()
+		forksafe.GuardGoThreads()
 	}
 }
 

@@ -16,8 +16,10 @@ import "C"
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
+	"github.com/godlpack/godlpack/internal/forksafe"
 )
 
 // selfModule is the godlpack module's API-defined functions, made at the first
@@ -33,8 +35,10 @@ func godlpackFunctions() *moduleSpec {
 			Doc("Number of live C allocations (owners and exported managed tensors), for tests;\n" +
 				"needs GODLPACK_COUNT_ALLOCATIONS=1 in the environment at import."),
 		// The fork hooks (fork_hooks.go), which the module's exec also registers.
-		forkAfterHooks()[0],
-		forkAfterHooks()[1],
+		Func0("_after_fork_parent", func() (None, error) { forksafe.AfterForkParent(); return None{}, nil }).
+			HoldGIL().Doc("Internal: fork hook."),
+		Func0("_after_fork_child", func() (None, error) { forksafe.AfterForkChild(); return None{}, nil }).
+			HoldGIL().Doc("Internal: fork hook."),
 	})
 }
 
@@ -54,7 +58,7 @@ func goModuleExec(m *C.PyObject) C.int {
 	if selfModule.addTo(m) < 0 {
 		return -1
 	}
-	return registerForkHooks(m)
+	return C.int(forksafe.Register(unsafe.Pointer(m)))
 }
 
 // dtypeTable is (name, code, bits, kind) of every dtype, in table order, from

@@ -1,6 +1,6 @@
 //go:build godlpack_python && (!go1.26 || go1.28 || goexperiment.staticlockranking)
 
-package godlpack
+package forksafe
 
 // fork_idle_ms_other.go: Go releases (or runtime experiments) whose scheduler
 // layout fork_idle_ms.go has not been written for: a fork child keeps the

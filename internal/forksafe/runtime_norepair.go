@@ -1,6 +1,6 @@
 //go:build godlpack_python && !godlpack_runtime_fork
 
-package godlpack
+package forksafe
 
 // repairRuntimeInChild: this build's runtime has no fork repair (a plain go build,
 // or a Go release other than the ones the runtime file was checked against):

@@ -23,7 +23,7 @@
  * inside fork(), as a pthread_atfork prepare handler: after every Python before
  * hook, on the forking thread, which holds the GIL until the child exists.
  * Normally it finds the runtime still quiet at its first look. */
-#include "godlpack.h"
+#include "gd_python.h"
 #include "_cgo_export.h"
 
 #include <pthread.h>

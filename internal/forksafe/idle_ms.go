@@ -1,6 +1,6 @@
 //go:build godlpack_python && go1.26 && !go1.28 && !goexperiment.staticlockranking
 
-package godlpack
+package forksafe
 
 // fork_idle_ms.go: the fork child forgets the parent's idle threads (fork.go).
 //

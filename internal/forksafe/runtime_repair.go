@@ -1,6 +1,6 @@
 //go:build godlpack_python && godlpack_runtime_fork
 
-package godlpack
+package forksafe
 
 // fork_runtime_repair.go: the fork child's repair of its Go runtime, in a build
 // whose runtime has it (pyext/godlpack/_goruntime/godlpack_fork.go, added to

@@ -1,6 +1,6 @@
 //go:build godlpack_python
 
-package godlpack
+package forksafe
 
 // fork.go: keeping the Go runtime usable in a child made by os.fork() (the fork
 // start method of multiprocessing, PyTorch's DataLoader workers). Every library
@@ -175,7 +175,8 @@ package godlpack
 //     fork would leave the child stopped; with the collector off and GOMAXPROCS set
 //     explicitly (which pauses its automatic updates), nothing left does that.
 
-// #include "godlpack.h"
+// #cgo CFLAGS: -I${SRCDIR}/../cheaders
+// #include "gd_python.h"
 // int gd_fork_helper_begin(unsigned long long gen);
 // void gd_fork_helper_done(unsigned long long gen);
 import "C"
@@ -291,12 +292,13 @@ func forkStopTheWorld(gen uint64, procs int) {
 	C.gd_fork_helper_done(C.ulonglong(gen))
 }
 
-// afterForkParent is os.fork's after_in_parent hook (module_funcs.go).
-func afterForkParent() (None, error) {
+// AfterForkParent is os.fork's after_in_parent hook (hooks.c calls it; the godlpack
+// module also lists it as _after_fork_parent).
+func AfterForkParent() {
 	forkState.Lock()
 	defer forkState.Unlock()
 	if forkState.depth == 0 {
-		return None{}, nil // no fork of ours under way
+		return // no fork of ours under way
 	}
 	forkState.depth--
 	if forkState.depth == 0 && forkState.saved {
@@ -308,11 +310,11 @@ func afterForkParent() (None, error) {
 		}
 		debug.SetGCPercent(forkState.gcPercent)
 	}
-	return None{}, nil
 }
 
-// afterForkChild is os.fork's after_in_child hook (module_funcs.go).
-func afterForkChild() (None, error) {
+// AfterForkChild is os.fork's after_in_child hook (hooks.c calls it; the godlpack
+// module also lists it as _after_fork_child).
+func AfterForkChild() {
 	// Only this thread exists now; if another thread of the parent held the lock,
 	// it never unlocks: start from a fresh state instead of taking it.
 	// Before anything here may start or wake an M: the runtime's own repair where the
@@ -326,5 +328,4 @@ func afterForkChild() (None, error) {
 	forkState.child = true
 	debug.SetGCPercent(-1) // already off since goForkPrepare; kept off for good
 	debug.SetMemoryLimit(math.MaxInt64)
-	return None{}, nil
 }

@@ -15,7 +15,7 @@
  * (gd_fork_guard_thread), so that no other pays a hook per audit event. Each
  * library (godlpack, each extension written in Go) judges only its own threads.
  * tests/test_goext_callback_threads.py, test_fork_in_a_callback_on_a_goroutine_is_refused. */
-#include "godlpack.h"
+#include "gd_python.h"
 
 #include <string.h>
 
