@@ -1,172 +1,21 @@
 //go:build godlpack_python
 
-/* embed.c: the C half of Go calling Python (embed.go, gil.go, object.go): the
- * interpreter's start from a PyConfig, godlpack's own module made in-process, the
- * GIL taken per OS thread, a Python exception taken apart for Go, and tensors handed
- * across through the DLPack exchange API's functions. */
-#include "godlpack.h"
-#include "godlpack_capi.h"
+/* embed.c: tensors handed between Go and Python (object.go's Tensor, FromGo of a
+ * tensor) through the godlpack module's C-API: its DLPack exchange API's functions,
+ * as a consumer in C would call them, and its from_dlpack flow. */
+#include "ext.h"
+#include "gd_python.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-
-/* embed_module.c's, the godlpack module's own (build tag godlpack_module): its
- * definition, its exchange API, and tensors through its Array type. */
-int gd_embed_register_module(void);
-const DLPackExchangeAPI *gd_embed_module_exchange_api(void);
-DLManagedTensorVersioned *gd_embed_module_py_to_tensor(PyObject *x);
-/* The godlpack module's C-API in an extension written in Go (ext_call.c), NULL in
- * the godlpack module itself: an extension's tensors cross as that module's Arrays,
- * through its API, not through this library's own copy of the Array type, which an
- * extension never readies. */
+/* The godlpack module's C-API (ext_call.c), loaded by gd_capi_load. */
 extern const gd_capi *gd_ext_capi;
-void gd_fork_guard_thread(void); /* internal/forksafe/guard.c */
-
-static char *dup_cstring(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d != NULL) {
-        memcpy(d, s, n);
-    }
-    return d;
-}
-
-/* Starts the interpreter as the executable `program` would start: CPython's path
- * calculation reads the prefix, a venv's pyvenv.cfg and so its site-packages from
- * that path. No signal handlers: Go's runtime owns the process's signals. 0 with the
- * calling thread holding the GIL, or -1 with *err a malloc'd message. */
-int gd_embed_start(const char *program, char **err) {
-    PyConfig config;
-    PyConfig_InitPythonConfig(&config);
-    config.install_signal_handlers = 0;
-    config.parse_argv = 0;
-    PyStatus st = PyConfig_SetBytesString(&config, &config.program_name, program);
-    if (!PyStatus_Exception(st)) {
-        st = Py_InitializeFromConfig(&config);
-    }
-    PyConfig_Clear(&config);
-    if (!PyStatus_Exception(st)) {
-        return 0;
-    }
-    char buf[512];
-    if (PyStatus_IsExit(st)) {
-        snprintf(buf, sizeof buf, "the interpreter exited with status %d while starting",
-                 st.exitcode);
-    } else {
-        snprintf(buf, sizeof buf, "%s%s%s", st.func ? st.func : "", st.func ? ": " : "",
-                 st.err_msg ? st.err_msg : "unknown error");
-    }
-    *err = dup_cstring(buf);
-    return -1;
-}
-
-/* Takes the GIL on the calling OS thread, which the Go caller keeps (LockOSThread)
- * until gd_gil_leave. A thread CPython has never seen gets a thread state that it
- * keeps for its life (PyGILState's count left at 1): Go reuses few OS threads, and a
- * state made and destroyed per call would cost more than the call. Returns the
- * PyGILState_STATE for gd_gil_leave. */
-int gd_gil_enter(void) {
-    int made = PyGILState_GetThisThreadState() == NULL;
-    if (made) {
-        (void)PyGILState_Ensure(); /* the thread's state, never released */
-        (void)PyEval_SaveThread();
-    }
-    int state = (int)PyGILState_Ensure();
-    if (made) {
-        gd_fork_guard_thread(); /* internal/forksafe: a fork on this thread is refused */
-    }
-    return state;
-}
-
-void gd_gil_leave(int state) { PyGILState_Release((PyGILState_STATE)state); }
-
-static char *utf8_dup(PyObject *s) {
-    if (s == NULL) {
-        PyErr_Clear();
-        return NULL;
-    }
-    Py_ssize_t n;
-    const char *p = PyUnicode_AsUTF8AndSize(s, &n);
-    char *d = NULL;
-    if (p == NULL) {
-        PyErr_Clear();
-    } else if ((d = malloc((size_t)n + 1)) != NULL) {
-        memcpy(d, p, (size_t)n + 1);
-    }
-    Py_DECREF(s);
-    return d;
-}
-
-/* The exception's type as Python prints it: ValueError, or module.QualName for
- * types outside builtins. A new str, or NULL (no exception set). */
-static PyObject *exception_type_name(PyObject *exc) {
-    PyObject *tp = (PyObject *)Py_TYPE(exc);
-    PyObject *mod = PyObject_GetAttrString(tp, "__module__");
-    PyObject *qual = PyObject_GetAttrString(tp, "__qualname__");
-    PyObject *name = NULL;
-    if (mod != NULL && qual != NULL && PyUnicode_Check(mod) && PyUnicode_Check(qual)) {
-        name = PyUnicode_CompareWithASCIIString(mod, "builtins") == 0
-                   ? Py_NewRef(qual)
-                   : PyUnicode_FromFormat("%U.%U", mod, qual);
-    }
-    Py_XDECREF(mod);
-    Py_XDECREF(qual);
-    PyErr_Clear();
-    return name != NULL ? name : PyUnicode_FromString(Py_TYPE(exc)->tp_name);
-}
-
-/* Takes the pending exception (GIL held) and writes its type's name, str() and
- * traceback (traceback.format_exception's lines, joined) as malloc'd UTF-8 strings,
- * each NULL where it could not be had. Clears the exception. 0 if none was set. */
-int gd_take_exception(char **type_name, char **message, char **traceback, PyObject **keep) {
-    PyObject *exc;
-#if PY_VERSION_HEX >= 0x030C0000
-    exc = PyErr_GetRaisedException();
-#else
-    PyObject *type, *tb;
-    PyErr_Fetch(&type, &exc, &tb);
-    PyErr_NormalizeException(&type, &exc, &tb);
-    if (exc != NULL && tb != NULL) {
-        PyException_SetTraceback(exc, tb);
-    }
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-#endif
-    if (exc == NULL) {
-        return 0;
-    }
-    *type_name = utf8_dup(exception_type_name(exc));
-    *message = utf8_dup(PyObject_Str(exc));
-    PyObject *lines = NULL, *tbmod = PyImport_ImportModule("traceback");
-    if (tbmod != NULL) {
-        lines = PyObject_CallMethod(tbmod, "format_exception", "O", exc);
-        Py_DECREF(tbmod);
-    }
-    PyObject *empty = PyUnicode_FromString("");
-    *traceback = utf8_dup(lines != NULL && empty != NULL ? PyUnicode_Join(empty, lines) : NULL);
-    Py_XDECREF(empty);
-    Py_XDECREF(lines);
-    if (keep != NULL) {
-        *keep = exc; /* the reference is the caller's */
-    } else {
-        Py_DECREF(exc);
-    }
-    PyErr_Clear();
-    return 1;
-}
 
 /* A godlpack.Array owning m (a versioned tensor Go exported), made by the exchange
  * API's managed_tensor_to_py_object_no_sync, as a consumer in C would make it. On
  * failure that function leaves m to the caller: its deleter runs here. GIL held. */
 PyObject *gd_embed_tensor_to_py(DLManagedTensorVersioned *m) {
     void *out = NULL;
-    const DLPackExchangeAPI *api =
-        gd_ext_capi != NULL ? gd_ext_capi->exchange : gd_embed_module_exchange_api();
-    if (api == NULL) {
-        gd_call_deleter_keep_error(m, 1);
-        return NULL; /* embed_nomodule.c's exception */
-    }
-    if (api->managed_tensor_to_py_object_no_sync(m, &out) != 0) {
+    if (gd_capi_load("godlpack.FromGo") < 0 ||
+        gd_ext_capi->exchange->managed_tensor_to_py_object_no_sync(m, &out) != 0) {
         gd_call_deleter_keep_error(m, 1);
         return NULL;
     }
@@ -179,8 +28,8 @@ PyObject *gd_embed_tensor_to_py(DLManagedTensorVersioned *m) {
  * exchange API, __dlpack__, validation, PyTorch's lazy views refused). Read-only
  * producers give a READ_ONLY tensor. GIL held; NULL with an exception set. */
 DLManagedTensorVersioned *gd_embed_py_to_tensor(PyObject *x) {
-    if (gd_ext_capi == NULL) {
-        return gd_embed_module_py_to_tensor(x);
+    if (gd_capi_load("godlpack.Object.Tensor") < 0) {
+        return NULL;
     }
     DLManagedTensorVersioned *m = NULL;
     PyObject *arr = (void *)Py_TYPE(x) == gd_ext_capi->array_type ? Py_NewRef(x)

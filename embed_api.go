@@ -1,40 +1,33 @@
 package godlpack
 
-// embed_api.go: a Go program that starts CPython and calls it (embed.go has the
-// interpreter's side). No build tag and no C: go doc shows it from a plain
-// checkout (issue 21); built without Python, Start returns ErrNoPython.
+// embed_api.go: the embedding API's old names, kept one release: a Go program that
+// starts CPython now does it with package pyembed, which also makes godlpack's own
+// module in-process. No build tag and no C.
 
-import "errors"
+import "github.com/godlpack/godlpack/internal/cpython"
 
 // Config says which interpreter Start starts.
+//
+// Deprecated: use pyembed.Config.
 type Config struct {
-	// Python is the python executable whose interpreter the program runs: its
-	// standard library, and its site-packages (a venv's python gives the venv's
-	// packages). A path, or a name looked up on PATH. Empty: $GODLPACK_PYTHON (which
-	// `python -m godlpack go-env --embed` sets), else python3 on PATH. Its version must
-	// be the libpython's the program was linked with, and it must import godlpack's
-	// Python package (installed, or on PYTHONPATH) of this library's version.
+	// Python is the python executable whose interpreter the program runs
+	// (pyembed.Config.Python says more).
 	Python string
 }
 
-// Start starts the Python interpreter in this process, once: Python's packages
-// (torch, numpy...) are then imported with Import and called from any goroutine.
-// Python installs no signal handlers (Go's runtime keeps the process's signals:
-// Ctrl-C does not raise KeyboardInterrupt). godlpack's own module is made from this
-// program (a Go extension module, godlpack's .so included, cannot be loaded into a
-// Go program: it would be a second Go runtime). Finalize ends it; it cannot be
-// started again.
+// Start starts the Python interpreter in this process, once. It makes godlpack's
+// own module in-process only where the program links package pyembed; otherwise it
+// fails with an ImportError that names pyembed.
+//
+// Deprecated: use pyembed.Start.
 func Start(cfg Config) error { return start(cfg) }
 
-// Finalize waits for the calls into Python in progress, then finalizes the
-// interpreter (Py_FinalizeEx: atexit functions, non-daemon threads joined, modules
-// freed) on its own thread. Later calls return ErrNotStarted; Objects still held
-// are gone with it (their Close does nothing); Tensors taken from Python stay valid
-// only for producers whose memory outlives the interpreter (a NumPy array's is
-// leaked rather than freed, as NumPy's deleter does after finalization). Call it
-// from a goroutine that is not inside a call into Python.
+// Finalize finalizes the interpreter Start started.
+//
+// Deprecated: use pyembed.Finalize.
 func Finalize() error { return finalize() }
 
-// ErrNotStarted is returned by calls into Python before Start (in a Go program) and
-// after Finalize.
-var ErrNotStarted = errors.New("godlpack: no Python interpreter: call godlpack.Start first (or the interpreter was finalized)")
+// ErrNotStarted is returned by calls into Python before the interpreter is started
+// in a Go program, and after it is finalized (pyembed.ErrNotStarted is the same
+// error).
+var ErrNotStarted = cpython.ErrNotStarted

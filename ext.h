@@ -243,4 +243,9 @@ void gd_ext_result_free(gd_ext_result *r);
 /* How many calls have released the GIL in this process (GILReleases, for tests). */
 int64_t gd_ext_gil_releases(void);
 
+/* ext_module.c: the C-API loaded once (an extension's exec, a Go program's first tensor
+ * crossing), and the exec of a godlpack.Module (extensions, the godlpack module). */
+int gd_capi_load(const char *who);
+int godlpack_ext_exec(PyObject *m, const char *name);
+
 #endif

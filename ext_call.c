@@ -8,7 +8,7 @@
  * inside that one call. */
 #include "ext.h"
 #include "_cgo_export.h"
-#include "godlpack.h" /* gd_numpy_lend */
+#include "gd_python.h" /* gd_numpy_lend */
 
 #include <stdlib.h>
 #include <string.h>

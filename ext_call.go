@@ -3,7 +3,7 @@
 package godlpack
 
 // #include "ext.h"
-// #include "godlpack.h"
+// #include "gd_python.h"
 import "C"
 
 import (

@@ -5,7 +5,7 @@ package godlpack
 // ext_callback.go: Python callables passed as Go func parameters (callbacks).
 
 // #include "ext.h" // Python.h first, before any system header (CPython's rule)
-// #include "godlpack.h"
+// #include "gd_python.h"
 import "C"
 
 import (

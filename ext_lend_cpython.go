@@ -21,7 +21,7 @@ package godlpack
 //     RecursionError instead of running.
 
 // #include "ext.h" // Python.h first, before any system header (CPython's rule)
-// #include "godlpack.h"
+// #include "gd_python.h"
 // #include <pthread.h>
 // #include <stdlib.h>
 // static __thread int32_t gd_hops; /* the hops of the chain of calls this thread serves */

@@ -10,6 +10,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Loads the godlpack module's C-API into gd_ext_capi, once (GIL held): 0, or -1 with
+ * ImportError naming who needs it. An extension loads it at its exec; a Go program
+ * that embeds Python, at its first tensor crossing (embed.c), once pyembed.Start has
+ * made the module in-process. */
+int gd_capi_load(const char *who) {
+    if (gd_ext_capi != NULL) {
+        return 0;
+    }
+    const gd_capi *c = PyCapsule_Import(GD_CAPI_NAME, 0);
+    if (c == NULL) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        PyErr_Format(PyExc_ImportError, "%s needs godlpack (its C-API %s): %S", who, GD_CAPI_NAME,
+                     value ? value : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return -1;
+    }
+    if (c->version != GD_CAPI_VERSION) {
+        PyErr_Format(PyExc_ImportError,
+                     "%s was built for godlpack C-API version %d, but the godlpack imported has "
+                     "version %u: rebuild %s against this godlpack, or install the godlpack it "
+                     "was built with",
+                     who, GD_CAPI_VERSION, c->version, who);
+        return -1;
+    }
+    gd_ext_capi = c;
+    return 0;
+}
+
 static int ext_exec(PyObject *m) {
     /* The Go runtime and the functions' C tables are process-wide, as godlpack's are
      * (docs/design.md, "Sub-interpreters: refused"). */
@@ -20,32 +52,17 @@ static int ext_exec(PyObject *m) {
                      PyModule_GetDef(m)->m_name);
         return -1;
     }
-    if (gd_ext_capi == NULL) {
-        const gd_capi *c = PyCapsule_Import(GD_CAPI_NAME, 0);
-        if (c == NULL) {
-            PyObject *type, *value, *tb;
-            PyErr_Fetch(&type, &value, &tb);
-            PyErr_NormalizeException(&type, &value, &tb);
-            PyErr_Format(PyExc_ImportError, "%s needs godlpack (its C-API %s): %S",
-                         PyModule_GetDef(m)->m_name, GD_CAPI_NAME, value ? value : Py_None);
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(tb);
-            return -1;
-        }
-        if (c->version != GD_CAPI_VERSION) {
-            PyErr_Format(PyExc_ImportError,
-                         "%s was built for godlpack C-API version %d, but the godlpack imported "
-                         "has version %u: rebuild %s against this godlpack, or install the "
-                         "godlpack it was built with",
-                         PyModule_GetDef(m)->m_name, GD_CAPI_VERSION, c->version,
-                         PyModule_GetDef(m)->m_name);
-            return -1;
-        }
-        gd_ext_capi = c;
+    if (gd_capi_load(PyModule_GetDef(m)->m_name) < 0) {
+        return -1;
     }
-    return goExtExec(m, (char *)PyModule_GetDef(m)->m_name);
+    return godlpack_ext_exec(m, PyModule_GetDef(m)->m_name);
 }
+
+/* The exec of the godlpack.Module named name on the module object m (GIL held): its
+ * functions, classes and exception classes added, this runtime's fork hooks
+ * registered; 0, or -1 with an exception. Extensions' exec (above) and the godlpack
+ * module's (internal/arraymodule's module.c, through goModuleExec) call it. */
+int godlpack_ext_exec(PyObject *m, const char *name) { return goExtExec(m, (char *)name); }
 
 gd_ext_func *gd_ext_func_new(int32_t nparams) {
     gd_ext_func *f = calloc(1, sizeof(gd_ext_func));

@@ -12,6 +12,7 @@ package godlpack
 import "C"
 
 import (
+	"github.com/godlpack/godlpack/internal/cpython"
 	"reflect"
 	"unsafe"
 
@@ -39,14 +40,15 @@ func goExtModuleDoc(name *C.char) *C.char {
 }
 
 // goExtExec adds module name's functions to the module object mod (module
-// exec, GIL held).
+// exec, GIL held): an extension's (its PyInit checked the definition already) or
+// the godlpack module's (internal/arraymodule), whose definition is checked here.
 //
 //export goExtExec
 func goExtExec(mod *pyObject, name *C.char) C.int {
-	markHosted() // Go code of this extension may call back into Python (gil.go)
-	m := modules[C.GoString(name)]
-	if m == nil {
-		importError("godlpack: module " + C.GoString(name) + " vanished")
+	cpython.MarkHosted() // Go code of this extension may call back into Python (gil.go)
+	m, err := checkedModule(C.GoString(name))
+	if err != nil {
+		importError(err.Error())
 		return -1
 	}
 	if m.addTo(mod) < 0 || m.addStubInfo(mod) < 0 {

@@ -8,7 +8,7 @@ package godlpack
 // same rules as Object's conversions (object_convert.go).
 
 // #include "ext.h" // Python.h first, before any system header (CPython's rule)
-// #include "godlpack.h"
+// #include "gd_python.h"
 import "C"
 
 import (

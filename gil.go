@@ -2,17 +2,12 @@
 
 package godlpack
 
-// gil.go: how Go code enters Python, from any goroutine, in either direction: a Go
-// program that embeds the interpreter (embed.go) or a Go extension that Python loaded
-// and whose function calls back into Python. Each entry locks the goroutine to its OS
-// thread (a CPython thread state belongs to one OS thread), takes the GIL through that
-// thread's state (embed.c's gd_gil_enter: made once per OS thread and kept), runs,
-// and gives both back: between calls no Go code holds the GIL, so Go work runs in
-// parallel with Python's.
+// gil.go: how Go code of this package enters Python, from any goroutine (an
+// Object's method, a callback): internal/cpython's interpreter state and GIL entry,
+// with the argument rules of the call that lent what is used (ext_lend_cpython.go)
+// and the references queued by Objects' cleanups.
 
-// #include "godlpack.h"
-// int gd_gil_enter(void);
-// void gd_gil_leave(int state);
+// #include "gd_python.h"
 import "C"
 
 import (
@@ -21,32 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/godlpack/godlpack/internal/forksafe"
+	"github.com/godlpack/godlpack/internal/cpython"
 )
-
-// The interpreter's state as this process sees it.
-const (
-	interpNone       int32 = iota // no interpreter: neither started by Start nor hosting us
-	interpHosted                  // a Python process imported godlpack (an extension)
-	interpEmbedded                // Start started it
-	interpFinalizing              // Finalize is waiting for calls to end, or finalizing
-	interpFinalized               // gone: every call is refused
-)
-
-var (
-	interpState atomic.Int32
-	// inCalls counts the entries in progress, so that Finalize waits for them.
-	inCalls atomic.Int64
-)
-
-// markHosted records that Python itself loaded godlpack (module exec), so that Go
-// code of an extension may call back into it, and that a fork on a thread of Go's
-// is refused there (fork_guard.c).
-func markHosted() {
-	if interpState.CompareAndSwap(interpNone, interpHosted) {
-		forksafe.GuardGoThreads()
-	}
-}
 
 // withGIL runs f with the GIL held on a locked OS thread. A Python exception f
 // leaves pending (errPySet) and the Python errors Go raises itself (pyError) become a
@@ -59,30 +30,22 @@ func withGIL(f func() error) error { return withGILFor(nil, f) }
 // argument's rules for the thread it is used on apply (callScope.admit,
 // callScope.inChain in ext_lend_cpython.go).
 func withGILFor(l *argLease, f func() error) error {
-	inCalls.Add(1)
-	defer inCalls.Add(-1)
-	switch interpState.Load() {
-	case interpEmbedded:
-	case interpHosted:
-		if C.gd_interpreter_gone() != 0 {
-			return ErrNotStarted
-		}
-	default:
-		return ErrNotStarted
+	if err := cpython.EnterCall(); err != nil {
+		return err
 	}
+	defer cpython.ExitCall()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	s, hop, err := l.admit()
 	if err != nil {
 		return err
 	}
-	state := C.gd_gil_enter()
-	defer C.gd_gil_leave(state)
+	defer cpython.GILEnsure().Release()
 	if pendingDecrefs.n.Load() != 0 {
 		pendingDecrefs.drain()
 	}
 	err = s.inChain(hop, f)
-	var pe *pyError
+	var pe *cpython.Error
 	switch {
 	case err == nil:
 	case err == errPySet || errors.Is(err, errPySet):
@@ -90,7 +53,7 @@ func withGILFor(l *argLease, f func() error) error {
 	case errors.As(err, &pe):
 		// a Python rule checked in Go (a conversion): the same error type as Python's
 		C.PyErr_Clear()
-		raiseString(pe.kind, err.Error())
+		cpython.Raise(pe.Kind, err.Error())
 		err = takePythonError()
 	default:
 		C.PyErr_Clear() // a Go error (a closed Tensor): nothing of Python's to keep

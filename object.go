@@ -7,7 +7,7 @@ package godlpack
 // loaded it use the same Object, the same calls and the same conversions
 // (object_convert.go). Every method takes the GIL itself (gil.go), from any goroutine.
 
-// #include "godlpack.h"
+// #include "gd_python.h"
 import "C"
 
 import (

@@ -7,7 +7,7 @@ package godlpack
 // anything with __index__, a float anything with __float__, a bool exactly True or
 // False, a str is UTF-8; a tensor is anything with __dlpack__, without a copy.
 
-// #include "godlpack.h"
+// #include "gd_python.h"
 // PyObject *gd_embed_tensor_to_py(DLManagedTensorVersioned *m);
 // DLManagedTensorVersioned *gd_embed_py_to_tensor(PyObject *x);
 import "C"
@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/internal/cpython"
 )
 
 // fromGo is FromGo (object_api.go), with Python.
@@ -348,8 +349,8 @@ func (o *Object) pyGo() (any, error) {
 // extension function's arguments and results have Exceptions of their own, which
 // name the argument (errTooDeepArg, errTooDeepResult).
 var (
-	errTooDeepForPython = &pyError{C.GD_ERR_TYPE, "cannot pass a Go value " + tooDeep + " to Python"}
-	errTooDeepForGo     = &pyError{C.GD_ERR_TYPE, "cannot convert a Python value " + tooDeep + " to Go"}
+	errTooDeepForPython = &cpython.Error{Kind: cpython.TypeError, Msg: "cannot pass a Go value " + tooDeep + " to Python"}
+	errTooDeepForGo     = &cpython.Error{Kind: cpython.TypeError, Msg: "cannot convert a Python value " + tooDeep + " to Go"}
 )
 
 func toGo(p *C.PyObject, depth int) (any, error) {

@@ -2,40 +2,27 @@
 
 package godlpack
 
-// #include "godlpack.h" // Python.h first, before any system header (CPython's rule)
-// #include <stdlib.h>
-// int gd_take_exception(char **type_name, char **message, char **traceback, PyObject **keep);
+// #include "gd_python.h"
 import "C"
 
 import (
 	"errors"
-	"unsafe"
+
+	"github.com/godlpack/godlpack/internal/cpython"
 )
 
 // takePythonError takes the pending Python exception (GIL held) as a *PythonError.
 func takePythonError() error {
-	var tn, msg, tb *C.char
-	var exc *C.PyObject
-	keep := &exc
-	if interpState.Load() != interpHosted {
-		keep = nil
-	}
-	if C.gd_take_exception(&tn, &msg, &tb, keep) == 0 {
+	// The exception object is kept (PythonError.raised) only where Python hosts this
+	// library: the call raises that very exception again (ext_call.go).
+	e, ok := cpython.TakeException(cpython.CurrentState() == cpython.Hosted)
+	if !ok {
 		return errors.New("godlpack: internal error: a Python call failed without an exception")
 	}
-	e := &PythonError{Type: takeCString(tn), Message: takeCString(msg), Traceback: takeCString(tb), raised: newObject(exc)}
-	if e.Type == "" {
-		e.Type = "Exception"
+	pe := &PythonError{Type: e.Type, Message: e.Message, Traceback: e.Traceback,
+		raised: newObject((*C.PyObject)(e.Object))}
+	if pe.Type == "" {
+		pe.Type = "Exception"
 	}
-	return e
-}
-
-// takeCString returns a malloc'd C string as a Go string and frees it ("" for NULL).
-func takeCString(p *C.char) string {
-	if p == nil {
-		return ""
-	}
-	s := C.GoString(p)
-	C.free(unsafe.Pointer(p))
-	return s
+	return pe
 }

@@ -1,11 +1,11 @@
-//go:build godlpack_python && godlpack_module
+//go:build godlpack_python
 
-// Command extension is the CPython extension module godlpack._godlpack: the
-// library github.com/godlpack/godlpack built with -buildmode=c-shared. build.py
-// builds this package with the build tag godlpack_python and the target
-// interpreter's headers, into pyext/godlpack/_godlpack*.so (in place) or a wheel.
-// Its one job is the module's entry point; everything else, the library's
-// //export functions and C shims included, comes from the import.
+// Command extension is the CPython extension module godlpack._godlpack:
+// internal/arraymodule built with -buildmode=c-shared. build.py builds this
+// package with the build tag godlpack_python and the target interpreter's headers,
+// into pyext/godlpack/_godlpack*.so (in place) or a wheel. Its one job is the
+// module's entry point; everything else, the //export functions and C of the
+// packages it links included, comes from the import.
 package main
 
 import "C"
@@ -13,7 +13,7 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/internal/arraymodule"
 )
 
 // A c-shared build needs a main function, which is never called.
@@ -24,5 +24,5 @@ func main() {}
 //
 //export PyInit__godlpack
 func PyInit__godlpack() unsafe.Pointer {
-	return godlpack.ModuleDef()
+	return arraymodule.ModuleDef()
 }
