@@ -54,7 +54,7 @@ from bench_goext import (  # noqa: E402  (the shared nanobind build and timer)
     build_nanobind_module,
     ns_per_call,
 )
-from godlpack.build import build_extension  # noqa: E402
+from godlpack_build.extension import build_extension  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -59,7 +59,7 @@ from types import ModuleType
 import godlpack as g
 import numpy as np
 import torch
-from godlpack.build import build_extension
+from godlpack_build.extension import build_extension
 
 REPO = Path(__file__).resolve().parent.parent
 NANOBIND = "3.1.0"  # nanobind on PyPI, pinned

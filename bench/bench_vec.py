@@ -51,7 +51,7 @@ from bench_goext import (  # noqa: E402  (the nanobind build, shared)
     _run,
     ns_per_call,
 )
-from godlpack.build import build_extension  # noqa: E402
+from godlpack_build.extension import build_extension  # noqa: E402
 
 TWIN = """\
 #include <nanobind/nanobind.h>

@@ -1,5 +1,5 @@
 """Builds an example extension written in Go (examples/goext, tests/goext2, ...) for the
-tests with godlpack's build backend itself (godlpack.build.build_go_extension: ``go
+tests with godlpack's build backend itself (godlpack_build.extension.build_go_extension: ``go
 build -buildmode=c-shared -tags godlpack_python`` of the example's main package, the
 generated ``PyInit_<name>`` file added by an overlay, a temporary go.mod whose replace
 points at this checkout's Go sources), under any module name (goext_bad is built as a
@@ -24,8 +24,11 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from godlpack._gobuild import go_env_value, go_mod_version, interpreter_info, require_go
-from godlpack.build import Project, build_go_extension
+from godlpack_build.extension import build_go_extension
+from godlpack_build.goreleases import go_env_value, go_mod_version
+from godlpack_build.interpreter import interpreter_info
+from godlpack_build.project import Project
+from godlpack_build.toolchain import require_go
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(tempfile.gettempdir()) / "godlpack-goext-builds"
@@ -49,8 +52,9 @@ def _sources_digest(example: Path, cgocheck2: bool, goexperiment: list[str] | No
     for pkgs in ("dlpack", "internal", "pyembed", "godlpacktest"):  # the library's other packages
         files += [p for p in (REPO / pkgs).rglob("*") if p.suffix in (".go", ".c", ".h")]
     files += [p for p in example.glob("*") if p.is_file()]
-    files += [REPO / "pyext" / "godlpack" / n for n in ("build.py", "_gobuild.py")]  # the backend
-    files += [REPO / "pyext" / "godlpack" / "_goruntime" / "godlpack_fork.go"]  # added to runtime
+    # the backend, with the file it adds to the Go runtime
+    backend = REPO / "pyext" / "godlpack_build"
+    files += [p for p in backend.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
     for p in sorted(files):
         if not p.name.endswith("_test.go"):
             h.update(p.name.encode() + b"\0" + p.read_bytes())

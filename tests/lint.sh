@@ -5,7 +5,7 @@
 #
 # PY (or PYTHON, which tests/run sets) is the Python of the test venv, with ruff and
 # mypy (tests/requirements.txt); its headers build the root package's Python binding
-# (the files behind build.py's GO_BUILD_TAG) for go vet and staticcheck. Default: python3.
+# (the files behind golibrary.GO_BUILD_TAG) for go vet and staticcheck. Default: python3.
 #
 #   gofmt -l          no Go file may need formatting
 #   go vet            every package three times: as a fresh clone builds it (no tag,
@@ -37,10 +37,11 @@ pyinc=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') ||
   exit 2
 }
 export CGO_CFLAGS="-I$pyinc ${CGO_CFLAGS:-}"
-# The build tag of the binding's files, from build.py, which sets it for the extension,
-# and with it the tag of the godlpack module's own files (extensions in Go build without).
-tags=$("$PY" -c 'import sys; sys.path.insert(0, "."); import build; print(build.GO_BUILD_TAG, build.GO_MODULE_TAG)') || {
-  echo "lint.sh: cannot read GO_BUILD_TAG, GO_MODULE_TAG from build.py" >&2
+# The build tag of the binding's files, from the backend (pyext/godlpack_build/golibrary.py),
+# which sets it for the extension, and with it the tag of the godlpack module's own files
+# (extensions in Go build without).
+tags=$("$PY" -c 'import sys; sys.path.insert(0, "pyext"); from godlpack_build import golibrary as g; print(g.GO_BUILD_TAG, g.GO_MODULE_TAG)') || {
+  echo "lint.sh: cannot read GO_BUILD_TAG, GO_MODULE_TAG from godlpack_build.golibrary" >&2
   exit 2
 }
 tag=${tags% *}
@@ -67,7 +68,7 @@ go vet ./... || fail "go vet"
 go vet -tags "$tag" ./... || fail "go vet -tags $tag"
 go vet -tags "$module_tags" ./... || fail "go vet -tags $module_tags"
 GOEXPERIMENT=simd go vet ./dlpack/vec/ || fail "go vet (GOEXPERIMENT=simd) dlpack/vec"
-# The tag the backend adds with the runtime's fork repair (_gobuild.RUNTIME_FORK_TAG):
+# The tag the backend adds with the runtime's fork repair (runtime_patches.RUNTIME_FORK_TAG):
 # fork_runtime_repair.go.
 go vet -tags "$module_tags,godlpack_runtime_fork" . || fail "go vet -tags godlpack_runtime_fork"
 

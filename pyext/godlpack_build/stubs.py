@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._gobuild import BuildError
+from .errors import BuildError
 
 # The attribute the Go side sets (ext_stubs.go's stubsAttribute).
 STUBS_ATTRIBUTE = "_godlpack_stubs"

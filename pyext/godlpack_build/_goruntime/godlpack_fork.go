@@ -1,6 +1,6 @@
-// Added to package runtime by godlpack's builds (pyext/godlpack/_gobuild.py's
+// Added to package runtime by godlpack's builds (pyext/godlpack_build/runtime_patches.py's
 // runtime_fork_repair, for the Go releases it was checked against: 1.26 and 1.27,
-// _gobuild.SUPPORTED_GO, whose scheduler, M, P and netpoll internals used here
+// goreleases.SUPPORTED_GO, whose scheduler, M, P and netpoll internals used here
 // read the same): a fork child's repair, called by godlpack's after-fork hook
 // (fork.go) in every Go runtime godlpack loads.
 //
@@ -128,7 +128,7 @@ var (
 // child, by a parent's timer or goroutine: schedule then hands the P that runs
 // it to its M (startlockedm), whose thread does not exist, and the P is lost
 // (the child's next stop of the world waits for it for ever). The patched
-// startlockedm (_gobuild.py) asks godlpackVanishedM first and drops such a
+// startlockedm (runtime_patches.py) asks godlpackVanishedM first and drops such a
 // goroutine instead: it never runs in the child, as its thread does not.
 func godlpackMarkVanishedMs(self *m) {
 	const locked = 1 // lockextra's sentinel

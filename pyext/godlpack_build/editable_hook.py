@@ -1,10 +1,10 @@
 """The import hook of an editable install (PEP 660) of an extension written in Go.
 
-``pip install -e ./project`` asks godlpack.build's build_editable for a wheel holding a
-copy of this file (``_<name>_godlpack_editable.py``, with a call to install() and the
-project's settings appended) and a .pth file that imports it at interpreter start. The
-hook, first on sys.meta_path, answers for the extension module and the project's Python
-packages:
+``pip install -e ./project`` asks godlpack.build's build_editable (editable.py) for a
+wheel holding a copy of this file (``_godlpack_editable_<dist>.py``, with a call to
+install() and the project's settings appended) and a .pth file that imports it at
+interpreter start. The hook, first on sys.meta_path, answers for the extension module
+and the project's Python packages:
 
 - a package of ``[tool.godlpack] python-packages`` is imported from the project's folder;
 - the extension module is imported from ``<project>/build/godlpack-editable/<tag>/``,
@@ -13,9 +13,9 @@ packages:
   changed since the last build: one line on stderr while ``go build`` runs; a failed
   build raises ImportError with go's messages; the installed stub (a top-level
   module's ``<module>-stubs``) is rewritten from the new signatures. The build runs in
-  a subprocess of this interpreter (godlpack.build.build_extension), under a file lock,
-  so that interpreters starting together build once; a running process keeps the old
-  library (the new one replaces it by rename).
+  a subprocess of this interpreter (godlpack_build.extension.build_extension), under a
+  file lock, so that interpreters starting together build once; a running process
+  keeps the old library (the new one replaces it by rename).
 
 Standard library only, and nothing imported at interpreter start but what the .pth
 needs: the hook costs a stat of the sources at the first import of the module only.
@@ -45,13 +45,14 @@ SKIP_DIRS = ("build", "dist", "__pycache__", "node_modules")
 _BUILD_SCRIPT = """
 import sys
 from pathlib import Path
-from godlpack import _stubgen
-from godlpack.build import Project, build_extension
-from godlpack._gobuild import BuildError
+from godlpack_build.errors import BuildError
+from godlpack_build.extension import build_extension
+from godlpack_build.project import Project
+from godlpack_build.stubs import write_stubs
 try:
     ext = build_extension(Path(sys.argv[1]), Path(sys.argv[2]))
     if sys.argv[3]:  # the installed stub, rewritten from the new signatures
-        _stubgen.write_stubs(ext, Project(Path(sys.argv[1])).module, Path(sys.argv[3]), keep=False)
+        write_stubs(ext, Project(Path(sys.argv[1])).module, Path(sys.argv[3]), keep=False)
 except BuildError as e:
     print(f"godlpack: error: {e}", file=sys.stderr)
     sys.exit(1)
@@ -143,10 +144,11 @@ class GoExtensionFinder(importlib.abc.MetaPathFinder):
         )
         staging = self.build_dir + ".new"
         start = time.monotonic()
-        # The godlpack this interpreter finds (not imported here) builds it, in a process
-        # that may not have its folder on sys.path (pip's isolated build environment).
+        # The godlpack_build this interpreter finds (not imported here) builds it, in a
+        # process that may not have its folder on sys.path (pip's isolated build
+        # environment); godlpack, which the built module imports, is in the same folder.
         env = dict(os.environ)
-        spec = importlib.util.find_spec("godlpack")
+        spec = importlib.util.find_spec("godlpack_build")
         if spec is not None and spec.origin:
             here = os.path.dirname(os.path.dirname(spec.origin))
             env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
