@@ -235,9 +235,9 @@ func instancePointerWriter(t reflect.Type) func(unsafe.Pointer, *extResult) erro
 	}
 }
 
-// LiveInstances returns how many Go values instances of bound classes hold now:
-// for tests of instance lifetime (it returns to its value after the instances
-// are dropped).
+// LiveInstances returns how many Go values instances of bound classes hold now.
+//
+// Deprecated: use godlpacktest.LiveInstances.
 func LiveInstances() int64 {
 	return liveInstanceIDs()
 }

@@ -181,10 +181,9 @@ func (f *Function) HoldGIL() *Function {
 }
 
 // GILReleases returns how many calls of this extension's functions, made from the
-// calling OS thread, have released the GIL around their Go function so far (on a
-// free-threaded CPython: detached from the interpreter): for tests and benchmarks
-// of the GIL policy. Each thread counts its own calls, so counting costs the calls
-// of other threads nothing.
+// calling OS thread, have released the GIL around their Go function so far.
+//
+// Deprecated: use godlpacktest.GILReleases.
 func GILReleases() int64 { return gilReleases() }
 
 // ReleaseGIL releases the GIL while the Go function runs on every call, even

@@ -96,6 +96,7 @@ func (o *Object) pyBool() (bool, error)                        { return false, E
 func (o *Object) pyStr() (string, error)                       { return "", ErrNoPython }
 func (o *Object) pyBytes() ([]byte, error)                     { return nil, ErrNoPython }
 func (o *Object) pyTensor() (*tensor.Tensor, error)            { return nil, ErrNoPython }
+func (o *Object) pyCapsuleTensor() (*tensor.Tensor, error)     { return nil, ErrNoPython }
 func (o *Object) pyGo() (any, error)                           { return nil, ErrNoPython }
 
 // start and finalize: there is no libpython to start.

@@ -8,8 +8,6 @@ package godlpack
 // False, a str is UTF-8; a tensor is anything with __dlpack__, without a copy.
 
 // #include "gd_python.h"
-// PyObject *gd_embed_tensor_to_py(DLManagedTensorVersioned *m);
-// DLManagedTensorVersioned *gd_embed_py_to_tensor(PyObject *x);
 import "C"
 
 import (
@@ -112,22 +110,6 @@ func boolInt(b bool) C.int {
 		return 1
 	}
 	return 0
-}
-
-// tensorToPython moves t into a new godlpack.Array (GIL held).
-func tensorToPython(t *tensor.Tensor) (*C.PyObject, error) {
-	if t == nil {
-		return C.gd_none(), nil
-	}
-	m, err := t.Export()
-	if err != nil {
-		return nil, err
-	}
-	a := C.gd_embed_tensor_to_py((*C.DLManagedTensorVersioned)(m))
-	if a == nil {
-		return nil, errPySet
-	}
-	return a, nil
 }
 
 func tupleOf(items []any, depth int) (*C.PyObject, error) {
@@ -315,22 +297,6 @@ func (o *Object) pyBytes() ([]byte, error) {
 		return nil
 	})
 	return v, err
-}
-
-// pyTensor is Tensor (object_api.go), with Python.
-func (o *Object) pyTensor() (*tensor.Tensor, error) {
-	var m unsafe.Pointer
-	err := o.with(func(p *C.PyObject) error {
-		m = unsafe.Pointer(C.gd_embed_py_to_tensor(p))
-		if m == nil {
-			return errPySet
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return tensor.FromManaged(m)
 }
 
 // pyGo is Go (object_api.go), with Python.

@@ -15,6 +15,16 @@ type Foreign struct {
 	Flags     uint64  // only for Versioned (0 for legacy)
 }
 
+// ForeignOf reads the managed tensor m (a DLManagedTensorVersioned* if versioned,
+// else a legacy DLManagedTensor*, in a producer's C memory) as Validate takes it.
+func ForeignOf(m unsafe.Pointer, versioned bool) Foreign {
+	if versioned {
+		mv := (*ManagedTensorVersioned)(m)
+		return Foreign{Tensor: &mv.DLTensor, Versioned: true, Version: mv.Version, Flags: mv.Flags}
+	}
+	return Foreign{Tensor: &((*ManagedTensor)(m)).DLTensor}
+}
+
 // View is a validated, trusted description of a foreign tensor.
 //
 // Shape and Strides are Go copies, never aliases of producer memory, and both

@@ -1,6 +1,6 @@
 """Go calling Python: `python -m godlpack go-env --embed` and the Go tests of embedding
-(embed_test.go: Start, Import, calls, conversions, exceptions with tracebacks, tensors
-both ways for every dtype, 8 goroutines at once, Finalize), built and run after
+(pyembed/embed_test.go: Start, Import, calls, conversions, exceptions with tracebacks,
+tensors both ways for every dtype, 8 goroutines at once, Finalize), built and run after
 `eval "$(python -m godlpack go-env --embed)"` as a user would, plainly, under
 GOEXPERIMENT=cgocheck2 and under the race detector."""
 
@@ -35,15 +35,16 @@ def test_go_env_prints_export_lines():
         check=True,
     ).stdout.splitlines()
     assert "-lpython" in shown[0] and "-Wl,-rpath," in shown[0]
-    # The program makes godlpack._godlpack itself: the module's own files too.
-    assert shown[1] == "-tags=godlpack_python,godlpack_module"
+    # The program makes godlpack._godlpack itself, from the package pyembed links: the
+    # one build tag an extension has too.
+    assert shown[1] == "-tags=godlpack_python"
     assert shown[2] == sys.executable
     # Without --embed: the extension's settings, no libpython.
     plain = subprocess.run(
         [sys.executable, "-m", "godlpack", "go-env"], env=env(), capture_output=True, text=True
     ).stdout
     assert "CGO_CFLAGS" in plain and "CGO_LDFLAGS" not in plain
-    assert "-tags=godlpack_python" in plain and "godlpack_module" not in plain
+    assert "-tags=godlpack_python" in plain
 
 
 # The checked builds (cgocheck2, the race detector) test Go's side of the crossing, which
@@ -58,7 +59,7 @@ def test_embed_go_tests(mode):
     prefix = {"plain": "", "cgocheck2": "GOEXPERIMENT=cgocheck2 ", "race": ""}[mode]
     flags = "-race" if mode == "race" else ""
     r = subprocess.run(
-        ["bash", "-c", with_go_env(f"{prefix}go test -count=1 -timeout 300s {flags} .")],
+        ["bash", "-c", with_go_env(f"{prefix}go test -count=1 -timeout 300s {flags} ./pyembed/")],
         cwd=REPO,
         env=env(),
         capture_output=True,
@@ -69,11 +70,11 @@ def test_embed_go_tests(mode):
 
 
 def test_start_without_the_module():
-    """Built as an extension builds (no godlpack_module: none of the module's own files),
-    a program cannot make godlpack._godlpack in-process: Start's error says how to build it
-    (embed_nomodule_test.go)."""
+    """A program that calls the deprecated godlpack.Start without linking pyembed (the root
+    package's own test binary) cannot make godlpack._godlpack in-process: Start's error says
+    to use pyembed (embed_deprecated_test.go)."""
     r = subprocess.run(
-        ["bash", "-c", with_go_env("GOFLAGS=-tags=godlpack_python go test -count=1 -v .")],
+        ["bash", "-c", with_go_env("go test -count=1 -v -run TestStartWithoutTheModule .")],
         cwd=REPO,
         env=env(),
         capture_output=True,

@@ -15,8 +15,7 @@ func FromManaged(m unsafe.Pointer) (*Tensor, error) {
 	if m == nil {
 		return nil, ErrNil
 	}
-	mv := (*dlpack.ManagedTensorVersioned)(m)
-	return consume(m, true, dlpack.Foreign{Tensor: &mv.DLTensor, Versioned: true, Version: mv.Version, Flags: mv.Flags})
+	return consume(m, true, dlpack.ForeignOf(m, true))
 }
 
 // FromManagedLegacy is FromManaged for a legacy DLManagedTensor*, which has no
@@ -25,8 +24,7 @@ func FromManagedLegacy(m unsafe.Pointer) (*Tensor, error) {
 	if m == nil {
 		return nil, ErrNil
 	}
-	ml := (*dlpack.ManagedTensor)(m)
-	return consume(m, false, dlpack.Foreign{Tensor: &ml.DLTensor})
+	return consume(m, false, dlpack.ForeignOf(m, false))
 }
 
 func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error) {

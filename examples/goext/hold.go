@@ -7,6 +7,7 @@ import (
 
 	"github.com/godlpack/godlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/godlpacktest"
 )
 
 // held is the tensor hold() keeps past its call: its producer stays alive until
@@ -87,4 +88,4 @@ func keepElsewhere(x godlpack.Tensor[godlpack.Any]) (int64, error) {
 	return n, err
 }
 
-func gilReleases() (int64, error) { return godlpack.GILReleases(), nil }
+func gilReleases() (int64, error) { return godlpacktest.GILReleases(), nil }

@@ -206,11 +206,6 @@ void gd_explain_unsupported(PyObject *x, const gd_lazy_probes *p);
 int gd_refusal_is_final(PyObject *x);
 
 /* ---- import (dlpack_import.c) ---- */
-/* The capsule names of the protocol, defined once (dlpack_import.c) for both sides:
- * exports are named with these very pointers, so the import's fast path matches
- * our own capsules by address before any strcmp. */
-extern const char *const gd_name_versioned, *const gd_name_legacy, *const gd_name_used_versioned,
-    *const gd_name_used_legacy, *const gd_name_exchange_api;
 int gd_import_init(void);
 /* Whether obj has a __dlpack__ (on its type or the instance); never raises. */
 int gd_has_dlpack(PyObject *obj);

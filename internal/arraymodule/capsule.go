@@ -2,13 +2,9 @@
 
 package arraymodule
 
-// capsule.go: the consumer side of DLPack's capsule protocol. A capsule named
-// "dltensor_versioned" (DLManagedTensorVersioned) or "dltensor" (legacy
-// DLManagedTensor) is consumed by renaming it to "used_dltensor_versioned" /
-// "used_dltensor": from then on its destructor leaves the tensor alone and we call
-// the producer's deleter exactly once, when the last Array viewing it is gone
-// (owner.c). A capsule we reject is left untouched, unused, so its destructor
-// still calls the deleter when the capsule dies: no leak, no double free.
+// capsule.go: a DLPack capsule imported as an Array that owns its tensor, through
+// the protocol's consume rule (cpython.Claim): the producer's deleter is called
+// exactly once, when the last Array viewing the tensor is gone (owner.c).
 //
 // The producer side (naming our exports, their destructors) is in
 // dlpack_export.c: it is the hot path and makes no C->Go crossing.
@@ -20,69 +16,40 @@ import (
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
+	"github.com/godlpack/godlpack/internal/cpython"
 )
 
 // consumeCapsule imports a DLPack capsule as an Array that owns its tensor.
 func consumeCapsule(capsule *C.PyObject) (*C.gd_array, error) {
-	name := C.PyCapsule_GetName(capsule)
-	if name == nil && C.PyErr_Occurred() != nil {
-		return nil, errPySet
-	}
-	var versioned bool
-	var used *C.char
-	switch {
-	case name != nil && C.strcmp(name, C.gd_name_versioned) == 0:
-		versioned, used = true, C.gd_name_used_versioned
-	case name != nil && C.strcmp(name, C.gd_name_legacy) == 0:
-		versioned, used = false, C.gd_name_used_legacy
-	case name != nil && (C.strcmp(name, C.gd_name_used_versioned) == 0 ||
-		C.strcmp(name, C.gd_name_used_legacy) == 0):
-		return nil, valueErrorf("this DLPack capsule was already consumed (it is named %q); "+
-			"a capsule can be imported only once", boundedCString(name))
-	default:
-		shown := "NULL"
-		if name != nil {
-			shown = "'" + boundedCString(name) + "'"
+	var view *dlpack.View
+	var a *C.gd_array
+	err := cpython.Claim(unsafe.Pointer(capsule), func(f dlpack.Foreign) (err error) {
+		view, err = validateForeign(f)
+		return err
+	}, func(managed unsafe.Pointer, versioned bool) (err error) {
+		if a, err = arrayFromView(view, managed, versioned); err != nil {
+			// Ours since the capsule was renamed: released here, once.
+			vflag := C.int(0)
+			if versioned {
+				vflag = 1
+			}
+			C.gd_call_deleter_keep_error(managed, vflag)
 		}
-		return nil, valueErrorf("not a DLPack capsule: its name is %s, expected 'dltensor_versioned' "+
-			"or 'dltensor'", shown)
-	}
-	managed := C.PyCapsule_GetPointer(capsule, name)
-	if managed == nil {
-		if C.PyErr_Occurred() != nil {
-			return nil, errPySet
-		}
-		return nil, bufferErrorf("DLPack capsule %q holds a NULL pointer", boundedCString(name))
-	}
-	view, err := validateManaged(managed, versioned)
-	if err != nil {
-		return nil, err // untouched: the capsule's destructor calls the deleter
-	}
-	a, err := arrayFromView(view, managed, versioned)
-	if err != nil {
-		return nil, err
-	}
-	// From here on we own the tensor; renaming cannot fail for a valid capsule.
-	if C.PyCapsule_SetName(capsule, used) != 0 {
-		a.owner.foreign = nil // never call a deleter we do not own
-		C.gd_decref(asObject(a))
-		return nil, errPySet
-	}
-	return a, nil
+		return err
+	})
+	return a, err
 }
 
 // validateManaged reads a managed tensor through the core validator. For a
 // versioned tensor of another major version only the version is read. A kDLOneAPI
 // tensor is CPU memory when the SYCL runtime says so (oneapi.go).
 func validateManaged(managed unsafe.Pointer, versioned bool) (*dlpack.View, error) {
-	var f dlpack.Foreign
-	if versioned {
-		m := (*dlpack.ManagedTensorVersioned)(managed)
-		f = dlpack.Foreign{Tensor: &m.DLTensor, Versioned: true, Version: m.Version, Flags: m.Flags}
-	} else {
-		f = dlpack.Foreign{Tensor: &((*dlpack.ManagedTensor)(managed)).DLTensor}
-	}
-	if (!versioned || f.Version.Major == dlpack.MajorVersion) && f.Tensor.Device.Type == dlpack.OneAPI {
+	return validateForeign(dlpack.ForeignOf(managed, versioned))
+}
+
+// validateForeign is validateManaged of a tensor read as f.
+func validateForeign(f dlpack.Foreign) (*dlpack.View, error) {
+	if (!f.Versioned || f.Version.Major == dlpack.MajorVersion) && f.Tensor.Device.Type == dlpack.OneAPI {
 		return validateOneAPI(f)
 	}
 	return dlpack.Validate(f)

@@ -10,12 +10,6 @@
 #include "arraymodule.h"
 #include "_cgo_export.h"
 
-const char *const gd_name_versioned = "dltensor_versioned";
-const char *const gd_name_legacy = "dltensor";
-const char *const gd_name_used_versioned = "used_dltensor_versioned";
-const char *const gd_name_used_legacy = "used_dltensor";
-const char *const gd_name_exchange_api = "dlpack_exchange_api";
-
 static PyObject *s_dlpack, *s_exchange_attr, *s_sycl_queue, *s_wait, *kwn_mv, *kwn_mv_dev, *kwn_mv_copy, *kwn_mv_dev_copy;
 static PyObject *max_version_13;
 

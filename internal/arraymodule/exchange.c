@@ -41,6 +41,7 @@ void gd_xchg_set_dtype(uint8_t code, uint8_t bits, int32_t index) {
 
 /* current_work_stream and device names live in stream.go's preamble (the stream
  * policy is stream.go's). */
+/* The stream policy (the root package's stream.go, filled at its init). */
 int gd_xchg_current_work_stream(int32_t device_type, int32_t device_id, void **out);
 const char *gd_device_type_name(int32_t device_type);
 

@@ -33,7 +33,6 @@ import (
 // process from module.c's exec function, with the GIL held, after the dtype tables
 // (dtypes.go) are filled. On error a Python exception is set (errPySet).
 func registerExchangeAPI() error {
-	initStreamPolicy()
 	if C.gd_xchg_register() != 0 {
 		return errPySet
 	}

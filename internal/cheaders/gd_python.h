@@ -185,4 +185,11 @@ static inline int gd_has_attr_string(PyObject *o, const char *name) {
 }
 static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
 static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
+/* The capsule names of the protocol, defined once (internal/cpython/capsule.c) for
+ * both sides and every package:
+ * exports are named with these very pointers, so the import's fast path matches
+ * our own capsules by address before any strcmp. */
+extern const char *const gd_name_versioned, *const gd_name_legacy, *const gd_name_used_versioned,
+    *const gd_name_used_legacy, *const gd_name_exchange_api;
+
 #endif

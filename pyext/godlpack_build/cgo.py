@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BuildError
-from .golibrary import GO_BUILD_TAG, GO_MODULE_TAG
+from .golibrary import GO_BUILD_TAG
 from .goreleases import SUPPORTED_GO, go_version
 
 
@@ -71,15 +71,15 @@ def cgo_settings(*, embed: bool) -> dict[str, str]:
     running interpreter, as environment settings: its headers and the build tag; with
     ``embed``, a Go program that embeds it (``python -m godlpack go-env --embed``):
     libpython too (linked, found at run time by an rpath and LD_LIBRARY_PATH) and the
-    interpreter's path for godlpack.Start. The caller's own CGO_CFLAGS, CGO_LDFLAGS and
+    interpreter's path for pyembed.Start. The caller's own CGO_CFLAGS, CGO_LDFLAGS and
     GOFLAGS are kept after these (a flag already present is not repeated)."""
     import sysconfig
 
     paths = sysconfig.get_paths()
     cflags = [*("-I" + d for d in dict.fromkeys([paths["include"], paths["platinclude"]])), "-O2"]
     # A program that embeds Python makes godlpack._godlpack from its own copy of the
-    # module (embed_module.c), so it builds the module's files too (GO_MODULE_TAG).
-    tags = [GO_BUILD_TAG, *([GO_MODULE_TAG] if embed else [])]
+    # module's package, which it links by importing pyembed: the same tag.
+    tags = [GO_BUILD_TAG]
     settings = {
         "CGO_ENABLED": "1",
         "CGO_CFLAGS": _join_flags(cflags, os.environ.get("CGO_CFLAGS", "")),

@@ -54,7 +54,7 @@ def go_build_c_shared(
 ) -> Path:
     """``go build -buildmode=c-shared -tags GO_BUILD_TAG`` of the Go package ``pkg`` (run
     in ``cwd``) into ``target``, an extension module for the interpreter ``info``; ``tags``
-    are build tags added to GO_BUILD_TAG (GO_MODULE_TAG for godlpack._godlpack).
+    are build tags added to GO_BUILD_TAG.
 
     cgo compiles against that interpreter's Python.h; libpython is not linked: the Python
     symbols stay undefined in the .so and the dynamic loader resolves them from the

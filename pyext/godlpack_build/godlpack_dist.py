@@ -20,7 +20,6 @@ from .golibrary import (
     GO_BUILD_TAG,
     GO_LIBRARY_PKGS,
     GO_MODULE_DIR,
-    GO_MODULE_TAG,
     GO_PROXY_DIR,
     godlpack_version,
 )
@@ -94,8 +93,7 @@ def build_ext(
     strip: bool = False,
     src: Path = ROOT,
 ) -> Path:
-    """Build the extension (GO_MAIN_PKG of ``src``, with GO_BUILD_TAG and GO_MODULE_TAG)
-    into ``out_dir``."""
+    """Build the extension (GO_MAIN_PKG of ``src``, with GO_BUILD_TAG) into ``out_dir``."""
     return go_build_c_shared(
         GO_MAIN_PKG,
         out_dir / ext_filename(info),
@@ -104,7 +102,6 @@ def build_ext(
         want_go=go_mod_version(src),
         cgocheck2=cgocheck2,
         strip=strip,
-        tags=[GO_MODULE_TAG],
     )
 
 
@@ -213,9 +210,9 @@ def copy_go_library(pkg: Path, root: Path) -> None:
     """The Go library's sources (GO_LIBRARY_PKGS and what they import of the module, no
     tests) into ``pkg``/GO_MODULE_DIR, and the other modules they import, as a file
     GOPROXY, into ``pkg``/GO_PROXY_DIR: what godlpack.build needs offline."""
-    # With the module's own files (GO_MODULE_TAG): a Go program that embeds Python builds
-    # them from these sources (go-env --embed), arrayfmt among their imports.
-    tags = "-tags=" + ",".join([GO_BUILD_TAG, GO_MODULE_TAG])
+    # A Go program that embeds Python builds the godlpack module's package from these
+    # sources too (pyembed imports it; arrayfmt is among its imports).
+    tags = "-tags=" + GO_BUILD_TAG
     listed = _go_json(["list", "-deps", tags, "-json=Dir,Module", *GO_LIBRARY_PKGS], root)
     dst = pkg / GO_MODULE_DIR
     modules = set()

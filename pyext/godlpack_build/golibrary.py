@@ -13,18 +13,16 @@ from .errors import BuildError
 # The Go module users' extensions import.
 GO_MODULE_PATH = "github.com/godlpack/godlpack"
 # The build tag of the godlpack library's files that include Python.h: without it the
-# library (the root Go package) is empty, so plain `go build ./...` needs no Python.
+# library's cgo packages hold only their Go API (or nothing), so plain `go build ./...`
+# needs no Python.
 GO_BUILD_TAG = "godlpack_python"
-# The build tag, on top of GO_BUILD_TAG, of the godlpack module's own files (the
-# godlpack.Array type, its constructors, from_dlpack, the exchange API, the C-API
-# table): only godlpack's own build of godlpack._godlpack sets it, so an extension
-# written in Go, which reaches all of that through the C-API capsule, links none of it.
-GO_MODULE_TAG = "godlpack_module"
 # The Go packages whose sources godlpack's wheel carries (godlpack_dist.copy_go_library):
-# these, every package of the module they import (with GO_BUILD_TAG and GO_MODULE_TAG),
-# and, as a file GOPROXY, the modules outside it they import. The one list to change when
-# the module's packages move.
-GO_LIBRARY_PKGS = (".", "./dlpack/...")
+# these, every package of the module they import (with GO_BUILD_TAG), and, as a file
+# GOPROXY, the modules outside it they import: the extension API (the root), the
+# embedding runtime (pyembed, which links the godlpack module's package for a Go program
+# to make it in-process), the test helpers and the Go DLPack packages. The one list to
+# change when the module's packages move.
+GO_LIBRARY_PKGS = (".", "./pyembed", "./godlpacktest", "./dlpack/...")
 # Where the wheel carries them, relative to the godlpack package: the library's sources,
 # and the modules outside it (gonum, for dlpack/dlgonum) as a file GOPROXY. godlpack's
 # build writes them, users' builds build from them with no network.

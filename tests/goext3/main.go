@@ -18,6 +18,7 @@ import (
 	"github.com/godlpack/godlpack"
 	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/godlpacktest"
 )
 
 func init() {
@@ -55,7 +56,7 @@ func init() {
 		godlpack.Func("make_sealed", func(n int) *Sealed { return &Sealed{n} }, "n"),
 		godlpack.Func("maybe_bag", maybeBag, "bag").Default("bag", nil).
 			Doc("The number of items of an optional Bag (None: -1)."),
-		godlpack.Func("live_instances", godlpack.LiveInstances).
+		godlpack.Func("live_instances", godlpacktest.LiveInstances).
 			Doc("How many Go values instances hold now."),
 		godlpack.Func("call_on_goroutine", callOnGoroutine, "fn", "x").ReleaseGIL().
 			Doc("fn(x), called from a new goroutine: a callback on another thread."),

@@ -1,9 +1,13 @@
 //go:build godlpack_python
 
-package arraymodule
+package godlpack
 
 // stream.go: the stream policy of the DLPack C exchange API, i.e. what
-// current_work_stream (DLPackExchangeAPI, exchange.c) answers for each device type.
+// current_work_stream (DLPackExchangeAPI) answers for each device type: the rule of
+// every exchange-API table a library built with godlpack publishes (the godlpack
+// module's, internal/arraymodule/exchange.c, points at gd_xchg_current_work_stream
+// here), kept with the rest of the DLPack protocol this package speaks (capsule.go,
+// exchange.go).
 //
 // godlpack never launches work on a device, so it has no work stream of its own.
 // The policy, per DLPack device type:
@@ -28,7 +32,7 @@ package arraymodule
 // source of truth for device names and host accessibility).
 
 /*
-#include "arraymodule.h"
+#include "gd_python.h"
 
 #define GD_STREAM_NTYPES 64
 
@@ -71,25 +75,18 @@ int gd_xchg_current_work_stream(int32_t device_type, int32_t device_id, void **o
 */
 import "C"
 
-import (
-	"sync"
+import "github.com/godlpack/godlpack/dlpack"
 
-	"github.com/godlpack/godlpack/dlpack"
-)
-
-var streamPolicyOnce sync.Once
-
-// initStreamPolicy writes the device names and the NULL-stream policy into the C
-// table read by current_work_stream. The name strings are C strings kept for the
-// life of the process (about twenty of them, allocated once).
-func initStreamPolicy() {
-	streamPolicyOnce.Do(func() {
-		for d := range dlpack.DeviceTypes() {
-			ok := C.int(0)
-			if d.HostAccessible() {
-				ok = 1
-			}
-			C.gd_stream_policy_set(C.int32_t(d), C.CString(d.String()), ok)
+// init writes the device names and the NULL-stream policy into the C table read
+// by current_work_stream, before any module's exec can publish a table that calls
+// it. The name strings are C strings kept for the life of the process (about
+// twenty of them, allocated once).
+func init() {
+	for d := range dlpack.DeviceTypes() {
+		ok := C.int(0)
+		if d.HostAccessible() {
+			ok = 1
 		}
-	})
+		C.gd_stream_policy_set(C.int32_t(d), C.CString(d.String()), ok)
+	}
 }

@@ -1,8 +1,9 @@
 //go:build godlpack_python
 
-/* embed.c: tensors handed between Go and Python (object.go's Tensor, FromGo of a
- * tensor) through the godlpack module's C-API: its DLPack exchange API's functions,
- * as a consumer in C would call them, and its from_dlpack flow. */
+/* exchange.c: tensors handed between Go and Python (exchange.go: Object.Tensor, FromGo
+ * of a tensor, a callback's tensor argument) through the godlpack module's C-API: its
+ * DLPack exchange API's functions, as a consumer in C would call them, and its
+ * from_dlpack flow. */
 #include "ext.h"
 #include "gd_python.h"
 
@@ -12,7 +13,7 @@ extern const gd_capi *gd_ext_capi;
 /* A godlpack.Array owning m (a versioned tensor Go exported), made by the exchange
  * API's managed_tensor_to_py_object_no_sync, as a consumer in C would make it. On
  * failure that function leaves m to the caller: its deleter runs here. GIL held. */
-PyObject *gd_embed_tensor_to_py(DLManagedTensorVersioned *m) {
+PyObject *gd_tensor_to_py(DLManagedTensorVersioned *m) {
     void *out = NULL;
     if (gd_capi_load("godlpack.FromGo") < 0 ||
         gd_ext_capi->exchange->managed_tensor_to_py_object_no_sync(m, &out) != 0) {
@@ -27,7 +28,7 @@ PyObject *gd_embed_tensor_to_py(DLManagedTensorVersioned *m) {
  * else the owner of the Array that from_dlpack(x)'s flow makes (capsules, the
  * exchange API, __dlpack__, validation, PyTorch's lazy views refused). Read-only
  * producers give a READ_ONLY tensor. GIL held; NULL with an exception set. */
-DLManagedTensorVersioned *gd_embed_py_to_tensor(PyObject *x) {
+DLManagedTensorVersioned *gd_py_to_tensor(PyObject *x) {
     if (gd_capi_load("godlpack.Object.Tensor") < 0) {
         return NULL;
     }
