@@ -1,6 +1,19 @@
 package godlpack
 
-// ext_framework.go: the framework a function's arrays are returned in.
+// ext_framework.go: the frameworks a function's arrays may be returned in. No build
+// tag: go doc shows them from a plain checkout.
+
+// A Framework is an array library whose arrays a function may return
+// (Function.ResultIn).
+type Framework int32
+
+// The frameworks (ext.h's GD_EXT_FW_*).
+const (
+	GodlpackArrays Framework = iota // godlpack.Array: the default
+	NumPy                           // numpy.ndarray
+	PyTorch                         // torch.Tensor
+	JAX                             // jax.Array
+)
 
 // ResultIn returns the function's arrays (a *tensor.Tensor result, or those of
 // a Tuple) as arrays of fw, made by its from_dlpack from the godlpack.Array:

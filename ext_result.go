@@ -12,6 +12,13 @@ import (
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
+// None is the result type of a function that returns None to Python.
+type None struct{}
+
+// Tuple is a result returned to Python as a tuple; its items are any of the
+// result types.
+type Tuple []any
+
 // resultWriter chooses, once, how f's result R is written for C to build: nil
 // for None, which needs nothing written (write makes no call then).
 func resultWriter[R any](f *Function) func(R, *extResult) error {

@@ -2,15 +2,19 @@
 
 package godlpack
 
-// pyapi.go: this package's names for internal/cpython's errors and object helpers,
-// which take the object as an unsafe.Pointer (cgo's C types are per package).
+// cpython.go: this package's names for internal/cpython's errors and object helpers,
+// which take the object as an unsafe.Pointer (cgo's C types are per package), and
+// its C headers: the shared ones (internal/cheaders) are imported so that an edit to
+// one of them rebuilds this package (cgo tracks only its own folder's files).
 
+// #cgo CFLAGS: -I${SRCDIR}/internal/cheaders
 // #include "gd_python.h"
 import "C"
 
 import (
 	"unsafe"
 
+	_ "github.com/godlpack/godlpack/internal/cheaders"
 	"github.com/godlpack/godlpack/internal/cpython"
 )
 
