@@ -72,12 +72,12 @@ def test_the_go_files_build_for_the_supported_releases():
     spec.loader.exec_module(gen)
     assert gen.ARCHSIMD_RELEASES == releases
     assert all(set(bodies) == set(releases) for _, _, bodies in gen.WRAPPERS.values())
-    # the fork child's read of the scheduler (fork_idle_ms.go) and its complement
+    # the fork child's read of the scheduler (internal/forksafe/idle_ms.go) and its complement
     first = _tag(releases[0])
-    assert _constraint(REPO / "fork_idle_ms.go") == (
+    assert _constraint(REPO / "internal" / "forksafe" / "idle_ms.go") == (
         f"godlpack_python && {first} && !{_tag(after)} && !goexperiment.staticlockranking"
     )
-    assert _constraint(REPO / "fork_idle_ms_other.go") == (
+    assert _constraint(REPO / "internal" / "forksafe" / "idle_ms_other.go") == (
         f"godlpack_python && (!{first} || {_tag(after)} || goexperiment.staticlockranking)"
     )
 

@@ -165,7 +165,12 @@ def test_fork_repair_adds_its_file_and_one_line_of_proc(tmp_path, toolchain, mon
     assert replace is not None
     runtime_dir = Path(next(iter(replace))).parent
     added = runtime_dir / "godlpack_fork.go"
-    assert replace[str(added)] == str(runtime_patches.RUNTIME_FORK_FILE)
+    # the library's file, less the line that keeps it out of the library's own builds
+    source = runtime_patches.runtime_fork_file().read_text(encoding="utf-8")
+    assert source.startswith("//go:build ignore\n\n")
+    copied = Path(replace[str(added)]).read_text(encoding="utf-8")
+    assert copied == source.removeprefix("//go:build ignore\n\n")
+    assert copied.startswith("// Added to package runtime by godlpack's builds")
     proc = (runtime_dir / "proc.go").read_text(encoding="utf-8")
     patched = Path(replace[str(runtime_dir / "proc.go")]).read_text(encoding="utf-8")
     assert patched == proc.replace(

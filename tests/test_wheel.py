@@ -165,17 +165,17 @@ def test_wheel_is_for_this_interpreter(built):
     backend = {f"godlpack_build/{p.name}" for p in (REPO / "pyext" / "godlpack_build").glob("*.py")}
     assert backend <= set(names) and "godlpack_build/hooks.py" in backend, names
     # Sources only where godlpack.build finds the Go library (tests/test_goext_build.py
-    # builds extensions with them), no Go tests among them; and the file its builds add
-    # to the Go runtime (runtime_patches.RUNTIME_FORK_FILE).
+    # builds extensions with them), no Go tests among them; the file its builds add to the
+    # Go runtime (runtime_patches.RUNTIME_FORK_SOURCE) among them.
     go_dir = f"godlpack/{GO_MODULE_DIR}/"
-    runtime_file = "godlpack_build/_goruntime/godlpack_fork.go"
-    assert runtime_file in names
-    sources = [n for n in names if n.endswith((".h", ".go", ".c", ".s")) and n != runtime_file]
+    assert f"{go_dir}internal/forksafe/overlay/godlpack_fork.go" in names
+    sources = [n for n in names if n.endswith((".h", ".go", ".c", ".s"))]
     assert sources and all(n.startswith(go_dir) for n in sources), sources
     assert not [n for n in sources if n.endswith("_test.go")], sources
-    # arrayfmt: imported only by the module's own files (godlpack_module), which a Go
-    # program that embeds Python builds (go-env --embed) from these sources.
-    for f in ("go.mod", "go.sum", "LICENSE", "dlpack/dlgonum/dlgonum.go", "module.go"):
+    # The godlpack module's package and arrayfmt (imported only by it): a Go program that
+    # embeds Python builds them (pyembed links the module) from these sources.
+    for f in ("go.mod", "go.sum", "LICENSE", "dlpack/dlgonum/dlgonum.go", "pyembed/pyembed.go",
+              "internal/arraymodule/module.go", "godlpacktest/godlpacktest.go"):
         assert go_dir + f in names, f
     assert go_dir + "arrayfmt/format.go" in names
     # godlpack's Go dependencies as a file GOPROXY: the module zip of go.mod's gonum.

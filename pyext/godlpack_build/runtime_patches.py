@@ -1,6 +1,7 @@
 """godlpack's patches to the Go runtime its builds link, given to ``go build -overlay``:
 the per-call lock's (runtime_patch) and the fork child's repair (runtime_fork_repair,
-which adds _goruntime/godlpack_fork.go to package runtime). Each is written against the
+which adds the Go library's internal/forksafe/overlay/godlpack_fork.go to package
+runtime). Each is written against the
 runtime sources of the releases of goreleases.SUPPORTED_GO and refused (None) where a
 toolchain's runtime does not read as expected."""
 
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .errors import BuildError
+from .golibrary import go_library
 from .goreleases import SUPPORTED_GO, go_version, goroot
 
 # The per-call lock. Every call from C into Go on a thread not already inside a Go->C
@@ -71,12 +74,20 @@ def patched_cgocall(source: str) -> str | None:
     )
 
 
-# The fork child's repair of its runtime (fork.go): a file added to package runtime,
-# written against the internals of the releases of SUPPORTED_GO (checked against each:
-# docs/design.md, "Go releases"), so added only for those, with the build tag
-# RUNTIME_FORK_TAG that lets godlpack's fork.go call it (fork_runtime_repair.go; other
-# builds: fork_runtime_norepair.go).
-RUNTIME_FORK_FILE = Path(__file__).resolve().parent / "_goruntime" / "godlpack_fork.go"
+# The fork child's repair of its runtime (internal/forksafe): a file added to package
+# runtime, written against the internals of the releases of SUPPORTED_GO (checked against
+# each: CONTRIBUTING.md, "Upgrading Go"), so added only for those, with the build tag
+# RUNTIME_FORK_TAG that lets internal/forksafe call it (runtime_repair.go; other builds:
+# runtime_norepair.go). It lives in the Go library (golibrary.go_library), under this path,
+# with a //go:build ignore line that keeps it out of the library's own packages and that
+# the copy given to the runtime drops.
+RUNTIME_FORK_SOURCE = Path("internal", "forksafe", "overlay", "godlpack_fork.go")
+_IGNORE_LINE = "//go:build ignore\n\n"
+
+
+def runtime_fork_file() -> Path:
+    """RUNTIME_FORK_SOURCE in the Go library this backend builds against."""
+    return go_library()[0] / RUNTIME_FORK_SOURCE
 RUNTIME_FORK_TAG = "godlpack_runtime_fork"
 
 # With it, one line of proc.go: startlockedm drops a goroutine locked to an M whose thread
@@ -90,7 +101,7 @@ _STARTLOCKEDM_FORKED = (
 
 
 def runtime_fork_repair(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str] | None:
-    """The overlay entries that add RUNTIME_FORK_FILE to the runtime of the toolchain
+    """The overlay entries that add RUNTIME_FORK_SOURCE to the runtime of the toolchain
     ``go`` and patch its proc.go (written in ``into``), or None for a release outside
     SUPPORTED_GO, a wheel without the file or a proc.go that does not read as expected."""
     have = go_version(go, goroot_env)
@@ -102,12 +113,18 @@ def runtime_fork_repair(go: str, goroot_env: dict[str, str], into: Path) -> dict
         source = proc.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    if not RUNTIME_FORK_FILE.is_file() or source.count(_STARTLOCKEDM) != 1:
+    try:
+        added = runtime_fork_file().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, BuildError):
         return None
+    if not added.startswith(_IGNORE_LINE) or source.count(_STARTLOCKEDM) != 1:
+        return None
+    into_runtime = into / RUNTIME_FORK_SOURCE.name
+    into_runtime.write_text(added.removeprefix(_IGNORE_LINE), encoding="utf-8")
     patched = into / "godlpack_runtime_proc.go"
     patched.write_text(source.replace(_STARTLOCKEDM, _STARTLOCKEDM_FORKED), encoding="utf-8")
     return {
-        str(root / "src" / "runtime" / RUNTIME_FORK_FILE.name): str(RUNTIME_FORK_FILE),
+        str(root / "src" / "runtime" / RUNTIME_FORK_SOURCE.name): str(into_runtime),
         str(proc): str(patched),
     }
 

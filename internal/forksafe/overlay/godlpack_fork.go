@@ -1,12 +1,15 @@
+//go:build ignore
+
 // Added to package runtime by godlpack's builds (pyext/godlpack_build/runtime_patches.py's
-// runtime_fork_repair, for the Go releases it was checked against: 1.26 and 1.27,
+// runtime_fork_repair, which drops the ignore line above: it keeps this file out of
+// every build of this module's own packages, for the Go releases it was checked against: 1.26 and 1.27,
 // goreleases.SUPPORTED_GO, whose scheduler, M, P and netpoll internals used here
 // read the same): a fork child's repair, called by godlpack's after-fork hook
-// (fork.go) in every Go runtime godlpack loads.
+// (internal/forksafe) in every Go runtime godlpack loads.
 //
 // fork() copies the calling thread only; the runtime's books still name the
 // parent's other threads. godlpack's before-fork hook makes every Go thread park
-// outside the runtime first (fork.go), so no lock is held and no structure is
+// outside the runtime first (internal/forksafe), so no lock is held and no structure is
 // half-written at the fork; what the books still say of the vanished threads,
 // this makes true of the child's one thread. Each step is a hang found in a
 // child:
