@@ -83,8 +83,9 @@ ARRAY_PUBLIC = sorted(
 )
 
 
-def test_array_public_names_are_what_the_readme_lists():
-    # If this changes, update README.md's API section and the stubs (_godlpack.pyi).
+def test_array_public_names_are_what_the_api_section_lists():
+    # If this changes, update docs/arrays-and-dlpack.md's API section and the stubs
+    # (_godlpack.pyi).
     assert ARRAY_PUBLIC == sorted(
         [
             "__dlpack__",

@@ -1,8 +1,10 @@
-"""README.md says what is true: its example runs and prints what it shows, and its dtype
-table is what NumPy, PyTorch, JAX and TVM-FFI really exchange with godlpack (checked
-with the versions of the venv running the tests, each of which the table names).
+"""The README and the guide (docs/*.md) say what is true: their examples run and print
+what they show, the files they show are the repository's as they are, and the dtype
+table is what NumPy, PyTorch, JAX and TVM-FFI really exchange with godlpack (checked with
+the versions of the venv running the tests, each of which the table names).
 
-The install command of the Quickstart is run by tests/test_install.py.
+The install command of the README's Quickstart is run by tests/test_install.py; every path
+the docs name is checked by tests/test_doc_paths.py.
 """
 
 from __future__ import annotations
@@ -16,19 +18,23 @@ from pathlib import Path
 import godlpack
 from conftest import optional_consumer, run_python
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+DOCS = REPO / "docs"
 _, needs_tvm_ffi = optional_consumer("tvm_ffi", "apache-tvm-ffi")  # a column of the table
 
 
-def _section(title: str) -> str:
-    text = README.read_text(encoding="utf-8")
+def _section(page: Path, title: str) -> str:
+    """The `## title` section of page, up to the next `## ` heading."""
+    text = page.read_text(encoding="utf-8")
     start = text.index(f"\n## {title}\n")
     end = text.find("\n## ", start + 1)
     return text[start : end if end >= 0 else len(text)]
 
 
-def _code_blocks(section: str, lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", section, re.S)
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """(language, code) of every fenced block that starts at the beginning of a line."""
+    return re.findall(r"^```(\w*)\n(.*?)^```$", text, re.S | re.M)
 
 
 def _shown_output(code: str) -> list[str]:
@@ -45,97 +51,179 @@ def _shown_output(code: str) -> list[str]:
     return expected
 
 
-def test_example_runs_and_prints_what_it_shows():
-    (code,) = _code_blocks(_section("Example"), "python")
-    r = run_python(code, env_extra={"JAX_PLATFORMS": "cpu"})
+def _runs_as_shown(code: str, **env: str) -> None:
+    r = run_python(code, env_extra=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == _shown_output(code)
 
 
-def test_write_your_own_go_functions_is_examples_goext():
-    """The section shows examples/goext's files as they are, the two pip commands that
-    tests/test_goext_build.py runs, and a session that prints what it shows."""
-    section = _section("Write your own Go functions")
-    example = README.parent / "examples" / "goext"
-    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", section, re.S | re.M)
-    assert blocks[:3] == [
+def _lines_of(code: str, path: Path) -> None:
+    """Every line of an excerpt is a line of the file it is taken from."""
+    lines = set(path.read_text().splitlines())
+    missing = [line for line in code.splitlines() if line not in lines]
+    assert not missing, f"not lines of {path.relative_to(REPO)}: {missing}"
+
+
+def _goext(name: str) -> str:
+    from goext_build import folder  # builds the extension as the other goext tests do
+
+    return folder(name)
+
+
+# --------------------------------------------------------------------------------------
+# README.md: the two set-up commands and one example per audience
+# --------------------------------------------------------------------------------------
+
+
+def test_readme_quickstart_has_the_two_commands_and_ci_runs_the_second():
+    blocks = _blocks(_section(README, "Quickstart"))
+    assert blocks[0] == ("", "python3 -m pip install . numpy && python3 -m godlpack\n")
+    assert ("", "bash tests/run\n") in blocks
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    assert [line for line in ci if line and not line.startswith(("#", "set ", "cd "))] == [
+        "bash tests/run"
+    ]
+
+
+def test_readme_python_example_runs_and_prints_what_it_shows():
+    ((lang, code),) = _blocks(_section(README, "For Python users"))
+    assert lang == "python"
+    _runs_as_shown(code, JAX_PLATFORMS="cpu")
+
+
+def test_readme_extension_example_is_examples_goext():
+    """The Go lines are examples/goext's, and the session prints what it shows."""
+    (go_lang, go_code), (lang, code) = _blocks(_section(README, "For extension authors"))
+    assert go_lang == "go" and lang == "python"
+    _lines_of(go_code, REPO / "examples" / "goext" / "main.go")
+    _runs_as_shown(code, PYTHONPATH=_goext("goext"))
+
+
+def test_readme_embedding_example_is_examples_serve():
+    """The Go lines are examples/serve's, and the build lines are test_serve.py's."""
+    *go, (sh_lang, sh) = _blocks(_section(README, "For Go programs that embed Python"))
+    assert go and all(lang == "go" for lang, _ in go)
+    for _, code in go:
+        _lines_of(code, REPO / "examples" / "serve" / "main.go")
+    assert sh_lang == "" and sh.splitlines() == [
+        'eval "$(python -m godlpack go-env --embed)"',
+        "go build -o serve ./examples/serve",
+    ]
+
+
+# --------------------------------------------------------------------------------------
+# The guide's examples are the repository's files, and run
+# --------------------------------------------------------------------------------------
+
+
+def test_extensions_guide_is_examples_goext():
+    """docs/extensions.md shows examples/goext's files as they are, the two pip commands
+    that tests/test_goext_build.py runs, a session that prints what it shows, its go test,
+    tests/goext2's optional tensor and tests/goext_pkg's python-packages table."""
+    page = DOCS / "extensions.md"
+    example = REPO / "examples" / "goext"
+    assert _blocks(_section(page, "A project")) == [
         ("toml", (example / "pyproject.toml").read_text()),
         ("", (example / "go.mod").read_text()),
         ("go", (example / "main.go").read_text()),
     ]
-    assert blocks[3:5] == [
+    *pip, (lang, code) = _blocks(_section(page, "Build and install"))
+    assert pip == [
         ("", "python3 -m pip install --find-links DIR ./examples/goext\n"),
         ("", "python3 -m pip install --no-build-isolation ./examples/goext\n"),
     ]
-    # the workflow's go test (a list item's block, indented): goext_test.go's, verbatim
-    go_test = re.search(r"^   ```go\n(.*?)^   ```$", section, re.S | re.M)
-    assert go_test, "the workflow shows no go test"
-    excerpt = "".join(line[3:] if line.strip() else line for line in go_test[1].splitlines(True))
-    assert excerpt in (example / "goext_test.go").read_text()
-    (lang, code), *rest = blocks[5:]
     assert lang == "python"
-    from goext_build import folder  # builds goext as the other goext tests do
+    _runs_as_shown(code, PYTHONPATH=_goext("goext"))
+    ((lang, go_test),) = _blocks(_section(page, "Testing in Go"))
+    assert lang == "go" and go_test in (example / "goext_test.go").read_text()
+    ((lang, go_lines),) = _blocks(_section(page, "Optional tensors"))
+    assert lang == "go"
+    _lines_of(go_lines, REPO / "tests" / "goext2" / "main.go")
+    ((lang, toml),) = _blocks(_section(page, "Python code beside the extension"))
+    pkg = (REPO / "tests" / "goext_pkg" / "pyproject.toml").read_text()
+    assert lang == "toml" and pkg.endswith(toml)
 
-    r = run_python(code, env_extra={"PYTHONPATH": folder("goext")})
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == _shown_output(code)
-    # the optional tensor's lines are tests/goext2's, the python-packages table is
-    # tests/goext_pkg's (both built and run by the goext tests)
-    # shell lines of the workflow steps aside, the blocks are go, toml, then the classes
-    rest = [b for b in rest if b[0] in ("go", "toml", "python")]
-    (go_lang, go_lines), (toml_lang, toml), *classes = rest
-    goext2 = (README.parent / "tests" / "goext2" / "main.go").read_text().splitlines()
-    assert go_lang == "go" and all(line in goext2 for line in go_lines.splitlines())
-    pkg = (README.parent / "tests" / "goext_pkg" / "pyproject.toml").read_text()
-    assert toml_lang == "toml" and pkg.endswith(toml)
-    # Classes: examples/streamstats's main.go as it is, and a session printing what it shows
-    streamstats = README.parent / "examples" / "streamstats"
-    assert classes[0] == ("go", (streamstats / "main.go").read_text())
-    lang, code = classes[1]
-    assert lang == "python" and len(classes) == 4
-    r = run_python(code, env_extra={"PYTHONPATH": folder("streamstats")})
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == _shown_output(code)
-    # Cycles through Go: tests/goext3's Node, and a session freeing both kinds of cycle
-    (go_lang, go_lines), (lang, code) = classes[2:]
-    lend = (README.parent / "tests" / "goext3" / "lend.go").read_text().splitlines()
-    assert go_lang == "go" and all(line in lend for line in go_lines.splitlines())
-    r = run_python(code, env_extra={"PYTHONPATH": folder("goext3")})
-    assert lang == "python" and r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == _shown_output(code)
+
+def test_classes_guide_is_examples_streamstats_and_goext3():
+    """docs/classes.md shows examples/streamstats's main.go as it is and a session
+    printing what it shows; then tests/goext3's Node and a session freeing both kinds of
+    cycle through Go."""
+    page = DOCS / "classes.md"
+    (go_lang, main), (lang, code) = _blocks(_section(page, "An example"))
+    assert (go_lang, main) == ("go", (REPO / "examples" / "streamstats" / "main.go").read_text())
+    assert lang == "python"
+    _runs_as_shown(code, PYTHONPATH=_goext("streamstats"))
+    (go_lang, go_lines), (lang, code) = _blocks(_section(page, "Cycles through Go"))
+    assert go_lang == "go" and lang == "python"
+    _lines_of(go_lines, REPO / "tests" / "goext3" / "lend.go")
+    _runs_as_shown(code, PYTHONPATH=_goext("goext3"))
 
 
 def test_classes_guide_says_a_cycle_through_go_is_not_collected():
-    """README's Classes guide says what docs/design.md says of a Go value holding an
-    *Object that refers back to its own instance, and shows the two ways out (the
+    """The Classes guide says what the classes' internals page says of a Go value holding
+    an *Object that refers back to its own instance, and shows the two ways out (the
     session above runs them)."""
-    classes = README.read_text().split("### Classes", 1)[1].split("\n## ", 1)[0]
-    text = " ".join(classes.split())
+    text = " ".join(_section(DOCS / "classes.md", "Cycles through Go").split())
     assert "a cycle the collector cannot see, and neither is ever freed" in text
     assert "a weak reference" in text and "close()" in text
-    design = " ".join((README.parent / "docs" / "design.md").read_text().split())
-    assert "a cycle through Python is not collected" in design
+    internals = " ".join((DOCS / "internals" / "classes.md").read_text().split())
+    assert "a cycle through Python is not collected" in internals
+
+
+def test_callbacks_guide_is_streamstats_apply_rows():
+    """docs/callbacks.md's Go lines are examples/streamstats's, and its session (a callback
+    per row, an exception raised again unchanged) prints what it shows."""
+    blocks = _blocks((DOCS / "callbacks.md").read_text())
+    *go, (lang, code) = blocks
+    assert go and all(g_lang == "go" for g_lang, _ in go) and lang == "python"
+    for _, lines in go:
+        _lines_of(lines, REPO / "examples" / "streamstats" / "stats.go")
+    _runs_as_shown(code, PYTHONPATH=_goext("streamstats"))
 
 
 def test_fast_loops_shows_bench_vecbench():
-    """The vec section's function is bench/vecbench's, line for line."""
-    section = _section("Fast loops: package vec")
-    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", section, re.S | re.M)
+    """docs/fast-loops.md's function is bench/vecbench's, line for line."""
+    blocks = _blocks((DOCS / "fast-loops.md").read_text())
     assert [lang for lang, _ in blocks] == ["go"]
-    main = (README.parent / "bench" / "vecbench" / "main.go").read_text()
+    main = (REPO / "bench" / "vecbench" / "main.go").read_text()
     assert blocks[0][1] in main
+
+
+def test_arrays_guide_shows_examples_fromgo_whole():
+    """docs/arrays-and-dlpack.md shows examples/fromgo/main.go whole, byte for byte (its
+    Example test checks that it prints what the page says)."""
+    prog = (REPO / "examples" / "fromgo" / "main.go").read_text()
+    assert "```go\n" + prog + "```" in (DOCS / "arrays-and-dlpack.md").read_text()
+
+
+def test_embedding_guide_is_examples_serve():
+    """docs/embedding.md shows the go-env commands test_serve.py runs and examples/serve's
+    files as they are (test_serve.py builds and runs them)."""
+    page = (DOCS / "embedding.md").read_text()
+    example = REPO / "examples" / "serve"
+    blocks = _blocks(page)
+    assert blocks[0][1].splitlines()[:2] == [
+        'eval "$(python -m godlpack go-env --embed)"',
+        "go build -o serve ./examples/serve",
+    ]
+    assert blocks[1:] == [
+        ("python", (example / "model.py").read_text()),
+        ("go", (example / "main.go").read_text()),
+    ]
 
 
 # --------------------------------------------------------------------------------------
 # The dtype table
 # --------------------------------------------------------------------------------------
 
+ARRAYS = DOCS / "arrays-and-dlpack.md"
+
 LIBS = ("NumPy", "PyTorch", "JAX", "TVM-FFI")
 
 
 def _dtype_table() -> dict[tuple[str, str], str]:
-    """{(dtype name, library): cell} from the README's table."""
-    rows = [line for line in _section("API").splitlines() if line.startswith("| ")]
+    """{(dtype name, library): cell} from docs/arrays-and-dlpack.md's table."""
+    rows = [line for line in _section(ARRAYS, "Dtypes").splitlines() if line.startswith("| ")]
     header = [c.strip() for c in rows[0].strip("|").split("|")]
     assert header == ["dtype", *LIBS], header
     table = {}
@@ -232,7 +320,7 @@ def test_dtype_table_is_what_the_libraries_do():
         else:
             ok, got = plain[key] == cell, plain[key]
         if not ok:
-            wrong.append(f"{key}: README says {written!r}, {versions[key[1]]} does {got!r}")
+            wrong.append(f"{key}: the table says {written!r}, {versions[key[1]]} does {got!r}")
     assert not wrong, "\n".join(wrong)
 
 
@@ -251,23 +339,7 @@ def test_star_import_does_not_shadow_builtins():
 
 
 def test_api_section_names_every_array_method():
-    api = _section("API")
+    api = _section(ARRAYS, "API")
     public = [n for n in dir(godlpack.Array) if not n.startswith("_")]
     for name in [*public, "__dlpack__", "__dlpack_device__"]:
-        assert f"`{name}`" in api, f"README's API section does not name Array.{name}"
-
-
-def test_from_go_to_python_is_examples_serve():
-    """The section shows the go-env commands test_serve.py runs and examples/serve's
-    files as they are (test_serve.py builds and runs them)."""
-    section = _section("From Go to Python")
-    example = README.parent / "examples" / "serve"
-    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", section, re.S | re.M)
-    assert blocks[0][1].splitlines()[:2] == [
-        'eval "$(python -m godlpack go-env --embed)"',
-        "go build -o serve ./examples/serve",
-    ]
-    assert blocks[1:] == [
-        ("python", (example / "model.py").read_text()),
-        ("go", (example / "main.go").read_text()),
-    ]
+        assert f"`{name}`" in api, f"the API section does not name Array.{name}"
