@@ -43,8 +43,8 @@ static gd_ext_class *class_of(PyTypeObject *type) {
  * class has: PyObject_New (the documented allocation of an object the collector does
  * not track, its header set up as on every build, free-threaded too) and the three
  * fields set, with no size computed from the type, no memset of the whole object
- * and no check of GC flags (~3% of a creation's samples, issue 20). Freed by the
- * class's tp_free (PyObject_Free), as tp_alloc's memory. */
+ * and no check of GC flags (~3% of a creation's samples: docs/performance.md,
+ * Classes). Freed by the class's tp_free (PyObject_Free), as tp_alloc's memory. */
 PyObject *gd_ext_instance_new(PyTypeObject *t, uintptr_t id) {
     gd_ext_instance *in = PyObject_New(gd_ext_instance, t); /* takes a reference to t */
     if (in == NULL) {
@@ -148,7 +148,8 @@ static PyObject *vectorcall_as_tp_call(PyObject *callable, ternaryfunc call, PyO
 /* Cls(...) of the bound class itself (its tp_vectorcall; a Python subclass does not
  * inherit it and goes through tp_new and __init__): the constructor's function makes
  * the one instance, with no tp_new, argument tuple or second instance whose Go value
- * __init__ would move (issue 20: a third of a creation's C time). */
+ * __init__ would move (those were a third of a creation's C time: docs/performance.md,
+ * Classes). */
 static PyObject *class_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames) {
     PyTypeObject *type = (PyTypeObject *)callable;

@@ -1,9 +1,9 @@
 package godlpack
 
 // ext_consts.go: ext.h's constants that the extension API's untagged files use,
-// as Go constants, so those files need no import "C" (issue 21). The values are
-// ext.h's and dlpack_abi.h's; ext_ctypes.go checks
-// them against the C ones at compile time.
+// as Go constants, so those files need no import "C"
+// (docs/decisions/untagged-go-api.md). The values are ext.h's and dlpack_abi.h's;
+// ext_ctypes.go checks them against the C ones at compile time.
 
 // Parameter kinds (gd_ext_param.kind), as ext_call.c converts them.
 const (

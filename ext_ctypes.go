@@ -5,8 +5,10 @@ package godlpack
 // ext_ctypes.go: the C types the extension API's untagged files (ext_func.go,
 // ext_tensor.go, ext_module.go...) name, as ext.h declares them. Those files hold
 // the public API and its rules with no import "C", so go doc, gopls and a plain
-// go test see them (issue 21); ext_ctypes_nopython.go gives the same names Go
-// stand-ins when the package is built without Python.
+// go test see them (docs/decisions/untagged-go-api.md;
+// tests/test_goinit.py::test_go_doc_shows_the_api_from_a_plain_checkout);
+// ext_ctypes_nopython.go gives the same names Go stand-ins when the package is
+// built without Python.
 
 // #include "ext.h" // Python.h first, before any system header (CPython's rule)
 import "C"

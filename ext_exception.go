@@ -1,9 +1,9 @@
 package godlpack
 
 // ext_exception.go: the exception types an extension function's error raises.
-// No build tag and no C: go doc shows them from a plain checkout (issue 21);
-// ext_errors.go maps them for the CPython glue, in the order of ext.h's
-// GD_EXT_EXC_*.
+// No build tag and no C: go doc shows them from a plain checkout
+// (docs/decisions/untagged-go-api.md); ext_errors.go maps them for the CPython
+// glue, in the order of ext.h's GD_EXT_EXC_*.
 
 import "fmt"
 

@@ -379,11 +379,11 @@ func aliased(a *extArg) bool {
 // within less than the distance between rows (C order: contiguous, stepped, a
 // window, reversed), so that no element has two indices: SelfOverlap's first
 // answer for most MutTensors, asked inline (arg) in a few compares where the
-// calls, loops and overflow checks were ~4 ns of a 4x4 clip_ (issue 25). false
-// is no answer. A matrix of one row or none, or of one column, aliases nothing
-// either, so the extents need no other test. Extents and strides under 2**31
-// keep every product and the reach exact, where SelfOverlap's overflow would
-// answer MayAlias.
+// calls, loops and overflow checks were ~4 ns of a 4x4 clip_
+// (bench/bench_vec.py). false is no answer. A matrix of one row or none, or of
+// one column, aliases nothing either, so the extents need no other test.
+// Extents and strides under 2**31 keep every product and the reach exact, where
+// SelfOverlap's overflow would answer MayAlias.
 func rowsApart(t *cDLTensor) bool {
 	if t.ndim != 2 {
 		return false

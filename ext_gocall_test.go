@@ -2,8 +2,8 @@
 
 package godlpack
 
-// ext_gocall_test.go: Check and Function.Call in a build without Python (issue
-// 21): what an extension's own go test uses.
+// ext_gocall_test.go: Check and Function.Call in a build without Python
+// (docs/decisions/untagged-go-api.md): what an extension's own go test uses.
 
 import (
 	"errors"

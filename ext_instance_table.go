@@ -5,8 +5,9 @@ package godlpack
 // value's *T is the slot's pointer: the collector sees it there, so the value
 // lives as long as the slot holds it. It replaces cgo.Handle, whose sync.Map
 // (an interface key boxed, a map entry allocated, a hash trie walked) was ~15 %
-// of a creation and its lookup a tenth of a property read (issue 20): here an id
-// is an index, a lookup two atomic loads, a new id a free-list pop under a mutex.
+// of a creation and its lookup a tenth of a property read (docs/performance.md,
+// Classes): here an id is an index, a lookup two atomic loads, a new id a
+// free-list pop under a mutex (BenchmarkInstanceIDNewRelease).
 //
 // Slots are in chunks that never move, reached through a fixed directory, so a
 // lookup (every method call, any thread, no GIL on a free-threaded build) needs
@@ -98,7 +99,7 @@ func releaseInstanceIDs(ids []uintptr) {
 
 // liveInstanceIDs counts the ids handed out and not released: read under mu
 // from the free list, so that making and releasing an id pay no counter of
-// their own (two atomic adds were ~4% of a creation, issue 20).
+// their own (two atomic adds were ~4% of a creation: bench/bench_classes.py).
 func liveInstanceIDs() int64 {
 	instances.mu.Lock()
 	defer instances.mu.Unlock()

@@ -1,9 +1,10 @@
 package godlpack
 
 // object_api.go: Object, a Python object held from Go, and its methods. No build
-// tag and no C: go doc and gopls show them from a plain checkout (issue 21). The
-// bodies are object.go's and object_convert.go's, with Python; built without it
-// (ext_nopython.go), each returns ErrNoPython.
+// tag and no C: go doc and gopls show them from a plain checkout
+// (docs/decisions/untagged-go-api.md). The bodies are object.go's and
+// object_convert.go's, with Python; built without it (ext_nopython.go), each
+// returns ErrNoPython.
 
 import (
 	"errors"

@@ -1,8 +1,9 @@
 package godlpack
 
 // python_error_api.go: the error a Python exception becomes in Go. No build tag
-// and no C: go doc shows it from a plain checkout (issue 21); python_error.go
-// takes the exception, with Python.
+// and no C: go doc shows it from a plain checkout
+// (docs/decisions/untagged-go-api.md); python_error.go takes the exception, with
+// Python.
 
 // A PythonError is a Python exception raised by code Go called: its type, message
 // and traceback, taken when it was raised (the exception object itself is not kept,

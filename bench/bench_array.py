@@ -4,7 +4,7 @@ Prints time per operation (the best of several repeats, godlpack and NumPy timed
 turn so both see the same machine) and the ratio godlpack / NumPy: of the best times,
 or, for the memory-bound rows (milliseconds a call), the median of the ratios of
 calls made one of each side after the other, which moves least with the load of a
-shared machine. With the goal of each group (issue 11):
+shared machine. With the goal of each group:
 
   memory     allocation, fills, arange, copies of any layout, asarray from a buffer:
              <= 1.1x NumPy (memory bandwidth is the limit for both)
@@ -13,7 +13,7 @@ shared machine. With the goal of each group (issue 11):
   per-call   indexing, views, reshape, attributes on a small array: <= 1.5x
 
 Run: python bench/bench_array.py [--quick] [--only SUBSTRING] [--markdown]
-                                 [--png docs/array-ops.png]
+                                 [--png docs/images/array-ops.png]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A Go type bound as a Python class (examples/streamstats's Histogram) and a function
 returning its result in the caller's framework (streamstats.scale), against their
-nanobind twins, in one run (issue 20).
+nanobind twins, in one run (docs/performance.md, "Classes").
 
   Histogram(10)              instance creation (Go: the constructor's call into Go, an
                              instance-table id, an instance, and its dealloc's own

@@ -1,6 +1,6 @@
 """Exchange overhead of godlpack against NumPy's and PyTorch's own, in one run.
 
-Prints ns per call (best of several repeats) and the ratios the issues track:
+Prints ns per call (best of several repeats) and the ratios docs/performance.md tracks:
   numpy.from_dlpack(go_array)     / numpy.from_dlpack(numpy_array)
   torch.from_dlpack(go_array)     / torch.from_dlpack(torch_tensor)
   godlpack.from_dlpack(numpy_arr) / numpy.from_dlpack(numpy_array)

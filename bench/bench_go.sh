@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cost of a DLPack exchange through the Go API (package dlpack/tensor), against
 # a C malloc+free from Go (two cgo calls) measured in the same run: the work a Go
-# program that managed C memory by hand would do instead. Issue 9's goal is <= 3x.
+# program that managed C memory by hand would do instead. The goal is <= 3x.
 #
 #   bash bench/bench_go.sh            COUNT=5 rounds, best of each (default)
 #   COUNT=2 BENCHTIME=200ms bash bench/bench_go.sh     a quick run

@@ -1,5 +1,5 @@
 """A Python extension written in Go with godlpack (examples/goext) against the same
-function written with nanobind, a no-op C function and NumPy, in one run (issue 10).
+function written with nanobind, a no-op C function and NumPy, in one run.
 
 Per-call overhead of a function taking one float32 tensor and returning None, with
 tensors from NumPy, PyTorch and godlpack:
@@ -16,8 +16,8 @@ it), and another Python thread alive but idle (goext's default releases it). The
 ratios goext / nanobind (goal <= 1.0), each against the same function: with one thread
 goext's default / nanobind's (both hold the GIL), with another thread alive goext's
 default / nanobind releasing it (both release it; nanobind's default keeps it held,
-which issue 10 does not let goext do: the table's goext/nanobind column shows that
-difference), and like for like in both regimes, goext HoldGIL / nanobind (GIL held)
+which goext's default does not do, docs/decisions/gil-release-policy.md: the table's
+goext/nanobind column shows that difference), and like for like in both regimes, goext HoldGIL / nanobind (GIL held)
 and goext ReleaseGIL / nanobind releasing it.
 Then, on a 64 MiB float32 array:
   goext.scale(x, k) / NumPy's x * k     and     goext.sum(x) / NumPy's x.sum()
@@ -232,7 +232,8 @@ def main() -> None:
             env = {"x": x, "goext": goext, "nb": nb, "c": c}
             t = times[regime, source] = ns_per_call(stmts, env, number, repeat)
             # The same function: with another thread alive goext's default releases
-            # the GIL (issue 10 asks it to), so its match is nanobind releasing it.
+            # the GIL (docs/decisions/gil-release-policy.md), so its match is nanobind
+            # releasing it.
             same = "nanobind" if regime == "one thread" else "nb released"
             ratios[f"{source} ({regime})"] = t["goext"] / t[same]
             cells = "".join(f"{t[name]:12.1f}" for name in stmts)

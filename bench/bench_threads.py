@@ -1,4 +1,4 @@
-"""A Go extension function over a tensor called from 1, 2 and 4 Python threads (issue 23):
+"""A Go extension function over a tensor called from 1, 2 and 4 Python threads:
 on a free-threaded CPython (3.13t, run with PYTHON_GIL=0) the calls run in parallel and
 throughput scales with cores; on a default build the GIL serialises their Python side.
 
@@ -17,7 +17,7 @@ one core per thread gives the threads their cores (BENCH_PIN=1, as root):
 
     BENCH_PIN=1 chrt -f 1 python bench/bench_threads.py ...
 
-Both builds side by side, with the issue's goals checked (the one-thread ns of the
+Both builds side by side, with the goals checked (the one-thread ns of the
 free-threaded build within 1.2x of the default build's; ~2x at 2 threads free-threaded
 on 2 idle cores, near 1x with the GIL):
 
@@ -54,7 +54,7 @@ THREADS = (1, 2, 4)
 PIN = os.environ.get("BENCH_PIN") == "1"
 CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [0]
 BASELINE = "~"  # a row that is not godlpack's: no goal checked
-# issue 23's goals
+# the goals (docs/performance.md, "Free-threading")
 MAX_FT_SLOWDOWN = 1.2  # one thread: free-threaded ns / default ns
 WANT_FT_SCALING = 2.0  # at 2 threads, on 2 idle cores
 

@@ -1,4 +1,4 @@
-"""Issue 25's new-user functions written with package dlpack/vec (bench/vecbench, a Go
+"""Functions a new user writes over tensors, with package dlpack/vec (bench/vecbench, a Go
 extension) against a nanobind twin compiled by g++ -O3 -march=native and against NumPy
 and PyTorch expressions, on 4x4 and 4096x1024 inputs, contiguous and strided ([:, ::2]
 of a twice-wider array):

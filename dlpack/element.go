@@ -39,7 +39,7 @@ func DTypeOf[T Element]() *DType {
 	var zero T
 	// float32 and float64 first, a compare each: dtypeOfValue's switch searches
 	// 26 types (~9 ns a call, against ~2-3), and a per-call path such as a
-	// function's float result asks several times (issue 20).
+	// function's float result asks several times (docs/performance.md, Classes).
 	switch any(zero).(type) {
 	case float32:
 		return table[10]

@@ -120,7 +120,7 @@ func mulInt64(a, b int64) (int64, bool) {
 	// Factors within int32 cannot overflow: the common case (extents, strides,
 	// item sizes) decided with two compares. The check below divides, ~20-40
 	// cycles: in SelfOverlap of every MutTensor argument and ElementSpan of every
-	// view, a few ns of a 4x4 call (issue 25).
+	// view, a few ns of a 4x4 call (bench/bench_vec.py).
 	if uint64(a)+1<<31 < 1<<32 && uint64(b)+1<<31 < 1<<32 {
 		return a * b, true
 	}

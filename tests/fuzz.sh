@@ -40,7 +40,7 @@ targets=(
 export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=1
 
 # deadline_race PKG NAME CORPUS BEFORE LOG: whether a failed fuzz run was Go's
-# own race at the end of -fuzztime, not a crash (Go issue 75804, fixed in Go 1.27,
+# own race at the end of -fuzztime, not a crash (golang/go#75804, fixed in Go 1.27,
 # not in 1.26): the coordinator reports "context deadline exceeded" as the
 # target's failure when the deadline cancels a worker mid-input, and may save
 # that input as a crasher. It was, if that is the failure's only message and
@@ -55,7 +55,7 @@ deadline_race() {
     go test -count=1 -run "^${name}/${f}\$" "$pkg" >/dev/null 2>&1 || return 1
   done
   for f in $new; do rm -f "$corpus/$f"; done
-  echo "note: $name: Go's end-of-fuzztime race (Go issue 75804), not a crash; inputs it" \
+  echo "note: $name: Go's end-of-fuzztime race (golang/go#75804), not a crash; inputs it" \
     "saved, replayed clean and removed: ${new:-none}" >&2
 }
 

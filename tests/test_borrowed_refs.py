@@ -1,12 +1,12 @@
-"""Borrowed references and attribute probes (issue 19, findings 4 and 11).
+"""Borrowed references and attribute probes.
 
-Finding 4: converting a list runs Python code (``__float__``, ``__index__``, and any
+Converting a list runs Python code (``__float__``, ``__index__``, and any
 other thread whenever the GIL changes hands; on a free-threaded build, any thread at
 any time), which may change the very list being read. Every item is read with a
 strong reference (PyList_GetItemRef from CPython 3.13) and each list's length is
 checked again, so the result is a clear error or a consistent array, never a crash.
 
-Finding 11: ``PyObject_HasAttrString`` swallows the errors of the lookup and, from
+Attribute probes: ``PyObject_HasAttrString`` swallows the errors of the lookup and, from
 CPython 3.13, prints "Exception ignored" for them (a 0-d PyTorch tensor's ``.imag``
 raises); godlpack asks with the API that reports errors and passes them on.
 """

@@ -1,4 +1,4 @@
-"""Refusals of non-CPU devices name a fix that works (issue 19, finding 16).
+"""Refusals of non-CPU devices name a fix that works.
 
 A kDLOneAPI tensor (dpnp on a CPU SYCL device) used to be refused with "copy the
 tensor to the CPU first", which a user cannot do from the message; the producer

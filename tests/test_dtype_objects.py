@@ -1,4 +1,4 @@
-"""godlpack.dtype objects and the dtypes of other libraries (issue 19, findings 12, 13).
+"""godlpack.dtype objects and the dtypes of other libraries.
 
 - ``godlpack.dtype(x)`` is godlpack's one dtype object for any name repr prints and
   for NumPy, ml_dtypes and PyTorch dtypes, as every ``dtype=`` argument takes them;
@@ -96,7 +96,7 @@ def test_inconsistent_fields_are_refused():
             g.dtype(bad)
 
 
-# ---- finding 13: ml_dtypes NumPy arrays --------------------------------------------
+# ---- ml_dtypes NumPy arrays --------------------------------------------------------
 
 
 def _ml(name, shape=(3, 4)):

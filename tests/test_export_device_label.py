@@ -1,4 +1,4 @@
-"""The device an export says it is on (issue 14, finding 8).
+"""The device an export says it is on.
 
 An Array imported from host-accessible memory (kDLCUDAHost, kDLROCMHost,
 kDLCUDAManaged) keeps its producer's label; a consumer that asks for the CPU with

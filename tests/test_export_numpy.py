@@ -180,7 +180,7 @@ def test_legacy_capsule_without_max_version(dl):
         ((1, 3), (1, 3)),
         ((1, 99), (1, 3)),
         ((2, 0), (1, 3)),
-        # any minor (or major) above ours is ours, however big the int (issue 14)
+        # any minor (or major) above ours is ours, however big the int
         ((1, 2**70), (1, 3)),
         ((2**70, 0), (1, 3)),
         ((2**70, -(2**70)), (1, 3)),

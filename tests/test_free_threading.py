@@ -1,4 +1,4 @@
-"""Free-threaded CPython (issue 23): godlpack and the extensions godlpack.build makes
+"""Free-threaded CPython (docs/free-threading.md): godlpack and the extensions godlpack.build makes
 declare that they run without the GIL, and are safe to: Python threads call them truly in
 parallel.
 
@@ -190,7 +190,7 @@ def forks(rng):
 # Each thread mixes all of these (its own order), the first two mutate without pause.
 # Forks come in the second half only, when no extension call runs: a fork child of a
 # process whose other threads run an extension's goroutines can hang in Go's runtime
-# (docs/design.md, "fork()": goroutines in a fork child, issue 19, open).
+# (docs/internals/fork.md, "Limits": the quiet wait before a fork is bounded).
 jobs = [convert, exports, imports, views, pickles, buffers, extension]
 half = stop - SECONDS / 2
 first_fork = threading.Lock()  # taken once, by the first fork of the second half

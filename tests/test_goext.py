@@ -1,4 +1,4 @@
-"""examples/goext, a Python extension written in Go with godlpack (issue 10): every
+"""examples/goext, a Python extension written in Go with godlpack (docs/extensions.md): every
 function on tensors from NumPy, PyTorch, JAX, TVM-FFI, godlpack and raw capsules, in
 every layout; the constraints and their error messages; errors and panics; Keep."""
 
@@ -132,7 +132,7 @@ def test_used_capsule_is_refused_with_the_parameter_named(goext):
     goext.scale(cap, 2.0)  # consumed
     with pytest.raises(ValueError) as e:
         goext.scale(cap, 2.0)
-    # the import's own error, passed on (issue 19), the parameter named by a note
+    # the import's own error, passed on unchanged, the parameter named by a note
     assert str(e.value).startswith("this DLPack capsule was already consumed")
     assert getattr(e.value, "__notes__", None) == ["scale(): argument x"]
 
@@ -494,7 +494,7 @@ def test_borrowed_tensor_tensor_api(live):
 
 def test_results_own_their_data(goext):
     # An extension's result is memory made in Go and handed over whole: owndata, as
-    # for godlpack's own arrays and their views (issue 21); not so memory a producer lent.
+    # for godlpack's own arrays and their views; not so memory a producer lent.
     x = np.arange(6.0)
     assert goext.scale(x, 2.0).flags["owndata"] is True
     assert goext.scale(x, 2.0)[1:].flags["owndata"] is True

@@ -1,4 +1,4 @@
-"""Extension arguments, red-team round 3 (issue 19): a MutTensor whose elements alias
+"""Extension arguments, hostile ones included: a MutTensor whose elements alias
 is refused unless the parameter allows it (AllowOverlap); an argument's own
 exception passes on as it was raised, with the function and parameter as a note;
 an empty tensor is contiguous whatever its strides; functions pickle by reference;

@@ -1,4 +1,4 @@
-"""AtomicProperty (issue 20's speed goal for a property read): a read-only property that
+"""AtomicProperty (a property read faster than a call into Go): a read-only property that
 C loads from the instance's pinned Go value with no call into Go. tests/goext3's Gauge
 has one field of each sync/atomic kind among Go pointers and padding; its bump changes
 them from goroutines, the GIL released, while Python threads read them; the value is

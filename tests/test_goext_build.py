@@ -1,5 +1,5 @@
 """Python extensions written in Go, built by pip through godlpack's backend (godlpack.build),
-the two ways issue 10 names, each in a new venv of this interpreter's CPython:
+the two ways docs/extensions.md names, each in a new venv of this interpreter's CPython:
 
 - ``pip install --find-links DIR ./project``, DIR holding godlpack's wheel (built here
   from the tree): pip installs godlpack into an isolated build environment and the
@@ -361,7 +361,7 @@ def test_pip_install_python_package_with_extension(tmp_path, wheel_dir):
     assert 'Too many arguments for "norm"' in out, out
 
 
-# examples/streamstats (issue 20: a Go type bound as a Python class), built by pip as a
+# examples/streamstats (a Go type bound as a Python class: docs/classes.md), built by pip as a
 # user would; tests/test_streamstats.py tests its behaviour with PyTorch and JAX too.
 STREAMSTATS = REPO / "examples" / "streamstats"
 SS_CHECK = """

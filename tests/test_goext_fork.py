@@ -1,12 +1,12 @@
-"""fork with extensions written in Go loaded (issue 19, item 3): each extension is a
-c-shared library with its own Go runtime, which must survive os.fork() as godlpack's
-does (fork.go, fork_hooks.go, fork_idle_ms.go).
+"""fork with extensions written in Go loaded: each extension is a c-shared library with
+its own Go runtime, which must survive os.fork() as godlpack's does (internal/forksafe:
+prepare.go, hooks.c, idle_ms.go; docs/internals/fork.md).
 
 Every library registers its own fork hooks, so an extension's runtime goes into a
 child with its collector off, as godlpack's: a child's calls that allocate far past
 the collector's goal in an extension's runtime no longer hang (they did in every run
 before). And each runtime's child hook forgets the parent's idle threads
-(fork_idle_ms.go): a child's call that starts goroutines used to hand them, and its
+(idle_ms.go): a child's call that starts goroutines used to hand them, and its
 own P, to an idle thread of the parent's that fork() did not copy, and never returned
 (every child hung at its first goext.sum).
 

@@ -1,4 +1,4 @@
-"""godlpack.Func (issue 20): a Go function of any arity and signature bound by
+"""godlpack.Func (docs/extensions.md): a Go function of any arity and signature bound by
 reflection. tests/goext3 binds one function per point: more than four (and more
 than eight) parameters, keyword-only ones, every Go integer width with CPython's
 OverflowError out of range, float32, complex, bytes, lists, dicts, *T optionals,

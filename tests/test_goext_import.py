@@ -1,4 +1,4 @@
-"""How an extension written in Go refuses to load (issue 10): mistakes in its
+"""How an extension written in Go refuses to load: mistakes in its
 godlpack.Module definition, a module built under another name, and a godlpack whose
 C-API has another version. Each import runs in a child interpreter."""
 
@@ -30,7 +30,7 @@ def test_definition_mistakes_are_one_import_error(isolated):
         "godlpack.Tensor[float32]",
         "optional_first(): parameter b has no default but follows one that has",
         "overlap_read(): parameter x: AllowOverlap applies to a MutTensor (a Tensor is only read)",
-        # godlpack.Func, classes, exception classes, overloads (issue 20)
+        # godlpack.Func, classes, exception classes, overloads
         "variadic(): a variadic Go function cannot be bound: take a slice",
         'two_stars(): "*" may appear once among the parameter names',
         "chan_param(): parameter c: unsupported type chan int",

@@ -1,4 +1,4 @@
-"""examples/goext's inner loops (issues 10, 25), package dlpack/vec's: the SIMD kernels
+"""examples/goext's inner loops, package dlpack/vec's (docs/fast-loops.md): the SIMD kernels
 (simd/archsimd, built with GOEXPERIMENT=simd, the build backend's default: AVX-512, or
 AVX2 and plain Go when $GODLPACK_VEC_KERNELS lowers the set) and the plain-Go loops (a
 build without the experiment), the latter ones in child interpreters, give the same

@@ -1,4 +1,4 @@
-"""Optional tensor parameters of extensions written in Go (issue 10): a Tensor or
+"""Optional tensor parameters of extensions written in Go: a Tensor or
 MutTensor declared with ``Default(name, nil)`` takes None or no argument, and the Go
 function sees an absent tensor (``IsNone``). tests/goext2's weighted_sum(x, w=None,
 k=1.0), clear(out=None) and keep_none(x=None); the definition mistakes are in

@@ -1,4 +1,4 @@
-"""Typed stubs of an extension written in Go (issue 21): godlpack.build writes them from the
+"""Typed stubs of an extension written in Go (docs/typing.md): godlpack.build writes them from the
 Go signatures the built module carries (godlpack_build.stubs), and the real tools read them.
 
 - ``mypy --strict`` accepts correct use of examples/goext with NumPy, PyTorch, JAX and

@@ -1,4 +1,4 @@
-"""Extensions written in Go under concurrency (issue 10): 8 threads calling goext at
+"""Extensions written in Go under concurrency: 8 threads calling goext at
 once, 100,000 calls with flat RSS, the GIL released during a long Go call, and two Go
 extensions (two Go runtimes) beside godlpack in one process, each running goroutines
 and collections, called from several threads."""
@@ -17,7 +17,7 @@ import torch
 from conftest import FREE_THREADED  # no GIL: a call always detaches from the
 from goext_build import folder, load  # interpreter (ext_call.c, gil_wanted), and
 
-# HoldGIL locks nothing (docs/design.md, "Free-threaded CPython")
+# HoldGIL locks nothing (docs/free-threading.md, "Rules for extension authors")
 
 
 def test_eight_threads_call_at_once():
@@ -256,7 +256,7 @@ def test_go_extension_calls_back_into_python_from_a_goroutine():
     """goext2.sqrt_on_goroutine: a Go extension's goroutine calls math.sqrt through
     godlpack.Import/Object (the embedding API, gil.go) while the call waits for it; a
     Python exception comes back as the function's error and is raised again as it was
-    raised (issue 20: the same exception, not a ValueError naming its type)."""
+    raised (the same exception, not a ValueError naming its type)."""
     goext2 = load("goext2")
     assert goext2.sqrt_on_goroutine(2.0) == 2.0**0.5
     try:  # the message is this CPython's own (3.14 reworded it)

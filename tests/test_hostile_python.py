@@ -1,4 +1,4 @@
-"""Issue 14: Python code run in the middle of a godlpack call must not crash it.
+"""Python code run in the middle of a godlpack call must not crash it.
 
 Each crash-prone case runs in a child interpreter (conftest's run_python): a
 regression kills the child, and the test reports its exit status and output.
@@ -32,7 +32,7 @@ def assert_child_ok(proc, marker: str = "ok") -> None:
     )
 
 
-# ---- finding 1: borrowed items across Python code ------------------------------------
+# ---- borrowed items across Python code -----------------------------------------------
 
 EVIL = """
 import godlpack as g
@@ -162,7 +162,7 @@ def test_list_that_changes_size_raises_runtime_error():
         g.asarray(L)
 
 
-# ---- finding 2: memory -----------------------------------------------------------------
+# ---- memory ----------------------------------------------------------------------------
 
 
 def test_conversion_under_address_space_limit_succeeds_and_peak_is_the_result():
@@ -221,7 +221,7 @@ def test_huge_strings_and_type_names_are_not_copied_whole():
     assert len(str(info.value)) < 10_000
 
 
-# ---- finding 4: arange near the int64 limits ---------------------------------------------
+# ---- arange near the int64 limits --------------------------------------------------------
 
 ARANGES = [
     (-(2**63), 2**63 - 1, 2**62),
@@ -275,7 +275,7 @@ def test_arange_of_more_elements_than_int64_is_value_error():
         g.arange(-(2**63), 2**63 - 1, 1)
 
 
-# ---- finding 5: at most 64 dimensions ---------------------------------------------------
+# ---- at most 64 dimensions --------------------------------------------------------------
 
 
 def test_indexing_past_64_dims_is_index_error():
@@ -305,7 +305,7 @@ def test_repr_of_64_dims_is_bounded():
     assert r == repr(np.zeros(3, dtype=np.float32)[(None,) * 63]).replace("array", "Array")
 
 
-# ---- the exception classes of the issue -------------------------------------------------
+# ---- the exception classes Python and NumPy use -----------------------------------------
 
 
 def test_nan_into_int_is_value_error():

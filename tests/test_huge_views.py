@@ -1,4 +1,4 @@
-"""Sizes computed from a shape never abort the process (issue 19, finding 2).
+"""Sizes computed from a shape never abort the process.
 
 A broadcast (stride-0) view describes any number of elements over one: NumPy's
 ``broadcast_to``, PyTorch's ``expand``, a hand-made DLPack tensor, ``_wrap_buffer``.

@@ -1,4 +1,4 @@
-"""PyTorch's lazy conjugate and negative views are refused (issue 14, finding 7).
+"""PyTorch's lazy conjugate and negative views are refused.
 
 ``z.conj()`` of a complex tensor and ``.imag`` of such a view keep the memory of the
 values before conjugation / negation plus a bit saying so (``is_conj()``,

@@ -1,4 +1,4 @@
-"""kDLOneAPI tensors from dpnp on a real CPU SYCL device (issue 26): imported without a copy
+"""kDLOneAPI tensors from dpnp on a real CPU SYCL device: imported without a copy
 when the SYCL runtime (reached through dpctl's C interface) says the CPU can address them,
 refused with a BufferError naming device=(1, 0) otherwise.
 

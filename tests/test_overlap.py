@@ -1,4 +1,4 @@
-"""Assignment whose source shares memory with its destination (issue 14, finding 3).
+"""Assignment whose source shares memory with its destination.
 
 The same bytes reach godlpack under other owners: the re-import of our own export,
 a NumPy or PyTorch view of an Array imported back. ``a[...] = b`` must give NumPy's

@@ -1,4 +1,4 @@
-"""Every field of a pickle payload is hostile input (issue 19, finding 1).
+"""Every field of a pickle payload is hostile input.
 
 An Array unpickles through ``_rebuild(dtype, shape, readonly, data[, writable_copy])``
 (and shared-memory Arrays through ``_rebuild_shared``), which call ``_wrap_buffer``;

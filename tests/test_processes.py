@@ -279,13 +279,14 @@ print("forks", forks, "hung", len(hung))
 
 
 def test_fork_storm_under_cpu_load(tmp_path):
-    # Before fork_wait.c, 7 of 8000 such children hung (5 in 10000 without the
-    # burners, on a loaded 2-core machine); each hang is a child stuck for good.
-    # With it, about 1 in 13,000-25,000 (a Go thread woken by the scavenger's timer
-    # near the fork: fork.go); since session 6, which closed that way, none in
-    # 78,000; and since the last look runs inside fork() (fork_wait.c: Python before
-    # hooks that run after godlpack's had let the runtime wake again), no hang is
-    # tolerated. The hung children's stacks are on stderr.
+    # Without the quiet wait (internal/forksafe/wait.c), 7 of 8000 such children hung
+    # (5 in 10000 without the burners, on a loaded 2-core machine); each hang is a
+    # child stuck for good. With it, about 1 in 13,000-25,000 (a Go thread woken by the
+    # scavenger's timer near the fork: internal/forksafe/prepare.go); once the timed
+    # waits were no longer counted as parked, none in 78,000; and since the last look
+    # runs inside fork() (wait.c: Python before hooks that run after godlpack's had let
+    # the runtime wake again), no hang is tolerated. The hung children's stacks are on
+    # stderr.
     out = run_scenario(tmp_path, "fork_storm", FORK_STORM, timeout=300).split()
     assert out[0] == "forks" and out[2] == "hung", out
     forks, hung = int(out[1]), int(out[3])

@@ -49,7 +49,7 @@ def test_run_tests_every_supported_cpython_and_only_those():
 
 
 def test_the_full_run_includes_the_free_threaded_cpython():
-    # issue 23: the default run (README's, CI's) tests 3.13t too, with its own pins; the
+    # the default run (CONTRIBUTING.md's, CI's) tests 3.13t too, with its own pins; the
     # version list as tests/run's own lines make it, with GODLPACK_PYTHONS unset
     text = (REPO / "tests" / "run").read_text(encoding="utf-8")
     lines = [x for x in text.splitlines() if x.startswith(("all_versions=(", "ft_versions=("))]

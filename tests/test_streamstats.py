@@ -1,4 +1,4 @@
-"""examples/streamstats (issue 20), exactly as the issue spells it: the Histogram class
+"""examples/streamstats, the bound-class example of docs/classes.md: the Histogram class
 (constructor with defaults and an OverflowError for its uint16 bins, methods over any
 tensor, read-only and read-write properties, repr, merge's TypeError naming the
 parameter and the class, quantile's streamstats.EmptyError), scale's results in the
@@ -410,8 +410,9 @@ def test_subclass_and_instance_lifetime(ss):
 def test_creation_makes_one_python_object(ss):
     """Histogram(...) makes its instance once (the class's vectorcall calls the
     constructor's function): Python memory at the peak of a creation is the one
-    instance kept. Before (issue 20): tp_new made an instance, __init__ an argument
-    tuple and a second instance whose Go value it moved, so the peak held two."""
+    instance kept. Through tp_new and __init__ (as a Python subclass still is), tp_new
+    made an instance, __init__ an argument tuple and a second instance whose Go value it
+    moved, so the peak held two."""
     import tracemalloc
 
     keep = [ss.Histogram(10, 0.0, 1.0) for _ in range(8)]  # warm: interned names, caches

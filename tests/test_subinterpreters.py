@@ -1,4 +1,4 @@
-"""Sub-interpreters are refused with ImportError (issue 14, finding 6).
+"""Sub-interpreters are refused with ImportError (docs/decisions/sub-interpreters-refused.md).
 
 godlpack's state is process-wide (the Go runtime, the Array type, the dtype and device
 objects, the static exchange-API table), so a sub-interpreter's import must fail

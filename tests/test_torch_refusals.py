@@ -1,5 +1,4 @@
-"""PyTorch tensors DLPack cannot carry are refused alike on every path (issue 19,
-findings 6, 7 and 9).
+"""PyTorch tensors DLPack cannot carry are refused alike on every path.
 
 PyTorch's C exchange API, which godlpack uses to import torch.Tensor, skips the checks
 torch.Tensor.__dlpack__ makes: a tensor that requires grad (a consumer's in-place
@@ -161,7 +160,7 @@ def test_plain_tensors_pass_with_their_values(goext, name, consumer):
 
 
 def test_requires_grad_refused_in_place_cannot_corrupt_the_gradient(goext):
-    # The issue's case: an in-place write through the exchange API went around autograd.
+    # An in-place write through the exchange API once went around autograd.
     w = torch.ones(3, requires_grad=True)
     with pytest.raises(BufferError, match=GRAD):
         goext.scale_(w, 10.0)

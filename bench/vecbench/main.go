@@ -1,6 +1,6 @@
 // Command vecbench is the extension of bench/bench_vec.py: four functions a new
-// user writes over tensors (issue 25), with package vec, each on one goroutine
-// and (the _mt names) split over goroutines by vec.Parallel.
+// user writes over tensors, with package vec, each on one goroutine and (the _mt
+// names) split over goroutines by vec.Parallel.
 package main
 
 import (
@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	godlpack.Module("vecbench", "issue 25's new-user functions, written with dlpack/vec.",
+	godlpack.Module("vecbench", "Functions a new user writes over tensors, with dlpack/vec.",
 		godlpack.Func1("normalize", normalize(false), "img").Where("img", godlpack.NDim(3)).
 			Doc("uint8 HxWxC image -> float32 CxHxW, (x/255 - mean[c]) / std[c] (ImageNet's)."),
 		godlpack.Func1("normalize_mt", normalize(true), "img").Where("img", godlpack.NDim(3)),

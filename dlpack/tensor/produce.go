@@ -44,7 +44,8 @@ func Uninitialized[T dlpack.Element](shape ...int64) (*Tensor, []T, error) {
 // withSlice is Empty's and Uninitialized's tensor t with its elements as a []T,
 // or err. t is newC's: open, writable, C-contiguous, of T's dtype, sub-byte
 // elements padded (a byte each), so the slice is read from t with no View: As's
-// allocation and Slice's checks were ~25 ns of a 4x4 result's ~500 (issue 20).
+// allocation and Slice's checks were ~25 ns of a 4x4 result's ~500
+// (docs/performance.md, Classes: scale from NumPy).
 func withSlice[T dlpack.Element](t *Tensor, err error) (*Tensor, []T, error) {
 	if err != nil {
 		return nil, nil, err

@@ -452,7 +452,7 @@ func TestEmptyGivesTheTensorAndItsSlice(t *testing.T) {
 }
 
 // A result made by Uninitialized (or Empty) costs Go one allocation, the Tensor:
-// its slice is read from the tensor with no View (issue 20's per-call result);
+// its slice is read from the tensor with no View (an extension's per-call result);
 // sub-byte elements and an empty shape take the same path and give their slice.
 func TestUninitializedAllocatesOnlyTheTensor(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() {

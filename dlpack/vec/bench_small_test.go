@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// The per-call cost of vec on bench/bench_vec.py's 4x4 inputs (issue 25):
+// The per-call cost of vec on bench/bench_vec.py's 4x4 inputs:
 // what vecbench's clip_, scale_shift and row_norms do past godlpack's call,
 // on a 4x4 float32 tensor, contiguous and [:, ::2] of a 4x8 one (step 2). At
 // this size the arithmetic is a few ns: the rest is views and walks.

@@ -117,8 +117,8 @@ func benchClipCall(b *testing.B, step int64) {
 func BenchmarkClipCall4x4(b *testing.B)        { benchClipCall(b, 1) }
 func BenchmarkClipCall4x4Strided(b *testing.B) { benchClipCall(b, 2) }
 
-// The integer kernels against the portable loops (issue 25): Add and Clip over
-// 4096 elements in cache, on each kernel set.
+// The integer kernels against the portable loops: Add and Clip over 4096
+// elements in cache, on each kernel set.
 func benchInt[T Number](b *testing.B) {
 	x, y, d := make([]T, 4096), make([]T, 4096), make([]T, 4096)
 	for i := range x {

@@ -59,7 +59,8 @@ func parallel(n, itemBytes, first, grain int, fn func(lo, hi int)) {
 	}
 	// The size first: runtime.GOMAXPROCS takes the scheduler's process-wide lock,
 	// which every small call of every thread would otherwise write (two free-
-	// threaded Python threads calling goext.scale_ on 4096 floats, issue 23).
+	// threaded Python threads calling goext.scale_ on 4096 floats:
+	// bench/bench_threads.py).
 	if blocks <= 1 || n*itemBytes < ParallelThreshold() {
 		fn(0, n)
 		return

@@ -67,7 +67,7 @@ func TestFromTensor(t *testing.T) {
 }
 
 // A small tensor's view, slab, permute and contiguous walk allocate nothing:
-// the per-call cost of a function over a 4x4 tensor (issue 25) is its work,
+// the per-call cost of a function over a 4x4 tensor (bench/bench_vec.py) is its work,
 // not the allocator's and the garbage collector's.
 func TestSmallViewAllocations(t *testing.T) {
 	x := make([]float32, 32)

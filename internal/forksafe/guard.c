@@ -1,6 +1,6 @@
 //go:build godlpack_python
 
-/* fork_guard.c: os.fork() refused in Python code that this library's Go runtime
+/* guard.c: os.fork() refused in Python code that this library's Go runtime
  * runs on a thread of its own (a callback a goroutine calls, in an extension).
  * fork() copies only the calling thread: the child of such a fork would have the
  * goroutine's thread, never the one that called into Go and whose Python frames

@@ -2,7 +2,7 @@
 
 package forksafe
 
-// fork_idle_ms.go: the fork child forgets the parent's idle threads (fork.go).
+// idle_ms.go: the fork child forgets the parent's idle threads (prepare.go).
 //
 // The runtime keeps its idle threads (Ms) on a list, sched.midle, and when a
 // goroutine needs a thread it wakes one from that list (startm) before it makes
@@ -11,12 +11,13 @@ package forksafe
 // handed, with a P, to such an M, and so was the calling thread's own P when the
 // call waited for its goroutines (a thread that entered Go from C is locked to
 // its goroutine and must hand its P to another M while it waits): nothing ever
-// ran them, and the call never returned (goext.sum in a fork child, issue 19).
+// ran them, and the call never returned (goext.sum in a fork child:
+// tests/test_goext_fork.py::test_goroutines_in_a_fork_child_quick).
 // Taking the idle Ms before the fork cannot be made exact (any M that finishes
 // its work goes idle again, up to the fork's instant); the child, where the
 // forking thread is the only thread, can empty the list exactly: with none idle,
 // startm makes a new thread. Nothing else names those Ms as idle: the Ps they
-// had are back on the idle P list (fork.go's stops of the world), and the
+// had are back on the idle P list (prepare.go's stops of the world), and the
 // spinning count (Ms looking for work, of which there are none in the child)
 // is reset too, since a count left by a parent's M would stop wakep from
 // starting any.
@@ -26,10 +27,10 @@ package forksafe
 // is one of the runtime's symbols kept linkable for other packages (badlinkname.go),
 // so the link needs no flag; its layout is not a promise, so the copy is built
 // only for the Go releases it was checked against (the build tags: 1.26 and 1.27,
-// whose schedt, mutex and listHeadManual read the same; _gobuild.SUPPORTED_GO) and
-// is checked once, in the parent, at import: schedLayoutMatches. Other releases
-// build fork_idle_ms_other.go, whose children still hang when a call starts
-// goroutines.
+// whose schedt, mutex and listHeadManual read the same; goreleases.SUPPORTED_GO in
+// pyext/godlpack_build) and is checked once, in the parent, at import:
+// schedLayoutMatches. Other releases build idle_ms_other.go, whose children still
+// hang when a call starts goroutines.
 
 import (
 	"runtime/debug"
@@ -81,7 +82,7 @@ type idleNode struct {
 var runtimeSched schedPrefix
 
 // schedLayoutMatches says whether schedPrefix is this runtime's layout, checked
-// once, in the parent at module exec (fork_hooks.go), against values the runtime
+// once, in the parent at module exec (Register), against values the runtime
 // sets: a thread limit set through the public API must show in maxmcount, the
 // idle list must be initialized, and the thread counts must be sane. Two brief
 // stops of the world (debug.SetMaxThreads), once per process.

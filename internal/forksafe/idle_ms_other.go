@@ -2,10 +2,10 @@
 
 package forksafe
 
-// fork_idle_ms_other.go: Go releases (or runtime experiments) whose scheduler
-// layout fork_idle_ms.go has not been written for: a fork child keeps the
-// parent's idle Ms on its list, and a call that starts goroutines there hangs
-// (fork_idle_ms.go says why).
+// idle_ms_other.go: Go releases (or runtime experiments) whose scheduler layout
+// idle_ms.go has not been written for: a fork child keeps the parent's idle Ms
+// on its list, and a call that starts goroutines there hangs (idle_ms.go says
+// why).
 
 // schedLayoutMatches: no layout is known for this build.
 func schedLayoutMatches() bool { return false }

@@ -2,12 +2,12 @@
 
 package forksafe
 
-// fork.go: keeping the Go runtime usable in a child made by os.fork() (the fork
+// prepare.go: keeping the Go runtime usable in a child made by os.fork() (the fork
 // start method of multiprocessing, PyTorch's DataLoader workers). Every library
 // built from this package (the godlpack module and each extension written in Go)
 // has its own Go runtime and its own copy of this file, and registers its copy of
 // the three hooks below with os.register_at_fork at its module's first exec
-// (fork_hooks.go): each runtime is made quiet before the fork and restored after
+// (Register, hooks.c): each runtime is made quiet before the fork and restored after
 // it by its own hooks, one after the other.
 //
 // fork() copies only the calling thread. The Go runtime's other threads (sysmon,
@@ -50,11 +50,11 @@ package forksafe
 // P is idle (so sysmon goes to its long sleep) and every other Go thread is parked.
 // Measured with the same storm, the old and the new hooks side by side beside two
 // busy loops: 5, 6 and 7 hung children in 8000 forks before, 0 in 8000 after. Not
-// zero, though: 1 child hung over ~25000 more forks, 2 over 26818 in session 6
-// (240 s storms, two burners), and session 6's CI met one (a DataLoader worker of
+// zero, though: 1 child hung over ~25000 more forks, 2 over 26818 more (240 s
+// storms, two burners), and a CI run met one (a DataLoader worker of
 // test_dataloader_two_fork_workers): in lock(&sched.lock), or parked in
 // exitsyscallNoP with no idle P, i.e. some Go thread still ran at the fork. Two
-// ways to that, found in session 6 and closed:
+// ways to that, both closed (tests/test_processes.py::test_fork_storm_under_cpu_load):
 //
 //   - a futex call counted as parked whatever its op, and the runtime wakes sysmon
 //     (a futex wake) while it holds sched.lock (exitsyscallTryGetP,
@@ -69,7 +69,7 @@ package forksafe
 //     Such a thread wakes by itself, after the check or during fork() itself (which
 //     copies a large process's page tables for milliseconds while the other threads
 //     run), and takes sched.lock and a P. Now a timed wait shorter than 10 s is not
-//     parked (fork_quiet.c), and the hooks leave none: the before hook returns all
+//     parked (quiet.c), and the hooks leave none: the before hook returns all
 //     free memory to the OS (debug.FreeOSMemory: the scavenger has no work, so no
 //     sleep), the helper's two stops of the world (GOMAXPROCS to 1, dropping the
 //     stopped timers of the other Ps, then up) wake sysmon, and a 1 us sleep breaks
@@ -83,7 +83,7 @@ package forksafe
 //
 // The hooks:
 //
-//   - before fork (gd_before_fork in fork_wait.c, calling goForkPrepare): switch
+//   - before fork (gd_before_fork in wait.c, calling goForkPrepare): switch
 //     the collector off (in a fork child forking again: already off, and no
 //     collection; the rest as below) (SetGCPercent(-1) waits for a mark phase in progress to
 //     end), then run one full collection, which also finishes sweeping, so the
@@ -97,9 +97,10 @@ package forksafe
 //     forking thread's included, and starting the world leaves those Ps idle; then
 //     it sleeps 1 us (see above). The helper claims the fork before it stops the
 //     world, and the thread gives up on a helper (after 30 s: a starved machine)
-//     only by claiming it first (fork_wait.c): a fork never copies a stop of the
-//     world half done (session 14's CI: a child with every P stopped waited for
-//     one for ever). Once the helper is done, the thread waits (fork_quiet.c)
+//     only by claiming it first (wait.c): a fork never copies a stop of the
+//     world half done (a CI run's child with every P stopped waited for one for
+//     ever: tests/test_fork_wait.py::test_helper_and_forking_thread_agree_on_who_goes).
+//     Once the helper is done, the thread waits (quiet.c)
 //     until every Go thread is parked: blocked in a
 //     futex or network-poller wait with no timeout or one of 10 s or more, judged
 //     from /proc/self/task/*/syscall (not nanosleep: sysmon between two rounds; not
@@ -112,15 +113,16 @@ package forksafe
 //     code), or after 30 s: time spent waiting for a CPU (CI's parallel runs
 //     starve Go's threads for hundreds of milliseconds) does not count. Only then does it
 //     return to os.fork(), arming the same wait once more inside fork() itself
-//     (fork_wait.c's pthread_atfork prepare handler): the Python before hooks
+//     (wait.c's pthread_atfork prepare handler): the Python before hooks
 //     that run after this one (those of modules imported before it) may let the
-//     GIL go or call Go, and wake the runtime again (issue 19: the CI stress's
-//     child hung on sched.lock).
+//     GIL go or call Go, and wake the runtime again (the CI stress's child hung
+//     on sched.lock: tests/test_goext_fork.py's
+//     test_python_before_hook_runs_go_after_the_runtimes_went_quiet).
 //   - after fork, parent (afterForkParent): GOMAXPROCS back to what it was
 //     (automatic again unless $GOMAXPROCS fixed it), then the collector.
 //   - after fork, child (afterForkChild): repair the runtime's books (the
-//     parent's Ms and Ps, sysmon, the poller: fork_runtime_repair.go; else only
-//     forget the parent's idle Ms, fork_idle_ms.go), keep the collector off for good, and
+//     parent's Ms and Ps, sysmon, the poller: runtime_repair.go; else only
+//     forget the parent's idle Ms, idle_ms.go), keep the collector off for good, and
 //     lift any memory limit (GOMEMLIMIT would otherwise start a collection as the
 //     heap grows). It can never be switched back on safely in the child. Array
 //     bytes are C memory and are freed by their owners as usual; what the child
@@ -132,7 +134,7 @@ package forksafe
 // What is left: the wait is bounded (a machine so starved that the runtime's
 // threads get no CPU for 30 s, a goroutine that keeps running Go code for 500 ms
 // of CPU time, or an extension author's own timer due within 10 s at every look,
-// forks anyway; gd_fork_gave_up in fork_wait.c counts such forks, for a hung
+// forks anyway; gd_fork_gave_up in wait.c counts such forks, for a hung
 // child's post-mortem); a Go thread woken between its runtime's wait and the fork (the runtimes
 // are made quiet one after the other: an extension's a few milliseconds before the
 // fork, while the later hooks run with the GIL held); and without /proc (or where
@@ -161,11 +163,11 @@ package forksafe
 //     All three are what the child's repair of its runtime is for: in builds made
 //     by godlpack's backends for the Go release it is written against, a file
 //     added to package runtime (internal/forksafe/overlay/godlpack_fork.go,
-//     fork_runtime_repair.go) gives back the Ps and forgets the Ms of the
+//     runtime_repair.go) gives back the Ps and forgets the Ms of the
 //     parent's threads, gives the child its own network poller and lets it
-//     start its own template thread (docs/design.md, "The child repairs its
-//     runtime"). Other builds
-//     only drop the parent's idle Ms (fork_idle_ms.go): their timers may never
+//     start its own template thread (docs/internals/fork.md, "In the child:
+//     the runtime repairs itself"). Other builds
+//     only drop the parent's idle Ms (idle_ms.go): their timers may never
 //     fire in a child and locked goroutines hang in a child's child; built with
 //     another Go release, goroutines hang in a fork child: use spawn or
 //     forkserver there.
@@ -203,10 +205,10 @@ var forkState struct {
 	gen       uint64 // forks prepared so far: names the one a helper works for
 }
 
-// goForkPrepare runs on the forking thread from the before hook (fork_wait.c):
+// goForkPrepare runs on the forking thread from the before hook (wait.c):
 // it switches the collector off, collects, and starts the helper that will take
 // this thread's P once it is out of Go. Returns the fork's generation for
-// fork_wait.c to wait on, or 0 when there is nothing to wait for.
+// wait.c to wait on, or 0 when there is nothing to wait for.
 //
 //export goForkPrepare
 func goForkPrepare() C.ulonglong {
@@ -218,7 +220,7 @@ func goForkPrepare() C.ulonglong {
 	}
 	if !schedLayoutMatches() && forkState.child {
 		// A fork child whose runtime still lists the parent's idle Ms
-		// (fork_idle_ms_other.go): the helper goroutine would be handed to one.
+		// (idle_ms_other.go): the helper goroutine would be handed to one.
 		return 0
 	}
 	forkState.saved = true
@@ -247,7 +249,7 @@ func goForkPrepare() C.ulonglong {
 
 // forkQuiesce is the helper: once the forking thread waits in C, it stops the
 // world (GOMAXPROCS to 1, then raised for the child), which takes the P that
-// thread kept on leaving Go, and tells the thread (fork_wait.c). It first claims
+// thread kept on leaving Go, and tells the thread (wait.c). It first claims
 // the fork from the thread (gd_fork_helper_begin): a thread that has given up on
 // a late helper forks at once, and a stop of the world then would be copied half
 // done into the child.
@@ -287,7 +289,7 @@ func forkStopTheWorld(gen uint64, procs int) {
 	// netpoller's wait, which then waits untimed once it has fired; the stops woke
 	// sysmon, which sleeps again until the next timer (none now, as a rule: 60 s).
 	// So no Go thread is left in a wait that ends by itself soon, which the quiet
-	// check (fork_quiet.c) would wait out, or a fork meet.
+	// check (quiet.c) would wait out, or a fork meet.
 	time.Sleep(time.Microsecond)
 	C.gd_fork_helper_done(C.ulonglong(gen))
 }
@@ -318,7 +320,7 @@ func AfterForkChild() {
 	// Only this thread exists now; if another thread of the parent held the lock,
 	// it never unlocks: start from a fresh state instead of taking it.
 	// Before anything here may start or wake an M: the runtime's own repair where the
-	// build has it (fork_runtime_repair.go), else the idle Ms only (fork_idle_ms.go).
+	// build has it (runtime_repair.go), else the idle Ms only (idle_ms.go).
 	if !repairRuntimeInChild() {
 		forgetParentIdleMs()
 	}

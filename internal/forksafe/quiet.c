@@ -1,7 +1,7 @@
 //go:build godlpack_python
 
-/* fork_quiet.c: waiting, before a fork, until the Go runtime's threads are quiet
- * (fork.go explains why). Quiet means no Go thread can be inside the runtime
+/* quiet.c: waiting, before a fork, until the Go runtime's threads are quiet
+ * (prepare.go explains why). Quiet means no Go thread can be inside the runtime
  * holding one of its locks when fork() copies the memory, nor enter it by itself
  * meanwhile: every Go thread is parked, blocked in a futex wait (idle Ms, sysmon's
  * long sleep) or in the network poller, with no timeout or a long one
@@ -85,7 +85,7 @@ static int seen(long tid) {
  * the check and the fork: with no timeout, or one of at least this many seconds
  * (sysmon's long sleep is 60 s). A shorter one is a timer due (an M polling until
  * the next timer, sysmon sleeping until it): the thread wakes on its own, takes
- * sched.lock and a P, and may do so while fork() copies the process (fork.go). */
+ * sched.lock and a P, and may do so while fork() copies the process (prepare.go). */
 #define GD_LONG_WAIT_SEC 10
 
 /* /proc/self/mem, to read a waiting thread's timeout: an address gone meanwhile is

@@ -4,5 +4,5 @@ package forksafe
 
 // repairRuntimeInChild: this build's runtime has no fork repair (a plain go build,
 // or a Go release other than the ones the runtime file was checked against):
-// fork_idle_ms.go's part of it is all a child gets.
+// idle_ms.go's part of it is all a child gets.
 func repairRuntimeInChild() bool { return false }

@@ -2,10 +2,11 @@
 
 package forksafe
 
-// fork_runtime_repair.go: the fork child's repair of its Go runtime, in a build
+// runtime_repair.go: the fork child's repair of its Go runtime, in a build
 // whose runtime has it (internal/forksafe/overlay/godlpack_fork.go, added to
 // package runtime by godlpack's builds for the Go releases it was checked against,
-// _gobuild.SUPPORTED_GO, which then set the build tag godlpack_runtime_fork).
+// goreleases.SUPPORTED_GO in pyext/godlpack_build, which then set the build tag
+// godlpack_runtime_fork).
 
 import _ "unsafe" // go:linkname
 

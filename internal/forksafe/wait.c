@@ -1,6 +1,6 @@
 //go:build godlpack_python
 
-/* fork_wait.c: the os.fork "before" hook's wait outside Go (fork.go explains why).
+/* wait.c: the os.fork "before" hook's wait outside Go (prepare.go explains why).
  *
  * The forking thread must reach fork() holding no Go P, so that no runtime thread
  * (sysmon) is touching its goroutine at the instant of the fork. Only Go code on
@@ -8,7 +8,7 @@
  * thread that is out of Go), and only while this thread is out of Go: so the hook
  * returns from Go (goForkPrepare starts the helper), says here that it is out, and
  * waits in C until the helper has stopped the world, then until the runtime's
- * threads are quiet (fork_quiet.c).
+ * threads are quiet (quiet.c).
  *
  * That wait ends in os.fork()'s before hooks, and more Python code may run before
  * fork() itself: the hooks registered before this library's (os.register_at_fork
@@ -17,9 +17,10 @@
  * GIL go (a blocking lock, a sleep, the eval loop's switch interval) or call Go.
  * Other Python threads then call into Go again (a call's entry takes a P under
  * sched.lock and wakes sysmon), and the fork could copy a runtime thread inside a
- * critical section: the child hung at its first Go call, on sched.lock (issue 19,
- * tests/test_free_threading.py's stress on CPython 3.15; a look inside fork()
- * found sysmon awake in 17 of 61 forks). So the hook arms a second wait that runs
+ * critical section: the child hung at its first Go call, on sched.lock
+ * (tests/test_free_threading.py's stress on CPython 3.15; a look inside fork()
+ * found sysmon awake in 17 of 61 forks; tests/test_goext_fork.py's
+ * test_python_before_hook_runs_go_after_the_runtimes_went_quiet holds it). So the hook arms a second wait that runs
  * inside fork(), as a pthread_atfork prepare handler: after every Python before
  * hook, on the forking thread, which holds the GIL until the child exists.
  * Normally it finds the runtime still quiet at its first look. */
@@ -30,7 +31,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-int gd_fork_wait_quiet(long limit_ns); /* fork_quiet.c */
+int gd_fork_wait_quiet(long limit_ns); /* quiet.c */
 
 /* How long the forking thread waits for the helper before forking anyway. The
  * helper needs a thread and a P, which the runtime always finds: only a starved
@@ -39,12 +40,12 @@ int gd_fork_wait_quiet(long limit_ns); /* fork_quiet.c */
  * runtime that can no longer run at all. */
 #define GD_FORK_WAIT_SECONDS 30
 /* How much CPU time a Go thread may use while the forking thread waits for it to
- * park, before the fork goes ahead anyway (fork_quiet.c): typically it parks in
+ * park, before the fork goes ahead anyway (quiet.c): typically it parks in
  * well under a millisecond; a thread that uses this much is running Go code (a
  * goroutine's work), not finishing the runtime's. */
 #define GD_FORK_SETTLE_NS 500000000L
 
-/* The fork's handshake with its helper (fork.go's forkQuiesce), one word: the
+/* The fork's handshake with its helper (prepare.go's forkQuiesce), one word: the
  * fork's generation (goForkPrepare numbers them) times 4 plus where it stands.
  * The helper may stop the world only while the forking thread is out of Go and
  * still waiting, and the thread must never fork while a stop of the world is under
@@ -80,7 +81,7 @@ int gd_fork_helper_begin(unsigned long long gen) {
 
 /* Called by the helper (Go) once it has stopped and started the world with the
  * forking thread out of Go, which took that thread's P. A store, not a semaphore:
- * the helper's thread makes no system call from C, which fork_quiet.c would take
+ * the helper's thread makes no system call from C, which quiet.c would take
  * for a thread that is not Go's. */
 void gd_fork_helper_done(unsigned long long gen) {
     atomic_store(&fork_phase, FORK_PHASE(gen, FORK_DONE));
@@ -139,7 +140,7 @@ static void fork_prepare_last(void) {
     }
 }
 
-/* Registers fork_prepare_last, once per library (fork_hooks.c, at the module's
+/* Registers fork_prepare_last, once per library (hooks.c, at the module's
  * first exec, with the os.register_at_fork hooks): 0, or an errno value. */
 int gd_fork_register_prepare(void) {
     return pthread_atfork(fork_prepare_last, NULL, NULL);

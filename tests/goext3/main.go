@@ -1,8 +1,7 @@
 // Command goext3 is a Python extension written in Go whose functions are bound
-// with godlpack.Func (issue 20): any arity, keyword-only parameters, every
-// integer width, float32, complex, bytes, lists, dicts, *T optionals, any and
-// *godlpack.Object, several results, results of error or nothing
-// (tests/test_goext_func.py).
+// with godlpack.Func: any arity, keyword-only parameters, every integer width,
+// float32, complex, bytes, lists, dicts, *T optionals, any and *godlpack.Object,
+// several results, results of error or nothing (tests/test_goext_func.py).
 package main
 
 import (

@@ -29,7 +29,7 @@
 //     through it) is the parent's: the child's first LockOSThread starts its own.
 //
 // sysmon is the parent's thread too, and the child goes without one, as before
-// this file: GOMAXPROCS stays raised in a child (fork.go), so a thread that
+// this file: GOMAXPROCS stays raised in a child (prepare.go), so a thread that
 // needs a P finds one without sysmon taking Ps back from threads out in C.
 // Starting one in every child made its fork cycle measurably slower.
 //
