@@ -35,6 +35,6 @@
 // checks its module (Check) and calls its functions with tensors made in Go
 // (Function.Call), and what needs an interpreter (Object, Import, Start, Keep)
 // returns ErrNoPython. The pure-Go DLPack core is dlpack/ and the Go DLPack API
-// for programs without Python is dlpack/tensor. See docs/design.md for the
-// layers and who owns which memory.
+// for programs without Python is dlpack/tensor. See docs/architecture.md for
+// the layers and who owns which memory.
 package godlpack

@@ -10,7 +10,7 @@
  * from_dlpack's flow), releases the GIL, makes ONE cgo call into Go (goExtCall,
  * ext_call.go), which checks the constraints, runs the author's function and
  * writes a gd_ext_result in C memory; C takes the GIL back, builds the Python
- * result and releases what it imported. docs/design.md, "Python extensions in Go". */
+ * result and releases what it imported. docs/internals/call-path.md. */
 #ifndef GODLPACK_EXT_H
 #define GODLPACK_EXT_H
 
@@ -194,7 +194,7 @@ typedef struct {
     const char *name;   /* the class's name, for TypeErrors */
 } gd_ext_class;
 
-/* Releases an instance's Go value now (ext_instance_release.c); any thread, with
+/* Releases an instance's Go value now (ext_class.c); any thread, with
  * or without the GIL, after finalization too. */
 void gd_ext_instance_release(uintptr_t id);
 

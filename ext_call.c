@@ -662,7 +662,7 @@ static int gil_wanted(void) {
 #if PY_VERSION_HEX < 0x03100000
     /* prev, next and interp lead PyThreadState in 3.11-3.15 alike (cpython/pystate.h,
      * re-checked in 3.14.8's and 3.15.0's): read, they save three calls into libpython
-     * (docs/design.md, the call's costs). */
+     * (docs/performance.md, "Extension calls": where a call's time goes). */
     return me->next != NULL || me->prev != NULL || PyInterpreterState_Head() != me->interp;
 #else
     /* A CPython not checked yet: the same look through the public calls. */

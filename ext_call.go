@@ -25,7 +25,7 @@ var extFuncs []*Function
 // The crossing itself is Go's: ~40 ns from a C thread into an exported no-op. The
 // runtime's wait for package init on every such callback (`<-main_init_done` in
 // cgocallbackg1, runtime/cgocall.go, Go 1.26: a lock and an unlock of a closed
-// channel) is one load of a flag in godlpack's builds (_gobuild.py's runtime patch).
+// channel) is one load of a flag in godlpack's builds (godlpack_build's runtime_patches).
 //
 //export goExtCall
 func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {

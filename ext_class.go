@@ -1,7 +1,7 @@
 package godlpack
 
 // ext_class.go: Go types bound as Python classes (ext_class.c has the C half and
-// docs/design.md, "Bound classes", the ownership rules).
+// docs/internals/classes.md the ownership rules).
 
 import (
 	"reflect"

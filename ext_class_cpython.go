@@ -13,7 +13,7 @@ import "C"
 import "unsafe"
 
 // goExtReleaseInstances drops the Go values of n instances whose ids are at ids
-// (C memory): an instance's dealloc (ext_instance_release.c), or one result never
+// (C memory): an instance's dealloc (gd_ext_instance_release), or one result never
 // delivered. Any thread, with or without the GIL, after finalization too: it only
 // empties table slots.
 //

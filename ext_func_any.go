@@ -121,7 +121,7 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 			f.fail("parameter %s: %v: the type argument must be a DLPack element type or a godlpack.DTypeSet", p.name, t)
 		}
 		p.setDTypes(dts)
-		return reflect.Zero(t).Interface().(tensorValueParam).valueConverter(f, p) // ext_tensor_value.go
+		return reflect.Zero(t).Interface().(tensorValueParam).valueConverter(f, p) // ext_tensor.go
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,

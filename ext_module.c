@@ -44,7 +44,7 @@ int gd_capi_load(const char *who) {
 
 static int ext_exec(PyObject *m) {
     /* The Go runtime and the functions' C tables are process-wide, as godlpack's are
-     * (docs/design.md, "Sub-interpreters: refused"). */
+     * (docs/decisions/sub-interpreters-refused.md). */
     if (PyInterpreterState_Get() != PyInterpreterState_Main()) {
         PyErr_Format(PyExc_ImportError,
                      "%s is an extension written in Go with godlpack and cannot be imported in a "
@@ -151,8 +151,9 @@ static PyModuleDef_Slot ext_slots[] = {
 #ifdef Py_mod_multiple_interpreters
     {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
 #endif
-#ifdef Py_GIL_DISABLED /* free-threaded builds: safe without the GIL (docs/design.md,
-                        * "Free-threaded CPython"); without this slot importing re-enables it */
+#ifdef Py_GIL_DISABLED /* free-threaded builds: safe without the GIL
+                        * (docs/internals/free-threading.md); without this slot importing
+                        * re-enables it */
     {Py_mod_gil, Py_MOD_GIL_NOT_USED},
 #endif
     {0, NULL},

@@ -19,7 +19,7 @@ import (
 const stubsAttribute = "_godlpack_stubs"
 
 // The Python names of the types a stub's annotations use beyond builtins; the
-// stub that godlpack's _stubgen.py writes defines or imports each of them.
+// stub that godlpack_build/stubs.py writes defines or imports each of them.
 const (
 	pyTensor = "_Tensor" // a Protocol: __dlpack__ and __dlpack_device__, or a raw DLPack capsule
 	pyArray  = "Array"   // godlpack.Array, what a *tensor.Tensor result becomes

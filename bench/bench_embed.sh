@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cost of one Go-to-Python call with one tensor argument and one tensor result (a
 # Python function returning its input), against the same call made from Python in the
-# same interpreter (embed_bench_test.go). Needs godlpack importable by PYTHON (its
+# same interpreter (pyembed/bench_test.go). Needs godlpack importable by PYTHON (its
 # Python package; the Go side is compiled into the benchmark).
 #
 #   PYTHON=/path/to/venv/bin/python bash bench/bench_embed.sh      COUNT=3 rounds
@@ -16,7 +16,7 @@ py=${PYTHON:-python3}
 count=${COUNT:-3}
 export PYTHONPATH="$PWD/pyext${PYTHONPATH:+:$PYTHONPATH}"
 eval "$("$py" -m godlpack go-env --embed)"
-go test -count="$count" -run '^$' -bench . -benchtime "${BENCHTIME:-1s}" . | tee /dev/stderr |
+go test -count="$count" -run '^$' -bench . -benchtime "${BENCHTIME:-1s}" ./pyembed/ | tee /dev/stderr |
   awk '/^Benchmark/ { n = $1; sub(/^Benchmark/, "", n); sub(/-[0-9]+$/, "", n)
          if (!(n in best) || $3 < best[n]) best[n] = $3 }
        END { printf "\nbest ns/call: Go->Python %.0f, Python->Python %.1f, Go->Python no args %.0f\n",

@@ -1,7 +1,7 @@
 """The DLPack v1.3 ABI (dlpack.h) declared with ctypes, for the tests that look inside
 capsules (conftest.py) and the ones that build them by hand (_malformed.py).
 
-Declared from the header, not from godlpack.h: a mistake in our header must not be
+Declared from the header, not from dlpack_abi.h: a mistake in our header must not be
 repeated here. ``shape`` and ``strides`` are plain addresses (``c_void_p``), so a test
 can set any value, a wild one included; read them with ``int64s``.
 """

@@ -4,17 +4,17 @@
 #   PY=/path/to/venv/bin/python bash tests/lint.sh
 #
 # PY (or PYTHON, which tests/run sets) is the Python of the test venv, with ruff and
-# mypy (tests/requirements.txt); its headers build the root package's Python binding
+# mypy (tests/requirements.txt); its headers build the packages' Python bindings
 # (the files behind golibrary.GO_BUILD_TAG) for go vet and staticcheck. Default: python3.
 #
 #   gofmt -l          no Go file may need formatting
-#   go vet            every package three times: as a fresh clone builds it (no tag,
-#                     no Python), with the tag as an extension in Go builds it (the
-#                     root's Python binding included), and with GO_MODULE_TAG too, as
-#                     build.py builds godlpack._godlpack (the module's own files)
+#   go vet            every package twice: as a fresh clone builds it (no tag, no
+#                     Python), and with the tag, as an extension in Go and build.py's
+#                     godlpack._godlpack build it (the Python bindings included); and
+#                     internal/forksafe with the fork repair's tag too
 #   staticcheck       pinned (STATICCHECK_VERSION below), installed once from the Go
 #                     module proxy into a cache outside the checkout, then reused;
-#                     with both tags, with the tag, and without it (U1000 aside)
+#                     with the tag, and without it (U1000 aside)
 #   ruff check        and ruff format --check
 #   mypy --strict     examples/, against godlpack's stubs (pyext/godlpack/*.pyi)
 #
@@ -37,15 +37,12 @@ pyinc=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') ||
   exit 2
 }
 export CGO_CFLAGS="-I$pyinc ${CGO_CFLAGS:-}"
-# The build tag of the binding's files, from the backend (pyext/godlpack_build/golibrary.py),
-# which sets it for the extension, and with it the tag of the godlpack module's own files
-# (extensions in Go build without).
-tags=$("$PY" -c 'import sys; sys.path.insert(0, "pyext"); from godlpack_build import golibrary as g; print(g.GO_BUILD_TAG, g.GO_MODULE_TAG)') || {
-  echo "lint.sh: cannot read GO_BUILD_TAG, GO_MODULE_TAG from godlpack_build.golibrary" >&2
+# The build tag of the bindings' files, from the backend (pyext/godlpack_build/golibrary.py),
+# which sets it for every build (an extension and the godlpack module alike).
+tag=$("$PY" -c 'import sys; sys.path.insert(0, "pyext"); from godlpack_build import golibrary as g; print(g.GO_BUILD_TAG)') || {
+  echo "lint.sh: cannot read GO_BUILD_TAG from godlpack_build.golibrary" >&2
   exit 2
 }
-tag=${tags% *}
-module_tags=${tags/ /,}
 
 # Go files: tracked and new (not ignored) ones, or every one outside a git checkout.
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -63,14 +60,14 @@ if [ -n "$unformatted" ]; then
   fail "gofmt"
 fi
 
-step "go vet ./... (untagged), go vet -tags $tag ./..., go vet -tags $module_tags ./..."
+step "go vet ./... (untagged), go vet -tags $tag ./..."
 go vet ./... || fail "go vet"
 go vet -tags "$tag" ./... || fail "go vet -tags $tag"
-go vet -tags "$module_tags" ./... || fail "go vet -tags $module_tags"
 GOEXPERIMENT=simd go vet ./dlpack/vec/ || fail "go vet (GOEXPERIMENT=simd) dlpack/vec"
 # The tag the backend adds with the runtime's fork repair (runtime_patches.RUNTIME_FORK_TAG):
-# fork_runtime_repair.go.
-go vet -tags "$module_tags,godlpack_runtime_fork" . || fail "go vet -tags godlpack_runtime_fork"
+# internal/forksafe/runtime_repair.go.
+go vet -tags "$tag,godlpack_runtime_fork" ./internal/forksafe/ ||
+  fail "go vet -tags godlpack_runtime_fork"
 
 step "staticcheck $STATICCHECK_VERSION"
 goversion=$(go env GOVERSION)
@@ -85,13 +82,13 @@ if [ ! -x "$staticcheck" ]; then
 fi
 if [ -x "$staticcheck" ]; then
   "$staticcheck" -version
-  "$staticcheck" -tags "$module_tags" ./... || fail "staticcheck"
-  "$staticcheck" -tags "$tag" ./... || fail "staticcheck -tags $tag (an extension's build)"
+  "$staticcheck" -tags "$tag" ./... || fail "staticcheck -tags $tag"
   # Without the tag too, as go doc and an extension's go test build the package; U1000
   # aside: what the untagged API files declare for the CPython glue is used only with it.
   "$staticcheck" -checks inherit,-U1000 ./... || fail "staticcheck (untagged)"
   GOEXPERIMENT=simd "$staticcheck" ./dlpack/vec/ || fail "staticcheck (GOEXPERIMENT=simd)"
-  "$staticcheck" -tags "$module_tags,godlpack_runtime_fork" . || fail "staticcheck (fork repair)"
+  "$staticcheck" -tags "$tag,godlpack_runtime_fork" ./internal/forksafe/ ||
+    fail "staticcheck (fork repair)"
 fi
 
 step "ruff check, ruff format --check"

@@ -152,8 +152,9 @@ def test_lists_changed_by_their_items_and_other_threads_never_crash():
     assert r.returncode == 0, r.stderr[-3000:]
     seen = set(ast.literal_eval(r.stdout.strip().splitlines()[-1]))
     assert seen <= {"ok", "RuntimeError", "ValueError", "TypeError"}, seen
-    # free-threaded, asarray converts a snapshot of every list (docs/design.md, "Nested
-    # lists"): a list changed meanwhile converts as it was, never "changed size"
+    # free-threaded, asarray converts a snapshot of every list
+    # (docs/internals/free-threading.md, "Nested lists"): a list changed meanwhile
+    # converts as it was, never "changed size"
     assert "ok" in seen and ("RuntimeError" in seen or FREE_THREADED)
 
 
@@ -166,7 +167,7 @@ def test_a_list_shortened_meanwhile_is_a_clear_error():
             return 0.5
 
     lst[0] = Shrink()
-    if FREE_THREADED:  # a snapshot converts (docs/design.md, "Nested lists")
+    if FREE_THREADED:  # a snapshot converts (docs/internals/free-threading.md, "Nested lists")
         assert g.asarray(lst).tolist() == [0.5, 2.0, 3.0] and lst == []
     else:
         with pytest.raises(RuntimeError, match="a list changed size while it was being converted"):

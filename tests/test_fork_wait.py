@@ -1,4 +1,4 @@
-"""The before-fork wait (fork_wait.c, fork_quiet.c) on a starved machine.
+"""The before-fork wait (internal/forksafe: wait.c, quiet.c) on a starved machine.
 
 CI runs its five CPython passes side by side on two cores, and there a storm's fork
 child hung at its first Go call with no free P (stoplockedm): the forking thread had

@@ -2,7 +2,7 @@
 what a build does with any other (UNSUPPORTED_GO, [tool.godlpack] unsupported-go).
 
 The supported ones: the Go files' build constraints (package vec's archsimd wrapper files,
-fork_idle_ms.go's scheduler layout) name the same releases as the table, and vec's
+internal/forksafe/idle_ms.go's scheduler layout) name the same releases as the table, and vec's
 generated files are what tools/gen_vec_kernels.py writes. tests/run runs the build, fork,
 free-threading and vec tests under each release (its second pass, Go 1.27); the tests
 here run with whichever Go the run has.

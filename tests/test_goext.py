@@ -516,9 +516,10 @@ def _dynamic_symbols(path: str, which: str) -> set[str]:
 
 def test_extension_links_none_of_the_godlpack_module(goext):
     """An extension reaches godlpack.Array, from_dlpack and the exchange API through the
-    godlpack module's C-API capsule, so it links none of the module's own files (the build
-    tag godlpack_module, set only for godlpack._godlpack): about 0.5 MB of each extension.
-    Every symbol it needs of godlpack's C is in it: none left for the loader to miss."""
+    godlpack module's C-API capsule, so it links none of the module's own files (package
+    internal/arraymodule, which an extension does not import; the files named below are
+    its): about 0.5 MB of each extension. Every symbol it needs of godlpack's C is in it:
+    none left for the loader to miss."""
     defined = _dynamic_symbols(goext.__file__, "defined")
     assert {"PyInit_goext", "gd_ext_call", "goExtCall"} <= defined  # the reading works
     module_only = {

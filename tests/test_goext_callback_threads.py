@@ -11,7 +11,7 @@ hung the whole process.
   raises RuntimeError naming ReleaseGIL.
 - os.fork() in a callback run on a goroutine's thread made a child that could never
   return to Python (its caller's thread is not copied): refused in the parent
-  (fork_guard.c). A fork in a callback run on the calling thread still continues in
+  (internal/forksafe/guard.c). A fork in a callback run on the calling thread still continues in
   the child.
 """
 

@@ -147,7 +147,7 @@ def test_timers_on_goroutines_in_a_fork_child(tmp_path):
     # Goroutines that sleep (the runtime's timers, which the parent's vanished threads
     # were waiting for), in a child and in a child's child. Not runtime.GC: a child
     # that forces collections (goext2.churn) after such timers hung in about 1 run in
-    # 3 (the first child; the collector is off in a child for good: fork.go).
+    # 3 (the first child; the collector is off in a child for good: prepare.go).
     out = scenario(
         tmp_path,
         "child_timers",
@@ -445,7 +445,7 @@ def test_python_before_hook_runs_go_after_the_runtimes_went_quiet(tmp_path):
     # were made quiet, and before fork(): any that lets the GIL go or calls Go wakes a
     # runtime's threads again. Here a hook registered first calls goext.sum (goroutines
     # on several threads, which then go idle) right before each fork. Before the last
-    # look moved into fork() itself (fork_wait.c's pthread_atfork prepare), 5 of 200
+    # look moved into fork() itself (wait.c's pthread_atfork prepare), 5 of 200
     # children hung at their first Go call (CPython 3.15), as the CI stress's did
     # (tests/test_free_threading.py: other threads let in by the GIL).
     out = run_script(
@@ -495,7 +495,7 @@ def test_fork_storm_with_three_go_runtimes_under_cpu_load(tmp_path):
     # As test_processes.py's storm, with goext and goext2 loaded: every child calls
     # each runtime's goroutines. Before each library registered its hooks, every child
     # hung at its first goext.sum; now none may (as godlpack's own storm, none is
-    # tolerated since fork()'s own last look: fork_wait.c).
+    # tolerated since fork()'s own last look: internal/forksafe/wait.c).
     out = scenario(
         tmp_path,
         "storm",

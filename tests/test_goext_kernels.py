@@ -2,9 +2,9 @@
 (simd/archsimd, built with GOEXPERIMENT=simd, the build backend's default: AVX-512, or
 AVX2 and plain Go when $GODLPACK_VEC_KERNELS lowers the set) and the plain-Go loops (a
 build without the experiment), the latter ones in child interpreters, give the same
-results: sums and products of every tail length, start offset,
-stride (negative too) and dtype, across the 2 MiB blocks the goroutines take in turn;
-and the float64 sum is as precise as documented (README, design.md)."""
+results: sums and products of every tail length, start offset, stride (negative too) and
+dtype, across the 2 MiB blocks the goroutines take in turn; and the float64 sum is as
+precise as documented (docs/fast-loops.md, docs/internals/vec.md)."""
 
 from __future__ import annotations
 

@@ -155,7 +155,7 @@ def test_list_that_changes_size_raises_runtime_error():
             return 0.0
 
     L[0] = Shrink()
-    if FREE_THREADED:  # a snapshot converts (docs/design.md, "Nested lists")
+    if FREE_THREADED:  # a snapshot converts (docs/internals/free-threading.md, "Nested lists")
         assert g.asarray(L).tolist() == [0.0, 2.0, 3.0] and L == [L[0]]
         return
     with pytest.raises(RuntimeError, match="changed size"):
@@ -175,7 +175,7 @@ def test_conversion_under_address_space_limit_succeeds_and_peak_is_the_result():
     assert proc.returncode == 0, proc.stderr[-3000:]
     # free-threaded: plus the snapshot of the list (one pointer an element, as many
     # bytes as this float64 result), which a list other threads change needs
-    # (docs/design.md, "Nested lists")
+    # (docs/internals/free-threading.md, "Nested lists")
     assert float(proc.stdout) <= (3.1 if FREE_THREADED else 2.0), proc.stdout  # 3.0 measured
     proc = run_python(
         "import resource\n"

@@ -5,12 +5,12 @@ Each scenario runs in a fresh interpreter (a script in a temporary directory) wi
 timeout: a hang fails the test, and the whole process group (workers included) is
 killed. fork is the hard case: the child has one thread of the parent, and the Go
 runtime in it hangs as soon as it needs a garbage collection or another thread to
-act. fork.go keeps it working for the thread that forked, which is where a
+act. internal/forksafe keeps it working for the thread that forked, which is where a
 multiprocessing or DataLoader worker runs (the collector is off across the fork and
 for good in the child; GOMAXPROCS is raised so that thread always finds a P); the
 fork scenarios below make each child allocate far past the point where the
 collector would run, so that without those hooks they would hang. Other threads of
-a fork child are not supported (see fork.go).
+a fork child are not supported (see internal/forksafe/prepare.go).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def stacks(pid):
     # hang inside the Go runtime shows there, slowness does not.
     if shutil.which("gdb") is None:
         return "(no gdb to show its stacks)"
-    # Then the forks made without the runtime made quiet (fork_wait.c), and the
-    # runtime's P count, idle Ps and stop-the-world state, as the child has them.
+    # Then the forks made without the runtime made quiet (internal/forksafe/wait.c), and
+    # the runtime's P count, idle Ps and stop-the-world state, as the child has them.
     cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 12"]
     sched = "'runtime.sched'"
     for what in ("(unsigned long)gd_fork_gave_up", "'runtime.gomaxprocs'", f"{sched}.npidle",

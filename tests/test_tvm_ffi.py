@@ -301,7 +301,7 @@ def test_rejected_return_is_freed_exactly_once(isolated, build_dir):
 
 
 # --------------------------------------------------------------------------------------
-# The attribute names consumers look up (evidence for docs/exchange-api.md)
+# The attribute names consumers look up (evidence for docs/internals/exchange-api.md)
 # --------------------------------------------------------------------------------------
 
 

@@ -1,7 +1,8 @@
 """The wheel and the sdist, as a user gets them.
 
-One wheel per CPython version (docs/abi3.md says why not abi3). These tests build, for
-the interpreter running them, a wheel from the tree with ``build.py wheel`` and check:
+One wheel per CPython version (docs/decisions/no-abi3.md says why not abi3). These tests
+build, for the interpreter running them, a wheel from the tree with ``build.py wheel`` and
+check:
 
 - it installs with pip (``--no-deps --no-index``) into a new venv and works there with
   no Go toolchain on PATH, no PYTHONPATH and the checkout out of reach: a NumPy round
@@ -151,7 +152,9 @@ def test_wheel_is_for_this_interpreter(built):
     py, abi, plat = _wheel_tags(built["wheel"])
     # the ABI tag of a free-threaded CPython's wheel is cp3XYt (PEP 703)
     abi_want = CP + ("t" if FREE_THREADED else "")
-    assert (py, abi) == (CP, abi_want), "one wheel per CPython version (not abi3: docs/abi3.md)"
+    assert (py, abi) == (CP, abi_want), (
+        "one wheel per CPython version (not abi3: docs/decisions/no-abi3.md)"
+    )
     assert re.fullmatch(r"manylinux_\d+_\d+_" + re.escape(os.uname().machine), plat), plat
     with zipfile.ZipFile(built["wheel"]) as zf:
         wheel_meta = zf.read(f"{dist.NAME}-{dist.read_version()}.dist-info/WHEEL").decode()

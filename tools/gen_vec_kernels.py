@@ -706,14 +706,14 @@ package vec
 # wrappers in release 1.N's API (ARCHSIMD_RELEASES; build-constrained to it). A
 # wrapper is one call, which the compiler inlines (a function with vector
 # parameters gets three times the inlining budget), so a kernel compiles to the
-# instructions of the call written out (but for inline marks: docs/design.md, "Go
-# releases"); concatPermuteScalarsGrouped's selectors stay constants through it
+# instructions of the call written out (but for inline marks: docs/internals/vec.md,
+# "Builds and Go releases"); concatPermuteScalarsGrouped's selectors stay constants through it
 # (one VSHUFPS: archsimd calls a function for variable ones). Each wrapper that
 # vec's files call is generated, no other (staticcheck reports an unused
 # function). A release newer than the last here builds archsimd_newer.go
 # instead, a compile error that says what to do.
 # A new release: read its src/simd/archsimd, add its spellings here, regenerate,
-# and run vec's tests under it (docs/design.md, "Go releases").
+# and run vec's tests under it (CONTRIBUTING.md, "Upgrading Go").
 ARCHSIMD_RELEASES = [(1, 26), (1, 27)]
 # name: (parameters, result, {release: body}); {V} the vector type, {E} its
 # element type, {N} its lanes, {B} its element bits, {Q} the uint64 lanes of

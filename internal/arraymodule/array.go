@@ -3,7 +3,7 @@
 package arraymodule
 
 // array.go: godlpack.Array's state as Go sees it, its constructors from Go, and
-// the attribute getters. The object itself is a C struct (gd_array in godlpack.h)
+// the attribute getters. The object itself is a C struct (gd_array in arraymodule.h)
 // so the C hot paths can read it without crossing into Go.
 
 // #cgo linux LDFLAGS: -ldl

@@ -2,7 +2,7 @@
  * files that hold what cgo cannot express (static type/method tables, CPython
  * macros) and the hot paths that must not cross into Go (export, deleters,
  * exchange-API functions: a C->Go crossing costs ~90 ns, more than the whole
- * budget of those calls; see docs/design.md).
+ * budget of those calls; see docs/decisions/c-hot-paths.md).
  *
  * Memory model: every byte an Array views lives in C memory behind a gd_owner, a
  * small atomically reference-counted record. Arrays, views and exported managed

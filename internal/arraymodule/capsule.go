@@ -105,7 +105,7 @@ func adoptManaged(m unsafe.Pointer, versioned bool) (*C.gd_array, error) {
 }
 
 // callDeleter calls a producer's deleter (GIL held) with any pending Python exception
-// kept aside: the deleter may run the producer's Python code (godlpack.h says why).
+// kept aside: the deleter may run the producer's Python code (gd_python.h says why).
 func callDeleter(m unsafe.Pointer, versioned bool) {
 	v := C.int(0)
 	if versioned {

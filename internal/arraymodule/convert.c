@@ -15,7 +15,7 @@
  * the very lists being read. So every item is read with a strong reference taken
  * before anything can run, and each list's length is checked again before each
  * read: an item is never used through a borrowed pointer across a call that can
- * run Python (docs/design.md, "Rules that keep Python from crashing us"). */
+ * run Python (docs/internals/python-safety.md, rule 1). */
 #include "arraymodule.h"
 #include "_cgo_export.h"
 

@@ -371,7 +371,7 @@ func tolist(a *C.gd_array, dim int, off int64, buf *rowBuffer) *C.PyObject {
 // buffer of float64 that C turns into Python objects in one call, instead of two
 // cgo calls an element (4x NumPy's tolist). The list is made first, so a row
 // longer than memory (a broadcast view) is a MemoryError (tolistFits, gd_list_new), and the Go
-// buffer never grows with the row (rule 2 of design.md's crash rules).
+// buffer never grows with the row (docs/internals/python-safety.md, rule 2).
 func rowToList(a *C.gd_array, off, n, stride int64, buf *rowBuffer) *C.PyObject {
 	kind := arrayDType(a).Kind
 	if kind != dlpack.KindFloat && kind != dlpack.KindComplex {

@@ -250,7 +250,7 @@ static int xchg_dltensor_from_py(void *py_object, DLTensor *out) {
  * On success the new Array owns the tensor. On failure the tensor is NOT taken:
  * its deleter has not been called and the caller still owns it. That is what
  * PyTorch 2.15 does and what TVM-FFI 0.1.15 relies on (it calls the deleter itself
- * when this function fails): see docs/exchange-api.md.
+ * when this function fails): see docs/internals/exchange-api.md.
  *
  * A plain tensor (CPU, whole-byte dtype, strides, nothing overflowing: the check
  * of fast_import.h, which the Go validator is fuzzed against) becomes an Array
@@ -297,7 +297,7 @@ const DLPackExchangeAPI *gd_exchange_api(void) { return &exchange_api; }
 /* Sets the two class attributes on godlpack.Array (GIL held, at module init):
  *   __dlpack_c_exchange_api__: PyCapsule "dlpack_exchange_api" (DLPack v1.3)
  *   __c_dlpack_exchange_api__: the same address as an int (the convention before
- *                              the rename; see docs/exchange-api.md)
+ *                              the rename; see docs/internals/exchange-api.md)
  * Through the type's dict, so it works whether or not the type is immutable. */
 int gd_xchg_register(void) {
     PyTypeObject *tp = gd_ArrayType;

@@ -11,7 +11,7 @@ package arraymodule
 //
 //	__dlpack_c_exchange_api__  PyCapsule named "dlpack_exchange_api" (DLPack v1.3)
 //	__c_dlpack_exchange_api__  the same address as an int, the convention before
-//	                           the rename (docs/exchange-api.md has the evidence)
+//	                           the rename (docs/internals/exchange-api.md has the evidence)
 //
 // Go runs in only one of the five functions, managed_tensor_to_py_object_no_sync,
 // and only for tensors that are not plain (the C check of fast_import.h declines

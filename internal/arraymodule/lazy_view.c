@@ -17,7 +17,7 @@
  * their C function. Even so one question costs ~55 ns inside PyTorch, against ~87 ns
  * for a whole from_dlpack(torch_tensor), so the fast path (the exchange API, where
  * the tensor's layout is known) asks only where a public PyTorch operation can have
- * set a bit (gd_lazy_questions, inline in godlpack.h):
+ * set a bit (gd_lazy_questions, inline in arraymodule.h):
  * - complex tensors: the conjugate bit (conj() sets it on nothing else);
  * - other dtypes: the negative bit, only if the layout could be .imag of complex
  *   memory (the only public operation that sets it): elements present and every

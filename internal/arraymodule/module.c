@@ -10,7 +10,7 @@
 int gd_export_init(void);
 void gd_set_device_enum(PyObject *e);
 int gd_capi_publish(PyObject *m);
-PyObject *gd_before_fork(PyObject *self, PyObject *unused); /* fork_wait.c */
+PyObject *gd_before_fork(PyObject *self, PyObject *unused); /* internal/forksafe/wait.c */
 
 static PyObject *mod_set_device_enum(PyObject *m, PyObject *e) {
     (void)m;
@@ -76,13 +76,13 @@ static PyMethodDef module_methods[] = {
      "protocol 2-4 pickle's) writable, as NumPy's unpickling does."},
     {"_set_device_enum", mod_set_device_enum, METH_O, "Internal: register DLDeviceType."},
     {"_set_dtypes", (PyCFunction)goSetDtypes, METH_O, "Internal: register the dtype objects."},
-    {"_before_fork", gd_before_fork, METH_NOARGS, "Internal: os.fork hook (fork.go)."},
+    {"_before_fork", gd_before_fork, METH_NOARGS, "Internal: os.fork hook (internal/forksafe)."},
     {"_noop_c", mod_noop_c, METH_NOARGS, "A no-op implemented in C (benchmarks)."},
     {"_noop_go", (PyCFunction)goNoop, METH_NOARGS, "A no-op implemented in Go (benchmarks)."},
     {NULL, NULL, 0, NULL},
 };
 
-/* The module refuses sub-interpreters (docs/design.md, "Sub-interpreters"): the Go
+/* The module refuses sub-interpreters (docs/decisions/sub-interpreters-refused.md): the Go
  * runtime, the dtype and device objects Go and C keep, the Array type and the static
  * exchange-API table are process-wide, and the table's functions are called with no
  * interpreter to look anything up in. Multi-phase init makes CPython run module_exec
@@ -133,8 +133,9 @@ static PyModuleDef_Slot module_slots[] = {
 #ifdef Py_mod_multiple_interpreters /* 3.12+: CPython refuses sub-interpreters itself */
     {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
 #endif
-#ifdef Py_GIL_DISABLED /* free-threaded builds: safe without the GIL (docs/design.md,
-                        * "Free-threaded CPython"); without this slot importing re-enables it */
+#ifdef Py_GIL_DISABLED /* free-threaded builds: safe without the GIL
+                        * (docs/internals/free-threading.md); without this slot importing
+                        * re-enables it */
     {Py_mod_gil, Py_MOD_GIL_NOT_USED},
 #endif
     {0, NULL},

@@ -22,7 +22,7 @@
 
 typedef void *dref; /* DPCTLSycl{Device,Platform,Context,Queue,Event}Ref, DPCTLDeviceVectorRef */
 
-/* DPCTLSyclUSMType (DPCTL_USM_UNKNOWN = 0, DEVICE, SHARED, HOST) is GD_USM_* in godlpack.h.
+/* DPCTLSyclUSMType (DPCTL_USM_UNKNOWN = 0, DEVICE, SHARED, HOST) is GD_USM_* in arraymodule.h.
  * DPCTLDeviceMgr_GetDevices' identifier for every root device of every backend:
  * DPCTL_ALL_BACKENDS (bits 16..20) | DPCTL_ALL (bits 0..5), the order of
  * sycl::device::get_devices() that kDLOneAPI's device_id indexes. */

@@ -6,8 +6,8 @@ package arraymodule
 // ours to use when the CPU can address it, which only the SYCL runtime knows: USM
 // host and shared allocations, and any allocation on a CPU device. oneapi.c asks it
 // through dpctl's C interface, as dpctl's DLPack document describes; such a tensor is
-// then imported without a copy and labelled kDLCPU (docs/design.md, "kDLOneAPI"
-// says why). Any other answer refuses it as any non-CPU device is refused: a
+// then imported without a copy and labelled kDLCPU (docs/internals/capsules.md,
+// "kDLOneAPI", says why). Any other answer refuses it as any non-CPU device is refused: a
 // ValidationError on "device", which setError turns into the BufferError that names
 // from_dlpack(x, device=(1, 0)).
 

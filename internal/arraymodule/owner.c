@@ -1,6 +1,6 @@
 //go:build godlpack_python
 
-/* owner.c: reference-counted owners of array memory (see godlpack.h). No Python
+/* owner.c: reference-counted owners of array memory (see arraymodule.h). No Python
  * calls here (the Python-buffer kind's release, in owner_pybuffer.c, takes the GIL
  * itself), so the last reference may be dropped from any thread, without the GIL,
  * or after the interpreter has finalized. */

@@ -84,4 +84,4 @@ Array.__copy__ = _pickling.copy  # type: ignore[attr-defined]
 Array.__deepcopy__ = _pickling.deepcopy  # type: ignore[attr-defined]
 
 # fork support: _godlpack's exec registered its runtime's os.register_at_fork hooks
-# (fork_hooks.go), as every extension written in Go does for its own runtime.
+# (internal/forksafe), as every extension written in Go does for its own runtime.

@@ -13,10 +13,10 @@ from .errors import BuildError
 # The Go releases godlpack's builds have everything for: package vec's SIMD kernels
 # (dlpack/vec/archsimd_go1N.go, tools/gen_vec_kernels.py), the fork child's repair of
 # the runtime (runtime_patches.RUNTIME_FORK_SOURCE and the proc.go line it needs;
-# fork_idle_ms.go's scheduler layout) and the per-call lock's patch (or the runtime's
-# own fix of it), each checked against that release's sources. A release not here (the
-# next one, before that check) builds as toolchain.UNSUPPORTED_GO says. docs/design.md,
-# "Go releases", is the checklist for adding one; tests/test_go_releases.py checks that
+# internal/forksafe/idle_ms.go's scheduler layout) and the per-call lock's patch (or the
+# runtime's own fix of it), each checked against that release's sources. A release not here
+# (the next one, before that check) builds as toolchain.UNSUPPORTED_GO says. CONTRIBUTING.md,
+# "Upgrading Go", is the checklist for adding one; tests/test_go_releases.py checks that
 # the Go files' build constraints and vec's wrapper files agree with this table.
 SUPPORTED_GO = ((1, 26), (1, 27))
 

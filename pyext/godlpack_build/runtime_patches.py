@@ -19,8 +19,8 @@ from .goreleases import SUPPORTED_GO, go_version, goroot
 # runtime.main_init_done, a channel closed once init is done. A blocking receive from a
 # closed channel still takes the channel's lock, so every such call of every thread
 # writes that one lock's cache line: on a free-threaded CPython, two threads calling Go
-# scaled x1.05 instead of x2 (bench/bench_threads.py, touch, 3.13t; design.md
-# "Free-threading: the runtime's per-call lock"). godlpack's patch of that release's
+# scaled x1.05 instead of x2 (bench/bench_threads.py, touch, 3.13t;
+# docs/internals/free-threading.md, "The runtime's per-call lock"). godlpack's patch of that release's
 # runtime/cgocall.go (each build compiles a copy through go build -overlay; Go caches
 # it) asks a flag of its own first, one atomic load that no call writes once it is set:
 # only while it is unset does the call receive (blocking, the same wait), and a receive
