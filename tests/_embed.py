@@ -1,5 +1,5 @@
 """Shared by the tests of Go programs that embed Python (test_embed.py, test_serve.py):
-the shell command prefix that sets them up exactly as the README says, and the
+the shell command prefix that sets them up exactly as docs/embedding.md says, and the
 environment the programs run in (this test interpreter, this run's godlpack)."""
 
 from __future__ import annotations

@@ -178,7 +178,7 @@ streamstats.moments(h, 0, False)
 """
 
 
-# clip is an overload set: each alternative type-checks, README's list call included
+# clip is an overload set: each alternative type-checks, docs/classes.md's list call included
 SS_OVERLOADS_GOOD = """
 from typing import assert_type
 

@@ -58,7 +58,7 @@ def _user_env(venv_dir: Path, *, with_go: bool) -> dict[str, str]:
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     env["PIP_VERBOSE"] = "1"  # shows the backend's output: which go built it
     # NumPy from a wheel, never its sdist: pip takes the newest release, wheel or not, and
-    # NumPy's newest has no cp313t wheel (building it took 30 minutes; README, Free-threaded)
+    # NumPy's newest has no cp313t wheel (building it took 30 minutes; README, Quickstart)
     env["PIP_ONLY_BINARY"] = "numpy"
     env["JAX_PLATFORMS"] = "cpu"
     assert (shutil.which("go", path=env["PATH"]) is None) is not with_go

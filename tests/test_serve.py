@@ -1,5 +1,5 @@
 """examples/serve: the Go net/http server that runs model.py's PyTorch model in its
-embedded interpreter. Built as the README says (after the go-env eval), started on a
+embedded interpreter. Built as docs/embedding.md says (after the go-env eval), started on a
 loopback port from another folder, sent 200 concurrent requests whose answers are
 checked against the same model run here; malformed and wrong-length bodies and inputs
 outside float32 get 400 and a JSON error, an output JSON cannot carry a 500 and a JSON

@@ -1,7 +1,7 @@
 /* dlpack.h: the DLPack v1.3 structs this example's C code uses, written from the
  * DLPack header's stated layout. A program of its own would include the official
  * dlpack.h instead; nothing here comes from the godlpack checkout, so the example
- * builds as an outside module does (README.md, "From Go"). */
+ * builds as an outside module does (docs/arrays-and-dlpack.md, "From Go"). */
 #ifndef FROMGO_DLPACK_H
 #define FROMGO_DLPACK_H
 

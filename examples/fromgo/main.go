@@ -1,6 +1,7 @@
 // Command fromgo exchanges DLPack tensors between Go and C with package
 // dlpack/tensor: a Go slice goes to a C consumer without a copy, and a C
-// producer's tensor is read in Go without a copy. README.md shows it whole.
+// producer's tensor is read in Go without a copy. docs/arrays-and-dlpack.md
+// shows it whole.
 package main
 
 /*

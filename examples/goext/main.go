@@ -1,8 +1,8 @@
 // Command goext is a Python extension module written in Go with godlpack: pip
 // builds it (pyproject.toml) into the module goext, whose functions take any
 // DLPack tensor (NumPy, PyTorch, JAX, TVM-FFI, godlpack.Array, raw capsules)
-// without a copy and return godlpack.Array instances. README.md, "Write your own
-// Go functions", shows it whole.
+// without a copy and return godlpack.Array instances. docs/extensions.md, "A
+// project", shows it whole.
 package main
 
 import (

@@ -4,7 +4,7 @@
 // functions showing the rest of the binding surface: results in the caller's
 // framework (scale), a Python callback (apply_rows), keyword-only and optional
 // parameters with a dict result (moments), overloads (clip). pip builds it
-// (pyproject.toml); README.md, "Classes", shows it whole.
+// (pyproject.toml); docs/classes.md, "An example", shows it whole.
 package main
 
 import (

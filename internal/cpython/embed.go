@@ -190,7 +190,7 @@ func Finalize() error {
 		if CurrentState() == Finalized {
 			return nil
 		}
-		return errors.New("pyembed.Finalize: no interpreter started by godlpack.Start")
+		return errors.New("pyembed.Finalize: no interpreter started by pyembed.Start")
 	}
 	for inCalls.Load() != 0 {
 		time.Sleep(100 * time.Microsecond)

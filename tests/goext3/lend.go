@@ -108,9 +108,10 @@ func keepOwnFunc() error {
 	return godlpack.KeepFunc(func(float64) (float64, error) { return 0, nil })
 }
 
-// Node keeps a Python callable past the call that gave it (Keep), for the README's
-// Classes guide: a callable referring back to the Node's own instance is a cycle
-// Python's collector cannot see, broken by a weak reference or by close().
+// Node keeps a Python callable past the call that gave it (Keep), for
+// docs/classes.md, "Cycles through Go": a callable referring back to the Node's
+// own instance is a cycle Python's collector cannot see, broken by a weak
+// reference or by close().
 type Node struct {
 	onChange atomic.Pointer[godlpack.Object]
 }

@@ -40,7 +40,7 @@ func init() {
 	gauge.Property("label", "A plain property beside them.", func(g *Gauge) string { return g.label }, nil)
 	sealed := godlpack.Class[Sealed]("Sealed", "Made only by make_sealed: no constructor (tests).")
 	sealed.Property("n", "Its number.", func(s *Sealed) int { return s.n }, nil)
-	node := godlpack.Class[Node]("Node", "Holds a callable past the call (lend.go; README, Classes: cycles).")
+	node := godlpack.Class[Node]("Node", "Holds a callable past the call (lend.go; docs/classes.md: cycles).")
 	node.Init(func() *Node { return &Node{} })
 	node.Def("on_change", (*Node).OnChange, "fn").Doc("Keeps fn, called by notify.")
 	node.Def("notify", (*Node).Notify).Doc("Calls the kept fn, if any.")
