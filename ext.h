@@ -2,7 +2,7 @@
  * (godlpack.Module, ext_*.go). These files are compiled into every c-shared
  * library that links the godlpack package: in an extension they are the live
  * call path; the godlpack module uses them for its own API-defined functions
- * (module_funcs.go), not ext_module.c's init.
+ * (internal/arraymodule/module_funcs.go), not ext_module.c's init.
  *
  * A call: Python -> gd_ext_call (METH_FASTCALL, ext_call.c) matches the arguments
  * to the parameters and converts each to a gd_ext_arg (tensors through the godlpack

@@ -162,8 +162,8 @@ static int offers_tensor(PyObject *o) {
 }
 
 /* numpy.ndarray, once an argument was one: its tensors are read from its fields
- * here, with the godlpack module's own reader (numpy_lend.c, compiled into every
- * extension too), not through its C-API's lend, whose call and type lookup cost
+ * here, with the godlpack module's own reader (internal/cpython/numpy_lend.c,
+ * compiled into every extension too), not through its C-API's lend, whose call and type lookup cost
  * ~3 ns of a ~75 ns call. One NumPy is imported in a process at most; until it is
  * seen, the last other type is remembered, so that a program passing only other
  * tensors (PyTorch's) asks gd_numpy_type_is once per type change, not per call.

@@ -122,7 +122,7 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 			return -1
 		}
 	}
-	C.gd_immortalize_type(t) // every thread makes instances and calls methods: immortal.c
+	C.gd_immortalize_type(t) // every thread makes instances and calls methods: internal/cpython/immortal.c
 	c.ctype = t
 	return 0
 }

@@ -131,7 +131,7 @@ PyObject *gd_ext_function(PyObject *m, gd_ext_func *f) {
     PyObject *fn = PyCFunction_NewEx(&f->def, self, modname);
     Py_DECREF(modname);
     Py_DECREF(self);
-    gd_immortalize(fn); /* every thread calls it: immortal.c */
+    gd_immortalize(fn); /* every thread calls it: internal/cpython/immortal.c */
     return fn;
 }
 

@@ -73,7 +73,8 @@ func Module(name, doc string, members ...Member) {
 }
 
 // newModuleSpec checks a module's functions (Module, and the godlpack module's
-// own in module_funcs.go): their mistakes are kept for ImportError.
+// own in internal/arraymodule/module_funcs.go): their mistakes are kept for
+// ImportError.
 func newModuleSpec(name, doc string, funcs []*Function) *moduleSpec {
 	m := &moduleSpec{name: name, doc: doc, funcs: funcs}
 	seen := map[string]bool{}

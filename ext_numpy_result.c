@@ -10,7 +10,8 @@
  *
  * NumPy's C-API is its _ARRAY_API capsule, a table of function pointers whose
  * indices NumPy keeps stable across 1.x and 2.x (numpy/__multiarray_api.h): read
- * here by index, with no NumPy header, as numpy_lend.c reads its fields. */
+ * here by index, with no NumPy header, as internal/cpython/numpy_lend.c reads its
+ * fields. */
 #include "ext.h"
 
 /* Indices in NumPy's PyArray_API table (numpy/__multiarray_api.h, NumPy >= 1.7). */

@@ -7,13 +7,12 @@ The docs are README.md, CONTRIBUTING.md, CHANGELOG.md and docs/**/*.md. Checked:
 - paths in backticks and in the text that start at a top-level entry of the repository
   (`tests/test_x.py`, `dlpack/vec`, `examples/goext/main.go`): they exist (a `*` is a glob
   that must match); `tests/test_x.py::test_name` also names a test defined in that file;
-- file names alone, in backticks or not (`fork_wait.c`): a file of that name exists
+- file names alone, in backticks or not (`wait.c`): a file of that name exists
   somewhere in the repository, unless it is another project's (ALLOWED_FOREIGN_NAMES,
   FOREIGN_PAGES).
 
 Code blocks are not read: they are checked against the files they show by
-tests/test_readme.py. Paths of the target package layout that are being built in parallel
-are allowed by TARGET_LAYOUT_NOT_YET until they exist.
+tests/test_readme.py.
 """
 
 from __future__ import annotations
@@ -25,18 +24,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-
-# Paths of the redesign's target layout (docs/architecture.md) that the docs describe before
-# the code lands. Empty this when it does: a path listed here is not checked at all.
-TARGET_LAYOUT_NOT_YET = (
-    "pyembed",
-    "godlpacktest",
-    "internal/arraymodule",
-    "internal/cpython",
-    "internal/forksafe",
-    "internal/cheaders",
-    "pyext/godlpack_build",
-)
 
 # File names in backticks that are not this repository's: the Go runtime's and
 # toolchain's files the fork repair and the archsimd wrappers are checked against,
@@ -54,7 +41,6 @@ ALLOWED_FOREIGN_NAMES = frozenset(
         "netpoll_epoll.go",
         "list_manual.go",
         "lock_spinbit.go",
-        "godlpack_fork.go",  # pyext/godlpack/_goruntime/, copied into package runtime
         "Python.h",
         "pyconfig.h",
         "_cgo_export.c",
@@ -89,7 +75,6 @@ def _file_names() -> set[str]:
 
 PAGES = _doc_pages()
 TOP_LEVEL = {p.name for p in REPO.iterdir() if p.name not in _SKIP_DIRS}
-TOP_LEVEL.update(t.split("/", 1)[0] for t in TARGET_LAYOUT_NOT_YET)
 
 
 def _prose(text: str) -> str:
@@ -144,18 +129,12 @@ def _named_paths(text: str) -> set[str]:
     return found
 
 
-def _not_yet(path: str) -> bool:
-    return any(path == p or path.startswith(p + "/") for p in TARGET_LAYOUT_NOT_YET)
-
-
 @pytest.mark.parametrize("page", PAGES, ids=_rel)
 def test_named_repository_paths_exist(page):
     wrong = []
     for token in sorted(_named_paths(page.read_text(encoding="utf-8"))):
         path, _, test = token.partition("::")
         path = path.rstrip("/")
-        if _not_yet(path):
-            continue
         if "*" in path:
             if not list(REPO.glob(path)):
                 wrong.append(f"{token}: matches no file")
@@ -201,8 +180,8 @@ def test_the_path_rules_find_what_they_should():
         "dlpack/vec",
         "docs/performance.md",
     }
-    assert _named_file_names("fork_wait.c, `ext.h`; pkg.go.dev, dlpack/vec/doc.go, *_test.go.") == {
-        "fork_wait.c",
+    assert _named_file_names("wait.c, `ext.h`; pkg.go.dev, dlpack/vec/doc.go, *_test.go.") == {
+        "wait.c",
         "ext.h",
     }
     assert _slug("Any signature: `godlpack.Func`") == "any-signature-godlpackfunc"

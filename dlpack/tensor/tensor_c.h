@@ -55,8 +55,8 @@ typedef struct {
 gdt_block gdt_alloc(size_t header, size_t data, int cls, int clear);
 void gdt_free(gdt_node *n);
 void gdt_drop_large_slot(void);
-/* The two deleters' names are godlpack's sign of memory made in Go (owner.c's
- * gd_owner_made_by_go, Array.flags["owndata"]): keep them. */
+/* The two deleters' names are godlpack's sign of memory made in Go
+ * (internal/arraymodule/owner.c's gd_owner_made_by_go, Array.flags["owndata"]): keep them. */
 void gdt_deleter_versioned(DLManagedTensorVersioned *m);
 void gdt_deleter_legacy(DLManagedTensor *m);
 void gdt_call_deleter(uintptr_t m, int versioned);

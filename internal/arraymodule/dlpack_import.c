@@ -120,7 +120,7 @@ typedef struct {
     const DLPackExchangeAPI *api;
     gd_lazy_probes probes;
     int buffer_lends; /* a DLPack producer with the buffer protocol (NumPy): gd_lend_foreign */
-    int numpy_fields; /* numpy.ndarray itself: gd_lend_foreign reads its fields (numpy_lend.c) */
+    int numpy_fields; /* numpy.ndarray itself: gd_lend_foreign reads its fields (internal/cpython/numpy_lend.c) */
     int sycl_queue;   /* a SYCL array (dpnp, dpctl): its queue is waited for (sycl_wait) */
 } type_entry;
 static type_entry api_cache[GD_API_CACHE];
@@ -402,7 +402,7 @@ static int buffer_dtype(const char *fmt, Py_ssize_t itemsize, DLDataType *dt) {
  *    the function does not write (a bare DLTensor cannot say read-only): PyTorch's
  *    import through the managed path costs ~260 ns, mostly the allocation and its
  *    deleter;
- *  - a numpy.ndarray (the type itself) from its own fields (numpy_lend.c): NumPy's
+ *  - a numpy.ndarray (the type itself) from its own fields (internal/cpython/numpy_lend.c): NumPy's
  *    __dlpack__ alone costs more than a whole call, and its buffer export builds
  *    and frees a record each time (~30 ns);
  *  - through the buffer protocol, for other DLPack producers that have it (NumPy

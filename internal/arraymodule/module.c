@@ -114,7 +114,7 @@ static int module_exec(PyObject *m) {
         gd_capi_publish(m) < 0 || goModuleExec(m) < 0) {
         return -1;
     }
-    /* What every thread calls through (immortal.c): the functions of the table above
+    /* What every thread calls through (internal/cpython/immortal.c): the functions of the table above
      * (goModuleExec's are made so as they are made) and the Array type. */
     for (PyMethodDef *def = module_methods; def->ml_name != NULL; def++) {
         PyObject *fn = PyObject_GetAttrString(m, def->ml_name);

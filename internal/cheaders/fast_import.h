@@ -35,8 +35,8 @@ typedef struct {
 /* Whether a tensor of these extents and strides (in elements, of item bytes each)
  * at data + byte_offset is plain: every extent >= 0, and the elements' count, reach
  * and addresses computed without overflow (an empty tensor's only its offset).
- * gd_fast_check's rule, apart so that numpy_lend.c checks the extents it has just
- * copied without the header checks it has no need for. */
+ * gd_fast_check's rule, apart so that internal/cpython/numpy_lend.c checks the
+ * extents it has just copied without the header checks it has no need for. */
 static inline int gd_fast_extent_ok(int32_t ndim, const int64_t *shape, const int64_t *strides,
                                     const void *data, uint64_t byte_offset, int64_t item) {
     /* Two passes with overflow-checked math: the checks cost next to nothing (a jo

@@ -15,8 +15,9 @@
 #include "immortal.h"
 
 /* Call a producer's deleter (a C function pointer), if it has one: the one
- * place a foreign tensor is released (owner.c, and imports that fail before an owner
- * takes the tensor). A NULL deleter means the producer keeps its memory itself. */
+ * place a foreign tensor is released (internal/arraymodule/owner.c, and imports
+ * that fail before an owner takes the tensor). A NULL deleter means the producer
+ * keeps its memory itself. */
 static inline void gd_call_deleter(void *m, int versioned) {
     if (m == NULL) {
         return;

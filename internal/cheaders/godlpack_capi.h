@@ -2,7 +2,8 @@
  * _ARRAY_API is for C extensions: one table of function pointers that
  * godlpack._godlpack publishes as the capsule godlpack._godlpack._C_API, so that
  * every extension returns the same godlpack.Array type and imports tensors through
- * the one import flow (dlpack_import.c), in the godlpack module's own .so.
+ * the one import flow (internal/arraymodule/dlpack_import.c), in the godlpack
+ * module's own .so.
  *
  * Why a table and not direct calls: an extension is a separate c-shared library
  * with its own Go runtime and its own copy of the godlpack library, C files

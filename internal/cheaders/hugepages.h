@@ -1,5 +1,6 @@
-/* hugepages.h: the huge-page advice for large fresh blocks, shared by the binding's
- * allocator (owner.c) and dlpack/tensor's (tensor.c), which include it. */
+/* hugepages.h: the huge-page advice for large fresh blocks, shared by the godlpack
+ * module's allocator (internal/arraymodule/owner.c) and dlpack/tensor's (tensor.c),
+ * which include it. */
 #ifndef GODLPACK_HUGEPAGES_H
 #define GODLPACK_HUGEPAGES_H
 

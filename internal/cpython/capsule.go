@@ -10,7 +10,9 @@ package cpython
 // is left untouched, unused, so its destructor still calls the deleter when the
 // capsule dies: no leak, no double free. The godlpack module's import of a capsule
 // (internal/arraymodule) and godlpack.TensorFromCapsule both consume through Claim.
-// tests/test_capsule_protocol.py (and the module's import tests) hold it.
+// pyembed/capsule_test.go (TestTensorFromCapsule) and the module's import tests
+// (tests/test_import_malformed.py::test_already_consumed_capsule_is_refused_and_left_alone,
+// test_capsule_with_a_foreign_name_is_refused_and_left_alone) hold it.
 
 // #include "gd_python.h"
 // #include <string.h>

@@ -23,7 +23,8 @@ import (
 )
 
 func init() {
-	// The same filling as the extension's (import.go): whole-byte dtypes only.
+	// The same filling as the godlpack module's (internal/arraymodule/import.go):
+	// whole-byte dtypes only.
 	for _, d := range dlpack.All() {
 		if !d.SubByte() && int(d.DL.Code) < C.GD_DTYPE_CODES {
 			C.set_slot(C.int(d.DL.Code), C.int(d.DL.Bits), C.int(d.Index+1))

@@ -1,6 +1,6 @@
-"""Type stubs for godlpack._godlpack, the extension module written in Go (module.c,
-array_type.c and the cgo binding). The docstrings live in the extension itself:
-``help(godlpack.Array.__dlpack__)``.
+"""Type stubs for godlpack._godlpack, the extension module written in Go
+(internal/arraymodule: module.c, array_type.c and the cgo binding). The docstrings live in
+the extension itself: ``help(godlpack.Array.__dlpack__)``.
 
 Only type checkers read this file, so it may name ``typing_extensions``: mypy and
 pyright bundle its stubs, and nothing here is imported at run time. ``CapsuleType``

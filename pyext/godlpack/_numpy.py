@@ -1,8 +1,8 @@
 """NumPy's ``__array__`` protocol for godlpack.Array (NumPy 2 semantics).
 
-``np.asarray(a)`` reaches the buffer protocol first (array_buffer.c) for every dtype
-with a PEP 3118 format; NumPy calls ``__array__`` for the others, and for explicit
-``dtype=``/``copy=`` requests. bfloat16 and the float8 types (and float6/float4 stored
+``np.asarray(a)`` reaches the buffer protocol first (internal/arraymodule/array_buffer.c)
+for every dtype with a PEP 3118 format; NumPy calls ``__array__`` for the others, and for
+explicit ``dtype=``/``copy=`` requests. bfloat16 and the float8 types (and float6/float4 stored
 one element per byte) become zero-copy views with ml_dtypes' dtypes when ml_dtypes is
 importable; without it, or for packed float6/float4 (ml_dtypes has no packed layout),
 a TypeError says so. Nothing walks the array element by element.

@@ -326,7 +326,7 @@ func callN(fn func(int) error, n int) (int, error) {
 	return n, nil
 }
 
-// Tally holds a map property: its setter converts a dict (tests/test_free_threading's
+// Tally holds a map property: its setter converts a dict (tests/test_free_threading.py's
 // concurrent writers).
 type Tally struct {
 	mu     sync.Mutex
