@@ -17,8 +17,8 @@ ratios goext / nanobind (goal <= 1.0), each against the same function: with one 
 goext's default / nanobind's (both hold the GIL), with another thread alive goext's
 default / nanobind releasing it (both release it; nanobind's default keeps it held,
 which goext's default does not do, docs/decisions/gil-release-policy.md: the table's
-goext/nanobind column shows that difference), and like for like in both regimes, goext HoldGIL / nanobind (GIL held)
-and goext ReleaseGIL / nanobind releasing it.
+goext/nanobind column shows that difference), and like for like in both regimes, goext
+HoldGIL / nanobind (GIL held) and goext ReleaseGIL / nanobind releasing it.
 Then, on a 64 MiB float32 array:
   goext.scale(x, k) / NumPy's x * k     and     goext.sum(x) / NumPy's x.sum()
 (goal <= 1.0 on the 2-core machine), with the kernels goext was built with

@@ -1,8 +1,8 @@
 """A bound class's instances keep their Go values in Go's instance table and
 release them at dealloc (ext_instance_table.go, ext_class.c's gd_ext_instance_release;
-docs/internals/classes.md, "The instance table"): every value is released exactly once, at its instance's dealloc,
-whatever the threads, the forks and the interpreter's exit, and live_instances
-counts exactly. tests/goext3's Bag: __len__, copy."""
+docs/internals/classes.md, "The instance table"): every value is released exactly once,
+at its instance's dealloc, whatever the threads, the forks and the interpreter's exit,
+and live_instances counts exactly. tests/goext3's Bag: __len__, copy."""
 
 from __future__ import annotations
 

@@ -177,8 +177,15 @@ def test_wheel_is_for_this_interpreter(built):
     assert not [n for n in sources if n.endswith("_test.go")], sources
     # The godlpack module's package and arrayfmt (imported only by it): a Go program that
     # embeds Python builds them (pyembed links the module) from these sources.
-    for f in ("go.mod", "go.sum", "LICENSE", "dlpack/dlgonum/dlgonum.go", "pyembed/pyembed.go",
-              "internal/arraymodule/module.go", "godlpacktest/godlpacktest.go"):
+    for f in (
+        "go.mod",
+        "go.sum",
+        "LICENSE",
+        "dlpack/dlgonum/dlgonum.go",
+        "pyembed/pyembed.go",
+        "internal/arraymodule/module.go",
+        "godlpacktest/godlpacktest.go",
+    ):
         assert go_dir + f in names, f
     assert go_dir + "arrayfmt/format.go" in names
     # godlpack's Go dependencies as a file GOPROXY: the module zip of go.mod's gonum.

@@ -20,11 +20,11 @@ from .goreleases import SUPPORTED_GO, go_version, goroot
 # closed channel still takes the channel's lock, so every such call of every thread
 # writes that one lock's cache line: on a free-threaded CPython, two threads calling Go
 # scaled x1.05 instead of x2 (bench/bench_threads.py, touch, 3.13t;
-# docs/internals/free-threading.md, "The runtime's per-call lock"). godlpack's patch of that release's
-# runtime/cgocall.go (each build compiles a copy through go build -overlay; Go caches
-# it) asks a flag of its own first, one atomic load that no call writes once it is set:
-# only while it is unset does the call receive (blocking, the same wait), and a receive
-# that returned, which only the channel's close lets happen, sets it. The memory-model
+# docs/internals/free-threading.md, "The runtime's per-call lock"). godlpack's patch of
+# that release's runtime/cgocall.go (each build compiles a copy through go build -overlay;
+# Go caches it) asks a flag of its own first, one atomic load that no call writes once it
+# is set: only while it is unset does the call receive (blocking, the same wait), and a
+# receive that returned, which only the channel's close lets happen, sets it. The memory-model
 # edge stays the runtime's: the close is synchronized before that receive, the receive
 # before the store, the store before every load that sees it. (An earlier patch, a
 # non-blocking receive first, answered without the lock too, but through a call into
@@ -88,6 +88,8 @@ _IGNORE_LINE = "//go:build ignore\n\n"
 def runtime_fork_file() -> Path:
     """RUNTIME_FORK_SOURCE in the Go library this backend builds against."""
     return go_library()[0] / RUNTIME_FORK_SOURCE
+
+
 RUNTIME_FORK_TAG = "godlpack_runtime_fork"
 
 # With it, one line of proc.go: startlockedm drops a goroutine locked to an M whose thread
