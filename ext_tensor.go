@@ -88,7 +88,7 @@ func (x Tensor[E]) dl() *cDLTensor { return &x.a.m.dl_tensor }
 // DType returns the element type.
 func (x Tensor[E]) DType() *dlpack.DType {
 	dt := x.dl().dtype
-	d, _ := dlpack.ByDL(dlpack.DataType{Code: uint8(dt.code), Bits: uint8(dt.bits), Lanes: uint16(dt.lanes)})
+	d, _ := dlpack.ByDL(dlpack.DLDataType{Code: uint8(dt.code), Bits: uint8(dt.bits), Lanes: uint16(dt.lanes)})
 	return d // the godlpack module validated it: it is one of dlpack.All()
 }
 

@@ -110,7 +110,7 @@ func FuzzCopyCommon(f *testing.F) {
 		if ndim < 0 || ndim > MaxNDim {
 			return
 		}
-		el, err := checkDType(DataType{Code: code, Bits: bits, Lanes: 1}, 0)
+		el, err := checkDType(DLDataType{Code: code, Bits: bits, Lanes: 1}, 0)
 		if err != nil {
 			return
 		}

@@ -10,9 +10,9 @@ import (
 )
 
 var (
-	dtFloat32 = DataType{Code: 2, Bits: 32, Lanes: 1}
-	dtFP4     = DataType{Code: 17, Bits: 4, Lanes: 1}
-	dtFP6     = DataType{Code: 16, Bits: 6, Lanes: 1}
+	dtFloat32 = DLDataType{Code: 2, Bits: 32, Lanes: 1}
+	dtFP4     = DLDataType{Code: 17, Bits: 4, Lanes: 1}
+	dtFP6     = DLDataType{Code: 16, Bits: 6, Lanes: 1}
 )
 
 // fakePtr makes a pointer to an address outside the Go heap. Validate never
@@ -39,10 +39,10 @@ func p64(s []int64) *int64 {
 func foreign(shape, strides []int64) Foreign {
 	return Foreign{
 		Versioned: true,
-		Version:   Version{Major: 1, Minor: 3},
-		Tensor: &Tensor{
+		Version:   DLPackVersion{Major: 1, Minor: 3},
+		Tensor: &DLTensor{
 			Data:    fakePtr(lowAddr),
-			Device:  Device{Type: CPU},
+			Device:  DLDevice{Type: CPU},
 			NDim:    int32(len(shape)),
 			DType:   dtFloat32,
 			Shape:   p64(shape),
@@ -53,7 +53,7 @@ func foreign(shape, strides []int64) Foreign {
 
 func legacy(shape, strides []int64) Foreign {
 	f := foreign(shape, strides)
-	f.Versioned, f.Version = false, Version{}
+	f.Versioned, f.Version = false, DLPackVersion{}
 	return f
 }
 
@@ -124,11 +124,11 @@ func TestValidateRule1VersionAndFlags(t *testing.T) {
 	ok := foreign([]int64{2, 3}, []int64{3, 1})
 	runValidateCases(t, []validateCase{
 		// The tensor is nil: reading any field of it would panic.
-		{name: "rule1/major-too-new-reads-nothing", f: Foreign{Versioned: true, Version: Version{Major: 2}}, field: "version", msg: "2.0"},
-		{name: "rule1/major-max-uint32", f: Foreign{Versioned: true, Version: Version{Major: math.MaxUint32, Minor: 9}, Flags: ^uint64(0)}, field: "version"},
-		{name: "rule1/major-zero", f: with(ok, func(f *Foreign) { f.Version = Version{0, 9} }), field: "version", msg: "1.0"},
-		{name: "rule1/unknown-minor-accepted", f: with(ok, func(f *Foreign) { f.Version = Version{1, 99} })},
-		{name: "rule1/minor-zero-accepted", f: with(ok, func(f *Foreign) { f.Version = Version{1, 0} })},
+		{name: "rule1/major-too-new-reads-nothing", f: Foreign{Versioned: true, Version: DLPackVersion{Major: 2}}, field: "version", msg: "2.0"},
+		{name: "rule1/major-max-uint32", f: Foreign{Versioned: true, Version: DLPackVersion{Major: math.MaxUint32, Minor: 9}, Flags: ^uint64(0)}, field: "version"},
+		{name: "rule1/major-zero", f: with(ok, func(f *Foreign) { f.Version = DLPackVersion{0, 9} }), field: "version", msg: "1.0"},
+		{name: "rule1/unknown-minor-accepted", f: with(ok, func(f *Foreign) { f.Version = DLPackVersion{1, 99} })},
+		{name: "rule1/minor-zero-accepted", f: with(ok, func(f *Foreign) { f.Version = DLPackVersion{1, 0} })},
 		{name: "rule1/unknown-flag-bit", f: with(ok, func(f *Foreign) { f.Flags = FlagReadOnly | 1<<3 }), field: "flags", msg: "0x8"},
 		{name: "rule1/unknown-high-flag-bit", f: with(ok, func(f *Foreign) { f.Flags = 1 << 63 }), field: "flags", msg: "0x8000000000000000"},
 		{name: "rule1/known-flags", f: with(ok, func(f *Foreign) { f.Flags = FlagReadOnly | FlagIsCopied }),
@@ -149,15 +149,15 @@ func TestValidateRule1VersionAndFlags(t *testing.T) {
 					t.Error("a legacy tensor has no flags")
 				}
 			}},
-		{name: "rule1/nil-tensor", f: Foreign{Versioned: true, Version: Version{1, 3}}, field: "dl_tensor"},
+		{name: "rule1/nil-tensor", f: Foreign{Versioned: true, Version: DLPackVersion{1, 3}}, field: "dl_tensor"},
 		{name: "rule1/nil-legacy-tensor", f: Foreign{}, field: "dl_tensor"},
 	})
 }
 
 func TestValidateRule2Device(t *testing.T) {
 	ok := foreign([]int64{4}, []int64{1})
-	dev := func(typ DeviceType, id int32) Foreign {
-		return with(ok, func(f *Foreign) { f.Tensor.Device = Device{Type: typ, ID: id} })
+	dev := func(typ DLDeviceType, id int32) Foreign {
+		return with(ok, func(f *Foreign) { f.Tensor.Device = DLDevice{Type: typ, ID: id} })
 	}
 	cases := []validateCase{
 		{name: "rule2/cuda", f: dev(CUDA, 0), field: "device", msg: "kDLCUDA"},
@@ -171,7 +171,7 @@ func TestValidateRule2Device(t *testing.T) {
 		{name: "rule2/cpu-nonzero-id-accepted", f: dev(CPU, 3)},
 		{name: "rule2/cpu-negative-id-accepted", f: dev(CPU, -1)},
 		{name: "rule2/cuda-host", f: dev(CUDAHost, 1), check: func(t *testing.T, v *View) {
-			if v.Device != (Device{CUDAHost, 1}) {
+			if v.Device != (DLDevice{CUDAHost, 1}) {
 				t.Errorf("device = %v", v.Device)
 			}
 		}},
@@ -189,7 +189,7 @@ func TestValidateRule2Device(t *testing.T) {
 func TestValidateRule3DType(t *testing.T) {
 	ok := foreign([]int64{4}, []int64{1})
 	dt := func(code, bits uint8, lanes uint16) Foreign {
-		return with(ok, func(f *Foreign) { f.Tensor.DType = DataType{code, bits, lanes} })
+		return with(ok, func(f *Foreign) { f.Tensor.DType = DLDataType{code, bits, lanes} })
 	}
 	runValidateCases(t, []validateCase{
 		{name: "rule3/unknown-code", f: dt(99, 32, 1), field: "dtype", msg: "code=99, bits=32, lanes=1"},
@@ -332,7 +332,7 @@ func TestValidateRule7Strides(t *testing.T) {
 }
 
 func TestValidateRule8SubByte(t *testing.T) {
-	fp := func(dt DataType, flags uint64, shape, strides []int64) Foreign {
+	fp := func(dt DLDataType, flags uint64, shape, strides []int64) Foreign {
 		return with(foreign(shape, strides), func(f *Foreign) { f.Tensor.DType, f.Flags = dt, flags })
 	}
 	runValidateCases(t, []validateCase{

@@ -145,7 +145,7 @@ func TestRoundTripInGo(t *testing.T) {
 // C -> Go -> C: a C producer's tensor re-exported from Go reaches a C consumer,
 // and the producer's deleter runs once, from the consumer.
 func TestForeignTensorReexported(t *testing.T) {
-	f64 := dlpack.DataType{Code: dlpack.CodeFloat, Bits: 64, Lanes: 1}
+	f64 := dlpack.DLDataType{Code: dlpack.CodeFloat, Bits: 64, Lanes: 1}
 	for _, versioned := range []bool{true, false} {
 		m, id := ctensor.Produce(ctensor.Spec{Versioned: versioned, Version: v13, Flags: 0, Device: dlpack.CPU, DType: f64, Shape: []int64{2}, Strides: []int64{1}}, pattern(dlpack.DTypeOf[float64](), 2, 1))
 		tt, err := consumeAny(m, versioned)

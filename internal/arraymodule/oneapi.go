@@ -31,7 +31,7 @@ func validateOneAPI(f dlpack.Foreign) (*dlpack.View, error) {
 			return nil, err
 		}
 	}
-	t.Device = dlpack.Device{Type: dlpack.CPU}
+	t.Device = dlpack.DLDevice{Type: dlpack.CPU}
 	f.Tensor = &t
 	return dlpack.Validate(f)
 }
