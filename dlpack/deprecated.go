@@ -1,7 +1,9 @@
 package dlpack
 
-// The names the ABI mirrors had before they took the header's: each stays one
-// release, an alias of the same type (deprecated_test.go).
+// The names the ABI mirrors had before they took the header's, and Validated's
+// before View came to mean a typed view of a tensor's elements only (tensor.View,
+// vec.View): each stays one release, an alias of the same type
+// (deprecated_test.go).
 
 // Version is DLPackVersion's former name.
 //
@@ -37,3 +39,8 @@ type ManagedTensor = DLManagedTensor
 //
 // Deprecated: use DLManagedTensorVersioned, the header's name.
 type ManagedTensorVersioned = DLManagedTensorVersioned
+
+// View is Validated's former name.
+//
+// Deprecated: use Validated.
+type View = Validated

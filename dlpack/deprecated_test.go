@@ -1,7 +1,7 @@
 package dlpack_test
 
-// The deprecated names of the ABI mirrors (deprecated.go) still compile, as a
-// user's code wrote them, and name the same types.
+// The deprecated names of the ABI mirrors and of Validated (deprecated.go)
+// still compile, as a user's code wrote them, and name the same types.
 
 import (
 	"reflect"
@@ -11,7 +11,7 @@ import (
 	"github.com/godlpack/godlpack/dlpack"
 )
 
-func TestDeprecatedABINames(t *testing.T) {
+func TestDeprecatedNames(t *testing.T) {
 	for _, c := range []struct{ old, new reflect.Type }{
 		{reflect.TypeFor[dlpack.Version](), reflect.TypeFor[dlpack.DLPackVersion]()},
 		{reflect.TypeFor[dlpack.DeviceType](), reflect.TypeFor[dlpack.DLDeviceType]()},
@@ -20,6 +20,7 @@ func TestDeprecatedABINames(t *testing.T) {
 		{reflect.TypeFor[dlpack.Tensor](), reflect.TypeFor[dlpack.DLTensor]()},
 		{reflect.TypeFor[dlpack.ManagedTensor](), reflect.TypeFor[dlpack.DLManagedTensor]()},
 		{reflect.TypeFor[dlpack.ManagedTensorVersioned](), reflect.TypeFor[dlpack.DLManagedTensorVersioned]()},
+		{reflect.TypeFor[dlpack.View](), reflect.TypeFor[dlpack.Validated]()},
 	} {
 		if c.old != c.new {
 			t.Errorf("%v is not %v", c.old, c.new)
@@ -44,7 +45,8 @@ func TestDeprecatedABINames(t *testing.T) {
 	}
 	var legacy dlpack.ManagedTensor
 	legacy.DLTensor = m.DLTensor
-	if _, err := dlpack.Validate(dlpack.ForeignOf(unsafe.Pointer(&legacy), false)); err != nil {
-		t.Errorf("legacy: %v", err)
+	var view dlpack.View // ValidateInto's destination, as a user declared it
+	if err := dlpack.ValidateInto(&view, dlpack.ForeignOf(unsafe.Pointer(&legacy), false), nil, nil); err != nil || view.NumElements != 6 {
+		t.Errorf("legacy: %v, %+v", err, view)
 	}
 }

@@ -25,7 +25,8 @@ func ForeignOf(m unsafe.Pointer, versioned bool) Foreign {
 	return Foreign{Tensor: &((*DLManagedTensor)(m)).DLTensor}
 }
 
-// View is a validated, trusted description of a foreign tensor.
+// Validated is what Validate returns: the trusted description of a foreign
+// tensor that passed its rules.
 //
 // Shape and Strides are Go copies, never aliases of producer memory, and both
 // have exactly ndim entries. Strides are in elements; when a legacy (or pre-1.2
@@ -39,7 +40,7 @@ func ForeignOf(m unsafe.Pointer, versioned bool) Foreign {
 // legacy tensor). Padded is reported only for sub-byte dtypes: the flag has no
 // meaning for any other dtype, so a producer that sets it there is not wrong,
 // and it is ignored.
-type View struct {
+type Validated struct {
 	DType       *DType
 	Shape       []int64
 	Strides     []int64
@@ -67,7 +68,8 @@ func reject(field, format string, args ...any) error {
 }
 
 // Validate checks everything a producer told us about a tensor before any of it
-// is trusted, and returns a View built from copies of the producer's metadata.
+// is trusted, and returns its description built from copies of the producer's
+// metadata.
 //
 // It never dereferences the data pointer. It reads Shape and Strides only after
 // ndim has been found in range, and reads nothing of the tensor at all when a
@@ -105,8 +107,8 @@ func reject(field, format string, args ...any) error {
 // The rules are checked in the order 1, 2, 3, 4, 5 (extents), 7, 8, 5 (bytes),
 // 6, 9: each check relies on the ones before it, and the first broken rule is
 // the one reported.
-func Validate(f Foreign) (*View, error) {
-	v := new(View)
+func Validate(f Foreign) (*Validated, error) {
+	v := new(Validated)
 	if err := ValidateInto(v, f, nil, nil); err != nil {
 		return nil, err
 	}
@@ -119,7 +121,7 @@ func Validate(f Foreign) (*View, error) {
 // those have at least ndim entries (new memory otherwise; shape and strides must
 // not overlap). On error *v is unchanged, and shape and strides may have been
 // written to.
-func ValidateInto(v *View, f Foreign, shape, strides []int64) error {
+func ValidateInto(v *Validated, f Foreign, shape, strides []int64) error {
 	// A legacy DLManagedTensor has no version or flags field; whatever the
 	// caller put in f for one is ignored.
 	flags := uint64(0)
@@ -155,7 +157,7 @@ func ValidateInto(v *View, f Foreign, shape, strides []int64) error {
 	if err != nil {
 		return err
 	}
-	// Field by field: a View literal is built on the stack and then copied in
+	// Field by field: a Validated literal is built on the stack and then copied in
 	// 16-byte moves, each of which waits on the two 8-byte stores it reads
 	// (store forwarding fails): that copy was a quarter of the validation.
 	v.DType, v.Shape, v.Strides, v.Data, v.NumElements = el.dtype, shape, strides, data, n
@@ -227,7 +229,7 @@ func checkDType(dt DLDataType, flags uint64) (storage, error) {
 		return storage{}, reject("dtype", "unsupported dtype (code=%d, bits=%d, lanes=%d)", dt.Code, dt.Bits, dt.Lanes)
 	}
 	// The padded flag only means something for sub-byte dtypes; on any other
-	// dtype it is harmless and ignored (View.Padded stays false).
+	// dtype it is harmless and ignored (Validated.Padded stays false).
 	padded := flags&FlagSubbyteTypePadded != 0 && dtype.SubByte()
 	s := storage{dtype: dtype, padded: padded, bits: dtype.StorageBits(padded)}
 	if s.bits <= 0 || (!s.packed() && s.bits%8 != 0) {
@@ -256,7 +258,7 @@ func ndimError(t *DLTensor) error {
 // dimsBuffers returns ndim-entry slices for the copies of shape and strides: the
 // caller's when long enough, else new memory (one allocation for both). A nil
 // buffer is replaced even for ndim 0, where make allocates nothing, so that a
-// View's slices are never nil.
+// Validated's slices are never nil.
 func dimsBuffers(ndim int, shape, strides []int64) ([]int64, []int64) {
 	newShape, newStrides := shape == nil || len(shape) < ndim, strides == nil || len(strides) < ndim
 	if newShape || newStrides {
