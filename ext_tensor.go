@@ -103,7 +103,7 @@ func (x Tensor[E]) Stride(i int) int64 { return x.strides()[i] }
 
 // Layout returns the data pointer, extents and strides (in elements) as the
 // producer holds them, not copies: read them during the call, never write them.
-// It makes a Tensor a vec.LaidOutTensor, so vec.FromTensor reads its layout in
+// It makes a Tensor a vec.LaidOutSource, so vec.FromTensor reads its layout in
 // one call.
 func (x Tensor[E]) Layout() (data unsafe.Pointer, shape, strides []int64) {
 	return x.dl().data, x.shape(), x.strides()

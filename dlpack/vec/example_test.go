@@ -50,7 +50,7 @@ func (c *columns) NDim() int            { return 2 }
 func (c *columns) Dim(i int) int64      { return c.shape[i] }
 func (c *columns) Stride(i int) int64   { return c.strides[i] }
 
-// Layout makes columns a vec.LaidOutTensor: FromTensor reads it in one call.
+// Layout makes columns a vec.LaidOutSource: FromTensor reads it in one call.
 func (c *columns) Layout() (unsafe.Pointer, []int64, []int64) {
 	return c.Data(), c.shape[:], c.strides[:]
 }

@@ -157,21 +157,21 @@ func FromPointer[T any](data unsafe.Pointer, shape, strides []int64) (View[T], e
 // address space (x86-64's and arm64's 47 bits), all of a 32-bit one's int.
 const maxSpanBytes = 1 << min(47, strconv.IntSize-1)
 
-// A Tensor is what FromTensor reads: godlpack.Tensor and MutTensor have these
-// methods, reading the producer's shape and strides where they lie.
-type Tensor interface {
+// A Source is what FromTensor reads: a tensor's data, extents and strides
+// where its producer holds them (godlpack.Tensor and MutTensor are Sources).
+type Source interface {
 	Data() unsafe.Pointer
 	NDim() int
 	Dim(i int) int64
 	Stride(i int) int64 // in elements
 }
 
-// A LaidOutTensor is a Tensor that hands its data, shape and strides over in one
-// call (godlpack.Tensor and MutTensor are): FromTensor then makes one dynamic
-// call, not one per dimension and field (most of a 4x4 tensor's view). shape
-// and strides may be the tensor's own memory: FromTensor only reads them.
-type LaidOutTensor interface {
-	Tensor
+// A LaidOutSource is a Source that hands its data, shape and strides over in
+// one call (godlpack.Tensor and MutTensor are): FromTensor then makes one
+// dynamic call, not one per dimension and field (most of a 4x4 tensor's view).
+// shape and strides may be the tensor's own memory: FromTensor only reads them.
+type LaidOutSource interface {
+	Source
 	Layout() (data unsafe.Pointer, shape, strides []int64)
 }
 
@@ -179,8 +179,8 @@ type LaidOutTensor interface {
 // (Layout) or one by one, not copied into new slices (Shape and Strides): a
 // view of up to 4 dimensions then allocates nothing (view_alloc_test.go),
 // where the copies were most of a 4x4 tensor's work.
-func FromTensor[T any](x Tensor) (v View[T], err error) {
-	if l, ok := x.(LaidOutTensor); ok {
+func FromTensor[T any](x Source) (v View[T], err error) {
+	if l, ok := x.(LaidOutSource); ok {
 		data, shape, strides := l.Layout()
 		if len(strides) == len(shape) && fromSmallTensor(&v, data, shape, strides) {
 			return v, nil

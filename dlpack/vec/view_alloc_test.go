@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// tensorOf is a Tensor over a Go slice, as godlpack.Tensor is over a
+// tensorOf is a Source over a Go slice, as godlpack.Tensor is over a
 // producer's memory.
 type tensorOf struct {
 	data           unsafe.Pointer
@@ -24,7 +24,7 @@ type laidOut struct{ *tensorOf }
 func (x laidOut) Layout() (unsafe.Pointer, []int64, []int64) { return x.data, x.shape, x.strides }
 
 // bothPaths is x read by FromTensor one field at a time, and through Layout.
-func bothPaths(x *tensorOf) []Tensor { return []Tensor{x, laidOut{x}} }
+func bothPaths(x *tensorOf) []Source { return []Source{x, laidOut{x}} }
 
 // FromTensor is FromPointer of the tensor's layout: negative strides, more
 // dimensions than fit on its stack, and errors alike.

@@ -13,7 +13,7 @@ import (
 
 // view is x's memory as a vec view of T elements, any strides: its shape and
 // strides read where they lie (vec.FromTensor), not copied.
-func view[T float32 | float64](x vec.Tensor) (vec.View[T], error) {
+func view[T float32 | float64](x vec.Source) (vec.View[T], error) {
 	return vec.FromTensor[T](x)
 }
 
