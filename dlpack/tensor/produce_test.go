@@ -128,9 +128,9 @@ func TestRoundTripInGo(t *testing.T) {
 		t.Errorf("read-only %v shape %v", back.ReadOnly(), back.Shape())
 	}
 	v, _ := tensor.As[int32](back)
-	s, err := v.ReadOnlySlice()
+	s, err := v.ReadSlice()
 	if err != nil || &s[0] != &data[0] {
-		t.Errorf("ReadOnlySlice: %v, shares memory %v", err, err == nil && &s[0] == &data[0])
+		t.Errorf("ReadSlice: %v, shares memory %v", err, err == nil && &s[0] == &data[0])
 	}
 	if err := v.Set(9, 0, 0); !errors.Is(err, tensor.ErrReadOnly) {
 		t.Errorf("Set on read-only: %v", err)
@@ -262,7 +262,7 @@ func TestClonePackedSubByte(t *testing.T) {
 	}
 	defer src.Close()
 	sv, _ := tensor.As[dlpack.Float4E2M1FN](src)
-	if _, err := sv.ReadOnlySlice(); err == nil {
+	if _, err := sv.ReadSlice(); err == nil {
 		t.Error("a []T of packed elements")
 	}
 	c, err := src.Clone()

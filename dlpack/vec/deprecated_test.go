@@ -1,6 +1,6 @@
 package vec_test
 
-// The deprecated names of vec's interfaces (deprecated.go) still compile, as a
+// The deprecated names of vec's interfaces and of View.Slice (deprecated.go) still compile, as a
 // user's code wrote them, and work as the new ones.
 
 import (
@@ -30,5 +30,10 @@ func TestDeprecatedNames(t *testing.T) {
 	}
 	if s := v.Shape(); len(s) != 2 || s[0] != 2 || s[1] != 2 {
 		t.Errorf("FromTensor through Tensor: shape %v", s)
+	}
+	flat, _ := vec.ViewOf([]float32{1, 2, 3})
+	want, _ := flat.Slice()
+	if s, ok := flat.Contiguous(); !ok || len(s) != 3 || &s[0] != &want[0] {
+		t.Errorf("Contiguous: %v %v", s, ok)
 	}
 }

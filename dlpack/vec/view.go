@@ -289,12 +289,14 @@ func (v View[T]) Slab(lo, hi int) (View[T], error) {
 	return s, nil
 }
 
-// Contiguous is v's elements as one slice when v is C-contiguous (ok false
-// otherwise): the fast path of a whole-array operation.
-func (v View[T]) Contiguous() (s []T, ok bool) { return v.contiguous() }
+// Slice is v's elements as one slice, sharing v's memory, when v is
+// C-contiguous (ok false otherwise): the fast path of a whole-array operation.
+// A View has no read-only state (its memory is a Go slice, or a tensor the
+// caller may write), so it has no ReadSlice: the slice is as writable as v.
+func (v View[T]) Slice() (s []T, ok bool) { return v.contiguous() }
 
-// contiguous is Contiguous without the copy of v (16 words) a value receiver
-// makes: the walks ask it of every operand.
+// contiguous is Slice without the copy of v (16 words) a value receiver makes:
+// the walks ask it of every operand.
 func (v *View[T]) contiguous() (s []T, ok bool) {
 	n := 1 // one pass: a small tensor's Map costs little more than its op
 	shape, strides := v.dims.shape(), v.dims.strides()

@@ -45,7 +45,7 @@ func TestFromTensor(t *testing.T) {
 			t.Fatalf("path %d: view %v", path, v)
 		}
 		m, err := FromTensor[float64](bothPaths(many)[path])
-		if s, ok := m.Contiguous(); err != nil || !ok || len(s) != 6 || len(m.Shape()) != 2*walkDims {
+		if s, ok := m.Slice(); err != nil || !ok || len(s) != 6 || len(m.Shape()) != 2*walkDims {
 			t.Fatalf("path %d, %d dimensions: %v %v %v", path, 2*walkDims, err, ok, m.Shape())
 		}
 		if _, err := FromTensor[float64](bothPaths(&tensorOf{nil, []int64{2}, []int64{1}})[path]); err == nil {
@@ -61,7 +61,7 @@ func TestFromTensor(t *testing.T) {
 		t.Fatal("one stride for two dimensions: no error")
 	}
 	contiguous, err := FromTensor[float64](laidOut{&tensorOf{unsafe.Pointer(&x[0]), []int64{2, 3}, nil}})
-	if s, ok := contiguous.Contiguous(); err != nil || !ok || len(s) != 6 {
+	if s, ok := contiguous.Slice(); err != nil || !ok || len(s) != 6 {
 		t.Fatalf("nil strides through Layout (C-contiguous): %v %v %v", err, ok, s)
 	}
 }
@@ -143,7 +143,7 @@ func TestSlabOfManyDims(t *testing.T) {
 
 func mustContiguous[T any](t *testing.T, v View[T]) []T {
 	t.Helper()
-	s, ok := v.Contiguous()
+	s, ok := v.Slice()
 	if !ok {
 		t.Fatalf("not contiguous: %v %v", v.Shape(), v.Strides())
 	}

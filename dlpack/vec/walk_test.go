@@ -185,7 +185,7 @@ func TestFromPointer(t *testing.T) {
 		t.Fatalf("view %v", v)
 	}
 	c, err := FromPointer[float64](unsafe.Pointer(&x[0]), []int64{3, 2}, nil)
-	if s, ok := c.Contiguous(); err != nil || !ok || len(s) != 6 || &s[0] != &x[0] {
+	if s, ok := c.Slice(); err != nil || !ok || len(s) != 6 || &s[0] != &x[0] {
 		t.Fatalf("contiguous: %v %v", err, ok)
 	}
 	if _, err := FromPointer[float64](nil, []int64{2}, nil); err == nil {
@@ -346,9 +346,9 @@ func TestMapManyDimsAndInPlace(t *testing.T) {
 	})
 }
 
-// Contiguous: C order is one slice; a view with no elements is, whatever its
+// Slice: C order is one slice; a view with no elements is, whatever its
 // strides; any other layout is not.
-func TestContiguous(t *testing.T) {
+func TestSlice(t *testing.T) {
 	data := make([]int, 24)
 	for _, c := range []struct {
 		shape, strides []int
@@ -368,7 +368,7 @@ func TestContiguous(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, ok := v.Contiguous()
+		s, ok := v.Slice()
 		if ok != c.ok || len(s) != c.n {
 			t.Errorf("shape %v strides %v: %d elements, %v; want %d, %v", c.shape, c.strides, len(s), ok, c.n, c.ok)
 		}

@@ -27,7 +27,7 @@ func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*te
 	if err != nil {
 		return nil, err
 	}
-	if s, ok := src.Contiguous(); ok { // one flat pass, over the goroutines
+	if s, ok := src.Slice(); ok { // one flat pass, over the goroutines
 		vec.ParallelOver(dst, func(lo, hi int) { _ = vec.Scale(dst[lo:hi], s[lo:hi], k) })
 		return out, nil
 	}
@@ -44,7 +44,7 @@ func scaleEach[T float32 | float64](x godlpack.MutTensor[godlpack.AnyFloat], k T
 	if err != nil {
 		return err
 	}
-	if s, ok := v.Contiguous(); ok {
+	if s, ok := v.Slice(); ok {
 		vec.ParallelOver(s, func(lo, hi int) { _ = vec.Scale(s[lo:hi], s[lo:hi], k) })
 		return nil
 	}
@@ -59,7 +59,7 @@ func parallelSum[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat]) (flo
 	if err != nil {
 		return 0, err
 	}
-	if s, ok := v.Contiguous(); ok {
+	if s, ok := v.Slice(); ok {
 		return vec.SumParallel(s), nil
 	}
 	var lineSums []float64
