@@ -30,7 +30,7 @@ func ExampleSumInt() {
 // with strides (4, 2), walked in one pass a line, the columns between untouched.
 func ExampleClipView() {
 	x := []float64{-1, 9, 0.5, 9, 2, 9, -3, 9}
-	v, err := vec.NewView(x, 0, []int{2, 2}, []int{4, 2})
+	v, err := vec.NewView(x, 0, []int64{2, 2}, []int64{4, 2})
 	if err == nil {
 		err = vec.ClipView(v, v, 0, 1)
 	}

@@ -31,7 +31,7 @@ func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*te
 		vec.ParallelOver(dst, func(lo, hi int) { _ = vec.Scale(dst[lo:hi], s[lo:hi], k) })
 		return out, nil
 	}
-	dv, err := vec.ViewOf(dst, ints(out.Shape())...)
+	dv, err := vec.ViewOf(dst, out.Shape()...)
 	if err != nil {
 		return nil, err
 	}
@@ -68,13 +68,4 @@ func parallelSum[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat]) (flo
 		return nil
 	})
 	return vec.Sum(lineSums), err
-}
-
-// ints is a tensor's shape as vec's views take it.
-func ints(shape []int64) []int {
-	out := make([]int, len(shape))
-	for i, d := range shape {
-		out[i] = int(d)
-	}
-	return out
 }
