@@ -15,10 +15,13 @@ import (
 
 // A Tensor is a tensor argument of an extension function: any DLPack producer's
 // tensor (a godlpack.Array, PyTorch, NumPy, JAX, TVM-FFI, a raw capsule), borrowed
-// for the call without a copy. E states the element types the function accepts:
-// a Go element type (float32, int64, dlpack.BFloat16...) for exactly that dtype,
-// or a DTypeSet such as AnyFloat or Any. A function that writes to its argument
-// takes a MutTensor instead.
+// for the call without a copy. It is the concept Tensor names in every godlpack
+// package, a DLPack tensor: dlpack/tensor's Tensor owns one (AsTensor and Keep
+// give this one as such), this one is borrowed and typed by its parameter; the C
+// struct itself is dlpack.DLTensor. E states the element types the function
+// accepts: a Go element type (float32, int64, dlpack.BFloat16...) for exactly that
+// dtype, or a DTypeSet such as AnyFloat or Any. A function that writes to its
+// argument takes a MutTensor instead.
 //
 // The tensor and everything read from it (Data, slices from ReadSlice, the
 // *tensor.Tensor of AsTensor) are valid until the function returns; Keep gives a
