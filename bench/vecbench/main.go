@@ -7,25 +7,26 @@ import (
 	"sync"
 
 	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/constraint"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 	"github.com/godlpack/godlpack/dlpack/vec"
 )
 
 func init() {
 	godlpack.Module("vecbench", "issue 25's new-user functions, written with dlpack/vec.",
-		godlpack.Func1("normalize", normalize(false), "img").Where("img", godlpack.NDim(3)).
+		godlpack.Func1("normalize", normalize(false), "img").Where("img", constraint.NDim(3)).
 			Doc("uint8 HxWxC image -> float32 CxHxW, (x/255 - mean[c]) / std[c] (ImageNet's)."),
-		godlpack.Func1("normalize_mt", normalize(true), "img").Where("img", godlpack.NDim(3)),
-		godlpack.Func1("row_norms", rowNorms(false), "x").Where("x", godlpack.NDim(2)).
+		godlpack.Func1("normalize_mt", normalize(true), "img").Where("img", constraint.NDim(3)),
+		godlpack.Func1("row_norms", rowNorms(false), "x").Where("x", constraint.NDim(2)).
 			Doc("The L2 norm of each row of a float32 matrix, as float32."),
-		godlpack.Func1("row_norms_mt", rowNorms(true), "x").Where("x", godlpack.NDim(2)),
-		godlpack.Func3("clip_", clipInPlace(false), "x", "lo", "hi").Where("x", godlpack.NDim(2)).
+		godlpack.Func1("row_norms_mt", rowNorms(true), "x").Where("x", constraint.NDim(2)),
+		godlpack.Func3("clip_", clipInPlace(false), "x", "lo", "hi").Where("x", constraint.NDim(2)).
 			Doc("Clips a float32 matrix to [lo, hi] in place."),
-		godlpack.Func3("clip_mt_", clipInPlace(true), "x", "lo", "hi").Where("x", godlpack.NDim(2)),
-		godlpack.Func3("scale_shift", scaleShift(false), "x", "k", "c").Where("x", godlpack.NDim(2)).
+		godlpack.Func3("clip_mt_", clipInPlace(true), "x", "lo", "hi").Where("x", constraint.NDim(2)),
+		godlpack.Func3("scale_shift", scaleShift(false), "x", "k", "c").Where("x", constraint.NDim(2)).
 			Doc("A new float32 matrix x*k + c."),
-		godlpack.Func3("scale_shift_mt", scaleShift(true), "x", "k", "c").Where("x", godlpack.NDim(2)),
-		godlpack.Func3("noop_", noop, "x", "lo", "hi").Where("x", godlpack.NDim(2)).
+		godlpack.Func3("scale_shift_mt", scaleShift(true), "x", "k", "c").Where("x", constraint.NDim(2)),
+		godlpack.Func3("noop_", noop, "x", "lo", "hi").Where("x", constraint.NDim(2)).
 			Doc("clip_'s signature doing nothing: what the call itself costs (the floor of a 4x4 clip_)."),
 		godlpack.Func0("kernels", func() (string, error) { return vec.Kernels(), nil }),
 	)
