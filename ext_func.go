@@ -16,9 +16,10 @@ import (
 	"github.com/godlpack/godlpack/dlpack"
 )
 
-// A Function is one Python function of an extension module, made by Func0 to
-// Func4 from an ordinary Go function and refined by its methods (Doc, Default,
-// Where, HoldGIL) before it is passed to Module.
+// A Function is one Python function of an extension module, made from an
+// ordinary Go function by Func (any signature) or Func0 to Func4 (up to four
+// tensors and scalars, called with no reflection) and refined by its methods
+// (Doc, Default, Where, HoldGIL) before it is passed to Module.
 //
 // The Go function's parameters say what Python may pass: Tensor[E] and
 // MutTensor[E] take any DLPack tensor (E: its dtypes), int64 or int a Python int,
@@ -596,9 +597,9 @@ func Func2[A, B, R any](name string, fn func(A, B) (R, error), params ...string)
 }
 
 // Func3 makes a Function of a Go function of three parameters, named by params.
-func Func3[A, B, C_, R any](name string, fn func(A, B, C_) (R, error), params ...string) *Function {
+func Func3[A, B, C, R any](name string, fn func(A, B, C) (R, error), params ...string) *Function {
 	f := newFunction(name, 3, params)
-	ca, cb, cc := converter[A](f, 0), converter[B](f, 1), converter[C_](f, 2)
+	ca, cb, cc := converter[A](f, 0), converter[B](f, 1), converter[C](f, 2)
 	pa, pb, pc := f.params[0], f.params[1], f.params[2]
 	w := resultWriter[R](f)
 	f.call = func(args []extArg, res *extResult) error {
@@ -624,9 +625,9 @@ func Func3[A, B, C_, R any](name string, fn func(A, B, C_) (R, error), params ..
 }
 
 // Func4 makes a Function of a Go function of four parameters, named by params.
-func Func4[A, B, C_, D, R any](name string, fn func(A, B, C_, D) (R, error), params ...string) *Function {
+func Func4[A, B, C, D, R any](name string, fn func(A, B, C, D) (R, error), params ...string) *Function {
 	f := newFunction(name, 4, params)
-	ca, cb, cc, cd := converter[A](f, 0), converter[B](f, 1), converter[C_](f, 2), converter[D](f, 3)
+	ca, cb, cc, cd := converter[A](f, 0), converter[B](f, 1), converter[C](f, 2), converter[D](f, 3)
 	pa, pb, pc, pd := f.params[0], f.params[1], f.params[2], f.params[3]
 	w := resultWriter[R](f)
 	f.call = func(args []extArg, res *extResult) error {

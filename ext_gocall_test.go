@@ -215,3 +215,53 @@ func TestDeprecatedNames(t *testing.T) {
 		t.Errorf("PyInitTemplate lost its entry point: %s", PyInitTemplate)
 	}
 }
+
+// What a call costs declared by Func and by FuncN (Func3, Func2), through
+// Function.Call (binding the arguments included) and through the call path
+// alone (what ext_call.c runs on Python's arguments): FuncN's typed path calls
+// the Go function directly, Func's through reflect.Value.Call.
+func clip3(x MutTensor[float32], lo, hi float64) (None, error) {
+	s, err := Slice[float32](x)
+	for i := range s {
+		s[i] = min(max(s[i], float32(lo)), float32(hi))
+	}
+	return None{}, err
+}
+
+func add2(a, b int64) (int64, error) { return a + b, nil }
+
+func benchCall(b *testing.B, f *Function, args ...any) {
+	b.Run("Call", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.Call(args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("call", func(b *testing.B) {
+		argv, release, err := f.bind(args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer release()
+		b.ReportAllocs()
+		for b.Loop() {
+			var res extResult
+			if err := f.call(argv, &res); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkClipFunc3(b *testing.B) { benchCallClip(b, Func3("clip_", clip3, "x", "lo", "hi")) }
+func BenchmarkClipFunc(b *testing.B)  { benchCallClip(b, Func("clip_", clip3, "x", "lo", "hi")) }
+func BenchmarkAddFunc2(b *testing.B)  { benchCall(b, Func2("add", add2, "a", "b"), 1, 2) }
+func BenchmarkAddFunc(b *testing.B)   { benchCall(b, Func("add", add2, "a", "b"), 1, 2) }
+
+func benchCallClip(b *testing.B, f *Function) {
+	x, _ := tensor.FromSlice(make([]float32, 16), 4, 4)
+	defer x.Close()
+	benchCall(b, f, x, 0.25, 0.75)
+}
