@@ -32,6 +32,7 @@ import (
 
 	"github.com/godlpack/godlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/pyembed"
 )
 
 // The model's source, beside this file; compiled into the binary, so the server
@@ -69,10 +70,10 @@ func run(addr, python string, batch int, wait, readTimeout time.Duration) error 
 	if readTimeout <= 0 {
 		return errors.New("-read-timeout must be positive")
 	}
-	if err := godlpack.Start(godlpack.Config{Python: python}); err != nil {
+	if err := pyembed.Start(pyembed.Config{Python: python}); err != nil {
 		return err
 	}
-	defer godlpack.Finalize() // deferred first, so it runs last: after the batcher's end
+	defer pyembed.Finalize() // deferred first, so it runs last: after the batcher's end
 	m, err := loadModel()
 	if err != nil {
 		return err
