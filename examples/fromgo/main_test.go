@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The README's program runs as written and prints what the README says.
+// The guide's program runs as written and prints what the guide says.
 func Example() {
 	main()
 	// Output:
@@ -15,17 +15,18 @@ func Example() {
 	// deleter calls: 1
 }
 
-// README.md shows this program whole, byte for byte.
-func TestREADMEShowsTheProgram(t *testing.T) {
+// docs/arrays-and-dlpack.md shows this program whole, byte for byte
+// (tests/test_readme.py checks it too, from Python).
+func TestGuideShowsTheProgram(t *testing.T) {
 	prog, err := os.ReadFile("main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	guide, err := os.ReadFile("../../docs/arrays-and-dlpack.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), "```go\n"+string(prog)+"```") {
-		t.Error("README.md's From Go program differs from examples/fromgo/main.go")
+	if !strings.Contains(string(guide), "```go\n"+string(prog)+"```") {
+		t.Error("docs/arrays-and-dlpack.md's program differs from examples/fromgo/main.go")
 	}
 }
