@@ -9,7 +9,8 @@
 //
 // An extension is a main package that imports this one and declares its module
 // in an init function; godlpack's build backend compiles it with
-// -buildmode=c-shared and adds the module's PyInit_<name> (PyInitTemplate):
+// -buildmode=c-shared and adds the module's PyInit_<name>, the entry point
+// CPython looks up:
 //
 //	func init() {
 //		godlpack.Module("goext", "Functions over DLPack tensors, in Go.",

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/constraint"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
@@ -33,7 +34,7 @@ func scale(x godlpack.Tensor[float64], k float64) (*tensor.Tensor, error) {
 func ExampleModule() {
 	godlpack.Module("example_mod", "Functions over DLPack tensors, in Go.",
 		godlpack.Func2("scale", scale, "x", "k").Default("k", 2.0).
-			Where("x", godlpack.Contiguous()).
+			Where("x", constraint.Contiguous()).
 			Doc("A new array x * k."),
 	)
 	fmt.Println(godlpack.Check("example_mod"))
@@ -52,7 +53,7 @@ func ExampleCheck() {
 // Call runs a declared function on tensors made in Go, through the same
 // converters and constraints as Python's calls.
 func ExampleFunction_Call() {
-	f := godlpack.Func2("scale", scale, "x", "k").Where("x", godlpack.NDim(1))
+	f := godlpack.Func2("scale", scale, "x", "k").Where("x", constraint.NDim(1))
 	x, _ := tensor.FromSlice([]float64{1, 2, 3}, 3)
 	defer x.Close()
 	r, err := f.Call(x, 10)

@@ -91,7 +91,7 @@ func TestInitFuncMakesAnInstanceWithoutReflection(t *testing.T) {
 	if got := b.(*bins); got.n != 300 || got.lo != 0.5 {
 		t.Errorf("Bins(300) = %+v, want n=300 lo=0.5 (the default)", got)
 	}
-	if n := LiveInstances(); n != 0 {
+	if n := liveInstanceIDs(); n != 0 {
 		t.Errorf("LiveInstances() = %d after Call gave the *bins back to Go", n)
 	}
 	if _, err = binsInit.Call(70000); err == nil || !strings.Contains(err.Error(), "Bins(): argument n: 70000 is out of range for uint16 (0 to 65535)") {

@@ -12,12 +12,14 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/godlpack/godlpack/constraint"
 	"github.com/godlpack/godlpack/dlpack"
 )
 
-// A Function is one Python function of an extension module, made by Func0 to
-// Func4 from an ordinary Go function and refined by its methods (Doc, Default,
-// Where, HoldGIL) before it is passed to Module.
+// A Function is one Python function of an extension module, made from an
+// ordinary Go function by Func (any signature) or Func0 to Func4 (up to four
+// tensors and scalars, called with no reflection) and refined by its methods
+// (Doc, Default, Where, HoldGIL) before it is passed to Module.
 //
 // The Go function's parameters say what Python may pass: Tensor[E] and
 // MutTensor[E] take any DLPack tensor (E: its dtypes), int64 or int a Python int,
@@ -210,40 +212,40 @@ func (f *Function) Default(name string, value any) *Function {
 	return f
 }
 
-// A Constraint is a rule a tensor argument must meet, checked before the
-// function runs (TypeError naming the function, the parameter and the rule).
-type Constraint struct {
-	apply func(p *param)
-}
+// A Constraint is a rule a tensor argument must meet: package constraint's C.
+//
+// Deprecated: use constraint.C, the rules' own package.
+type Constraint = constraint.C
 
 // NDim requires n dimensions.
-func NDim(n int) Constraint { return Constraint{func(p *param) { p.ndim = n }} }
+//
+// Deprecated: use constraint.NDim.
+func NDim(n int) Constraint { return constraint.NDim(n) }
 
-// Shape requires these extents; -1 accepts any extent in its dimension. It
-// implies NDim(len(dims)).
-func Shape(dims ...int64) Constraint {
-	return Constraint{func(p *param) { p.shape, p.ndim = dims, len(dims) }}
-}
+// Shape requires these extents; -1 accepts any extent in its dimension.
+//
+// Deprecated: use constraint.Shape.
+func Shape(dims ...int64) Constraint { return constraint.Shape(dims...) }
 
-// Contiguous requires C-contiguous (row-major, gapless) elements.
-func Contiguous() Constraint { return Constraint{func(p *param) { p.contiguous = true }} }
+// Contiguous requires C-contiguous elements.
+//
+// Deprecated: use constraint.Contiguous.
+func Contiguous() Constraint { return constraint.Contiguous() }
 
-// AllowOverlap accepts, for a MutTensor, a view whose elements alias each other
-// (a zero stride, as in torch.ones(1).expand(5) or numpy.broadcast_to with
-// writeable views; as_strided rows sharing elements), which is refused by default
-// with ValueError: a function writing each element of such a view writes the
-// shared ones once per index (x *= 2 over 8 aliases multiplies by 256). Declare it
-// for functions whose writes are right whatever the aliasing (filling with one
-// value, say).
-func AllowOverlap() Constraint { return Constraint{func(p *param) { p.allowOverlap = true }} }
+// AllowOverlap accepts, for a MutTensor, a view whose elements alias each other.
+//
+// Deprecated: use constraint.AllowOverlap.
+func AllowOverlap() Constraint { return constraint.AllowOverlap() }
 
 // DTypes narrows the dtypes a Tensor[Any] (or any Tensor) accepts.
-func DTypes(dts ...*dlpack.DType) Constraint {
-	return Constraint{func(p *param) { p.setDTypes(dts) }}
-}
+//
+// Deprecated: use constraint.DTypes.
+func DTypes(dts ...*dlpack.DType) Constraint { return constraint.DTypes(dts...) }
 
-// Where adds constraints to a tensor parameter.
-func (f *Function) Where(name string, cs ...Constraint) *Function {
+// Where adds constraints (package constraint's) to a tensor parameter, checked
+// before the function runs: an argument that breaks one raises TypeError (an
+// aliasing MutTensor ValueError) naming the function, the parameter and the rule.
+func (f *Function) Where(name string, cs ...constraint.C) *Function {
 	p := f.param(name)
 	if p == nil {
 		return f
@@ -253,12 +255,30 @@ func (f *Function) Where(name string, cs ...Constraint) *Function {
 		return f
 	}
 	for _, c := range cs {
-		c.apply(p)
+		p.apply(c)
 	}
 	if p.allowOverlap && p.kind != extMutTensor {
 		f.fail("parameter %s: AllowOverlap applies to a MutTensor (a Tensor is only read)", name)
 	}
+	if p.shape != nil && p.ndim != len(p.shape) {
+		f.fail("parameter %s: NDim(%d) and a Shape of %d extents disagree: give one", name, p.ndim, len(p.shape))
+	}
 	return f
+}
+
+// apply sets what c requires of p's arguments.
+func (p *param) apply(c constraint.C) {
+	if n, ok := c.NDim(); ok {
+		p.ndim = n
+	}
+	if dims, ok := c.Shape(); ok {
+		p.shape = dims
+	}
+	p.contiguous = p.contiguous || c.Contiguous()
+	p.allowOverlap = p.allowOverlap || c.AllowOverlap()
+	if dts, ok := c.DTypes(); ok {
+		p.setDTypes(dts)
+	}
 }
 
 func (p *param) setDTypes(dts []*dlpack.DType) {
@@ -577,9 +597,9 @@ func Func2[A, B, R any](name string, fn func(A, B) (R, error), params ...string)
 }
 
 // Func3 makes a Function of a Go function of three parameters, named by params.
-func Func3[A, B, C_, R any](name string, fn func(A, B, C_) (R, error), params ...string) *Function {
+func Func3[A, B, C, R any](name string, fn func(A, B, C) (R, error), params ...string) *Function {
 	f := newFunction(name, 3, params)
-	ca, cb, cc := converter[A](f, 0), converter[B](f, 1), converter[C_](f, 2)
+	ca, cb, cc := converter[A](f, 0), converter[B](f, 1), converter[C](f, 2)
 	pa, pb, pc := f.params[0], f.params[1], f.params[2]
 	w := resultWriter[R](f)
 	f.call = func(args []extArg, res *extResult) error {
@@ -605,9 +625,9 @@ func Func3[A, B, C_, R any](name string, fn func(A, B, C_) (R, error), params ..
 }
 
 // Func4 makes a Function of a Go function of four parameters, named by params.
-func Func4[A, B, C_, D, R any](name string, fn func(A, B, C_, D) (R, error), params ...string) *Function {
+func Func4[A, B, C, D, R any](name string, fn func(A, B, C, D) (R, error), params ...string) *Function {
 	f := newFunction(name, 4, params)
-	ca, cb, cc, cd := converter[A](f, 0), converter[B](f, 1), converter[C_](f, 2), converter[D](f, 3)
+	ca, cb, cc, cd := converter[A](f, 0), converter[B](f, 1), converter[C](f, 2), converter[D](f, 3)
 	pa, pb, pc, pd := f.params[0], f.params[1], f.params[2], f.params[3]
 	w := resultWriter[R](f)
 	f.call = func(args []extArg, res *extResult) error {

@@ -7,9 +7,12 @@ package godlpack
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/godlpack/godlpack/constraint"
+	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
@@ -44,7 +47,7 @@ func sumScaled(x Tensor[AnyFloat], k float64) (float64, error) {
 
 var (
 	doubleFn = Func1("double", double, "x")
-	sumFn    = Func2("sum_scaled", sumScaled, "x", "k").Default("k", 1).Where("x", NDim(1))
+	sumFn    = Func2("sum_scaled", sumScaled, "x", "k").Default("k", 1).Where("x", constraint.NDim(1))
 	joinFn   = Func("join", func(parts []string, sep string) (string, error) { return strings.Join(parts, sep), nil }, "parts", "sep").Default("sep", ",")
 	pairFn   = Func0("pair", func() (Tuple, error) { return Tuple{int64(1), "a"}, nil })
 	counterC = Class[counter]("Counter", "")
@@ -139,7 +142,7 @@ func TestCallObjectsTuplesAndInstances(t *testing.T) {
 	if r, err := addFn.Call(c, 2); err != nil || r != int64(7) {
 		t.Errorf("Counter(5).add(2) = %v, %v; want 7", r, err)
 	}
-	if n := LiveInstances(); n != 0 {
+	if n := liveInstanceIDs(); n != 0 {
 		t.Errorf("LiveInstances() = %d after Call gave the *counter back to Go", n)
 	}
 }
@@ -164,4 +167,101 @@ func TestCallRefusesABorrowedResult(t *testing.T) {
 	if !errors.As(err, &ee) || ee.kind != ValueError || !strings.Contains(err.Error(), "returned its borrowed argument x") {
 		t.Errorf("echo(x) = %v, %v; want the ValueError Python gets", r, err)
 	}
+}
+
+// NDim and a Shape of another length cannot both hold: declaring them is a
+// mistake Check and Call report, where a 1-d tensor of 3 passed NDim(1) and then
+// had its second extent read (an index out of range).
+func TestWhereNDimAndShapeDisagree(t *testing.T) {
+	f := Func1("rgb", func(x Tensor[float64]) (None, error) { return None{}, nil }, "x").
+		Where("x", constraint.Shape(-1, 3), constraint.NDim(1))
+	x, _ := tensor.FromSlice([]float64{1, 2, 3}, 3)
+	defer x.Close()
+	if _, err := f.Call(x); err == nil || !strings.Contains(err.Error(), "NDim(1) and a Shape of 2 extents disagree") {
+		t.Errorf("rgb(x) = %v, want the declaration's mistake", err)
+	}
+	agree := Func1("rgb", func(x Tensor[float64]) (None, error) { return None{}, nil }, "x").
+		Where("x", constraint.NDim(2), constraint.Shape(-1, 3))
+	if _, err := agree.Call(x); err == nil || !strings.Contains(err.Error(), "expected a 2-d tensor, got a 1-d one") {
+		t.Errorf("rgb(1-d x) = %v, want the TypeError of NDim", err)
+	}
+}
+
+// The deprecated names (Constraint and its five constructors, LiveInstances,
+// GILReleases, PyInitTemplate) still compile, as an extension wrote them, and do
+// what the new ones do.
+func TestDeprecatedNames(t *testing.T) {
+	var old []Constraint = []Constraint{NDim(2), Shape(-1, 2), Contiguous(), DTypes(dlpack.DTypeOf[float32]())}
+	f := Func1("old", func(x MutTensor[float32]) (None, error) { return None{}, nil }, "x").
+		Where("x", old...).Where("x", AllowOverlap())
+	p := f.params[0]
+	if p.ndim != 2 || !slices.Equal(p.shape, []int64{-1, 2}) || !p.contiguous || !p.allowOverlap || len(p.dtypes) != 1 || p.dtypes[0].Name != "float32" {
+		t.Errorf("the old constraints set %+v", p)
+	}
+	m, _ := tensor.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 3, 2)
+	defer m.Close()
+	if _, err := f.Call(m); err != nil {
+		t.Errorf("old(3x2 float32) = %v", err)
+	}
+	v, _ := tensor.FromSlice([]float32{1, 2}, 2)
+	defer v.Close()
+	if _, err := f.Call(v); err == nil || !strings.Contains(err.Error(), "expected a 2-d tensor") {
+		t.Errorf("old(1-d) = %v, want NDim's TypeError", err)
+	}
+	if LiveInstances() != liveInstanceIDs() || GILReleases() != gilReleases() {
+		t.Error("LiveInstances or GILReleases is not its counter")
+	}
+	if !strings.Contains(PyInitTemplate, "PyMODINIT_FUNC PyInit_{name}(void)") {
+		t.Errorf("PyInitTemplate lost its entry point: %s", PyInitTemplate)
+	}
+}
+
+// What a call costs declared by Func and by FuncN (Func3, Func2), through
+// Function.Call (binding the arguments included) and through the call path
+// alone (what ext_call.c runs on Python's arguments): FuncN's typed path calls
+// the Go function directly, Func's through reflect.Value.Call.
+func clip3(x MutTensor[float32], lo, hi float64) (None, error) {
+	s, err := Slice[float32](x)
+	for i := range s {
+		s[i] = min(max(s[i], float32(lo)), float32(hi))
+	}
+	return None{}, err
+}
+
+func add2(a, b int64) (int64, error) { return a + b, nil }
+
+func benchCall(b *testing.B, f *Function, args ...any) {
+	b.Run("Call", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.Call(args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("call", func(b *testing.B) {
+		argv, release, err := f.bind(args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer release()
+		b.ReportAllocs()
+		for b.Loop() {
+			var res extResult
+			if err := f.call(argv, &res); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkClipFunc3(b *testing.B) { benchCallClip(b, Func3("clip_", clip3, "x", "lo", "hi")) }
+func BenchmarkClipFunc(b *testing.B)  { benchCallClip(b, Func("clip_", clip3, "x", "lo", "hi")) }
+func BenchmarkAddFunc2(b *testing.B)  { benchCall(b, Func2("add", add2, "a", "b"), 1, 2) }
+func BenchmarkAddFunc(b *testing.B)   { benchCall(b, Func("add", add2, "a", "b"), 1, 2) }
+
+func benchCallClip(b *testing.B, f *Function) {
+	x, _ := tensor.FromSlice(make([]float32, 16), 4, 4)
+	defer x.Close()
+	benchCall(b, f, x, 0.25, 0.75)
 }

@@ -1,7 +1,7 @@
 //go:build godlpack_python
 
 /* ext_module.c: the module of an extension written in Go. Its PyInit_<name> (a
- * file the build backend generates, ext_module.go's PyInitTemplate) returns
+ * file the build backend generates: godlpack_build/extension.py) returns
  * godlpack_ext_init("<name>"): a multi-phase module definition whose exec imports
  * godlpack's C-API and adds the functions Go registered (godlpack.Module). */
 #include "ext.h"

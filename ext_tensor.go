@@ -15,10 +15,13 @@ import (
 
 // A Tensor is a tensor argument of an extension function: any DLPack producer's
 // tensor (a godlpack.Array, PyTorch, NumPy, JAX, TVM-FFI, a raw capsule), borrowed
-// for the call without a copy. E states the element types the function accepts:
-// a Go element type (float32, int64, dlpack.BFloat16...) for exactly that dtype,
-// or a DTypeSet such as AnyFloat or Any. A function that writes to its argument
-// takes a MutTensor instead.
+// for the call without a copy. It is the concept Tensor names in every godlpack
+// package, a DLPack tensor: dlpack/tensor's Tensor owns one (AsTensor and Keep
+// give this one as such), this one is borrowed and typed by its parameter; the C
+// struct itself is dlpack.DLTensor. E states the element types the function
+// accepts: a Go element type (float32, int64, dlpack.BFloat16...) for exactly that
+// dtype, or a DTypeSet such as AnyFloat or Any. A function that writes to its
+// argument takes a MutTensor instead.
 //
 // The tensor and everything read from it (Data, slices from ReadSlice, the
 // *tensor.Tensor of AsTensor) are valid until the function returns; Keep gives a
@@ -88,7 +91,7 @@ func (x Tensor[E]) dl() *cDLTensor { return &x.a.m.dl_tensor }
 // DType returns the element type.
 func (x Tensor[E]) DType() *dlpack.DType {
 	dt := x.dl().dtype
-	d, _ := dlpack.ByDL(dlpack.DataType{Code: uint8(dt.code), Bits: uint8(dt.bits), Lanes: uint16(dt.lanes)})
+	d, _ := dlpack.ByDL(dlpack.DLDataType{Code: uint8(dt.code), Bits: uint8(dt.bits), Lanes: uint16(dt.lanes)})
 	return d // the godlpack module validated it: it is one of dlpack.All()
 }
 
@@ -103,7 +106,7 @@ func (x Tensor[E]) Stride(i int) int64 { return x.strides()[i] }
 
 // Layout returns the data pointer, extents and strides (in elements) as the
 // producer holds them, not copies: read them during the call, never write them.
-// It makes a Tensor a vec.LaidOutTensor, so vec.FromTensor reads its layout in
+// It makes a Tensor a vec.LaidOutSource, so vec.FromTensor reads its layout in
 // one call.
 func (x Tensor[E]) Layout() (data unsafe.Pointer, shape, strides []int64) {
 	return x.dl().data, x.shape(), x.strides()

@@ -18,7 +18,7 @@ import (
 )
 
 // A Tensor hands vec its layout in one call.
-var _ vec.LaidOutTensor = MutTensor[float32]{}
+var _ vec.LaidOutSource = MutTensor[float32]{}
 
 // clipOrView clips x in place: a C-contiguous x as one slice, any other through
 // its vec view; which path ran is recorded in took.

@@ -15,7 +15,7 @@ package godlpack
 //   - kDLCPU: NULL, success. The header says a CPU-only framework may always
 //     answer NULL for the CPU, and consumers need not even ask.
 //   - the other host-accessible types an Array can carry after an import
-//     (kDLCUDAHost, kDLROCMHost, kDLCUDAManaged, see dlpack.DeviceType.HostAccessible):
+//     (kDLCUDAHost, kDLROCMHost, kDLCUDAManaged, see dlpack.DLDeviceType.HostAccessible):
 //     NULL, success. Such an Array keeps its producer's device type in the tensors
 //     it exports, and a consumer (TVM-FFI) asks for the stream of every non-CPU
 //     tensor it receives: failing there would fail the consumer's whole call. We

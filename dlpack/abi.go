@@ -3,9 +3,10 @@
 // validation of tensors that foreign producers hand us. It has no cgo and no
 // Python, so `go test ./dlpack` covers it on any machine.
 //
-// The struct layouts below are written from the facts stated in dlpack.h v1.3;
-// abi_test.go pins every size and offset so a layout slip fails a test rather than
-// corrupting a consumer's memory.
+// The ABI mirrors keep the header's names (DLTensor, DLManagedTensorVersioned,
+// DLDataType, ...): each is that C type, field for field. Their layouts are
+// written from the facts stated in dlpack.h v1.3; abi_test.go pins every size and
+// offset so a layout slip fails a test rather than corrupting a consumer's memory.
 package dlpack
 
 import (
@@ -20,33 +21,33 @@ const (
 	MinorVersion = 3
 )
 
-// Version mirrors DLPackVersion.
-type Version struct {
+// DLPackVersion mirrors DLPackVersion.
+type DLPackVersion struct {
 	Major uint32
 	Minor uint32
 }
 
-// DeviceType mirrors DLDeviceType (an int32-sized C enum).
-type DeviceType int32
+// DLDeviceType mirrors DLDeviceType (an int32-sized C enum).
+type DLDeviceType int32
 
 // Device types of dlpack.h v1.3.
 const (
-	CPU         DeviceType = 1
-	CUDA        DeviceType = 2
-	CUDAHost    DeviceType = 3
-	OpenCL      DeviceType = 4
-	Vulkan      DeviceType = 7
-	Metal       DeviceType = 8
-	VPI         DeviceType = 9
-	ROCM        DeviceType = 10
-	ROCMHost    DeviceType = 11
-	ExtDev      DeviceType = 12
-	CUDAManaged DeviceType = 13
-	OneAPI      DeviceType = 14
-	WebGPU      DeviceType = 15
-	Hexagon     DeviceType = 16
-	MAIA        DeviceType = 17
-	Trn         DeviceType = 18
+	CPU         DLDeviceType = 1
+	CUDA        DLDeviceType = 2
+	CUDAHost    DLDeviceType = 3
+	OpenCL      DLDeviceType = 4
+	Vulkan      DLDeviceType = 7
+	Metal       DLDeviceType = 8
+	VPI         DLDeviceType = 9
+	ROCM        DLDeviceType = 10
+	ROCMHost    DLDeviceType = 11
+	ExtDev      DLDeviceType = 12
+	CUDAManaged DLDeviceType = 13
+	OneAPI      DLDeviceType = 14
+	WebGPU      DLDeviceType = 15
+	Hexagon     DLDeviceType = 16
+	MAIA        DLDeviceType = 17
+	Trn         DLDeviceType = 18
 )
 
 // deviceTypeNames holds the header name of every device type of v1.3, indexed
@@ -61,10 +62,10 @@ var deviceTypeNames = [...]string{
 }
 
 // DeviceTypes yields every device type of v1.3, in code order.
-func DeviceTypes() iter.Seq[DeviceType] {
-	return func(yield func(DeviceType) bool) {
+func DeviceTypes() iter.Seq[DLDeviceType] {
+	return func(yield func(DLDeviceType) bool) {
 		for code, name := range deviceTypeNames {
-			if name != "" && !yield(DeviceType(code)) {
+			if name != "" && !yield(DLDeviceType(code)) {
 				return
 			}
 		}
@@ -72,13 +73,13 @@ func DeviceTypes() iter.Seq[DeviceType] {
 }
 
 // known reports whether t is a device type of v1.3.
-func (t DeviceType) known() bool {
+func (t DLDeviceType) known() bool {
 	return t >= 0 && int(t) < len(deviceTypeNames) && deviceTypeNames[t] != ""
 }
 
 // String returns the header name of t ("kDLCPU", ...), or a description with its
 // code when t is not a device type of v1.3.
-func (t DeviceType) String() string {
+func (t DLDeviceType) String() string {
 	if !t.known() {
 		return "unknown device type " + strconv.Itoa(int(t))
 	}
@@ -87,49 +88,49 @@ func (t DeviceType) String() string {
 
 // HostAccessible reports whether memory of this device type can be read by the CPU
 // through its plain address: CPU memory, and pinned or managed host memory.
-func (t DeviceType) HostAccessible() bool {
+func (t DLDeviceType) HostAccessible() bool {
 	return t == CPU || t == CUDAHost || t == ROCMHost || t == CUDAManaged
 }
 
-// Device mirrors DLDevice.
-type Device struct {
-	Type DeviceType
+// DLDevice mirrors DLDevice.
+type DLDevice struct {
+	Type DLDeviceType
 	ID   int32
 }
 
-// DataType mirrors DLDataType.
-type DataType struct {
+// DLDataType mirrors DLDataType.
+type DLDataType struct {
 	Code  uint8
 	Bits  uint8
 	Lanes uint16
 }
 
-// Tensor mirrors DLTensor. Pointers are unsafe.Pointer because the memory behind
+// DLTensor mirrors DLTensor. Pointers are unsafe.Pointer because the memory behind
 // them belongs to C or to a foreign producer, never to the Go heap.
-type Tensor struct {
+type DLTensor struct {
 	Data       unsafe.Pointer
-	Device     Device
+	Device     DLDevice
 	NDim       int32
-	DType      DataType
+	DType      DLDataType
 	Shape      *int64
 	Strides    *int64
 	ByteOffset uint64
 }
 
-// ManagedTensor mirrors the legacy DLManagedTensor.
-type ManagedTensor struct {
-	DLTensor   Tensor
+// DLManagedTensor mirrors the legacy DLManagedTensor.
+type DLManagedTensor struct {
+	DLTensor   DLTensor
 	ManagerCtx unsafe.Pointer
 	Deleter    unsafe.Pointer // void (*)(DLManagedTensor*)
 }
 
-// ManagedTensorVersioned mirrors DLManagedTensorVersioned.
-type ManagedTensorVersioned struct {
-	Version    Version
+// DLManagedTensorVersioned mirrors DLManagedTensorVersioned.
+type DLManagedTensorVersioned struct {
+	Version    DLPackVersion
 	ManagerCtx unsafe.Pointer
 	Deleter    unsafe.Pointer // void (*)(DLManagedTensorVersioned*)
 	Flags      uint64
-	DLTensor   Tensor
+	DLTensor   DLTensor
 }
 
 // Flag bits of DLManagedTensorVersioned.flags.
@@ -142,10 +143,10 @@ const (
 )
 
 // ShapeSlice views t.Shape as a Go slice (nil for ndim 0 or a NULL pointer).
-func (t *Tensor) ShapeSlice() []int64 { return int64s(t.Shape, t.NDim) }
+func (t *DLTensor) ShapeSlice() []int64 { return int64s(t.Shape, t.NDim) }
 
 // StridesSlice views t.Strides as a Go slice (nil for ndim 0 or a NULL pointer).
-func (t *Tensor) StridesSlice() []int64 { return int64s(t.Strides, t.NDim) }
+func (t *DLTensor) StridesSlice() []int64 { return int64s(t.Strides, t.NDim) }
 
 func int64s(p *int64, n int32) []int64 {
 	if p == nil || n <= 0 {

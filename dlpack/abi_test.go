@@ -10,16 +10,16 @@ import (
 // The offsets and sizes of dlpack.h v1.3 on LP64 platforms. A mismatch here would
 // make every consumer read garbage, so each is pinned.
 func TestABILayoutMatchesHeader(t *testing.T) {
-	var tn Tensor
-	var mt ManagedTensor
-	var mv ManagedTensorVersioned
+	var tn DLTensor
+	var mt DLManagedTensor
+	var mv DLManagedTensorVersioned
 	checks := []struct {
 		name      string
 		got, want uintptr
 	}{
-		{"sizeof(DLPackVersion)", unsafe.Sizeof(Version{}), 8},
-		{"sizeof(DLDevice)", unsafe.Sizeof(Device{}), 8},
-		{"sizeof(DLDataType)", unsafe.Sizeof(DataType{}), 4},
+		{"sizeof(DLPackVersion)", unsafe.Sizeof(DLPackVersion{}), 8},
+		{"sizeof(DLDevice)", unsafe.Sizeof(DLDevice{}), 8},
+		{"sizeof(DLDataType)", unsafe.Sizeof(DLDataType{}), 4},
 		{"sizeof(DLTensor)", unsafe.Sizeof(tn), 48},
 		{"DLTensor.device", unsafe.Offsetof(tn.Device), 8},
 		{"DLTensor.ndim", unsafe.Offsetof(tn.NDim), 16},
@@ -53,15 +53,15 @@ func TestHostAccessibleDevices(t *testing.T) {
 }
 
 func TestDeviceTypes(t *testing.T) {
-	want := []DeviceType{CPU, CUDA, CUDAHost, OpenCL, Vulkan, Metal, VPI, ROCM, ROCMHost,
+	want := []DLDeviceType{CPU, CUDA, CUDAHost, OpenCL, Vulkan, Metal, VPI, ROCM, ROCMHost,
 		ExtDev, CUDAManaged, OneAPI, WebGPU, Hexagon, MAIA, Trn}
 	if got := slices.Collect(DeviceTypes()); !slices.Equal(got, want) {
 		t.Fatalf("DeviceTypes() = %v; want %v", got, want)
 	}
-	for code := DeviceType(-2); code <= Trn+2; code++ {
+	for code := DLDeviceType(-2); code <= Trn+2; code++ {
 		listed := slices.Contains(want, code)
 		if name := code.String(); strings.HasPrefix(name, "kDL") != listed || code.known() != listed {
-			t.Errorf("DeviceType(%d): String() %q, known() %v; listed %v", code, name, code.known(), listed)
+			t.Errorf("DLDeviceType(%d): String() %q, known() %v; listed %v", code, name, code.known(), listed)
 		}
 	}
 	for d := range DeviceTypes() { // stopping early must not panic

@@ -51,8 +51,8 @@ const (
 
 // DType describes one supported element type.
 type DType struct {
-	Name  string   // NumPy / ml_dtypes name of the type
-	DL    DataType // DLPack code, bits and lanes (lanes always 1)
+	Name  string     // NumPy / ml_dtypes name of the type
+	DL    DLDataType // DLPack code, bits and lanes (lanes always 1)
 	Kind  Kind
 	Index int // position in All(), stable, 0..len(All())-1
 
@@ -82,7 +82,7 @@ func (d *DType) StorageBits(padded bool) int {
 func (d *DType) ItemSize() int { return (int(d.DL.Bits) + 7) / 8 }
 
 func mk(name string, code, bits uint8, kind Kind, mini *miniFloat) *DType {
-	return &DType{Name: name, DL: DataType{Code: code, Bits: bits, Lanes: 1}, Kind: kind, mini: mini}
+	return &DType{Name: name, DL: DLDataType{Code: code, Bits: bits, Lanes: 1}, Kind: kind, mini: mini}
 }
 
 // table is All()'s order; the order is part of the API (Index is stored by
@@ -153,7 +153,7 @@ func ByName(name string) (*DType, bool) {
 
 // ByDL finds the dtype whose code and bits match dt exactly; vector types
 // (lanes != 1) are not supported.
-func ByDL(dt DataType) (*DType, bool) {
+func ByDL(dt DLDataType) (*DType, bool) {
 	if dt.Lanes != 1 || int(dt.Code) >= codeLimit || int(dt.Bits) > 128 {
 		return nil, false
 	}

@@ -45,7 +45,7 @@ func TestTableOrderNamesAndCodesMatchDLPackHeader(t *testing.T) {
 	}
 	for i, w := range wantTable {
 		d := all[i]
-		if d.Name != w.name || d.DL != (DataType{Code: w.code, Bits: w.bits, Lanes: 1}) || d.Kind != w.kind {
+		if d.Name != w.name || d.DL != (DLDataType{Code: w.code, Bits: w.bits, Lanes: 1}) || d.Kind != w.kind {
 			t.Errorf("All()[%d] = %s %+v kind %v, want %s code %d bits %d kind %v",
 				i, d.Name, d.DL, d.Kind, w.name, w.code, w.bits, w.kind)
 		}
@@ -59,7 +59,7 @@ func TestTableOrderNamesAndCodesMatchDLPackHeader(t *testing.T) {
 }
 
 func TestEveryCodeBitsPairAndNameIsUnique(t *testing.T) {
-	seenDL := map[DataType]string{}
+	seenDL := map[DLDataType]string{}
 	seenName := map[string]bool{}
 	for _, d := range All() {
 		if prev, dup := seenDL[d.DL]; dup {
@@ -85,7 +85,7 @@ func TestByNameAndByDLFindTheSameEntry(t *testing.T) {
 }
 
 func TestByDLRejectsVectorsUnknownCodesAndOddWidths(t *testing.T) {
-	for _, dt := range []DataType{
+	for _, dt := range []DLDataType{
 		{Code: CodeFloat, Bits: 32, Lanes: 4}, // vector types are not supported
 		{Code: CodeFloat, Bits: 32, Lanes: 0},
 		{Code: 3, Bits: 64, Lanes: 1}, // kDLOpaqueHandle

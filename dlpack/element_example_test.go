@@ -29,7 +29,7 @@ func ExampleBFloat16_Float32() {
 	// Output: 1.5 1.5
 }
 
-func ExampleDeviceType_String() {
+func ExampleDLDeviceType_String() {
 	fmt.Println(dlpack.CPU, dlpack.CUDAManaged)
 	// Output: kDLCPU kDLCUDAManaged
 }

@@ -59,7 +59,7 @@ func TestNarrowFloatConversions(t *testing.T) {
 }
 
 func TestDeviceTypeString(t *testing.T) {
-	if CPU.String() != "kDLCPU" || Trn.String() != "kDLTrn" || DeviceType(99).String() != "unknown device type 99" {
-		t.Errorf("%s %s %s", CPU, Trn, DeviceType(99))
+	if CPU.String() != "kDLCPU" || Trn.String() != "kDLTrn" || DLDeviceType(99).String() != "unknown device type 99" {
+		t.Errorf("%s %s %s", CPU, Trn, DLDeviceType(99))
 	}
 }

@@ -9,29 +9,30 @@ import (
 
 // Foreign is what the binding layer learned from a capsule before trusting it.
 type Foreign struct {
-	Tensor    *Tensor // points into the producer's (C) memory
-	Versioned bool    // came from a DLManagedTensorVersioned ("dltensor_versioned")
-	Version   Version // only for Versioned
-	Flags     uint64  // only for Versioned (0 for legacy)
+	Tensor    *DLTensor     // points into the producer's (C) memory
+	Versioned bool          // came from a DLManagedTensorVersioned ("dltensor_versioned")
+	Version   DLPackVersion // only for Versioned
+	Flags     uint64        // only for Versioned (0 for legacy)
 }
 
 // ForeignOf reads the managed tensor m (a DLManagedTensorVersioned* if versioned,
 // else a legacy DLManagedTensor*, in a producer's C memory) as Validate takes it.
 func ForeignOf(m unsafe.Pointer, versioned bool) Foreign {
 	if versioned {
-		mv := (*ManagedTensorVersioned)(m)
+		mv := (*DLManagedTensorVersioned)(m)
 		return Foreign{Tensor: &mv.DLTensor, Versioned: true, Version: mv.Version, Flags: mv.Flags}
 	}
-	return Foreign{Tensor: &((*ManagedTensor)(m)).DLTensor}
+	return Foreign{Tensor: &((*DLManagedTensor)(m)).DLTensor}
 }
 
-// View is a validated, trusted description of a foreign tensor.
+// Validated is what Validate returns: the trusted description of a foreign
+// tensor that passed its rules.
 //
 // Shape and Strides are Go copies, never aliases of producer memory, and both
 // have exactly ndim entries. Strides are in elements; when a legacy (or pre-1.2
 // versioned) producer sent NULL strides they are the C-contiguous strides.
 //
-// Data is the address of element 0 (Tensor.Data + ByteOffset). It is nil only
+// Data is the address of element 0 (DLTensor.Data + ByteOffset). It is nil only
 // when the producer's data pointer was NULL, which Validate allows for tensors
 // without elements alone.
 //
@@ -39,7 +40,7 @@ func ForeignOf(m unsafe.Pointer, versioned bool) Foreign {
 // legacy tensor). Padded is reported only for sub-byte dtypes: the flag has no
 // meaning for any other dtype, so a producer that sets it there is not wrong,
 // and it is ignored.
-type View struct {
+type Validated struct {
 	DType       *DType
 	Shape       []int64
 	Strides     []int64
@@ -48,7 +49,7 @@ type View struct {
 	ReadOnly    bool
 	IsCopied    bool
 	Padded      bool
-	Device      Device
+	Device      DLDevice
 }
 
 // ValidationError names the DLTensor (or DLManagedTensorVersioned) field that
@@ -67,7 +68,8 @@ func reject(field, format string, args ...any) error {
 }
 
 // Validate checks everything a producer told us about a tensor before any of it
-// is trusted, and returns a View built from copies of the producer's metadata.
+// is trusted, and returns its description built from copies of the producer's
+// metadata.
 //
 // It never dereferences the data pointer. It reads Shape and Strides only after
 // ndim has been found in range, and reads nothing of the tensor at all when a
@@ -105,8 +107,8 @@ func reject(field, format string, args ...any) error {
 // The rules are checked in the order 1, 2, 3, 4, 5 (extents), 7, 8, 5 (bytes),
 // 6, 9: each check relies on the ones before it, and the first broken rule is
 // the one reported.
-func Validate(f Foreign) (*View, error) {
-	v := new(View)
+func Validate(f Foreign) (*Validated, error) {
+	v := new(Validated)
 	if err := ValidateInto(v, f, nil, nil); err != nil {
 		return nil, err
 	}
@@ -119,7 +121,7 @@ func Validate(f Foreign) (*View, error) {
 // those have at least ndim entries (new memory otherwise; shape and strides must
 // not overlap). On error *v is unchanged, and shape and strides may have been
 // written to.
-func ValidateInto(v *View, f Foreign, shape, strides []int64) error {
+func ValidateInto(v *Validated, f Foreign, shape, strides []int64) error {
 	// A legacy DLManagedTensor has no version or flags field; whatever the
 	// caller put in f for one is ignored.
 	flags := uint64(0)
@@ -155,7 +157,7 @@ func ValidateInto(v *View, f Foreign, shape, strides []int64) error {
 	if err != nil {
 		return err
 	}
-	// Field by field: a View literal is built on the stack and then copied in
+	// Field by field: a Validated literal is built on the stack and then copied in
 	// 16-byte moves, each of which waits on the two 8-byte stores it reads
 	// (store forwarding fails): that copy was a quarter of the validation.
 	v.DType, v.Shape, v.Strides, v.Data, v.NumElements = el.dtype, shape, strides, data, n
@@ -169,7 +171,7 @@ func ValidateInto(v *View, f Foreign, shape, strides []int64) error {
 // The checks of rules 1, 2 and 4 accept in a few comparisons, small enough to be
 // inlined into ValidateInto (a call each was ~5% of its time), and leave the
 // words of a rejection to a function of their own.
-func checkVersion(v Version, flags uint64) error {
+func checkVersion(v DLPackVersion, flags uint64) error {
 	if v.Major-1 >= MajorVersion || flags&^KnownFlags != 0 { // 0 wraps around
 		return versionError(v, flags)
 	}
@@ -177,7 +179,7 @@ func checkVersion(v Version, flags uint64) error {
 }
 
 // versionError words checkVersion's rejection.
-func versionError(v Version, flags uint64) error {
+func versionError(v DLPackVersion, flags uint64) error {
 	if v.Major > MajorVersion {
 		return reject("version", "major version %d.%d is newer than the supported %d.%d; the tensor cannot be read",
 			v.Major, v.Minor, MajorVersion, MinorVersion)
@@ -196,7 +198,7 @@ func versionError(v Version, flags uint64) error {
 // managed (kDLCUDAManaged) memory the ID names the GPU the allocation belongs
 // to, while the address itself is valid on the host for any ID. Refusing an ID
 // would only turn away tensors we can read.
-func rejectDevice(dev Device) error {
+func rejectDevice(dev DLDevice) error {
 	if !dev.Type.known() {
 		return reject("device", "unknown device type %d (not a DLPack v%d.%d device)",
 			int32(dev.Type), MajorVersion, MinorVersion)
@@ -217,7 +219,7 @@ func (s storage) packed() bool { return s.dtype.SubByte() && !s.padded }
 
 // checkDType applies rule 3 and works out the elements' storage from the dtype
 // and the flags.
-func checkDType(dt DataType, flags uint64) (storage, error) {
+func checkDType(dt DLDataType, flags uint64) (storage, error) {
 	dtype, ok := ByDL(dt)
 	if !ok {
 		if dt.Lanes != 1 {
@@ -227,7 +229,7 @@ func checkDType(dt DataType, flags uint64) (storage, error) {
 		return storage{}, reject("dtype", "unsupported dtype (code=%d, bits=%d, lanes=%d)", dt.Code, dt.Bits, dt.Lanes)
 	}
 	// The padded flag only means something for sub-byte dtypes; on any other
-	// dtype it is harmless and ignored (View.Padded stays false).
+	// dtype it is harmless and ignored (Validated.Padded stays false).
 	padded := flags&FlagSubbyteTypePadded != 0 && dtype.SubByte()
 	s := storage{dtype: dtype, padded: padded, bits: dtype.StorageBits(padded)}
 	if s.bits <= 0 || (!s.packed() && s.bits%8 != 0) {
@@ -238,7 +240,7 @@ func checkDType(dt DataType, flags uint64) (storage, error) {
 }
 
 // checkNDim applies rule 4. Until it has passed, shape and strides are not read.
-func checkNDim(t *Tensor) error {
+func checkNDim(t *DLTensor) error {
 	if uint32(t.NDim) > MaxNDim || t.NDim > 0 && t.Shape == nil { // a negative ndim wraps around
 		return ndimError(t)
 	}
@@ -246,7 +248,7 @@ func checkNDim(t *Tensor) error {
 }
 
 // ndimError words checkNDim's rejection of t.
-func ndimError(t *Tensor) error {
+func ndimError(t *DLTensor) error {
 	if t.NDim < 0 || t.NDim > MaxNDim {
 		return reject("ndim", "ndim %d is out of range (0..%d)", t.NDim, MaxNDim)
 	}
@@ -256,7 +258,7 @@ func ndimError(t *Tensor) error {
 // dimsBuffers returns ndim-entry slices for the copies of shape and strides: the
 // caller's when long enough, else new memory (one allocation for both). A nil
 // buffer is replaced even for ndim 0, where make allocates nothing, so that a
-// View's slices are never nil.
+// Validated's slices are never nil.
 func dimsBuffers(ndim int, shape, strides []int64) ([]int64, []int64) {
 	newShape, newStrides := shape == nil || len(shape) < ndim, strides == nil || len(strides) < ndim
 	if newShape || newStrides {
@@ -289,7 +291,7 @@ const commonLimit = 1 << 26
 // Within those bounds nothing overflows: each dimension reaches fewer than 2^52
 // elements, MaxNDim (64) of them fewer than 2^58, and times an element of at most
 // 16 bytes fewer than 2^62.
-func (s storage) copyCommon(shape, strides []int64, t *Tensor) (n, lo, hi int64, ok bool) {
+func (s storage) copyCommon(shape, strides []int64, t *DLTensor) (n, lo, hi int64, ok bool) {
 	src, srcStrides := t.ShapeSlice(), t.StridesSlice()
 	if s.packed() || len(src) != len(shape) || len(srcStrides) != len(shape) {
 		return 0, 0, 0, false
@@ -339,7 +341,7 @@ func (s storage) copyChecked(shape, strides []int64, f Foreign, field string) (n
 // copyShape applies rule 5's first half to the producer's shape, copied into
 // shape (ndim entries) once: only the copy is looked at again. It returns the
 // element count.
-func copyShape(shape []int64, t *Tensor) (int64, error) {
+func copyShape(shape []int64, t *DLTensor) (int64, error) {
 	copy(shape, t.ShapeSlice())
 	for i, d := range shape {
 		if d < 0 {
@@ -383,7 +385,7 @@ func (s storage) checkPacked(shape, strides []int64) error {
 
 // extentField is the field blamed when the elements reach too far (rules 5
 // and 9): see Validate.
-func extentField(t *Tensor) string {
+func extentField(t *DLTensor) string {
 	switch {
 	case t.NDim == 0:
 		return "byte_offset"
@@ -427,7 +429,7 @@ func (s storage) byteSpan(shape, strides []int64, n int64, field string) (lo, hi
 
 // elementZero applies rules 6 and 9 and returns the address of element 0
 // (nil when data is NULL). lo and hi are byteSpan's, field extentField's.
-func elementZero(t *Tensor, n, lo, hi int64, field string) (unsafe.Pointer, error) {
+func elementZero(t *DLTensor, n, lo, hi int64, field string) (unsafe.Pointer, error) {
 	if t.Data == nil {
 		if n > 0 {
 			return nil, reject("data", "data is NULL for a tensor with %d elements", n)

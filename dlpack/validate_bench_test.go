@@ -15,7 +15,7 @@ func BenchmarkValidateInto(b *testing.B) {
 		{"legacy-3d", legacy([]int64{2, 3, 4}, nil)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			var v View
+			var v Validated
 			var shape, strides [4]int64
 			for b.Loop() {
 				if err := ValidateInto(&v, c.f, shape[:], strides[:]); err != nil {

@@ -192,11 +192,11 @@ func FuzzValidate(f *testing.F) {
 		strides, _ := readInt64s(rest, k, 1)
 		shapeIn, stridesIn := slices.Clone(shape), slices.Clone(strides)
 		data, off := fuzzData(dataSel, dataAddr, byteOffset)
-		tensor := &Tensor{
+		tensor := &DLTensor{
 			Data:       data,
-			Device:     Device{Type: DeviceType(devType), ID: devID},
+			Device:     DLDevice{Type: DLDeviceType(devType), ID: devID},
 			NDim:       int32(ndim),
-			DType:      DataType{Code: code, Bits: bits, Lanes: lanes},
+			DType:      DLDataType{Code: code, Bits: bits, Lanes: lanes},
 			ByteOffset: off,
 		}
 		if !shapeNil && k > 0 {
@@ -205,7 +205,7 @@ func FuzzValidate(f *testing.F) {
 		if !stridesNil && k > 0 {
 			tensor.Strides = &strides[0]
 		}
-		fg := Foreign{Tensor: tensor, Versioned: versioned, Version: Version{major, minor}, Flags: flags}
+		fg := Foreign{Tensor: tensor, Versioned: versioned, Version: DLPackVersion{major, minor}, Flags: flags}
 
 		v, err := Validate(fg)
 

@@ -33,7 +33,7 @@ func TestValidateIntoMatchesValidate(t *testing.T) {
 		want, wantErr := Validate(f)
 		for bname, mk := range buffers {
 			shapeBuf, stridesBuf := mk()
-			before := View{NumElements: -7} // must survive a rejection
+			before := Validated{NumElements: -7} // must survive a rejection
 			v := before
 			err := ValidateInto(&v, f, shapeBuf, stridesBuf)
 			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
@@ -68,14 +68,14 @@ func TestValidateIntoMatchesValidate(t *testing.T) {
 }
 
 // With buffers long enough, ValidateInto allocates nothing; Validate allocates
-// the View and one array for both shape and strides.
+// the Validated and one array for both shape and strides.
 func TestValidateIntoAllocations(t *testing.T) {
 	for _, f := range []Foreign{
 		foreign([]int64{16, 16}, []int64{16, 1}),
 		legacy([]int64{2, 3, 4}, nil),
 		with(foreign([]int64{3}, []int64{2}), func(f *Foreign) { f.Tensor.DType, f.Flags = dtFP4, FlagSubbyteTypePadded|FlagReadOnly }),
 	} {
-		var v View
+		var v Validated
 		var shape, strides [4]int64
 		if n := testing.AllocsPerRun(100, func() {
 			if err := ValidateInto(&v, f, shape[:], strides[:]); err != nil {
@@ -110,7 +110,7 @@ func FuzzCopyCommon(f *testing.F) {
 		if ndim < 0 || ndim > MaxNDim {
 			return
 		}
-		el, err := checkDType(DataType{Code: code, Bits: bits, Lanes: 1}, 0)
+		el, err := checkDType(DLDataType{Code: code, Bits: bits, Lanes: 1}, 0)
 		if err != nil {
 			return
 		}

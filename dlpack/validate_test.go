@@ -10,9 +10,9 @@ import (
 )
 
 var (
-	dtFloat32 = DataType{Code: 2, Bits: 32, Lanes: 1}
-	dtFP4     = DataType{Code: 17, Bits: 4, Lanes: 1}
-	dtFP6     = DataType{Code: 16, Bits: 6, Lanes: 1}
+	dtFloat32 = DLDataType{Code: 2, Bits: 32, Lanes: 1}
+	dtFP4     = DLDataType{Code: 17, Bits: 4, Lanes: 1}
+	dtFP6     = DLDataType{Code: 16, Bits: 6, Lanes: 1}
 )
 
 // fakePtr makes a pointer to an address outside the Go heap. Validate never
@@ -39,10 +39,10 @@ func p64(s []int64) *int64 {
 func foreign(shape, strides []int64) Foreign {
 	return Foreign{
 		Versioned: true,
-		Version:   Version{Major: 1, Minor: 3},
-		Tensor: &Tensor{
+		Version:   DLPackVersion{Major: 1, Minor: 3},
+		Tensor: &DLTensor{
 			Data:    fakePtr(lowAddr),
-			Device:  Device{Type: CPU},
+			Device:  DLDevice{Type: CPU},
 			NDim:    int32(len(shape)),
 			DType:   dtFloat32,
 			Shape:   p64(shape),
@@ -53,7 +53,7 @@ func foreign(shape, strides []int64) Foreign {
 
 func legacy(shape, strides []int64) Foreign {
 	f := foreign(shape, strides)
-	f.Versioned, f.Version = false, Version{}
+	f.Versioned, f.Version = false, DLPackVersion{}
 	return f
 }
 
@@ -62,7 +62,7 @@ type validateCase struct {
 	f     Foreign
 	field string // "" if the tensor must be accepted
 	msg   string // a substring of the error message, when rejected
-	check func(t *testing.T, v *View)
+	check func(t *testing.T, v *Validated)
 }
 
 func with(f Foreign, mod func(f *Foreign)) Foreign {
@@ -72,8 +72,8 @@ func with(f Foreign, mod func(f *Foreign)) Foreign {
 	return f
 }
 
-func wantShape(shape, strides []int64) func(t *testing.T, v *View) {
-	return func(t *testing.T, v *View) {
+func wantShape(shape, strides []int64) func(t *testing.T, v *Validated) {
+	return func(t *testing.T, v *Validated) {
 		if !slices.Equal(v.Shape, shape) || !slices.Equal(v.Strides, strides) {
 			t.Errorf("shape/strides = %v/%v; want %v/%v", v.Shape, v.Strides, shape, strides)
 		}
@@ -124,40 +124,40 @@ func TestValidateRule1VersionAndFlags(t *testing.T) {
 	ok := foreign([]int64{2, 3}, []int64{3, 1})
 	runValidateCases(t, []validateCase{
 		// The tensor is nil: reading any field of it would panic.
-		{name: "rule1/major-too-new-reads-nothing", f: Foreign{Versioned: true, Version: Version{Major: 2}}, field: "version", msg: "2.0"},
-		{name: "rule1/major-max-uint32", f: Foreign{Versioned: true, Version: Version{Major: math.MaxUint32, Minor: 9}, Flags: ^uint64(0)}, field: "version"},
-		{name: "rule1/major-zero", f: with(ok, func(f *Foreign) { f.Version = Version{0, 9} }), field: "version", msg: "1.0"},
-		{name: "rule1/unknown-minor-accepted", f: with(ok, func(f *Foreign) { f.Version = Version{1, 99} })},
-		{name: "rule1/minor-zero-accepted", f: with(ok, func(f *Foreign) { f.Version = Version{1, 0} })},
+		{name: "rule1/major-too-new-reads-nothing", f: Foreign{Versioned: true, Version: DLPackVersion{Major: 2}}, field: "version", msg: "2.0"},
+		{name: "rule1/major-max-uint32", f: Foreign{Versioned: true, Version: DLPackVersion{Major: math.MaxUint32, Minor: 9}, Flags: ^uint64(0)}, field: "version"},
+		{name: "rule1/major-zero", f: with(ok, func(f *Foreign) { f.Version = DLPackVersion{0, 9} }), field: "version", msg: "1.0"},
+		{name: "rule1/unknown-minor-accepted", f: with(ok, func(f *Foreign) { f.Version = DLPackVersion{1, 99} })},
+		{name: "rule1/minor-zero-accepted", f: with(ok, func(f *Foreign) { f.Version = DLPackVersion{1, 0} })},
 		{name: "rule1/unknown-flag-bit", f: with(ok, func(f *Foreign) { f.Flags = FlagReadOnly | 1<<3 }), field: "flags", msg: "0x8"},
 		{name: "rule1/unknown-high-flag-bit", f: with(ok, func(f *Foreign) { f.Flags = 1 << 63 }), field: "flags", msg: "0x8000000000000000"},
 		{name: "rule1/known-flags", f: with(ok, func(f *Foreign) { f.Flags = FlagReadOnly | FlagIsCopied }),
-			check: func(t *testing.T, v *View) {
+			check: func(t *testing.T, v *Validated) {
 				if !v.ReadOnly || !v.IsCopied || v.Padded {
 					t.Errorf("flags read as readonly=%v copied=%v padded=%v", v.ReadOnly, v.IsCopied, v.Padded)
 				}
 			}},
 		{name: "rule1/no-flags", f: ok,
-			check: func(t *testing.T, v *View) {
+			check: func(t *testing.T, v *Validated) {
 				if v.ReadOnly || v.IsCopied || v.Padded {
 					t.Error("flags set from nothing")
 				}
 			}},
 		{name: "rule1/legacy-ignores-flags", f: with(legacy([]int64{2}, nil), func(f *Foreign) { f.Flags = ^uint64(0) }),
-			check: func(t *testing.T, v *View) {
+			check: func(t *testing.T, v *Validated) {
 				if v.ReadOnly || v.IsCopied || v.Padded {
 					t.Error("a legacy tensor has no flags")
 				}
 			}},
-		{name: "rule1/nil-tensor", f: Foreign{Versioned: true, Version: Version{1, 3}}, field: "dl_tensor"},
+		{name: "rule1/nil-tensor", f: Foreign{Versioned: true, Version: DLPackVersion{1, 3}}, field: "dl_tensor"},
 		{name: "rule1/nil-legacy-tensor", f: Foreign{}, field: "dl_tensor"},
 	})
 }
 
 func TestValidateRule2Device(t *testing.T) {
 	ok := foreign([]int64{4}, []int64{1})
-	dev := func(typ DeviceType, id int32) Foreign {
-		return with(ok, func(f *Foreign) { f.Tensor.Device = Device{Type: typ, ID: id} })
+	dev := func(typ DLDeviceType, id int32) Foreign {
+		return with(ok, func(f *Foreign) { f.Tensor.Device = DLDevice{Type: typ, ID: id} })
 	}
 	cases := []validateCase{
 		{name: "rule2/cuda", f: dev(CUDA, 0), field: "device", msg: "kDLCUDA"},
@@ -170,8 +170,8 @@ func TestValidateRule2Device(t *testing.T) {
 		{name: "rule2/unknown-code-negative", f: dev(-1, 0), field: "device"},
 		{name: "rule2/cpu-nonzero-id-accepted", f: dev(CPU, 3)},
 		{name: "rule2/cpu-negative-id-accepted", f: dev(CPU, -1)},
-		{name: "rule2/cuda-host", f: dev(CUDAHost, 1), check: func(t *testing.T, v *View) {
-			if v.Device != (Device{CUDAHost, 1}) {
+		{name: "rule2/cuda-host", f: dev(CUDAHost, 1), check: func(t *testing.T, v *Validated) {
+			if v.Device != (DLDevice{CUDAHost, 1}) {
 				t.Errorf("device = %v", v.Device)
 			}
 		}},
@@ -189,7 +189,7 @@ func TestValidateRule2Device(t *testing.T) {
 func TestValidateRule3DType(t *testing.T) {
 	ok := foreign([]int64{4}, []int64{1})
 	dt := func(code, bits uint8, lanes uint16) Foreign {
-		return with(ok, func(f *Foreign) { f.Tensor.DType = DataType{code, bits, lanes} })
+		return with(ok, func(f *Foreign) { f.Tensor.DType = DLDataType{code, bits, lanes} })
 	}
 	runValidateCases(t, []validateCase{
 		{name: "rule3/unknown-code", f: dt(99, 32, 1), field: "dtype", msg: "code=99, bits=32, lanes=1"},
@@ -199,7 +199,7 @@ func TestValidateRule3DType(t *testing.T) {
 		{name: "rule3/fp4-bits-8", f: dt(17, 8, 1), field: "dtype"},
 		{name: "rule3/lanes-4", f: dt(2, 32, 4), field: "dtype", msg: "lanes=4"},
 		{name: "rule3/lanes-0", f: dt(2, 32, 0), field: "dtype", msg: "lanes=0"},
-		{name: "rule3/float32", f: ok, check: func(t *testing.T, v *View) {
+		{name: "rule3/float32", f: ok, check: func(t *testing.T, v *Validated) {
 			if v.DType == nil || v.DType.DL != dtFloat32 {
 				t.Errorf("dtype = %+v", v.DType)
 			}
@@ -221,13 +221,13 @@ func TestValidateRule4NDim(t *testing.T) {
 		{name: "rule4/ndim-min-int32", f: with(ok, func(f *Foreign) { f.Tensor.NDim = math.MinInt32 }), field: "ndim"},
 		{name: "rule4/ndim-too-big", f: with(ok, func(f *Foreign) { f.Tensor.NDim = MaxNDim + 1 }), field: "ndim", msg: "65"},
 		{name: "rule4/ndim-max-int32", f: with(ok, func(f *Foreign) { f.Tensor.NDim = math.MaxInt32 }), field: "ndim"},
-		{name: "rule4/ndim-max-accepted", f: foreign(ones[:MaxNDim], ones[:MaxNDim]), check: func(t *testing.T, v *View) {
+		{name: "rule4/ndim-max-accepted", f: foreign(ones[:MaxNDim], ones[:MaxNDim]), check: func(t *testing.T, v *Validated) {
 			if len(v.Shape) != MaxNDim || v.NumElements != 1 {
 				t.Errorf("shape %v, %d elements", v.Shape, v.NumElements)
 			}
 		}},
 		{name: "rule4/shape-null", f: with(ok, func(f *Foreign) { f.Tensor.Shape = nil }), field: "shape", msg: "NULL"},
-		{name: "rule4/0d-nil-shape", f: foreign(nil, nil), check: func(t *testing.T, v *View) {
+		{name: "rule4/0d-nil-shape", f: foreign(nil, nil), check: func(t *testing.T, v *Validated) {
 			if len(v.Shape) != 0 || len(v.Strides) != 0 || v.NumElements != 1 {
 				t.Errorf("0-d view: shape %v strides %v n %d", v.Shape, v.Strides, v.NumElements)
 			}
@@ -259,7 +259,7 @@ func TestValidateRule5ShapeAndExtent(t *testing.T) {
 		}), field: "strides", msg: "end of the address space"},
 		{name: "rule5/address-last-byte-exact", f: with(foreign([]int64{1}, []int64{1}), func(f *Foreign) {
 			f.Tensor.Data, f.Tensor.ByteOffset = fakePtr(^uintptr(0)-0xFFF), 0xFFC
-		}), check: func(t *testing.T, v *View) {
+		}), check: func(t *testing.T, v *Validated) {
 			if uintptr(v.Data) != ^uintptr(0)-3 {
 				t.Errorf("data = %#x", uintptr(v.Data))
 			}
@@ -276,7 +276,7 @@ func TestValidateRule5ShapeAndExtent(t *testing.T) {
 		}), field: "strides", msg: "below address 0"},
 		// An empty tensor addresses nothing, so its other extents may be huge,
 		// but strides derived from such a shape would not fit int64.
-		{name: "rule5/empty-huge-explicit-strides", f: foreign([]int64{0, big, big}, []int64{1, 1, 1}), check: func(t *testing.T, v *View) {
+		{name: "rule5/empty-huge-explicit-strides", f: foreign([]int64{0, big, big}, []int64{1, 1, 1}), check: func(t *testing.T, v *Validated) {
 			if v.NumElements != 0 {
 				t.Errorf("n = %d", v.NumElements)
 			}
@@ -292,7 +292,7 @@ func TestValidateRule6Data(t *testing.T) {
 		{name: "rule6/null-data-0d", f: with(foreign(nil, nil), func(f *Foreign) { f.Tensor.Data = nil }), field: "data"},
 		{name: "rule6/null-data-empty", f: with(foreign([]int64{3, 0}, []int64{0, 1}), func(f *Foreign) {
 			f.Tensor.Data, f.Tensor.ByteOffset = nil, 1<<63
-		}), check: func(t *testing.T, v *View) {
+		}), check: func(t *testing.T, v *Validated) {
 			if v.Data != nil || v.NumElements != 0 {
 				t.Errorf("data = %p, n = %d", v.Data, v.NumElements)
 			}
@@ -300,7 +300,7 @@ func TestValidateRule6Data(t *testing.T) {
 		{name: "rule6/null-data-empty-legacy-null-strides", f: with(legacy([]int64{0}, nil), func(f *Foreign) { f.Tensor.Data = nil }),
 			check: wantShape([]int64{0}, []int64{1})},
 		{name: "rule6/data-is-element-0", f: with(foreign([]int64{2}, []int64{1}), func(f *Foreign) { f.Tensor.ByteOffset = 24 }),
-			check: func(t *testing.T, v *View) {
+			check: func(t *testing.T, v *Validated) {
 				if uintptr(v.Data) != lowAddr+24 {
 					t.Errorf("data = %#x; want %#x", uintptr(v.Data), lowAddr+24)
 				}
@@ -332,11 +332,11 @@ func TestValidateRule7Strides(t *testing.T) {
 }
 
 func TestValidateRule8SubByte(t *testing.T) {
-	fp := func(dt DataType, flags uint64, shape, strides []int64) Foreign {
+	fp := func(dt DLDataType, flags uint64, shape, strides []int64) Foreign {
 		return with(foreign(shape, strides), func(f *Foreign) { f.Tensor.DType, f.Flags = dt, flags })
 	}
 	runValidateCases(t, []validateCase{
-		{name: "rule8/packed-fp4-contiguous", f: fp(dtFP4, 0, []int64{2, 3}, []int64{3, 1}), check: func(t *testing.T, v *View) {
+		{name: "rule8/packed-fp4-contiguous", f: fp(dtFP4, 0, []int64{2, 3}, []int64{3, 1}), check: func(t *testing.T, v *Validated) {
 			if v.Padded || v.DType.StorageBits(v.Padded) != 4 {
 				t.Errorf("padded = %v", v.Padded)
 			}
@@ -350,18 +350,18 @@ func TestValidateRule8SubByte(t *testing.T) {
 		{name: "rule8/packed-fp4-legacy-strided", f: with(legacy([]int64{3}, []int64{2}), func(f *Foreign) { f.Tensor.DType = dtFP4 }), field: "strides"},
 		{name: "rule8/packed-fp4-legacy-null-strides", f: with(legacy([]int64{3, 5}, nil), func(f *Foreign) { f.Tensor.DType = dtFP4 })},
 		{name: "rule8/packed-fp4-empty-strided", f: fp(dtFP4, 0, []int64{0, 3}, []int64{5, 7})},
-		{name: "rule8/padded-fp4", f: fp(dtFP4, FlagSubbyteTypePadded, []int64{3}, []int64{1}), check: func(t *testing.T, v *View) {
+		{name: "rule8/padded-fp4", f: fp(dtFP4, FlagSubbyteTypePadded, []int64{3}, []int64{1}), check: func(t *testing.T, v *Validated) {
 			if !v.Padded || v.DType.StorageBits(v.Padded) != 8 {
 				t.Errorf("padded = %v", v.Padded)
 			}
 		}},
 		{name: "rule8/padded-fp4-strided", f: fp(dtFP4, FlagSubbyteTypePadded, []int64{3, 2}, []int64{-2, 3}), check: wantShape([]int64{3, 2}, []int64{-2, 3})},
-		{name: "rule8/padded-fp6-readonly", f: fp(dtFP6, FlagSubbyteTypePadded|FlagReadOnly, []int64{4}, []int64{2}), check: func(t *testing.T, v *View) {
+		{name: "rule8/padded-fp6-readonly", f: fp(dtFP6, FlagSubbyteTypePadded|FlagReadOnly, []int64{4}, []int64{2}), check: func(t *testing.T, v *Validated) {
 			if !v.Padded || !v.ReadOnly {
 				t.Errorf("padded=%v readonly=%v", v.Padded, v.ReadOnly)
 			}
 		}},
-		{name: "rule8/padded-flag-on-float32-ignored", f: fp(dtFloat32, FlagSubbyteTypePadded, []int64{3}, []int64{2}), check: func(t *testing.T, v *View) {
+		{name: "rule8/padded-flag-on-float32-ignored", f: fp(dtFloat32, FlagSubbyteTypePadded, []int64{3}, []int64{2}), check: func(t *testing.T, v *Validated) {
 			if v.Padded {
 				t.Error("padded reported for a non-sub-byte dtype")
 			}
@@ -381,7 +381,7 @@ func TestValidateRule9ByteOffset(t *testing.T) {
 		{name: "rule9/small-offset", f: with(foreign([]int64{4}, []int64{1}), func(f *Foreign) { f.Tensor.ByteOffset = 3 })},
 		{name: "rule9/huge-offset", f: with(foreign([]int64{4}, []int64{1}), func(f *Foreign) {
 			f.Tensor.Data, f.Tensor.ByteOffset = fakePtr(highAddr), 1<<46
-		}), check: func(t *testing.T, v *View) {
+		}), check: func(t *testing.T, v *Validated) {
 			if uintptr(v.Data) != highAddr+1<<46 {
 				t.Errorf("data = %#x", uintptr(v.Data))
 			}

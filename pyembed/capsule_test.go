@@ -50,7 +50,7 @@ func TestTensorFromCapsule(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := v.ReadOnlySlice()
+			s, err := v.ReadSlice()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,25 +7,26 @@ import (
 	"sync"
 
 	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/constraint"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 	"github.com/godlpack/godlpack/dlpack/vec"
 )
 
 func init() {
 	godlpack.Module("vecbench", "Functions a new user writes over tensors, with dlpack/vec.",
-		godlpack.Func1("normalize", normalize(false), "img").Where("img", godlpack.NDim(3)).
+		godlpack.Func1("normalize", normalize(false), "img").Where("img", constraint.NDim(3)).
 			Doc("uint8 HxWxC image -> float32 CxHxW, (x/255 - mean[c]) / std[c] (ImageNet's)."),
-		godlpack.Func1("normalize_mt", normalize(true), "img").Where("img", godlpack.NDim(3)),
-		godlpack.Func1("row_norms", rowNorms(false), "x").Where("x", godlpack.NDim(2)).
+		godlpack.Func1("normalize_mt", normalize(true), "img").Where("img", constraint.NDim(3)),
+		godlpack.Func1("row_norms", rowNorms(false), "x").Where("x", constraint.NDim(2)).
 			Doc("The L2 norm of each row of a float32 matrix, as float32."),
-		godlpack.Func1("row_norms_mt", rowNorms(true), "x").Where("x", godlpack.NDim(2)),
-		godlpack.Func3("clip_", clipInPlace(false), "x", "lo", "hi").Where("x", godlpack.NDim(2)).
+		godlpack.Func1("row_norms_mt", rowNorms(true), "x").Where("x", constraint.NDim(2)),
+		godlpack.Func3("clip_", clipInPlace(false), "x", "lo", "hi").Where("x", constraint.NDim(2)).
 			Doc("Clips a float32 matrix to [lo, hi] in place."),
-		godlpack.Func3("clip_mt_", clipInPlace(true), "x", "lo", "hi").Where("x", godlpack.NDim(2)),
-		godlpack.Func3("scale_shift", scaleShift(false), "x", "k", "c").Where("x", godlpack.NDim(2)).
+		godlpack.Func3("clip_mt_", clipInPlace(true), "x", "lo", "hi").Where("x", constraint.NDim(2)),
+		godlpack.Func3("scale_shift", scaleShift(false), "x", "k", "c").Where("x", constraint.NDim(2)).
 			Doc("A new float32 matrix x*k + c."),
-		godlpack.Func3("scale_shift_mt", scaleShift(true), "x", "k", "c").Where("x", godlpack.NDim(2)),
-		godlpack.Func3("noop_", noop, "x", "lo", "hi").Where("x", godlpack.NDim(2)).
+		godlpack.Func3("scale_shift_mt", scaleShift(true), "x", "k", "c").Where("x", constraint.NDim(2)),
+		godlpack.Func3("noop_", noop, "x", "lo", "hi").Where("x", constraint.NDim(2)).
 			Doc("clip_'s signature doing nothing: what the call itself costs (the floor of a 4x4 clip_)."),
 		godlpack.Func0("kernels", func() (string, error) { return vec.Kernels(), nil }),
 	)
@@ -63,8 +64,8 @@ func newFloat32(shape ...int64) (*tensor.Tensor, []float32, error) {
 
 func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
 	return func(img godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
-		h, w, c := int(img.Dim(0)), int(img.Dim(1)), int(img.Dim(2))
-		if c != len(mean) {
+		h, w, c := img.Dim(0), img.Dim(1), img.Dim(2)
+		if c != int64(len(mean)) {
 			return nil, godlpack.ValueError.Errorf("normalize(): %d channels, want 3 (RGB)", c)
 		}
 		src, err := vec.FromTensor[uint8](img)
@@ -75,7 +76,7 @@ func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, data, err := newFloat32(int64(c), int64(h), int64(w))
+		out, data, err := newFloat32(c, h, w)
 		if err != nil {
 			return nil, err
 		}
@@ -86,14 +87,14 @@ func normalize(mt bool) func(godlpack.Tensor[uint8]) (*tensor.Tensor, error) {
 		if !mt { // every channel's plane in one call, with its own scale and shift
 			return out, vec.CastScaleShiftPlanes(dst, chw, scale[:], shift[:])
 		}
-		return out, parallelRows(c*h, w*5, func(lo, hi int) error { return normalizeRows(dst, chw, h, lo, hi) })
+		return out, parallelRows(int(c*h), int(w*5), func(lo, hi int) error { return normalizeRows(dst, chw, h, int64(lo), int64(hi)) })
 	}
 }
 
 // normalizeRows is normalize over the rows [lo, hi) of dst's C*H (each a row of
 // a channel's plane), from the CxHxW view chw of the image: a goroutine's rows
 // of a channel's plane in one call, x*k[ch] + b[ch] from uint8.
-func normalizeRows(dst vec.View[float32], chw vec.View[uint8], h, lo, hi int) error {
+func normalizeRows(dst vec.View[float32], chw vec.View[uint8], h, lo, hi int64) error {
 	for ch := lo / h; ch*h < hi; ch++ {
 		d, _ := dst.Slab(ch, ch+1)
 		s, _ := chw.Slab(ch, ch+1)
@@ -145,7 +146,7 @@ func flatNorms(norms, s []float32, cols, lo, hi int) {
 
 // viewNorms is flatNorms over the rows [lo, hi) of a view of any strides.
 func viewNorms(norms []float32, v vec.View[float32], lo, hi int) error {
-	slab, err := v.Slab(lo, hi)
+	slab, err := v.Slab(int64(lo), int64(hi))
 	if err != nil {
 		return err
 	}
@@ -174,7 +175,7 @@ func clipInPlace(mt bool) func(godlpack.MutTensor[float32], float64, float64) (g
 			return godlpack.None{}, err
 		}
 		return godlpack.None{}, parallelRows(int(x.Dim(0)), int(x.Dim(1))*8, func(r0, r1 int) error {
-			slab, err := v.Slab(r0, r1)
+			slab, err := v.Slab(int64(r0), int64(r1))
 			if err != nil {
 				return err
 			}
@@ -186,8 +187,8 @@ func clipInPlace(mt bool) func(godlpack.MutTensor[float32], float64, float64) (g
 func scaleShift(mt bool) func(godlpack.Tensor[float32], float64, float64) (*tensor.Tensor, error) {
 	return func(x godlpack.Tensor[float32], k64, c64 float64) (*tensor.Tensor, error) {
 		k, c := float32(k64), float32(c64)
-		rowsN, cols := int(x.Dim(0)), int(x.Dim(1))
-		out, data, err := newFloat32(int64(rowsN), int64(cols))
+		rowsN, cols := x.Dim(0), x.Dim(1)
+		out, data, err := newFloat32(rowsN, cols)
 		if err != nil {
 			return nil, err
 		}
@@ -208,9 +209,9 @@ func scaleShift(mt bool) func(godlpack.Tensor[float32], float64, float64) (*tens
 		if !mt {
 			return out, vec.ScaleShiftView(dst, src, k, c)
 		}
-		return out, parallelRows(rowsN, cols*8, func(lo, hi int) error {
-			d, _ := dst.Slab(lo, hi)
-			s, _ := src.Slab(lo, hi)
+		return out, parallelRows(int(rowsN), int(cols*8), func(lo, hi int) error {
+			d, _ := dst.Slab(int64(lo), int64(hi))
+			s, _ := src.Slab(int64(lo), int64(hi))
 			return vec.ScaleShiftView(d, s, k, c)
 		})
 	}

@@ -53,7 +53,7 @@ func TestDenseWindowToC(t *testing.T) {
 // through gonum is what the C consumer then reads.
 func TestCTensorToDense(t *testing.T) {
 	f64 := dlpack.DTypeOf[float64]()
-	spec := ctensor.Spec{Versioned: true, Version: dlpack.Version{Major: 1, Minor: 3}, Device: dlpack.CPU, DType: f64.DL, Shape: []int64{2, 2}, Strides: []int64{3, 1}}
+	spec := ctensor.Spec{Versioned: true, Version: dlpack.DLPackVersion{Major: 1, Minor: 3}, Device: dlpack.CPU, DType: f64.DL, Shape: []int64{2, 2}, Strides: []int64{3, 1}}
 	p, id := ctensor.Produce(spec, f64bytes(1, 2, -1, 3, 4, -1))
 	tt, err := tensor.FromManaged(p)
 	if err != nil {

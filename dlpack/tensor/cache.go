@@ -136,9 +136,9 @@ func takeLocked(cls int) *C.gdt_node {
 // tensor closed in Go: one of its blocks, whose manager_ctx is a pinned slice's
 // counter or NULL. The block goes to Go's own list, or to free beyond the cap.
 func releaseProduced(m unsafe.Pointer, versioned bool) {
-	ctx := (*dlpack.ManagedTensor)(m).ManagerCtx
+	ctx := (*dlpack.DLManagedTensor)(m).ManagerCtx
 	if versioned {
-		ctx = (*dlpack.ManagedTensorVersioned)(m).ManagerCtx
+		ctx = (*dlpack.DLManagedTensorVersioned)(m).ManagerCtx
 	}
 	n := blockNode(m)
 	if cls := int(n.cls); cls < 0 || !keepBlock(cls, n) {

@@ -19,7 +19,7 @@ func (t *Tensor) Clone() (*Tensor, error) {
 	}
 	d := dst
 	d.isCopied = true
-	(*dlpack.ManagedTensorVersioned)(d.managed.ptr()).Flags |= dlpack.FlagIsCopied
+	(*dlpack.DLManagedTensorVersioned)(d.managed.ptr()).Flags |= dlpack.FlagIsCopied
 	if c.dtype().SubByte() {
 		// Packed or padded in, padded out: element by element.
 		src, base := c.subByteBytes()

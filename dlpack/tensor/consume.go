@@ -29,7 +29,7 @@ func FromManagedLegacy(m unsafe.Pointer) (*Tensor, error) {
 
 func consume(m unsafe.Pointer, versioned bool, f dlpack.Foreign) (*Tensor, error) {
 	t, shape, strides := newConsumed(m, versioned, f)
-	var v dlpack.View
+	var v dlpack.Validated
 	if err := dlpack.ValidateInto(&v, f, shape, strides); err != nil {
 		releaseForeign(m, versioned)
 		return nil, err

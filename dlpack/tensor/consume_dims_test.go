@@ -23,7 +23,7 @@ func TestConsumeEveryNDim(t *testing.T) {
 		contiguous := dlpack.ContiguousStrides(shape)
 		for _, versioned := range []bool{true, false} {
 			spec := ctensor.Spec{Versioned: versioned, Version: v13, Device: dlpack.CPU,
-				DType: dlpack.DataType{Code: dlpack.CodeInt, Bits: 8, Lanes: 1}, Shape: shape, Strides: contiguous}
+				DType: dlpack.DLDataType{Code: dlpack.CodeInt, Bits: 8, Lanes: 1}, Shape: shape, Strides: contiguous}
 			if !versioned {
 				spec.Strides = nil // NULL: C-contiguous for a legacy producer
 			}

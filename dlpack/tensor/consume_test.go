@@ -12,7 +12,7 @@ import (
 	"github.com/godlpack/godlpack/internal/ctensor"
 )
 
-var v13 = dlpack.Version{Major: 1, Minor: 3}
+var v13 = dlpack.DLPackVersion{Major: 1, Minor: 3}
 
 // A C producer's tensor of every dtype, versioned and legacy, contiguous and
 // strided, reads the same through a Go view as through the C consumer, and its
@@ -89,7 +89,7 @@ func packBits(elems []byte, width int) []byte {
 // Close runs the deleter once however many goroutines call it at once.
 func TestCloseConcurrentOnce(t *testing.T) {
 	for range 50 {
-		m, id := ctensor.Produce(ctensor.Spec{Versioned: true, Version: v13, Device: dlpack.CPU, DType: dlpack.DataType{Code: dlpack.CodeFloat, Bits: 32, Lanes: 1}, Shape: []int64{4}, Strides: []int64{1}}, make([]byte, 16))
+		m, id := ctensor.Produce(ctensor.Spec{Versioned: true, Version: v13, Device: dlpack.CPU, DType: dlpack.DLDataType{Code: dlpack.CodeFloat, Bits: 32, Lanes: 1}, Shape: []int64{4}, Strides: []int64{1}}, make([]byte, 16))
 		tt, err := tensor.FromManaged(m)
 		if err != nil {
 			t.Fatal(err)
@@ -109,7 +109,7 @@ func TestCloseConcurrentOnce(t *testing.T) {
 func TestLeakedTensorIsReleased(t *testing.T) {
 	var ids []int64
 	for range 10 {
-		m, id := ctensor.Produce(ctensor.Spec{Versioned: true, Version: v13, Device: dlpack.CPU, DType: dlpack.DataType{Code: dlpack.CodeInt, Bits: 64, Lanes: 1}, Shape: []int64{3}, Strides: []int64{1}}, make([]byte, 24))
+		m, id := ctensor.Produce(ctensor.Spec{Versioned: true, Version: v13, Device: dlpack.CPU, DType: dlpack.DLDataType{Code: dlpack.CodeInt, Bits: 64, Lanes: 1}, Shape: []int64{3}, Strides: []int64{1}}, make([]byte, 24))
 		if _, err := tensor.FromManaged(m); err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestLeakedTensorIsReleased(t *testing.T) {
 // A malformed tensor is refused with the validator's error naming the field,
 // and its deleter still runs exactly once (nothing leaks).
 func TestMalformedTensorRefused(t *testing.T) {
-	f32 := dlpack.DataType{Code: dlpack.CodeFloat, Bits: 32, Lanes: 1}
+	f32 := dlpack.DLDataType{Code: dlpack.CodeFloat, Bits: 32, Lanes: 1}
 	ok := ctensor.Spec{Versioned: true, Version: v13, Device: dlpack.CPU, DType: f32, Shape: []int64{2}, Strides: []int64{1}}
 	cases := []struct {
 		name  string
@@ -136,12 +136,12 @@ func TestMalformedTensorRefused(t *testing.T) {
 		edit  func(s *ctensor.Spec)
 	}{
 		{"newer major", "version", func(s *ctensor.Spec) { s.Version.Major = 2 }},
-		{"version 0", "version", func(s *ctensor.Spec) { s.Version = dlpack.Version{} }},
+		{"version 0", "version", func(s *ctensor.Spec) { s.Version = dlpack.DLPackVersion{} }},
 		{"unknown flag", "flags", func(s *ctensor.Spec) { s.Flags = 1 << 9 }},
 		{"gpu", "device", func(s *ctensor.Spec) { s.Device = dlpack.CUDA }},
 		{"unknown device", "device", func(s *ctensor.Spec) { s.Device = 99 }},
 		{"vector dtype", "dtype", func(s *ctensor.Spec) { s.DType.Lanes = 4 }},
-		{"opaque dtype", "dtype", func(s *ctensor.Spec) { s.DType = dlpack.DataType{Code: 3, Bits: 64, Lanes: 1} }},
+		{"opaque dtype", "dtype", func(s *ctensor.Spec) { s.DType = dlpack.DLDataType{Code: 3, Bits: 64, Lanes: 1} }},
 		{"ndim 65", "ndim", func(s *ctensor.Spec) { s.NDim = 65 }},
 		{"negative ndim", "ndim", func(s *ctensor.Spec) { s.NDim = -1 }},
 		{"negative extent", "shape", func(s *ctensor.Spec) { s.Shape = []int64{-2} }},
@@ -150,7 +150,7 @@ func TestMalformedTensorRefused(t *testing.T) {
 		{"wrapping offset", "byte_offset", func(s *ctensor.Spec) { s.ByteOffset = ^uint64(0) - 8 }},
 		{"huge stride", "strides", func(s *ctensor.Spec) { s.Strides = []int64{1 << 62} }},
 		{"strided packed fp4", "strides", func(s *ctensor.Spec) {
-			s.DType = dlpack.DataType{Code: dlpack.CodeFloat4E2M1FN, Bits: 4, Lanes: 1}
+			s.DType = dlpack.DLDataType{Code: dlpack.CodeFloat4E2M1FN, Bits: 4, Lanes: 1}
 			s.Strides = []int64{2}
 		}},
 	}

@@ -210,12 +210,12 @@ func ExampleView_Slice() {
 	// Output: tensor: the tensor is not C-contiguous
 }
 
-func ExampleView_ReadOnlySlice() {
+func ExampleView_ReadSlice() {
 	t, _ := tensor.FromSlice([]float32{1, 2, 3})
 	defer t.Close()
 	t.SetReadOnly()
 	v, _ := tensor.As[float32](t)
-	s, err := v.ReadOnlySlice() // read, never write
+	s, err := v.ReadSlice() // read, never write
 	fmt.Println(s, err)
 	// Output: [1 2 3] <nil>
 }

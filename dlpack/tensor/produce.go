@@ -177,8 +177,8 @@ func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []
 	// address of a slice freed since: shading it marks a free object ("fatal
 	// error: found pointer to free object", TestCacheConcurrent). A pinned slice
 	// is kept alive by its pin (pins.go), not by this store.
-	mv := (*dlpack.ManagedTensorVersioned)(m)
-	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
+	mv := (*dlpack.DLManagedTensorVersioned)(m)
+	mv.Version = dlpack.DLPackVersion{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
 	storeAddr(&mv.ManagerCtx, ctx) // C memory or 0, never a Go pointer
 	storeAddr(&mv.Deleter, uintptr(deleterVersioned))
 	mv.Flags = 0
@@ -187,7 +187,7 @@ func fillHeader(t *Tensor, m unsafe.Pointer, dt *dlpack.DType, shape, strides []
 	}
 	dl := &mv.DLTensor
 	storeAddr(&dl.Data, uintptr(data))
-	dl.Device, dl.NDim, dl.DType, dl.ByteOffset = dlpack.Device{Type: dlpack.CPU}, int32(ndim), dt.DL, 0
+	dl.Device, dl.NDim, dl.DType, dl.ByteOffset = dlpack.DLDevice{Type: dlpack.CPU}, int32(ndim), dt.DL, 0
 	storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Shape)), 0)
 	storeAddr((*unsafe.Pointer)(unsafe.Pointer(&dl.Strides)), 0)
 	if ndim > 0 {
@@ -209,9 +209,9 @@ var (
 // exported in either form.
 func isProduced(m unsafe.Pointer, versioned bool) bool {
 	if versioned {
-		return (*dlpack.ManagedTensorVersioned)(m).Deleter == deleterVersioned
+		return (*dlpack.DLManagedTensorVersioned)(m).Deleter == deleterVersioned
 	}
-	return (*dlpack.ManagedTensor)(m).Deleter == deleterLegacy
+	return (*dlpack.DLManagedTensor)(m).Deleter == deleterLegacy
 }
 
 // Export hands the tensor to a C consumer as a DLManagedTensorVersioned*, with
@@ -233,7 +233,7 @@ func (t *Tensor) Export() (unsafe.Pointer, error) {
 		toVersioned(c)
 	}
 	if c.ReadOnly() {
-		(*dlpack.ManagedTensorVersioned)(c.managed.ptr()).Flags |= dlpack.FlagReadOnly
+		(*dlpack.DLManagedTensorVersioned)(c.managed.ptr()).Flags |= dlpack.FlagReadOnly
 	}
 	return c.managed.ptr(), nil
 }
@@ -273,9 +273,9 @@ func (t *Tensor) claim() bool {
 // legacy one in place (both start at the block's first byte; shape and strides
 // stay where they are).
 func toLegacy(c *Tensor) {
-	mv := (*dlpack.ManagedTensorVersioned)(c.managed.ptr())
+	mv := (*dlpack.DLManagedTensorVersioned)(c.managed.ptr())
 	dl, ctx := mv.DLTensor, *(*uintptr)(unsafe.Pointer(&mv.ManagerCtx))
-	ml := (*dlpack.ManagedTensor)(c.managed.ptr())
+	ml := (*dlpack.DLManagedTensor)(c.managed.ptr())
 	copyDLTensor(&ml.DLTensor, &dl)
 	*(*uintptr)(unsafe.Pointer(&ml.ManagerCtx)) = ctx
 	storeAddr(&ml.Deleter, uintptr(deleterLegacy)) // as in fillHeader
@@ -284,10 +284,10 @@ func toLegacy(c *Tensor) {
 
 // toVersioned is toLegacy's inverse; flags are rebuilt from the Tensor.
 func toVersioned(c *Tensor) {
-	ml := (*dlpack.ManagedTensor)(c.managed.ptr())
+	ml := (*dlpack.DLManagedTensor)(c.managed.ptr())
 	dl, ctx := ml.DLTensor, *(*uintptr)(unsafe.Pointer(&ml.ManagerCtx))
-	mv := (*dlpack.ManagedTensorVersioned)(c.managed.ptr())
-	mv.Version = dlpack.Version{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
+	mv := (*dlpack.DLManagedTensorVersioned)(c.managed.ptr())
+	mv.Version = dlpack.DLPackVersion{Major: dlpack.MajorVersion, Minor: dlpack.MinorVersion}
 	*(*uintptr)(unsafe.Pointer(&mv.ManagerCtx)) = ctx
 	storeAddr(&mv.Deleter, uintptr(deleterVersioned)) // as in fillHeader
 	mv.Flags = 0
@@ -303,8 +303,8 @@ func toVersioned(c *Tensor) {
 
 // copyDLTensor copies src into *dst, C memory, as bytes: no write barrier (see
 // fillHeader).
-func copyDLTensor(dst, src *dlpack.Tensor) {
-	const n = unsafe.Sizeof(dlpack.Tensor{})
+func copyDLTensor(dst, src *dlpack.DLTensor) {
+	const n = unsafe.Sizeof(dlpack.DLTensor{})
 	*(*[n]byte)(unsafe.Pointer(dst)) = *(*[n]byte)(unsafe.Pointer(src))
 }
 

@@ -128,9 +128,9 @@ func TestRoundTripInGo(t *testing.T) {
 		t.Errorf("read-only %v shape %v", back.ReadOnly(), back.Shape())
 	}
 	v, _ := tensor.As[int32](back)
-	s, err := v.ReadOnlySlice()
+	s, err := v.ReadSlice()
 	if err != nil || &s[0] != &data[0] {
-		t.Errorf("ReadOnlySlice: %v, shares memory %v", err, err == nil && &s[0] == &data[0])
+		t.Errorf("ReadSlice: %v, shares memory %v", err, err == nil && &s[0] == &data[0])
 	}
 	if err := v.Set(9, 0, 0); !errors.Is(err, tensor.ErrReadOnly) {
 		t.Errorf("Set on read-only: %v", err)
@@ -145,7 +145,7 @@ func TestRoundTripInGo(t *testing.T) {
 // C -> Go -> C: a C producer's tensor re-exported from Go reaches a C consumer,
 // and the producer's deleter runs once, from the consumer.
 func TestForeignTensorReexported(t *testing.T) {
-	f64 := dlpack.DataType{Code: dlpack.CodeFloat, Bits: 64, Lanes: 1}
+	f64 := dlpack.DLDataType{Code: dlpack.CodeFloat, Bits: 64, Lanes: 1}
 	for _, versioned := range []bool{true, false} {
 		m, id := ctensor.Produce(ctensor.Spec{Versioned: versioned, Version: v13, Flags: 0, Device: dlpack.CPU, DType: f64, Shape: []int64{2}, Strides: []int64{1}}, pattern(dlpack.DTypeOf[float64](), 2, 1))
 		tt, err := consumeAny(m, versioned)
@@ -262,7 +262,7 @@ func TestClonePackedSubByte(t *testing.T) {
 	}
 	defer src.Close()
 	sv, _ := tensor.As[dlpack.Float4E2M1FN](src)
-	if _, err := sv.ReadOnlySlice(); err == nil {
+	if _, err := sv.ReadSlice(); err == nil {
 		t.Error("a []T of packed elements")
 	}
 	c, err := src.Clone()

@@ -28,7 +28,7 @@ type Tensor struct {
 	ndim      int8  // at most dlpack.MaxNDim
 	dt        uint8 // 1 + the dtype's Index in dlpack.All(); 0 in the zero Tensor
 	seq       uint8 // leaks.go
-	devType   uint8 // dlpack.DeviceType: the host-accessible ones are 1 to 13
+	devType   uint8 // dlpack.DLDeviceType: the host-accessible ones are 1 to 13
 	devID     int32
 	versioned bool // managed's form
 	produced  bool // managed is one of this package's blocks (either form can be exported)
@@ -252,11 +252,11 @@ func (t *Tensor) Len() int64 {
 
 // Device returns where the elements live (a host-accessible device: Validate
 // refuses others).
-func (t *Tensor) Device() dlpack.Device {
+func (t *Tensor) Device() dlpack.DLDevice {
 	if t == nil {
-		return dlpack.Device{}
+		return dlpack.DLDevice{}
 	}
-	return dlpack.Device{Type: dlpack.DeviceType(t.devType), ID: t.devID}
+	return dlpack.DLDevice{Type: dlpack.DLDeviceType(t.devType), ID: t.devID}
 }
 
 // ReadOnly reports whether the tensor may not be written: the producer set

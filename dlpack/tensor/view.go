@@ -130,18 +130,18 @@ func (v *View[T]) All() iter.Seq2[int, T] {
 
 // Slice returns the elements as a []T sharing the tensor's memory, without a
 // copy: ErrNotContiguous unless the tensor is C-contiguous, ErrReadOnly for a
-// read-only tensor (use ReadOnlySlice), and an error for packed sub-byte
+// read-only tensor (use ReadSlice), and an error for packed sub-byte
 // elements, which share bytes. The slice does not keep the tensor reachable.
 func (v *View[T]) Slice() ([]T, error) {
 	if v.ReadOnly() {
 		return nil, ErrReadOnly
 	}
-	return v.ReadOnlySlice()
+	return v.ReadSlice()
 }
 
-// ReadOnlySlice is Slice for reading: it works on read-only tensors too, and
-// the caller must not write through it (the producer may share the memory).
-func (v *View[T]) ReadOnlySlice() ([]T, error) {
+// ReadSlice is Slice for reading: it works on read-only tensors too, and the
+// caller must not write through it (the producer may share the memory).
+func (v *View[T]) ReadSlice() ([]T, error) {
 	c, err := v.tensor().open()
 	if err != nil {
 		return nil, err

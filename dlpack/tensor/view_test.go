@@ -49,15 +49,15 @@ func TestViewErrors(t *testing.T) {
 	if _, err := v.Slice(); !errors.Is(err, tensor.ErrReadOnly) {
 		t.Errorf("Slice after SetReadOnly: %v", err)
 	}
-	if s, err := v.ReadOnlySlice(); err != nil || !slices.Equal(s, []float32{0, 1, 2, 7, 4, 5}) {
-		t.Errorf("ReadOnlySlice: %v %v", s, err)
+	if s, err := v.ReadSlice(); err != nil || !slices.Equal(s, []float32{0, 1, 2, 7, 4, 5}) {
+		t.Errorf("ReadSlice: %v %v", s, err)
 	}
 	tt.Close()
 	if _, err := v.At(0, 0); !errors.Is(err, tensor.ErrClosed) {
 		t.Errorf("At after Close: %v", err)
 	}
-	if _, err := v.ReadOnlySlice(); !errors.Is(err, tensor.ErrClosed) {
-		t.Errorf("ReadOnlySlice after Close: %v", err)
+	if _, err := v.ReadSlice(); !errors.Is(err, tensor.ErrClosed) {
+		t.Errorf("ReadSlice after Close: %v", err)
 	}
 	for range v.All() {
 		t.Error("All yielded after Close")
@@ -91,7 +91,7 @@ func TestReadOnlyFromC(t *testing.T) {
 	if _, err := v.Slice(); err != tensor.ErrReadOnly {
 		t.Errorf("Slice: %v", err)
 	}
-	if s, _ := v.ReadOnlySlice(); !slices.Equal(s, []uint16{1, 2, 3}) {
+	if s, _ := v.ReadSlice(); !slices.Equal(s, []uint16{1, 2, 3}) {
 		t.Errorf("memory: %v", s)
 	}
 	if err := byDType["uint16"].setFirst(tt, 5); err != tensor.ErrReadOnly {

@@ -9,13 +9,13 @@ import (
 // a 4096x1024 float32 matrix, contiguous and every second column of one twice
 // as wide ([:, ::2]), and a 4x4 one (the per-call cost of views and walk).
 
-func benchMatrix(b *testing.B, rows, cols, step int) View[float32] {
+func benchMatrix(b *testing.B, rows, cols, step int64) View[float32] {
 	b.Helper()
 	data := make([]float32, rows*cols*step)
 	for i := range data {
 		data[i] = float32(i%1000) / 1000
 	}
-	v, err := NewView(data, 0, []int{rows, cols}, []int{cols * step, step})
+	v, err := NewView(data, 0, []int64{rows, cols}, []int64{cols * step, step})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -33,9 +33,9 @@ func scaleShiftMap(d, s View[float32]) error {
 }
 func scaleShiftFused(d, s View[float32]) error { return ScaleShiftView(d, s, 1.5, -0.25) }
 
-func benchClip(b *testing.B, rows, cols, step int) { benchClipBy(b, rows, cols, step, clipMap) }
+func benchClip(b *testing.B, rows, cols, step int64) { benchClipBy(b, rows, cols, step, clipMap) }
 
-func benchClipBy(b *testing.B, rows, cols, step int, clip func(d, s View[float32]) error) {
+func benchClipBy(b *testing.B, rows, cols, step int64, clip func(d, s View[float32]) error) {
 	x := benchMatrix(b, rows, cols, step)
 	b.SetBytes(int64(rows * cols * 8))
 	for b.Loop() {
@@ -45,11 +45,11 @@ func benchClipBy(b *testing.B, rows, cols, step int, clip func(d, s View[float32
 	}
 }
 
-func benchScaleShift(b *testing.B, rows, cols, step int) {
+func benchScaleShift(b *testing.B, rows, cols, step int64) {
 	benchScaleShiftBy(b, rows, cols, step, scaleShiftMap)
 }
 
-func benchScaleShiftBy(b *testing.B, rows, cols, step int, scaleShift func(d, s View[float32]) error) {
+func benchScaleShiftBy(b *testing.B, rows, cols, step int64, scaleShift func(d, s View[float32]) error) {
 	x := benchMatrix(b, rows, cols, step)
 	out := make([]float32, rows*cols)
 	dst, _ := ViewOf(out, rows, cols)
@@ -61,7 +61,7 @@ func benchScaleShiftBy(b *testing.B, rows, cols, step int, scaleShift func(d, s 
 	}
 }
 
-func benchNorms(b *testing.B, rows, cols, step int) {
+func benchNorms(b *testing.B, rows, cols, step int64) {
 	x := benchMatrix(b, rows, cols, step)
 	norms := make([]float32, rows)
 	b.SetBytes(int64(rows * cols * 4))

@@ -11,7 +11,7 @@ import "testing"
 var normMean, normStd = [3]float32{0.485, 0.456, 0.406}, [3]float32{0.229, 0.224, 0.225}
 
 func normalizeFused(dst View[float32], chw View[uint8]) error {
-	for ch := range 3 {
+	for ch := range int64(3) {
 		d, _ := dst.Slab(ch, ch+1)
 		s, _ := chw.Slab(ch, ch+1)
 		k, c := 1/(255*normStd[ch]), -normMean[ch]/normStd[ch]
@@ -31,7 +31,7 @@ func normalizePlanes(dst View[float32], chw View[uint8]) error {
 }
 
 func normalizeMap(dst View[float32], chw View[uint8]) error {
-	for ch := range 3 {
+	for ch := range int64(3) {
 		d, _ := dst.Slab(ch, ch+1)
 		s, _ := chw.Slab(ch, ch+1)
 		k, c := 1/(255*normStd[ch]), -normMean[ch]/normStd[ch]
@@ -48,12 +48,12 @@ func normalizeMap(dst View[float32], chw View[uint8]) error {
 	return nil
 }
 
-func benchNormalize(b *testing.B, h, w, step int, normalize func(View[float32], View[uint8]) error) {
+func benchNormalize(b *testing.B, h, w, step int64, normalize func(View[float32], View[uint8]) error) {
 	img := make([]uint8, h*w*step*3)
 	for i := range img {
 		img[i] = uint8(i * 7)
 	}
-	hwc, err := NewView(img, 0, []int{h, w, 3}, []int{w * step * 3, step * 3, 1})
+	hwc, err := NewView(img, 0, []int64{h, w, 3}, []int64{w * step * 3, step * 3, 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func BenchmarkNormalizeLargeStridedMap(b *testing.B)    { benchNormalize(b, 1024
 // A short strided line of a type other than uint8 (gathered, then cast): a
 // 4x4 float64 [:, ::2] into float32.
 func BenchmarkCastScaleShiftViewFloat64Strided4x4(b *testing.B) {
-	src, _ := NewView(make([]float64, 32), 0, []int{4, 4}, []int{8, 2})
+	src, _ := NewView(make([]float64, 32), 0, []int64{4, 4}, []int64{8, 2})
 	dst, _ := ViewOf(make([]float32, 16), 4, 4)
 	for b.Loop() {
 		if err := CastScaleShiftView(dst, src, 2, 1); err != nil {

@@ -47,8 +47,8 @@ func CastScaleShiftPlanes[D Float, S Number](dst View[D], src View[S], k, c []D)
 		return nil
 	}
 	for i := range shape[0] {
-		d, _ := dst.Slab(i, i+1) // in range: i < shape[0]
-		s, _ := src.Slab(i, i+1)
+		d, _ := dst.Slab(int64(i), int64(i+1)) // in range: i < shape[0]
+		s, _ := src.Slab(int64(i), int64(i+1))
 		if err := CastScaleShiftView(d, s, k[i], c[i]); err != nil {
 			return err
 		}

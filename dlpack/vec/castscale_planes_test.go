@@ -3,6 +3,8 @@ package vec
 import (
 	"strings"
 	"testing"
+
+	"github.com/godlpack/godlpack/dlpack"
 )
 
 // CastScaleShiftPlanes is, by its definition, CastScaleShiftView of each
@@ -23,25 +25,25 @@ func TestCastScaleShiftPlanesIsPerPlaneCastScaleShiftView(t *testing.T) {
 type planesLayout struct {
 	name           string
 	srcLen         int
-	shape          []int
+	shape          []int64
 	srcOff, dstOff int
-	srcStr, dstStr []int
+	srcStr, dstStr []int64
 	dstLen         int // 0: C-contiguous dst of shape
 }
 
 func planesCases[D Float, S Number](t *testing.T) {
 	t.Helper()
 	layouts := []planesLayout{
-		{name: "hwc 4x4x3", srcLen: 48, shape: []int{3, 4, 4}, srcStr: []int{1, 12, 3}},
-		{name: "hwc 5x7x3 [:, ::2]", srcLen: 5 * 14 * 3, shape: []int{3, 5, 7}, srcStr: []int{1, 42, 6}},
-		{name: "chw mirrored", srcLen: 48, shape: []int{3, 4, 4}, srcOff: 47, srcStr: []int{-16, -4, -1}},
-		{name: "hwc 33x40x3 long lines", srcLen: 33 * 40 * 3, shape: []int{3, 33, 40}, srcStr: []int{1, 120, 3}},
-		{name: "planes of one", srcLen: 3, shape: []int{3, 1, 1}, srcStr: []int{1, 1, 1}},
-		{name: "one plane broadcast", srcLen: 16, shape: []int{3, 4, 4}, srcStr: []int{0, 4, 1}},
-		{name: "rows that do not merge", srcLen: 3 * 4 * 9, shape: []int{3, 4, 4}, srcStr: []int{36, 9, 2}},
-		{name: "strided dst", srcLen: 48, shape: []int{3, 4, 4}, srcStr: []int{16, 4, 1}, dstLen: 3 * 4 * 8, dstStr: []int{32, 8, 2}},
-		{name: "no planes", srcLen: 0, shape: []int{0, 4, 4}, srcStr: []int{16, 4, 1}},
-		{name: "empty planes", srcLen: 0, shape: []int{3, 0, 4}, srcStr: []int{0, 4, 1}},
+		{name: "hwc 4x4x3", srcLen: 48, shape: []int64{3, 4, 4}, srcStr: []int64{1, 12, 3}},
+		{name: "hwc 5x7x3 [:, ::2]", srcLen: 5 * 14 * 3, shape: []int64{3, 5, 7}, srcStr: []int64{1, 42, 6}},
+		{name: "chw mirrored", srcLen: 48, shape: []int64{3, 4, 4}, srcOff: 47, srcStr: []int64{-16, -4, -1}},
+		{name: "hwc 33x40x3 long lines", srcLen: 33 * 40 * 3, shape: []int64{3, 33, 40}, srcStr: []int64{1, 120, 3}},
+		{name: "planes of one", srcLen: 3, shape: []int64{3, 1, 1}, srcStr: []int64{1, 1, 1}},
+		{name: "one plane broadcast", srcLen: 16, shape: []int64{3, 4, 4}, srcStr: []int64{0, 4, 1}},
+		{name: "rows that do not merge", srcLen: 3 * 4 * 9, shape: []int64{3, 4, 4}, srcStr: []int64{36, 9, 2}},
+		{name: "strided dst", srcLen: 48, shape: []int64{3, 4, 4}, srcStr: []int64{16, 4, 1}, dstLen: 3 * 4 * 8, dstStr: []int64{32, 8, 2}},
+		{name: "no planes", srcLen: 0, shape: []int64{0, 4, 4}, srcStr: []int64{16, 4, 1}},
+		{name: "empty planes", srcLen: 0, shape: []int64{3, 0, 4}, srcStr: []int64{0, 4, 1}},
 	}
 	for _, l := range layouts {
 		src := make([]S, l.srcLen)
@@ -52,11 +54,8 @@ func planesCases[D Float, S Number](t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", l.name, err)
 		}
-		n := 1
-		for _, e := range l.shape {
-			n *= e
-		}
-		dstLen := max(l.dstLen, n)
+		n, _ := dlpack.NumElements(l.shape)
+		dstLen := max(l.dstLen, int(n))
 		newDst := func() View[D] {
 			data := make([]D, dstLen)
 			for i := range data {
@@ -104,11 +103,11 @@ func TestCastScaleShiftPlanesErrors(t *testing.T) {
 		{"four shifts", CastScaleShiftPlanes(dst, src, three, append(three, 1)), "3 planes, 3 scales and 4 shifts"},
 		{"shapes", CastScaleShiftPlanes(dst, func() View[uint8] { v, _ := ViewOf(make([]uint8, 48), 4, 3, 4); return v }(), three, three), "one shape"},
 		{"dst planes of stride 0", CastScaleShiftPlanes(func() View[float32] {
-			v, _ := NewView(make([]float32, 16), 0, []int{3, 4, 4}, []int{0, 4, 1})
+			v, _ := NewView(make([]float32, 16), 0, []int64{3, 4, 4}, []int64{0, 4, 1})
 			return v
 		}(), src, three, three), "stride 0"},
-		{"0-d", CastScaleShiftPlanes(func() View[float32] { v, _ := ViewOf(make([]float32, 1), []int{}...); return v }(),
-			func() View[uint8] { v, _ := ViewOf(make([]uint8, 1), []int{}...); return v }(), nil, nil), "0-d views"},
+		{"0-d", CastScaleShiftPlanes(func() View[float32] { v, _ := ViewOf(make([]float32, 1), []int64{}...); return v }(),
+			func() View[uint8] { v, _ := ViewOf(make([]uint8, 1), []int64{}...); return v }(), nil, nil), "0-d views"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want one saying %q", tc.name, tc.err, tc.want)
@@ -118,7 +117,7 @@ func TestCastScaleShiftPlanesErrors(t *testing.T) {
 
 // A 4x4x3 image's normalize in one call allocates nothing.
 func TestCastScaleShiftPlanesAllocatesNothing(t *testing.T) {
-	hwc, _ := NewView(make([]uint8, 4*8*3), 0, []int{4, 4, 3}, []int{24, 6, 1}) // [:, ::2]
+	hwc, _ := NewView(make([]uint8, 4*8*3), 0, []int64{4, 4, 3}, []int64{24, 6, 1}) // [:, ::2]
 	chw, _ := hwc.Permute(2, 0, 1)
 	dst, _ := ViewOf(make([]float32, 48), 3, 4, 4)
 	if n := testing.AllocsPerRun(100, func() {

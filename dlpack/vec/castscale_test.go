@@ -67,12 +67,12 @@ func cssCases[D Float, S Number](t *testing.T, src []S, want []D, k, c D) {
 				if n > 0 && (first+(n-1)*step < 0 || first+(n-1)*step >= len(src)) {
 					continue
 				}
-				sv, err := NewView(src, first, []int{n}, []int{step})
+				sv, err := NewView(src, first, []int64{int64(n)}, []int64{int64(step)})
 				if err != nil {
 					t.Fatal(err)
 				}
 				idx := func(i int) int { return first + i*step }
-				cssIntoContiguous(t, sv, []int{n}, want, src, idx, k, c)
+				cssIntoContiguous(t, sv, want, src, idx, k, c)
 				cssIntoStrided(t, sv, n, want, src, idx, k, c)
 			}
 		}
@@ -86,14 +86,14 @@ func cssCases[D Float, S Number](t *testing.T, src []S, want []D, k, c D) {
 		if step < 0 {
 			first = (cols - 1) * -step
 		}
-		sv, err := NewView(src, first, []int{rows, cols}, []int{rowStride, step})
+		sv, err := NewView(src, first, []int64{int64(rows), int64(cols)}, []int64{int64(rowStride), int64(step)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		idx := func(i int) int { return first + (i/cols)*rowStride + (i%cols)*step }
-		cssIntoContiguous(t, sv, []int{rows, cols}, want, src, idx, k, c)
+		cssIntoContiguous(t, sv, want, src, idx, k, c)
 		dst := make([]D, rows*cols*2) // column-major and every second element: a walk of lines
-		dv, _ := NewView(dst, 0, []int{rows, cols}, []int{2, 2 * rows})
+		dv, _ := NewView(dst, 0, []int64{int64(rows), int64(cols)}, []int64{2, int64(2 * rows)})
 		if err := CastScaleShiftView(dv, sv, k, c); err != nil {
 			t.Fatal(err)
 		}
@@ -105,12 +105,12 @@ func cssCases[D Float, S Number](t *testing.T, src []S, want []D, k, c D) {
 }
 
 // cssIntoContiguous runs CastScaleShiftView from sv into a new C-contiguous
-// dst of shape.
-func cssIntoContiguous[D Float, S Number](t *testing.T, sv View[S], shape []int, want []D, src []S, idx func(int) int, k, c D) {
+// dst of its shape.
+func cssIntoContiguous[D Float, S Number](t *testing.T, sv View[S], want []D, src []S, idx func(int) int, k, c D) {
 	t.Helper()
 	n := sv.Len()
 	got := make([]D, n)
-	dv, err := ViewOf(got, shape...)
+	dv, err := ViewOf(got, sv.Shape()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func cssIntoStrided[D Float, S Number](t *testing.T, sv View[S], n int, want []D
 	for i := range data {
 		data[i] = sentinel
 	}
-	dv, err := NewView(data, 3*max(n-1, 0), []int{n}, []int{-3})
+	dv, err := NewView(data, 3*max(n-1, 0), []int64{int64(n)}, []int64{-3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func cssInPlace[D Float, S Number](t *testing.T, src []S, want []D, k, c D) {
 	if !ok {
 		return
 	}
-	v, _ := NewView(data, 1, []int{3, 30}, []int{64, 2})
+	v, _ := NewView(data, 1, []int64{3, 30}, []int64{64, 2})
 	if err := CastScaleShiftView(v, v, k, c); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestCastScaleShiftErrors(t *testing.T) {
 	if err := CastScaleShiftView(dst, src, 1, 0); err == nil || !strings.Contains(err.Error(), "one shape") {
 		t.Fatalf("shape mismatch: err %v", err)
 	}
-	bcast, _ := NewView(make([]float32, 4), 0, []int{3, 4}, []int{0, 1})
+	bcast, _ := NewView(make([]float32, 4), 0, []int64{3, 4}, []int64{0, 1})
 	if err := CastScaleShiftView(bcast, src, 1, 0); err == nil || !strings.Contains(err.Error(), "stride 0") {
 		t.Fatalf("dst of stride 0: err %v", err)
 	}
@@ -196,7 +196,7 @@ func TestCastScaleShiftErrors(t *testing.T) {
 		t.Fatal("zero views: no error")
 	}
 	empty, _ := ViewOf([]float32{}, 0, 4)
-	none, _ := NewView([]uint8{}, 0, []int{0, 4}, []int{4, 1})
+	none, _ := NewView([]uint8{}, 0, []int64{0, 4}, []int64{4, 1})
 	if err := CastScaleShiftView(empty, none, 1, 0); err != nil {
 		t.Fatalf("no elements: %v", err)
 	}
@@ -205,7 +205,7 @@ func TestCastScaleShiftErrors(t *testing.T) {
 // A 4x4x3 image's normalize, channel by channel as bench/vecbench's, allocates
 // nothing: its 4x4 call must cost a few tens of ns.
 func TestCastScaleShiftViewAllocatesNothing(t *testing.T) {
-	hwc, _ := NewView(make([]uint8, 4*8*3), 0, []int{4, 4, 3}, []int{24, 6, 1}) // [:, ::2]
+	hwc, _ := NewView(make([]uint8, 4*8*3), 0, []int64{4, 4, 3}, []int64{24, 6, 1}) // [:, ::2]
 	chw, _ := hwc.Permute(2, 0, 1)
 	dst, _ := ViewOf(make([]float32, 48), 3, 4, 4)
 	if n := testing.AllocsPerRun(100, func() {

@@ -61,6 +61,13 @@
 //     loop pays for the float32 FMA's exact rounding: 36-41 (float32) and
 //     10-13 (float64), so a build without SIMD is slower than math's loop.
 //
+// Shapes and strides are int64 at the API, as DLPack's extents and strides
+// are (and dlpack/tensor's and godlpack.Tensor's): NewView's and ViewOf's
+// shapes and strides, FromPointer's, Shape and Strides, and Slab's indexes
+// along the first dimension. What indexes or measures a Go slice is int, as
+// Go's own len is: NewView's offset, Len, the index Lines gives a line,
+// Parallel's ranges; and so are dimension numbers (Permute's axes, as Dim's i).
+//
 // Operations on slices take the destination first (dst = a op b), every
 // operand as long as dst; dst may be a source itself (in place), never a
 // partial overlap of one. They return an error, never panic, for operands

@@ -150,7 +150,7 @@ func elementwiseCases[T Number](t *testing.T, gt goldenType) {
 			if op.name == "add" { // b broadcast: stride 0
 				wantB := fromBits[T](bitsOf(t, gt.Ops["add_bcast"]))
 				av, _ := ViewOf(a)
-				bv, err := NewView(b, 0, []int{len(a)}, []int{0})
+				bv, err := NewView(b, 0, []int64{int64(len(a))}, []int64{0})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -179,17 +179,17 @@ func viewCase[T Number](t *testing.T, op opCase[T], a, b []T, s [4]T, step, n, d
 	if step < 0 {
 		first = len(a) - 2
 	}
-	av, err := NewView(a, first, []int{n}, []int{step})
+	av, err := NewView(a, first, []int64{int64(n)}, []int64{int64(step)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bv, _ := NewView(b, first, []int{n}, []int{step})
+	bv, _ := NewView(b, first, []int64{int64(n)}, []int64{int64(step)})
 	out := make([]T, max(1, 3*n))
 	dFirst := 0
 	if dstStep < 0 {
 		dFirst = len(out) - 1
 	}
-	dv, err := NewView(out, dFirst, []int{n}, []int{dstStep})
+	dv, err := NewView(out, dFirst, []int64{int64(n)}, []int64{int64(dstStep)})
 	if err != nil {
 		t.Fatal(err)
 	}

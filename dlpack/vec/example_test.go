@@ -30,7 +30,7 @@ func ExampleSumInt() {
 // with strides (4, 2), walked in one pass a line, the columns between untouched.
 func ExampleClipView() {
 	x := []float64{-1, 9, 0.5, 9, 2, 9, -3, 9}
-	v, err := vec.NewView(x, 0, []int{2, 2}, []int{4, 2})
+	v, err := vec.NewView(x, 0, []int64{2, 2}, []int64{4, 2})
 	if err == nil {
 		err = vec.ClipView(v, v, 0, 1)
 	}
@@ -50,7 +50,7 @@ func (c *columns) NDim() int            { return 2 }
 func (c *columns) Dim(i int) int64      { return c.shape[i] }
 func (c *columns) Stride(i int) int64   { return c.strides[i] }
 
-// Layout makes columns a vec.LaidOutTensor: FromTensor reads it in one call.
+// Layout makes columns a vec.LaidOutSource: FromTensor reads it in one call.
 func (c *columns) Layout() (unsafe.Pointer, []int64, []int64) {
 	return c.Data(), c.shape[:], c.strides[:]
 }

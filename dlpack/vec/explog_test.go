@@ -187,12 +187,12 @@ func explogSameBits[T Float](t *testing.T, width int) {
 			}
 			// every second element of in, through Map's strided walk
 			n := len(in) / 2
-			src, err := NewView(in, 0, []int{n}, []int{2})
+			src, err := NewView(in, 0, []int64{int64(n)}, []int64{2})
 			if err != nil {
 				t.Fatal(err)
 			}
 			out := make([]T, n)
-			dst, _ := ViewOf(out, n)
+			dst, _ := ViewOf(out, int64(n))
 			if err := Map(dst, src, op.f); err != nil {
 				t.Fatal(err)
 			}

@@ -87,7 +87,7 @@ func (c fusedCase[T]) line(t *testing.T) (View[T], []T, func(i int) int) {
 	}
 	end := max(first, last) + 1 + c.tail
 	data := append([]T(nil), c.a[:end]...)
-	v, err := NewView(data, first, []int{c.n}, []int{c.step})
+	v, err := NewView(data, first, []int64{int64(c.n)}, []int64{int64(c.step)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func (c fusedCase[T]) outOfPlace(t *testing.T, op fusedOp[T], dstStep int) {
 	if dstStep < 0 {
 		dFirst = len(out) - 1
 	}
-	dst, err := NewView(out, dFirst, []int{c.n}, []int{dstStep})
+	dst, err := NewView(out, dFirst, []int64{int64(c.n)}, []int64{int64(dstStep)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func fusedRows[T Number](t *testing.T, op fusedOp[T], a, want []T, s [4]T) {
 	t.Helper()
 	const rows, cols, pitch = 3, 21, 2*21 + 3 // row r's elements: a[r*pitch + 2j]
 	data := append([]T(nil), a[:rows*pitch]...)
-	v, err := NewView(data, 0, []int{rows, cols}, []int{pitch, 2})
+	v, err := NewView(data, 0, []int64{int64(rows), int64(cols)}, []int64{int64(pitch), 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func caseLine[T Castable](t *testing.T, x []T, c [3]int, fn func(line []T)) {
 	if step < 0 {
 		first = len(x) - 1 - off
 	}
-	v, err := NewView(x, first, []int{n}, []int{step})
+	v, err := NewView(x, first, []int64{int64(n)}, []int64{int64(step)})
 	if err != nil {
 		t.Fatal(err)
 	}

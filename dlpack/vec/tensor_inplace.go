@@ -8,7 +8,7 @@ import "unsafe"
 // Layout call and the kernels, where a View's 128 bytes, copied out of FromTensor
 // and into ClipView's arguments, cost a 4x4 tensor more than its clip (perf).
 // x must be writable (a godlpack.MutTensor) and hold T's (FromTensor's rule).
-func ClipTensor[T Number](x LaidOutTensor, lo, hi T) error {
+func ClipTensor[T Number](x LaidOutSource, lo, hi T) error {
 	if lo != lo || hi != hi {
 		return errNaNBound
 	}
@@ -36,7 +36,7 @@ func ClipTensor[T Number](x LaidOutTensor, lo, hi T) error {
 
 // clipTensorView is ClipTensor through a View: a function of its own, so that
 // ClipTensor's frame holds no View (its zeroing and copies).
-func clipTensorView[T Number](x LaidOutTensor, lo, hi T) error {
+func clipTensorView[T Number](x LaidOutSource, lo, hi T) error {
 	v, err := FromTensor[T](x)
 	if err != nil {
 		return err

@@ -44,12 +44,8 @@ func inPlaceLayouts() []inPlaceLayout {
 
 // offsets is each element's offset from the first's address, in C order.
 func (l inPlaceLayout) offsets() []int {
-	shape := make([]int, len(l.shape))
-	for i, d := range l.shape {
-		shape[i] = int(d)
-	}
 	var offs []int
-	eachIndex(shape, func(_ int, idx []int) {
+	eachIndex(l.shape, func(_ int, idx []int) {
 		off := 0
 		for i, x := range idx {
 			off += x * int(l.strides[i])

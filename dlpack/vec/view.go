@@ -60,62 +60,85 @@ func (d *viewDims) strides() []int {
 
 // NewView is the view of data with shape and strides (nil: C-contiguous) whose
 // first element is data[offset]; every element must lie in data.
-func NewView[T any](data []T, offset int, shape, strides []int) (View[T], error) {
-	dm := newDims(len(shape))
-	shp, str := dm.shape(), dm.strides()
-	if strides == nil { // made in the view's own
-		strides = setContiguous(str, shape)
+func NewView[T any](data []T, offset int, shape, strides []int64) (View[T], error) {
+	var onStack [walkDims]int64 // the C-contiguous strides of a small view: no allocation
+	if strides == nil {
+		strides = onStack[:]
+		if len(shape) > len(strides) {
+			strides = make([]int64, len(shape))
+		}
+		strides = strides[:len(shape)]
+		dlpack.FillContiguousStrides(strides, shape) // an overflow is ElementSpan's to report
 	}
 	if len(strides) != len(shape) {
 		return View[T]{}, fmt.Errorf("vec: %d strides for %d dimensions: pass one stride a dimension", len(strides), len(shape))
 	}
-	lo, hi := offset, offset
 	for i, d := range shape {
 		if d < 0 {
 			return View[T]{}, fmt.Errorf("vec: dimension %d is %d: pass non-negative dimensions", i, d)
 		}
-		if d == 0 {
-			lo, hi = 0, -1
-			break
-		}
-		if r := (d - 1) * strides[i]; r < 0 {
-			lo += r
-		} else {
-			hi += r
-		}
 	}
-	if hi >= lo && (lo < 0 || hi >= len(data)) {
+	lo, hi, err := dlpack.ElementSpan(shape, strides)
+	if _, nerr := dlpack.NumElements(shape); err == nil && nerr != nil { // Len's count, as Validate's rule 5
+		err = nerr
+	}
+	if err != nil { // copies in the message: shape and strides stay the caller's
+		return View[T]{}, fmt.Errorf("vec: shape %v, strides %v: %w", slices.Clone(shape), slices.Clone(strides), err)
+	}
+	if hi >= lo && (offset < 0 || offset >= len(data) || lo < -int64(offset) || hi >= int64(len(data)-offset)) {
 		return View[T]{}, fmt.Errorf("vec: the view reaches elements %d..%d of a slice of %d: "+
-			"pass an offset, shape and strides inside the slice", lo, hi, len(data))
+			"pass an offset, shape and strides inside the slice", int64(offset)+lo, int64(offset)+hi, len(data))
 	}
-	copy(shp, shape)
-	copy(str, strides)
+	dm := newDims(len(shape))
+	if err := dm.set(shape, strides); err != nil {
+		return View[T]{}, err
+	}
 	return View[T]{data, offset, dm}, nil
+}
+
+// set sets d's shape and strides (ints, what a walk indexes a Go slice with)
+// from a view's int64 ones: an error where one does not fit an int (a 32-bit
+// platform's), which a view over a Go slice cannot need.
+func (d *viewDims) set(shape, strides []int64) error {
+	shp, str := d.shape(), d.strides()
+	for i := range shp {
+		shp[i], str[i] = int(shape[i]), int(strides[i])
+		if int64(shp[i]) != shape[i] || int64(str[i]) != strides[i] {
+			return fmt.Errorf("vec: dimension %d: extent %d, stride %d: pass extents and strides that fit an int", i, shape[i], strides[i])
+		}
+	}
+	return nil
 }
 
 // ViewOf is the C-contiguous view of s with shape (nil: 1-d, all of s); the
 // shape's elements must be len(s).
-func ViewOf[T any](s []T, shape ...int) (View[T], error) {
+func ViewOf[T any](s []T, shape ...int64) (View[T], error) {
 	if shape == nil {
-		shape = []int{len(s)}
+		shape = []int64{int64(len(s))}
 	}
-	n := 1
-	for _, d := range shape {
-		n *= max(d, 0)
-	}
-	if n != len(s) {
+	switch n, err := dlpack.NumElements(shape); {
+	case err != nil: // copies in the messages: shape stays on the caller's stack
+		return View[T]{}, fmt.Errorf("vec: shape %v: %w: pass a shape of len(s) elements", slices.Clone(shape), err)
+	case n != int64(len(s)):
 		return View[T]{}, fmt.Errorf("vec: shape %v holds %d elements, the slice %d: pass a shape of len(s) elements",
-			slices.Clone(shape), n, len(s)) // a copy: shape stays on the caller's stack
+			slices.Clone(shape), n, len(s))
 	}
-	if len(shape) <= inlineDims && !slices.ContainsFunc(shape, func(d int) bool { return d < 0 }) {
-		// C-contiguous over all of s: every element lies in s, NewView's
-		// span check has nothing to find (a 4x4 output's view in a few ns).
-		v := View[T]{data: s, dims: viewDims{nd: len(shape)}}
-		copy(v.dims.shape(), shape)
-		setContiguous(v.dims.strides(), shape)
-		return v, nil
+	if len(shape) > inlineDims {
+		return NewView(s, 0, shape, nil)
 	}
-	return NewView(s, 0, shape, nil)
+	// C-contiguous over all of s: every element lies in s, NewView's span check
+	// has nothing to find (a 4x4 output's view in a few ns).
+	v := View[T]{data: s, dims: viewDims{nd: len(shape)}}
+	shp, str := v.dims.shape(), v.dims.strides()
+	step := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		shp[i], str[i] = int(shape[i]), step
+		if int64(shp[i]) != shape[i] { // an empty view's extent past a 32-bit int
+			return NewView(s, 0, shape, nil) // which says so
+		}
+		step *= max(shp[i], 1)
+	}
+	return v, nil
 }
 
 // FromPointer is the view of the tensor whose first element is at data, with
@@ -134,9 +157,8 @@ func FromPointer[T any](data unsafe.Pointer, shape, strides []int64) (View[T], e
 		return View[T]{}, fmt.Errorf("vec: shape %v, strides %v: %w", slices.Clone(shape), slices.Clone(strides), err)
 	}
 	dm := newDims(len(shape))
-	shp, str := dm.shape(), dm.strides()
-	for i := range shape {
-		shp[i], str[i] = int(shape[i]), int(strides[i])
+	if err := dm.set(shape, strides); err != nil {
+		return View[T]{}, err
 	}
 	if hi < lo { // no elements
 		return View[T]{dims: dm}, nil
@@ -157,21 +179,21 @@ func FromPointer[T any](data unsafe.Pointer, shape, strides []int64) (View[T], e
 // address space (x86-64's and arm64's 47 bits), all of a 32-bit one's int.
 const maxSpanBytes = 1 << min(47, strconv.IntSize-1)
 
-// A Tensor is what FromTensor reads: godlpack.Tensor and MutTensor have these
-// methods, reading the producer's shape and strides where they lie.
-type Tensor interface {
+// A Source is what FromTensor reads: a tensor's data, extents and strides
+// where its producer holds them (godlpack.Tensor and MutTensor are Sources).
+type Source interface {
 	Data() unsafe.Pointer
 	NDim() int
 	Dim(i int) int64
 	Stride(i int) int64 // in elements
 }
 
-// A LaidOutTensor is a Tensor that hands its data, shape and strides over in one
-// call (godlpack.Tensor and MutTensor are): FromTensor then makes one dynamic
-// call, not one per dimension and field (most of a 4x4 tensor's view). shape
-// and strides may be the tensor's own memory: FromTensor only reads them.
-type LaidOutTensor interface {
-	Tensor
+// A LaidOutSource is a Source that hands its data, shape and strides over in
+// one call (godlpack.Tensor and MutTensor are): FromTensor then makes one
+// dynamic call, not one per dimension and field (most of a 4x4 tensor's view).
+// shape and strides may be the tensor's own memory: FromTensor only reads them.
+type LaidOutSource interface {
+	Source
 	Layout() (data unsafe.Pointer, shape, strides []int64)
 }
 
@@ -179,8 +201,8 @@ type LaidOutTensor interface {
 // (Layout) or one by one, not copied into new slices (Shape and Strides): a
 // view of up to 4 dimensions then allocates nothing (view_alloc_test.go),
 // where the copies were most of a 4x4 tensor's work.
-func FromTensor[T any](x Tensor) (v View[T], err error) {
-	if l, ok := x.(LaidOutTensor); ok {
+func FromTensor[T any](x Source) (v View[T], err error) {
+	if l, ok := x.(LaidOutSource); ok {
 		data, shape, strides := l.Layout()
 		if len(strides) == len(shape) && fromSmallTensor(&v, data, shape, strides) {
 			return v, nil
@@ -243,22 +265,20 @@ func fromSmallTensor[T any](v *View[T], data unsafe.Pointer, shape, strides []in
 	return true
 }
 
-// setContiguous sets strides (as long as shape) to shape's C-contiguous ones
-// and returns it.
-func setContiguous(strides, shape []int) []int {
-	step := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		strides[i] = step
-		step *= max(shape[i], 1)
-	}
-	return strides
-}
-
 // Shape is v's shape (its own copy: changing it changes nothing).
-func (v View[T]) Shape() []int { return append([]int(nil), v.dims.shape()...) }
+func (v View[T]) Shape() []int64 { return int64s(v.dims.shape()) }
 
 // Strides is v's strides in elements (a copy).
-func (v View[T]) Strides() []int { return append([]int(nil), v.dims.strides()...) }
+func (v View[T]) Strides() []int64 { return int64s(v.dims.strides()) }
+
+// int64s is a copy of s as int64s, the shapes and strides of vec's API.
+func int64s(s []int) []int64 {
+	c := make([]int64, len(s))
+	for i, x := range s {
+		c[i] = int64(x)
+	}
+	return c
+}
 
 // Len is the number of elements of v.
 func (v View[T]) Len() int {
@@ -271,30 +291,32 @@ func (v View[T]) Len() int {
 
 // Slab is the view of v's indexes lo..hi-1 along its first dimension: the
 // part of the work one goroutine takes (Parallel).
-func (v View[T]) Slab(lo, hi int) (View[T], error) {
+func (v View[T]) Slab(lo, hi int64) (View[T], error) {
 	shape := v.dims.shape()
-	if len(shape) == 0 || lo < 0 || hi < lo || hi > shape[0] {
+	if len(shape) == 0 || lo < 0 || hi < lo || hi > int64(shape[0]) {
 		return View[T]{}, fmt.Errorf("vec: slab %d:%d of a view of shape %v: pass 0 <= lo <= hi <= shape[0]",
 			lo, hi, slices.Clone(shape)) // a copy: v stays on the caller's stack
 	}
-	if lo == 0 && hi == shape[0] { // all of v (one goroutine's slab)
+	if lo == 0 && hi == int64(shape[0]) { // all of v (one goroutine's slab)
 		return v, nil
 	}
 	s := v // dims copied with it, but for a spilled view's
 	if s.dims.spill != nil {
 		s.dims.spill = slices.Clone(v.dims.spill)
 	}
-	s.offset += lo * v.dims.strides()[0]
-	s.dims.shape()[0] = hi - lo
+	s.offset += int(lo) * v.dims.strides()[0]
+	s.dims.shape()[0] = int(hi - lo)
 	return s, nil
 }
 
-// Contiguous is v's elements as one slice when v is C-contiguous (ok false
-// otherwise): the fast path of a whole-array operation.
-func (v View[T]) Contiguous() (s []T, ok bool) { return v.contiguous() }
+// Slice is v's elements as one slice, sharing v's memory, when v is
+// C-contiguous (ok false otherwise): the fast path of a whole-array operation.
+// A View has no read-only state (its memory is a Go slice, or a tensor the
+// caller may write), so it has no ReadSlice: the slice is as writable as v.
+func (v View[T]) Slice() (s []T, ok bool) { return v.contiguous() }
 
-// contiguous is Contiguous without the copy of v (16 words) a value receiver
-// makes: the walks ask it of every operand.
+// contiguous is Slice without the copy of v (16 words) a value receiver makes:
+// the walks ask it of every operand.
 func (v *View[T]) contiguous() (s []T, ok bool) {
 	n := 1 // one pass: a small tensor's Map costs little more than its op
 	shape, strides := v.dims.shape(), v.dims.strides()

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// tensorOf is a Tensor over a Go slice, as godlpack.Tensor is over a
+// tensorOf is a Source over a Go slice, as godlpack.Tensor is over a
 // producer's memory.
 type tensorOf struct {
 	data           unsafe.Pointer
@@ -24,7 +24,7 @@ type laidOut struct{ *tensorOf }
 func (x laidOut) Layout() (unsafe.Pointer, []int64, []int64) { return x.data, x.shape, x.strides }
 
 // bothPaths is x read by FromTensor one field at a time, and through Layout.
-func bothPaths(x *tensorOf) []Tensor { return []Tensor{x, laidOut{x}} }
+func bothPaths(x *tensorOf) []Source { return []Source{x, laidOut{x}} }
 
 // FromTensor is FromPointer of the tensor's layout: negative strides, more
 // dimensions than fit on its stack, and errors alike.
@@ -45,7 +45,7 @@ func TestFromTensor(t *testing.T) {
 			t.Fatalf("path %d: view %v", path, v)
 		}
 		m, err := FromTensor[float64](bothPaths(many)[path])
-		if s, ok := m.Contiguous(); err != nil || !ok || len(s) != 6 || len(m.Shape()) != 2*walkDims {
+		if s, ok := m.Slice(); err != nil || !ok || len(s) != 6 || len(m.Shape()) != 2*walkDims {
 			t.Fatalf("path %d, %d dimensions: %v %v %v", path, 2*walkDims, err, ok, m.Shape())
 		}
 		if _, err := FromTensor[float64](bothPaths(&tensorOf{nil, []int64{2}, []int64{1}})[path]); err == nil {
@@ -61,7 +61,7 @@ func TestFromTensor(t *testing.T) {
 		t.Fatal("one stride for two dimensions: no error")
 	}
 	contiguous, err := FromTensor[float64](laidOut{&tensorOf{unsafe.Pointer(&x[0]), []int64{2, 3}, nil}})
-	if s, ok := contiguous.Contiguous(); err != nil || !ok || len(s) != 6 {
+	if s, ok := contiguous.Slice(); err != nil || !ok || len(s) != 6 {
 		t.Fatalf("nil strides through Layout (C-contiguous): %v %v %v", err, ok, s)
 	}
 }
@@ -143,7 +143,7 @@ func TestSlabOfManyDims(t *testing.T) {
 
 func mustContiguous[T any](t *testing.T, v View[T]) []T {
 	t.Helper()
-	s, ok := v.Contiguous()
+	s, ok := v.Slice()
 	if !ok {
 		t.Fatalf("not contiguous: %v %v", v.Shape(), v.Strides())
 	}

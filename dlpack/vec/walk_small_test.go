@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack"
 )
 
 // The short paths of the walks (lines2, Lines of a matrix, the element loops of
@@ -23,7 +25,7 @@ func smallLayouts(t *testing.T) (map[string]View[float32], []float32) {
 		data[i] = float32(i)/20 - 0.5
 	}
 	data[7] = float32(math.NaN())
-	mk := func(off int, shape, strides []int) View[float32] {
+	mk := func(off int, shape, strides []int64) View[float32] {
 		v, err := NewView(data, off, shape, strides)
 		if err != nil {
 			t.Fatal(err)
@@ -31,30 +33,27 @@ func smallLayouts(t *testing.T) (map[string]View[float32], []float32) {
 		return v
 	}
 	return map[string]View[float32]{
-		"empty 0x4":      mk(0, []int{0, 4}, []int{8, 2}),
-		"empty 4x0":      mk(0, []int{4, 0}, []int{8, 2}),
-		"one element":    mk(5, []int{1, 1}, []int{8, 2}),
-		"1-d step 2":     mk(1, []int{5}, []int{2}),
+		"empty 0x4":      mk(0, []int64{0, 4}, []int64{8, 2}),
+		"empty 4x0":      mk(0, []int64{4, 0}, []int64{8, 2}),
+		"one element":    mk(5, []int64{1, 1}, []int64{8, 2}),
+		"1-d step 2":     mk(1, []int64{5}, []int64{2}),
 		"0-d":            mk(3, nil, nil),
-		"4x4 step 2":     mk(0, []int{4, 4}, []int{8, 2}),
-		"4x4 reversed":   mk(39, []int{4, 4}, []int{-8, -2}),
-		"4x3 step 3":     mk(2, []int{4, 3}, []int{9, 3}),
-		"3x5 columns":    mk(0, []int{3, 5}, []int{1, 3}),
-		"1x7 step 2":     mk(4, []int{1, 7}, []int{3, 2}),
-		"5x1 step 4":     mk(0, []int{5, 1}, []int{4, 9}),
-		"merged 2x4x2":   mk(0, []int{2, 4}, []int{8, 2}),
-		"4x20 step 2":    mk(0, []int{2, 20}, []int{1, 2}),
-		"contiguous 4x4": mk(8, []int{4, 4}, nil),
+		"4x4 step 2":     mk(0, []int64{4, 4}, []int64{8, 2}),
+		"4x4 reversed":   mk(39, []int64{4, 4}, []int64{-8, -2}),
+		"4x3 step 3":     mk(2, []int64{4, 3}, []int64{9, 3}),
+		"3x5 columns":    mk(0, []int64{3, 5}, []int64{1, 3}),
+		"1x7 step 2":     mk(4, []int64{1, 7}, []int64{3, 2}),
+		"5x1 step 4":     mk(0, []int64{5, 1}, []int64{4, 9}),
+		"merged 2x4x2":   mk(0, []int64{2, 4}, []int64{8, 2}),
+		"4x20 step 2":    mk(0, []int64{2, 20}, []int64{1, 2}),
+		"contiguous 4x4": mk(8, []int64{4, 4}, nil),
 	}, data
 }
 
 // eachIndex calls fn with each index of shape in C order and its position.
-func eachIndex(shape []int, fn func(p int, idx []int)) {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	for p := range n {
+func eachIndex(shape []int64, fn func(p int, idx []int)) {
+	n, _ := dlpack.NumElements(shape)
+	for p := range int(n) {
 		fn(p, index(shape, p))
 	}
 }
@@ -149,7 +148,7 @@ func TestSmallWalksByDefinition(t *testing.T) {
 // written, on the short paths as on the others; a zero View is errUnset.
 func TestSmallWalkErrors(t *testing.T) {
 	data := []float32{-1, 2, 3, 4}
-	bcast, _ := NewView(data, 0, []int{2, 2}, []int{0, 1})
+	bcast, _ := NewView(data, 0, []int64{2, 2}, []int64{0, 1})
 	src, _ := ViewOf([]float32{1, 2, 3, 4}, 2, 2)
 	if err := ClipView(bcast, src, 0, 1); err == nil || !strings.Contains(err.Error(), "stride 0") {
 		t.Fatalf("a broadcast dst: %v", err)
@@ -164,7 +163,7 @@ func TestSmallWalkErrors(t *testing.T) {
 		t.Fatal("a zero src: no error")
 	}
 	// A zero stride in a source is a broadcast, walked as any other.
-	row, _ := NewView([]float32{5, -5, 0.5}, 0, []int{2, 3}, []int{0, 1})
+	row, _ := NewView([]float32{5, -5, 0.5}, 0, []int64{2, 3}, []int64{0, 1})
 	out, _ := ViewOf(make([]float32, 6), 2, 3)
 	if err := ClipView(out, row, 0, 1); err != nil || !slices.Equal(out.data, []float32{1, 0, 0.5, 1, 0, 0.5}) {
 		t.Fatalf("a broadcast source: %v %v", err, out.data)
@@ -209,11 +208,11 @@ func TestFromTensorSmallPath(t *testing.T) {
 // ViewOf's contiguous view is NewView's, and errors alike.
 func TestViewOfSmallPath(t *testing.T) {
 	s := make([]float64, 24)
-	for _, shape := range [][]int{nil, {24}, {2, 3, 4}, {1, 24, 1, 1}, {2, 1, 3, 1, 4}} {
+	for _, shape := range [][]int64{nil, {24}, {2, 3, 4}, {1, 24, 1, 1}, {2, 1, 3, 1, 4}} {
 		got, err := ViewOf(s, shape...)
 		full := shape
 		if full == nil {
-			full = []int{24}
+			full = []int64{24}
 		}
 		want, werr := NewView(s, 0, full, nil)
 		if err != nil || werr != nil || !slices.Equal(got.Shape(), want.Shape()) || !slices.Equal(got.Strides(), want.Strides()) {

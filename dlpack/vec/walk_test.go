@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack"
 )
 
 // at is element idx of v, by the view's definition.
@@ -18,11 +20,11 @@ func at[T any](v View[T], idx ...int) T {
 }
 
 // index is the C-order index of flat position p in shape.
-func index(shape []int, p int) []int {
+func index(shape []int64, p int) []int {
 	idx := make([]int, len(shape))
 	for i := len(shape) - 1; i >= 0; i-- {
-		idx[i] = p % shape[i]
-		p /= shape[i]
+		idx[i] = p % int(shape[i])
+		p /= int(shape[i])
 	}
 	return idx
 }
@@ -38,7 +40,7 @@ func TestMapLayouts(t *testing.T) {
 	}
 	hwc, _ := ViewOf(img, h, w, c)
 	chw, err := hwc.Permute(2, 0, 1) // a transposed read
-	if err != nil || !slices.Equal(chw.Strides(), []int{1, w * c, c}) || !slices.Equal(chw.Shape(), []int{c, h, w}) {
+	if err != nil || !slices.Equal(chw.Strides(), []int64{1, w * c, c}) || !slices.Equal(chw.Shape(), []int64{c, h, w}) {
 		t.Fatal(err, chw.Strides())
 	}
 	for _, bad := range [][]int{{0, 1}, {0, 0, 1}, {0, 1, 3}} {
@@ -46,9 +48,9 @@ func TestMapLayouts(t *testing.T) {
 			t.Fatalf("Permute%v: no error", bad)
 		}
 	}
-	rev, _ := NewView(img, len(img)-1, []int{h, w, c}, []int{-w * c, -c, -1})
-	sliced, _ := NewView(img, 1*w*c+2*c, []int{2, 17, 2}, []int{2 * w * c, 2 * c, 2})
-	bcast, _ := NewView(img, 4, []int{3, 4, 5}, []int{0, w * c, 0})
+	rev, _ := NewView(img, len(img)-1, []int64{h, w, c}, []int64{-w * c, -c, -1})
+	sliced, _ := NewView(img, 1*w*c+2*c, []int64{2, 17, 2}, []int64{2 * w * c, 2 * c, 2})
+	bcast, _ := NewView(img, 4, []int64{3, 4, 5}, []int64{0, w * c, 0})
 	for name, src := range map[string]View[uint8]{"chw": chw, "reversed": rev, "sliced": sliced, "broadcast": bcast} {
 		eachLevel(t, func(t *testing.T, _ int) {
 			shape := src.Shape()
@@ -56,7 +58,7 @@ func TestMapLayouts(t *testing.T) {
 			outs := map[string]View[float32]{}
 			outs["contiguous"], _ = ViewOf(make([]float32, n), shape...)
 			big := make([]float32, 2*n+1)
-			outs["strided dst"], _ = NewView(big, 2*n, shape, []int{-2 * shape[1] * shape[2], -2 * shape[2], -2})
+			outs["strided dst"], _ = NewView(big, 2*n, shape, []int64{-2 * shape[1] * shape[2], -2 * shape[2], -2})
 			for dname, dst := range outs {
 				calls := 0
 				err := Map(dst, src, func(d []float32, s []uint8) error {
@@ -104,7 +106,7 @@ func TestLines(t *testing.T) {
 	if err != nil || seen != 24 {
 		t.Fatal(err, seen)
 	}
-	tr, _ := NewView(x, 0, []int{5, 24}, []int{1, 5}) // columns: strided lines
+	tr, _ := NewView(x, 0, []int64{5, 24}, []int64{1, 5}) // columns: strided lines
 	err = Lines(tr, func(i int, line []float64) error {
 		for j, v := range line {
 			if v != float64(i+5*j) {
@@ -133,11 +135,17 @@ func TestViewErrors(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"out of range", second(NewView(x, 0, []int{4, 4}, nil)), "reaches elements 0..15"},
-		{"negative reach", second(NewView(x, 2, []int{4}, []int{-1})), "reaches elements -1..2"},
-		{"negative dim", second(NewView(x, 0, []int{-1}, nil)), "non-negative"},
-		{"strides", second(NewView(x, 0, []int{3}, []int{1, 1})), "one stride a dimension"},
+		{"out of range", second(NewView(x, 0, []int64{4, 4}, nil)), "reaches elements 0..15"},
+		{"negative reach", second(NewView(x, 2, []int64{4}, []int64{-1})), "reaches elements -1..2"},
+		{"negative dim", second(NewView(x, 0, []int64{-1}, nil)), "non-negative"},
+		{"strides", second(NewView(x, 0, []int64{3}, []int64{1, 1})), "one stride a dimension"},
 		{"shape", second(ViewOf(x, 5, 2)), "holds 10 elements"},
+		// Reaches and counts past int64 are refused, not wrapped around into a
+		// reach or count that looks small (0 here: the slice's own).
+		{"reach overflows", second(NewView(x, 0, []int64{1<<62 + 1}, []int64{4})), "overflows int64"},
+		{"count overflows", second(NewView(x, 0, []int64{1 << 32, 1 << 32}, []int64{0, 0})), "overflows int64"},
+		{"shape overflows", second(ViewOf(x[:0], 1<<32, 1<<32)), "overflows int64"},
+		{"negative shape", second(ViewOf(x, -2, -6)), "negative dimension"},
 		{"slab", second(mustView(t, x).Slab(3, 13)), "slab 3:13"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
@@ -150,7 +158,7 @@ func TestViewErrors(t *testing.T) {
 	if err := Map(a, b, copyOp); err == nil || !strings.Contains(err.Error(), "one shape") {
 		t.Errorf("shape mismatch: %v", err)
 	}
-	bc, _ := NewView(x, 0, []int{3, 4}, []int{0, 1})
+	bc, _ := NewView(x, 0, []int64{3, 4}, []int64{0, 1})
 	if err := Map(bc, a, copyOp); err == nil || !strings.Contains(err.Error(), "stride 0") {
 		t.Errorf("dst of stride 0: %v", err)
 	}
@@ -185,7 +193,7 @@ func TestFromPointer(t *testing.T) {
 		t.Fatalf("view %v", v)
 	}
 	c, err := FromPointer[float64](unsafe.Pointer(&x[0]), []int64{3, 2}, nil)
-	if s, ok := c.Contiguous(); err != nil || !ok || len(s) != 6 || &s[0] != &x[0] {
+	if s, ok := c.Slice(); err != nil || !ok || len(s) != 6 || &s[0] != &x[0] {
 		t.Fatalf("contiguous: %v %v", err, ok)
 	}
 	if _, err := FromPointer[float64](nil, []int64{2}, nil); err == nil {
@@ -253,7 +261,7 @@ func TestMapLongRunsOnce(t *testing.T) {
 		if step < 0 {
 			first = len(x) - 1
 		}
-		v, err := NewView(x, first, []int{3*chunk + 5}, []int{step})
+		v, err := NewView(x, first, []int64{int64(3*chunk + 5)}, []int64{int64(step)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +286,7 @@ func TestMapLongRunsOnce(t *testing.T) {
 // operated on and scattered back) give what the element loop does.
 func TestMapManyDimsAndInPlace(t *testing.T) {
 	const nd = walkDims + 2
-	shape := slices.Repeat([]int{2}, nd)
+	shape := slices.Repeat([]int64{2}, nd)
 	n := 1 << nd
 	data := make([]float32, 2*n)
 	for i := range data {
@@ -288,7 +296,7 @@ func TestMapManyDimsAndInPlace(t *testing.T) {
 	for i := range axes {
 		axes[i] = nd - 1 - i
 	}
-	strides := setContiguous(make([]int, nd), shape)
+	strides := dlpack.ContiguousStrides(shape)
 	for i := range strides {
 		strides[i] *= 2 // every second element: [..., ::2]
 	}
@@ -346,29 +354,29 @@ func TestMapManyDimsAndInPlace(t *testing.T) {
 	})
 }
 
-// Contiguous: C order is one slice; a view with no elements is, whatever its
+// Slice: C order is one slice; a view with no elements is, whatever its
 // strides; any other layout is not.
-func TestContiguous(t *testing.T) {
+func TestSlice(t *testing.T) {
 	data := make([]int, 24)
 	for _, c := range []struct {
-		shape, strides []int
+		shape, strides []int64
 		n              int
 		ok             bool
 	}{
-		{[]int{2, 3, 4}, nil, 24, true},
-		{[]int{2, 1, 4}, []int{4, 99, 1}, 8, true}, // a dimension of 1: any stride
-		{[]int{2, 3}, []int{1, 2}, 0, false},
-		{[]int{3, 4}, []int{8, 2}, 0, false},
-		{[]int{3, 0}, []int{5, 7}, 0, true},
-		{[]int{0, 3}, []int{1, 5}, 0, true},
-		{[]int{2, 0, 3}, []int{9, 1, 5}, 0, true},
-		{[]int{}, nil, 1, true},
+		{[]int64{2, 3, 4}, nil, 24, true},
+		{[]int64{2, 1, 4}, []int64{4, 99, 1}, 8, true}, // a dimension of 1: any stride
+		{[]int64{2, 3}, []int64{1, 2}, 0, false},
+		{[]int64{3, 4}, []int64{8, 2}, 0, false},
+		{[]int64{3, 0}, []int64{5, 7}, 0, true},
+		{[]int64{0, 3}, []int64{1, 5}, 0, true},
+		{[]int64{2, 0, 3}, []int64{9, 1, 5}, 0, true},
+		{[]int64{}, nil, 1, true},
 	} {
 		v, err := NewView(data, 0, c.shape, c.strides)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, ok := v.Contiguous()
+		s, ok := v.Slice()
 		if ok != c.ok || len(s) != c.n {
 			t.Errorf("shape %v strides %v: %d elements, %v; want %d, %v", c.shape, c.strides, len(s), ok, c.n, c.ok)
 		}

@@ -15,8 +15,9 @@ func Example() {
 	// deleter calls: 1
 }
 
-// docs/arrays-and-dlpack.md shows this program whole, byte for byte.
-func TestDocsShowTheProgram(t *testing.T) {
+// docs/arrays-and-dlpack.md shows this program whole, byte for byte
+// (tests/test_readme.py checks it too, from Python).
+func TestGuideShowsTheProgram(t *testing.T) {
 	prog, err := os.ReadFile("main.go")
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +27,6 @@ func TestDocsShowTheProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(guide), "```go\n"+string(prog)+"```") {
-		t.Error("docs/arrays-and-dlpack.md's From Go program differs from examples/fromgo/main.go")
+		t.Error("docs/arrays-and-dlpack.md's program differs from examples/fromgo/main.go")
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 // view is x's memory as a vec view of T elements, any strides: its shape and
 // strides read where they lie (vec.FromTensor), not copied.
-func view[T float32 | float64](x vec.Tensor) (vec.View[T], error) {
+func view[T float32 | float64](x vec.Source) (vec.View[T], error) {
 	return vec.FromTensor[T](x)
 }
 
@@ -27,11 +27,11 @@ func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*te
 	if err != nil {
 		return nil, err
 	}
-	if s, ok := src.Contiguous(); ok { // one flat pass, over the goroutines
+	if s, ok := src.Slice(); ok { // one flat pass, over the goroutines
 		vec.ParallelOver(dst, func(lo, hi int) { _ = vec.Scale(dst[lo:hi], s[lo:hi], k) })
 		return out, nil
 	}
-	dv, err := vec.ViewOf(dst, ints(out.Shape())...)
+	dv, err := vec.ViewOf(dst, out.Shape()...)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func scaleEach[T float32 | float64](x godlpack.MutTensor[godlpack.AnyFloat], k T
 	if err != nil {
 		return err
 	}
-	if s, ok := v.Contiguous(); ok {
+	if s, ok := v.Slice(); ok {
 		vec.ParallelOver(s, func(lo, hi int) { _ = vec.Scale(s[lo:hi], s[lo:hi], k) })
 		return nil
 	}
@@ -59,7 +59,7 @@ func parallelSum[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat]) (flo
 	if err != nil {
 		return 0, err
 	}
-	if s, ok := v.Contiguous(); ok {
+	if s, ok := v.Slice(); ok {
 		return vec.SumParallel(s), nil
 	}
 	var lineSums []float64
@@ -68,13 +68,4 @@ func parallelSum[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat]) (flo
 		return nil
 	})
 	return vec.Sum(lineSums), err
-}
-
-// ints is a tensor's shape as vec's views take it.
-func ints(shape []int64) []int {
-	out := make([]int, len(shape))
-	for i, d := range shape {
-		out[i] = int(d)
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/constraint"
 	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 	"github.com/godlpack/godlpack/dlpack/vec"
@@ -23,14 +24,14 @@ func init() {
 		godlpack.Func1("sum", sum, "x").ReleaseGIL().
 			Doc("The float64 sum of x, computed by goroutines in parallel (GIL released)."),
 		godlpack.Func2("matmul", matmul, "a", "b").
-			Where("a", godlpack.NDim(2)).Where("b", godlpack.NDim(2)).
+			Where("a", constraint.NDim(2)).Where("b", constraint.NDim(2)).
 			Doc("The float64 matrix product a @ b, through gonum."),
 		godlpack.Func1("fail", fail, "msg").Doc("Returns a Go error: raises ValueError(msg)."),
 		godlpack.Func1("panic", panicWith, "msg").Doc("Panics in Go: raises RuntimeError."),
 		godlpack.Func1("describe", describe, "x").
 			Doc("(dtype name, shape, read-only) of any tensor: a tuple of str, tuple and bool."),
 		godlpack.Func2("fill", fill, "x", "value").Default("value", 0.0).
-			Where("x", godlpack.Contiguous()).
+			Where("x", constraint.Contiguous()).
 			Doc("Fills a C-contiguous float64 tensor with value (default 0.0)."),
 		godlpack.Func1("hold", hold, "x").Doc("Keeps x alive in Go until release(); returns its length."),
 		godlpack.Func0("held_sum", heldSum).Doc("The sum of the tensor hold() keeps."),

@@ -38,7 +38,7 @@ func matmul(a, b godlpack.Tensor[godlpack.AnyFloat]) (*tensor.Tensor, error) {
 func dense(x godlpack.Tensor[godlpack.AnyFloat]) (*mat.Dense, error) {
 	rows, cols := int(x.Dim(0)), int(x.Dim(1))
 	data := make([]float64, rows*cols)
-	dst, err := vec.ViewOf(data, rows, cols)
+	dst, err := vec.ViewOf(data, x.Dim(0), x.Dim(1))
 	if err != nil {
 		return nil, err
 	}

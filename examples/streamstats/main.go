@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/constraint"
 	"github.com/godlpack/godlpack/dlpack"
 )
 
@@ -19,7 +20,7 @@ func init() {
 		"A streaming histogram of float values: bins equal bins over [lo, hi).")
 	h.InitFunc(godlpack.Func3("Histogram", newHistogram, "bins", "lo", "hi")).Default("lo", 0.0).Default("hi", 1.0)
 	h.Def("add", (*Histogram).Add, "x").
-		Where("x", godlpack.DTypes(dlpack.DTypeOf[float32](), dlpack.DTypeOf[float64]())).
+		Where("x", constraint.DTypes(dlpack.DTypeOf[float32](), dlpack.DTypeOf[float64]())).
 		Doc("Counts every element of x (float32 or float64, any shape and strides); " +
 			"values outside [lo, hi) and NaN are counted in outside.")
 	h.Def("counts", (*Histogram).Counts).ResultIn(godlpack.NumPy).
@@ -43,7 +44,7 @@ func init() {
 			"Raised by Histogram.quantile on a histogram with no values."),
 		godlpack.Func2("scale", scale, "x", "k").ResultLike("x").
 			Doc("x * k, of x's dtype and shape (float32 or float64), in x's framework."),
-		godlpack.Func("apply_rows", applyRows, "x", "fn").Where("x", godlpack.NDim(2)).
+		godlpack.Func("apply_rows", applyRows, "x", "fn").Where("x", constraint.NDim(2)).
 			Doc("[fn(i, row) for each row of a 2-D float64 x]: fn's exceptions propagate."),
 		godlpack.Func("moments", moments, "x", "ddof", "*", "center", "scale", "shift", "clip").
 			Default("ddof", 0).Default("center", true).Default("scale", 1.0).Default("shift", 0.0).

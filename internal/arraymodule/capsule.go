@@ -21,7 +21,7 @@ import (
 
 // consumeCapsule imports a DLPack capsule as an Array that owns its tensor.
 func consumeCapsule(capsule *C.PyObject) (*C.gd_array, error) {
-	var view *dlpack.View
+	var view *dlpack.Validated
 	var a *C.gd_array
 	err := cpython.Claim(unsafe.Pointer(capsule), func(f dlpack.Foreign) (err error) {
 		view, err = validateForeign(f)
@@ -43,12 +43,12 @@ func consumeCapsule(capsule *C.PyObject) (*C.gd_array, error) {
 // validateManaged reads a managed tensor through the core validator. For a
 // versioned tensor of another major version only the version is read. A kDLOneAPI
 // tensor is CPU memory when the SYCL runtime says so (oneapi.go).
-func validateManaged(managed unsafe.Pointer, versioned bool) (*dlpack.View, error) {
+func validateManaged(managed unsafe.Pointer, versioned bool) (*dlpack.Validated, error) {
 	return validateForeign(dlpack.ForeignOf(managed, versioned))
 }
 
 // validateForeign is validateManaged of a tensor read as f.
-func validateForeign(f dlpack.Foreign) (*dlpack.View, error) {
+func validateForeign(f dlpack.Foreign) (*dlpack.Validated, error) {
 	if (!f.Versioned || f.Version.Major == dlpack.MajorVersion) && f.Tensor.Device.Type == dlpack.OneAPI {
 		return validateOneAPI(f)
 	}
@@ -57,7 +57,7 @@ func validateForeign(f dlpack.Foreign) (*dlpack.View, error) {
 
 // arrayFromView makes the Array for a validated foreign tensor, with a new owner
 // that will call the producer's deleter. On error nothing was taken over.
-func arrayFromView(v *dlpack.View, managed unsafe.Pointer, versioned bool) (*C.gd_array, error) {
+func arrayFromView(v *dlpack.Validated, managed unsafe.Pointer, versioned bool) (*C.gd_array, error) {
 	a := C.gd_array_alloc(C.int32_t(len(v.Shape)))
 	if a == nil {
 		return nil, errPySet

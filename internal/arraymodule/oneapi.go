@@ -24,14 +24,14 @@ import (
 
 // validateOneAPI validates a kDLOneAPI tensor as CPU memory once the SYCL runtime
 // says the CPU can address it. f's version has been found readable.
-func validateOneAPI(f dlpack.Foreign) (*dlpack.View, error) {
+func validateOneAPI(f dlpack.Foreign) (*dlpack.Validated, error) {
 	t := *f.Tensor
 	if t.Data != nil { // NULL: no elements to read (the validator checks that)
 		if err := oneAPICPUAccessible(t.Device.ID, t.Data); err != nil {
 			return nil, err
 		}
 	}
-	t.Device = dlpack.Device{Type: dlpack.CPU}
+	t.Device = dlpack.DLDevice{Type: dlpack.CPU}
 	f.Tensor = &t
 	return dlpack.Validate(f)
 }

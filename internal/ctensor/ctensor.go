@@ -18,11 +18,11 @@ import (
 // Spec describes a tensor for Produce. Strides nil means NULL strides.
 type Spec struct {
 	Versioned  bool
-	Version    dlpack.Version
+	Version    dlpack.DLPackVersion
 	Flags      uint64
-	Device     dlpack.DeviceType
+	Device     dlpack.DLDeviceType
 	NDim       int32 // len(Shape) unless set (to make malformed tensors)
-	DType      dlpack.DataType
+	DType      dlpack.DLDataType
 	Shape      []int64
 	Strides    []int64
 	NullData   bool
@@ -61,10 +61,10 @@ func DeleterCalls(id int64) int { return int(C.ct_deleter_calls(C.int64_t(id))) 
 
 // Seen is what the C consumer read from a tensor's struct.
 type Seen struct {
-	Version    dlpack.Version
+	Version    dlpack.DLPackVersion
 	Flags      uint64
-	DType      dlpack.DataType
-	Device     dlpack.DeviceType
+	DType      dlpack.DLDataType
+	Device     dlpack.DLDeviceType
 	Shape      []int64
 	Strides    []int64 // all zero when the tensor's strides were NULL
 	DataAlign  int64   // data address modulo 256
@@ -80,9 +80,9 @@ func Consume(m unsafe.Pointer, versioned bool, keep bool) Seen {
 	defer C.ct_free(out)
 	n := C.ct_consume(m, boolInt(versioned), &seen, (*C.uint8_t)(out), 1<<20)
 	s := Seen{
-		Version: dlpack.Version{Major: uint32(seen.major), Minor: uint32(seen.minor)},
-		Flags:   uint64(seen.flags), Device: dlpack.DeviceType(seen.device_type),
-		DType:     dlpack.DataType{Code: uint8(seen.code), Bits: uint8(seen.bits), Lanes: uint16(seen.lanes)},
+		Version: dlpack.DLPackVersion{Major: uint32(seen.major), Minor: uint32(seen.minor)},
+		Flags:   uint64(seen.flags), Device: dlpack.DLDeviceType(seen.device_type),
+		DType:     dlpack.DLDataType{Code: uint8(seen.code), Bits: uint8(seen.bits), Lanes: uint16(seen.lanes)},
 		DataAlign: int64(seen.data_align),
 	}
 	for i := 0; i < int(seen.ndim); i++ {

@@ -27,19 +27,19 @@ func buildManaged(data []byte) (m unsafe.Pointer, versioned bool, free func()) {
 		ndim = int32(int8(hdr[2])) // occasionally absurd
 	}
 	p := cAlloc(80 + 16*64)
-	var t *dlpack.Tensor
+	var t *dlpack.DLTensor
 	if versioned {
-		mv := (*dlpack.ManagedTensorVersioned)(p)
-		mv.Version = dlpack.Version{Major: uint32(hdr[3] % 3), Minor: uint32(hdr[4] % 5)}
+		mv := (*dlpack.DLManagedTensorVersioned)(p)
+		mv.Version = dlpack.DLPackVersion{Major: uint32(hdr[3] % 3), Minor: uint32(hdr[4] % 5)}
 		mv.Flags = uint64(hdr[5]) & 0x0f
 		t = &mv.DLTensor
 	} else {
-		t = &(*dlpack.ManagedTensor)(p).DLTensor
+		t = &(*dlpack.DLManagedTensor)(p).DLTensor
 	}
 	arrays := unsafe.Add(p, 80)
 	t.NDim = ndim
-	t.Device = dlpack.Device{Type: dlpack.DeviceType(hdr[6] % 5), ID: int32(hdr[7] % 2)}
-	t.DType = dlpack.DataType{Code: hdr[8] % 20, Bits: []uint8{1, 4, 6, 8, 16, 24, 32, 64, 128}[hdr[9]%9], Lanes: uint16(1 + hdr[10]%4/3)}
+	t.Device = dlpack.DLDevice{Type: dlpack.DLDeviceType(hdr[6] % 5), ID: int32(hdr[7] % 2)}
+	t.DType = dlpack.DLDataType{Code: hdr[8] % 20, Bits: []uint8{1, 4, 6, 8, 16, 24, 32, 64, 128}[hdr[9]%9], Lanes: uint16(1 + hdr[10]%4/3)}
 	switch hdr[11] % 4 {
 	case 0:
 		t.Data = nil
@@ -78,10 +78,10 @@ func FuzzFastCheckAgreesWithValidator(f *testing.F) {
 		}
 		var foreign dlpack.Foreign
 		if versioned {
-			mv := (*dlpack.ManagedTensorVersioned)(m)
+			mv := (*dlpack.DLManagedTensorVersioned)(m)
 			foreign = dlpack.Foreign{Tensor: &mv.DLTensor, Versioned: true, Version: mv.Version, Flags: mv.Flags}
 		} else {
-			foreign = dlpack.Foreign{Tensor: &(*dlpack.ManagedTensor)(m).DLTensor}
+			foreign = dlpack.Foreign{Tensor: &(*dlpack.DLManagedTensor)(m).DLTensor}
 		}
 		view, err := dlpack.Validate(foreign)
 		if err != nil {
@@ -102,21 +102,21 @@ func FuzzFastCheckAgreesWithValidator(f *testing.F) {
 func TestFastCheckAcceptsPlainTensors(t *testing.T) {
 	for _, versioned := range []bool{false, true} {
 		p := cAlloc(256)
-		var tn *dlpack.Tensor
+		var tn *dlpack.DLTensor
 		if versioned {
-			mv := (*dlpack.ManagedTensorVersioned)(p)
-			mv.Version = dlpack.Version{Major: 1, Minor: 3}
+			mv := (*dlpack.DLManagedTensorVersioned)(p)
+			mv.Version = dlpack.DLPackVersion{Major: 1, Minor: 3}
 			mv.Flags = dlpack.FlagReadOnly
 			tn = &mv.DLTensor
 		} else {
-			tn = &(*dlpack.ManagedTensor)(p).DLTensor
+			tn = &(*dlpack.DLManagedTensor)(p).DLTensor
 		}
 		dims := unsafe.Slice((*int64)(unsafe.Add(p, 128)), 4)
 		copy(dims, []int64{3, 4, -4, 1}) // shape (3, 4), strides (-4, 1)
 		tn.Data = fakeAddr(1 << 40)
-		tn.Device = dlpack.Device{Type: dlpack.CPU}
+		tn.Device = dlpack.DLDevice{Type: dlpack.CPU}
 		tn.NDim = 2
-		tn.DType = dlpack.DataType{Code: 2, Bits: 32, Lanes: 1}
+		tn.DType = dlpack.DLDataType{Code: 2, Bits: 32, Lanes: 1}
 		tn.Shape, tn.Strides = &dims[0], &dims[2]
 		tn.ByteOffset = 64
 		v, ok := Check(p, versioned)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/godlpack/godlpack"
+	"github.com/godlpack/godlpack/constraint"
 	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
@@ -26,17 +27,17 @@ func init() {
 		godlpack.Func2("naps", naps, "n", "micros").ReleaseGIL().
 			Doc("Sleeps micros microseconds on each of n goroutines (timers); returns n."),
 		godlpack.Func1("pixels", pixels, "img").
-			Where("img", godlpack.Shape(-1, -1, 3), godlpack.DTypes(dlpack.DTypeOf[uint8](), dlpack.DTypeOf[float32]())).
+			Where("img", constraint.Shape(-1, -1, 3), constraint.DTypes(dlpack.DTypeOf[uint8](), dlpack.DTypeOf[float32]())).
 			Doc("The number of pixels of an (h, w, 3) uint8 or float32 image: Shape and DTypes."),
 		godlpack.Func1("total", total, "x").Doc("The sum of x through its borrowed *tensor.Tensor."),
 		godlpack.Func1("negate", negate, "x").Doc("Negates x in place through its borrowed *tensor.Tensor."),
-		godlpack.Func2("fill_all", fillAll, "x", "value").Where("x", godlpack.AllowOverlap()).
+		godlpack.Func2("fill_all", fillAll, "x", "value").Where("x", constraint.AllowOverlap()).
 			Doc("Sets every element of x to value, any layout, aliased ones too (AllowOverlap)."),
 		godlpack.Func1("give_back", giveBack, "x").Doc("Returns x's borrowed *tensor.Tensor: refused."),
 		godlpack.Func3("weighted_sum", weightedSum, "x", "w", "k").
-			Default("w", nil).Default("k", 1.0).Where("w", godlpack.NDim(1)).
+			Default("w", nil).Default("k", 1.0).Where("w", constraint.NDim(1)).
 			Doc("k * the sum of x[i] * w[i], or of x[i] without w: an optional tensor."),
-		godlpack.Func1("clear", clearOptional, "out").Default("out", nil).Where("out", godlpack.Contiguous()).
+		godlpack.Func1("clear", clearOptional, "out").Default("out", nil).Where("out", constraint.Contiguous()).
 			Doc("Zeroes out if it is given; returns whether it was: an optional MutTensor."),
 		godlpack.Func1("keep_none", keepNone, "x").Default("x", nil).
 			Doc("Keep, AsTensor and ReadSlice of an absent tensor: their errors, joined."),
