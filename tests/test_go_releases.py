@@ -30,6 +30,8 @@ from conftest import GODLPACK_PATH
 from godlpack import _gobuild
 from godlpack.build import UNSUPPORTED_GO_KEY, Project, build_go_extension
 
+pytestmark = pytest.mark.slow  # builds godlpack and goext under other Go releases, real and faked
+
 REPO = Path(__file__).resolve().parent.parent
 VEC = REPO / "dlpack" / "vec"
 EXAMPLE = REPO / "examples" / "goext"

@@ -40,6 +40,8 @@ import pytest
 from conftest import FREE_THREADED, why_unpinned
 from goext_build import cpu_kernels
 
+pytestmark = pytest.mark.slow  # pip installs the example extensions (build isolation or not)
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 import build  # noqa: E402  (the repository's build.py)

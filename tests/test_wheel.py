@@ -35,6 +35,8 @@ from pathlib import Path
 import pytest
 from conftest import FREE_THREADED, why_unpinned
 
+pytestmark = pytest.mark.slow  # builds wheels and an sdist; installs one, runs tests there
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 import build  # noqa: E402  (the repository's build.py: CLI and PEP 517 backend)
