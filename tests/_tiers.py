@@ -6,9 +6,10 @@ PyTorch, JAX, TVM-FFI, Ray, Dask, MPI, dpnp). ``slow`` is set by hand, on the te
 module. ``heavy`` is read from the test module's source, so a new test cannot forget it.
 A test is heavy when:
 
-- its module imports a heavy consumer at top level, or asks for one with
-  ``optional_consumer``. A run that deselects ``heavy`` does not import such a module
-  at all;
+- its module imports a heavy consumer when it is imported: in its top-level code (an
+  import, ``optional_consumer``, ``pytest.importorskip``) or in a decorator (a
+  parametrize list that a heavy helper makes). A run that deselects ``heavy`` does not
+  import such a module at all;
 - its own source (decorators included) imports a heavy consumer. This also counts code
   that the test hands to a child interpreter as a string;
 - its source names a module-level function, class or constant that is heavy by the
