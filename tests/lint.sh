@@ -44,7 +44,10 @@ pyinc=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') ||
   echo "lint.sh: cannot run PY=$PY" >&2
   exit 2
 }
-export CGO_CFLAGS="-I$pyinc ${CGO_CFLAGS:-}"
+# Python's headers for the tagged runs only: the untagged ones build as a fresh clone does,
+# with tests/run's go test's very settings, so they reuse its cgo output (the root
+# package's cgo pass is most of a vet's time)
+pyflags="-I$pyinc ${CGO_CFLAGS:-}"
 # The build tag of the binding's files, from build.py, which sets it for the extension,
 # and with it the tag of the godlpack module's own files (extensions in Go build without).
 tags=$("$PY" -c 'import sys; sys.path.insert(0, "."); import build; print(build.GO_BUILD_TAG, build.GO_MODULE_TAG)') || {
@@ -74,12 +77,13 @@ fi
 
 step "go vet ./... (untagged), go vet -tags $tag ./..., go vet -tags $module_tags ./..."
 go vet ./... || fail "go vet"
-go vet -tags "$tag" ./... || fail "go vet -tags $tag"
-go vet -tags "$module_tags" ./... || fail "go vet -tags $module_tags"
+CGO_CFLAGS=$pyflags go vet -tags "$tag" ./... || fail "go vet -tags $tag"
+CGO_CFLAGS=$pyflags go vet -tags "$module_tags" ./... || fail "go vet -tags $module_tags"
 GOEXPERIMENT=simd go vet ./dlpack/vec/ || fail "go vet (GOEXPERIMENT=simd) dlpack/vec"
 # The tag the backend adds with the runtime's fork repair (_gobuild.RUNTIME_FORK_TAG):
 # fork_runtime_repair.go.
-go vet -tags "$module_tags,godlpack_runtime_fork" . || fail "go vet -tags godlpack_runtime_fork"
+CGO_CFLAGS=$pyflags go vet -tags "$module_tags,godlpack_runtime_fork" . ||
+  fail "go vet -tags godlpack_runtime_fork"
 
 step "staticcheck $STATICCHECK_VERSION"
 goversion=$(go env GOVERSION)
@@ -94,13 +98,15 @@ if [ ! -x "$staticcheck" ]; then
 fi
 if [ -x "$staticcheck" ]; then
   "$staticcheck" -version
-  "$staticcheck" -tags "$module_tags" ./... || fail "staticcheck"
-  "$staticcheck" -tags "$tag" ./... || fail "staticcheck -tags $tag (an extension's build)"
+  CGO_CFLAGS=$pyflags "$staticcheck" -tags "$module_tags" ./... || fail "staticcheck"
+  CGO_CFLAGS=$pyflags "$staticcheck" -tags "$tag" ./... ||
+    fail "staticcheck -tags $tag (an extension's build)"
   # Without the tag too, as go doc and an extension's go test build the package; U1000
   # aside: what the untagged API files declare for the CPython glue is used only with it.
   "$staticcheck" -checks inherit,-U1000 ./... || fail "staticcheck (untagged)"
   GOEXPERIMENT=simd "$staticcheck" ./dlpack/vec/ || fail "staticcheck (GOEXPERIMENT=simd)"
-  "$staticcheck" -tags "$module_tags,godlpack_runtime_fork" . || fail "staticcheck (fork repair)"
+  CGO_CFLAGS=$pyflags "$staticcheck" -tags "$module_tags,godlpack_runtime_fork" . ||
+    fail "staticcheck (fork repair)"
 fi
 
 step "ruff check, ruff format --check"
