@@ -1,5 +1,7 @@
 package arrayfmt
 
+//go:generate python3 ../tools/gen_repr_golden.py
+
 import (
 	"encoding/json"
 	"math"

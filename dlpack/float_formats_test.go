@@ -1,5 +1,7 @@
 package dlpack
 
+//go:generate python3 ../tools/gen_float_golden.py
+
 import (
 	"compress/gzip"
 	"encoding/json"

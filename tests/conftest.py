@@ -5,8 +5,11 @@ Import order: the in-tree build (``<repo>/pyext/godlpack/_godlpack*.so``, made b
 wheel, or PYTHONPATH) is used. With neither, the whole run fails at once with a message
 saying how to build: a missing extension must never look like a passing (or skipped) run.
 
-NumPy, PyTorch and ml_dtypes are required: they are imported here unconditionally, so a
-missing one fails the run instead of skipping tests.
+This file imports only what every test needs. Each test module imports the consumers it
+uses (NumPy, ml_dtypes, PyTorch, JAX...) at its top, so a missing one fails the run when
+that module is collected instead of skipping its tests. The only exception is a package
+with no wheel for this interpreter, which the requirements file explains (why_unpinned,
+optional_consumer). The test tiers' rule and hooks are tests/_tiers.py's.
 """
 
 from __future__ import annotations
@@ -23,6 +26,15 @@ import sysconfig
 import types
 
 import pytest
+
+# The test tiers' hooks (the heavy marker, the quick tier): tests/_tiers.py
+from _tiers import (  # noqa: F401
+    pytest_addoption,
+    pytest_collection_modifyitems,
+    pytest_ignore_collect,
+    pytest_runtest_call,
+    pytest_runtest_setup,
+)
 
 # godlpack._live_allocations() counts only when this is set at import; subprocesses
 # started by tests inherit it.
@@ -50,11 +62,6 @@ except ImportError as exc:  # pragma: no cover - the message is the point
         f"expected: {os.path.join(PYEXT, 'godlpack', '_godlpack' + _SUFFIX)}\n"
         f"import error: {exc!r}"
     ) from exc
-
-# Required consumers: an ImportError here fails the run (never a skip).
-import ml_dtypes  # noqa: E402,F401
-import numpy  # noqa: E402,F401
-import torch  # noqa: E402,F401
 
 #: A free-threaded build (3.13t): its suite runs with PYTHON_GIL=0 (tests/run).
 FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
@@ -96,17 +103,23 @@ def why_unpinned(dist: str) -> str | None:
     raise RuntimeError(f"{path} neither pins {dist} nor says why not (# {dist}: not pinned, ...)")
 
 
+def unpinned_skip(dist: str) -> pytest.MarkDecorator:
+    """A mark that skips a test needing ``dist`` where this interpreter's requirements say
+    why it is not pinned (why_unpinned), with that reason; a mark that does nothing
+    elsewhere. For a test that uses the consumer in a child interpreter only."""
+    why = why_unpinned(dist)
+    return pytest.mark.skipif(False, reason="") if why is None else pytest.mark.skip(reason=why)
+
+
 def optional_consumer(
     module: str, dist: str
 ) -> tuple[types.ModuleType | None, pytest.MarkDecorator]:
     """A consumer some interpreters have no wheel of (TVM-FFI on 3.13t): the module (None
     where this interpreter's requirements say why ``dist`` is not pinned) and a mark that
-    skips a test needing it, with that reason. A pinned one that fails to import fails the
-    run, as the required consumers do."""
-    why = why_unpinned(dist)
-    if why is None:
-        return importlib.import_module(module), pytest.mark.skipif(False, reason="")
-    return None, pytest.mark.skip(reason=why)
+    skips a test needing it, with that reason (unpinned_skip). A pinned one that fails to
+    import fails the run, as a consumer a test module imports does."""
+    mark = unpinned_skip(dist)
+    return (importlib.import_module(module) if why_unpinned(dist) is None else None), mark
 
 
 # The DLPack ABI (dlpack.h v1.3), to look inside the capsules we export.

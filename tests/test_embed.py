@@ -54,6 +54,8 @@ PRIMARY = (3, 11)
 MODES = ["plain", "cgocheck2", "race"] if sys.version_info[:2] == PRIMARY else ["plain"]
 
 
+@pytest.mark.slow  # go test of the root package, built three ways
+@pytest.mark.heavy  # testdata/embed/embed_helpers.py imports PyTorch
 @pytest.mark.parametrize("mode", MODES)
 def test_embed_go_tests(mode):
     prefix = {"plain": "", "cgocheck2": "GOEXPERIMENT=cgocheck2 ", "race": ""}[mode]
@@ -69,6 +71,7 @@ def test_embed_go_tests(mode):
     assert r.returncode == 0, f"go test ({mode}) failed:\n{r.stdout[-6000:]}\n{r.stderr[-4000:]}"
 
 
+@pytest.mark.slow  # go test of the root package
 def test_start_without_the_module():
     """A program that calls the deprecated godlpack.Start without linking pyembed (the root
     package's own test binary) cannot make godlpack._godlpack in-process: Start's error says

@@ -52,6 +52,7 @@ def test_every_example_is_tested():
 NEEDS = {"tvm_ffi_roundtrip.py": "apache-tvm-ffi"}
 
 
+@pytest.mark.heavy  # the examples run PyTorch, JAX, TVM-FFI (a child: tests/_tiers.py cannot see)
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_example_runs(name):
     if name in NEEDS and (why := why_unpinned(NEEDS[name])) is not None:

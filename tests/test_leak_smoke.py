@@ -18,7 +18,10 @@ import subprocess
 import sys
 
 import godlpack
+import pytest
 from conftest import REPO
+
+pytestmark = pytest.mark.slow  # runs bench/leak_bench.py, twice
 
 
 def _leak_bench(figures, *args: str) -> subprocess.CompletedProcess[str]:

@@ -81,6 +81,7 @@ def results() -> dict[str, str | None]:
     return got
 
 
+@pytest.mark.heavy  # dpnp, in its own venv's interpreter (_oneapi_cases.py)
 @pytest.mark.parametrize("name", [f.__name__ for f in CASES])
 def test_dpnp_on_a_cpu_sycl_device(results, name):
     if name not in results:

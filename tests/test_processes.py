@@ -278,6 +278,7 @@ print("forks", forks, "hung", len(hung))
 """
 
 
+@pytest.mark.slow  # forks for seconds beside two CPU burners
 def test_fork_storm_under_cpu_load(tmp_path):
     # Without the quiet wait (internal/forksafe/wait.c), 7 of 8000 such children hung
     # (5 in 10000 without the burners, on a loaded 2-core machine); each hang is a

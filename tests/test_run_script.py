@@ -80,3 +80,26 @@ def test_a_cpython_to_get_from_debian_waits_for_the_tool_check(tmp_path):
     missing = [line for line in r.stdout.splitlines() if line.startswith("  - ")]
     assert len(missing) == 1 and "C compiler" in missing[0], r.stdout
     assert not (tmp_path / "venvs").exists()  # no Debian packages fetched, no venv
+
+
+def test_the_quick_tier_checks_and_runs_the_primary_cpython_only(tmp_path):
+    # `bash tests/run quick` runs one CPython (3.11): GODLPACK_PYTHONS does not apply, so
+    # a 2.9 there is not even looked for; the tools are still checked before anything else
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GO", "VIRTUAL"))}
+    path = [d for d in os.environ["PATH"].split(os.pathsep) if d]
+    env["PATH"] = os.pathsep.join(d for d in path if not shutil.which("go", path=d))
+    env["CC"] = "/nonexistent/cc"
+    env["GODLPACK_VENV_ROOT"] = str(tmp_path / "venvs")
+    env["GODLPACK_PYTHONS"] = "3.11 2.9"
+    r = subprocess.run(
+        ["bash", "tests/run", "quick"], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert r.returncode == 1, r.stdout + r.stderr
+    missing = [line for line in r.stdout.splitlines() if line.startswith("  - ")]
+    assert len(missing) == 2, missing  # Go and the C compiler; nothing about 2.9
+    assert not (tmp_path / "venvs").exists()
+
+
+def test_an_unknown_tier_is_a_usage_error():
+    r = subprocess.run(["bash", "tests/run", "quik"], cwd=REPO, capture_output=True, text=True)
+    assert r.returncode == 2 and "usage: bash tests/run [quick]" in r.stderr, r

@@ -15,14 +15,13 @@ import math
 import threading
 
 import godlpack as g
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import torch
 from conftest import run_python
 from goext_build import folder, load
-
-jax = pytest.importorskip("jax")
-jnp = jax.numpy
 
 
 @pytest.fixture(scope="module")

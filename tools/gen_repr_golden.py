@@ -14,16 +14,20 @@ For summarized arrays (size > 1000) only the elements NumPy displays are stored,
 with their flat C-order indices in "index"; the Go test fails if the formatter
 reads any other element.
 
-Usage (NumPy 2.4 and ml_dtypes 0.6 are what the goldens were made with):
-  python tools/gen_repr_golden.py            # writes the JSON next to the test
+Usage: python3 tools/gen_repr_golden.py [--check]   (writes the JSON next to the test;
+go generate ./arrayfmt runs it: format_test.go's //go:generate.) Needs the NumPy and
+ml_dtypes that tests/requirements.txt pins (the test venv's python3: _golden.py); --check
+writes nothing and fails where the file differs from what it would write.
 """
 
 import json
 import os
 import sys
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+from _golden import require_pinned, write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "arrayfmt", "testdata", "repr_golden.json")
@@ -269,8 +273,8 @@ add("float4_e2m1fn all", np.arange(16, dtype=np.uint8).view(ml_dtypes.float4_e2m
 add("float6_e3m2fn wide", np.linspace(-28, 28, 40).astype(np.float32), ml_dtypes.float6_e3m2fn)
 
 
-def main():
-    assert np.__version__.startswith("2."), np.__version__
+def main() -> int:
+    require_pinned("gen_repr_golden.py", numpy=np, ml_dtypes=ml_dtypes)
     names = [c["name"] for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     assert not dup, dup
@@ -280,11 +284,13 @@ def main():
         "ml_dtypes": ml_dtypes.__version__,
         "cases": cases,
     }
-    with open(OUT, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+    data = (json.dumps(doc, indent=1) + "\n").encode()
+    if "--check" in sys.argv[1:]:
+        return write_or_check("gen_repr_golden.py", Path(OUT), data, check=True)
+    write_or_check("gen_repr_golden.py", Path(OUT), data, check=False)
     print(f"wrote {len(cases)} cases to {os.path.relpath(OUT)}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -16,20 +16,23 @@ ScaleShift and MulAdd are fused in vec (one rounding), as NumPy has no fma: thei
 references are the exact a*k+c rounded once (fractions), float32 ones checked to be
 no float32 tie in float64 (so that rounding float64 to float32 is the single rounding).
 
-Usage: python tools/gen_vec_golden.py   (needs numpy and ml_dtypes: numpy 2.4.6,
-ml_dtypes 0.6.0 made the committed file)
+Usage: python3 tools/gen_vec_golden.py [--check]   (go generate ./dlpack/vec runs it:
+doc.go's //go:generate.) Needs the NumPy and ml_dtypes that tests/requirements.txt pins
+(the test venv's python3: _golden.py); --check writes nothing and fails where the file
+differs from what it would write.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
+import sys
 from fractions import Fraction
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+from _golden import gzipped, require_pinned, write_or_check
 
 OUT = Path(__file__).resolve().parent.parent / "dlpack" / "vec" / "testdata" / "vec_golden.json.gz"
 N = 200  # 3x the widest vector (64 int8 lanes) plus offsets; strided tests take fewer
@@ -254,7 +257,8 @@ def cast_scale_shift(inputs):
     return out
 
 
-def main() -> None:
+def main() -> int:
+    require_pinned("gen_vec_golden.py", numpy=np, ml_dtypes=ml_dtypes)
     rng = np.random.default_rng(25)
     golden = {"n": N}
     types, inputs = {}, {}
@@ -287,11 +291,13 @@ def main() -> None:
     golden["types"] = types
     golden["casts"] = casts(rng)
     golden["cast_scale_shift"] = cast_scale_shift(inputs)
-    OUT.parent.mkdir(exist_ok=True)
-    with gzip.open(OUT, "wt") as f:
-        json.dump(golden, f, separators=(",", ":"))
+    data = gzipped(json.dumps(golden, separators=(",", ":")).encode())
+    if "--check" in sys.argv[1:]:
+        return write_or_check("gen_vec_golden.py", OUT, data, check=True)
+    write_or_check("gen_vec_golden.py", OUT, data, check=False)
     print(OUT, OUT.stat().st_size)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

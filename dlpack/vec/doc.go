@@ -98,3 +98,6 @@
 // passed as lines where they are even, no sub-view made. Parallel splits a
 // large walk over goroutines.
 package vec
+
+//go:generate python3 ../../tools/gen_vec_kernels.py
+//go:generate python3 ../../tools/gen_vec_golden.py
