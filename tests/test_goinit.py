@@ -99,6 +99,30 @@ def test_go_doc_shows_the_api_from_a_plain_checkout(symbol):
     assert re.search(rf"^func (\([^)]*\) )?{name}\b|^type {name}\b", res.stdout, re.M), res.stdout
 
 
+@pytest.mark.parametrize("example", ["goext", "streamstats"])
+def test_an_extension_imports_no_array_module_package(example):
+    """An extension's Go build (with the bindings' tag, as the backend builds it) depends on
+    the authoring API, never on the godlpack module's own package or the embedding runtime:
+    it reaches godlpack.Array through the module's C-API capsule (what
+    test_goext.test_extension_links_none_of_the_godlpack_module checks in the built .so)."""
+    sys.path.insert(0, str(REPO / "pyext"))
+    try:
+        from godlpack_build.golibrary import GO_BUILD_TAG
+    finally:
+        sys.path.remove(str(REPO / "pyext"))
+    res = _go(["list", "-deps", "-tags", GO_BUILD_TAG, "."], REPO / "examples" / example)
+    assert res.returncode == 0, res.stdout + res.stderr
+    deps = set(res.stdout.split())
+    assert "github.com/godlpack/godlpack" in deps, res.stdout  # the listing is the real one
+    module = "github.com/godlpack/godlpack/"
+    assert (
+        sorted(
+            d for d in deps if d.startswith((module + "internal/arraymodule", module + "pyembed"))
+        )
+        == []
+    )
+
+
 def test_go_test_check_says_what_import_says(tmp_path):
     bad = tmp_path / "goext_bad"
     shutil.copytree(REPO / "tests" / "goext_bad", bad, ignore=shutil.ignore_patterns("*.so"))
