@@ -5,11 +5,11 @@ import "math"
 // The element-wise operations over slices: dst[i] = f(a[i], ...). Every
 // operand is as long as dst (else an error, and dst is untouched); dst may be
 // one of the sources itself (in place), never a partial overlap of one. The
-// float32 and float64 ones run the SIMD kernels (kernels_simd.go) over the
+// float32 and float64 ones run the SIMD kernels (kernels_simd_gen.go) over the
 // whole vectors and the loops here over the rest, so the loops here define
 // every result: the kernels compute the same IEEE operation lane by lane. Add,
 // Sub, Mul, Minimum, Maximum, AddScalar, Scale and Clip have integer kernels
-// too (kernels_dispatch.go: every integer type where x86 has the instruction),
+// too (kernels_dispatch_gen.go: every integer type where x86 has the instruction),
 // wrapping around as the loops do.
 
 // kernelK runs the SIMD kernel of an op of the form dst, a, k on the

@@ -4,7 +4,7 @@ import "math"
 
 // Exp and Log: one algorithm, written here once per element type in plain Go
 // and in tools/gen_vec_kernels.py as its vector twin (expF32... in
-// kernels_simd.go), operation for operation: every step is an IEEE operation
+// kernels_simd_gen.go), operation for operation: every step is an IEEE operation
 // rounded to nearest even, a fused multiply-add, a rounding to an integer or
 // exact bit surgery, so the kernels and these functions give the same bits.
 // Neither calls the math package's Exp or Log. The constants below are the

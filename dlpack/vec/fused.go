@@ -3,7 +3,7 @@ package vec
 // The fused walks: an operation over views that runs a strided line in one
 // pass where it has a kernel for it, rather than Map's gather, operation and
 // scatter through a buffer (three passes in place). Kernels exist at step 2
-// ([:, ::2], interleaved complex) for float32 and float64 (kernels_simd.go's
+// ([:, ::2], interleaved complex) for float32 and float64 (kernels_simd_gen.go's
 // {op}{T}InStep2 and {op}{T}FromStep2, generated): in place, and from a step-2
 // source into a contiguous dst. Every other line, and a line's last elements
 // past the kernel's whole vectors, take Map's way with the slice operation, so

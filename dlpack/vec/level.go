@@ -3,7 +3,7 @@ package vec
 import "os"
 
 // The kernel sets, in order of width: the portable Go loops, then the
-// simd/archsimd ones of kernels_simd.go and reduce_simd.go.
+// simd/archsimd ones of kernels_simd_gen.go and reduce_simd.go.
 const (
 	useGo = iota
 	useAVX2

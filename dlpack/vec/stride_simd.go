@@ -122,7 +122,7 @@ func scatterStep2[T any](data []T, off int, buf []T) int {
 	return i / w
 }
 
-// The fused step-2 kernels' (kernels_simd.go, fused.go) permutes: the even
+// The fused step-2 kernels' (kernels_simd_gen.go, fused.go) permutes: the even
 // lanes of p and the odd ones of q (loaded one element early), for 32- and
 // 64-bit elements; keep4x64 is an AVX2 float64x4's even lanes.
 var (
