@@ -24,6 +24,7 @@ import tomllib
 from pathlib import Path
 
 import godlpack_build
+import pytest
 from godlpack_build.errors import BuildError
 from godlpack_build.extension import pyinit_source
 from godlpack_build.golibrary import GO_BUILD_TAG
@@ -71,6 +72,21 @@ def test_godlpack_build_is_the_hooks_alone():
     assert hook_names >= {"build_wheel", "build_sdist", "build_editable"}
     for name in hook_names:
         assert getattr(godlpack.build, name) is getattr(hooks, name), name
+
+
+def test_the_moved_helpers_forward_with_a_warning():
+    """godlpack.build's helpers of the release before the backend's split stay one
+    release, as deprecated forwards to godlpack_build (tests and scripts that built
+    extensions with them keep working)."""
+    import godlpack.build
+    from godlpack_build import extension, project
+
+    with pytest.warns(DeprecationWarning, match=r"godlpack_build\.extension\.build_extension"):
+        assert godlpack.build.build_extension is extension.build_extension
+    with pytest.warns(DeprecationWarning, match=r"godlpack_build\.project\.Project"):
+        assert godlpack.build.Project is project.Project
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        godlpack.build.nothing  # noqa: B018
 
 
 def test_own_backend_is_not_named_build():

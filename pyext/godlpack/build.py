@@ -59,6 +59,11 @@ godlpack and which imports without godlpack's compiled extension.
 
 from __future__ import annotations
 
+# Underscored: this module's public names are the hooks alone.
+import importlib as _importlib
+import warnings as _warnings
+from typing import Any as _Any
+
 from godlpack_build.hooks import (
     build_editable,
     build_sdist,
@@ -80,3 +85,28 @@ __all__ = [
     "prepare_metadata_for_build_editable",
     "prepare_metadata_for_build_wheel",
 ]
+
+# The helpers this module held before the backend became the package godlpack_build:
+# one release as deprecated forwards to where they live now.
+_MOVED = {
+    "Project": "godlpack_build.project",
+    "build_extension": "godlpack_build.extension",
+    "build_go_extension": "godlpack_build.extension",
+    "pyinit_source": "godlpack_build.extension",
+    "want_go": "godlpack_build.extension",
+    "go_library": "godlpack_build.golibrary",
+    "PYINIT_FILE": "godlpack_build.extension",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    where = _MOVED.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _warnings.warn(
+        f"godlpack.build.{name} is deprecated: it is {where}.{name}, the build backend's "
+        "own package (godlpack.build keeps the PEP 517 hooks alone)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(_importlib.import_module(where), name)
