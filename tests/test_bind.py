@@ -200,3 +200,21 @@ def test_stubs_pass_mypy_strict(installed, tmp_path):
         text=True,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_tool_godlpack_bind_mixes_a_bound_package_with_own_functions(tmp_path):
+    """[tool.godlpack] bind: pip's build generates gonum's stat registration beside the
+    project's own function, and writes nothing into the project."""
+    project = REPO / "tests" / "bind_mixed"
+    before = sorted(p.name for p in project.iterdir())
+    _pip_install(project, tmp_path / "site")
+    assert sorted(p.name for p in project.iterdir()) == before
+    r = _run(
+        [sys.executable, "-c", "import bindmixed as m, numpy as np; print(m.twice(2.0), "
+         "m.Mean(np.array([1.0, 2.0, 3.0]), None), m.Empirical.name)"],
+        cwd=tmp_path / "site",
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["4.0", "2.0", "Empirical"]
+    stub = (tmp_path / "site" / "bindmixed-stubs" / "__init__.pyi").read_text()
+    assert "\ndef twice(x: float) -> float:" in stub and "\ndef Mean(x: _Tensor" in stub, stub
