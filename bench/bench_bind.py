@@ -105,7 +105,10 @@ def main() -> None:
         {"bound": "g.Mean(x16, None)", "hand": "g.HandMean(x16, None)"}, env, number, repeat
     )
     big = ns_per_call(
-        {"bound1m": "g.Mean(x1m, None)", "numpy1m": "np.mean(x1m)"}, env, 20, 5 if args.quick else 10
+        {"bound1m": "g.Mean(x1m, None)", "numpy1m": "np.mean(x1m)"},
+        env,
+        20,
+        5 if args.quick else 10,
     )
     lst = ns_per_call({"list1m": "g.Mean(list1m, None)"}, env, 2, 3)
     print(f"{'Mean(x16, None), generated binding':44s} {small['bound']:10.0f} ns")

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import why_unpinned
 
 pytestmark = pytest.mark.slow
@@ -39,7 +38,18 @@ def _run(cmd: list[str | Path], cwd: Path | None = None) -> subprocess.Completed
 
 def _bind(tmp: Path, import_path: str, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
     return _run(
-        [sys.executable, "-m", "godlpack", "bind", import_path, "--name", name, "-o", tmp / name, *extra]
+        [
+            sys.executable,
+            "-m",
+            "godlpack",
+            "bind",
+            import_path,
+            "--name",
+            name,
+            "-o",
+            tmp / name,
+            *extra,
+        ]
     )
 
 
@@ -59,7 +69,10 @@ def installed(tmp_path_factory):
     projects' folder."""
     tmp = tmp_path_factory.mktemp("bind")
     target = tmp / "site"
-    for path, name in (("gonum.org/v1/gonum/stat", "gostat"), ("gonum.org/v1/gonum/stat/distuv", "godistuv")):
+    for path, name in (
+        ("gonum.org/v1/gonum/stat", "gostat"),
+        ("gonum.org/v1/gonum/stat/distuv", "godistuv"),
+    ):
         r = _bind(tmp, path, name)
         assert r.returncode == 0, r.stderr
         _pip_install(tmp / name, target)
@@ -93,8 +106,13 @@ def test_bind_writes_a_project_marked_generated(installed):
     assert "  Mean: bound as function Mean(x, weights)\n" in report
     assert "  CumulantKind: bound as IntEnum\n" in report
     # functions over mat.Matrix are skipped, named with why
-    assert "  CovarianceMatrix: skipped: parameter dst: *mat.SymDense has no Python binding" in report
-    assert "  WassersteinDistanceND: skipped: parameter p: mat.Matrix has no Python binding (an interface type)" in report
+    assert (
+        "  CovarianceMatrix: skipped: parameter dst: *mat.SymDense has no Python binding" in report
+    )
+    assert (
+        "  WassersteinDistanceND: skipped: parameter p: mat.Matrix has no Python binding"
+        " (an interface type)" in report
+    )
 
 
 def test_gostat_functions(gostat):
@@ -160,7 +178,10 @@ def test_godistuv_normal(godistuv, installed):
     assert n.StdDev() == 3.0
     assert not hasattr(n, "Src")
     report = (installed[1] / "godistuv" / "bind_report.txt").read_text()
-    assert "  Normal.Src: skipped: a field: rand.Source has no Python binding (an interface type)\n" in report
+    assert (
+        "  Normal.Src: skipped: a field: rand.Source has no Python binding (an interface type)\n"
+        in report
+    )
     assert "  Normal: bound as class, constructor from keyword arguments Mu, Sigma\n" in report
 
 
@@ -210,8 +231,12 @@ def test_tool_godlpack_bind_mixes_a_bound_package_with_own_functions(tmp_path):
     _pip_install(project, tmp_path / "site")
     assert sorted(p.name for p in project.iterdir()) == before
     r = _run(
-        [sys.executable, "-c", "import bindmixed as m, numpy as np; print(m.twice(2.0), "
-         "m.Mean(np.array([1.0, 2.0, 3.0]), None), m.Empirical.name)"],
+        [
+            sys.executable,
+            "-c",
+            "import bindmixed as m, numpy as np; print(m.twice(2.0), "
+            "m.Mean(np.array([1.0, 2.0, 3.0]), None), m.Empirical.name)",
+        ],
         cwd=tmp_path / "site",
     )
     assert r.returncode == 0, r.stderr

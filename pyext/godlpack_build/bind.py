@@ -31,7 +31,9 @@ GENERATOR = GO_MODULE_PATH + "/cmd/godlpack-bind"
 REPORT_FILE = "bind_report.txt"
 
 
-def _go_env(go_env: dict[str, str], modfile: Path, proxy: Path | None, root: Path) -> dict[str, str]:
+def _go_env(
+    go_env: dict[str, str], modfile: Path, proxy: Path | None, root: Path
+) -> dict[str, str]:
     env = {**os.environ, **go_env, **_goproxy(proxy, want_go(root))}
     env["GOWORK"] = "off"  # a go.work of python -m godlpack init's would win over -modfile
     env["GOFLAGS"] = f"-modfile={modfile} -mod=mod"  # for go run and the go list go/build runs

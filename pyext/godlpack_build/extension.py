@@ -175,9 +175,7 @@ def build_go_extension(
             # A package with Go files of its own declares the module (godlpack.Module)
             # and main; the generated code extends it. Without any, it declares both.
             own = [p for p in package.glob("*.go") if not p.name.endswith("_test.go")]
-            report = generate(
-                module_root, package, module, bind, t / BIND_FILE, with_main=not own
-            )
+            report = generate(module_root, package, module, bind, t / BIND_FILE, with_main=not own)
             print(report, end="", file=sys.stderr, flush=True)
             overlay[str(bound)] = str(t / BIND_FILE)
         return go_build_c_shared(
