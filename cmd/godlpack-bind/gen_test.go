@@ -35,6 +35,8 @@ func TestSampleReport(t *testing.T) {
 		"NewBox: bound as function NewBox(v)",
 		"Point: skipped: a struct type with no exported methods",
 		"Shape: skipped: an interface type (not bound as a class)",
+		"RangeError: bound as exception class (a ValueError) raised for its errors",
+		"Check: bound as function Check(n)",
 	} {
 		if !strings.Contains(report, "  "+want+"\n") {
 			t.Errorf("the report lacks %q:\n%s", want, report)
@@ -58,6 +60,7 @@ func TestSampleReport(t *testing.T) {
 		`sampleBox.Property("V", "V is the value.", func(self *sample.Box) float64 { return self.V }, func(self *sample.Box, v float64) { self.V = v })`,
 		`r0 = &g0`, // Add's Box result: a new instance
 		"\nfunc main() {}\n",
+		`godlpack.ExceptionFor[*sample.RangeError]("RangeError", godlpack.ValueError, "RangeError is the package's error type.")`,
 	} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("the generated code lacks %q:\n%s", want, src)

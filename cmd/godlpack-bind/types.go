@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"go/types"
+	"strings"
 )
 
 // sliceElems are the element types a []T parameter takes from any DLPack tensor
@@ -38,11 +39,17 @@ func same(v string) string { return v }
 // crossingOf is how t crosses as a parameter (param) or a result, or why it
 // cannot.
 func (g *generator) crossingOf(t types.Type, param bool) (crossing, error) {
-	qual := g.typeString
+	qual, desc := g.typeString, g.describe
+	if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg() != g.pkg {
+		if path := n.Obj().Pkg().Path(); path == "internal" || strings.HasSuffix(path, "/internal") ||
+			strings.Contains(path, "/internal/") || strings.HasPrefix(path, "internal/") {
+			return crossing{}, fmt.Errorf("%s is a type of an internal package", n.Obj().Name())
+		}
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		if u.Info()&types.IsUntyped != 0 || u.Kind() == types.UnsafePointer || u.Kind() == types.Uintptr {
-			return crossing{}, fmt.Errorf("%s has no Python type", qual(t))
+			return crossing{}, fmt.Errorf("%s has no Python type", desc(t))
 		}
 		if u.Info()&types.IsComplex != 0 {
 			return crossing{goType: qual(t), in: same, out: same}, nil
@@ -61,10 +68,10 @@ func (g *generator) crossingOf(t types.Type, param bool) (crossing, error) {
 	case *types.Slice:
 		e, ok := u.Elem().(*types.Basic)
 		if !ok {
-			return crossing{}, fmt.Errorf("%s: a slice of %s has no Python type", qual(t), qual(u.Elem()))
+			return crossing{}, fmt.Errorf("%s: a slice of %s has no Python type", desc(t), desc(u.Elem()))
 		}
 		if _, named := t.(*types.Named); named {
-			return crossing{}, fmt.Errorf("%s: a named slice type has no Python type", qual(t))
+			return crossing{}, fmt.Errorf("%s: a named slice type has no Python type", desc(t))
 		}
 		if param && sliceElems[e.Kind()] {
 			return crossing{goType: "godlpack.Tensor[" + e.Name() + "]", fast: true, slice: e.Name(), in: same, out: same}, nil
@@ -72,7 +79,7 @@ func (g *generator) crossingOf(t types.Type, param bool) (crossing, error) {
 		if e.Info()&(types.IsNumeric|types.IsBoolean|types.IsString) != 0 && e.Info()&types.IsUntyped == 0 && e.Kind() != types.Uintptr {
 			return crossing{goType: "[]" + e.Name(), in: same, out: same}, nil // a list, copied
 		}
-		return crossing{}, fmt.Errorf("%s has no Python type", qual(t))
+		return crossing{}, fmt.Errorf("%s has no Python type", desc(t))
 	case *types.Pointer:
 		if n, ok := u.Elem().(*types.Named); ok && g.classes[n.Obj()] != nil {
 			return crossing{goType: qual(t), in: same, out: same}, nil
@@ -87,7 +94,7 @@ func (g *generator) crossingOf(t types.Type, param bool) (crossing, error) {
 			return crossing{goType: ptr, in: same, out: func(v string) string { return "&" + v }}, nil
 		}
 	}
-	return crossing{}, fmt.Errorf("%s has no Python binding (%s)", qual(t), kindOf(t))
+	return crossing{}, fmt.Errorf("%s has no Python binding (%s)", desc(t), kindOf(t))
 }
 
 // kindOf says what sort of type t is, for the report.

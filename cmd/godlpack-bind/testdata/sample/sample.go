@@ -77,3 +77,16 @@ type Point struct{ X, Y float64 }
 
 // Shape is an interface.
 type Shape interface{ Area() float64 }
+
+// RangeError is the package's error type.
+type RangeError struct{ N int }
+
+func (e *RangeError) Error() string { return "out of range" }
+
+// Check returns a *RangeError for a negative n.
+func Check(n int) error {
+	if n < 0 {
+		return &RangeError{n}
+	}
+	return nil
+}
