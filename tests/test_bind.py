@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import why_unpinned
+from test_goext_build import NUMPY, _ok, _user_env, _venv
+from test_goext_build import _run as run
 
 pytestmark = pytest.mark.slow
 
@@ -243,3 +246,35 @@ def test_tool_godlpack_bind_mixes_a_bound_package_with_own_functions(tmp_path):
     assert r.stdout.split() == ["4.0", "2.0", "Empirical"]
     stub = (tmp_path / "site" / "bindmixed-stubs" / "__init__.pyi").read_text()
     assert "\ndef twice(x: float) -> float:" in stub and "\ndef Mean(x: _Tensor" in stub, stub
+
+
+@pytest.fixture(scope="module")
+def wheel_dir(tmp_path_factory) -> Path:
+    """godlpack's wheel for this interpreter, built from the tree."""
+    out = tmp_path_factory.mktemp("godlpack-wheel")
+    _ok(run([sys.executable, REPO / "build.py", "wheel", "-o", out, "--python", sys.executable]))
+    return out
+
+
+def test_bind_and_pip_install_with_godlpacks_wheel(tmp_path, wheel_dir):
+    """As a user: godlpack's wheel installed in a new venv, its python -m godlpack bind
+    writes the project (the generator from the Go sources the wheel carries, gonum from its
+    file GOPROXY, Go's own proxy off), and pip install DIR builds it in an isolated build
+    environment; and a project with [tool.godlpack] bind is generated at that build."""
+    venv = _venv(tmp_path / "venv", NUMPY)
+    env = _user_env(tmp_path, venv)
+    py = venv / "bin" / "python"
+    pip = [py, "-m", "pip", "install", "-q", "--find-links", wheel_dir]
+    _ok(run([*pip, "godlpack"], env=env, cwd=tmp_path))
+    bind = [py, "-m", "godlpack", "bind", "gonum.org/v1/gonum/stat", "--name", "gostat"]
+    _ok(run([*bind, "-o", tmp_path / "gostat"], env=env, cwd=tmp_path))
+    mixed = tmp_path / "bind_mixed"
+    shutil.copytree(REPO / "tests" / "bind_mixed", mixed)
+    _ok(run([*pip, tmp_path / "gostat", mixed], env=env, cwd=tmp_path))
+    code = (
+        "import numpy as np, gostat, bindmixed\n"
+        "print(gostat.Mean(np.array([1.0, 2.0, 3.0]), None), bindmixed.twice(1.5),"
+        " bindmixed.Variance([1.0, 2.0, 3.0], None))\n"
+    )
+    out = _ok(run([py, "-c", code], env=env, cwd=tmp_path)).stdout.split()
+    assert out == ["2.0", "3.0", "1.0"]
