@@ -25,6 +25,7 @@ import (
 type generator struct {
 	module, command string
 	withMain        bool
+	multi           bool              // several packages: the report names each before its lines
 	pkg             *types.Package    // the package being bound
 	alias           string            // its name in the generated file
 	imports         [][2]string       // (alias, path) of the bound packages
@@ -38,7 +39,9 @@ type generator struct {
 	stmts           []string // the init function's statements before the module's
 	members         []string // godlpack.Module's members, as Go expressions
 	report          []string
-	skipped         int
+	count, skipped  int
+	taken           map[string]string        // module attribute: the import path that took it
+	exported        map[*types.TypeName]bool // an IntEnum whose members are module attributes too
 }
 
 type classInfo struct {
@@ -68,11 +71,31 @@ func (g *generator) typeString(t types.Type) string {
 
 func (g *generator) bound(name, what string) {
 	g.report = append(g.report, fmt.Sprintf("%s: bound as %s", name, what))
+	g.count++
 }
 
 func (g *generator) skip(name string, why string) {
 	g.report = append(g.report, fmt.Sprintf("%s: skipped: %s", name, why))
+	g.count++
 	g.skipped++
+}
+
+// free reports whether the module attribute name is not taken yet (by an earlier
+// package of the module: stat's Bhattacharyya function and distuv's type).
+func (g *generator) free(name string) bool {
+	_, taken := g.taken[name]
+	return !taken
+}
+
+// claim takes the module attribute name for the package, or skips the
+// identifier when another package took it.
+func (g *generator) claim(name string) bool {
+	if by, taken := g.taken[name]; taken {
+		g.skip(name, "the module attribute "+name+" is "+by+"'s")
+		return false
+	}
+	g.taken[name] = g.pkg.Path()
+	return true
 }
 
 // bindPackage adds the package path's exported API to the module.
@@ -107,6 +130,13 @@ func (g *generator) bindPackage(path string) error {
 	}
 	g.classes, g.enums = map[*types.TypeName]*classInfo{}, map[*types.TypeName]bool{}
 	g.errorTypes = map[*types.TypeName]string{}
+	g.exported = map[*types.TypeName]bool{}
+	if g.taken == nil {
+		g.taken = map[string]string{}
+	}
+	if g.multi {
+		g.report = append(g.report, path+":")
+	}
 	scope := pkg.Scope()
 	names := scope.Names() // sorted
 	// Classes and enums first: functions and methods name them.
@@ -116,7 +146,7 @@ func (g *generator) bindPackage(path string) error {
 			continue
 		}
 		n, ok := tn.Type().(*types.Named)
-		if !ok || n.TypeParams().Len() > 0 {
+		if !ok || n.TypeParams().Len() > 0 || !g.free(name) { // taken: bindType says by whom
 			continue
 		}
 		errType := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
@@ -133,6 +163,12 @@ func (g *generator) bindPackage(path string) error {
 		}
 		if b, ok := n.Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 && len(enumConsts(scope, tn)) > 0 {
 			g.enums[tn] = true
+			// Its members are module constants too unless another package took one
+			// of their names (decided here: the report's lines of them come first).
+			g.exported[tn] = true
+			for _, c := range enumConsts(scope, tn) {
+				g.exported[tn] = g.exported[tn] && g.free(c.Name())
+			}
 		}
 	}
 	for _, name := range names {
@@ -413,13 +449,20 @@ func (g *generator) bindFunc(fn *types.Func) {
 		g.skip(fn.Name(), err.Error())
 		return
 	}
+	if !g.claim(fn.Name()) {
+		return
+	}
 	g.members = append(g.members, funcDecl(fn.Name(), w, g.funcDoc(fn.Name())))
 	g.bound(fn.Name(), fmt.Sprintf("function %s(%s)", fn.Name(), strings.Join(w.names, ", ")))
 }
 
 func (g *generator) bindConst(c *types.Const) {
 	if n, ok := c.Type().(*types.Named); ok && g.enums[n.Obj()] {
-		g.bound(c.Name(), fmt.Sprintf("member of IntEnum %s, and module constant", n.Obj().Name()))
+		if g.exported[n.Obj()] {
+			g.bound(c.Name(), fmt.Sprintf("member of IntEnum %s, and module constant", n.Obj().Name()))
+		} else {
+			g.bound(c.Name(), fmt.Sprintf("member of IntEnum %s (a member's name is another package's: not module constants)", n.Obj().Name()))
+		}
 		return
 	}
 	b, ok := c.Type().Underlying().(*types.Basic)
@@ -448,6 +491,9 @@ func (g *generator) bindConst(c *types.Const) {
 		g.skip(c.Name(), "a complex constant")
 		return
 	}
+	if !g.claim(c.Name()) {
+		return
+	}
 	g.members = append(g.members, fmt.Sprintf("godlpack.Const(%q, %s)", c.Name(), expr))
 	g.bound(c.Name(), "module constant")
 }
@@ -455,6 +501,13 @@ func (g *generator) bindConst(c *types.Const) {
 func (g *generator) bindType(tn *types.TypeName) {
 	name := tn.Name()
 	docText, _ := g.typeDoc(name)
+	if by, taken := g.taken[name]; taken {
+		g.skip(name, "the module attribute "+name+" is "+by+"'s")
+		return
+	}
+	if g.errorTypes[tn] != "" || g.enums[tn] || g.classes[tn] != nil {
+		g.claim(name)
+	}
 	switch {
 	case g.errorTypes[tn] != "":
 		// The package's error type: an exception class raised for the errors that
@@ -465,10 +518,16 @@ func (g *generator) bindType(tn *types.TypeName) {
 	case g.enums[tn]:
 		var b strings.Builder
 		fmt.Fprintf(&b, "godlpack.IntEnum(%q, %s)", name, strconv.Quote(docText))
-		for _, c := range enumConsts(g.pkg.Scope(), tn) {
+		members := enumConsts(g.pkg.Scope(), tn)
+		for _, c := range members {
 			fmt.Fprintf(&b, ".\nValue(%q, int64(%s.%s))", c.Name(), g.alias, c.Name())
 		}
-		b.WriteString(".\nExport()")
+		if g.exported[tn] {
+			for _, c := range members {
+				g.claim(c.Name())
+			}
+			b.WriteString(".\nExport()")
+		}
 		g.members = append(g.members, b.String())
 		g.bound(name, "IntEnum")
 	case g.classes[tn] != nil:
@@ -721,7 +780,7 @@ func (g *generator) paths() string {
 func (g *generator) reportText() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "godlpack-bind: module %s from %s: %d exported identifiers, %d skipped\n",
-		g.module, g.paths(), len(g.report), g.skipped)
+		g.module, g.paths(), g.count, g.skipped)
 	for _, line := range g.report {
 		b.WriteString("  " + line + "\n")
 	}

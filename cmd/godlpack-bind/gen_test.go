@@ -37,13 +37,16 @@ func TestSampleReport(t *testing.T) {
 		"Shape: skipped: an interface type (not bound as a class)",
 		"RangeError: bound as exception class (a ValueError) raised for its errors",
 		"Check: bound as function Check(n)",
+		"Counts: bound as function Counts(words, min)",
+		"Describe: bound as function Describe(v)",
+		"Ratios: skipped: parameter m: map[sample.Level]float64 has no Python binding (a map type)",
 	} {
 		if !strings.Contains(report, "  "+want+"\n") {
 			t.Errorf("the report lacks %q:\n%s", want, report)
 		}
 	}
-	if g.skipped != 9 {
-		t.Errorf("%d skipped, want 9", g.skipped)
+	if g.skipped != 10 {
+		t.Errorf("%d skipped, want 10", g.skipped)
 	}
 	src, err := g.source()
 	if err != nil {
@@ -60,10 +63,39 @@ func TestSampleReport(t *testing.T) {
 		`sampleBox.Property("V", "V is the value.", func(self *sample.Box) float64 { return self.V }, func(self *sample.Box, v float64) { self.V = v })`,
 		`r0 = &g0`, // Add's Box result: a new instance
 		"\nfunc main() {}\n",
+		`godlpack.Func("Counts", func(p0 []string, p1 *int) (r0 map[string]int, err error) {`,
+		`godlpack.Func("Describe", func(p0 any) (r0 string, err error) {`,
 		`godlpack.ExceptionFor[*sample.RangeError]("RangeError", godlpack.ValueError, "RangeError is the package's error type.")`,
 	} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("the generated code lacks %q:\n%s", want, src)
 		}
+	}
+}
+
+// TestNamesTakenByAnEarlierPackage: two packages of one module whose names
+// clash (stat's Bhattacharyya function and distuv's type): the later package's
+// identifier is skipped, saying whose the name is.
+func TestNamesTakenByAnEarlierPackage(t *testing.T) {
+	const path = "github.com/godlpack/godlpack/cmd/godlpack-bind/testdata/sample"
+	g := &generator{module: "sample", withMain: true, command: "test", multi: true}
+	for range 2 {
+		if err := g.bindPackage(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	report := g.reportText()
+	for _, want := range []string{
+		path + ":\n  Apply: skipped",
+		"Sum: skipped: the module attribute Sum is " + path + "'s",
+		"Box: skipped: the module attribute Box is " + path + "'s",
+		"Low: skipped: the module attribute Low is " + path + "'s",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	if _, err := g.source(); err != nil {
+		t.Fatal(err)
 	}
 }

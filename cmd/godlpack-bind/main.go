@@ -39,7 +39,7 @@ func main() {
 	if cmd == "" {
 		cmd = "godlpack-bind " + strings.Join(os.Args[1:], " ")
 	}
-	g := &generator{module: *module, withMain: *withMain, command: cmd}
+	g := &generator{module: *module, withMain: *withMain, command: cmd, multi: flag.NArg() > 1}
 	for _, path := range flag.Args() {
 		if err := g.bindPackage(path); err != nil {
 			fmt.Fprintf(os.Stderr, "godlpack-bind: %s: %v\n", path, err)

@@ -84,6 +84,17 @@ func (g *generator) crossingOf(t types.Type, param bool) (crossing, error) {
 		if n, ok := u.Elem().(*types.Named); ok && g.classes[n.Obj()] != nil {
 			return crossing{goType: qual(t), in: same, out: same}, nil
 		}
+		if _, named := t.(*types.Named); !named && plainBasic(u.Elem()) {
+			return crossing{goType: "*" + u.Elem().String(), in: same, out: same}, nil // T | None
+		}
+	case *types.Map:
+		if _, named := t.(*types.Named); !named && plainBasic(u.Key()) && plainBasic(u.Elem()) {
+			return crossing{goType: t.String(), in: same, out: same}, nil // a dict, copied
+		}
+	case *types.Interface:
+		if _, named := t.(*types.Named); !named && u.Empty() {
+			return crossing{goType: "any", in: same, out: same}, nil // any object, converted
+		}
 	case *types.Struct:
 		if n, ok := t.(*types.Named); ok && g.classes[n.Obj()] != nil {
 			ptr := "*" + qual(t)
@@ -95,6 +106,14 @@ func (g *generator) crossingOf(t types.Type, param bool) (crossing, error) {
 		}
 	}
 	return crossing{}, fmt.Errorf("%s has no Python binding (%s)", desc(t), kindOf(t))
+}
+
+// plainBasic reports whether t is an unnamed number, bool or string type
+// (float64, not a named type of the package).
+func plainBasic(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&(types.IsNumeric|types.IsBoolean|types.IsString) != 0 &&
+		b.Info()&types.IsUntyped == 0 && b.Kind() != types.Uintptr
 }
 
 // kindOf says what sort of type t is, for the report.

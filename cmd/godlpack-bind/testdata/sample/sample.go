@@ -90,3 +90,12 @@ func Check(n int) error {
 	}
 	return nil
 }
+
+// Counts counts the words, the threshold optional (nil: 0).
+func Counts(words []string, min *int) map[string]int { return nil }
+
+// Describe takes any value.
+func Describe(v any) string { return "" }
+
+// Ratios takes a map of a named type.
+func Ratios(m map[Level]float64) float64 { return 0 }
