@@ -126,6 +126,13 @@ def test_gostat_functions(gostat):
     assert gostat.Mean(x[::3], None) == pytest.approx(np.mean(x[::3]), rel=1e-12)  # strided: copied
     with pytest.raises(TypeError, match="weights"):
         gostat.Mean(x, "no")
+    with pytest.raises(TypeError) as e:  # godlpack.asarray's error, noted with the argument
+        gostat.Mean(["a"], None)
+    assert e.value.__notes__ == ["Mean(): argument x"]
+    with pytest.raises(TypeError, match="argument x: expected a 1-d tensor, got a 2-d one"):
+        gostat.Mean([[1.0], [2.0]], None)
+    with pytest.raises(TypeError, match="argument x: expected a float64 tensor, got int64"):
+        gostat.Mean(np.arange(3), None)  # a tensor is not converted: no hidden copy
 
 
 def test_gostat_quantile_takes_the_cumulantkind_intenum(gostat):
