@@ -616,6 +616,9 @@ func (g *generator) bindClass(tn *types.TypeName, docText string) {
 		}
 		b.WriteString("\n")
 		how = "constructor from keyword arguments " + strings.Join(fields, ", ")
+		if len(fields) == 0 {
+			how = "constructor with no arguments (the zero value)"
+		}
 	}
 	ms := types.NewMethodSet(types.NewPointer(ci.named))
 	for i := range ms.Len() {

@@ -39,6 +39,8 @@ func TestSampleReport(t *testing.T) {
 		"Check: bound as function Check(n)",
 		"Counts: bound as function Counts(words, min)",
 		"Describe: bound as function Describe(v)",
+		"Acc: bound as class, constructor with no arguments (the zero value)",
+		"Acc.Add: bound as method Add(x)",
 		"Ratios: skipped: parameter m: map[sample.Level]float64 has no Python binding (a map type)",
 	} {
 		if !strings.Contains(report, "  "+want+"\n") {
