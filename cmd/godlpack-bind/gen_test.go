@@ -88,7 +88,7 @@ func TestNamesTakenByAnEarlierPackage(t *testing.T) {
 	}
 	report := g.reportText()
 	for _, want := range []string{
-		path + ":\n  Apply: skipped",
+		path + ":\n  Acc: skipped: the module attribute Acc is " + path + "'s",
 		"Sum: skipped: the module attribute Sum is " + path + "'s",
 		"Box: skipped: the module attribute Box is " + path + "'s",
 		"Low: skipped: the module attribute Low is " + path + "'s",
