@@ -243,6 +243,46 @@ static int absent_tensor(PyObject *o, gd_ext_arg *a) {
     return 1;
 }
 
+/* A tensor parameter standing for a Go slice (Function.Slices, accepts set): None
+ * is no tensor, as an optional one's (a nil slice), and a list or tuple is copied
+ * into a new 1-D array of the slice's element type (type_name) by
+ * godlpack.asarray, held for the call. 1 when done, -1 with an exception, 0 for
+ * anything else (convert_tensor's). */
+static int slice_arg(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_ext_arg *a) {
+    if (o == NULL || o == Py_None) {
+        a->obj = NULL;
+        a->array = NULL;
+        return 1;
+    }
+    if (!PyList_Check(o) && !PyTuple_Check(o)) {
+        return 0;
+    }
+    PyObject *mod = PyImport_ImportModule("godlpack");
+    if (mod == NULL) {
+        return -1;
+    }
+    PyObject *asarray = PyObject_GetAttrString(mod, "asarray");
+    Py_DECREF(mod);
+    if (asarray == NULL) {
+        return -1;
+    }
+    PyObject *args = PyTuple_Pack(1, o), *kw = Py_BuildValue("{ss}", "dtype", p->type_name);
+    PyObject *arr = args != NULL && kw != NULL ? PyObject_Call(asarray, args, kw) : NULL;
+    Py_DECREF(asarray);
+    Py_XDECREF(args);
+    Py_XDECREF(kw);
+    if (arr == NULL) {
+        note_error(f, p);
+        return -1;
+    }
+    a->obj = o;
+    a->view.obj = NULL;
+    a->hold = arr;
+    a->array = arr;
+    gd_ext_capi->array_borrow(arr, &a->m);
+    return 1;
+}
+
 /* An INT argument from a Python int (o: an int or an int subclass). Too large for
  * int64 is an OverflowError of our own, naming the parameter and, for a narrower Go
  * type, its range (type_name), which Go checks for the ints that fit int64. */
@@ -337,6 +377,13 @@ static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_
         }
         /* fall through */
     case GD_EXT_TENSOR:
+        if (p->accepts != 0) {
+            int rc = slice_arg(f, p, o, a);
+            if (rc != 0) {
+                return rc < 0 ? -1 : 0;
+            }
+        }
+        return convert_tensor(f, p, o, a);
     case GD_EXT_MUT_TENSOR:
         return convert_tensor(f, p, o, a);
     case GD_EXT_INT: {

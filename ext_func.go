@@ -61,6 +61,9 @@ type param struct {
 	// lends: a callback or a value holding *Objects, which the call lends the Go
 	// function until it returns (ext_lend.go)
 	lends bool
+	// slice: Slices's element type name ("float64"), which a list or tuple
+	// argument is copied as; "" for a tensor that stands for no Go slice.
+	slice string
 
 	dtypes     []*dlpack.DType // nil: any
 	dtypeKeys  []uint32        // the same as (code, bits, lanes) keys, for the check

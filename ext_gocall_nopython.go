@@ -132,10 +132,10 @@ func (p *param) bindArg(a *extArg, v any) (cgo.Handle, error) {
 	case extTensor, extMutTensor:
 		t, ok := v.(*tensor.Tensor)
 		if v == nil || (ok && t == nil) {
-			if !p.hasDefault {
+			if !p.hasDefault && p.slice == "" {
 				return 0, fmt.Errorf("expected a tensor, got nil")
 			}
-			return 0, nil // None for an optional tensor: absent, obj stays nil
+			return 0, nil // None for an optional tensor or a slice's (Slices): absent, obj stays nil
 		}
 		if !ok {
 			return 0, fmt.Errorf("expected a *tensor.Tensor, got %T", v)

@@ -21,28 +21,76 @@ type moduleSpec struct {
 	funcs      []*Function
 	classes    []*ClassDef
 	exceptions []*ExceptionClass
+	consts     []*Constant
+	enums      []*Enum
 	errs       []string
 }
 
 // A Member is what a module holds: a *Function (Func, Func0..Func4), a
-// *ClassDef (Class) or an *ExceptionClass (ExceptionFor).
+// *ClassDef (Class), an *ExceptionClass (ExceptionFor), a *Constant (Const)
+// or an *Enum (IntEnum).
 type Member interface{ member() }
 
 func (*Function) member()       {}
 func (*ClassDef) member()       {}
 func (*ExceptionClass) member() {}
+func (*Constant) member()       {}
+func (*Enum) member()           {}
 
 // Module defines the Python module name (the last part of its import name) with
-// its docstring and members: functions, classes and exception classes. Call it
+// its docstring and members: functions, classes, exception classes, constants
+// and enumerations. Call it
 // from an init function. Mistakes in the definition (a parameter of an
 // unsupported type, names that do not match) are reported as ImportError when
 // Python imports the module.
 func Module(name, doc string, members ...Member) {
+	d := declare(name)
+	if d.declared {
+		d.twice = true
+	}
+	d.declared, d.doc = true, doc
+	d.members = append(members, d.members...) // Extend's, if it ran first, after Module's own
+	d.build(name)
+}
+
+// Extend adds members to module name, declared by Module in another file of the
+// package (in either order): a project's own functions beside the ones
+// godlpack-bind generated for a Go package at build time ([tool.godlpack] bind,
+// docs/binding.md).
+func Extend(name string, members ...Member) {
+	d := declare(name)
+	d.members = append(d.members, members...)
+	d.build(name)
+}
+
+// A declaration is what Module and Extend said of one module so far.
+type declaration struct {
+	doc      string
+	members  []Member
+	declared bool // Module was called
+	twice    bool // Module was called more than once
+}
+
+var declarations = map[string]*declaration{}
+
+func declare(name string) *declaration {
+	d := declarations[name]
+	if d == nil {
+		d = &declaration{}
+		declarations[name] = d
+	}
+	return d
+}
+
+// build (re)makes the module's spec from its declaration.
+func (d *declaration) build(name string) {
 	var funcs []*Function
 	var classes []*ClassDef
 	var exceptions []*ExceptionClass
+	var consts []*Constant
+	var enums []*Enum
 	var bad []string
-	for _, mb := range members {
+	for _, mb := range d.members {
 		switch mb := mb.(type) {
 		case *Function:
 			funcs = append(funcs, mb) // nil included: newModuleSpec reports it
@@ -58,16 +106,32 @@ func Module(name, doc string, members ...Member) {
 				continue
 			}
 			exceptions = append(exceptions, mb)
+		case *Constant:
+			if mb == nil {
+				bad = append(bad, "a nil *Constant")
+				continue
+			}
+			consts = append(consts, mb)
+		case *Enum:
+			if mb == nil {
+				bad = append(bad, "a nil *Enum")
+				continue
+			}
+			enums = append(enums, mb)
 		default:
 			bad = append(bad, "a nil Member")
 		}
 	}
-	m := newModuleSpec(name, doc, funcs)
+	m := newModuleSpec(name, d.doc, funcs)
 	m.classes, m.exceptions = classes, exceptions
+	m.consts, m.enums = consts, enums
 	m.errs = append(m.errs, bad...)
 	m.checkMembers()
-	if _, dup := modules[name]; dup {
+	if d.twice {
 		m.errs = append(m.errs, fmt.Sprintf("godlpack.Module(%q) is called twice", name))
+	}
+	if !d.declared {
+		m.errs = append(m.errs, fmt.Sprintf("godlpack.Extend(%q) adds to a module no godlpack.Module declares: declare it in the package", name))
 	}
 	modules[name] = m
 }
@@ -126,6 +190,19 @@ func (m *moduleSpec) checkMembers() {
 	for _, e := range m.exceptions {
 		dup(e.name)
 		m.errs = append(m.errs, e.errs...)
+	}
+	for _, c := range m.consts {
+		dup(c.name)
+		m.errs = append(m.errs, c.errs...)
+	}
+	for _, e := range m.enums {
+		dup(e.name)
+		m.errs = append(m.errs, e.errs...)
+		if e.export {
+			for _, v := range e.members {
+				dup(v.name)
+			}
+		}
 	}
 }
 

@@ -76,7 +76,7 @@ func (m *moduleSpec) addTo(mod *pyObject) C.int {
 			return -1
 		}
 	}
-	return 0
+	return m.addConstants(mod)
 }
 
 // makeCTable gives f its id in extFuncs and its C table, the first time (GIL held).
@@ -127,6 +127,9 @@ func (f *Function) cTable() *cExtFunc {
 		}
 		if p.kind == extObject {
 			cp.accepts, cp.type_name = acceptsOf(p.goType), C.CString(pyTypeName(p.goType))
+		}
+		if p.slice != "" { // ext_call.c's slice_arg: None, a list or a tuple too
+			cp.accepts, cp.type_name = extAcceptSeq|extAcceptNone, C.CString(p.slice)
 		}
 		if p.kind == extInt {
 			if name := narrowIntName(p.goType); name != "" {

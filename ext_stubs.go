@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -51,8 +52,9 @@ func pyType(t reflect.Type) string {
 	return name
 }
 
-// stubJSON describes m's functions for a stub, as the JSON stubsAttribute holds:
-// {"module", "doc", "functions": [{"name", "doc", "overloads" (an overload set's
+// stubJSON describes m's members for a stub, as the JSON stubsAttribute holds:
+// {"module", "doc", "classes", "constants": [{"name", "type"}], "enums"
+// (enumJSON), "functions": [{"name", "doc", "overloads" (an overload set's
 // alternatives, each a function), "params": [{"name", "type", "default" (a Python
 // literal, absent for none), "mutable" (a MutTensor)}], "result", "raises"}]}. Written by hand: encoding/json would link ~100 KB of
 // reflection into every extension for this one string.
@@ -66,6 +68,34 @@ func (m *moduleSpec) stubJSON() []byte {
 	b = jsonArray(b, m.funcs, func(b []byte, f *Function) []byte { return funcJSON(b, f, 0) })
 	b = append(b, `,"classes":`...)
 	b = jsonArray(b, m.classes, classJSON)
+	b = append(b, `,"constants":`...)
+	b = jsonArray(b, m.consts, func(b []byte, c *Constant) []byte {
+		b = append(b, `{"name":`...)
+		b = jsonString(b, c.name)
+		b = append(b, `,"type":`...)
+		return append(jsonString(b, c.pyTypeName()), '}')
+	})
+	b = append(b, `,"enums":`...)
+	b = jsonArray(b, m.enums, enumJSON)
+	return append(b, '}')
+}
+
+// enumJSON appends an IntEnum's stub description: {"name", "doc", "export",
+// "members": [{"name", "value"}]}.
+func enumJSON(b []byte, e *Enum) []byte {
+	b = append(b, `{"name":`...)
+	b = jsonString(b, e.name)
+	b = append(b, `,"doc":`...)
+	b = jsonString(b, e.doc)
+	b = append(b, `,"export":`...)
+	b = strconv.AppendBool(b, e.export)
+	b = append(b, `,"members":`...)
+	b = jsonArray(b, e.members, func(b []byte, v enumMember) []byte {
+		b = append(b, `{"name":`...)
+		b = jsonString(b, v.name)
+		b = append(b, `,"value":`...)
+		return append(strconv.AppendInt(b, v.value, 10), '}')
+	})
 	return append(b, '}')
 }
 
@@ -127,6 +157,13 @@ func funcJSON(b []byte, f *Function, skip int) []byte {
 			b = append(b, ',')
 		}
 		typ := pyType(p.goType)
+		if p.slice != "" { // Slices: what a Go slice parameter takes (ext_call.c's slice_arg)
+			elem := "float"
+			if strings.Contains(p.slice, "int") {
+				elem = "int"
+			}
+			typ += " | list[" + elem + "] | tuple[" + elem + ", ...] | None"
+		}
 		b = append(b, `{"name":`...)
 		b = jsonString(b, p.name)
 		if p.hasDefault {

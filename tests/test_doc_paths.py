@@ -31,6 +31,8 @@ REPO = Path(__file__).resolve().parent.parent
 ALLOWED_FOREIGN_NAMES = frozenset(
     {
         "godlpack_pyinit_generated.go",  # generated per build, given by -overlay
+        "gostat_gen.go",  # what python -m godlpack bind writes (docs/binding.md)
+        "bind_report.txt",
         "slice_gen_amd64.go",  # simd/archsimd's, diffed per Go release
         "types_amd64.go",
         "ops_amd64.go",

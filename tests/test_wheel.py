@@ -187,6 +187,7 @@ def test_wheel_is_for_this_interpreter(built):
         "pyembed/pyembed.go",
         "internal/arraymodule/module.go",
         "godlpacktest/godlpacktest.go",
+        "cmd/godlpack-bind/main.go",  # python -m godlpack bind's generator (go run)
     ):
         assert go_dir + f in names, f
     assert go_dir + "arrayfmt/format.go" in names

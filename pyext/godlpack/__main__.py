@@ -11,6 +11,9 @@ python -m godlpack init [FOLDER]
                             sets an extension's folder (default: the current one) up for
                             go build, go vet, go test and gopls: a go.work pointing at
                             godlpack's Go sources (no Python headers needed)
+python -m godlpack bind IMPORT_PATH... --name MODULE -o DIR [--strict]
+                            writes a project in DIR that pip builds into the module
+                            MODULE, the Go packages bound with no glue (docs/binding.md)
 python -m godlpack --help   this usage
 """
 
@@ -110,7 +113,44 @@ def init(folder: str) -> int:
     return 0
 
 
+def bind(argv: list[str]) -> int:
+    from pathlib import Path
+
+    from godlpack_build.bind import cli_command, write_project
+    from godlpack_build.errors import BuildError
+
+    parser = argparse.ArgumentParser(
+        prog="python -m godlpack bind",
+        description="Write a project that pip builds into a Python module binding Go packages "
+        "(their exported functions, classes, properties, constants and enums) with no glue.",
+    )
+    parser.add_argument("import_paths", nargs="+", metavar="IMPORT_PATH")
+    parser.add_argument("--name", required=True, help="the Python module's name")
+    parser.add_argument("-o", "--out", required=True, help="the project's folder")
+    parser.add_argument(
+        "--strict", action="store_true", help="fail when anything exported cannot be bound"
+    )
+    args = parser.parse_args(argv)
+    try:
+        report = write_project(
+            args.import_paths,
+            args.name,
+            Path(args.out),
+            strict=args.strict,
+            command=cli_command(["bind", *argv]),
+        )
+    except BuildError as e:
+        print(f"python -m godlpack bind: {e}", file=sys.stderr)
+        return 1
+    print(report, end="")
+    print(f"wrote {args.out}: pip install {args.out} builds the module {args.name}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bind"]:
+        return bind(argv[1:])
     parser = argparse.ArgumentParser(
         prog="python -m godlpack",
         description="godlpack: Go-backed arrays that speak DLPack.",
@@ -119,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         "command",
         nargs="?",
         default="demo",
-        choices=("demo", "info", "go-env", "init"),
+        choices=("demo", "info", "go-env", "init", "bind"),
         help="demo (the default): share a Go-owned array with NumPy and PyTorch, zero-copy; "
         "info: print the godlpack and DLPack versions, the dtypes, the devices and the "
         "installed consumers; go-env: the settings go build needs, as export lines; "

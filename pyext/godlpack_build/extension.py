@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,11 @@ PyMODINIT_FUNC PyInit_{name}(void) { return godlpack_ext_init("{name}"); }
 */
 import "C"
 """
+
+
+# The registration code of [tool.godlpack] bind's packages (bind.generate), added to the
+# main package by go build -overlay.
+BIND_FILE = "godlpack_bind_gen.go"
 
 
 def pyinit_source(module: str) -> str:
@@ -127,6 +133,7 @@ def build_extension(
         goexperiment=project.goexperiment,
         patch_go_runtime=project.patch_go_runtime,
         unsupported_go=project.unsupported_go,
+        bind=project.bind,
     )
 
 
@@ -141,6 +148,7 @@ def build_go_extension(
     goexperiment: list[str] | None = None,
     patch_go_runtime: bool = True,
     unsupported_go: str = UNSUPPORTED_GO[0],
+    bind: list[str] | None = None,
 ) -> Path:
     """Build the Go main package ``package`` of the Go module at ``module_root`` into
     ``target``, the extension module ``module`` for the interpreter ``info``
@@ -148,15 +156,28 @@ def build_go_extension(
     default, GOEXPERIMENT=simd where vec has kernels for the toolchain's release), the
     runtime patches unless ``patch_go_runtime`` is false, and ``unsupported_go``'s
     choice for an unsupported Go: what build_extension does once it has read
-    pyproject.toml. Returns ``target``."""
+    pyproject.toml; ``bind``'s Go packages bound in the package by registration code
+    generated now (bind.generate, added with -overlay as BIND_FILE). Returns ``target``."""
     library, proxy = go_library()
     generated = package / PYINIT_FILE
-    if generated.exists():
-        raise BuildError(f"{generated} exists: the backend generates that file; remove it")
+    bound = package / BIND_FILE
+    for path in (generated, bound):
+        if path.exists():
+            raise BuildError(f"{path} exists: the backend generates that file; remove it")
     with tempfile.TemporaryDirectory(prefix="godlpack-ext-") as tmp:
         t = Path(tmp)
         modfile = _modfile(module_root, library, t)
         (t / PYINIT_FILE).write_text(pyinit_source(module), encoding="utf-8")
+        overlay = {str(generated): str(t / PYINIT_FILE)}
+        if bind:
+            from .bind import generate  # bind.py builds on this module's helpers
+
+            # A package with Go files of its own declares the module (godlpack.Module)
+            # and main; the generated code extends it. Without any, it declares both.
+            own = [p for p in package.glob("*.go") if not p.name.endswith("_test.go")]
+            report = generate(module_root, package, module, bind, t / BIND_FILE, with_main=not own)
+            print(report, end="", file=sys.stderr, flush=True)
+            overlay[str(bound)] = str(t / BIND_FILE)
         return go_build_c_shared(
             ".",
             target,
@@ -167,7 +188,7 @@ def build_go_extension(
             goexperiment=goexperiment,
             strip=True,
             flags=[f"-modfile={modfile}", "-mod=mod"],
-            overlay={str(generated): str(t / PYINIT_FILE)},
+            overlay=overlay,
             patch_runtime=patch_go_runtime,
             unsupported=unsupported_go,
             chooser=UNSUPPORTED_GO_KEY,

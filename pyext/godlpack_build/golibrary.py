@@ -20,9 +20,10 @@ GO_BUILD_TAG = "godlpack_python"
 # these, every package of the module they import (with GO_BUILD_TAG), and, as a file
 # GOPROXY, the modules outside it they import: the extension API (the root), the
 # embedding runtime (pyembed, which links the godlpack module's package for a Go program
-# to make it in-process), the test helpers and the Go DLPack packages. The one list to
+# to make it in-process), the test helpers, the Go DLPack packages and the generator of
+# bindings (bind.py runs it). The one list to
 # change when the module's packages move.
-GO_LIBRARY_PKGS = (".", "./pyembed", "./godlpacktest", "./dlpack/...")
+GO_LIBRARY_PKGS = (".", "./pyembed", "./godlpacktest", "./dlpack/...", "./cmd/godlpack-bind")
 # Where the wheel carries them, relative to the godlpack package: the library's sources,
 # and the modules outside it (gonum, for dlpack/dlgonum) as a file GOPROXY. godlpack's
 # build writes them, users' builds build from them with no network.

@@ -102,7 +102,17 @@ class Project:
                 f"{UNSUPPORTED_GO_KEY} = {self.unsupported_go!r} is not one of "
                 + " or ".join(f'"{c}"' for c in UNSUPPORTED_GO)
             )
+        # Go packages bound with no glue at build time (bind.generate): import paths.
+        self.bind: list[str] = tool.get("bind", [])
+        if not isinstance(self.bind, list) or not all(
+            isinstance(b, str) and re.fullmatch(r"[\w.~-]+(/[\w.~-]+)*", b) for b in self.bind
+        ):
+            raise BuildError(
+                f"[tool.godlpack] bind = {self.bind!r} is not a list of Go import paths"
+                ' (such as ["gonum.org/v1/gonum/stat"])'
+            )
         unknown = set(tool) - {
+            "bind",
             "module",
             "package",
             "python-packages",
