@@ -28,6 +28,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/internal/hooks"
 )
 
 const (
@@ -134,4 +136,10 @@ func pinInstance(id uintptr) unsafe.Pointer {
 		instances.pins[uint32(id)] = pin
 	}
 	return p
+}
+
+// The counters package godlpacktest reads.
+func init() {
+	hooks.LiveInstances = liveInstanceIDs
+	hooks.GILReleases = gilReleases
 }

@@ -3,7 +3,7 @@
 package godlpack
 
 // object.go: Python objects held from Go. One type for both directions: a Go program
-// that embeds Python (embed.go) and a Go extension calling back into the Python that
+// that embeds Python (package pyembed) and a Go extension calling back into the Python that
 // loaded it use the same Object, the same calls and the same conversions
 // (object_convert.go). Every method takes the GIL itself (gil.go), from any goroutine.
 

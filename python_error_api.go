@@ -2,7 +2,7 @@ package godlpack
 
 // python_error_api.go: the error a Python exception becomes in Go. No build tag
 // and no C: go doc shows it from a plain checkout
-// (docs/decisions/untagged-go-api.md); python_error.go takes the exception, with
+// (docs/decisions/untagged-go-api.md); cpython.go takes the exception, with
 // Python.
 
 // A PythonError is a Python exception raised by code Go called: its type, message

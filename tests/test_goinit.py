@@ -123,6 +123,27 @@ def test_an_extension_imports_no_array_module_package(example):
     )
 
 
+def test_the_root_package_holds_at_most_60_files():
+    """The root package is the extension-authoring API and Object alone (the Array
+    module, the CPython glue, fork safety and the embedding runtime are packages of their
+    own): its files in both build states, tests included, stay at most 60."""
+    sys.path.insert(0, str(REPO / "pyext"))
+    try:
+        from godlpack_build.golibrary import GO_BUILD_TAG
+    finally:
+        sys.path.remove(str(REPO / "pyext"))
+    fields = "{{range .GoFiles}}{{.}} {{end}}{{range .CgoFiles}}{{.}} {{end}}"
+    fields += "{{range .CFiles}}{{.}} {{end}}{{range .HFiles}}{{.}} {{end}}"
+    fields += "{{range .TestGoFiles}}{{.}} {{end}}{{range .XTestGoFiles}}{{.}} {{end}}"
+    files: set[str] = set()
+    for tags in ([], ["-tags", GO_BUILD_TAG]):
+        res = _go(["list", *tags, "-f", fields, "."], REPO)
+        assert res.returncode == 0, res.stdout + res.stderr
+        files |= set(res.stdout.split())
+    assert "ext_module.go" in files and "ext_call.c" in files  # both states were read
+    assert len(files) <= 60, sorted(files)
+
+
 def test_go_test_check_says_what_import_says(tmp_path):
     bad = tmp_path / "goext_bad"
     shutil.copytree(REPO / "tests" / "goext_bad", bad, ignore=shutil.ignore_patterns("*.so"))
