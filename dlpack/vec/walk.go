@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/internal/walkplan"
 )
 
 // The walks over views: an odometer steps the outer dimensions, and each line
@@ -85,10 +87,14 @@ func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) e
 	// In place over strided lines (clip_ of x[:, ::2]): one buffer, gathered,
 	// operated on in place and scattered back.
 	w := mapWalk[D, S]{op: op, fused: fused, short: short, same: sameLayout(dst, src)}
+	order := cOrderMerged // a dst that overlaps src otherwise: today's order, today's result
+	if w.same || !overlaps(dst, src) {
+		order = dstOrder
+	}
 	var bufs mapBufs[D, S]
 	var err error
-	if nr, n, dStep, sStep, dNext, sNext, ok := lines2(shape, dst.dims.strides(), src.dims.strides()); ok { // no odometer
-		do, so := dst.offset, src.offset
+	if nr, n, dStep, sStep, do, so, dNext, sNext, ok := lines2(shape, dst.dims.strides(), src.dims.strides(),
+		dst.offset, src.offset, order); ok { // no odometer
 		if rows != nil && w.same && dStep == 2 && nr > 1 && max(dNext, -dNext) >= 2*n-1 && rows(dst.data, do, nr, n, dNext) == nr {
 			return nil
 		}
@@ -97,7 +103,7 @@ func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) e
 			do, so = do+dNext, so+sNext
 		}
 	} else {
-		err = forLines(shape, true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
+		err = forLines(shape, order, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
 			func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 				return w.line(&bufs, dst.data, src.data, offs[0], offs[1], n, steps[0], steps[1])
 			})
@@ -163,37 +169,35 @@ func (w *mapWalk[D, S]) line(bufs *mapBufs[D, S], dst []D, src []S, do, so, n, d
 	return nil
 }
 
-// lines2 is the walk of shape over two operands with strides a and b when shape
-// has at most two dimensions (ok false otherwise: forLines walks it): the lines
-// forLines would give with mergeLast, in the same order, extents of 1 dropped
-// and the two dimensions merged where both operands allow: rows lines of n
-// elements, each operand's step along a line (stepA, stepB) and from one
-// line's first element to the next's (nextA, nextB). No line when an extent is
-// 0; a 0-d walk is one line of one element. Scalars, not a struct: a struct
-// result's fields, stored one by one and read back two at a time, stalled
-// every walk on store forwarding (perf).
-func lines2(shape, a, b []int) (rows, n, stepA, stepB, nextA, nextB int, ok bool) {
-	switch len(shape) {
-	case 0:
-		return 1, 1, 0, 0, 0, 0, true
-	case 1:
-		if shape[0] == 0 {
-			return 0, 0, 0, 0, 0, 0, true
-		}
-		return 1, shape[0], a[0], b[0], 0, 0, true
-	case 2:
-		r, c := shape[0], shape[1]
-		switch {
-		case r == 0 || c == 0:
-			return 0, 0, 0, 0, 0, 0, true
-		case c == 1:
-			return 1, r, a[0], b[0], 0, 0, true
-		case r == 1 || a[0] == a[1]*c && b[0] == b[1]*c:
-			return 1, r * c, a[1], b[1], 0, 0, true
-		}
-		return r, c, a[1], b[1], a[0], b[0], true
+// lines2 is the walk of shape over two operands with strides a and b and first
+// elements at offA and offB when shape has at most two dimensions (ok false
+// otherwise: forLines walks it): the lines forLines would give in order
+// (walkplan.Plan: extents of 1 dropped, dimensions sorted and flipped by a's
+// strides for dstOrder, merged where both operands allow), rows lines of n
+// elements from offA and offB (after a flip), each operand's step along a line
+// (stepA, stepB) and from one line's first element to the next's (nextA,
+// nextB). No line when an extent is 0; a 0-d walk is one line of one element.
+// Scalars, not a struct: a struct result's fields, stored one by one and read
+// back two at a time, stalled every walk on store forwarding (perf).
+func lines2(shape, a, b []int, offA, offB int, order walkOrder) (rows, n, stepA, stepB, startA, startB, nextA, nextB int, ok bool) {
+	if len(shape) > 2 {
+		return 0, 0, 0, 0, 0, 0, 0, 0, false
 	}
-	return 0, 0, 0, 0, 0, 0, false
+	if slices.Contains(shape, 0) {
+		return 0, 0, 0, 0, 0, 0, 0, 0, true
+	}
+	var dims, sa, sb [2]int
+	copy(dims[:], shape)
+	copy(sa[:], a)
+	copy(sb[:], b)
+	offs := [2]int{offA, offB}
+	switch walkplan.Plan(dims[:len(shape)], [][]int{sa[:], sb[:]}, offs[:], 0, order == dstOrder) {
+	case 0:
+		return 1, 1, 0, 0, offs[0], offs[1], 0, 0, true
+	case 1:
+		return 1, dims[0], sa[0], sb[0], offs[0], offs[1], 0, 0, true
+	}
+	return dims[0], dims[1], sa[1], sb[1], offs[0], offs[1], sa[0], sb[0], true
 }
 
 // Map2 is Map with two sources: op(d, a, b) sets d from a and b (vec.Add and
@@ -219,7 +223,11 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 	defer dbuf.release()
 	defer abuf.release()
 	defer bbuf.release()
-	return forLines(shape, true, [][]int{dst.dims.strides(), a.dims.strides(), b.dims.strides()},
+	order := cOrderMerged // a dst that overlaps a source otherwise: today's order, today's result
+	if (sameLayout(&dst, &a) || !overlaps(&dst, &a)) && (sameLayout(&dst, &b) || !overlaps(&dst, &b)) {
+		order = dstOrder
+	}
+	return forLines(shape, order, [][]int{dst.dims.strides(), a.dims.strides(), b.dims.strides()},
 		[]int{dst.offset, a.offset, b.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			for lo, m := 0, 0; lo < n; lo += m {
@@ -268,7 +276,7 @@ func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 			err = fn(i, lineOf(x.data, &buf, off, step, n))
 		}
 	} else {
-		err = forLines(shape, false, [][]int{strides}, []int{x.offset},
+		err = forLines(shape, cOrder, [][]int{strides}, []int{x.offset},
 			func(i int, offs [maxOps]int, n int, steps [maxOps]int) error {
 				return fn(i, lineOf(x.data, &buf, offs[0], steps[0], n))
 			})
@@ -332,6 +340,39 @@ func sameLayout[D, S any](a *View[D], b *View[S]) bool {
 		a.offset == b.offset && slices.Equal(a.dims.strides(), b.dims.strides())
 }
 
+// overlaps is whether the memory a and b span, from the lowest element's first
+// byte to the highest's last, meet: two views that do not may be walked in any
+// order; two that do (dst a shifted view of src) are walked in C order, as
+// before walks were planned, so that their result stays what it was.
+func overlaps[D, S any](a *View[D], b *View[S]) bool {
+	aLo, aHi, aOK := byteSpan(a)
+	bLo, bHi, bOK := byteSpan(b)
+	return aOK && bOK && aLo <= bHi && bLo <= aHi
+}
+
+// byteSpan is the addresses of the first and last bytes of v's elements (ok
+// false when it has none).
+func byteSpan[T any](v *View[T]) (lo, hi uintptr, ok bool) {
+	if len(v.data) == 0 {
+		return 0, 0, false
+	}
+	first, last := v.offset, v.offset
+	strides := v.dims.strides()
+	for i, e := range v.dims.shape() {
+		if e == 0 {
+			return 0, 0, false
+		}
+		if r := (e - 1) * strides[i]; r < 0 {
+			first += r
+		} else {
+			last += r
+		}
+	}
+	size := unsafe.Sizeof(*new(T))
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(v.data)))
+	return base + uintptr(first)*size, base + uintptr(last+1)*size - 1, true
+}
+
 // gatherLine copies the len(buf) elements of data from off, step apart, into
 // buf. NewView and FromPointer checked that they lie in data: the loop reads
 // through pointers, with no bounds check an element.
@@ -390,23 +431,39 @@ const (
 	walkDims = 8
 )
 
+// walkOrder is how forLines orders a walk (walkplan.Plan).
+type walkOrder int
+
+const (
+	// cOrder: the last dimension whole, each line in turn (Lines: its index i
+	// counts the lines in C order, and an operation may depend on the order).
+	cOrder walkOrder = iota
+	// cOrderMerged: C order, neighbours merged where every operand allows (a
+	// walk that fills a C-contiguous dst in turn).
+	cOrderMerged
+	// dstOrder: the operands' dimensions sorted by operand 0's strides (dst),
+	// flipped where its stride is negative, then merged: memory order, for
+	// element-wise operations, whose elements do not depend on each other.
+	dstOrder
+)
+
 // forLines calls line for every line of the walk of shape over the operands
 // with strides and first offsets offs: with the index of the line, each
 // operand's offset of its first element, its length and each operand's step
-// along it. Dimensions of extent 1 are dropped and neighbours merged where
-// every operand allows, the last one too when mergeLast (Map); otherwise the
-// line is the last dimension, whole (Lines). No line when an extent is 0; a
-// 0-d walk is one line of one element.
-func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
+// along it. Dimensions of extent 1 are dropped, the order is order's and
+// neighbours are merged where every operand allows, the last one too unless
+// order is cOrder, whose line is the last dimension, whole (Lines). No line
+// when an extent is 0; a 0-d walk is one line of one element.
+func forLines(shape []int, order walkOrder, strides [][]int, offs []int,
 	line func(i int, offs [maxOps]int, n int, steps [maxOps]int) error) error {
 	if slices.Contains(shape, 0) {
 		return nil
 	}
-	outer, inner := shape, []int(nil)
-	if !mergeLast && len(shape) > 0 {
-		outer, inner = shape[:len(shape)-1], shape[len(shape)-1:]
+	outer := shape
+	if order == cOrder && len(shape) > 0 {
+		outer = shape[:len(shape)-1]
 	}
-	// The merged dimensions (dims), the odometer (idx) and each operand's
+	// The planned dimensions (dims), the odometer (idx) and each operand's
 	// strides along them (str[o]).
 	var dimsArr, idxArr [walkDims]int
 	var strArr [maxOps][walkDims]int
@@ -424,28 +481,15 @@ func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
 	nops := len(strides)
 	var steps, cur [maxOps]int
 	copy(cur[:], offs)
-	nd := 0
-	for d, ext := range outer {
-		if ext == 1 {
-			continue
-		}
-		if k := nd - 1; k >= 0 && mergeable(str[:nops], strides, k, d, ext) {
-			dims[k] *= ext
-			for o := range nops {
-				str[o][k] = strides[o][d]
-			}
-			continue
-		}
-		dims[nd] = ext
-		for o := range nops {
-			str[o][nd] = strides[o][d]
-		}
-		nd++
+	copy(dims, outer)
+	for o := range nops {
+		copy(str[o], strides[o][:len(outer)])
 	}
+	nd := walkplan.Plan(dims[:len(outer)], str[:nops], cur[:nops], 0, order == dstOrder)
 	n := 1
 	switch {
-	case inner != nil:
-		n = inner[0]
+	case order == cOrder && len(shape) > 0:
+		n = shape[len(shape)-1]
 		for o := range nops {
 			steps[o] = strides[o][len(shape)-1]
 		}
@@ -478,15 +522,4 @@ func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
 			return nil
 		}
 	}
-}
-
-// mergeable reports whether dimension d (extent ext) of every operand
-// continues the merged dimension k: its stride times ext is k's.
-func mergeable(merged, strides [][]int, k, d, ext int) bool {
-	for o := range merged {
-		if merged[o][k] != strides[o][d]*ext {
-			return false
-		}
-	}
-	return true
 }
