@@ -175,3 +175,81 @@ func TestMemoryOrderOverlapKeepsCOrder(t *testing.T) {
 		t.Fatalf("Map2 overlapping transposed dst:\n got %v\nwant %v", x, want2)
 	}
 }
+
+// Lines over every layout, the transposed ones gathered a tile of lines at a
+// time: each line's elements and index as the definition has them, in C order,
+// for line counts that are and are not a multiple of the tile.
+func TestMemoryOrderLines(t *testing.T) {
+	layouts := memoryOrderLayouts(t)
+	big := make([]float32, 37*21)
+	for i := range big {
+		big[i] = float32(i)
+	}
+	m, _ := ViewOf(big, 37, 21)
+	layouts["transposed 21x37"], _ = m.Permute(1, 0)
+	b3, _ := ViewOf(big, 3, 7, 37)
+	layouts["permuted (0, 2, 1)"], _ = b3.Permute(0, 2, 1)
+	layouts["reversed transposed"], _ = NewView(big, 36*21+20, []int64{21, 37}, []int64{-1, -21})
+	for name, v := range layouts {
+		shape := v.Shape()
+		n := int(shape[len(shape)-1])
+		offs := offsetsOf(v)
+		next := 0
+		err := Lines(v, func(i int, line []float32) error {
+			if i != next || len(line) != n {
+				t.Fatalf("%s: line %d of %d elements, want line %d of %d", name, i, len(line), next, n)
+			}
+			for j, x := range line {
+				if want := v.data[offs[i*n+j]]; x != want {
+					t.Fatalf("%s: line %d element %d is %v, want %v", name, i, j, x, want)
+				}
+			}
+			next++
+			return nil
+		})
+		if err != nil || next*n != v.Len() {
+			t.Fatalf("%s: %v, %d lines", name, err, next)
+		}
+	}
+}
+
+// The layouts of bench_vec.py's memory-order rows, 4096x2048 float32: the
+// same operation on a C-contiguous matrix, its transpose, and both axes
+// reversed, in place and into a new C-contiguous matrix, and the row sums of
+// Lines. go test -bench MemoryOrder -run X ./dlpack/vec/
+func BenchmarkMemoryOrder(b *testing.B) {
+	const r, c = 4096, 2048
+	x := make([]float32, r*c)
+	for i := range x {
+		x[i] = float32(i % 1000)
+	}
+	cont, _ := ViewOf(x, r, c)
+	m, _ := ViewOf(x, c, r)
+	tr, _ := m.Permute(1, 0)
+	rev, _ := NewView(x, r*c-1, []int64{r, c}, []int64{-c, -1})
+	out, _ := ViewOf(make([]float32, r*c), r, c)
+	sums := make([]float64, r)
+	for _, l := range []struct {
+		name string
+		v    View[float32]
+	}{{"contiguous", cont}, {"transposed", tr}, {"reversed", rev}} {
+		b.Run("scale_/"+l.name, func(b *testing.B) {
+			b.SetBytes(4 * r * c)
+			for b.Loop() {
+				_ = Map(l.v, l.v, func(d, s []float32) error { return Scale(d, s, 1) })
+			}
+		})
+		b.Run("scale_shift/"+l.name, func(b *testing.B) {
+			b.SetBytes(4 * r * c)
+			for b.Loop() {
+				_ = ScaleShiftView(out, l.v, 1, 0)
+			}
+		})
+		b.Run("row_sums/"+l.name, func(b *testing.B) {
+			b.SetBytes(4 * r * c)
+			for b.Loop() {
+				_ = Lines(l.v, func(i int, line []float32) error { sums[i] = Sum(line); return nil })
+			}
+		})
+	}
+}

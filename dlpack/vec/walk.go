@@ -98,6 +98,9 @@ func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) e
 		if rows != nil && w.same && dStep == 2 && nr > 1 && max(dNext, -dNext) >= 2*n-1 && rows(dst.data, do, nr, n, dNext) == nr {
 			return nil
 		}
+		if !w.same && dStep == 1 && tileable(nr, n, sStep, sNext) { // a transposed src into dst's rows
+			err, nr = w.tiles(&bufs, dst.data, src.data, do, so, nr, n, dNext, sStep, sNext), 0
+		}
 		for r := 0; r < nr && err == nil; r++ {
 			err = w.line(&bufs, dst.data, src.data, do, so, n, dStep, sStep)
 			do, so = do+dNext, so+sNext
@@ -164,6 +167,31 @@ func (w *mapWalk[D, S]) line(bufs *mapBufs[D, S], dst []D, src []S, do, so, n, d
 		}
 		if dStep != 1 {
 			scatterLine(dst, d0, dStep, d)
+		}
+	}
+	return nil
+}
+
+// tiles does rows lines of n elements into contiguous lines of dst, the first
+// from do and the next ones dNext apart, from src's lines, the first from so,
+// sStep apart within a line and sNext apart from one to the next, closer to
+// each other than their elements are (a transposed src): tileLines lines at a
+// time, their elements gathered together (gatherTile), a cache line of src read
+// once rather than once a line, in blocks of a chunk (pooled).
+func (w *mapWalk[D, S]) tiles(bufs *mapBufs[D, S], dst []D, src []S, do, so, rows, n, dNext, sStep, sNext int) error {
+	b, k, ld := tileShape(rows, n, int(unsafe.Sizeof(src[0])), false)
+	tile := bufs.s.get(b * ld)
+	for r := 0; r < rows; r += b {
+		b := min(b, rows-r)
+		for lo := 0; lo < n; lo += k {
+			k := min(k, n-lo)
+			gatherTile(tile, src, so+r*sNext+lo*sStep, b, k, ld, sStep, sNext)
+			for j := range b {
+				d := do + (r+j)*dNext + lo
+				if err := w.op(dst[d:d+k:d+k], tile[j*ld:j*ld+k:j*ld+k]); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -252,8 +280,12 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // Lines calls fn with each line of x along its last dimension, whole (a
 // buffer of it where x's last stride is not 1: writes to it are lost), and
 // its index i among the lines in C order (x[i // shape[-2], i % shape[-2], :]
-// for a 3-d x): row norms, row sums. A 0-d x is one line of one element. fn
-// may not keep line after it returns (a pooled buffer, as Map's).
+// for a 3-d x), in that order: row norms, row sums. Where the lines' elements
+// are further apart than the lines are (a transposed matrix's rows are its
+// memory's columns), up to tileLines lines at a time are gathered together in
+// the memory's order, a cache line of each read once, not one a element. A 0-d
+// x is one line of one element. fn may not keep line after it returns (a
+// pooled buffer, as Map's).
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 	shape, strides := x.dims.shape(), x.dims.strides()
 	if err := check(shape, &x); err != nil {
@@ -261,9 +293,11 @@ func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 	}
 	var buf walkBuf[T]
 	var err error
-	if len(shape) <= 2 { // forLines' lines, without its odometer: a matrix's rows
+	nd := len(shape)
+	switch {
+	case nd <= 2: // a matrix's rows, without forLines' odometer
 		rows, n, step, next := 1, 1, 0, 0 // a 0-d x: one line of one element
-		switch len(shape) {
+		switch nd {
 		case 1:
 			n, step = shape[0], strides[0]
 		case 2:
@@ -272,10 +306,15 @@ func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 		if n == 0 {
 			rows = 0
 		}
-		for i, off := 0, x.offset; i < rows && err == nil; i, off = i+1, off+next {
-			err = fn(i, lineOf(x.data, &buf, off, step, n))
-		}
-	} else {
+		err = matrixLines(x.data, &buf, x.offset, 0, rows, n, step, next, fn)
+	case tileable(shape[nd-2], shape[nd-1], strides[nd-1], strides[nd-2]) && !slices.Contains(shape, 0):
+		// the leading dimensions' indexes in C order, each a matrix of lines
+		rows := shape[nd-2]
+		err = forLines(shape[:nd-1], cOrder, [][]int{strides[:nd-1]}, []int{x.offset},
+			func(i int, offs [maxOps]int, _ int, _ [maxOps]int) error {
+				return matrixLines(x.data, &buf, offs[0], i*rows, rows, shape[nd-1], strides[nd-1], strides[nd-2], fn)
+			})
+	default:
 		err = forLines(shape, cOrder, [][]int{strides}, []int{x.offset},
 			func(i int, offs [maxOps]int, n int, steps [maxOps]int) error {
 				return fn(i, lineOf(x.data, &buf, offs[0], steps[0], n))
@@ -283,6 +322,104 @@ func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 	}
 	buf.release()
 	return err
+}
+
+// The tiles of a transposed walk: up to tileLines lines gathered together, a
+// tile of at most tileBytes, each line in the tile a cache line (tilePad bytes)
+// longer than it is, so that the lines of a tile whose length is a multiple of
+// 4 KiB do not all fall in one set of the cache. 64 lines of float32 read 256
+// bytes, four cache lines, of each row of the memory at a visit: enough for the
+// prefetcher to run ahead, where 16 (one line) were paced by the memory's
+// latency (BenchmarkMemoryOrder).
+const (
+	tileLines = 64
+	tileBytes = 256 << 10
+	tilePad   = 64
+)
+
+// tileShape is the tile of a walk of rows lines of n elements of size bytes:
+// b lines of k elements (k = n when whole is true: Lines' whole lines), ld
+// elements from one to the next in the tile.
+func tileShape(rows, n, size int, whole bool) (b, k, ld int) {
+	pad := max(1, tilePad/size)
+	if whole {
+		k = n
+		b = min(rows, tileLines, max(1, tileBytes/size/(n+pad)))
+	} else {
+		b = min(rows, tileLines)
+		k = min(n, max(16, tileBytes/size/b-pad))
+	}
+	return b, k, k + pad
+}
+
+// tileable is whether Lines gathers rows lines of n elements, step apart within
+// a line and next apart from one to the next, a tile at a time: the lines are
+// strided, closer to each other than their elements are, and more than one.
+func tileable(rows, n, step, next int) bool {
+	return rows > 1 && n > 1 && step != 1 && next != 0 && max(next, -next) < max(step, -step)
+}
+
+// matrixLines calls fn with each of rows lines of n elements of data, the
+// first from off, step apart within a line and next apart from one to the
+// next, and their indexes i0, i0+1, ...: a line at a time, or (tiled) a tile
+// of lines gathered together in the memory's order.
+func matrixLines[T any](data []T, buf *walkBuf[T], off, i0, rows, n, step, next int, fn func(i int, line []T) error) error {
+	if !tileable(rows, n, step, next) {
+		for r := range rows {
+			if err := fn(i0+r, lineOf(data, buf, off+r*next, step, n)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	b, _, ld := tileShape(rows, n, int(unsafe.Sizeof(data[0])), true)
+	tile := buf.get(b * ld)
+	for r := 0; r < rows; r += b {
+		b := min(b, rows-r)
+		gatherTile(tile, data, off+r*next, b, n, ld, step, next)
+		for j := range b {
+			if err := fn(i0+r+j, tile[j*ld:j*ld+n:j*ld+n]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gatherTile copies b lines of n elements of data, the first from off, step
+// apart within a line and next apart from one line to the next, into tile, ld
+// elements from one line to the next: element j of every line, then element
+// j+1, so that where the lines are next to each other in memory the reads go
+// through it in order. NewView and FromPointer checked that every element lies
+// in data.
+func gatherTile[T any](tile, data []T, off, b, n, ld, step, next int) {
+	_ = tile[(b-1)*ld+n-1]                            // the tile's last element, checked once
+	_, _ = data[off+(b-1)*next], data[off+(n-1)*step] // the corners of the source, ...
+	_ = data[off+(b-1)*next+(n-1)*step]               // every element inside them
+	size := int(unsafe.Sizeof(tile[0]))
+	p, t := unsafe.Pointer(&data[off]), unsafe.Pointer(&tile[0])
+	by, sby, lby := next*size, step*size, ld*size
+	j := 0
+	for ; j+4 <= n; j += 4 { // four of the memory's rows at a time: four misses in flight
+		q := unsafe.Add(p, j*sby)
+		d := unsafe.Add(t, j*size)
+		for r := range b {
+			s := unsafe.Add(q, r*by)
+			e := unsafe.Add(d, r*lby)
+			v0, v1 := *(*T)(s), *(*T)(unsafe.Add(s, sby))
+			v2, v3 := *(*T)(unsafe.Add(s, 2*sby)), *(*T)(unsafe.Add(s, 3*sby))
+			*(*T)(e) = v0
+			*(*T)(unsafe.Add(e, size)) = v1
+			*(*T)(unsafe.Add(e, 2*size)) = v2
+			*(*T)(unsafe.Add(e, 3*size)) = v3
+		}
+	}
+	for ; j < n; j++ {
+		q := unsafe.Add(p, j*sby)
+		for r := range b {
+			*(*T)(unsafe.Add(t, (r*ld+j)*size)) = *(*T)(unsafe.Add(q, r*by))
+		}
+	}
 }
 
 // check is nil when v has the shape shape and memory for its elements.
