@@ -253,3 +253,51 @@ func BenchmarkMemoryOrder(b *testing.B) {
 		})
 	}
 }
+
+// SumView sums in memory order: a permuted or reversed C-contiguous view's sum
+// is the bits of Sum of its memory; a strided one's is the sum of its runs'
+// sums; a 0-d and an empty view's are their element and 0.
+func TestSumViewMemoryOrder(t *testing.T) {
+	for name, v := range memoryOrderLayouts(t) {
+		got, err := SumView(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Sum(v.data)
+		if name == "step-2 transposed" { // every other element of its memory, one run at step 2
+			var every []float32
+			for i := 0; i < len(v.data); i += 2 {
+				every = append(every, v.data[i])
+			}
+			want = Sum(every)
+		}
+		if got != want {
+			t.Errorf("%s: SumView %v, want %v", name, got, want)
+		}
+		like := StridesLike(v)
+		d, err := NewView(make([]float32, v.Len()), 0, v.Shape(), like)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := 0
+		oneRun := name == "C" || name == "transposed" || name == "permuted" // not reversed (StridesLike's are positive) nor gapped
+		if err := Map(d, v, func(d, s []float32) error { runs++; return Copy(d, s) }); err != nil || oneRun && runs != 1 {
+			t.Errorf("%s: into StridesLike %v: %d runs, %v", name, like, runs, err)
+		}
+	}
+	x := []float64{1, 2, 3, 4, 5, 6}
+	zero, _ := NewView(x, 4, nil, nil)
+	empty, _ := ViewOf(x[:0], 0, 3)
+	rows, _ := NewView(x, 0, []int64{2, 2}, []int64{3, 1}) // rows with gaps: two runs
+	for _, c := range []struct {
+		v    View[float64]
+		want float64
+	}{{zero, 5}, {empty, 0}, {rows, 1 + 2 + 4 + 5}} {
+		if got, err := SumView(c.v); err != nil || got != c.want {
+			t.Errorf("SumView of %v %v: %v, %v; want %v", c.v.Shape(), c.v.Strides(), got, err, c.want)
+		}
+	}
+	if _, err := SumView(View[float32]{data: nil, dims: newDims(1)}); err != nil {
+		t.Errorf("a View of no elements: %v", err)
+	}
+}

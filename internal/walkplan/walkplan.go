@@ -67,18 +67,7 @@ func inOrder[I int | int64](shape, key []I) bool {
 func sortDims[I int | int64](shape []I, strides [][]I, offs []I, key int) {
 	nd := len(shape)
 	var permArr [16]int
-	perm := permArr[:0]
-	if nd > len(permArr) {
-		perm = make([]int, 0, nd)
-	}
-	for d := range nd {
-		perm = append(perm, d)
-	}
-	for i := 1; i < nd; i++ {
-		for j := i; j > 0 && outer(strides, key, perm[j], perm[j-1]); j-- {
-			perm[j], perm[j-1] = perm[j-1], perm[j]
-		}
-	}
+	perm := sorted(permArr[:0], nd, strides, key)
 	// One-to-one: every stride of the key at least the span of the dimensions
 	// inside it, plus one.
 	span := I(0)
@@ -99,6 +88,25 @@ func sortDims[I int | int64](shape []I, strides [][]I, offs []I, key int) {
 	for o := range strides {
 		permute(strides[o][:nd], perm)
 	}
+}
+
+// sorted is the nd dimensions in the order of a walk (appended to perm, which
+// grows where nd is more than its room): by the key's stride magnitudes,
+// largest first, ties by the other operands' (outer); an insertion sort, for a
+// handful of dimensions, and stable: equal ones keep their order.
+func sorted[I int | int64](perm []int, nd int, strides [][]I, key int) []int {
+	if nd > cap(perm) {
+		perm = make([]int, 0, nd)
+	}
+	for d := range nd {
+		perm = append(perm, d)
+	}
+	for i := 1; i < nd; i++ {
+		for j := i; j > 0 && outer(strides, key, perm[j], perm[j-1]); j-- {
+			perm[j], perm[j-1] = perm[j-1], perm[j]
+		}
+	}
+	return perm
 }
 
 // outer is whether dimension a goes outside dimension b: the key's larger
@@ -175,4 +183,20 @@ func abs[I int | int64](x I) I {
 		return -x
 	}
 	return x
+}
+
+// DenseStrides sets out to the strides of a new dense (gapless) array of shape
+// whose memory order is that of an array with strides: its dimensions nested in
+// the order Plan walks them (largest stride magnitude outermost, ties in
+// order), each stride positive (NumPy's order="K"). An element-wise operation
+// from such an array into the new one walks both in one run.
+func DenseStrides[I int | int64](shape, strides, out []I) {
+	nd := len(shape)
+	var permArr [16]int
+	perm := sorted(permArr[:0], nd, [][]I{strides}, 0)
+	step := I(1)
+	for i := nd - 1; i >= 0; i-- {
+		out[perm[i]] = step
+		step *= max(shape[perm[i]], 1)
+	}
 }
