@@ -301,3 +301,21 @@ func TestSumViewMemoryOrder(t *testing.T) {
 		t.Errorf("a View of no elements: %v", err)
 	}
 }
+
+// A dst whose indexes reach one element several times (strides 1 and 2 over
+// 3x3: not one-to-one) is not reordered (walkplan.Plan keeps C order), so an
+// operation whose result depends on the order keeps its answer from before
+// walks were planned: here each line adds its call's number, C order's lines
+// being x[i], x[i+2], x[i+4] for i = 0, 1, 2 (sorted by stride, they would be
+// x[2j..2j+2], and give another answer).
+func TestMemoryOrderSelfOverlappingDst(t *testing.T) {
+	x := []float32{1, 2, 3, 4, 5, 6, 7}
+	v, _ := NewView(x, 0, []int64{3, 3}, []int64{1, 2})
+	calls := float32(0)
+	if err := Map(v, v, func(d, s []float32) error { calls++; return AddScalar(d, s, calls) }); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float32{1 + 1, 2 + 2, 3 + 1 + 3, 4 + 2, 5 + 1 + 3, 6 + 2, 7 + 3}; !slices.Equal(x, want) {
+		t.Fatalf("got %v, want %v", x, want)
+	}
+}
