@@ -4,7 +4,8 @@ and PyTorch expressions, on 4x4 and 4096x1024 inputs, contiguous and strided ([:
 of a twice-wider array):
 
   normalize    uint8 HxWxC image -> float32 CxHxW, (x/255 - mean[c]) / std[c]
-  row_norms    float32 L2 norm of each row
+  row_norms    float32 L2 norm of each row (go: vec.Norm2, float64 accumulation; the
+               twin's, as a C++ user writes it: a float accumulator)
   clip_        in-place clip to [lo, hi]
   scale_shift  a new x*k + c
 

@@ -14,7 +14,7 @@
 // which godlpack's extension builds ask for by default; portable Go loops
 // otherwise, and for the elements past the last whole vector. The experiment's
 // API changes between Go releases: the kernels build with Go 1.26 and 1.27
-// (archsimd_go126.go, archsimd_go127.go), and a newer release with
+// (archsimd_go126_gen.go, archsimd_go127_gen.go), and a newer release with
 // GOEXPERIMENT=simd is a compile error naming this until its API is added
 // (tools/gen_vec_kernels.py). Every kernel set
 // gives the same bits, by these rules:
