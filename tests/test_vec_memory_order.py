@@ -103,11 +103,13 @@ def test_broadcast_source_and_shared_element_dsts(goext):
 
 @pytest.mark.parametrize("name", list(layouts()))
 def test_array_copies_and_assignments_in_any_layout(name):
-    """godlpack.Array's strided copies (copy(), a[...] = b) walk dst's memory order and
-    give NumPy's elements."""
+    """godlpack.Array's strided copies (copy(), a[...] = b) walk dst's memory order, its
+    conversions the source's, and give NumPy's elements."""
     v = layouts()[name]
     a = godlpack.asarray(v)
     assert np.array_equal(np.asarray(a.copy()), v)
     dst = godlpack.asarray(np.zeros(v.shape[::-1], np.float32).T)  # a transposed dst
     dst[...] = a
     assert np.array_equal(np.from_dlpack(dst), v)
+    converted = godlpack.asarray(a, dtype=godlpack.float64)  # element by element, a's order
+    assert np.array_equal(np.asarray(converted), v.astype(np.float64))
