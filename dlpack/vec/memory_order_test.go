@@ -153,6 +153,29 @@ func TestMemoryOrderOverlapKeepsCOrder(t *testing.T) {
 	if !slices.Equal(x, want) {
 		t.Fatalf("overlapping transposed dst:\n got %v\nwant %v", x, want)
 	}
+	// A C-contiguous dst from a transposed src of the same memory: no tiles
+	// (their reads run ahead of the writes); dst[i][j] = x[1+i][j], src[i][j] = x[j][i].
+	for i := range x {
+		x[i] = float32(i)
+	}
+	rows, _ := NewView(x, 8, []int64{n, n}, []int64{8, 1})
+	cols, _ := NewView(x, 0, []int64{n, n}, []int64{1, 8})
+	want = slices.Clone(x)
+	for i := range n {
+		var line [n]float32
+		for j := range n {
+			line[j] = want[j*8+i]
+		}
+		for j := range n {
+			want[(1+i)*8+j] = 2 * line[j]
+		}
+	}
+	if err := Map(rows, cols, func(d, s []float32) error { return Scale(d, s, 2) }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(x, want) {
+		t.Fatalf("overlapping transposed src:\n got %v\nwant %v", x, want)
+	}
 	// Map2 and a dst that overlaps only one source: the same rule.
 	for i := range x {
 		x[i] = float32(i)

@@ -98,7 +98,7 @@ func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) e
 		if rows != nil && w.same && dStep == 2 && nr > 1 && max(dNext, -dNext) >= 2*n-1 && rows(dst.data, do, nr, n, dNext) == nr {
 			return nil
 		}
-		if !w.same && dStep == 1 && tileable(nr, n, sStep, sNext) { // a transposed src into dst's rows
+		if order == dstOrder && !w.same && dStep == 1 && tileable(nr, n, sStep, sNext) { // a transposed src into dst's rows
 			err, nr = w.tiles(&bufs, dst.data, src.data, do, so, nr, n, dNext, sStep, sNext), 0
 		}
 		for r := 0; r < nr && err == nil; r++ {
@@ -175,9 +175,10 @@ func (w *mapWalk[D, S]) line(bufs *mapBufs[D, S], dst []D, src []S, do, so, n, d
 // tiles does rows lines of n elements into contiguous lines of dst, the first
 // from do and the next ones dNext apart, from src's lines, the first from so,
 // sStep apart within a line and sNext apart from one to the next, closer to
-// each other than their elements are (a transposed src): tileLines lines at a
-// time, their elements gathered together (gatherTile), a cache line of src read
-// once rather than once a line, in blocks of a chunk (pooled).
+// each other than their elements are (a transposed src): a tile of lines at a
+// time (tileShape), their elements gathered together in src's memory order
+// (gatherTile), several cache lines of a row of src read at once rather than
+// one a line. src is read a tile ahead of dst's writes: dst may not overlap it.
 func (w *mapWalk[D, S]) tiles(bufs *mapBufs[D, S], dst []D, src []S, do, so, rows, n, dNext, sStep, sNext int) error {
 	b, k, ld := tileShape(rows, n, int(unsafe.Sizeof(src[0])), false)
 	tile := bufs.s.get(b * ld)
@@ -283,8 +284,9 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // for a 3-d x), in that order: row norms, row sums. Where the lines' elements
 // are further apart than the lines are (a transposed matrix's rows are its
 // memory's columns), up to tileLines lines at a time are gathered together in
-// the memory's order, a cache line of each read once, not one a element. A 0-d
-// x is one line of one element. fn may not keep line after it returns (a
+// the memory's order, a cache line of each read once, not one a element (so
+// fn may not write x's memory: a line is read up to a tile before fn gets it).
+// A 0-d x is one line of one element. fn may not keep line after it returns (a
 // pooled buffer, as Map's).
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 	shape, strides := x.dims.shape(), x.dims.strides()
