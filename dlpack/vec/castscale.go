@@ -83,10 +83,7 @@ func CastScaleShiftView[D Float, S Number](dst View[D], src View[S], k, c D) err
 	if err := writable(&dst); err != nil {
 		return err
 	}
-	order := cOrderMerged // a dst that overlaps src otherwise: today's order, today's result
-	if sameLayout(&dst, &src) || !overlaps(&dst, &src) {
-		order = dstOrder
-	}
+	order := walkOrderOf(&dst, sameLayout(&dst, &src), func() bool { return overlaps(&dst, &src) })
 	var buf [64]D // a strided dst's block: converted, fma'd, then scattered
 	return forLines(shape, order, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {

@@ -87,10 +87,7 @@ func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) e
 	// In place over strided lines (clip_ of x[:, ::2]): one buffer, gathered,
 	// operated on in place and scattered back.
 	w := mapWalk[D, S]{op: op, fused: fused, short: short, same: sameLayout(dst, src)}
-	order := cOrderMerged // a dst that overlaps src otherwise: today's order, today's result
-	if w.same || !overlaps(dst, src) {
-		order = dstOrder
-	}
+	order := walkOrderOf(dst, w.same, func() bool { return overlaps(dst, src) })
 	var bufs mapBufs[D, S]
 	var err error
 	if nr, n, dStep, sStep, do, so, dNext, sNext, ok := lines2(shape, dst.dims.strides(), src.dims.strides(),
@@ -98,7 +95,7 @@ func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) e
 		if rows != nil && w.same && dStep == 2 && nr > 1 && max(dNext, -dNext) >= 2*n-1 && rows(dst.data, do, nr, n, dNext) == nr {
 			return nil
 		}
-		if order == dstOrder && !w.same && dStep == 1 && tileable(nr, n, sStep, sNext) { // a transposed src into dst's rows
+		if !w.same && dStep == 1 && tileable(nr, n, sStep, sNext) && !overlaps(dst, src) { // a transposed src into dst's rows
 			err, nr = w.tiles(&bufs, dst.data, src.data, do, so, nr, n, dNext, sStep, sNext), 0
 		}
 		for r := 0; r < nr && err == nil; r++ {
@@ -200,33 +197,57 @@ func (w *mapWalk[D, S]) tiles(bufs *mapBufs[D, S], dst []D, src []S, do, so, row
 
 // lines2 is the walk of shape over two operands with strides a and b and first
 // elements at offA and offB when shape has at most two dimensions (ok false
-// otherwise: forLines walks it): the lines forLines would give in order
-// (walkplan.Plan: extents of 1 dropped, dimensions sorted and flipped by a's
-// strides for dstOrder, merged where both operands allow), rows lines of n
-// elements from offA and offB (after a flip), each operand's step along a line
-// (stepA, stepB) and from one line's first element to the next's (nextA,
-// nextB). No line when an extent is 0; a 0-d walk is one line of one element.
-// Scalars, not a struct: a struct result's fields, stored one by one and read
-// back two at a time, stalled every walk on store forwarding (perf).
+// otherwise: forLines walks it): the lines forLines would give, in the same
+// order, rows lines of n elements from startA and startB (offA and offB moved
+// by a flip), each operand's step along a line (stepA, stepB) and from one
+// line's first element to the next's (nextA, nextB). Where a's strides are in
+// order (walkplan.InOrder, every C-contiguous or rows-of dst) or order is not
+// dstOrder, there is nothing to sort: extents of 1 dropped and the two
+// dimensions merged where both operands allow, here, without walkplan.Plan's
+// call (a third of a 4x4 strided walk's time); else Plan. No line when an
+// extent is 0; a 0-d walk is one line of one element. Scalars, not a struct: a
+// struct result's fields, stored one by one and read back two at a time,
+// stalled every walk on store forwarding (perf).
 func lines2(shape, a, b []int, offA, offB int, order walkOrder) (rows, n, stepA, stepB, startA, startB, nextA, nextB int, ok bool) {
 	if len(shape) > 2 {
 		return 0, 0, 0, 0, 0, 0, 0, 0, false
 	}
-	if slices.Contains(shape, 0) {
-		return 0, 0, 0, 0, 0, 0, 0, 0, true
+	if order == dstOrder && !walkplan.InOrder(shape, a) {
+		if slices.Contains(shape, 0) {
+			return 0, 0, 0, 0, 0, 0, 0, 0, true
+		}
+		var dims, sa, sb [2]int
+		copy(dims[:], shape)
+		copy(sa[:], a)
+		copy(sb[:], b)
+		offs := [2]int{offA, offB}
+		switch walkplan.Plan(dims[:len(shape)], [][]int{sa[:], sb[:]}, offs[:], 0, true) {
+		case 0:
+			return 1, 1, 0, 0, offs[0], offs[1], 0, 0, true
+		case 1:
+			return 1, dims[0], sa[0], sb[0], offs[0], offs[1], 0, 0, true
+		}
+		return dims[0], dims[1], sa[1], sb[1], offs[0], offs[1], sa[0], sb[0], true
 	}
-	var dims, sa, sb [2]int
-	copy(dims[:], shape)
-	copy(sa[:], a)
-	copy(sb[:], b)
-	offs := [2]int{offA, offB}
-	switch walkplan.Plan(dims[:len(shape)], [][]int{sa[:], sb[:]}, offs[:], 0, order == dstOrder) {
+	switch len(shape) {
 	case 0:
-		return 1, 1, 0, 0, offs[0], offs[1], 0, 0, true
+		return 1, 1, 0, 0, offA, offB, 0, 0, true
 	case 1:
-		return 1, dims[0], sa[0], sb[0], offs[0], offs[1], 0, 0, true
+		if shape[0] == 0 {
+			return 0, 0, 0, 0, 0, 0, 0, 0, true
+		}
+		return 1, shape[0], a[0], b[0], offA, offB, 0, 0, true
 	}
-	return dims[0], dims[1], sa[1], sb[1], offs[0], offs[1], sa[0], sb[0], true
+	r, c := shape[0], shape[1]
+	switch {
+	case r == 0 || c == 0:
+		return 0, 0, 0, 0, 0, 0, 0, 0, true
+	case c == 1:
+		return 1, r, a[0], b[0], offA, offB, 0, 0, true
+	case r == 1 || a[0] == a[1]*c && b[0] == b[1]*c:
+		return 1, r * c, a[1], b[1], offA, offB, 0, 0, true
+	}
+	return r, c, a[1], b[1], offA, offB, a[0], b[0], true
 }
 
 // Map2 is Map with two sources: op(d, a, b) sets d from a and b (vec.Add and
@@ -252,10 +273,9 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 	defer dbuf.release()
 	defer abuf.release()
 	defer bbuf.release()
-	order := cOrderMerged // a dst that overlaps a source otherwise: today's order, today's result
-	if (sameLayout(&dst, &a) || !overlaps(&dst, &a)) && (sameLayout(&dst, &b) || !overlaps(&dst, &b)) {
-		order = dstOrder
-	}
+	order := walkOrderOf(&dst, false, func() bool {
+		return !sameLayout(&dst, &a) && overlaps(&dst, &a) || !sameLayout(&dst, &b) && overlaps(&dst, &b)
+	})
 	return forLines(shape, order, [][]int{dst.dims.strides(), a.dims.strides(), b.dims.strides()},
 		[]int{dst.offset, a.offset, b.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
@@ -477,6 +497,18 @@ func sameLayout[D, S any](a *View[D], b *View[S]) bool {
 	}
 	return len(a.data) > 0 && len(b.data) > 0 && unsafe.Pointer(&a.data[0]) == unsafe.Pointer(&b.data[0]) &&
 		a.offset == b.offset && slices.Equal(a.dims.strides(), b.dims.strides())
+}
+
+// walkOrderOf is the order of an element-wise walk into dst: dstOrder (memory
+// order), unless it would change the order of the writes (dst's strides not in
+// walkplan.InOrder) and overlap (called only then: a small walk's time) says
+// dst meets a source it is not (same: dst is the source, walked alike); then
+// cOrderMerged, the order before walks were planned, and its result.
+func walkOrderOf[T any](dst *View[T], same bool, overlap func() bool) walkOrder {
+	if same || walkplan.InOrder(dst.dims.shape(), dst.dims.strides()) || !overlap() {
+		return dstOrder
+	}
+	return cOrderMerged
 }
 
 // overlaps is whether the memory a and b span, from the lowest element's first

@@ -41,7 +41,7 @@ func Plan[I int | int64](shape []I, strides [][]I, offs []I, key int, reorder bo
 		}
 		nd++
 	}
-	if reorder && nd > 1 && !inOrder(shape[:nd], strides[key][:nd]) {
+	if reorder && nd > 1 && !InOrder(shape[:nd], strides[key][:nd]) {
 		sortDims(shape[:nd], strides, offs, key)
 	} else if reorder && nd == 1 && strides[key][0] < 0 {
 		flip(shape, strides, offs, 0)
@@ -49,13 +49,21 @@ func Plan[I int | int64](shape []I, strides [][]I, offs []I, key int, reorder bo
 	return merge(shape[:nd], strides)
 }
 
-// inOrder is whether the key's strides are positive and decreasing already
-// (a C-contiguous key, or rows of one): the common case, which needs no sort.
-func inOrder[I int | int64](shape, key []I) bool {
-	for d := range shape {
-		if key[d] <= 0 || d > 0 && key[d] > key[d-1] {
+// InOrder is whether strides, over the dimensions of shape whose extent is not
+// 1, are positive and decreasing already (a C-contiguous array, or rows of one):
+// Plan keyed by them keeps C order, so a caller may skip what a reordered walk
+// would need (vec's overlap check), and Plan skips its sort.
+func InOrder[I int | int64](shape, strides []I) bool {
+	last := I(0)
+	for d, ext := range shape {
+		if ext == 1 {
+			continue
+		}
+		s := strides[d]
+		if s <= 0 || last != 0 && s > last {
 			return false
 		}
+		last = s
 	}
 	return true
 }
