@@ -4,7 +4,8 @@ and PyTorch expressions, on 4x4 and 4096x1024 inputs, contiguous and strided ([:
 of a twice-wider array):
 
   normalize    uint8 HxWxC image -> float32 CxHxW, (x/255 - mean[c]) / std[c]
-  row_norms    float32 L2 norm of each row
+  row_norms    float32 L2 norm of each row (go: vec.Norm2, float64 accumulation; the
+               twin's, as a C++ user writes it: a float accumulator)
   clip_        in-place clip to [lo, hi]
   scale_shift  a new x*k + c
 
@@ -24,6 +25,17 @@ threads, Go's collector), so only the go/C++ ratio means something then; a proce
 CPU clock is no better, as PyTorch's threads spin on after its calls and bill the
 next statement.
 The nanobind package comes from PyPI as in bench_goext.py.
+
+Then the memory-order rows (--order-only: those alone): 4096x2048 float32 (8M
+elements) laid out C-contiguous, as the .T of a C-contiguous 2048x4096, as a permuted
+3-d tensor (a C-contiguous 32x256x1024 transposed (2, 0, 1)) and with both axes
+reversed ([::-1, ::-1], NumPy only: PyTorch has no negative strides), from NumPy and
+from PyTorch (torch.from_numpy of the same memory), through scale_ (x *= 1, in place),
+clip_, scale_shift (a new x*k + c, laid out in x's memory order as NumPy's and
+PyTorch's results are) and sum (float64, in memory order; NumPy's and PyTorch's float32
+sums), one goroutine, PyTorch on one thread. Ratios: go on the layout / go on the
+C-contiguous input (goal <= 1.5) and go / the framework's own op on the same view
+(goal <= 1.0).
 """
 
 from __future__ import annotations
@@ -210,6 +222,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer iterations (smoke run)")
     ap.add_argument("--cpu", action="store_true", help="thread CPU time, not wall (go/C++ only)")
+    ap.add_argument("--order-only", action="store_true", help="only the memory-order rows")
     default_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     ap.add_argument("--cache", type=Path, default=default_cache / "godlpack-bench")
     args = ap.parse_args()
@@ -223,7 +236,7 @@ def main() -> None:
     print(f"{'':28s}" + "".join(f"{n:>11s}" for n in names) + "   go/C++  go_mt/NumPy")
     ratios = []
     clock = time.thread_time if args.cpu else timeit.default_timer
-    for rows, cols in ((4, 4), (4096, 1024)):
+    for rows, cols in () if args.order_only else ((4, 4), (4096, 1024)):
         big = rows * cols > 1 << 16
         number, repeat = (
             ((2, 3) if big else (2000, 3)) if args.quick else ((5, 30) if big else (20000, 7))
@@ -245,6 +258,85 @@ def main() -> None:
                 label = f"{fn} {rows}x{cols} {'strided' if strided else 'contig.'}"
                 cells = "".join(f"{t[n] / 1e3:11.2f}" for n in names)
                 print(f"{label:28s}{cells}   {r_cpp:6.2f}x  {r_np:6.2f}x", flush=True)
+    memory_order_rows(vb, args.quick, clock)
+
+
+def order_layouts() -> dict[str, np.ndarray]:
+    """The memory-order rows' inputs, 8M float32 each, every element distinct-ish."""
+    rng = np.random.default_rng(41)
+    return {
+        "contiguous": rng.random((4096, 2048), dtype=np.float32),
+        ".T": rng.random((2048, 4096), dtype=np.float32).T,
+        "permuted 3-d": rng.random((32, 256, 1024), dtype=np.float32).transpose(2, 0, 1),
+        "reversed": rng.random((4096, 2048), dtype=np.float32)[::-1, ::-1],
+    }
+
+
+ORDER_OPS = {  # name: (go, NumPy, PyTorch), x the NumPy array, tx the tensor
+    "scale_": ("vb.scale_nd_(x, 1.0)", "np.multiply(x, np.float32(1), out=x)", "tx.mul_(1.0)"),
+    "clip_": ("vb.clip_nd_(x, LO, HI)", "np.clip(x, LO, HI, out=x)", "tx.clamp_(LO, HI)"),
+    "scale_shift": (
+        "vb.scale_shift_nd(x, K, C)",
+        "x * np.float32(K) + np.float32(C)",
+        "tx * K + C",
+    ),
+    "sum": ("vb.sum_nd(x)", "x.sum()", "tx.sum()"),
+}
+
+
+def check_order(env: dict[str, object], op: str) -> None:
+    """go's result on the layout is NumPy's (scale_ and clip_ on copies of the view's
+    memory, laid out alike)."""
+    go, ref, _ = ORDER_OPS[op]
+    x = env["x"]
+    if op in ("scale_", "clip_"):
+        base = x.base if x.base is not None else x
+        offset = x.ctypes.data - base.ctypes.data
+        y, want = (np.ndarray(x.shape, x.dtype, base.copy(), offset, x.strides) for _ in range(2))
+        eval(go, env | {"x": y})
+        eval(ref, env | {"x": want})
+        assert np.array_equal(y, want), op
+        return
+    got, want = eval(go, env), eval(ref, env)
+    if op == "sum":
+        assert abs(got - float(want)) <= 1e-5 * abs(float(want)), (got, want)
+        return
+    got = np.from_dlpack(got)  # fused: may differ from NumPy's two roundings in the last bit
+    assert np.allclose(got, want, rtol=2e-6, atol=2e-6), op
+    assert sorted(got.strides) == sorted(abs(s) for s in want.strides), (got.strides, want.strides)
+
+
+def memory_order_rows(vb: object, quick: bool, clock) -> None:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    number, repeat = (1, 3) if quick else (3, 12)
+    print(f"\nmemory order: 4096x2048 float32, one goroutine, torch threads 1; ms; "
+          f"load average {', '.join(f'{v:.2f}' for v in os.getloadavg())}")  # fmt: skip
+    print(f"{'':30s}{'go':>9s}{'own op':>9s}   go/contig.  go/own op")
+    contig: dict[str, float] = {}
+    try:
+        for name, base in order_layouts().items():
+            for source in ("NumPy", "PyTorch"):
+                if source == "PyTorch" and base.strides[0] < 0:
+                    continue  # no negative strides in PyTorch
+                for op, (go, np_stmt, torch_stmt) in ORDER_OPS.items():
+                    x = base
+                    tx = torch.from_numpy(x) if source == "PyTorch" else None
+                    env = {"vb": vb, "np": np, "x": x, "tx": tx,
+                           "LO": LO, "HI": HI, "K": K, "C": C}  # fmt: skip
+                    if source == "NumPy":
+                        check_order(env, op)
+                    stmts = {"go": go.replace("(x", "(tx") if source == "PyTorch" else go,
+                             "own": np_stmt if source == "NumPy" else torch_stmt}  # fmt: skip
+                    t = ns_per_call(stmts, env, number, repeat, clock)
+                    if name == "contiguous":
+                        contig[source + op] = t["go"]
+                    r_c, r_own = t["go"] / contig[source + op], t["go"] / t["own"]
+                    label = f"{op} {name} ({source})"
+                    print(f"{label:30s}{t['go'] / 1e6:9.2f}{t['own'] / 1e6:9.2f}   "
+                          f"{r_c:8.2f}x  {r_own:8.2f}x", flush=True)  # fmt: skip
+    finally:
+        torch.set_num_threads(threads)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,19 @@
 package dlpack
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/godlpack/godlpack/internal/walkplan"
+)
 
 // CopyStrided copies the elements of a strided source into a strided destination of
 // the same shape, for element types of whole bytes (itemSize >= 1). Strides are in
 // elements. The memory behind dst and src belongs to C or a producer; the caller has
-// validated that every element address lies inside it. Runs of elements that are
+// validated that every element address lies inside it, and that the two do not
+// overlap. The walk goes in the destination's memory order (walkplan.Plan: its
+// dimensions sorted by dst's strides, reversed ones flipped, and merged where both
+// arrays allow), so that a copy into or out of a transposed or reversed array
+// writes dst line by line, not one element a row; runs of elements that are then
 // contiguous in both arrays are copied with one copy() each.
 func CopyStrided(dst unsafe.Pointer, dstStrides []int64, src unsafe.Pointer, srcStrides []int64,
 	shape []int64, itemSize int) {
@@ -14,33 +22,32 @@ func CopyStrided(dst unsafe.Pointer, dstStrides []int64, src unsafe.Pointer, src
 			return
 		}
 	}
+	is := int64(itemSize)
+	// The plan's copies of shape and strides: the caller's stay as they are.
+	var onStack [3 * 8]int64
+	all := onStack[:]
+	if nd := len(shape); 3*nd > len(all) {
+		all = make([]int64, 3*nd)
+	}
 	nd := len(shape)
-	if nd == 0 {
+	sh, ds, ss := all[:nd:nd], all[nd:2*nd:2*nd], all[2*nd:3*nd]
+	copy(sh, shape)
+	copy(ds, dstStrides)
+	copy(ss, srcStrides)
+	offs := [2]int64{}
+	nd = walkplan.Plan(sh, [][]int64{ds, ss}, offs[:], 0, true)
+	dst, src = unsafe.Add(dst, offs[0]*is), unsafe.Add(src, offs[1]*is)
+	if nd == 0 { // one element
 		copy(unsafe.Slice((*byte)(dst), itemSize), unsafe.Slice((*byte)(src), itemSize))
 		return
 	}
-	// Merge trailing dimensions that are contiguous in both arrays into one run.
-	run := int64(1)
-	inner := nd
-	for inner > 0 {
-		d := inner - 1
-		if shape[d] != 1 && (dstStrides[d] != run || srcStrides[d] != run) {
-			break
-		}
-		run *= shape[d]
-		inner = d
-	}
-	runBytes := int(run) * itemSize
-	if inner == 0 {
-		copy(unsafe.Slice((*byte)(dst), runBytes), unsafe.Slice((*byte)(src), runBytes))
+	last := nd - 1
+	if ds[last] != 1 || ss[last] != 1 {
+		copyStridedInner(dst, ds, src, ss, sh, nd, itemSize)
 		return
 	}
-	if run == 1 {
-		copyStridedInner(dst, dstStrides, src, srcStrides, shape, inner, itemSize)
-		return
-	}
-	is := int64(itemSize)
-	forEachLine(shape[:inner], dstStrides[:inner], srcStrides[:inner], func(dOff, sOff int64) {
+	runBytes := int(sh[last]) * itemSize
+	forEachLine(sh[:last], ds[:last], ss[:last], func(dOff, sOff int64) {
 		copy(unsafe.Slice((*byte)(unsafe.Add(dst, dOff*is)), runBytes),
 			unsafe.Slice((*byte)(unsafe.Add(src, sOff*is)), runBytes))
 	})

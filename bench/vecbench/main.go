@@ -26,6 +26,14 @@ func init() {
 		godlpack.Func3("scale_shift", scaleShift(false), "x", "k", "c").Where("x", constraint.NDim(2)).
 			Doc("A new float32 matrix x*k + c."),
 		godlpack.Func3("scale_shift_mt", scaleShift(true), "x", "k", "c").Where("x", constraint.NDim(2)),
+		godlpack.Func2("scale_nd_", scaleInPlace, "x", "k").
+			Doc("Multiplies a float32 tensor of any layout by k in place (the memory-order rows)."),
+		godlpack.Func3("clip_nd_", clipAny, "x", "lo", "hi").
+			Doc("Clips a float32 tensor of any layout to [lo, hi] in place."),
+		godlpack.Func3("scale_shift_nd", scaleShiftLike, "x", "k", "c").
+			Doc("A new float32 tensor x*k + c of any layout, laid out in x's memory order (NumPy's order=K)."),
+		godlpack.Func1("sum_nd", sumAny, "x").
+			Doc("The float64 sum of a float32 tensor of any layout, in its memory's order."),
 		godlpack.Func3("noop_", noop, "x", "lo", "hi").Where("x", constraint.NDim(2)).
 			Doc("clip_'s signature doing nothing: what the call itself costs (the floor of a 4x4 clip_)."),
 		godlpack.Func0("kernels", func() (string, error) { return vec.Kernels(), nil }),
@@ -215,4 +223,45 @@ func scaleShift(mt bool) func(godlpack.Tensor[float32], float64, float64) (*tens
 			return vec.ScaleShiftView(d, s, k, c)
 		})
 	}
+}
+
+// The memory-order rows' functions: one goroutine, any number of dimensions and
+// any strides, each a View and one vec call, as a new user writes them.
+
+func scaleInPlace(x godlpack.MutTensor[float32], k64 float64) (godlpack.None, error) {
+	v, err := vec.FromTensor[float32](x)
+	if err != nil {
+		return godlpack.None{}, err
+	}
+	k := float32(k64)
+	return godlpack.None{}, vec.Map(v, v, func(d, s []float32) error { return vec.Scale(d, s, k) })
+}
+
+func clipAny(x godlpack.MutTensor[float32], lo, hi float64) (godlpack.None, error) {
+	return godlpack.None{}, vec.ClipTensor(x, float32(lo), float32(hi))
+}
+
+func scaleShiftLike(x godlpack.Tensor[float32], k, c float64) (*tensor.Tensor, error) {
+	src, err := vec.FromTensor[float32](x)
+	if err != nil {
+		return nil, err
+	}
+	shape, strides := src.Shape(), vec.StridesLike(src)
+	data := make([]float32, src.Len())
+	dst, err := vec.NewView(data, 0, shape, strides)
+	if err != nil {
+		return nil, err
+	}
+	if err := vec.ScaleShiftView(dst, src, float32(k), float32(c)); err != nil {
+		return nil, err
+	}
+	return tensor.FromSliceStrided(data, shape, strides)
+}
+
+func sumAny(x godlpack.Tensor[float32]) (float64, error) {
+	v, err := vec.FromTensor[float32](x)
+	if err != nil {
+		return 0, err
+	}
+	return vec.SumView(v)
 }

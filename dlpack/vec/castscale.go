@@ -83,8 +83,9 @@ func CastScaleShiftView[D Float, S Number](dst View[D], src View[S], k, c D) err
 	if err := writable(&dst); err != nil {
 		return err
 	}
+	order := walkOrderOf(&dst, sameLayout(&dst, &src), func() bool { return overlaps(&dst, &src) })
 	var buf [64]D // a strided dst's block: converted, fma'd, then scattered
-	return forLines(shape, true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
+	return forLines(shape, order, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			for lo := 0; lo < n; lo += len(buf) {
 				m, do := min(n-lo, len(buf)), offs[0]+lo*steps[0]
@@ -108,7 +109,7 @@ func CastScaleShiftView[D Float, S Number](dst View[D], src View[S], k, c D) err
 // (a long line: block by block), and on the last ones at the end.
 func castScaleShiftInto[D Float, S Number](dst []D, src View[S], k, c D) error {
 	at, done := 0, 0 // dst's next element to convert, and the first not fma'd
-	err := forLines(src.dims.shape(), true, [][]int{src.dims.strides()}, []int{src.offset},
+	err := forLines(src.dims.shape(), cOrderMerged, [][]int{src.dims.strides()}, []int{src.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			for lo := 0; lo < n; {
 				m := min(n-lo, castBlock-(at-done))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/internal/walkplan"
 )
 
 // The walks over views: an odometer steps the outer dimensions, and each line
@@ -85,19 +87,23 @@ func mapLinesShort[D, S any](dst *View[D], src *View[S], op func(d []D, s []S) e
 	// In place over strided lines (clip_ of x[:, ::2]): one buffer, gathered,
 	// operated on in place and scattered back.
 	w := mapWalk[D, S]{op: op, fused: fused, short: short, same: sameLayout(dst, src)}
+	order := walkOrderOf(dst, w.same, func() bool { return overlaps(dst, src) })
 	var bufs mapBufs[D, S]
 	var err error
-	if nr, n, dStep, sStep, dNext, sNext, ok := lines2(shape, dst.dims.strides(), src.dims.strides()); ok { // no odometer
-		do, so := dst.offset, src.offset
+	if nr, n, dStep, sStep, do, so, dNext, sNext, ok := lines2(shape, dst.dims.strides(), src.dims.strides(),
+		dst.offset, src.offset, order); ok { // no odometer
 		if rows != nil && w.same && dStep == 2 && nr > 1 && max(dNext, -dNext) >= 2*n-1 && rows(dst.data, do, nr, n, dNext) == nr {
 			return nil
+		}
+		if !w.same && dStep == 1 && tileable(nr, n, sStep, sNext) && !overlaps(dst, src) { // a transposed src into dst's rows
+			err, nr = w.tiles(&bufs, dst.data, src.data, do, so, nr, n, dNext, sStep, sNext), 0
 		}
 		for r := 0; r < nr && err == nil; r++ {
 			err = w.line(&bufs, dst.data, src.data, do, so, n, dStep, sStep)
 			do, so = do+dNext, so+sNext
 		}
 	} else {
-		err = forLines(shape, true, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
+		err = forLines(shape, order, [][]int{dst.dims.strides(), src.dims.strides()}, []int{dst.offset, src.offset},
 			func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 				return w.line(&bufs, dst.data, src.data, offs[0], offs[1], n, steps[0], steps[1])
 			})
@@ -163,37 +169,85 @@ func (w *mapWalk[D, S]) line(bufs *mapBufs[D, S], dst []D, src []S, do, so, n, d
 	return nil
 }
 
-// lines2 is the walk of shape over two operands with strides a and b when shape
-// has at most two dimensions (ok false otherwise: forLines walks it): the lines
-// forLines would give with mergeLast, in the same order, extents of 1 dropped
-// and the two dimensions merged where both operands allow: rows lines of n
-// elements, each operand's step along a line (stepA, stepB) and from one
-// line's first element to the next's (nextA, nextB). No line when an extent is
-// 0; a 0-d walk is one line of one element. Scalars, not a struct: a struct
-// result's fields, stored one by one and read back two at a time, stalled
-// every walk on store forwarding (perf).
-func lines2(shape, a, b []int) (rows, n, stepA, stepB, nextA, nextB int, ok bool) {
+// tiles does rows lines of n elements into contiguous lines of dst, the first
+// from do and the next ones dNext apart, from src's lines, the first from so,
+// sStep apart within a line and sNext apart from one to the next, closer to
+// each other than their elements are (a transposed src): a tile of lines at a
+// time (tileShape), their elements gathered together in src's memory order
+// (gatherTile), several cache lines of a row of src read at once rather than
+// one a line. src is read a tile ahead of dst's writes: dst may not overlap it.
+func (w *mapWalk[D, S]) tiles(bufs *mapBufs[D, S], dst []D, src []S, do, so, rows, n, dNext, sStep, sNext int) error {
+	b, k, ld := tileShape(rows, n, int(unsafe.Sizeof(src[0])), false)
+	tile := bufs.s.get(b * ld)
+	for r := 0; r < rows; r += b {
+		b := min(b, rows-r)
+		for lo := 0; lo < n; lo += k {
+			k := min(k, n-lo)
+			gatherTile(tile, src, so+r*sNext+lo*sStep, b, k, ld, sStep, sNext)
+			for j := range b {
+				d := do + (r+j)*dNext + lo
+				if err := w.op(dst[d:d+k:d+k], tile[j*ld:j*ld+k:j*ld+k]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// lines2 is the walk of shape over two operands with strides a and b and first
+// elements at offA and offB when shape has at most two dimensions (ok false
+// otherwise: forLines walks it): the lines forLines would give, in the same
+// order, rows lines of n elements from startA and startB (offA and offB moved
+// by a flip), each operand's step along a line (stepA, stepB) and from one
+// line's first element to the next's (nextA, nextB). Where a's strides are in
+// order (walkplan.InOrder, every C-contiguous or rows-of dst) or order is not
+// dstOrder, there is nothing to sort: extents of 1 dropped and the two
+// dimensions merged where both operands allow, here, without walkplan.Plan's
+// call (a third of a 4x4 strided walk's time); else Plan. No line when an
+// extent is 0; a 0-d walk is one line of one element. Scalars, not a struct: a
+// struct result's fields, stored one by one and read back two at a time,
+// stalled every walk on store forwarding (perf).
+func lines2(shape, a, b []int, offA, offB int, order walkOrder) (rows, n, stepA, stepB, startA, startB, nextA, nextB int, ok bool) {
+	if len(shape) > 2 {
+		return 0, 0, 0, 0, 0, 0, 0, 0, false
+	}
+	if order == dstOrder && !walkplan.InOrder(shape, a) {
+		if slices.Contains(shape, 0) {
+			return 0, 0, 0, 0, 0, 0, 0, 0, true
+		}
+		var dims, sa, sb [2]int
+		copy(dims[:], shape)
+		copy(sa[:], a)
+		copy(sb[:], b)
+		offs := [2]int{offA, offB}
+		switch walkplan.Plan(dims[:len(shape)], [][]int{sa[:], sb[:]}, offs[:], 0, true) {
+		case 0:
+			return 1, 1, 0, 0, offs[0], offs[1], 0, 0, true
+		case 1:
+			return 1, dims[0], sa[0], sb[0], offs[0], offs[1], 0, 0, true
+		}
+		return dims[0], dims[1], sa[1], sb[1], offs[0], offs[1], sa[0], sb[0], true
+	}
 	switch len(shape) {
 	case 0:
-		return 1, 1, 0, 0, 0, 0, true
+		return 1, 1, 0, 0, offA, offB, 0, 0, true
 	case 1:
 		if shape[0] == 0 {
-			return 0, 0, 0, 0, 0, 0, true
+			return 0, 0, 0, 0, 0, 0, 0, 0, true
 		}
-		return 1, shape[0], a[0], b[0], 0, 0, true
-	case 2:
-		r, c := shape[0], shape[1]
-		switch {
-		case r == 0 || c == 0:
-			return 0, 0, 0, 0, 0, 0, true
-		case c == 1:
-			return 1, r, a[0], b[0], 0, 0, true
-		case r == 1 || a[0] == a[1]*c && b[0] == b[1]*c:
-			return 1, r * c, a[1], b[1], 0, 0, true
-		}
-		return r, c, a[1], b[1], a[0], b[0], true
+		return 1, shape[0], a[0], b[0], offA, offB, 0, 0, true
 	}
-	return 0, 0, 0, 0, 0, 0, false
+	r, c := shape[0], shape[1]
+	switch {
+	case r == 0 || c == 0:
+		return 0, 0, 0, 0, 0, 0, 0, 0, true
+	case c == 1:
+		return 1, r, a[0], b[0], offA, offB, 0, 0, true
+	case r == 1 || a[0] == a[1]*c && b[0] == b[1]*c:
+		return 1, r * c, a[1], b[1], offA, offB, 0, 0, true
+	}
+	return r, c, a[1], b[1], offA, offB, a[0], b[0], true
 }
 
 // Map2 is Map with two sources: op(d, a, b) sets d from a and b (vec.Add and
@@ -219,7 +273,10 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 	defer dbuf.release()
 	defer abuf.release()
 	defer bbuf.release()
-	return forLines(shape, true, [][]int{dst.dims.strides(), a.dims.strides(), b.dims.strides()},
+	order := walkOrderOf(&dst, false, func() bool {
+		return !sameLayout(&dst, &a) && overlaps(&dst, &a) || !sameLayout(&dst, &b) && overlaps(&dst, &b)
+	})
+	return forLines(shape, order, [][]int{dst.dims.strides(), a.dims.strides(), b.dims.strides()},
 		[]int{dst.offset, a.offset, b.offset},
 		func(_ int, offs [maxOps]int, n int, steps [maxOps]int) error {
 			for lo, m := 0, 0; lo < n; lo += m {
@@ -244,8 +301,13 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // Lines calls fn with each line of x along its last dimension, whole (a
 // buffer of it where x's last stride is not 1: writes to it are lost), and
 // its index i among the lines in C order (x[i // shape[-2], i % shape[-2], :]
-// for a 3-d x): row norms, row sums. A 0-d x is one line of one element. fn
-// may not keep line after it returns (a pooled buffer, as Map's).
+// for a 3-d x), in that order: row norms, row sums. Where the lines' elements
+// are further apart than the lines are (a transposed matrix's rows are its
+// memory's columns), up to tileLines lines at a time are gathered together in
+// the memory's order, a cache line of each read once, not one a element (so
+// fn may not write x's memory: a line is read up to a tile before fn gets it).
+// A 0-d x is one line of one element. fn may not keep line after it returns (a
+// pooled buffer, as Map's).
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 	shape, strides := x.dims.shape(), x.dims.strides()
 	if err := check(shape, &x); err != nil {
@@ -253,9 +315,11 @@ func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 	}
 	var buf walkBuf[T]
 	var err error
-	if len(shape) <= 2 { // forLines' lines, without its odometer: a matrix's rows
+	nd := len(shape)
+	switch {
+	case nd <= 2: // a matrix's rows, without forLines' odometer
 		rows, n, step, next := 1, 1, 0, 0 // a 0-d x: one line of one element
-		switch len(shape) {
+		switch nd {
 		case 1:
 			n, step = shape[0], strides[0]
 		case 2:
@@ -264,17 +328,120 @@ func Lines[T any](x View[T], fn func(i int, line []T) error) error {
 		if n == 0 {
 			rows = 0
 		}
-		for i, off := 0, x.offset; i < rows && err == nil; i, off = i+1, off+next {
-			err = fn(i, lineOf(x.data, &buf, off, step, n))
-		}
-	} else {
-		err = forLines(shape, false, [][]int{strides}, []int{x.offset},
+		err = matrixLines(x.data, &buf, x.offset, 0, rows, n, step, next, fn)
+	case tileable(shape[nd-2], shape[nd-1], strides[nd-1], strides[nd-2]) && !slices.Contains(shape, 0):
+		// the leading dimensions' indexes in C order, each a matrix of lines
+		rows := shape[nd-2]
+		err = forLines(shape[:nd-1], cOrder, [][]int{strides[:nd-1]}, []int{x.offset},
+			func(i int, offs [maxOps]int, _ int, _ [maxOps]int) error {
+				return matrixLines(x.data, &buf, offs[0], i*rows, rows, shape[nd-1], strides[nd-1], strides[nd-2], fn)
+			})
+	default:
+		err = forLines(shape, cOrder, [][]int{strides}, []int{x.offset},
 			func(i int, offs [maxOps]int, n int, steps [maxOps]int) error {
 				return fn(i, lineOf(x.data, &buf, offs[0], steps[0], n))
 			})
 	}
 	buf.release()
 	return err
+}
+
+// The tiles of a transposed walk: up to tileLines lines gathered together, a
+// tile of at most tileBytes, each line in the tile a cache line (tilePad bytes)
+// longer than it is, so that the lines of a tile whose length is a multiple of
+// 4 KiB do not all fall in one set of the cache. 64 lines of float32 read 256
+// bytes, four cache lines, of each row of the memory at a visit: enough for the
+// prefetcher to run ahead, where 16 (one line) were paced by the memory's
+// latency (BenchmarkMemoryOrder).
+const (
+	tileLines = 64
+	tileBytes = 256 << 10
+	tilePad   = 64
+)
+
+// tileShape is the tile of a walk of rows lines of n elements of size bytes:
+// b lines of k elements (k = n when whole is true: Lines' whole lines), ld
+// elements from one to the next in the tile.
+func tileShape(rows, n, size int, whole bool) (b, k, ld int) {
+	pad := max(1, tilePad/size)
+	if whole {
+		k = n
+		b = min(rows, tileLines, max(1, tileBytes/size/(n+pad)))
+	} else {
+		b = min(rows, tileLines)
+		k = min(n, max(16, tileBytes/size/b-pad))
+	}
+	return b, k, k + pad
+}
+
+// tileable is whether Lines gathers rows lines of n elements, step apart within
+// a line and next apart from one to the next, a tile at a time: the lines are
+// strided, closer to each other than their elements are, and more than one.
+func tileable(rows, n, step, next int) bool {
+	return rows > 1 && n > 1 && step != 1 && next != 0 && max(next, -next) < max(step, -step)
+}
+
+// matrixLines calls fn with each of rows lines of n elements of data, the
+// first from off, step apart within a line and next apart from one to the
+// next, and their indexes i0, i0+1, ...: a line at a time, or (tiled) a tile
+// of lines gathered together in the memory's order.
+func matrixLines[T any](data []T, buf *walkBuf[T], off, i0, rows, n, step, next int, fn func(i int, line []T) error) error {
+	if !tileable(rows, n, step, next) {
+		for r := range rows {
+			if err := fn(i0+r, lineOf(data, buf, off+r*next, step, n)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	b, _, ld := tileShape(rows, n, int(unsafe.Sizeof(data[0])), true)
+	tile := buf.get(b * ld)
+	for r := 0; r < rows; r += b {
+		b := min(b, rows-r)
+		gatherTile(tile, data, off+r*next, b, n, ld, step, next)
+		for j := range b {
+			if err := fn(i0+r+j, tile[j*ld:j*ld+n:j*ld+n]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gatherTile copies b lines of n elements of data, the first from off, step
+// apart within a line and next apart from one line to the next, into tile, ld
+// elements from one line to the next: element j of every line, then element
+// j+1, so that where the lines are next to each other in memory the reads go
+// through it in order. NewView and FromPointer checked that every element lies
+// in data.
+func gatherTile[T any](tile, data []T, off, b, n, ld, step, next int) {
+	_ = tile[(b-1)*ld+n-1]                            // the tile's last element, checked once
+	_, _ = data[off+(b-1)*next], data[off+(n-1)*step] // the corners of the source, ...
+	_ = data[off+(b-1)*next+(n-1)*step]               // every element inside them
+	size := int(unsafe.Sizeof(tile[0]))
+	p, t := unsafe.Pointer(&data[off]), unsafe.Pointer(&tile[0])
+	by, sby, lby := next*size, step*size, ld*size
+	j := 0
+	for ; j+4 <= n; j += 4 { // four of the memory's rows at a time: four misses in flight
+		q := unsafe.Add(p, j*sby)
+		d := unsafe.Add(t, j*size)
+		for r := range b {
+			s := unsafe.Add(q, r*by)
+			e := unsafe.Add(d, r*lby)
+			v0, v1 := *(*T)(s), *(*T)(unsafe.Add(s, sby))
+			v2, v3 := *(*T)(unsafe.Add(s, 2*sby)), *(*T)(unsafe.Add(s, 3*sby))
+			*(*T)(e) = v0
+			*(*T)(unsafe.Add(e, size)) = v1
+			*(*T)(unsafe.Add(e, 2*size)) = v2
+			*(*T)(unsafe.Add(e, 3*size)) = v3
+		}
+	}
+	for ; j < n; j++ {
+		q := unsafe.Add(p, j*sby)
+		for r := range b {
+			*(*T)(unsafe.Add(t, (r*ld+j)*size)) = *(*T)(unsafe.Add(q, r*by))
+		}
+	}
 }
 
 // check is nil when v has the shape shape and memory for its elements.
@@ -330,6 +497,51 @@ func sameLayout[D, S any](a *View[D], b *View[S]) bool {
 	}
 	return len(a.data) > 0 && len(b.data) > 0 && unsafe.Pointer(&a.data[0]) == unsafe.Pointer(&b.data[0]) &&
 		a.offset == b.offset && slices.Equal(a.dims.strides(), b.dims.strides())
+}
+
+// walkOrderOf is the order of an element-wise walk into dst: dstOrder (memory
+// order), unless it would change the order of the writes (dst's strides not in
+// walkplan.InOrder) and overlap (called only then: a small walk's time) says
+// dst meets a source it is not (same: dst is the source, walked alike); then
+// cOrderMerged, the order before walks were planned, and its result.
+func walkOrderOf[T any](dst *View[T], same bool, overlap func() bool) walkOrder {
+	if same || walkplan.InOrder(dst.dims.shape(), dst.dims.strides()) || !overlap() {
+		return dstOrder
+	}
+	return cOrderMerged
+}
+
+// overlaps is whether the memory a and b span, from the lowest element's first
+// byte to the highest's last, meet: two views that do not may be walked in any
+// order; two that do (dst a shifted view of src) are walked in C order, as
+// before walks were planned, so that their result stays what it was.
+func overlaps[D, S any](a *View[D], b *View[S]) bool {
+	aLo, aHi, aOK := byteSpan(a)
+	bLo, bHi, bOK := byteSpan(b)
+	return aOK && bOK && aLo <= bHi && bLo <= aHi
+}
+
+// byteSpan is the addresses of the first and last bytes of v's elements (ok
+// false when it has none).
+func byteSpan[T any](v *View[T]) (lo, hi uintptr, ok bool) {
+	if len(v.data) == 0 {
+		return 0, 0, false
+	}
+	first, last := v.offset, v.offset
+	strides := v.dims.strides()
+	for i, e := range v.dims.shape() {
+		if e == 0 {
+			return 0, 0, false
+		}
+		if r := (e - 1) * strides[i]; r < 0 {
+			first += r
+		} else {
+			last += r
+		}
+	}
+	size := unsafe.Sizeof(*new(T))
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(v.data)))
+	return base + uintptr(first)*size, base + uintptr(last+1)*size - 1, true
 }
 
 // gatherLine copies the len(buf) elements of data from off, step apart, into
@@ -390,23 +602,39 @@ const (
 	walkDims = 8
 )
 
+// walkOrder is how forLines orders a walk (walkplan.Plan).
+type walkOrder int
+
+const (
+	// cOrder: the last dimension whole, each line in turn (Lines: its index i
+	// counts the lines in C order, and an operation may depend on the order).
+	cOrder walkOrder = iota
+	// cOrderMerged: C order, neighbours merged where every operand allows (a
+	// walk that fills a C-contiguous dst in turn).
+	cOrderMerged
+	// dstOrder: the operands' dimensions sorted by operand 0's strides (dst),
+	// flipped where its stride is negative, then merged: memory order, for
+	// element-wise operations, whose elements do not depend on each other.
+	dstOrder
+)
+
 // forLines calls line for every line of the walk of shape over the operands
 // with strides and first offsets offs: with the index of the line, each
 // operand's offset of its first element, its length and each operand's step
-// along it. Dimensions of extent 1 are dropped and neighbours merged where
-// every operand allows, the last one too when mergeLast (Map); otherwise the
-// line is the last dimension, whole (Lines). No line when an extent is 0; a
-// 0-d walk is one line of one element.
-func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
+// along it. Dimensions of extent 1 are dropped, the order is order's and
+// neighbours are merged where every operand allows, the last one too unless
+// order is cOrder, whose line is the last dimension, whole (Lines). No line
+// when an extent is 0; a 0-d walk is one line of one element.
+func forLines(shape []int, order walkOrder, strides [][]int, offs []int,
 	line func(i int, offs [maxOps]int, n int, steps [maxOps]int) error) error {
 	if slices.Contains(shape, 0) {
 		return nil
 	}
-	outer, inner := shape, []int(nil)
-	if !mergeLast && len(shape) > 0 {
-		outer, inner = shape[:len(shape)-1], shape[len(shape)-1:]
+	outer := shape
+	if order == cOrder && len(shape) > 0 {
+		outer = shape[:len(shape)-1]
 	}
-	// The merged dimensions (dims), the odometer (idx) and each operand's
+	// The planned dimensions (dims), the odometer (idx) and each operand's
 	// strides along them (str[o]).
 	var dimsArr, idxArr [walkDims]int
 	var strArr [maxOps][walkDims]int
@@ -424,28 +652,15 @@ func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
 	nops := len(strides)
 	var steps, cur [maxOps]int
 	copy(cur[:], offs)
-	nd := 0
-	for d, ext := range outer {
-		if ext == 1 {
-			continue
-		}
-		if k := nd - 1; k >= 0 && mergeable(str[:nops], strides, k, d, ext) {
-			dims[k] *= ext
-			for o := range nops {
-				str[o][k] = strides[o][d]
-			}
-			continue
-		}
-		dims[nd] = ext
-		for o := range nops {
-			str[o][nd] = strides[o][d]
-		}
-		nd++
+	copy(dims, outer)
+	for o := range nops {
+		copy(str[o], strides[o][:len(outer)])
 	}
+	nd := walkplan.Plan(dims[:len(outer)], str[:nops], cur[:nops], 0, order == dstOrder)
 	n := 1
 	switch {
-	case inner != nil:
-		n = inner[0]
+	case order == cOrder && len(shape) > 0:
+		n = shape[len(shape)-1]
 		for o := range nops {
 			steps[o] = strides[o][len(shape)-1]
 		}
@@ -478,15 +693,4 @@ func forLines(shape []int, mergeLast bool, strides [][]int, offs []int,
 			return nil
 		}
 	}
-}
-
-// mergeable reports whether dimension d (extent ext) of every operand
-// continues the merged dimension k: its stride times ext is k's.
-func mergeable(merged, strides [][]int, k, d, ext int) bool {
-	for o := range merged {
-		if merged[o][k] != strides[o][d]*ext {
-			return false
-		}
-	}
-	return true
 }

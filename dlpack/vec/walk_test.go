@@ -250,7 +250,8 @@ func TestSumParallel(t *testing.T) {
 
 // A run longer than a gather chunk is done once: in place, each element is
 // scaled once (a walk that went over a long run again scaled it twice and
-// took quadratic time), contiguous or strided.
+// took quadratic time), contiguous or strided; a reversed line is walked
+// forwards, one run (walkplan.Plan's flip).
 func TestMapLongRunsOnce(t *testing.T) {
 	for _, step := range []int{1, 2, -1} {
 		x := make([]float32, 2*(3*chunk+5))
@@ -275,7 +276,7 @@ func TestMapLongRunsOnce(t *testing.T) {
 				t.Fatalf("step %d: element %d is %v, want %v", step, i, x[p], 2*float32(p))
 			}
 		}
-		if want := map[int]int{1: 1, 2: 4, -1: 4}[step]; runs != want {
+		if want := map[int]int{1: 1, 2: 4, -1: 1}[step]; runs != want {
 			t.Fatalf("step %d: %d runs, want %d", step, runs, want)
 		}
 	}

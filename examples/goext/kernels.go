@@ -53,7 +53,8 @@ func scaleEach[T float32 | float64](x godlpack.MutTensor[godlpack.AnyFloat], k T
 
 // parallelSum is the float64 sum of x's elements (of Go type T): vec's
 // pairwise sum, by goroutines (the same bits as on one). Any other layout:
-// each last-axis line summed, the lines' sums summed.
+// vec.SumView, in the memory's order (a transposed array's sum is its
+// memory's, the bits of the contiguous array's).
 func parallelSum[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat]) (float64, error) {
 	v, err := view[T](x)
 	if err != nil {
@@ -62,10 +63,5 @@ func parallelSum[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat]) (flo
 	if s, ok := v.Slice(); ok {
 		return vec.SumParallel(s), nil
 	}
-	var lineSums []float64
-	err = vec.Lines(v, func(_ int, line []T) error {
-		lineSums = append(lineSums, vec.Sum(line))
-		return nil
-	})
-	return vec.Sum(lineSums), err
+	return vec.SumView(v)
 }

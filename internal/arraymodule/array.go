@@ -158,13 +158,11 @@ func copyArray(a *C.gd_array) (*C.gd_array, error) {
 			unsafe.Slice((*byte)(unsafe.Pointer(a.data)), nbytes))
 	} else if arrayPadded(a) {
 		// Padded sub-byte elements (one per byte) are repacked element by element.
-		n := arraySize(a)
-		it := newOffsetIter(shape, arrayStrides(a))
-		for i := int64(0); i < n; i++ {
-			if err := setElement(out, i, getElement(a, it.next())); err != nil {
-				C.gd_decref(asObject(out))
-				return nil, err
-			}
+		if err := eachPairInSourceOrder(shape, arrayStrides(a), func(from, to int64) error {
+			return setElement(out, to, getElement(a, from))
+		}); err != nil {
+			C.gd_decref(asObject(out))
+			return nil, err
 		}
 	} else {
 		copyIntoFresh(unsafe.Pointer(out.data), arrayStrides(out), unsafe.Pointer(a.data),

@@ -39,19 +39,18 @@ func arrayFrom(obj *C.PyObject, dt *dlpack.DType) (*C.gd_array, error) {
 	return fromNested(obj, dt)
 }
 
-// convertArray copies a into a new contiguous array of dtype dt, element by element.
+// convertArray copies a into a new contiguous array of dtype dt, element by element,
+// in a's memory order.
 func convertArray(a *C.gd_array, dt *dlpack.DType) (*C.gd_array, error) {
 	out, err := newOwnedArray(dt, arrayShape(a), false)
 	if err != nil {
 		return nil, err
 	}
-	n := arraySize(a)
-	it := newOffsetIter(arrayShape(a), arrayStrides(a))
-	for i := int64(0); i < n; i++ {
-		if err := setElement(out, i, getElement(a, it.next())); err != nil {
-			C.gd_decref(asObject(out))
-			return nil, err
-		}
+	if err := eachPairInSourceOrder(arrayShape(a), arrayStrides(a), func(from, to int64) error {
+		return setElement(out, to, getElement(a, from))
+	}); err != nil {
+		C.gd_decref(asObject(out))
+		return nil, err
 	}
 	return out, nil
 }
