@@ -29,7 +29,9 @@ var errUnset = errors.New("vec: a zero View has no memory: make views with NewVi
 // views have the same shape; dst may be src itself (in place), but no other
 // overlap, and has no zero stride. Runs are lines, dimensions merged where
 // both views allow (a C-contiguous pair is one run). op's first error stops
-// the walk. op may not keep d or s after it returns: a strided line's are a
+// the walk; the runs are in the walk's order (the memory's, tiles of a
+// transposed src included), so the elements written before the error are not
+// those before it in C order. op may not keep d or s after it returns: a strided line's are a
 // pooled buffer (walkBuf) the next walk reuses.
 func Map[D, S any](dst View[D], src View[S], op func(d []D, s []S) error) error {
 	return mapLines(dst, src, op, nil)
