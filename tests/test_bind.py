@@ -18,11 +18,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import why_unpinned
+from conftest import FREE_THREADED, why_unpinned
 from test_goext_build import NUMPY, _ok, _user_env, _venv
 from test_goext_build import _run as run
 
 pytestmark = pytest.mark.slow
+
+# What a binding is does not depend on the CPython (the generator is Go; the projects are
+# ordinary extensions, which test_goext* build on every version), and each fixture here
+# type-checks gonum and pip-installs a build: minutes a version on this 2-core machine.
+# They run on tests/run's primary CPython and the free-threaded one, as its Go-release
+# step does, which keeps the full run within its hour.
+if sys.version_info[:2] != (3, 11) and not FREE_THREADED:
+    pytest.skip(
+        "bound packages are tested on CPython 3.11 and 3.13t (tests/run's primary and "
+        "free-threaded): the same Go on every version, minutes of builds each",
+        allow_module_level=True,
+    )
 
 REPO = Path(__file__).resolve().parent.parent
 PYEXT = REPO / "pyext"
