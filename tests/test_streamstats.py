@@ -3,7 +3,9 @@
 tensor, read-only and read-write properties, repr, merge's TypeError naming the
 parameter and the class, quantile's streamstats.EmptyError), scale's results in the
 caller's framework, apply_rows's callback with its exception propagated unchanged,
-moments's keyword-only and optional parameters, clip's two overloads; against NumPy,
+moments's keyword-only and optional parameters, clip's two overloads, the MAX_BINS
+constant, the Scale IntEnum as edges' parameter, the static method bin_of and the class
+method from_counts (a subclass's call making the subclass); against NumPy,
 PyTorch, JAX and godlpack inputs, from 8 threads, and over 100,000 create/drop cycles
 with flat RSS. Built with godlpack's build backend (goext_build), as pip builds it."""
 
