@@ -44,6 +44,11 @@ def producers(values, dtype):
     }
 
 
+def help_text(obj) -> str:
+    """What help(obj) prints."""
+    return pydoc.render_doc(obj, renderer=pydoc.plaintext)
+
+
 def expected_counts(values, bins, lo, hi):
     counts = np.zeros(bins, np.int64)
     for v in np.asarray(values, np.float64).ravel():
@@ -456,7 +461,7 @@ def test_scale_is_an_int_enum(ss):
 def test_edges_linear_and_log(ss):
     assert str(inspect.signature(ss.edges)) == "(bins, lo, hi, scale=<Scale.LINEAR: 0>)"
     assert ss.edges.__text_signature__ == "(bins, lo, hi, scale=Scale.LINEAR)"
-    assert "edges(bins, lo, hi, scale=<Scale.LINEAR: 0>)" in pydoc.render_doc(ss.edges, renderer=pydoc.plaintext)
+    assert "edges(bins, lo, hi, scale=<Scale.LINEAR: 0>)" in help_text(ss.edges)
     e = ss.edges(4, 0.0, 1.0)
     assert type(e) is list and all(type(x) is float for x in e)
     assert e == [0.0, 0.25, 0.5, 0.75, 1.0]
@@ -515,7 +520,7 @@ def test_bin_of_is_a_static_method(ss):
     [lo, hi) and for NaN; called on the class or an instance."""
     assert isinstance(inspect.getattr_static(ss.Histogram, "bin_of"), staticmethod)
     assert str(inspect.signature(ss.Histogram.bin_of)) == "(v, bins, lo, hi)"
-    assert "bin_of(v, bins, lo, hi)\n" in pydoc.render_doc(ss.Histogram, renderer=pydoc.plaintext)  # help()
+    assert "bin_of(v, bins, lo, hi)\n" in help_text(ss.Histogram)
     assert ss.Histogram.bin_of(0.5, 4, 0.0, 1.0) == 2
     assert ss.Histogram(3).bin_of(0.0, 4, 0.0, 1.0) == 0  # from an instance: no self
     for v in (1.0, -0.01, 7.0, math.nan, math.inf):
@@ -539,7 +544,7 @@ def test_bin_of_is_a_static_method(ss):
 def test_from_counts_is_a_class_method(ss):
     assert isinstance(inspect.getattr_static(ss.Histogram, "from_counts"), classmethod)
     assert str(inspect.signature(ss.Histogram.from_counts)) == "(counts, lo=0.0, hi=1.0)"
-    assert "from_counts(counts, lo=0.0, hi=1.0)" in pydoc.render_doc(ss.Histogram, renderer=pydoc.plaintext)
+    assert "from_counts(counts, lo=0.0, hi=1.0)" in help_text(ss.Histogram)
     h = ss.Histogram.from_counts([1, 0, 3])
     assert type(h) is ss.Histogram
     assert (h.bins, h.lo, h.hi, h.count, h.outside) == (3, 0.0, 1.0, 4, 0)
