@@ -63,6 +63,7 @@ enum {
     GD_EXT_R_OBJECT, /* p: a new reference, made by Go with the GIL (lists, dicts, bytes...) */
     GD_EXT_R_INSTANCE, /* i: a Go value's instance id, for a new instance of class n */
     GD_EXT_R_RAISE,    /* p: a new reference to an exception Go met calling Python: raised again */
+    GD_EXT_R_ENUM,     /* i: a value of the IntEnumFor enum n (gd_ext_enums[n]): its member */
 };
 /* Frameworks a function's arrays are returned in (Function.ResultIn, ResultLike). */
 enum { GD_EXT_FW_GODLPACK = 0, GD_EXT_FW_NUMPY, GD_EXT_FW_TORCH, GD_EXT_FW_JAX, GD_EXT_FW_COUNT };
@@ -89,7 +90,8 @@ typedef struct {
     const char *type_name; /* OBJECT: its Python type, for the TypeError ("list[float]");
                               INT: a Go type narrower than int64 and its range, for the
                               OverflowError of an int beyond int64 ("int8 (-128 to 127)"),
-                              else NULL */
+                              else NULL; an IntEnumFor's: its name and members */
+    int32_t is_enum; /* INT: of an IntEnumFor type: an int beyond int64 is a ValueError */
 } gd_ext_param;
 /* What an OBJECT parameter takes, checked in C before Go converts it: a mismatch is a
  * TypeError there, so that an overload set tries its next alternative. */
@@ -117,6 +119,10 @@ typedef struct gd_ext_func {
     int32_t noverloads;
     struct gd_ext_func **overloads;
     const char *overload_sigs; /* "    1. f(x: float) -> None\n    2. ...", for the TypeError */
+    /* A class method's (ClassDef.ClassMethod): an instance of its own bound class
+     * that it returns is made an instance of its first argument, the class it was
+     * called on (a Python subclass) */
+    int32_t cls_result;
 } gd_ext_func;
 
 /* One argument as Go reads it. C memory (gd_ext_call's stack), valid for the call. */
@@ -207,14 +213,25 @@ PyObject *gd_ext_instance_new(PyTypeObject *t, uintptr_t id);
 extern gd_ext_class gd_ext_classes[GD_EXT_MAX_CLASSES];
 /* The module's own exception classes, by index (GD_EXT_EXC_COUNT + index in a result). */
 extern PyObject *gd_ext_exceptions[GD_EXT_MAX_EXCEPTIONS];
+/* The module's IntEnumFor classes, by id (GD_EXT_R_ENUM's n), set when made (ext_module.c). */
+#define GD_EXT_MAX_ENUMS 256
+extern PyObject *gd_ext_enums[GD_EXT_MAX_ENUMS];
+/* A new instance of t, a Python subclass of a bound class (or the class itself),
+ * owning the Go value of id (ext_class.c): a class method's result; NULL with an
+ * exception, id then still the caller's. */
+PyObject *gd_ext_instance_new_of(PyTypeObject *t, uintptr_t id);
 
 /* Makes class id (GIL held, at exec): NULL with an exception. props: nprops closures
  * whose functions are set after, names and docs C memory for good. */
 PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
                                int has_init, int has_iter, int has_eq, int nprops, const char **prop_names,
                                const char **prop_docs, gd_ext_property *props);
-/* Puts function fn in type's dict as a method (the instance bound first). */
-int gd_ext_class_set_method(PyObject *type, PyObject *fn);
+/* How gd_ext_class_set_method binds a function (ClassDef.Def, StaticMethod, ClassMethod). */
+enum { GD_EXT_METHOD = 0, GD_EXT_STATIC_METHOD, GD_EXT_CLASS_METHOD };
+/* Puts function fn in type's dict as a method of kind how (GD_EXT_METHOD: the
+ * instance bound first; GD_EXT_STATIC_METHOD: nothing bound; GD_EXT_CLASS_METHOD:
+ * the class it is called on bound first). */
+int gd_ext_class_set_method(PyObject *type, PyObject *fn, int how);
 /* The exception type of GD_EXT_EXC_* k (ext_call.c). */
 PyObject *gd_ext_exc_type(int32_t k);
 /* A function object calling f as a function of module m (ext_module.c). */

@@ -290,7 +290,10 @@ static int int64_arg(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, g
     int overflow;
     a->i = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow != 0) {
-        if (p->type_name != NULL) {
+        if (p->is_enum) { /* the rule of an IntEnumFor parameter (ext_constant.go's notMember) */
+            PyErr_Format(PyExc_ValueError, "%s(): argument %s: %R is not a member of %s",
+                         f->def.ml_name, p->name, o, p->type_name);
+        } else if (p->type_name != NULL) {
             PyErr_Format(PyExc_OverflowError, "%s(): argument %s: int out of range for %s",
                          f->def.ml_name, p->name, p->type_name);
         } else {
@@ -395,6 +398,11 @@ static int convert(const gd_ext_func *f, const gd_ext_param *p, PyObject *o, gd_
             return int64_arg(f, p, o, a);
         }
         if (PyFloat_Check(o) || !PyIndex_Check(o)) {
+            if (p->is_enum) {
+                PyErr_Format(PyExc_TypeError, "%s(): argument %s: expected a member of %s or its int, got %.200s",
+                             f->def.ml_name, p->name, p->type_name, Py_TYPE(o)->tp_name);
+                return -1;
+            }
             return expected(f, p, "an int", o);
         }
         /* An object with __index__: what it raises is its own, passed on. */
@@ -502,8 +510,10 @@ void gd_ext_result_free(gd_ext_result *r) {
     r->p = NULL;
 }
 
-/* The Python value of r (NULL with an exception set); r's memory is released. */
-static PyObject *build(gd_ext_result *r) {
+/* The Python value of r (NULL with an exception set); r's memory is released. cls,
+ * when not NULL, is the class a class method was called on (gd_ext_func.cls_result):
+ * an instance of the method's own class is made of cls. */
+static PyObject *build(gd_ext_result *r, PyObject *cls) {
     PyObject *out = NULL;
     switch (r->kind) {
     case GD_EXT_R_NONE:
@@ -538,7 +548,7 @@ static PyObject *build(gd_ext_result *r) {
         gd_ext_result *items = r->p;
         out = PyTuple_New((Py_ssize_t)r->n);
         for (int64_t i = 0; i < r->n; i++) {
-            PyObject *item = out != NULL ? build(&items[i]) : NULL;
+            PyObject *item = out != NULL ? build(&items[i], NULL) : NULL;
             if (item == NULL) {
                 Py_CLEAR(out); /* the remaining items are released below */
             } else {
@@ -548,7 +558,16 @@ static PyObject *build(gd_ext_result *r) {
         break;
     }
     case GD_EXT_R_INSTANCE: {
-        out = gd_ext_instance_new(gd_ext_classes[r->n].type, (uintptr_t)r->i);
+        PyTypeObject *t = gd_ext_classes[r->n].type;
+        if (cls != NULL && cls != (PyObject *)t) { /* a class method's own class: cls's instance */
+            if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, t)) {
+                PyErr_Format(PyExc_TypeError, "%.200s's class method: %R is not a subclass of %.200s",
+                             t->tp_name, cls, t->tp_name);
+                break;
+            }
+            t = (PyTypeObject *)cls;
+        }
+        out = gd_ext_instance_new_of(t, (uintptr_t)r->i);
         if (out != NULL) {
             r->i = 0; /* the instance's now */
         }
@@ -562,6 +581,16 @@ static PyObject *build(gd_ext_result *r) {
 #else
         PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
 #endif
+        break;
+    }
+    case GD_EXT_R_ENUM: { /* the member, as Enum(value) finds it (a ValueError if none) */
+        PyObject *e = r->n >= 0 && r->n < GD_EXT_MAX_ENUMS ? gd_ext_enums[r->n] : NULL;
+        PyObject *v = e != NULL ? PyLong_FromLongLong(r->i) : NULL;
+        out = v != NULL ? PyObject_CallOneArg(e, v) : NULL;
+        Py_XDECREF(v);
+        if (e == NULL) {
+            PyErr_SetString(PyExc_SystemError, "godlpack extension: an enum result of no enum class");
+        }
         break;
     }
     case GD_EXT_R_OBJECT:
@@ -781,7 +810,8 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
         goExtCall(f->id, argv, &res);
     }
     int arg_failed = res.unfit; /* build releases res */
-    out = res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None) : build(&res);
+    out = res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None)
+                                    : build(&res, f->cls_result ? bound[0] : NULL);
     if (mismatch != NULL && out == NULL && arg_failed) {
         *mismatch = unfit_error();
     }

@@ -57,6 +57,21 @@ PyObject *gd_ext_instance_new(PyTypeObject *t, uintptr_t id) {
     return (PyObject *)in;
 }
 
+PyObject *gd_ext_instance_new_of(PyTypeObject *t, uintptr_t id) {
+    if (class_of(t) != NULL && class_of(t)->type == t) {
+        return gd_ext_instance_new(t, id);
+    }
+    /* A Python subclass: its own allocation (its __dict__, the collector's header),
+     * as its tp_new would, with the Go value set instead of __init__ making one. */
+    gd_ext_instance *in = (gd_ext_instance *)t->tp_alloc(t, 0);
+    if (in == NULL) {
+        return NULL;
+    }
+    in->handle = id;
+    in->initing = 1; /* made with its Go value: no __init__ may replace it */
+    return (PyObject *)in;
+}
+
 /* Releases the Go value; safe after finalization (Go only empties
  * table slots). */
 static void instance_dealloc(PyObject *self) {
@@ -340,12 +355,16 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     return t;
 }
 
-int gd_ext_class_set_method(PyObject *type, PyObject *fn) {
+int gd_ext_class_set_method(PyObject *type, PyObject *fn, int how) {
     /* instancemethod binds the instance as the function's first argument, as a
      * Python function in a class dict does; setting it on the type updates the
-     * slot of a dunder (__repr__, __len__, __eq__). */
+     * slot of a dunder (__repr__, __len__, __eq__). staticmethod and classmethod
+     * are Python's own descriptors, as @staticmethod and @classmethod make them. */
     PyObject *name = PyObject_GetAttrString(fn, "__name__");
-    PyObject *m = name != NULL ? PyInstanceMethod_New(fn) : NULL;
+    PyObject *m = name == NULL                   ? NULL
+                  : how == GD_EXT_STATIC_METHOD ? PyStaticMethod_New(fn)
+                  : how == GD_EXT_CLASS_METHOD  ? PyClassMethod_New(fn)
+                                                : PyInstanceMethod_New(fn);
     int rc = m != NULL ? PyObject_SetAttr(type, name, m) : -1;
     Py_XDECREF(m);
     Py_XDECREF(name);

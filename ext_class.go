@@ -5,6 +5,7 @@ package godlpack
 
 import (
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 
@@ -124,6 +125,43 @@ func (c *ClassDef) Def(name string, fn any, params ...string) *Function {
 	useFast(c.binder, f, fn)
 	c.methods = append(c.methods, f)
 	return f
+}
+
+// StaticMethod adds a static method (nanobind's def_static, pyo3's
+// #[staticmethod], Python's @staticmethod): fn is any function Func takes,
+// called with no instance, from the class (Cls.name(...)) or an instance;
+// params names its parameters.
+func (c *ClassDef) StaticMethod(name string, fn any, params ...string) *Function {
+	f := Func(name, fn, params...)
+	f.methodKind = extStaticMethod
+	c.checkNotDunder(f, "StaticMethod")
+	c.methods = append(c.methods, f)
+	return f
+}
+
+// ClassMethod adds a class method (pyo3's #[classmethod], Python's
+// @classmethod): fn's first parameter is a *Object, the class it was called on
+// (the bound class, or a Python subclass: cls, borrowed for the call); params
+// names the others. A *T it returns becomes an instance of that class: an
+// alternative constructor called on a subclass makes an instance of the
+// subclass (with T's Go value; the subclass's __init__ does not run).
+func (c *ClassDef) ClassMethod(name string, fn any, params ...string) *Function {
+	f := Func(name, fn, append([]string{"cls"}, params...)...)
+	f.methodKind = extClassMethod
+	c.checkNotDunder(f, "ClassMethod")
+	if t := reflect.TypeOf(fn); t != nil && t.Kind() == reflect.Func && (t.NumIn() == 0 || t.In(0) != reflect.TypeFor[*Object]()) {
+		f.fail("ClassMethod: the first parameter must be the class it is called on, a *godlpack.Object (func(cls *godlpack.Object, ...))")
+	}
+	c.methods = append(c.methods, f)
+	return f
+}
+
+// checkNotDunder refuses a static or class method named as a dunder: Python
+// calls __repr__, __len__... with the instance.
+func (c *ClassDef) checkNotDunder(f *Function, how string) {
+	if strings.HasPrefix(f.name, "__") && strings.HasSuffix(f.name, "__") {
+		f.fail("%s: %s cannot be a special method (%s): declare it with Def", how, f.name, c.name)
+	}
 }
 
 func (c *ClassDef) checkReceiver(f *Function, fn any) {

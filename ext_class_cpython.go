@@ -118,7 +118,7 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 			cls.eq, cls.eq_other = fn, eqOther(f)
 			continue
 		}
-		if C.gd_ext_class_set_method((*pyObject)(unsafe.Pointer(t)), fn) < 0 {
+		if C.gd_ext_class_set_method((*pyObject)(unsafe.Pointer(t)), fn, C.int(f.methodKind)) < 0 {
 			return -1
 		}
 	}

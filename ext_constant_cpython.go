@@ -8,7 +8,7 @@ package godlpack
 // #include "ext.h" // Python.h first, before any system header (CPython's rule)
 // #include <stdlib.h>
 // int gd_ext_add_intenum(PyObject *m, const char *module, const char *name, const char *doc, int n,
-//                        const char **names, const int64_t *values, int export);
+//                        const char **names, const int64_t *values, int export, int id);
 import "C"
 
 import "unsafe"
@@ -81,5 +81,5 @@ func (e *Enum) addTo(mod *pyObject, module string) C.int {
 	if e.export {
 		export = 1
 	}
-	return C.gd_ext_add_intenum(mod, cmod, cname, cdoc, C.int(n), names, values, export)
+	return C.gd_ext_add_intenum(mod, cmod, cname, cdoc, C.int(n), names, values, export, C.int(e.id))
 }

@@ -41,6 +41,14 @@ const (
 	extRObject
 	extRInstance
 	extRRaise
+	extREnum
+)
+
+// How a class binds a function (gd_ext_class_set_method's how).
+const (
+	extMethod = iota
+	extStaticMethod
+	extClassMethod
 )
 
 // extFwLike is gd_ext_func.result_fw for ResultLike (after the Framework values).

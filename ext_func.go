@@ -46,6 +46,9 @@ type Function struct {
 	// checked when the module is imported (Class may come after Func).
 	classTypes []reflect.Type
 	overloads  []*Function // an overload set's alternatives (Overload)
+	// methodKind: how its class binds it (extMethod; extStaticMethod and
+	// extClassMethod: StaticMethod's and ClassMethod's)
+	methodKind cInt32
 	call       func(args []extArg, res *extResult) error
 	cfunc      *cExtFunc // made at the first module exec
 	id         int32

@@ -135,8 +135,12 @@ func argConverter(f *Function, i int, t reflect.Type) argConv {
 		reflect.Uint8, reflect.Uint16, reflect.Uint32:
 		p.kind = extInt
 		lo, hi := intRange(t)
+		enum := enumOf(t) // an IntEnumFor type: its members only
 		return func(a *extArg) (reflect.Value, error) {
 			v := int64(a.i)
+			if e := enum(); e != nil && e.memberName(v) == "" {
+				return reflect.Value{}, e.notMember(f, p, v)
+			}
 			if v < lo || v > hi {
 				return reflect.Value{}, outOfRange(f, p, v)
 			}
@@ -377,14 +381,14 @@ func resultsWriterOf(f *Function, ft reflect.Type) resultsWriter {
 // with the GIL (GD_EXT_R_OBJECT).
 func valueWriter(f *Function, t reflect.Type) func(reflect.Value, *extResult) error {
 	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		enum := enumOf(t) // an IntEnumFor type: C makes the member (GD_EXT_R_ENUM)
 		return func(v reflect.Value, r *extResult) error {
-			r.kind, r.i = extRInt, cInt64(v.Int())
-			return nil
-		}
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		return func(v reflect.Value, r *extResult) error {
-			r.kind, r.i = extRInt, cInt64(v.Uint())
+			r.kind, r.i = extRInt, cInt64(intOf(v))
+			if e := enum(); e != nil {
+				r.kind, r.n = extREnum, cInt64(e.id)
+			}
 			return nil
 		}
 	case reflect.Float32, reflect.Float64:

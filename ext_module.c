@@ -186,9 +186,13 @@ PyObject *godlpack_ext_init(const char *name) {
  * functional API as a Python module's own would be. */
 /* Adds to module m the class enum.IntEnum(name, [(names[i], values[i])...],
  * module=module) with docstring doc, and with export each member as a module
- * attribute too. 0, or -1 with an exception (GIL held). */
+ * attribute too; an IntEnumFor's (id >= 0) is kept as gd_ext_enums[id], the class
+ * its results are members of (the first made: a module imported again shares it).
+ * 0, or -1 with an exception (GIL held). */
+PyObject *gd_ext_enums[GD_EXT_MAX_ENUMS];
+
 int gd_ext_add_intenum(PyObject *m, const char *module, const char *name, const char *doc, int n,
-                       const char **names, const int64_t *values, int export) {
+                       const char **names, const int64_t *values, int export, int id) {
     PyObject *members = PyList_New(n), *cls = NULL;
     if (members == NULL) {
         return -1;
@@ -228,6 +232,9 @@ int gd_ext_add_intenum(PyObject *m, const char *module, const char *name, const 
     }
     if (rc == 0) {
         rc = PyModule_AddObjectRef(m, name, cls);
+    }
+    if (rc == 0 && id >= 0 && id < GD_EXT_MAX_ENUMS && gd_ext_enums[id] == NULL) {
+        gd_ext_enums[id] = Py_NewRef(cls); /* kept for good, as the bound classes */
     }
     Py_DECREF(cls);
     return rc;

@@ -274,7 +274,8 @@ func checkedModule(name string) (*moduleSpec, error) {
 		sort.Strings(names)
 		return nil, fmt.Errorf("this extension defines no godlpack.Module(%q, ...) (it defines: %s); the module name must be the one the extension is built as", name, strings.Join(names, ", "))
 	}
-	if errs := append(m.errs[:len(m.errs):len(m.errs)], m.unboundClasses()...); len(errs) > 0 {
+	errs := append(m.errs[:len(m.errs):len(m.errs)], m.unboundClasses()...)
+	if errs = append(errs, m.enumDefaults()...); len(errs) > 0 {
 		return nil, fmt.Errorf("godlpack.Module(%q): %s", m.name, strings.Join(errs, "; "))
 	}
 	return m, nil
@@ -291,6 +292,30 @@ func (m *moduleSpec) unboundClasses() (errs []string) {
 		for _, t := range f.classTypes {
 			if _, ok := boundClasses[t]; !ok {
 				errs = append(errs, fmt.Sprintf("%s(): %v is not a bound class (godlpack.Class[%v])", f.name, t, t.Elem()))
+			}
+		}
+	}
+	return errs
+}
+
+// enumDefaults are the defaults of m's IntEnumFor-typed parameters that are no
+// member's value, as mistakes (checked at import: IntEnumFor may come after the
+// Func).
+func (m *moduleSpec) enumDefaults() (errs []string) {
+	fs := append([]*Function(nil), m.funcs...)
+	for _, c := range m.classes {
+		fs = append(fs, c.functions()...)
+	}
+	for _, f := range fs {
+		for _, a := range append([]*Function{f}, f.overloads...) {
+			for _, p := range a.params {
+				e := boundEnums[p.goType]
+				if e == nil || !p.hasDefault {
+					continue
+				}
+				if isInt, _ := numberKind(p.def); isInt && e.memberName(intOf(reflect.ValueOf(p.def))) == "" {
+					errs = append(errs, fmt.Sprintf("%s(): the default %v of parameter %s is not a member of %s", a.name, p.def, p.name, e.describe()))
+				}
 			}
 		}
 	}
@@ -413,6 +438,9 @@ func (f *Function) signature() string {
 }
 
 func pyLiteral(v any) string {
+	if s := enumLiteral(v); s != "" { // an IntEnumFor member: Scale.LINEAR
+		return s
+	}
 	switch v := v.(type) {
 	case nil:
 		return "None"

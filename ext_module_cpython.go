@@ -112,6 +112,7 @@ func (f *Function) cTable() *cExtFunc {
 		c.result_fw, c.result_like = extFwLike, cInt32(f.resultLike)
 	}
 	c.gil = f.gil
+	c.cls_result = C.int32_t(boolInt(f.methodKind == extClassMethod))
 	if f.gil == extGilAuto && f.lends() {
 		// Its Go code may call back, or use an *Object, from goroutines of its own,
 		// which need the GIL while the function waits for them (ext_lend_cpython.go).
@@ -132,7 +133,9 @@ func (f *Function) cTable() *cExtFunc {
 			cp.accepts, cp.type_name = extAcceptSeq|extAcceptNone, C.CString(p.slice)
 		}
 		if p.kind == extInt {
-			if name := narrowIntName(p.goType); name != "" {
+			if e := boundEnums[p.goType]; e != nil { // ext_call.c's int64_arg: its ValueError
+				cp.type_name, cp.is_enum = C.CString(e.describe()), 1
+			} else if name := narrowIntName(p.goType); name != "" {
 				cp.type_name = C.CString(name)
 			}
 		}

@@ -45,6 +45,9 @@ func pyType(t reflect.Type) string {
 	if c, ok := boundClasses[t]; ok { // a bound class's *T: the class the stub defines
 		return c.name
 	}
+	if e, ok := boundEnums[t]; ok { // an IntEnumFor type: the enum class the stub defines
+		return e.name
+	}
 	name := pyTypeName(t)
 	if strings.ContainsAny(name, "*.") || strings.Contains(name, "SupportsDLPack") {
 		return "Any"
@@ -101,7 +104,8 @@ func enumJSON(b []byte, e *Enum) []byte {
 
 // classJSON appends a bound class's stub description: {"name", "doc", "init"
 // (the constructor as a function, or null), "methods", "properties": [{"name",
-// "doc", "type", "readonly"}]}; methods and the constructor leave out self.
+// "doc", "type", "readonly"}]}; methods and the constructor leave out self (a
+// class method its cls: "classmethod" and "staticmethod" say which are).
 func classJSON(b []byte, c *ClassDef) []byte {
 	b = append(b, `{"name":`...)
 	b = jsonString(b, c.name)
@@ -114,7 +118,12 @@ func classJSON(b []byte, c *ClassDef) []byte {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"methods":`...)
-	b = jsonArray(b, c.methods, func(b []byte, f *Function) []byte { return funcJSON(b, f, 1) })
+	b = jsonArray(b, c.methods, func(b []byte, f *Function) []byte {
+		if f.methodKind == extStaticMethod { // no self
+			return funcJSON(b, f, 0)
+		}
+		return funcJSON(b, f, 1) // self, or a class method's cls
+	})
 	b = append(b, `,"properties":`...)
 	b = jsonArray(b, c.props, propertyJSON)
 	return append(b, '}')
@@ -150,6 +159,12 @@ func funcJSON(b []byte, f *Function, skip int) []byte {
 	if len(f.overloads) > 0 {
 		b = append(b, `,"overloads":`...)
 		b = jsonArray(b, f.overloads, func(b []byte, a *Function) []byte { return funcJSON(b, a, skip) })
+	}
+	switch f.methodKind {
+	case extStaticMethod:
+		b = append(b, `,"staticmethod":true`...)
+	case extClassMethod:
+		b = append(b, `,"classmethod":true`...)
 	}
 	b = append(b, `,"params":[`...)
 	for j, p := range f.params[min(skip, len(f.params)):] {

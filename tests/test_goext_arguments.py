@@ -8,6 +8,7 @@ arguments' fuzz (tests/fuzz_goext_args.py)."""
 from __future__ import annotations
 
 import ctypes
+import enum
 import gc
 import hashlib
 import pickle
@@ -422,3 +423,21 @@ def test_no_leaks_through_refusals(goext, goext2, live):
                 call()
     gc.collect()
     assert live.delta() == 0
+
+
+def test_enum_results_are_members(goext2):
+    """An IntEnumFor type's result is its member (a uint8 type here), in a tuple too; a
+    value that is no member's raises ValueError; its parameter takes members and their
+    ints only."""
+    Level = goext2.Level
+    assert issubclass(Level, enum.IntEnum)
+    assert goext2.other_level(Level.LOW) is Level.HIGH
+    assert goext2.other_level(200) is Level.LOW
+    assert goext2.level_of(200) == (Level.HIGH, 200)
+    assert type(goext2.level_of(1)[0]) is Level
+    with pytest.raises(ValueError, match="9 is not a valid Level"):
+        goext2.level_of(9)
+    with pytest.raises(ValueError, match=r"argument level: 2 is not a member of Level \(LOW=1"):
+        goext2.other_level(2)
+    with pytest.raises(ValueError, match=r"argument level: 300 is not a member of Level"):
+        goext2.other_level(300)  # beyond uint8: no member, so ValueError, not OverflowError

@@ -257,3 +257,62 @@ def test_stub_of_an_overload_set_has_an_overload_per_alternative(ss_stub_dir, tm
     assert lines == {5, 6, 7}, r.stdout
     assert 'No overload variant of "clip" matches argument types "str", "int", "int"' in r.stdout
     assert 'expression has type "list[float]", variable has type "int"' in r.stdout
+
+
+SS_CLASSLEVEL_GOOD = """
+from typing import assert_type
+
+import numpy as np
+import streamstats
+
+
+class Sub(streamstats.Histogram):
+    pass
+
+
+n: int = streamstats.MAX_BINS
+mode: streamstats.Scale = streamstats.Scale.LOG
+e: list[float] = streamstats.edges(4, 1.0, 2.0)
+e = streamstats.edges(4, 1.0, 2.0, streamstats.Scale.LOG)
+e = streamstats.edges(4, 1.0, 2.0, scale=streamstats.Scale.LINEAR)
+h = streamstats.Histogram.from_counts([1, 2], lo=0.0, hi=2.0)
+assert_type(h, streamstats.Histogram)
+assert_type(Sub.from_counts(np.array([1, 2])), Sub)
+i: int = streamstats.Histogram.bin_of(0.5, 4, 0.0, 1.0)
+i = h.bin_of(0.5, 4, 0.0, 1.0)
+"""
+
+SS_CLASSLEVEL_BAD = """
+import streamstats
+
+streamstats.Scale.CUBIC
+s: str = streamstats.MAX_BINS
+streamstats.edges(4, 1.0, 2.0, "log")
+streamstats.Histogram.bin_of(0.5, "4", 0.0, 1.0)
+streamstats.Histogram.from_counts("abc")
+"""
+
+
+def test_stub_of_static_and_class_methods_constants_and_enums(ss_stub_dir, tmp_path):
+    """MAX_BINS is an int constant, Scale an IntEnum class, edges' enum default is its
+    member; bin_of is a @staticmethod (no self) and from_counts a @classmethod returning
+    Self (a subclass's call types as the subclass)."""
+    text = (ss_stub_dir / "streamstats.pyi").read_text()
+    assert "\nMAX_BINS: int\n" in text
+    assert "\nclass Scale(IntEnum):\n" in text and "    LINEAR = 0\n    LOG = 1\n" in text
+    assert (
+        "\ndef edges(bins: int, lo: float, hi: float, scale: Scale = Scale.LINEAR) -> list[float]:"
+        in text
+    )
+    assert "\n    @staticmethod\n    def bin_of(v: float, bins: int, lo: float, hi: float)" in text
+    assert "\n    @classmethod\n    def from_counts(cls, counts: _Tensor | list[int]" in text
+    assert "lo: float = 0.0, hi: float = 1.0) -> Self:" in text
+    if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
+        pytest.skip(f"the stub's text checked; mypy's checks not run: {why_unpinned('mypy')}")
+    r = _mypy(ss_stub_dir, SS_CLASSLEVEL_GOOD, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _mypy(ss_stub_dir, SS_CLASSLEVEL_BAD, tmp_path)
+    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    assert lines == {4, 5, 6, 7, 8}, r.stdout
+    assert '"type[Scale]" has no attribute "CUBIC"' in r.stdout
+    assert 'Argument 4 to "edges" has incompatible type "str"; expected "Scale"' in r.stdout

@@ -34,6 +34,26 @@ def test_each_dealloc_releases_at_once(m):
         assert m.live_instances() == before, n
 
 
+def test_class_method_results_are_released_once(m):
+    """A class method's *T result is one instance, released at its dealloc; called with
+    a class that is no subclass, the Go value it made is released at once (TypeError)."""
+    import gc
+    import inspect
+
+    gc.collect()
+    before = m.live_instances()
+    bags = [m.Bag.of(["x", str(i)]) for i in range(50)]
+    assert type(bags[0]) is m.Bag and list(bags[7]) == ["x", "7"]
+    assert m.live_instances() == before + 50
+    del bags
+    assert m.live_instances() == before
+    fn = inspect.getattr_static(m.Bag, "of").__func__
+    for _ in range(20):
+        with pytest.raises(TypeError, match=r"class method: <class 'dict'> is not a subclass"):
+            fn(dict, ["y"])
+    assert m.live_instances() == before
+
+
 def test_threads_create_call_and_drop(m):
     """Eight threads making, using and dropping instances at once (in parallel on a
     free-threaded build): each reads its own values back, none is lost or released

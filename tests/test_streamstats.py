@@ -3,16 +3,21 @@
 tensor, read-only and read-write properties, repr, merge's TypeError naming the
 parameter and the class, quantile's streamstats.EmptyError), scale's results in the
 caller's framework, apply_rows's callback with its exception propagated unchanged,
-moments's keyword-only and optional parameters, clip's two overloads; against NumPy,
+moments's keyword-only and optional parameters, clip's two overloads, the MAX_BINS
+constant, the Scale IntEnum as edges' parameter, the static method bin_of and the class
+method from_counts (a subclass's call making the subclass); against NumPy,
 PyTorch, JAX and godlpack inputs, from 8 threads, and over 100,000 create/drop cycles
 with flat RSS. Built with godlpack's build backend (goext_build), as pip builds it."""
 
 from __future__ import annotations
 
+import enum
 import gc
 import inspect
 import math
+import pydoc
 import threading
+import weakref
 
 import godlpack as g
 import jax
@@ -37,6 +42,11 @@ def producers(values, dtype):
         "jax": jnp.asarray(a),
         "godlpack": g.asarray(a.copy()),
     }
+
+
+def help_text(obj) -> str:
+    """What help(obj) prints."""
+    return pydoc.render_doc(obj, renderer=pydoc.plaintext)
 
 
 def expected_counts(values, bins, lo, hi):
@@ -433,3 +443,181 @@ def test_creation_makes_one_python_object(ss):
     finally:
         tracemalloc.stop()
     del keep
+
+
+def test_max_bins_is_an_int_constant(ss):
+    assert ss.MAX_BINS == 65535 and type(ss.MAX_BINS) is int
+    ss.Histogram(ss.MAX_BINS)  # the most bins a Histogram takes
+    with pytest.raises(OverflowError):
+        ss.Histogram(ss.MAX_BINS + 1)
+
+
+def test_scale_is_an_int_enum(ss):
+    assert issubclass(ss.Scale, enum.IntEnum) and ss.Scale.__module__ == "streamstats"
+    assert [(m.name, m.value) for m in ss.Scale] == [("LINEAR", 0), ("LOG", 1)]
+    assert "edges" in ss.Scale.__doc__
+
+
+def test_edges_linear_and_log(ss):
+    assert str(inspect.signature(ss.edges)) == "(bins, lo, hi, scale=<Scale.LINEAR: 0>)"
+    assert ss.edges.__text_signature__ == "(bins, lo, hi, scale=Scale.LINEAR)"
+    assert "edges(bins, lo, hi, scale=<Scale.LINEAR: 0>)" in help_text(ss.edges)
+    e = ss.edges(4, 0.0, 1.0)
+    assert type(e) is list and all(type(x) is float for x in e)
+    assert e == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert ss.edges(4, -1, 3, ss.Scale.LINEAR) == [-1.0, 0.0, 1.0, 2.0, 3.0]
+    log = ss.edges(3, 1.0, 1000.0, scale=ss.Scale.LOG)
+    assert len(log) == 4 and log[0] == 1.0 and log[-1] == 1000.0
+    np.testing.assert_allclose(log, [1.0, 10.0, 100.0, 1000.0])
+    np.testing.assert_allclose(ss.edges(8, 0.5, 2.0, ss.Scale.LOG), np.geomspace(0.5, 2.0, 9))
+
+
+@pytest.mark.parametrize("lo", [0.0, -1.0])
+def test_edges_log_needs_positive_lo(ss, lo):
+    with pytest.raises(ValueError, match=r"^edges\(\): Scale.LOG needs lo > 0"):
+        ss.edges(4, lo, 10.0, ss.Scale.LOG)
+    assert len(ss.edges(4, lo, 10.0, ss.Scale.LINEAR)) == 5  # LINEAR takes it
+
+
+def test_edges_checks_bins_lo_hi(ss):
+    for bins in (0, ss.MAX_BINS + 1):
+        with pytest.raises(ValueError, match=r"^edges\(\): bins must be in \[1, 65535\]"):
+            ss.edges(bins, 0, 1)
+    with pytest.raises(ValueError, match=r"^edges\(\): lo must be less than hi"):
+        ss.edges(2, 1, 1)
+
+
+def test_scale_parameter_takes_a_member_or_its_int(ss):
+    """An IntEnumFor parameter takes a member, or an int (any int type) equal to a
+    member's value, which Go gets as the member."""
+    log = ss.edges(2, 1.0, 4.0, ss.Scale.LOG)
+    assert ss.edges(2, 1.0, 4.0, 1) == log == [1.0, 2.0, 4.0]
+    assert ss.edges(2, 1.0, 4.0, np.int64(1)) == log
+    assert ss.edges(2, 1.0, 4.0, 0) == ss.edges(2, 1.0, 4.0) == [1.0, 2.5, 4.0]
+
+
+@pytest.mark.parametrize("bad", [2, -1, 2**70, -(2**70)])
+def test_scale_parameter_other_int_is_value_error(ss, bad):
+    with pytest.raises(
+        ValueError,
+        match=rf"^edges\(\): argument scale: {bad} is not a member of Scale \(LINEAR=0, LOG=1\)$",
+    ):
+        ss.edges(2, 1.0, 4.0, bad)
+
+
+@pytest.mark.parametrize("bad", ["LOG", 1.0, None, [1]])
+def test_scale_parameter_other_type_is_type_error(ss, bad):
+    with pytest.raises(
+        TypeError,
+        match=r"^edges\(\): argument scale: expected a member of Scale \(LINEAR=0, LOG=1\) "
+        rf"or its int, got {type(bad).__name__}$",
+    ):
+        ss.edges(2, 1.0, 4.0, bad)
+
+
+def test_bin_of_is_a_static_method(ss):
+    """bin_of is the rule add counts with: the same bin for every value, -1 outside
+    [lo, hi) and for NaN; called on the class or an instance."""
+    assert isinstance(inspect.getattr_static(ss.Histogram, "bin_of"), staticmethod)
+    assert str(inspect.signature(ss.Histogram.bin_of)) == "(v, bins, lo, hi)"
+    assert "bin_of(v, bins, lo, hi)\n" in help_text(ss.Histogram)
+    assert ss.Histogram.bin_of(0.5, 4, 0.0, 1.0) == 2
+    assert ss.Histogram(3).bin_of(0.0, 4, 0.0, 1.0) == 0  # from an instance: no self
+    for v in (1.0, -0.01, 7.0, math.nan, math.inf):
+        assert ss.Histogram.bin_of(v, 4, 0.0, 1.0) == -1
+    rng = np.random.default_rng(3)
+    values = np.concatenate([rng.uniform(-0.5, 2.5, 500), [2.0 - 1e-16, -0.5, 0.0]])
+    h = ss.Histogram(7, -0.5, 2.0)
+    h.add(values)
+    want = np.zeros(7, np.int64)
+    for v in values:
+        if (i := ss.Histogram.bin_of(float(v), 7, -0.5, 2.0)) >= 0:
+            want[i] += 1
+    np.testing.assert_array_equal(h.counts(), want)
+    np.testing.assert_array_equal(want, expected_counts(values, 7, -0.5, 2.0))  # the README's
+    with pytest.raises(ValueError, match=r"^bin_of\(\): bins must be in \[1, 65535\]"):
+        ss.Histogram.bin_of(0.5, 0, 0.0, 1.0)
+    with pytest.raises(TypeError, match=r"^bin_of\(\): argument bins: expected an int, got str"):
+        ss.Histogram.bin_of(0.5, "4", 0.0, 1.0)
+
+
+def test_from_counts_is_a_class_method(ss):
+    assert isinstance(inspect.getattr_static(ss.Histogram, "from_counts"), classmethod)
+    assert str(inspect.signature(ss.Histogram.from_counts)) == "(counts, lo=0.0, hi=1.0)"
+    assert "from_counts(counts, lo=0.0, hi=1.0)" in help_text(ss.Histogram)
+    h = ss.Histogram.from_counts([1, 0, 3])
+    assert type(h) is ss.Histogram
+    assert (h.bins, h.lo, h.hi, h.count, h.outside) == (3, 0.0, 1.0, 4, 0)
+    np.testing.assert_array_equal(h.counts(), [1, 0, 3])
+    h.add(np.array([0.5]))  # an ordinary instance afterwards
+    np.testing.assert_array_equal(h.counts(), [1, 1, 3])
+    g2 = ss.Histogram(2).from_counts((2, 5), lo=-1, hi=1)  # from an instance, a tuple
+    assert (type(g2), g2.bins, g2.lo, g2.hi, g2.count) == (ss.Histogram, 2, -1.0, 1.0, 7)
+    with pytest.raises(ValueError, match=r"^from_counts\(\): counts must have 1 to 65535 bins"):
+        ss.Histogram.from_counts([])
+    with pytest.raises(ValueError, match=r"^from_counts\(\): counts\[1\] is -2"):
+        ss.Histogram.from_counts([1, -2])
+    with pytest.raises(ValueError, match=r"^Histogram\(\): lo must be less than hi"):
+        ss.Histogram.from_counts([1], lo=1.0, hi=0.0)
+
+
+@pytest.mark.parametrize("make", [np.array, torch.tensor], ids=["numpy", "torch"])
+def test_from_counts_takes_a_1d_int64_tensor(ss, make):
+    counts = make([4, 0, 2, 9])
+    h = ss.Histogram.from_counts(counts, 0.0, 2.0)
+    assert (h.bins, h.count, h.outside, h.hi) == (4, 15, 0, 2.0)
+    np.testing.assert_array_equal(h.counts(), [4, 0, 2, 9])
+    h.add(np.array([0.1]))
+    assert list(np.asarray(counts)) == [4, 0, 2, 9]  # the Histogram has its own copy
+    strided = make([1, 7, 2, 7, 3])[::2]
+    np.testing.assert_array_equal(ss.Histogram.from_counts(strided).counts(), [1, 2, 3])
+
+
+@pytest.mark.parametrize("make", [np.array, torch.tensor], ids=["numpy", "torch"])
+def test_from_counts_refuses_a_float_or_2d_tensor(ss, make):
+    with pytest.raises(
+        TypeError, match=r"^from_counts\(\): argument counts: expected a int64 tensor, got float"
+    ):
+        ss.Histogram.from_counts(make([1.0, 2.0]))
+    with pytest.raises(
+        TypeError, match=r"^from_counts\(\): argument counts: expected a 1-d tensor, got a 2-d one"
+    ):
+        ss.Histogram.from_counts(make([[1, 2], [3, 4]]))
+
+
+def test_from_counts_on_a_subclass_makes_the_subclass(ss):
+    """A class method's *T result is an instance of the class it is called on: a
+    Python subclass's, with its own attributes and methods, and no __init__ run."""
+    inits = []
+
+    class Labelled(ss.Histogram):
+        def __init__(self, *args, **kwargs):
+            inits.append(args)
+            super().__init__(*args, **kwargs)
+
+        def total(self):
+            return int(self.counts().sum())
+
+    h = Labelled.from_counts([1, 2], lo=0.0, hi=4.0)
+    assert type(h) is Labelled and isinstance(h, ss.Histogram)
+    assert (h.bins, h.hi, h.count, h.total()) == (2, 4.0, 3, 3)
+    assert inits == []
+    h.tag = "x"  # a subclass's __dict__
+    assert h.tag == "x"
+    with pytest.raises(RuntimeError, match=r"__init__\(\) called twice"):
+        h.__init__(3)  # its Go value is had: no __init__ replaces it
+    inits.clear()
+    gone = weakref.ref(h)
+    del h
+    gc.collect()
+    assert gone() is None
+    other = Labelled(3)
+    assert type(other.from_counts([5])) is Labelled
+    assert inits == [(3,)]
+
+
+def test_class_method_refuses_a_class_that_is_no_subclass(ss):
+    fn = inspect.getattr_static(ss.Histogram, "from_counts").__func__
+    with pytest.raises(TypeError, match=r"class method: <class 'int'> is not a subclass of"):
+        fn(int, [1, 2])
+    assert type(fn(ss.Histogram, [1])) is ss.Histogram

@@ -37,11 +37,8 @@ func newHistogram(bins uint16, lo, hi float64) (*Histogram, error) {
 	if bins == 0 {
 		return nil, fmt.Errorf("Histogram(): bins must be at least 1")
 	}
-	if !(lo < hi) {
-		return nil, fmt.Errorf("Histogram(): lo must be less than hi (got lo=%v, hi=%v)", lo, hi)
-	}
-	if math.IsInf(hi-lo, 0) { // a value's bin is (x - lo) / (hi - lo) * bins: 0 or NaN for every x
-		return nil, fmt.Errorf("Histogram(): hi - lo must be finite (got lo=%v, hi=%v, hi - lo = %v)", lo, hi, hi-lo)
+	if err := checkBins("Histogram", int(bins), lo, hi); err != nil {
+		return nil, err
 	}
 	return &Histogram{bins: bins, lo: lo, hi: hi, counts: make([]int64, bins)}, nil
 }
@@ -96,15 +93,13 @@ func countInto[T float32 | float64](h *Histogram, x godlpack.Tensor[godlpack.Any
 
 // countLine counts line's elements into local, returning how many fell outside.
 func countLine[T float32 | float64](h *Histogram, line []T, local []int64) (outside int64) {
-	width := h.hi - h.lo
-	n := float64(h.bins)
+	bins := int(h.bins)
 	for _, e := range line {
-		f := float64(e)
-		if !(f >= h.lo && f < h.hi) { // NaN too
+		if i := binOf(float64(e), h.lo, h.hi, bins); i >= 0 {
+			local[i]++
+		} else { // outside [lo, hi), NaN too
 			outside++
-			continue
 		}
-		local[min(int(h.bins)-1, int(math.Floor((f-h.lo)/width*n)))]++
 	}
 	return outside
 }

@@ -1,9 +1,11 @@
 // Command streamstats is a Python extension module written in Go with godlpack:
-// a Go type bound as a Python class (Histogram: constructor, methods, read-only
-// and read-write properties, __repr__, an exception class of its own), and
-// functions showing the rest of the binding surface: results in the caller's
-// framework (scale), a Python callback (apply_rows), keyword-only and optional
-// parameters with a dict result (moments), overloads (clip). pip builds it
+// a Go type bound as a Python class (Histogram: constructor, methods, a static
+// and a class method, read-only and read-write properties, __repr__, an
+// exception class of its own), a module constant (MAX_BINS), an IntEnum (Scale)
+// and functions showing the rest of the binding surface: an enum parameter with
+// a default (edges), results in the caller's framework (scale), a Python
+// callback (apply_rows), keyword-only and optional parameters with a dict result
+// (moments), overloads (clip). pip builds it
 // (pyproject.toml); docs/classes.md, "An example", shows it whole.
 package main
 
@@ -29,6 +31,12 @@ func init() {
 		Doc("Adds another Histogram's counts (same bins, lo and hi, else ValueError).")
 	h.Def("quantile", (*Histogram).Quantile, "q").
 		Doc("The bin-midpoint estimate of the q-quantile; EmptyError if nothing was added.")
+	h.ClassMethod("from_counts", fromCounts, "counts", "lo", "hi").Slices("counts").
+		Where("counts", constraint.NDim(1)).Default("lo", 0.0).Default("hi", 1.0).
+		Doc("A Histogram (of the class it is called on) with these counts: a list of ints or a " +
+			"1-D int64 tensor, one per bin; count is their sum, outside 0.")
+	h.StaticMethod("bin_of", binOfChecked, "v", "bins", "lo", "hi").
+		Doc("The bin add counts v in, for bins bins over [lo, hi): -1 outside [lo, hi) (NaN too).")
 	h.Def("__repr__", (*Histogram).Repr)
 	h.AtomicProperty("count", "How many values were added, outside ones included (read-only).",
 		func(h *Histogram) *atomic.Int64 { return &h.count })
@@ -42,6 +50,11 @@ func init() {
 		h,
 		godlpack.ExceptionFor[*EmptyError]("EmptyError", godlpack.ValueError,
 			"Raised by Histogram.quantile on a histogram with no values."),
+		godlpack.Const("MAX_BINS", MaxBins),
+		godlpack.IntEnumFor[Scale]("Scale", "How edges spaces the bin edges.").
+			Value("LINEAR", int64(Linear)).Value("LOG", int64(Log)),
+		godlpack.Func("edges", edges, "bins", "lo", "hi", "scale").Default("scale", Linear).
+			Doc("The bins + 1 bin edges over [lo, hi]: evenly spaced (LINEAR) or geometric (LOG, lo > 0)."),
 		godlpack.Func2("scale", scale, "x", "k").ResultLike("x").
 			Doc("x * k, of x's dtype and shape (float32 or float64), in x's framework."),
 		godlpack.Func("apply_rows", applyRows, "x", "fn").Where("x", constraint.NDim(2)).

@@ -39,7 +39,7 @@ from enum import IntEnum as IntEnum
 from typing import Any, Protocol, TypeAlias, overload, type_check_only
 
 from godlpack import Array as Array
-from typing_extensions import CapsuleType
+from typing_extensions import CapsuleType, Self
 
 @type_check_only
 class _SupportsDLPack(Protocol):
@@ -109,18 +109,26 @@ def _params(f: dict[str, Any]) -> list[str]:
 
 
 def _function(
-    f: dict[str, Any], indent: str = "", *, method: bool = False, decorator: str = ""
+    f: dict[str, Any],
+    indent: str = "",
+    *,
+    method: bool = False,
+    decorator: str = "",
+    owner: str = "",
 ) -> str:
     """A def of f (a method: with self; the dunders as Python's protocols type them); of
     an overload set, one @overload def per alternative in the order a call tries them (a
     type checker picks the first that matches, as the call does), each with its doc and
-    the set's."""
+    the set's. A static method has no self; a class method has cls, and returns Self
+    where it returns an instance of owner, its class."""
     if f.get("overloads"):
         alternatives = []
         for a in f["overloads"]:
             doc = "\n\n".join(d for d in (a.get("doc", ""), f.get("doc", "")) if d)
             alt = {**a, "name": f["name"], "doc": doc}
-            alternatives.append(_function(alt, indent, method=method, decorator="@overload"))
+            alternatives.append(
+                _function(alt, indent, method=method, decorator="@overload", owner=owner)
+            )
         return "".join(alternatives)
     params, result = _params(f), f["result"] or "Any"
     name = f["name"]
@@ -130,7 +138,13 @@ def _function(
         result = "Iterator[" + result[len("list[") : -1] + "]"
     elif method and name == "__init__":
         result = "None"
-    if method:
+    if method and f.get("classmethod"):  # an instance of the class it is called on: Self
+        params, decorator = ["cls", *params], "@classmethod"
+        if result == owner:
+            result = "Self"
+    elif method and f.get("staticmethod"):
+        decorator = "@staticmethod"
+    elif method:
         params = ["self", *params]
     doc = f.get("doc", "").strip()
     if f.get("raises"):
@@ -146,7 +160,7 @@ def _class(c: dict[str, Any]) -> str:
     if c.get("init") is not None:
         out.append(_function({**c["init"], "name": "__init__"}, "    ", method=True))
     for m in c["methods"]:
-        out.append(_function(m, "    ", method=True))
+        out.append(_function(m, "    ", method=True, owner=c["name"]))
     for p in c["properties"]:
         doc = _docstring(p.get("doc", ""), "        ") or "        ...\n"
         out.append(f"\n    @property\n    def {p['name']}(self) -> {p['type']}:\n{doc}")

@@ -28,6 +28,8 @@ func init() {
 	bag.Def("__eq__", (*Bag).Equal, "other")
 	bag.Def("push", (*Bag).Push, "item").Doc("Appends item.")
 	bag.Def("copy", (*Bag).Copy).Doc("A new Bag with the same items.")
+	bag.ClassMethod("of", func(_ *godlpack.Object, items []string) *Bag { return newBag(items) }, "items").
+		Doc("A new Bag of items: a class method (test_instance_release.py).")
 	bag.Property("first", "The first item, or None.", (*Bag).First, nil)
 	gauge := godlpack.Class[Gauge]("Gauge", "One AtomicProperty of each kind, bumped by goroutines (tests).")
 	gauge.InitFunc(godlpack.Func1("Gauge", newGauge, "start"))
