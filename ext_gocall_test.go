@@ -7,6 +7,7 @@ package godlpack
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -54,13 +55,22 @@ var (
 	// keyword-only parameter and an optional one
 	affineFn = Func("affine", func(x, k, offset, bias float64) (float64, error) { return x*k + offset + bias, nil },
 		"x", "k", "*", "offset", "bias").Default("k", 2.0).Default("bias", 0.0)
+	// each(fn, n): fn(i) for i < n, its error wrapped with %w (a callback's, in Python)
+	eachFn = Func("each", func(fn func(int) error, n int) (None, error) {
+		for i := range n {
+			if err := fn(i); err != nil {
+				return None{}, fmt.Errorf("each(): at %d: %w", i, err)
+			}
+		}
+		return None{}, nil
+	}, "fn", "n")
 	counterC = Class[counter]("Counter", "")
 	initFn   = counterC.Init(newCounter, "start")
 	addFn    = counterC.Def("add", (*counter).add, "k")
 )
 
 func init() {
-	Module("gocall_ok", "", doubleFn, sumFn, joinFn, pairFn, affineFn, counterC)
+	Module("gocall_ok", "", doubleFn, sumFn, joinFn, pairFn, affineFn, eachFn, counterC)
 	Module("gocall_bad", "",
 		Func1("f", double, "x").Default("x", 2.5), // a float default for a tensor
 		Func1("f", double, "y"),                   // a second f
@@ -175,6 +185,23 @@ func TestCallBindsAsPython(t *testing.T) {
 	}
 	if r, err := pairFn.Call(Kw{}); err != nil || len(r.(Tuple)) != 2 { // no keywords at all
 		t.Errorf("pair(**{}) = %v, %v", r, err)
+	}
+}
+
+// TestWrappedCallbackErrorStaysFindable: a callback's *PythonError wrapped with %w by
+// the Go function is still found by errors.As, the same pointer (in Python the same
+// exception is raised, the Go message as its note: tests/test_goext_func.py).
+func TestWrappedCallbackErrorStaysFindable(t *testing.T) {
+	raised := &PythonError{Type: "KeyError", Message: "'k'"}
+	_, err := eachFn.Call(func(i int) error {
+		if i == 2 {
+			return raised
+		}
+		return nil
+	}, 5)
+	var pe *PythonError
+	if !errors.As(err, &pe) || pe != raised || err.Error() != "each(): at 2: KeyError: 'k'" {
+		t.Errorf("each(fn raising at 2) = %v (%T); want the wrapped *PythonError", err, err)
 	}
 }
 
