@@ -257,6 +257,9 @@ DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err);
 /* A new gd_ext_func with nparams parameters (C memory), NULL if out of memory. */
 gd_ext_func *gd_ext_func_new(int32_t nparams);
 void gd_ext_result_free(gd_ext_result *r);
+/* Adds the UTF-8 note[:n] to the exception exc (PEP 678's add_note; left out if exc
+ * refuses it). GIL held, no exception pending. */
+void gd_ext_add_note(PyObject *exc, const char *note, Py_ssize_t n);
 /* How many calls have released the GIL in this process (GILReleases, for tests). */
 int64_t gd_ext_gil_releases(void);
 

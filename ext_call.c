@@ -103,14 +103,46 @@ static int expected(const gd_ext_func *f, const gd_ext_param *p, const char *wha
     return -1;
 }
 
+/* add_note adds note to the exception value (PEP 678: add_note; on 3.10, which has
+ * none, the __notes__ list that backports print). A note that cannot be added (an
+ * exception refusing attributes, a __notes__ that is no list) is left out: the
+ * exception matters, not its note. Called with no exception pending; leaves none. */
+static void add_note(PyObject *value, PyObject *note) {
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *r = PyObject_CallMethod(value, "add_note", "O", note);
+#else
+    PyObject *r = PyObject_GetAttrString(value, "__notes__");
+    if (r != NULL && PyList_Check(r)) {
+        Py_SETREF(r, PyList_Append(r, note) == 0 ? Py_NewRef(Py_None) : NULL);
+    } else if (r == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyObject *notes = PyList_New(1);
+        if (notes != NULL) {
+            PyList_SET_ITEM(notes, 0, Py_NewRef(note));
+            r = PyObject_SetAttrString(value, "__notes__", notes) == 0 ? Py_NewRef(Py_None) : NULL;
+            Py_DECREF(notes);
+        }
+    }
+#endif
+    Py_XDECREF(r);
+    PyErr_Clear();
+}
+
+void gd_ext_add_note(PyObject *exc, const char *note, Py_ssize_t n) {
+    PyObject *s = PyUnicode_DecodeUTF8(note, n, "replace");
+    if (s != NULL) {
+        add_note(exc, s);
+        Py_DECREF(s);
+    }
+    PyErr_Clear(); /* no memory for the note: the exception is raised without it */
+}
+
 /* The pending exception, raised by the argument's own code (its __dlpack__,
  * __index__, __float__, a str that UTF-8 cannot encode) or by the import, passed on
- * as it is, with "f(): argument x" added as a note (PEP 678: add_note; on 3.10, which
- * has none, the __notes__ list that backports print). Never rebuilt as
+ * as it is, with "f(): argument x" added as a note (add_note). Never rebuilt as
  * type(e)(prefix + str(e)): that breaks exceptions whose constructor takes other
  * arguments (UnicodeEncodeError's five, a producer's E(a, b)), loses their args and
- * attributes (SystemExit(3)'s status) and quotes a KeyError's message twice. A note
- * that cannot be added (an exception refusing attributes) is left out. */
+ * attributes (SystemExit(3)'s status) and quotes a KeyError's message twice. */
 static int note_error(const gd_ext_func *f, const gd_ext_param *p) {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
@@ -119,27 +151,10 @@ static int note_error(const gd_ext_func *f, const gd_ext_param *p) {
                                                           p->name)
                                    : NULL;
     if (note != NULL) {
-#if PY_VERSION_HEX >= 0x030B0000
-        PyObject *r = PyObject_CallMethod(value, "add_note", "O", note);
-#else
-        PyObject *r = PyObject_GetAttrString(value, "__notes__");
-        if (r != NULL && PyList_Check(r)) {
-            Py_SETREF(r, PyList_Append(r, note) == 0 ? Py_NewRef(Py_None) : NULL);
-        } else if (r == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            PyErr_Clear();
-            PyObject *notes = PyList_New(1);
-            if (notes != NULL) {
-                PyList_SET_ITEM(notes, 0, Py_NewRef(note));
-                r = PyObject_SetAttrString(value, "__notes__", notes) == 0 ? Py_NewRef(Py_None)
-                                                                           : NULL;
-                Py_DECREF(notes);
-            }
-        }
-#endif
-        Py_XDECREF(r);
+        add_note(value, note);
         Py_DECREF(note);
     }
-    PyErr_Clear(); /* a note refused: the exception matters, not its note */
+    PyErr_Clear();
     PyErr_Restore(type, value, tb);
     return -1;
 }

@@ -49,7 +49,11 @@ func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {
 
 // raiseAgain writes, for an error that is (or wraps) an exception Go met calling
 // Python (a callback), that very exception, to be raised again with its
-// traceback, unless the module maps err to an exception class of its own.
+// traceback, unless the module maps err to an exception class of its own. An err
+// wrapping it (fmt.Errorf("reading batch %d: %w", i, err)) adds its Go message to
+// the exception as a note (PEP 678's add_note): the caller catches the callback's
+// own exception object and the traceback shows where Go met it. The exception
+// returned as it is (return err) gets no note.
 func raiseAgain(err error, res *C.gd_ext_result) bool {
 	var pe *PythonError
 	if !errors.As(err, &pe) || pe.raised == nil {
@@ -59,6 +63,10 @@ func raiseAgain(err error, res *C.gd_ext_result) bool {
 		return false
 	}
 	return pe.raised.with(func(p *C.PyObject) error {
+		if err != error(pe) {
+			msg := err.Error()
+			C.gd_ext_add_note(p, (*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.Py_ssize_t(len(msg)))
+		}
 		C.gd_ext_result_free(res)
 		C.gd_incref(p)
 		res.kind, res.p = C.GD_EXT_R_RAISE, unsafe.Pointer(p)

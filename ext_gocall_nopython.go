@@ -11,9 +11,11 @@ package godlpack
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"runtime/cgo"
+	"slices"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -83,10 +85,18 @@ func (f *Function) run(argv []extArg) (any, error) {
 }
 
 // bind puts args where ext_call.c would put Python's arguments; release drops the
-// handles it made.
+// handles it made. A last argument of type Kw holds the keyword arguments, bound by
+// boundArgs as ext_call.c's bind binds Python's.
 func (f *Function) bind(args []any) (argv []extArg, release func(), err error) {
-	if len(args) > len(f.params) {
-		return nil, nil, TypeError.Errorf("%s() takes %d arguments (%d given)", f.name, len(f.params), len(args))
+	var kw Kw
+	if n := len(args); n > 0 {
+		if k, ok := args[n-1].(Kw); ok {
+			kw, args = k, args[:n-1]
+		}
+	}
+	vals, given, err := f.boundArgs(args, kw)
+	if err != nil {
+		return nil, nil, err
 	}
 	argv = make([]extArg, len(f.params))
 	var handles []cgo.Handle
@@ -98,16 +108,12 @@ func (f *Function) bind(args []any) (argv []extArg, release func(), err error) {
 		releaseInstanceIDs(ids)
 	}
 	for i, p := range f.params {
-		if i >= len(args) && !p.hasDefault {
-			release()
-			return nil, nil, TypeError.Errorf("%s() missing required argument %s (pos %d)", f.name, p.name, i+1)
-		}
-		if i >= len(args) && (p.def == nil || p.kind == extObject) {
+		if !given[i] && (p.def == nil || p.kind == extObject) {
 			continue // absent, as C passes it: the converter takes the default (objectArg) or none
 		}
 		v := p.def
-		if i < len(args) {
-			v = args[i]
+		if given[i] {
+			v = vals[i]
 		}
 		h, err := p.bindArg(&argv[i], v)
 		if h != 0 {
@@ -122,6 +128,44 @@ func (f *Function) bind(args []any) (argv []extArg, release func(), err error) {
 		}
 	}
 	return argv, release, nil
+}
+
+// boundArgs is ext_call.c's bind in Go, with its rules and TypeErrors: positional
+// args fill the parameters before "*" (f.kwOnly), each keyword names a parameter
+// not filled yet, and a parameter left out must have a default. vals[i] is
+// parameter i's argument where given[i] (nil is Python's None).
+func (f *Function) boundArgs(args []any, kw Kw) (vals []any, given []bool, err error) {
+	if len(args) > f.kwOnly {
+		s := "s"
+		if f.kwOnly == 1 {
+			s = ""
+		}
+		return nil, nil, TypeError.Errorf("%s() takes %d positional argument%s but %d were given", f.name, f.kwOnly, s, len(args))
+	}
+	vals, given = make([]any, len(f.params)), make([]bool, len(f.params))
+	for i := range args {
+		vals[i], given[i] = args[i], true
+	}
+	for _, name := range slices.Sorted(maps.Keys(kw)) { // sorted: the same error every run
+		i := slices.IndexFunc(f.params, func(p *param) bool { return p.name == name })
+		switch {
+		case i < 0:
+			return nil, nil, TypeError.Errorf("%s() got an unexpected keyword argument '%s'", f.name, name)
+		case given[i]:
+			return nil, nil, TypeError.Errorf("%s() got multiple values for argument '%s'", f.name, name)
+		}
+		vals[i], given[i] = kw[name], true
+	}
+	for i, p := range f.params {
+		switch {
+		case given[i] || p.hasDefault:
+		case i >= f.kwOnly: // after "*": it has no position to name
+			return nil, nil, TypeError.Errorf("%s() missing required keyword-only argument '%s'", f.name, p.name)
+		default:
+			return nil, nil, TypeError.Errorf("%s() missing required argument '%s' (pos %d)", f.name, p.name, i+1)
+		}
+	}
+	return vals, given, nil
 }
 
 // bindArg puts v, an argument of parameter p, into a (a handle for the values Go

@@ -7,6 +7,7 @@ package godlpack
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -50,13 +51,26 @@ var (
 	sumFn    = Func2("sum_scaled", sumScaled, "x", "k").Default("k", 1).Where("x", constraint.NDim(1))
 	joinFn   = Func("join", func(parts []string, sep string) (string, error) { return strings.Join(parts, sep), nil }, "parts", "sep").Default("sep", ",")
 	pairFn   = Func0("pair", func() (Tuple, error) { return Tuple{int64(1), "a"}, nil })
+	// affine(x, k=2, *, offset, bias=0) = x*k + offset + bias: a default, a required
+	// keyword-only parameter and an optional one
+	affineFn = Func("affine", func(x, k, offset, bias float64) (float64, error) { return x*k + offset + bias, nil },
+		"x", "k", "*", "offset", "bias").Default("k", 2.0).Default("bias", 0.0)
+	// each(fn, n): fn(i) for i < n, its error wrapped with %w (a callback's, in Python)
+	eachFn = Func("each", func(fn func(int) error, n int) (None, error) {
+		for i := range n {
+			if err := fn(i); err != nil {
+				return None{}, fmt.Errorf("each(): at %d: %w", i, err)
+			}
+		}
+		return None{}, nil
+	}, "fn", "n")
 	counterC = Class[counter]("Counter", "")
 	initFn   = counterC.Init(newCounter, "start")
 	addFn    = counterC.Def("add", (*counter).add, "k")
 )
 
 func init() {
-	Module("gocall_ok", "", doubleFn, sumFn, joinFn, pairFn, counterC)
+	Module("gocall_ok", "", doubleFn, sumFn, joinFn, pairFn, affineFn, eachFn, counterC)
 	Module("gocall_bad", "",
 		Func1("f", double, "x").Default("x", 2.5), // a float default for a tensor
 		Func1("f", double, "y"),                   // a second f
@@ -123,8 +137,71 @@ func TestCallChecksConstraintsAndTakesDefaults(t *testing.T) {
 	if _, err := sumFn.Call(i32); err == nil || !strings.Contains(err.Error(), "expected a float32 or float64 tensor") {
 		t.Errorf("sum_scaled(int32) = %v, want the dtype's TypeError", err)
 	}
-	if _, err := sumFn.Call(); err == nil || !strings.Contains(err.Error(), "missing required argument x") {
+	if _, err := sumFn.Call(); err == nil || !strings.Contains(err.Error(), "missing required argument 'x' (pos 1)") {
 		t.Errorf("sum_scaled() = %v, want a missing argument", err)
+	}
+}
+
+func TestCallTakesKeywordArguments(t *testing.T) {
+	for _, c := range []struct {
+		args []any
+		want float64
+	}{
+		{[]any{1.0, Kw{"offset": 1.0}}, 3},                              // k's default
+		{[]any{1.0, 3.0, Kw{"offset": 1.0, "bias": 0.5}}, 4.5},          // an optional keyword-only one
+		{[]any{Kw{"x": 1.0, "k": 3.0, "offset": 1.0}}, 4},               // positional parameters by name
+		{[]any{Kw{"offset": 1.0, "x": int64(2), "bias": 1}}, 6},         // converted as positional ones
+		{[]any{1.0, Kw{"k": 4.0, "offset": 0.0, "bias": 0.0}}, 4},       // k by name after x by position
+		{[]any{Kw{"offset": 1.0, "x": 1.0, "k": 1.0, "bias": -1.0}}, 1}, // any order
+	} {
+		if r, err := affineFn.Call(c.args...); err != nil || r != c.want {
+			t.Errorf("affine%v = %v, %v; want %v", c.args, r, err, c.want)
+		}
+	}
+}
+
+// TestCallBindsAsPython: the TypeErrors of ext_call.c's bind, word for word.
+func TestCallBindsAsPython(t *testing.T) {
+	for _, c := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{1.0, 2.0, 3.0}, "affine() takes 2 positional arguments but 3 were given"}, // offset is keyword-only
+		{[]any{1.0}, "affine() missing required keyword-only argument 'offset'"},
+		{[]any{Kw{"offset": 1.0}}, "affine() missing required argument 'x' (pos 1)"},
+		{[]any{1.0, Kw{"x": 2.0, "offset": 0.0}}, "affine() got multiple values for argument 'x'"},
+		{[]any{1.0, Kw{"offset": 0.0, "scale": 1.0}}, "affine() got an unexpected keyword argument 'scale'"},
+		{[]any{1.0, Kw{"offset": "1"}}, "affine(): argument offset: expected float, got string"},
+		{[]any{1.0, Kw{"offset": 0.0, "*": 1.0}}, "affine() got an unexpected keyword argument '*'"},
+	} {
+		_, err := affineFn.Call(c.args...)
+		var ee *exceptionError
+		if !errors.As(err, &ee) || ee.kind != TypeError || err.Error() != c.want {
+			t.Errorf("affine%v: %v; want the TypeError %q", c.args, err, c.want)
+		}
+	}
+	if _, err := pairFn.Call(Kw{"x": 1}); err == nil || err.Error() != "pair() got an unexpected keyword argument 'x'" {
+		t.Errorf("pair(x=1): %v", err)
+	}
+	if r, err := pairFn.Call(Kw{}); err != nil || len(r.(Tuple)) != 2 { // no keywords at all
+		t.Errorf("pair(**{}) = %v, %v", r, err)
+	}
+}
+
+// TestWrappedCallbackErrorStaysFindable: a callback's *PythonError wrapped with %w by
+// the Go function is still found by errors.As, the same pointer (in Python the same
+// exception is raised, the Go message as its note: tests/test_goext_func.py).
+func TestWrappedCallbackErrorStaysFindable(t *testing.T) {
+	raised := &PythonError{Type: "KeyError", Message: "'k'"}
+	_, err := eachFn.Call(func(i int) error {
+		if i == 2 {
+			return raised
+		}
+		return nil
+	}, 5)
+	var pe *PythonError
+	if !errors.As(err, &pe) || pe != raised || err.Error() != "each(): at 2: KeyError: 'k'" {
+		t.Errorf("each(fn raising at 2) = %v (%T); want the wrapped *PythonError", err, err)
 	}
 }
 

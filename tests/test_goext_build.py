@@ -325,6 +325,68 @@ def test_pip_install_editable_rebuilds_on_import(tmp_path, wheel_dir, isolation)
     assert "main.go:" in broken.stderr, broken.stderr  # go's own message, file and line
 
 
+def _started_modules(python: Path, env: dict[str, str]) -> set[str]:
+    """The modules ``python -c pass`` imports (``-X importtime``'s names)."""
+    res = _ok(_run([python, "-X", "importtime", "-c", "pass"], env=env))
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("import time:")]
+    return {ln.rsplit("|", 1)[1].strip() for ln in lines[1:]}  # [0]: the header
+
+
+def _min_start_s(python: Path, env: dict[str, str], runs: int) -> float:
+    """The least wall time of ``runs`` ``python -c pass`` processes."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        _ok(_run([python, "-c", "pass"], env=env))
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_editable_install_imports_nothing_at_start(tmp_path, wheel_dir):
+    """The .pth of an editable install runs at every interpreter start: its hook imports
+    only itself (sys and os, which site already imported), so that `python -c pass` in
+    the venv costs at most 5 ms more than without the .pth (the least of 15 runs each,
+    interleaved, in one run); the extension still imports through it afterwards."""
+    venv, env = _venv_with_godlpack(tmp_path, wheel_dir)
+    project = _write_project(tmp_path / "goext")
+    pip = [venv / "bin" / "python", "-m", "pip", "install", "--no-build-isolation", "--no-index"]
+    _ok(_run([*pip, "-e", project], env=env, cwd=tmp_path))
+    site = Path(
+        _venv_python(venv, "import sysconfig; print(sysconfig.get_paths()['platlib'])", env)
+    )
+    pth = site / f"_godlpack_editable_{MODULE}.pth"
+    off = pth.with_suffix(".off")
+    python = venv / "bin" / "python"
+
+    with_hook = _started_modules(python, env)
+    pth.rename(off)
+    without = _started_modules(python, env)
+    off.rename(pth)
+    # site's own for any .pth (3.13 reads them as utf-8-sig), not the hook's
+    site_reads_pth = {"encodings.utf_8_sig"}
+    assert with_hook - without - site_reads_pth == {f"_godlpack_editable_{MODULE}"}, (
+        with_hook - without
+    )
+
+    times: dict[bool, float] = {True: float("inf"), False: float("inf")}
+    for _ in range(3):  # interleaved, so that a change of the machine's load hits both
+        for hooked in (True, False):
+            if not hooked:
+                pth.rename(off)
+            try:
+                times[hooked] = min(times[hooked], _min_start_s(python, env, 5))
+            finally:
+                if not hooked:
+                    off.rename(pth)
+    added_ms = (times[True] - times[False]) * 1e3
+    print(f"python -c pass: {times[False] * 1e3:.1f} ms, with the editable hook +{added_ms:.1f} ms")
+    assert added_ms <= 5.0, (times, added_ms)
+
+    out = _venv_python(venv, EDITABLE_CHECK, env).split()
+    assert out[:2] == [cpu_kernels(), "3.0"], out
+    assert out[2].startswith(str(project / "build" / "godlpack-editable")), out
+
+
 # A project shipping a Python package around its extension ([tool.godlpack]
 # python-packages): tests/goext_pkg, goextpkg/ (code, stubs, py.typed) with the Go module
 # built into it as goextpkg._native.

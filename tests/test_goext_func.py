@@ -335,6 +335,60 @@ def test_callback_exception_stops_the_loop(m):
         m.call_n(3, 1)
 
 
+def test_a_wrapped_callback_exception_is_raised_with_the_go_message_as_a_note(m):
+    """A Go error wrapping (%w) a callback's exception raises that exception object,
+    args and traceback intact, with the Go error's message added as a note (add_note);
+    errors.As still finds the *godlpack.PythonError in the Go error (its type in the note).
+    Before: the exception was raised bare, the Go message lost."""
+    boom = OSError(5, "disk")
+
+    def fn():
+        raise boom
+
+    with pytest.raises(OSError) as info:
+        m.wrap_callback_error(fn, True)
+    assert info.value is boom and boom.args == (5, "disk")
+    assert boom.__notes__ == [
+        "wrap_callback_error(): errors.As found a OSError: OSError: [Errno 5] disk"
+    ]
+    assert info.traceback[-1].name == "fn"  # raised where Python raised it
+
+    def at_two(i):
+        if i == 2:
+            raise KeyError("k")
+
+    with pytest.raises(KeyError) as info:
+        m.call_n(at_two, 5)
+    assert info.value.__notes__ == ["call_n(): at 2: KeyError: 'k'"]
+
+
+def test_a_callback_exception_returned_as_it_is_gets_no_note(m):
+    boom = ValueError("plain")
+
+    def fn():
+        raise boom
+
+    with pytest.raises(ValueError) as info:
+        m.wrap_callback_error(fn, False)
+    assert info.value is boom and not hasattr(boom, "__notes__")
+    assert m.wrap_callback_error(lambda: None, True) is None
+
+
+def test_a_note_refused_leaves_the_exception_as_raised(m):
+    """An exception whose __notes__ is no list refuses add_note (TypeError): raised
+    unchanged, with no other exception in its place."""
+    boom = ValueError("no notes")
+    boom.__notes__ = "not a list"
+
+    def fn():
+        raise boom
+
+    with pytest.raises(ValueError) as info:
+        m.wrap_callback_error(fn, True)
+    assert info.value is boom and boom.__notes__ == "not a list"
+    assert info.value.__context__ is None
+
+
 # ---- Go values to Python: values holding themselves, keys of any scalar type ----------
 
 SELFISH = ["map", "list", "deep", "pointer", "typed", "tuple"]

@@ -17,24 +17,25 @@ and the project's Python packages:
   file lock, so that interpreters starting together build once; a running process
   keeps the old library (the new one replaces it by rename).
 
-Standard library only, and nothing imported at interpreter start but what the .pth
-needs: the hook costs a stat of the sources at the first import of the module only.
+Standard library only. The .pth imports this file at every interpreter start, so its top
+level imports nothing but sys and os (which site has already imported) and the finder is a
+plain object (no importlib.abc base): importlib, hashlib, subprocess, sysconfig... are
+imported by the finder's methods once the extension module or a project package is
+imported, so that the install costs no start-up time to a program that never imports it
+(tests/test_goext_build.py::test_editable_install_imports_nothing_at_start). No
+``from __future__ import annotations`` either (that statement imports __future__): the
+annotations that name typing's or importlib's classes are strings.
 """
 
-from __future__ import annotations
-
-import hashlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import os
-import subprocess
 import sys
-import sysconfig
-import time
-from collections.abc import Sequence
-from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # names for the annotations only (nothing imported at run time)
+    import importlib.machinery
+    from collections.abc import Sequence
+    from types import ModuleType
+    from typing import Any
 
 # The files whose change makes the extension stale.
 SOURCE_SUFFIXES = (".go", ".c", ".h", ".s")
@@ -61,6 +62,8 @@ except BuildError as e:
 
 def _fingerprint(root: str) -> str:
     """The sources' names, sizes and modification times, and godlpack's version."""
+    import hashlib
+
     h = hashlib.sha256()
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
@@ -80,26 +83,40 @@ def _fingerprint(root: str) -> str:
     return h.hexdigest()
 
 
-class GoExtensionFinder(importlib.abc.MetaPathFinder):
-    """Finds the editable project's extension module (rebuilt when stale) and packages."""
+class GoExtensionFinder:
+    """Finds the editable project's extension module (rebuilt when stale) and packages: a
+    meta path finder (find_spec) without importlib.abc's base, not imported at start."""
 
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: "dict[str, Any]") -> None:
         self.root: str = config["root"]
         self.module: str = config["module"]
         self.packages: dict[str, str] = config.get("packages", {})
         tag = sys.implementation.cache_tag or "python"
         self.build_dir = os.path.join(self.root, "build", "godlpack-editable", tag)
-        *pkgs, last = self.module.split(".")
-        suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-        self.library = os.path.join(self.build_dir, *pkgs, last + suffix)
         self.checked = False
         # Where the installed stub of a top-level module lives (its -stubs package, beside
         # this hook in site-packages), rewritten at each rebuild; "" for none.
         self.stub_root: str = config.get("stub_root", "")
 
+    @property
+    def library(self) -> str:
+        """Where the extension module is built (its path ends in this CPython's EXT_SUFFIX)."""
+        import sysconfig
+
+        *pkgs, last = self.module.split(".")
+        suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+        return os.path.join(self.build_dir, *pkgs, last + suffix)
+
     def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
+        self,
+        fullname: str,
+        path: "Sequence[str] | None",
+        target: "ModuleType | None" = None,
+    ) -> "importlib.machinery.ModuleSpec | None":
+        if fullname not in self.packages and fullname != self.module:
+            return None  # every other import of the process: nothing imported, no stat
+        import importlib.util
+
         if fullname in self.packages:
             folder = self.packages[fullname]
             return importlib.util.spec_from_file_location(
@@ -107,8 +124,6 @@ class GoExtensionFinder(importlib.abc.MetaPathFinder):
                 os.path.join(folder, "__init__.py"),
                 submodule_search_locations=[folder],
             )
-        if fullname != self.module:
-            return None
         if not self.checked:
             self.ensure_built()
             self.checked = True
@@ -137,6 +152,10 @@ class GoExtensionFinder(importlib.abc.MetaPathFinder):
                 f.write(now)
 
     def rebuild(self) -> None:
+        import importlib.util
+        import subprocess
+        import time
+
         print(
             f"godlpack: building {self.module} from its changed Go sources in {self.root} ...",
             file=sys.stderr,
@@ -172,6 +191,6 @@ class GoExtensionFinder(importlib.abc.MetaPathFinder):
         os.replace(built, self.library)  # a process using the old one keeps its inode
 
 
-def install(config: dict[str, Any]) -> None:
+def install(config: "dict[str, Any]") -> None:
     """Puts the finder of an editable project first on sys.meta_path (from its .pth)."""
     sys.meta_path.insert(0, GoExtensionFinder(config))

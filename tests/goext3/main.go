@@ -63,6 +63,8 @@ func init() {
 			Doc("fn(x), called from a new goroutine: a callback on another thread."),
 		godlpack.Func("call_n", callN, "fn", "n").
 			Doc("fn(i) for i in range(n); its exception stops the loop and propagates."),
+		godlpack.Func("wrap_callback_error", wrapCallbackError, "fn", "wrap").
+			Doc("fn()'s error, returned wrapped (%w, with what errors.As found in it) or as it is."),
 		// lend.go: callbacks and Objects lent for a call, on goroutines, kept or not
 		godlpack.Func("call_on_goroutine_default", callOnGoroutine, "fn", "x").
 			Doc("call_on_goroutine with the default GIL policy (not declared ReleaseGIL)."),
@@ -326,6 +328,21 @@ func callN(fn func(int) error, n int) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// wrapCallbackError returns fn's error (a *godlpack.PythonError) as it is or wrapped
+// with %w, naming the type of the Python exception errors.As finds in the wrapped error
+// (tests/test_goext_func.py: the note it is raised with).
+func wrapCallbackError(fn func() error, wrap bool) error {
+	err := fn()
+	if err == nil || !wrap {
+		return err
+	}
+	var pe *godlpack.PythonError
+	if !errors.As(fmt.Errorf("wrapped: %w", err), &pe) {
+		return godlpack.RuntimeError.Errorf("wrap_callback_error(): errors.As found no *godlpack.PythonError in %v", err)
+	}
+	return fmt.Errorf("wrap_callback_error(): errors.As found a %s: %w", pe.Type, err)
 }
 
 // Tally holds a map property: its setter converts a dict (tests/test_free_threading.py's
