@@ -273,6 +273,23 @@ def run_python(
     )
 
 
+# For a script that forks: stacks(pid) gives a stuck child's threads (gdb, where
+# installed), for the failure message before the child is killed.
+HUNG_CHILD_STACKS = """
+import shutil, subprocess
+
+def stacks(pid):
+    if shutil.which("gdb") is None:
+        return "(no gdb to show its stacks)"
+    cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 12"]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
+    except subprocess.TimeoutExpired:
+        return "(gdb timed out)"
+    return "\\n".join(line for line in out.splitlines() if line.startswith(("#", "Thread ")))
+"""
+
+
 def run_script(tmp_path, name: str, source: str, timeout: float = 120, args=()) -> str:
     """Runs source as the file tmp_path/name.py (a real file: spawn and forkserver
     workers import their functions from it) with the godlpack of this run; returns

@@ -18,7 +18,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import FREE_THREADED, GODLPACK_PATH, run_script
+from conftest import FREE_THREADED, GODLPACK_PATH, HUNG_CHILD_STACKS, run_script
 from goext_build import folder
 
 needs_free_threaded = pytest.mark.skipif(
@@ -168,6 +168,8 @@ def extension(rng):
     assert (mine == 6.0).all()
     assert np.from_dlpack(goext.scale(shared[:8], 2.0))[7] == 14.0
 
+{hung_child_stacks}
+
 def forks(rng):
     pid = os.fork()
     if pid == 0:
@@ -183,9 +185,10 @@ def forks(rng):
             assert os.waitstatus_to_exitcode(status) == 0, "the forked child failed"
             return
         time.sleep(0.005)
+    where = stacks(pid)
     os.kill(pid, 9)
     os.waitpid(pid, 0)
-    raise AssertionError("the forked child hung")
+    raise AssertionError("the forked child hung; its threads:\\n" + where)
 
 # Each thread mixes all of these (its own order), the first two mutate without pause.
 # Forks come in the second half only, when no extension call runs: a fork child of a
@@ -242,7 +245,7 @@ def test_ten_threads_mix_everything(tmp_path):
     out = run_script(
         tmp_path,
         "stress",
-        STRESS.format(goext=folder("goext"), seconds=8),
+        STRESS.format(goext=folder("goext"), seconds=8, hung_child_stacks=HUNG_CHILD_STACKS),
         timeout=300,
     )
     if FREE_THREADED:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from conftest import run_script
+from conftest import HUNG_CHILD_STACKS, run_script
 from goext_build import folder
 
 # What every scenario shares: both extensions and godlpack loaded (three Go runtimes),
@@ -50,17 +50,7 @@ def calls():
     assert goext.sum(goext2.ramp(1000, 1.0)) == 499500.0
     assert g.arange(4).tolist() == [0, 1, 2, 3]
 
-def stacks(pid):
-    # A stuck child's threads, for the failure message (gdb, where installed).
-    if shutil.which("gdb") is None:
-        return "(no gdb to show its stacks)"
-    cmd = ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 12"]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
-    except subprocess.TimeoutExpired:
-        return "(gdb timed out)"
-    return "\\n".join(line for line in out.splitlines() if line.startswith(("#", "Thread ")))
-
+{hung_child_stacks}
 def wait(pid, limit=30):
     # The child's exit code, or "hung" (killed) after limit seconds: generous on a
     # loaded 2-core machine, where each child takes well under a second.
@@ -90,7 +80,9 @@ def fork_and_call(work=calls):
 
 
 def scenario(tmp_path, name: str, body: str, timeout: float = 240) -> list[str]:
-    common = COMMON.format(goext=folder("goext"), goext2=folder("goext2"))
+    common = COMMON.format(
+        goext=folder("goext"), goext2=folder("goext2"), hung_child_stacks=HUNG_CHILD_STACKS
+    )
     return run_script(tmp_path, name, common + textwrap.dedent(body), timeout).split()
 
 
