@@ -96,14 +96,16 @@ def _docstring(text: str, indent: str) -> str:
 
 
 def _params(f: dict[str, Any]) -> list[str]:
-    """f's parameters as a stub spells them, "*" before the keyword-only ones."""
+    """f's parameters as a stub spells them, "*" before the keyword-only ones, *args and
+    **kwargs annotated with their elements' type."""
     params = []
     for p in f["params"]:
         if p.get("kwonly"):
             params.append("*")
         annotation = p["type"] or "Any"
+        star = {"args": "*", "kwargs": "**"}.get(p.get("var", ""), "")  # typed per element
         params.append(
-            f"{p['name']}: {annotation}" + (f" = {p['default']}" if p.get("default") else "")
+            f"{star}{p['name']}: {annotation}" + (f" = {p['default']}" if p.get("default") else "")
         )
     return params
 
