@@ -949,14 +949,13 @@ static PyObject *signatures_with_refusals(const gd_ext_func *f, PyObject *reason
     return joined;
 }
 
-/* An overload set (gd_ext_function gives it this ml_meth): the first alternative whose
+/* A call of an overload set (gd_ext_call_overloads): the first alternative whose
  * arguments bind and convert runs; one they do not fit (a TypeError or OverflowError
- * converting them, in C or in Go: invoke's mismatch) gives way to the next, as
- * nanobind's; none: a TypeError listing every signature, with why each refused, and
- * the types passed. */
-PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames) {
-    const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
+ * converting them, in C or in Go: invoke's mismatch, a tensor's dtype included) gives
+ * way to the next, as nanobind's; none: a TypeError listing every signature, with why
+ * each refused, and the types passed (shown: the call's own arguments). */
+static PyObject *call_overloads(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames, PyObject *const *shown) {
     PyObject *reasons = PyList_New(0);
     for (int i = 0; i < f->noverloads; i++) {
         int mismatch = 0;
@@ -975,9 +974,9 @@ PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     PyObject *types = PyList_New(0);
     for (Py_ssize_t i = 0; types != NULL && i < nargs + nkw; i++) {
-        PyObject *t = i < nargs ? PyUnicode_FromString(Py_TYPE(args[i])->tp_name)
+        PyObject *t = i < nargs ? PyUnicode_FromString(Py_TYPE(shown[i])->tp_name)
                                 : PyUnicode_FromFormat("%U=%s", PyTuple_GET_ITEM(kwnames, i - nargs),
-                                                       Py_TYPE(args[i])->tp_name);
+                                                       Py_TYPE(shown[i])->tp_name);
         if (t == NULL || PyList_Append(types, t) < 0) {
             Py_CLEAR(types);
         }
@@ -1001,6 +1000,43 @@ PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_
     Py_XDECREF(types);
     Py_XDECREF(reasons);
     return NULL;
+}
+
+/* A raw DLPack capsule can be imported once: an alternative's conversion consumed it,
+ * and the next alternative met a used capsule (ValueError) where it should have been
+ * tried on the tensor (a float64 capsule never reached total's float64 alternative).
+ * So an overload set imports each capsule argument once, as a godlpack.Array that every
+ * alternative is given; the TypeError still names the types passed. */
+PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+    const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
+    Py_ssize_t n = nargs + (kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames)), made = 0;
+    int capsules = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        capsules |= PyCapsule_CheckExact(args[i]);
+    }
+    if (!capsules) {
+        return call_overloads(f, args, nargs, kwnames, args);
+    }
+    PyObject **own = PyMem_Malloc((size_t)n * sizeof(PyObject *)), *out = NULL;
+    if (own == NULL) {
+        return PyErr_NoMemory();
+    }
+    for (; made < n; made++) {
+        own[made] = PyCapsule_CheckExact(args[made]) ? gd_ext_capi->from_dlpack(args[made])
+                                                      : Py_NewRef(args[made]);
+        if (own[made] == NULL) {
+            break; /* a capsule that does not import: its error, as a function's call raises */
+        }
+    }
+    if (made == n) {
+        out = call_overloads(f, own, nargs, kwnames, args);
+    }
+    for (Py_ssize_t i = 0; i < made; i++) {
+        Py_DECREF(own[i]);
+    }
+    PyMem_Free(own);
+    return out;
 }
 
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {

@@ -17,6 +17,7 @@ import (
 	"runtime/cgo"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -31,16 +32,26 @@ func (f *Function) goCall(args []any) (any, error) {
 		return nil, fmt.Errorf("godlpack: %s", f.errs[0])
 	}
 	if len(f.overloads) > 0 { // the first alternative the arguments bind and convert to, as in Python
-		var bindErrs []string
+		var reasons []string
 		for _, alt := range f.overloads {
 			r, err := alt.bindAndRun(args)
 			if passesOver(err) {
-				bindErrs = append(bindErrs, err.Error())
+				reasons = append(reasons, strings.TrimPrefix(err.Error(), alt.name+"(): "))
 				continue
 			}
 			return r, err
 		}
-		return nil, TypeError.Errorf("%s(): no overload takes these arguments (%v)", f.name, bindErrs)
+		types := make([]string, 0, len(args))
+		for _, a := range args {
+			if kw, ok := a.(Kw); ok {
+				for _, k := range slices.Sorted(maps.Keys(kw)) {
+					types = append(types, fmt.Sprintf("%s=%T", k, kw[k]))
+				}
+				continue
+			}
+			types = append(types, fmt.Sprintf("%T", a))
+		}
+		return nil, f.noneFits(reasons, strings.Join(types, ", "))
 	}
 	argv, release, err := f.bind(args)
 	if err != nil {
@@ -59,6 +70,22 @@ func (f *Function) bindAndRun(args []any) (any, error) {
 	}
 	defer release()
 	return f.run(argv)
+}
+
+// noneFits is the TypeError of an overload set none of whose alternatives took
+// the arguments, as ext_call.c's call_overloads words it for Python (checked
+// alike: TestOverloadDispatchesOnDtype, tests/test_streamstats_args.py): every
+// signature with why it refused (reasons, one per alternative) and the types
+// passed.
+func (f *Function) noneFits(reasons []string, types string) error {
+	lines := strings.Split(f.overloadSignatures(false), "\n")
+	for i := range lines {
+		if i < len(reasons) {
+			lines[i] += "\n        " + reasons[i]
+		}
+	}
+	return TypeError.Errorf("%s(): incompatible arguments. The supported signatures are:\n%s\nInvoked with types: %s",
+		f.name, strings.Join(lines, "\n"), types)
 }
 
 // passesOver reports whether err, an overload's alternative's, is an argument's that

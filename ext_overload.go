@@ -57,6 +57,13 @@ func (f *Function) typedSignature() string {
 		s := p.name
 		if p.goType != nil {
 			s += ": " + pyTypeName(f.annotated(p))
+			if (p.kind == extTensor || p.kind == extMutTensor) && len(p.dtypes) > 0 {
+				names := make([]string, len(p.dtypes)) // what tells dtype alternatives apart
+				for i, d := range p.dtypes {
+					names[i] = d.Name
+				}
+				s += "[" + strings.Join(names, " | ") + "]"
+			}
 			if p.kind == extInstance && p.hasDefault && p.def == nil {
 				s += " | None" // an instance parameter takes None only then
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
@@ -59,7 +60,8 @@ func pyType(t reflect.Type) string {
 // {"module", "doc", "classes", "constants": [{"name", "type"}], "enums"
 // (enumJSON), "functions": [{"name", "doc", "overloads" (an overload set's
 // alternatives, each a function), "params": [{"name", "type", "default" (a Python
-// literal, absent for none), "mutable" (a MutTensor), "kwonly" (the first
+// literal, absent for none), "mutable" (a MutTensor), "dtypes" (a tensor's, by
+// name: ["float32"]), "kwonly" (the first
 // keyword-only one), "var" ("args", "kwargs": *name, **name, typed per element)}],
 // "result", "raises"}]}. Written by hand: encoding/json would link ~100 KB of
 // reflection into every extension for this one string.
@@ -195,6 +197,10 @@ func funcJSON(b []byte, f *Function, skip int) []byte {
 		b = jsonString(b, typ)
 		if p.kind == C.GD_EXT_MUT_TENSOR {
 			b = append(b, `,"mutable":true`...)
+		}
+		if (p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR) && len(p.dtypes) > 0 {
+			b = append(b, `,"dtypes":`...) // what tells an overload set's dtype alternatives apart
+			b = jsonArray(b, p.dtypes, func(b []byte, d *dlpack.DType) []byte { return jsonString(b, d.Name) })
 		}
 		switch {
 		case i == f.varArgs:

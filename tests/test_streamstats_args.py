@@ -115,3 +115,66 @@ def test_tags_is_read_only(ss):
 
 def test_set_tags_signature(ss):
     assert str(inspect.signature(ss.Histogram.set_tags)) == "(self, **tags)"
+
+
+# total(x): three typed Go functions under one name, told apart by x's dtype alone.
+TOTAL_CASES = [(np.float32, float, 6.0), (np.float64, float, 6.0), (np.int64, int, 6)]
+
+
+def _producers(values, dtype):
+    import godlpack as g
+    import torch
+
+    a = np.asarray(values, dtype=dtype)
+    return {
+        "numpy": a,
+        "torch": torch.from_numpy(a.copy()),
+        "godlpack": g.asarray(a),
+        "capsule": a.copy().__dlpack__(),  # imported once for all three alternatives
+    }
+
+
+@pytest.mark.parametrize("dtype,kind,want", TOTAL_CASES, ids=lambda c: getattr(c, "__name__", ""))
+@pytest.mark.parametrize("name", ["numpy", "torch", "godlpack", "capsule"])
+def test_total_dispatches_on_the_dtype(ss, dtype, kind, want, name):
+    x = _producers([1, 2, 3], dtype)[name]
+    got = ss.total(x)
+    assert type(got) is kind and got == want
+
+
+def test_total_of_any_layout_and_by_keyword(ss):
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)[::2, ::-1]
+    assert ss.total(x=x) == float(x.sum())
+    assert ss.total(np.zeros(0, np.int64)) == 0
+    big = np.full(3, 2**62, np.int64)
+    assert ss.total(big[:1]) == 2**62  # an int64 sum, exact
+
+
+@pytest.mark.parametrize("name", ["numpy", "torch", "godlpack", "capsule"])
+def test_total_of_another_dtype_lists_the_three_signatures(ss, name):
+    x = _producers([1, 2, 3], np.int32)[name]
+    with pytest.raises(TypeError) as info:
+        ss.total(x)
+    msg = str(info.value)
+    assert msg.startswith("total(): incompatible arguments. The supported signatures are:\n")
+    for i, dt in enumerate(["float32", "float64", "int64"], 1):
+        assert f"    {i}. total(x: SupportsDLPack[{dt}])\n" in msg
+        assert f"argument x: expected a {dt} tensor, got int32" in msg
+    shown = msg.rsplit("\nInvoked with types: ", 1)[1]
+    assert shown.endswith(type(x).__name__)  # the capsule passed, not the Array made of it
+
+
+def test_total_refuses_what_is_no_tensor(ss):
+    with pytest.raises(TypeError, match=r"total\(\): incompatible arguments") as info:
+        ss.total("x")
+    assert "expected a tensor (a DLPack producer or capsule), got str" in str(info.value)
+    used = np.zeros(2).__dlpack__()
+    ss.total(used)
+    with pytest.raises(ValueError, match="already consumed"):  # a capsule imports once
+        ss.total(used)
+
+
+def test_total_doc_lists_the_alternatives(ss):
+    doc = ss.total.__doc__
+    assert "1. total(x: SupportsDLPack[float32])" in doc
+    assert "The sum of an int64 tensor's elements, an int." in doc

@@ -66,6 +66,11 @@ func init() {
 			Default("ddof", 0).Default("center", true).Default("scale", 1.0).Default("shift", 0.0).
 			Default("clip", nil).
 			Doc("{n, mean, var, min, max} of y = x * scale + shift (clipped to [-clip, clip])."),
+		godlpack.Overload("total",
+			godlpack.Func1("total", totalFloat32, "x").Doc("The sum of a float32 tensor's elements, a float."),
+			godlpack.Func1("total", totalFloat64, "x").Doc("The sum of a float64 tensor's elements, a float."),
+			godlpack.Func1("total", totalInt64, "x").Doc("The sum of an int64 tensor's elements, an int."),
+		).Doc("The sum of x's elements: float32 and float64 tensors give a float, int64 ones an int."),
 		godlpack.Func("merged", merged, "*hists").
 			Doc("A new Histogram with the counts of all its arguments (one or more Histograms of the same bins, lo and hi)."),
 		godlpack.Overload("clip",
