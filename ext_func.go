@@ -170,7 +170,8 @@ func elementError(err error, p *param, j int) error {
 // class's *T). A last argument of type Kw holds keyword arguments, f(x, Kw{"k": 2})
 // for Python's f(x, k=2), bound by Python's rules with its TypeErrors: keyword-only
 // parameters (after "*") by keyword only, no parameter given twice, no unknown
-// name. Arguments left out take their defaults. The result is what Python
+// name (but into **kwargs); positional arguments past the others go to *args.
+// Arguments left out take their defaults. The result is what Python
 // would get, in Go: nil for None, a *tensor.Tensor for an array (the caller's to
 // Close), int64, float64, bool, string, a Tuple of these, or the Go value itself
 // for an object or an instance. The error is what would raise: a wrong argument's
