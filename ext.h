@@ -109,6 +109,14 @@ typedef struct gd_ext_func {
     int32_t fast_nargs;  /* nparams, or -1 with keyword-only ones: when nargs equals it and no
                             keywords are passed, the arguments are bound as they come */
     int32_t nrequired; /* the parameters before the first with a default */
+    /* *args and **kwargs (a variadic Go function, a "**name" map[string]T): the index of
+     * the parameter, -1 for none. *args is the last parameter and stands for its
+     * elements: the positional arguments past npositional, each converted as it
+     * describes (its name indexed in errors: "hists[1]"), are argv's last entries.
+     * **kwargs is an OBJECT parameter given a new dict of the keywords that name no
+     * other parameter. Either makes fast_nargs -1. */
+    int32_t varargs;
+    int32_t varkw;
     int32_t gil;       /* GD_EXT_GIL_* */
     int32_t result_fw;   /* GD_EXT_FW_*: the framework arrays are returned in (0: godlpack's),
                             or GD_EXT_FW_LIKE: result_like's */

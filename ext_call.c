@@ -41,34 +41,61 @@ PyObject *gd_ext_exc_type(int32_t k) {
 
 static int param_index(const gd_ext_func *f, PyObject *name) {
     for (int i = 0; i < f->nparams; i++) {
-        if (f->params[i].name_obj == name) {
+        if (f->params[i].name_obj == name && i != f->varargs && i != f->varkw) {
             return i;
         }
     }
     for (int i = 0; i < f->nparams; i++) {
-        if (PyUnicode_Compare(f->params[i].name_obj, name) == 0) {
+        if (i != f->varargs && i != f->varkw && PyUnicode_Compare(f->params[i].name_obj, name) == 0) {
             return i;
         }
     }
     return -1;
 }
 
-/* bound[i]: the argument of parameter i (borrowed from the call), NULL for a default. */
+/* How many arguments a call of f converts: its parameters, *args standing for the
+ * positional arguments past npositional (none: nparams - 1). */
+static int nbound(const gd_ext_func *f, Py_ssize_t nargs) {
+    if (f->varargs < 0) {
+        return f->nparams;
+    }
+    return f->nparams - 1 + (int)(nargs > f->npositional ? nargs - f->npositional : 0);
+}
+
+/* bound[i]: the argument of parameter i (borrowed from the call), NULL for a default;
+ * *args's elements last (nbound), **kwargs a new dict, *kwdict, released by the caller.
+ * Python's rules and messages; ext_gocall_nopython.go's boundArgs is the same in Go. */
 static int bind(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                PyObject **bound) {
+                PyObject **bound, PyObject **kwdict) {
     const char *name = f->def.ml_name;
-    if (nargs > f->npositional) {
+    if (nargs > f->npositional && f->varargs < 0) {
         PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd were given", name,
                      f->npositional, f->npositional == 1 ? "" : "s", nargs);
         return -1;
     }
     for (int i = 0; i < f->nparams; i++) {
-        bound[i] = i < nargs ? args[i] : NULL;
+        bound[i] = i < nargs && i < f->npositional ? args[i] : NULL;
+    }
+    for (Py_ssize_t j = f->npositional; j < nargs; j++) { /* *args's (nbound) */
+        bound[f->varargs + (j - f->npositional)] = args[j];
+    }
+    if (f->varkw >= 0) {
+        *kwdict = PyDict_New();
+        if (*kwdict == NULL) {
+            return -1;
+        }
+        bound[f->varkw] = *kwdict;
     }
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t j = 0; j < nkw; j++) {
         PyObject *kw = PyTuple_GET_ITEM(kwnames, j);
         int i = param_index(f, kw);
+        if (i < 0 && f->varkw >= 0) {
+            if (PyDict_SetItem(*kwdict, kw, args[nargs + j]) < 0) {
+                return -1;
+            }
+            continue;
+        }
         if (i < 0) {
             PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", name, kw);
             return -1;
@@ -81,7 +108,7 @@ static int bind(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs, P
         bound[i] = args[nargs + j];
     }
     for (int i = 0; i < f->nparams; i++) {
-        if (bound[i] == NULL && !f->params[i].has_default) {
+        if (bound[i] == NULL && !f->params[i].has_default && i != f->varargs && i != f->varkw) {
             if (i >= f->npositional) { /* after "*": it has no position to name */
                 PyErr_Format(PyExc_TypeError, "%s() missing required keyword-only argument '%s'",
                              name, f->params[i].name);
@@ -781,19 +808,20 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
     PyObject *bound_stack[GD_EXT_STACK_PARAMS], **bound_kw = bound_stack;
     PyObject *const *bound = args; /* every parameter passed by position: bound already */
     gd_ext_arg argv_stack[GD_EXT_STACK_PARAMS], *argv = argv_stack;
-    if (f->nparams > GD_EXT_STACK_PARAMS) { /* any number of parameters: on the heap */
-        bound_kw = PyMem_Malloc((size_t)f->nparams * sizeof(PyObject *));
-        argv = PyMem_Malloc((size_t)f->nparams * sizeof(gd_ext_arg));
+    int nargv = nbound(f, nargs), room = nargv > f->nparams ? nargv : f->nparams;
+    if (room > GD_EXT_STACK_PARAMS) { /* any number of arguments: on the heap */
+        bound_kw = PyMem_Malloc((size_t)room * sizeof(PyObject *));
+        argv = PyMem_Malloc((size_t)room * sizeof(gd_ext_arg));
         if (bound_kw == NULL || argv == NULL) {
             PyMem_Free(bound_kw);
             PyMem_Free(argv);
             return PyErr_NoMemory();
         }
     }
-    PyObject *out = NULL;
+    PyObject *out = NULL, *kwdict = NULL; /* **kwargs's dict (bind) */
     int n = 0;
     if (kwnames != NULL || nargs != f->fast_nargs) {
-        if (bind(f, args, nargs, kwnames, bound_kw) < 0) {
+        if (bind(f, args, nargs, kwnames, bound_kw, &kwdict) < 0) {
             if (mismatch != NULL) {
                 *mismatch = PyErr_ExceptionMatches(PyExc_TypeError);
             }
@@ -802,13 +830,22 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
         bound = bound_kw;
     }
     pthread_t caller = pthread_self(); /* for Keep's rule (gd_ext_keep) */
-    for (; n < f->nparams; n++) {
+    for (; n < nargv; n++) {
         argv[n].hold = NULL;
         argv[n].view.obj = NULL;
         argv[n].go_tensor = 0;
         argv[n].caller = caller;
         argv[n].keep_anywhere = f->gil == GD_EXT_GIL_RELEASE;
-        if (convert(f, &f->params[n], bound[n], &argv[n]) < 0) {
+        const gd_ext_param *p = &f->params[n < f->nparams ? n : f->nparams - 1];
+        gd_ext_param element; /* an element of *args: its parameter, named with its index */
+        char element_name[128];
+        if (f->varargs >= 0 && n >= f->varargs) {
+            element = *p;
+            snprintf(element_name, sizeof element_name, "%s[%d]", p->name, n - f->varargs);
+            element.name = element_name;
+            p = &element;
+        }
+        if (convert(f, p, bound[n], &argv[n]) < 0) {
             if (mismatch != NULL) {
                 *mismatch = unfit_error();
             }
@@ -819,10 +856,10 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
     if (f->gil == GD_EXT_GIL_RELEASE || (f->gil == GD_EXT_GIL_AUTO && gil_wanted())) {
         gil_releases++;
         Py_BEGIN_ALLOW_THREADS
-        goExtCall(f->id, argv, &res);
+        goExtCall(f->id, argv, nargv, &res);
         Py_END_ALLOW_THREADS
     } else {
-        goExtCall(f->id, argv, &res);
+        goExtCall(f->id, argv, nargv, &res);
     }
     int arg_failed = res.unfit; /* build releases res */
     out = res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None)
@@ -839,6 +876,7 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
                                                           : f->result_fw);
     }
 release:
+    Py_XDECREF(kwdict);
     /* Releasing an imported Array may run its producer's code (a NumPy array's
      * deleter): keep a pending exception aside meanwhile. */
     int held = 0;
@@ -911,14 +949,13 @@ static PyObject *signatures_with_refusals(const gd_ext_func *f, PyObject *reason
     return joined;
 }
 
-/* An overload set (gd_ext_function gives it this ml_meth): the first alternative whose
+/* A call of an overload set (gd_ext_call_overloads): the first alternative whose
  * arguments bind and convert runs; one they do not fit (a TypeError or OverflowError
- * converting them, in C or in Go: invoke's mismatch) gives way to the next, as
- * nanobind's; none: a TypeError listing every signature, with why each refused, and
- * the types passed. */
-PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames) {
-    const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
+ * converting them, in C or in Go: invoke's mismatch, a tensor's dtype included) gives
+ * way to the next, as nanobind's; none: a TypeError listing every signature, with why
+ * each refused, and the types passed (shown: the call's own arguments). */
+static PyObject *call_overloads(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames, PyObject *const *shown) {
     PyObject *reasons = PyList_New(0);
     for (int i = 0; i < f->noverloads; i++) {
         int mismatch = 0;
@@ -937,9 +974,9 @@ PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     PyObject *types = PyList_New(0);
     for (Py_ssize_t i = 0; types != NULL && i < nargs + nkw; i++) {
-        PyObject *t = i < nargs ? PyUnicode_FromString(Py_TYPE(args[i])->tp_name)
+        PyObject *t = i < nargs ? PyUnicode_FromString(Py_TYPE(shown[i])->tp_name)
                                 : PyUnicode_FromFormat("%U=%s", PyTuple_GET_ITEM(kwnames, i - nargs),
-                                                       Py_TYPE(args[i])->tp_name);
+                                                       Py_TYPE(shown[i])->tp_name);
         if (t == NULL || PyList_Append(types, t) < 0) {
             Py_CLEAR(types);
         }
@@ -963,6 +1000,43 @@ PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_
     Py_XDECREF(types);
     Py_XDECREF(reasons);
     return NULL;
+}
+
+/* A raw DLPack capsule can be imported once: an alternative's conversion consumed it,
+ * and the next alternative met a used capsule (ValueError) where it should have been
+ * tried on the tensor (a float64 capsule never reached total's float64 alternative).
+ * So an overload set imports each capsule argument once, as a godlpack.Array that every
+ * alternative is given; the TypeError still names the types passed. */
+PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+    const gd_ext_func *f = *(gd_ext_func **)PyModule_GetState(self);
+    Py_ssize_t n = nargs + (kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames)), made = 0;
+    int capsules = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        capsules |= PyCapsule_CheckExact(args[i]);
+    }
+    if (!capsules) {
+        return call_overloads(f, args, nargs, kwnames, args);
+    }
+    PyObject **own = PyMem_Malloc((size_t)n * sizeof(PyObject *)), *out = NULL;
+    if (own == NULL) {
+        return PyErr_NoMemory();
+    }
+    for (; made < n; made++) {
+        own[made] = PyCapsule_CheckExact(args[made]) ? gd_ext_capi->from_dlpack(args[made])
+                                                      : Py_NewRef(args[made]);
+        if (own[made] == NULL) {
+            break; /* a capsule that does not import: its error, as a function's call raises */
+        }
+    }
+    if (made == n) {
+        out = call_overloads(f, own, nargs, kwnames, args);
+    }
+    for (Py_ssize_t i = 0; i < made; i++) {
+        Py_DECREF(own[i]);
+    }
+    PyMem_Free(own);
+    return out;
 }
 
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {

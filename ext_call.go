@@ -28,10 +28,10 @@ var extFuncs []*Function
 // channel) is one load of a flag in godlpack's builds (godlpack_build's runtime_patches).
 //
 //export goExtCall
-func goExtCall(id C.int32_t, args *C.gd_ext_arg, res *C.gd_ext_result) {
+func goExtCall(id C.int32_t, args *C.gd_ext_arg, nargs C.int, res *C.gd_ext_result) {
 	f := extFuncs[id]
-	argv := unsafe.Slice(args, len(f.params))
-	defer f.endCall(argv, res) // a method, not a closure: nothing to build per call
+	argv := unsafe.Slice(args, int(nargs)) // f's parameters', *args's elements last (ext_call.c's nbound)
+	defer f.endCall(argv, res)             // a method, not a closure: nothing to build per call
 	if err := f.call(argv, res); err != nil {
 		if _, ok := err.(*unfitError); ok {
 			res.unfit = 1 // an argument's: an overload set may try its next alternative

@@ -37,6 +37,10 @@ type Function struct {
 	params []*param
 	result reflect.Type // the Go function's first result (the Python result's type, for stubs)
 	kwOnly int          // the index of the first keyword-only parameter ("*" in Func's names); len(params): none
+	// varArgs is the *args parameter (a variadic Go function's last: its element
+	// type, converted per element), varKw the **kwargs one (a map[string]T named
+	// "**name"); -1: none. kwOnly is at most either: they take no position.
+	varArgs, varKw int
 	// resultLike is ResultLike's parameter (-1: none), resultFw ResultIn's GD_EXT_FW_*.
 	resultLike int
 	resultFw   cInt32
@@ -92,7 +96,7 @@ type param struct {
 }
 
 func newFunction(name string, n int, names []string) *Function {
-	f := &Function{name: name, id: -1, gil: extGilAuto, kwOnly: n, resultLike: -1}
+	f := &Function{name: name, id: -1, gil: extGilAuto, kwOnly: n, resultLike: -1, varArgs: -1, varKw: -1}
 	if name == "" || !validIdentifier(name) {
 		f.fail("%q is not a valid Python function name", name)
 	}
@@ -137,6 +141,25 @@ func (f *Function) param(name string) *param {
 	return nil
 }
 
+// paramOf is the parameter of a call's argument i: *args's for its elements, the last.
+func (f *Function) paramOf(i int) *param { return f.params[min(i, len(f.params)-1)] }
+
+// isVar reports whether parameter i is *args or **kwargs, which take no position
+// and no default.
+func (f *Function) isVar(i int) bool { return i == f.varArgs || i == f.varKw }
+
+// elementError names, in err (a conversion error of *args's element j), the
+// element: "argument hists[2]: ..." where the converter said "argument hists: ...".
+func elementError(err error, p *param, j int) error {
+	ee, ok := err.(*exceptionError)
+	if !ok {
+		return err
+	}
+	named := "argument " + p.name + ":"
+	msg := strings.Replace(ee.Error(), named, "argument "+p.name+"["+strconv.Itoa(j)+"]:", 1)
+	return &exceptionError{ee.kind, errors.New(msg)}
+}
+
 // Call calls the function from Go as Python would call it, for a go test of an
 // extension: a build without Python (no godlpack_python build tag, go test's
 // default), in which the package's init functions declared the module. Each
@@ -147,7 +170,8 @@ func (f *Function) param(name string) *param {
 // class's *T). A last argument of type Kw holds keyword arguments, f(x, Kw{"k": 2})
 // for Python's f(x, k=2), bound by Python's rules with its TypeErrors: keyword-only
 // parameters (after "*") by keyword only, no parameter given twice, no unknown
-// name. Arguments left out take their defaults. The result is what Python
+// name (but into **kwargs); positional arguments past the others go to *args.
+// Arguments left out take their defaults. The result is what Python
 // would get, in Go: nil for None, a *tensor.Tensor for an array (the caller's to
 // Close), int64, float64, bool, string, a Tuple of these, or the Go value itself
 // for an object or an instance. The error is what would raise: a wrong argument's

@@ -43,6 +43,12 @@ var errorType = reflect.TypeFor[error]()
 // godlpack.Array; nil is None), None and Tuple. A non-nil error raises, a panic
 // is RuntimeError.
 //
+// A variadic Go function's last parameter is Python's *args (its name may be
+// written "*hists"): the positional arguments past the others, each converted as
+// a parameter of the element type, a refusal naming its index ("hists[2]"). A
+// map[string]T parameter named "**tags" is **kwargs: the keywords no other
+// parameter names, as a dict of T; last, or before the variadic one.
+//
 // A mistake (an unsupported type, a name count that does not match) is raised
 // as ImportError when Python imports the module, listing each.
 //
@@ -50,7 +56,7 @@ var errorType = reflect.TypeFor[error]()
 // than Func0..Func4, which call it directly: declare a hot function of up to
 // four tensors and scalars with those.
 func Func(name string, fn any, params ...string) *Function {
-	names, kwOnly := splitKeywordOnly(params)
+	names, kwOnly, starred, varKw := splitNames(params)
 	fv := reflect.ValueOf(fn)
 	if fv.Kind() != reflect.Func || fv.IsNil() {
 		f := newFunction(name, 0, nil)
@@ -60,18 +66,17 @@ func Func(name string, fn any, params ...string) *Function {
 	ft := fv.Type()
 	n := ft.NumIn()
 	f := newFunction(name, n, names)
-	if kwOnly >= 0 {
-		f.kwOnly = kwOnly
-	}
 	if strings.Count(strings.Join(params, "\x00")+"\x00", "*\x00") > 1 {
 		f.fail(`"*" may appear once among the parameter names`)
 	}
-	if ft.IsVariadic() {
-		f.fail("a variadic Go function cannot be bound: take a slice")
-	}
+	f.declareVar(ft, kwOnly, starred, varKw)
 	convs := make([]argConv, n)
 	for i := range n {
-		convs[i] = argConverter(f, i, ft.In(i))
+		t := ft.In(i)
+		if i == f.varArgs {
+			t = t.Elem() // *args: each element converts as a parameter of its type
+		}
+		convs[i] = argConverter(f, i, t)
 	}
 	write := resultsWriterOf(f, ft)
 	lends := f.lends()
@@ -81,16 +86,20 @@ func Func(name string, fn any, params ...string) *Function {
 			s = openScope(f)
 			defer s.close()
 		}
-		in := make([]reflect.Value, n)
-		for i, c := range convs {
+		in := make([]reflect.Value, len(args)) // *args's elements last, as Call takes them
+		for i := range args {
+			k := min(i, n-1) // an element of *args: its parameter's converter
 			var v reflect.Value
 			var err error
-			if p := f.params[i]; p.lends {
+			if p := f.params[k]; p.lends {
 				v, err = lendArg(f, p, &args[i], s)
 			} else {
-				v, err = c(&args[i])
+				v, err = convs[k](&args[i])
 			}
 			if err != nil {
+				if k == f.varArgs {
+					err = elementError(err, f.params[k], i-k)
+				}
 				return unfit(err)
 			}
 			in[i] = v
@@ -100,21 +109,67 @@ func Func(name string, fn any, params ...string) *Function {
 	return f
 }
 
-// splitKeywordOnly returns the parameter names without "*" and the index of the
-// first keyword-only one (-1: none).
-func splitKeywordOnly(params []string) ([]string, int) {
-	names := make([]string, 0, len(params))
-	kwOnly := -1
+// splitNames returns the parameter names without "*" and the index of the first
+// keyword-only one (-1: none), with the index of a name written "*name" (*args,
+// as Python writes it) and of one written "**name" (**kwargs), -1 for none;
+// those names are returned without their stars.
+func splitNames(params []string) (names []string, kwOnly, starred, varKw int) {
+	names = make([]string, 0, len(params))
+	kwOnly, starred, varKw = -1, -1, -1
 	for _, p := range params {
-		if p == "*" {
+		switch {
+		case p == "*":
 			if kwOnly < 0 {
 				kwOnly = len(names)
 			}
 			continue
+		case strings.HasPrefix(p, "**"):
+			varKw, p = len(names), p[2:]
+		case strings.HasPrefix(p, "*"):
+			starred, p = len(names), p[1:]
 		}
 		names = append(names, p)
 	}
-	return names, kwOnly
+	return names, kwOnly, starred, varKw
+}
+
+// declareVar sets f's *args (a variadic Go function's last parameter) and
+// **kwargs (the parameter named "**name": a map[string]T, last or before *args),
+// and the positions they leave: the parameters before them, or before "*".
+func (f *Function) declareVar(ft reflect.Type, kwOnly, starred, varKw int) {
+	n := ft.NumIn()
+	if ft.IsVariadic() {
+		f.varArgs = n - 1
+		if kwOnly >= 0 {
+			f.fail(`a variadic Go function (*args) takes no keyword-only parameters: drop "*"`)
+		}
+	}
+	if starred >= 0 && starred != f.varArgs {
+		f.fail("parameter *%s: *args is a variadic Go function's last parameter (...T)", f.params[starred].name)
+	}
+	if varKw >= 0 {
+		last := n - 1
+		if f.varArgs >= 0 {
+			last-- // Python's (*args, **kwargs): Go's func(..., kw map[string]T, args ...E)
+		}
+		t := ft.In(varKw)
+		switch {
+		case t.Kind() != reflect.Map || t.Key().Kind() != reflect.String:
+			f.fail("parameter **%s: **kwargs takes a map[string]T (the keywords no other parameter names), got %v", f.params[varKw].name, t)
+		case varKw != last:
+			f.fail("parameter **%s: **kwargs must be the last parameter (before a variadic one's *args)", f.params[varKw].name)
+		default:
+			f.varKw = varKw
+		}
+	}
+	for _, i := range []int{f.varKw, f.varArgs} {
+		if i >= 0 && f.kwOnly > i {
+			f.kwOnly = i // positional arguments stop there: *args takes the rest
+		}
+	}
+	if kwOnly >= 0 {
+		f.kwOnly = min(f.kwOnly, kwOnly)
+	}
 }
 
 // argConverter chooses, once, how argument i of f becomes a Go value of type t.

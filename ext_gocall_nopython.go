@@ -16,6 +16,8 @@ import (
 	"reflect"
 	"runtime/cgo"
 	"slices"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
@@ -30,16 +32,26 @@ func (f *Function) goCall(args []any) (any, error) {
 		return nil, fmt.Errorf("godlpack: %s", f.errs[0])
 	}
 	if len(f.overloads) > 0 { // the first alternative the arguments bind and convert to, as in Python
-		var bindErrs []string
+		var reasons []string
 		for _, alt := range f.overloads {
 			r, err := alt.bindAndRun(args)
 			if passesOver(err) {
-				bindErrs = append(bindErrs, err.Error())
+				reasons = append(reasons, strings.TrimPrefix(err.Error(), alt.name+"(): "))
 				continue
 			}
 			return r, err
 		}
-		return nil, TypeError.Errorf("%s(): no overload takes these arguments (%v)", f.name, bindErrs)
+		types := make([]string, 0, len(args))
+		for _, a := range args {
+			if kw, ok := a.(Kw); ok {
+				for _, k := range slices.Sorted(maps.Keys(kw)) {
+					types = append(types, fmt.Sprintf("%s=%T", k, kw[k]))
+				}
+				continue
+			}
+			types = append(types, fmt.Sprintf("%T", a))
+		}
+		return nil, f.noneFits(reasons, strings.Join(types, ", "))
 	}
 	argv, release, err := f.bind(args)
 	if err != nil {
@@ -58,6 +70,22 @@ func (f *Function) bindAndRun(args []any) (any, error) {
 	}
 	defer release()
 	return f.run(argv)
+}
+
+// noneFits is the TypeError of an overload set none of whose alternatives took
+// the arguments, as ext_call.c's call_overloads words it for Python (checked
+// alike: TestOverloadDispatchesOnDtype, tests/test_streamstats_args.py): every
+// signature with why it refused (reasons, one per alternative) and the types
+// passed.
+func (f *Function) noneFits(reasons []string, types string) error {
+	lines := strings.Split(f.overloadSignatures(false), "\n")
+	for i := range lines {
+		if i < len(reasons) {
+			lines[i] += "\n        " + reasons[i]
+		}
+	}
+	return TypeError.Errorf("%s(): incompatible arguments. The supported signatures are:\n%s\nInvoked with types: %s",
+		f.name, strings.Join(lines, "\n"), types)
 }
 
 // passesOver reports whether err, an overload's alternative's, is an argument's that
@@ -86,7 +114,9 @@ func (f *Function) run(argv []extArg) (any, error) {
 
 // bind puts args where ext_call.c would put Python's arguments; release drops the
 // handles it made. A last argument of type Kw holds the keyword arguments, bound by
-// boundArgs as ext_call.c's bind binds Python's.
+// boundArgs as ext_call.c's bind binds Python's; *args's elements come last in
+// argv, each bound as its parameter's, and **kwargs's map holds the keywords no
+// other parameter names.
 func (f *Function) bind(args []any) (argv []extArg, release func(), err error) {
 	var kw Kw
 	if n := len(args); n > 0 {
@@ -94,11 +124,15 @@ func (f *Function) bind(args []any) (argv []extArg, release func(), err error) {
 			kw, args = k, args[:n-1]
 		}
 	}
-	vals, given, err := f.boundArgs(args, kw)
+	b, err := f.boundArgs(args, kw)
 	if err != nil {
 		return nil, nil, err
 	}
-	argv = make([]extArg, len(f.params))
+	nargv := len(f.params)
+	if f.varArgs >= 0 {
+		nargv += len(b.rest) - 1
+	}
+	argv = make([]extArg, nargv)
 	var handles []cgo.Handle
 	var ids []uintptr // instances' ids, as C reads them from their objects
 	release = func() {
@@ -107,65 +141,123 @@ func (f *Function) bind(args []any) (argv []extArg, release func(), err error) {
 		}
 		releaseInstanceIDs(ids)
 	}
-	for i, p := range f.params {
-		if !given[i] && (p.def == nil || p.kind == extObject) {
-			continue // absent, as C passes it: the converter takes the default (objectArg) or none
-		}
-		v := p.def
-		if given[i] {
-			v = vals[i]
-		}
-		h, err := p.bindArg(&argv[i], v)
+	put := func(p *param, name string, a *extArg, v any) error {
+		h, err := p.bindArg(a, v)
 		if h != 0 {
 			handles = append(handles, h)
 		}
-		if p.kind == extInstance && argv[i].i != 0 {
-			ids = append(ids, uintptr(argv[i].i))
+		if p.kind == extInstance && a.i != 0 {
+			ids = append(ids, uintptr(a.i))
 		}
 		if err != nil {
 			release()
-			return nil, nil, TypeError.Errorf("%s(): argument %s: %v", f.name, p.name, err)
+			return TypeError.Errorf("%s(): argument %s: %v", f.name, name, err)
+		}
+		return nil
+	}
+	for i, p := range f.params {
+		switch {
+		case i == f.varArgs:
+			continue
+		case i == f.varKw:
+			m, err := f.kwargsValue(p, b.extraKw)
+			if err != nil {
+				release()
+				return nil, nil, err
+			}
+			b.vals[i], b.given[i] = m.Interface(), true
+		case !b.given[i] && (p.def == nil || p.kind == extObject):
+			continue // absent, as C passes it: the converter takes the default (objectArg) or none
+		}
+		v := p.def
+		if b.given[i] {
+			v = b.vals[i]
+		}
+		if err := put(p, p.name, &argv[i], v); err != nil {
+			return nil, nil, err
+		}
+	}
+	for j, v := range b.rest {
+		p := f.params[f.varArgs]
+		if err := put(p, p.name+"["+strconv.Itoa(j)+"]", &argv[f.varArgs+j], v); err != nil {
+			return nil, nil, err
 		}
 	}
 	return argv, release, nil
 }
 
+// kwargsValue is the keywords no other parameter named, as the map of **kwargs's
+// parameter p: each value of its element type, else the TypeError naming the key
+// (fromPython's for a dict).
+func (f *Function) kwargsValue(p *param, extra Kw) (reflect.Value, error) {
+	m := reflect.MakeMapWithSize(p.goType, len(extra))
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		v, ok := goValueAs(reflect.ValueOf(extra[k]), p.goType.Elem())
+		if !ok {
+			return reflect.Value{}, TypeError.Errorf("%s(): argument %s: key '%s': expected %s, got a Go %T",
+				f.name, p.name, k, pyTypeName(p.goType.Elem()), extra[k])
+		}
+		m.SetMapIndex(reflect.ValueOf(k).Convert(p.goType.Key()), v)
+	}
+	return m, nil
+}
+
+// boundCall is a call's arguments bound to f's parameters: vals[i] is parameter
+// i's where given[i] (nil is Python's None), rest the positional ones *args
+// takes, extraKw the keywords **kwargs takes.
+type boundCall struct {
+	vals    []any
+	given   []bool
+	rest    []any
+	extraKw Kw
+}
+
 // boundArgs is ext_call.c's bind in Go, with its rules and TypeErrors: positional
-// args fill the parameters before "*" (f.kwOnly), each keyword names a parameter
-// not filled yet, and a parameter left out must have a default. vals[i] is
-// parameter i's argument where given[i] (nil is Python's None).
-func (f *Function) boundArgs(args []any, kw Kw) (vals []any, given []bool, err error) {
-	if len(args) > f.kwOnly {
+// args fill the parameters before "*" (f.kwOnly), those past them go to *args,
+// each keyword names a parameter not filled yet (else goes to **kwargs), and a
+// parameter left out must have a default.
+func (f *Function) boundArgs(args []any, kw Kw) (*boundCall, error) {
+	if len(args) > f.kwOnly && f.varArgs < 0 {
 		s := "s"
 		if f.kwOnly == 1 {
 			s = ""
 		}
-		return nil, nil, TypeError.Errorf("%s() takes %d positional argument%s but %d were given", f.name, f.kwOnly, s, len(args))
+		return nil, TypeError.Errorf("%s() takes %d positional argument%s but %d were given", f.name, f.kwOnly, s, len(args))
 	}
-	vals, given = make([]any, len(f.params)), make([]bool, len(f.params))
+	b := &boundCall{vals: make([]any, len(f.params)), given: make([]bool, len(f.params)), extraKw: Kw{}}
 	for i := range args {
-		vals[i], given[i] = args[i], true
+		if i >= f.kwOnly {
+			b.rest = args[i:]
+			break
+		}
+		b.vals[i], b.given[i] = args[i], true
 	}
 	for _, name := range slices.Sorted(maps.Keys(kw)) { // sorted: the same error every run
 		i := slices.IndexFunc(f.params, func(p *param) bool { return p.name == name })
-		switch {
-		case i < 0:
-			return nil, nil, TypeError.Errorf("%s() got an unexpected keyword argument '%s'", f.name, name)
-		case given[i]:
-			return nil, nil, TypeError.Errorf("%s() got multiple values for argument '%s'", f.name, name)
+		if i >= 0 && f.isVar(i) {
+			i = -1 // *args and **kwargs take no keyword of their own names
 		}
-		vals[i], given[i] = kw[name], true
+		switch {
+		case i < 0 && f.varKw >= 0:
+			b.extraKw[name] = kw[name]
+			continue
+		case i < 0:
+			return nil, TypeError.Errorf("%s() got an unexpected keyword argument '%s'", f.name, name)
+		case b.given[i]:
+			return nil, TypeError.Errorf("%s() got multiple values for argument '%s'", f.name, name)
+		}
+		b.vals[i], b.given[i] = kw[name], true
 	}
 	for i, p := range f.params {
 		switch {
-		case given[i] || p.hasDefault:
+		case b.given[i] || p.hasDefault || f.isVar(i):
 		case i >= f.kwOnly: // after "*": it has no position to name
-			return nil, nil, TypeError.Errorf("%s() missing required keyword-only argument '%s'", f.name, p.name)
+			return nil, TypeError.Errorf("%s() missing required keyword-only argument '%s'", f.name, p.name)
 		default:
-			return nil, nil, TypeError.Errorf("%s() missing required argument '%s' (pos %d)", f.name, p.name, i+1)
+			return nil, TypeError.Errorf("%s() missing required argument '%s' (pos %d)", f.name, p.name, i+1)
 		}
 	}
-	return vals, given, nil
+	return b, nil
 }
 
 // bindArg puts v, an argument of parameter p, into a (a handle for the values Go

@@ -8,6 +8,7 @@ package godlpack
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -341,4 +342,110 @@ func benchCallClip(b *testing.B, f *Function) {
 	x, _ := tensor.FromSlice(make([]float32, 16), 4, 4)
 	defer x.Close()
 	benchCall(b, f, x, 0.25, 0.75)
+}
+
+// *args and **kwargs: a variadic Go function's last parameter, a "**name" map[string]T.
+var (
+	concatFn = Func("concat", func(sep string, parts ...string) (string, error) { return strings.Join(parts, sep), nil },
+		"sep", "*parts")
+	narrowFn = Func("narrow", func(xs ...int8) (int, error) { return len(xs), nil }, "xs")
+	labelFn  = Func("label", func(name string, kw map[string]int) (string, error) {
+		parts := []string{name}
+		for _, k := range slices.Sorted(maps.Keys(kw)) {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, kw[k]))
+		}
+		return strings.Join(parts, " "), nil
+	}, "name", "**kw")
+	bothFn = Func("both", func(a int, kw map[string]string, rest ...float64) (string, error) {
+		return fmt.Sprint(a, rest, kw), nil
+	}, "a", "**kw", "rest")
+	countersFn = Func("total_of", func(cs ...*counter) (int64, error) {
+		var n int64
+		for _, c := range cs {
+			n += c.n
+		}
+		return n, nil
+	}, "*counters")
+)
+
+func init() {
+	Module("gocall_var", "", concatFn, narrowFn, labelFn, bothFn, countersFn, counterC)
+	Module("gocall_var_bad", "",
+		Func("a", func(kw int) (None, error) { return None{}, nil }, "**kw"),                        // not a map
+		Func("b", func(kw map[string]int, x int) (None, error) { return None{}, nil }, "**kw", "x"), // not last
+		Func("c", func(x int) (None, error) { return None{}, nil }, "*x"),                           // not variadic
+		Func("d", func(x int, xs ...int) (None, error) { return None{}, nil }, "*", "x", "xs"),
+		Func("e", func(xs ...int) (None, error) { return None{}, nil }, "xs").Default("xs", 1),
+	)
+}
+
+func TestCheckVarArgs(t *testing.T) {
+	if err := Check("gocall_var"); err != nil {
+		t.Fatalf("Check(gocall_var): %v", err)
+	}
+	err := Check("gocall_var_bad")
+	for _, want := range []string{
+		"a(): parameter **kw: **kwargs takes a map[string]T (the keywords no other parameter names), got int",
+		"b(): parameter **kw: **kwargs must be the last parameter",
+		"c(): parameter *x: *args is a variadic Go function's last parameter",
+		`d(): a variadic Go function (*args) takes no keyword-only parameters: drop "*"`,
+		"e(): parameter xs is *args or **kwargs: it takes no default",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Check(gocall_var_bad) = %v, missing %q", err, want)
+		}
+	}
+	for f, want := range map[*Function]string{
+		concatFn: "concat(sep, *parts)", labelFn: "label(name, **kw)", bothFn: "both(a, *rest, **kw)",
+	} {
+		if got := f.signature(); got != want {
+			t.Errorf("signature = %q, want %q", got, want)
+		}
+	}
+	if got := bothFn.typedSignature(); got != "both(a: int, *rest: float, **kw: str)" {
+		t.Errorf("typed signature = %q", got)
+	}
+}
+
+func TestCallBindsVarArgs(t *testing.T) {
+	c1, c2 := &counter{n: 2}, &counter{n: 5}
+	for _, c := range []struct {
+		f    *Function
+		args []any
+		want any
+	}{
+		{concatFn, []any{"-", "a", "b", "c"}, "a-b-c"},
+		{concatFn, []any{"-"}, ""}, // *args may be empty
+		{concatFn, []any{Kw{"sep": "+"}}, ""},
+		{narrowFn, []any{1, 2, 3}, int64(3)},
+		{labelFn, []any{"n", Kw{"b": 2, "a": 1}}, "n a=1 b=2"},
+		{labelFn, []any{Kw{"name": "n"}}, "n"}, // **kwargs may be empty
+		{bothFn, []any{1, 2.0, 3, Kw{"k": "v"}}, "1 [2 3] map[k:v]"},
+		{countersFn, []any{c1, c2, c1}, int64(9)},
+	} {
+		if r, err := c.f.Call(c.args...); err != nil || r != c.want {
+			t.Errorf("%s%v = %v, %v; want %v", c.f.name, c.args, r, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		f    *Function
+		args []any
+		kind Exception
+		want string
+	}{
+		{concatFn, []any{"-", "a", 3}, TypeError, "concat(): argument parts[1]: expected str, got int"},
+		{narrowFn, []any{1, 300}, OverflowError, "narrow(): argument xs[1]: 300 is out of range for int8 (-128 to 127)"},
+		{concatFn, []any{"-", Kw{"parts": "x"}}, TypeError, "concat() got an unexpected keyword argument 'parts'"},
+		{labelFn, []any{"n", Kw{"name": "m"}}, TypeError, "label() got multiple values for argument 'name'"},
+		{labelFn, []any{"n", Kw{"a": "x"}}, TypeError, "label(): argument kw: key 'a': expected int, got a Go string"},
+		{labelFn, []any{"n", 1}, TypeError, "label() takes 1 positional argument but 2 were given"},
+		{labelFn, []any{}, TypeError, "label() missing required argument 'name' (pos 1)"},
+		{countersFn, []any{c1, 3}, TypeError, "total_of(): argument counters[1]: expected *godlpack.counter, got int"},
+	} {
+		_, err := c.f.Call(c.args...)
+		var ee *exceptionError
+		if !errors.As(err, &ee) || ee.kind != c.kind || err.Error() != c.want {
+			t.Errorf("%s%v: %v; want the %v %q", c.f.name, c.args, err, c.kind, c.want)
+		}
+	}
 }

@@ -74,6 +74,7 @@ gd_ext_func *gd_ext_func_new(int32_t nparams) {
         return NULL;
     }
     f->params = params;
+    f->varargs = f->varkw = -1;
     return f;
 }
 

@@ -360,6 +360,12 @@ func (f *Function) checkDefaults() []string {
 	var errs []string
 	optional := false
 	for i, p := range f.params {
+		if f.isVar(i) {
+			if p.hasDefault {
+				errs = append(errs, fmt.Sprintf("%s(): parameter %s is *args or **kwargs: it takes no default (an empty tuple or dict is)", f.name, p.name))
+			}
+			continue
+		}
 		if !p.hasDefault {
 			if optional && i < f.kwOnly { // a keyword-only one may be required anywhere, as in Python
 				errs = append(errs, fmt.Sprintf("%s(): parameter %s has no default but follows one that has", f.name, p.name))
@@ -424,17 +430,58 @@ func (p *param) defaultValue() reflect.Value {
 
 // signature is f's text signature, "scale(x, k=2.0)", for help() and inspect.
 func (f *Function) signature() string {
-	parts := make([]string, len(f.params))
-	for i, p := range f.params {
-		parts[i] = p.name
+	return f.signatureOf(func(p *param) string {
 		if p.hasDefault {
-			parts[i] += "=" + pyLiteral(p.def)
+			return p.name + "=" + pyLiteral(p.def)
 		}
-		if i == f.kwOnly {
-			parts[i] = "*, " + parts[i]
+		return p.name
+	})
+}
+
+// signatureOf is f's signature as Python orders it (pyOrder), each parameter
+// written by part, with "*name" for *args, "**name" for **kwargs and a "*" before
+// keyword-only parameters when there is no *args: one order for
+// __text_signature__, the overloads' typed signatures (typedSignature) and the
+// stubs' defs (funcJSON).
+func (f *Function) signatureOf(part func(p *param) string) string {
+	var parts []string
+	for _, i := range f.pyOrder() {
+		s := part(f.params[i])
+		switch {
+		case i == f.varArgs:
+			s = "*" + s
+		case i == f.varKw:
+			s = "**" + s
+		case i == f.kwOnly && f.varArgs < 0:
+			parts = append(parts, "*")
 		}
+		parts = append(parts, s)
 	}
 	return f.name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// pyOrder is f's parameter indexes in Python's order: the positional ones, *args,
+// the keyword-only ones, **kwargs (Go's order is the function's: **kwargs's map
+// before a variadic's *args).
+func (f *Function) pyOrder() []int {
+	order := make([]int, 0, len(f.params))
+	for i := range f.params {
+		if i < f.kwOnly && !f.isVar(i) {
+			order = append(order, i)
+		}
+	}
+	if f.varArgs >= 0 {
+		order = append(order, f.varArgs)
+	}
+	for i := range f.params {
+		if i >= f.kwOnly && !f.isVar(i) {
+			order = append(order, i)
+		}
+	}
+	if f.varKw >= 0 {
+		order = append(order, f.varKw)
+	}
+	return order
 }
 
 func pyLiteral(v any) string {

@@ -104,7 +104,8 @@ func (f *Function) cTable() *cExtFunc {
 	c.id = cInt32(f.id)
 	c.nparams = cInt32(len(f.params))
 	c.npositional, c.fast_nargs = cInt32(f.kwOnly), cInt32(len(f.params))
-	if f.kwOnly < len(f.params) {
+	c.varargs, c.varkw = cInt32(f.varArgs), cInt32(f.varKw)
+	if f.kwOnly < len(f.params) { // keyword-only parameters, *args or **kwargs: bind always
 		c.fast_nargs = -1
 	}
 	c.result_fw = f.resultFw

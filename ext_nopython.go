@@ -53,15 +53,25 @@ func objectArg(f *Function, p *param, a *extArg) (reflect.Value, error) {
 		return p.defaultValue(), nil
 	}
 	v := reflect.ValueOf(cgo.Handle(a.i).Value())
-	switch {
-	case !v.IsValid():
-		return reflect.Zero(p.goType), nil
-	case v.Type().AssignableTo(p.goType):
-		return v, nil
-	case v.Type().ConvertibleTo(p.goType) && v.Kind() == p.goType.Kind():
-		return v.Convert(p.goType), nil
+	if w, ok := goValueAs(v, p.goType); ok {
+		return w, nil
 	}
 	return reflect.Value{}, TypeError.Errorf("%s(): argument %s: expected %s, got a Go %v", f.name, p.name, pyTypeName(p.goType), v.Type())
+}
+
+// goValueAs is a Go test's argument v as a value of type t, the rule of objectArg
+// (and of **kwargs's values): nil is t's zero value, a value assignable to t is
+// itself, one of the same kind converts; false for any other.
+func goValueAs(v reflect.Value, t reflect.Type) (reflect.Value, bool) {
+	switch {
+	case !v.IsValid():
+		return reflect.Zero(t), true
+	case v.Type().AssignableTo(t):
+		return v, true
+	case v.Type().ConvertibleTo(t) && v.Kind() == t.Kind():
+		return v.Convert(t), true
+	}
+	return reflect.Value{}, false
 }
 
 // lendArg: a callback parameter's Go func, or a value holding *Objects, which

@@ -4,6 +4,7 @@ package godlpack
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -52,21 +53,33 @@ func (f *Function) overloadSignatures(withDocs bool) string {
 // typedSignature is f's signature with the Python types of its parameters:
 // "clip(x: list[float], lo: float, hi: float)".
 func (f *Function) typedSignature() string {
-	parts := make([]string, len(f.params))
-	for i, p := range f.params {
-		parts[i] = p.name
+	return f.signatureOf(func(p *param) string {
+		s := p.name
 		if p.goType != nil {
-			parts[i] += ": " + pyTypeName(p.goType)
+			s += ": " + pyTypeName(f.annotated(p))
+			if (p.kind == extTensor || p.kind == extMutTensor) && len(p.dtypes) > 0 {
+				names := make([]string, len(p.dtypes)) // what tells dtype alternatives apart
+				for i, d := range p.dtypes {
+					names[i] = d.Name
+				}
+				s += "[" + strings.Join(names, " | ") + "]"
+			}
 			if p.kind == extInstance && p.hasDefault && p.def == nil {
-				parts[i] += " | None" // an instance parameter takes None only then
+				s += " | None" // an instance parameter takes None only then
 			}
 		}
 		if p.hasDefault {
-			parts[i] += " = " + pyLiteral(p.def)
+			s += " = " + pyLiteral(p.def)
 		}
-		if i == f.kwOnly {
-			parts[i] = "*, " + parts[i]
-		}
+		return s
+	})
+}
+
+// annotated is the Go type of p's annotation: **kwargs's map's values (Python
+// annotates **tags: str, each value), any other's own (*args's: its elements').
+func (f *Function) annotated(p *param) reflect.Type {
+	if f.varKw >= 0 && f.params[f.varKw] == p {
+		return p.goType.Elem()
 	}
-	return f.name + "(" + strings.Join(parts, ", ") + ")"
+	return p.goType
 }

@@ -7,6 +7,7 @@ package godlpack
 // messages, the Python names of signatures), in a build without Python.
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -62,8 +63,57 @@ func TestOverloadFallsThroughArgumentsThatDoNotFit(t *testing.T) {
 			t.Errorf("fit(%v) = %v, %v; want %q", c.arg, got, err, c.want)
 		}
 	}
-	if _, err := fitSet.Call("x"); err == nil || !strings.Contains(err.Error(), "no overload takes these arguments") {
-		t.Errorf(`fit("x"): %v, want no overload`, err)
+	_, err := fitSet.Call("x")
+	want := "fit(): incompatible arguments. The supported signatures are:\n" +
+		"    1. fit(x: int)\n        argument x: expected int, got string\n" +
+		"    2. fit(x: int)\n        argument x: expected int, got string\n" +
+		"    3. fit(x: float)\n        argument x: expected float, got string\n" +
+		"Invoked with types: string"
+	if err == nil || err.Error() != want {
+		t.Errorf("fit(\"x\"): %v\nwant:\n%s", err, want)
+	}
+}
+
+// totalSet dispatches on a tensor's dtype: one typed Go function per dtype.
+var totalSet = Overload("total",
+	Func1("total", func(x Tensor[float32]) (string, error) { return "float32", nil }, "x"),
+	Func1("total", func(x Tensor[float64]) (string, error) { return "float64", nil }, "x"),
+	Func("total", func(x Tensor[int64]) (string, error) { return "int64", nil }, "x"),
+)
+
+func init() { Module("overload_dtype", "", totalSet) }
+
+// A tensor of an alternative's dtype runs it, whichever comes first; a tensor of none
+// of them is the TypeError listing every signature (its dtype included) with why each
+// refused, as Python's (tests/test_streamstats_args.py).
+func TestOverloadDispatchesOnDtype(t *testing.T) {
+	if err := Check("overload_dtype"); err != nil {
+		t.Fatalf("Check(overload_dtype): %v", err)
+	}
+	f32, _ := tensor.FromSlice([]float32{1}, 1)
+	f64, _ := tensor.FromSlice([]float64{1}, 1)
+	i64, _ := tensor.FromSlice([]int64{1}, 1)
+	i32, _ := tensor.FromSlice([]int32{1}, 1)
+	for _, x := range []*tensor.Tensor{f32, f64, i64, i32} {
+		defer x.Close()
+	}
+	for x, want := range map[*tensor.Tensor]string{f32: "float32", f64: "float64", i64: "int64"} {
+		if got, err := totalSet.Call(x); err != nil || got != want {
+			t.Errorf("total(%s tensor) = %v, %v", want, got, err)
+		}
+	}
+	if got, err := totalSet.Call(Kw{"x": f64}); err != nil || got != "float64" {
+		t.Errorf("total(x=float64 tensor) = %v, %v", got, err)
+	}
+	_, err := totalSet.Call(i32)
+	want := "total(): incompatible arguments. The supported signatures are:\n" +
+		"    1. total(x: SupportsDLPack[float32])\n        argument x: expected a float32 tensor, got int32\n" +
+		"    2. total(x: SupportsDLPack[float64])\n        argument x: expected a float64 tensor, got int32\n" +
+		"    3. total(x: SupportsDLPack[int64])\n        argument x: expected a int64 tensor, got int32\n" +
+		"Invoked with types: *tensor.Tensor"
+	var ee *exceptionError
+	if !errors.As(err, &ee) || ee.kind != TypeError || err.Error() != want {
+		t.Errorf("total(int32 tensor): %v\nwant:\n%s", err, want)
 	}
 }
 

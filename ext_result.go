@@ -163,7 +163,7 @@ func refuseBorrowed(f *Function, args []extArg, r *extResult) {
 		for i := range args {
 			if r.p == unsafe.Pointer(&args[i].m) {
 				r.p = nil // not ours to delete
-				writeError(r, ValueError, fmt.Sprintf("%s(): returned its borrowed argument %s; return a copy (Clone) or the tensor of Keep", f.name, f.params[i].name))
+				writeError(r, ValueError, fmt.Sprintf("%s(): returned its borrowed argument %s; return a copy (Clone) or the tensor of Keep", f.name, f.paramOf(i).name))
 				return
 			}
 		}

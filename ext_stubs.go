@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
@@ -59,7 +60,10 @@ func pyType(t reflect.Type) string {
 // {"module", "doc", "classes", "constants": [{"name", "type"}], "enums"
 // (enumJSON), "functions": [{"name", "doc", "overloads" (an overload set's
 // alternatives, each a function), "params": [{"name", "type", "default" (a Python
-// literal, absent for none), "mutable" (a MutTensor)}], "result", "raises"}]}. Written by hand: encoding/json would link ~100 KB of
+// literal, absent for none), "mutable" (a MutTensor), "dtypes" (a tensor's, by
+// name: ["float32"]), "kwonly" (the first
+// keyword-only one), "var" ("args", "kwargs": *name, **name, typed per element)}],
+// "result", "raises"}]}. Written by hand: encoding/json would link ~100 KB of
 // reflection into every extension for this one string.
 func (m *moduleSpec) stubJSON() []byte {
 	var b []byte
@@ -167,11 +171,12 @@ func funcJSON(b []byte, f *Function, skip int) []byte {
 		b = append(b, `,"classmethod":true`...)
 	}
 	b = append(b, `,"params":[`...)
-	for j, p := range f.params[min(skip, len(f.params)):] {
+	for j, i := range f.pyOrder()[min(skip, len(f.params)):] { // a method's self is first
+		p := f.params[i]
 		if j > 0 {
 			b = append(b, ',')
 		}
-		typ := pyType(p.goType)
+		typ := pyType(f.annotated(p))
 		if p.slice != "" { // Slices: what a Go slice parameter takes (ext_call.c's slice_arg)
 			elem := "float"
 			if strings.Contains(p.slice, "int") {
@@ -193,7 +198,16 @@ func funcJSON(b []byte, f *Function, skip int) []byte {
 		if p.kind == C.GD_EXT_MUT_TENSOR {
 			b = append(b, `,"mutable":true`...)
 		}
-		if j+skip == f.kwOnly {
+		if (p.kind == C.GD_EXT_TENSOR || p.kind == C.GD_EXT_MUT_TENSOR) && len(p.dtypes) > 0 {
+			b = append(b, `,"dtypes":`...) // what tells an overload set's dtype alternatives apart
+			b = jsonArray(b, p.dtypes, func(b []byte, d *dlpack.DType) []byte { return jsonString(b, d.Name) })
+		}
+		switch {
+		case i == f.varArgs:
+			b = append(b, `,"var":"args"`...)
+		case i == f.varKw:
+			b = append(b, `,"var":"kwargs"`...)
+		case i == f.kwOnly && f.varArgs < 0:
 			b = append(b, `,"kwonly":true`...)
 		}
 		b = append(b, '}')

@@ -31,7 +31,8 @@ def test_definition_mistakes_are_one_import_error(isolated):
         "optional_first(): parameter b has no default but follows one that has",
         "overlap_read(): parameter x: AllowOverlap applies to a MutTensor (a Tensor is only read)",
         # godlpack.Func, classes, exception classes, overloads
-        "variadic(): a variadic Go function cannot be bound: take a slice",
+        "kwargs_no_map(): parameter **kw: **kwargs takes a map[string]T (the keywords no other "
+        "parameter names), got int",
         'two_stars(): "*" may appear once among the parameter names',
         "chan_param(): parameter c: unsupported type chan int",
         "not_func(): Func needs a non-nil Go function, got int",

@@ -318,3 +318,99 @@ def test_stub_of_static_and_class_methods_constants_and_enums(ss_stub_dir, tmp_p
     assert lines == {4, 5, 6, 7, 8}, r.stdout
     assert '"type[Scale]" has no attribute "CUBIC"' in r.stdout
     assert 'Argument 4 to "edges" has incompatible type "str"; expected "Scale"' in r.stdout
+
+
+SS_VAR_GOOD = """
+import streamstats
+
+a = streamstats.Histogram(4)
+m: streamstats.Histogram = streamstats.merged(a, streamstats.Histogram(4), a)
+m = streamstats.merged(*[a, a])
+a.set_tags(site="a", run="7")
+a.set_tags(**{"k": "v"})
+tags: dict[str, str] = a.tags
+"""
+
+SS_VAR_BAD = """
+import streamstats
+
+a = streamstats.Histogram(4)
+streamstats.merged(a, 3)
+a.set_tags(run=7)
+a.tags = {}
+n: int = streamstats.merged(a)
+"""
+
+
+def test_stub_of_args_and_kwargs(ss_stub_dir, tmp_path):
+    """*args and **kwargs are annotated per element, as Python's stubs write them
+    (*hists: Histogram, **tags: str); tags is a read-only property."""
+    text = (ss_stub_dir / "streamstats.pyi").read_text()
+    assert "\ndef merged(*hists: Histogram) -> Histogram:\n" in text
+    assert "\n    def set_tags(self, **tags: str) -> None:\n" in text
+    assert "@property\n    def tags(self) -> dict[str, str]:" in text
+    assert "@tags.setter" not in text
+    if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
+        pytest.skip(f"the stub's text checked; mypy's checks not run: {why_unpinned('mypy')}")
+    r = _mypy(ss_stub_dir, SS_VAR_GOOD, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _mypy(ss_stub_dir, SS_VAR_BAD, tmp_path)
+    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    assert lines == {5, 6, 7, 8}, r.stdout
+    assert 'Argument 2 to "merged" has incompatible type "int"; expected "Histogram"' in r.stdout
+    assert 'Argument "run" to "set_tags" of "Histogram" has incompatible type "int"' in r.stdout
+    assert 'Property "tags" defined in "Histogram" is read-only' in r.stdout
+
+
+SS_DTYPE_GOOD = """
+from typing import assert_type
+
+import godlpack
+import numpy as np
+import torch
+import streamstats
+
+f32 = np.ones(3, np.float32)
+f64 = np.ones(3)
+i64 = np.ones(3, np.int64)
+assert_type(streamstats.total(f32), float)
+assert_type(streamstats.total(f64), float)
+assert_type(streamstats.total(i64), int)
+assert_type(streamstats.total(torch.ones(3)), float | int)
+assert_type(streamstats.total(godlpack.asarray([1.0])), float | int)
+assert_type(streamstats.total(f64.__dlpack__()), float | int)
+"""
+
+SS_DTYPE_BAD = """
+import numpy as np
+import streamstats
+
+streamstats.total("x")
+n: str = streamstats.total(np.ones(3, np.float32))
+streamstats.total()
+"""
+
+
+def test_stub_of_an_overload_set_on_dtypes(ss_stub_dir, tmp_path):
+    """total's three alternatives differ only in their tensor's dtype, which a tensor's
+    static type carries for NumPy alone: an @overload per alternative taking NumPy arrays
+    of its dtype (in the order a call tries them), then one taking any tensor and
+    returning the union of their results; mypy finds no overload that can never match."""
+    text = (ss_stub_dir / "streamstats.pyi").read_text()
+    for dt, result in [("float32", "float"), ("float64", "float"), ("int64", "int")]:
+        want = (
+            f"\n@overload\ndef total(x: numpy.ndarray[Any, numpy.dtype[numpy.{dt}]]) -> {result}:"
+        )
+        assert want in text
+    assert "\n@overload\ndef total(x: _Tensor) -> float | int:\n" in text
+    assert text.count("def total(") == 4 and "\nimport numpy\n" in text
+    assert "\n@overload\ndef clip(x: _Tensor, lo: float, hi: float) -> None:\n" in text  # as it was
+    if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
+        pytest.skip(f"the stub's text checked; mypy's checks not run: {why_unpinned('mypy')}")
+    r = _mypy(ss_stub_dir, SS_DTYPE_GOOD, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _mypy(ss_stub_dir, SS_DTYPE_BAD, tmp_path)
+    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    assert lines == {5, 6, 7}, r.stdout
+    assert 'No overload variant of "total" matches argument type "str"' in r.stdout
+    assert "streamstats.pyi" not in r.stdout  # the stub itself is clean

@@ -336,7 +336,7 @@ def test_clip_overloads(ss):
         ss.clip("abc", 0, 1)
     msg = str(info.value)
     assert msg.startswith("clip(): incompatible arguments. The supported signatures are:\n")
-    assert "    1. clip(x: SupportsDLPack, lo: float, hi: float)" in msg
+    assert "    1. clip(x: SupportsDLPack[float32 | float64], lo: float, hi: float)" in msg
     assert "    2. clip(x: list[float], lo: float, hi: float)" in msg
     assert msg.endswith("Invoked with types: str, int, int")
 

@@ -24,6 +24,7 @@ type Histogram struct {
 	count   atomic.Int64 // every value added, outside ones included; written under mu, read with no lock (AtomicProperty)
 	outside int64
 	name    string
+	tags    map[string]string // set_tags's (varargs.go)
 }
 
 // EmptyError is quantile's error on an empty histogram: streamstats.EmptyError.

@@ -37,6 +37,9 @@ func init() {
 			"1-D int64 tensor, one per bin; count is their sum, outside 0.")
 	h.StaticMethod("bin_of", binOfChecked, "v", "bins", "lo", "hi").
 		Doc("The bin add counts v in, for bins bins over [lo, hi): -1 outside [lo, hi) (NaN too).")
+	h.Def("set_tags", (*Histogram).SetTags, "**tags").
+		Doc("Adds its keyword arguments, str values, to tags: h.set_tags(site=\"a\", run=\"7\").")
+	h.Property("tags", "The tags set_tags added: a new dict[str, str] (read-only).", (*Histogram).Tags, nil)
 	h.Def("__repr__", (*Histogram).Repr)
 	h.AtomicProperty("count", "How many values were added, outside ones included (read-only).",
 		func(h *Histogram) *atomic.Int64 { return &h.count })
@@ -63,6 +66,13 @@ func init() {
 			Default("ddof", 0).Default("center", true).Default("scale", 1.0).Default("shift", 0.0).
 			Default("clip", nil).
 			Doc("{n, mean, var, min, max} of y = x * scale + shift (clipped to [-clip, clip])."),
+		godlpack.Overload("total",
+			godlpack.Func1("total", totalFloat32, "x").Doc("The sum of a float32 tensor's elements, a float."),
+			godlpack.Func1("total", totalFloat64, "x").Doc("The sum of a float64 tensor's elements, a float."),
+			godlpack.Func1("total", totalInt64, "x").Doc("The sum of an int64 tensor's elements, an int."),
+		).Doc("The sum of x's elements: float32 and float64 tensors give a float, int64 ones an int."),
+		godlpack.Func("merged", merged, "*hists").
+			Doc("A new Histogram with the counts of all its arguments (one or more Histograms of the same bins, lo and hi)."),
 		godlpack.Overload("clip",
 			godlpack.Func("clip", clipTensor, "x", "lo", "hi").
 				Doc("Clips a float tensor to [lo, hi] in place."),

@@ -96,16 +96,75 @@ def _docstring(text: str, indent: str) -> str:
 
 
 def _params(f: dict[str, Any]) -> list[str]:
-    """f's parameters as a stub spells them, "*" before the keyword-only ones."""
+    """f's parameters as a stub spells them, "*" before the keyword-only ones, *args and
+    **kwargs annotated with their elements' type."""
     params = []
     for p in f["params"]:
         if p.get("kwonly"):
             params.append("*")
         annotation = p["type"] or "Any"
+        star = {"args": "*", "kwargs": "**"}.get(p.get("var", ""), "")  # typed per element
         params.append(
-            f"{p['name']}: {annotation}" + (f" = {p['default']}" if p.get("default") else "")
+            f"{star}{p['name']}: {annotation}" + (f" = {p['default']}" if p.get("default") else "")
         )
     return params
+
+
+# NumPy's scalar type of each dtype name a tensor parameter's "dtypes" may hold: a
+# numpy.ndarray's static type carries its dtype (numpy.ndarray[Any, numpy.dtype[...]]).
+_NUMPY_SCALARS = {
+    "bool": "bool_",
+    **{n: n for n in ("float16", "float32", "float64", "complex64", "complex128")},
+    **{f"{s}int{b}": f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)},
+}
+
+
+def _ndarray(dtypes: list[str]) -> str | None:
+    """The NumPy arrays of these dtypes as a static type; None if one has no NumPy type."""
+    if not dtypes or any(d not in _NUMPY_SCALARS for d in dtypes):
+        return None
+    return " | ".join(f"numpy.ndarray[Any, numpy.dtype[numpy.{_NUMPY_SCALARS[d]}]]" for d in dtypes)
+
+
+def _by_dtype(alternatives: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An overload set's alternatives as @overload defs a type checker can tell apart.
+    Alternatives whose parameters differ only in a tensor's dtype (total(Tensor[float32]),
+    total(Tensor[int64])) have the same static types, which mypy refuses ("will never be
+    matched"): each becomes a def taking NumPy arrays of its dtypes (whose static type
+    carries the dtype), and one def after the last of them takes any tensor (PyTorch's,
+    JAX's, godlpack's, a capsule: their static types carry no dtype) and returns the union
+    of their results. Other alternatives are left as they are, in the order a call tries
+    them."""
+
+    def key(a: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(
+            (p["name"], p["type"], p.get("var"), p.get("kwonly"), "default" in p)
+            for p in a["params"]
+        )
+
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for a in alternatives:
+        groups.setdefault(key(a), []).append(a)
+    out = []
+    for a in alternatives:
+        group = groups[key(a)]
+        if len(group) == 1:
+            out.append(a)
+            continue
+        params = []
+        for p in a["params"]:
+            ndarray = _ndarray(p.get("dtypes", [])) if p["type"].startswith("_Tensor") else None
+            params.append({**p, "type": ndarray} if ndarray else p)
+        if params != a["params"]:
+            out.append({**a, "params": params})
+        if a is group[-1]:
+            results = list(dict.fromkeys(g["result"] or "Any" for g in group))
+            doc = (
+                "A tensor of another framework (its static type carries no dtype): the "
+                "alternative of its dtype, at run time."
+            )
+            out.append({**a, "result": " | ".join(results), "doc": doc})
+    return out
 
 
 def _function(
@@ -123,7 +182,7 @@ def _function(
     where it returns an instance of owner, its class."""
     if f.get("overloads"):
         alternatives = []
-        for a in f["overloads"]:
+        for a in _by_dtype(f["overloads"]):
             doc = "\n\n".join(d for d in (a.get("doc", ""), f.get("doc", "")) if d)
             alt = {**a, "name": f["name"], "doc": doc}
             alternatives.append(
@@ -193,7 +252,10 @@ def render(info: dict[str, Any]) -> str:
         out.append(_class(c))
     for f in info["functions"]:
         out.append(_function(f))
-    return "".join(out)
+    text = "".join(out)
+    if "numpy.ndarray[" in text:  # an overload set on dtypes (_by_dtype) names NumPy's types
+        text = text.replace("\nfrom godlpack import", "\nimport numpy\nfrom godlpack import", 1)
+    return text
 
 
 def stub_files(module: str) -> tuple[Path, Path | None]:

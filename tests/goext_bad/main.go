@@ -31,7 +31,7 @@ func init() {
 	thing.AtomicProperty("through", "", func(t *Thing) *atomic.Int64 { return &t.inner.n })
 	godlpack.Module("goext_bad", "Mistakes.",
 		num, thing, godlpack.ExceptionFor[*ThingErr]("Thing", godlpack.ValueError, ""),
-		godlpack.Func("variadic", func(xs ...int) {}, "xs"),
+		godlpack.Func("kwargs_no_map", func(kw int) {}, "**kw"),
 		godlpack.Func("two_stars", func(a, b int) {}, "*", "a", "*", "b"),
 		godlpack.Func("chan_param", func(c chan int) {}, "c"),
 		godlpack.Func("not_func", 3),
