@@ -64,6 +64,7 @@ enum {
     GD_EXT_R_INSTANCE, /* i: a Go value's instance id, for a new instance of class n */
     GD_EXT_R_RAISE,    /* p: a new reference to an exception Go met calling Python: raised again */
     GD_EXT_R_ENUM,     /* i: a value of the IntEnumFor enum n (gd_ext_enums[n]): its member */
+    GD_EXT_R_ITER,     /* i: a Go iterator's id (goExtIterNext): a new go_iterator */
 };
 /* Frameworks a function's arrays are returned in (Function.ResultIn, ResultLike). */
 enum { GD_EXT_FW_GODLPACK = 0, GD_EXT_FW_NUMPY, GD_EXT_FW_TORCH, GD_EXT_FW_JAX, GD_EXT_FW_COUNT };
@@ -257,6 +258,14 @@ DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err);
 /* A new gd_ext_func with nparams parameters (C memory), NULL if out of memory. */
 gd_ext_func *gd_ext_func_new(int32_t nparams);
 void gd_ext_result_free(gd_ext_result *r);
+/* The Python value of r (NULL with an exception set); r's memory is released (ext_call.c). */
+PyObject *gd_ext_build(gd_ext_result *r);
+/* A go_iterator pulling the Go sequence id (GD_EXT_R_ITER), or NULL with an exception,
+ * id then still the caller's; gd_ext_iter_release ends a sequence no iterator got
+ * (ext_class.c). gd_ext_iter_ready makes their type, once, at a module's exec. */
+PyObject *gd_ext_iter_new(int64_t id);
+void gd_ext_iter_release(int64_t id);
+int gd_ext_iter_ready(void);
 /* Adds the UTF-8 note[:n] to the exception exc (PEP 678's add_note; left out if exc
  * refuses it). GIL held, no exception pending. */
 void gd_ext_add_note(PyObject *exc, const char *note, Py_ssize_t n);

@@ -204,6 +204,72 @@ static PyObject *instance_iter(PyObject *self) {
     return it;
 }
 
+/* ---- go_iterator: a Python iterator pulling a Go sequence (iter.Seq, iter.Seq2) ----
+ * A function returning a Go iterator returns one (ext_result.go's pulledSeq): each
+ * next() asks Go for one item, the GIL released while the sequence runs; its end is
+ * StopIteration (NULL with no exception), for good. Its dealloc ends the sequence
+ * (goExtIterStop: its yield returns false, its deferred calls run), so an iterator
+ * dropped halfway leaves no goroutine behind. Two threads' next() on one iterator
+ * (free-threaded) take turns in Go. */
+typedef struct {
+    PyObject_HEAD
+    int64_t id;
+} gd_ext_iter;
+
+static PyTypeObject *iter_type; /* made at the first exec (gd_ext_iter_ready), kept for good */
+
+static PyObject *iter_next(PyObject *self) {
+    gd_ext_result res = {0};
+    int more;
+    Py_BEGIN_ALLOW_THREADS
+    more = goExtIterNext(((gd_ext_iter *)self)->id, &res);
+    Py_END_ALLOW_THREADS
+    if (more == 0) {
+        gd_ext_result_free(&res);
+        return NULL; /* StopIteration */
+    }
+    return gd_ext_build(&res); /* an item, or the error written into res */
+}
+
+static void iter_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    gd_ext_iter_release(((gd_ext_iter *)self)->id);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+void gd_ext_iter_release(int64_t id) { goExtIterStop(id); }
+
+PyObject *gd_ext_iter_new(int64_t id) {
+    gd_ext_iter *it = PyObject_New(gd_ext_iter, iter_type);
+    if (it != NULL) {
+        it->id = id;
+    }
+    return (PyObject *)it;
+}
+
+int gd_ext_iter_ready(void) {
+    static PyType_Slot slots[] = {
+        {Py_tp_iter, (void *)PyObject_SelfIter},
+        {Py_tp_iternext, (void *)iter_next},
+        {Py_tp_dealloc, (void *)iter_dealloc},
+        {Py_tp_doc, (void *)"An iterator over a Go sequence (iter.Seq, iter.Seq2)."},
+        {0, NULL},
+    };
+    static PyType_Spec spec = {"godlpack.go_iterator", sizeof(gd_ext_iter), 0,
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
+    if (iter_type != NULL) {
+        return 0;
+    }
+    PyTypeObject *t = (PyTypeObject *)PyType_FromSpec(&spec);
+    if (t == NULL) {
+        return -1;
+    }
+    gd_immortalize_type(t); /* every thread makes and drops iterators: as the classes */
+    iter_type = t;
+    return 0;
+}
+
 /* ==, != of a class with __eq__: an object __eq__ does not take (not an instance of
  * its other's class) is NotImplemented, so that Python tries the other side and ==
  * falls back to identity (False), as for a Python class's __eq__ returning

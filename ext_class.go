@@ -117,7 +117,8 @@ func (c *ClassDef) InitFunc(f *Function) *Function {
 // Def adds a method: fn's first parameter is the instance (*T: a method
 // expression such as (*T).Add), named self in Python; params names the others.
 // Dunders are methods too: __repr__ (returning a string), __len__ (an int),
-// __iter__ (a slice: Python iterates over it), __eq__ (a bool; the class is then
+// __iter__ (an iter.Seq or iter.Seq2: a lazy Python iterator pulling it; or a
+// slice, which Python iterates over), __eq__ (a bool; the class is then
 // unhashable, as a Python class defining __eq__).
 func (c *ClassDef) Def(name string, fn any, params ...string) *Function {
 	f := Func(name, fn, append([]string{"self"}, params...)...)

@@ -5,14 +5,19 @@ package godlpack
 // ext_class_test.go: the Go half of a creation, Cls(...) as
 // Python's call reaches it: the constructor's converted arguments in, an
 // instance-table id out, and the id's release at dealloc; Check's rules for
-// static and class methods (ClassDef.StaticMethod, ClassMethod) and for
-// IntEnumFor types, and the Go half of an IntEnumFor parameter and result
-// (tests/test_streamstats.py has the Python half).
+// static and class methods (ClassDef.StaticMethod, ClassMethod), for
+// IntEnumFor types and for Go iterator results (iter.Seq, iter.Seq2), the Go
+// half of an IntEnumFor parameter and result (tests/test_streamstats.py has the
+// Python half) and of a lazy iterator's pulls (tests/test_streamstats_protocols.py).
 
 import (
 	"errors"
+	"iter"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"unsafe"
 )
 
 type createProbe struct {
@@ -217,4 +222,146 @@ func TestEnumParameterAndResult(t *testing.T) {
 	if got := f.signature(); got != "mode_of(m=Mode.ON)" {
 		t.Fatalf("signature %q", got)
 	}
+}
+
+type seqProbe struct{ n int }
+
+// seqBin is yielded as the tuple of its fields; seqHidden cannot be (a field
+// Python cannot see).
+type seqBin struct {
+	Lo, Hi float64
+	Count  int64
+}
+
+type seqHidden struct {
+	Lo    float64
+	count int64
+}
+
+// seqRunning counts the probe sequences running: a stopped one must end.
+var seqRunning sync.WaitGroup
+
+func (p *seqProbe) bins() iter.Seq[seqBin] {
+	return func(yield func(seqBin) bool) {
+		seqRunning.Add(1)
+		defer seqRunning.Done()
+		for i := range p.n {
+			if !yield(seqBin{float64(i), float64(i + 1), int64(10 * i)}) {
+				return
+			}
+		}
+	}
+}
+
+func init() {
+	c := Class[seqProbe]("SeqProbe", "")
+	c.Def("__iter__", (*seqProbe).bins)
+	c.Def("pairs", func(p *seqProbe) iter.Seq2[int, string] {
+		return func(yield func(int, string) bool) { yield(p.n, "n") }
+	})
+	Module("seq_ok", "", c)
+
+	type badSeq struct{ y int }
+	bad := Class[badSeq]("BadSeq", "")
+	bad.Def("__iter__", func(*badSeq) iter.Seq[seqHidden] { return nil })
+	bad.Def("chans", func(*badSeq) iter.Seq[chan int] { return nil })
+	Module("seq_bad", "", bad)
+}
+
+func TestCheckAcceptsGoIteratorResults(t *testing.T) {
+	if err := Check("seq_ok"); err != nil {
+		t.Fatal(err)
+	}
+	f := Lookup("seq_ok", "SeqProbe.__iter__")
+	got, err := f.Call(&seqProbe{n: 2}) // a go test gets the Go iterator itself
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bins []seqBin
+	for b := range got.(iter.Seq[seqBin]) {
+		bins = append(bins, b)
+	}
+	if want := []seqBin{{0, 1, 0}, {1, 2, 10}}; !reflect.DeepEqual(bins, want) {
+		t.Fatalf("SeqProbe.__iter__: %v, want %v", bins, want)
+	}
+}
+
+func TestCheckRefusesGoIteratorsOfUnconvertibleItems(t *testing.T) {
+	err := Check("seq_bad")
+	if err == nil {
+		t.Fatal("Check accepted them")
+	}
+	for _, want := range []string{
+		"__iter__(): result: the iterator's items of type godlpack.seqHidden are written as a tuple of its fields: field count is not exported",
+		"chans(): result: unsupported type chan int",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check's error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// pullOne pulls p's next item as Python's next() does, reading the tuple C
+// would get (false: the end or an error).
+func pullOne(t *testing.T, p *pulledSeq) (seqBin, bool) {
+	var r extResult
+	more, err := p.next(&r)
+	if err != nil || !more {
+		return seqBin{}, false
+	}
+	if r.kind != extRTuple || r.n != 3 {
+		t.Errorf("an item: kind %d, %d items; want a tuple of 3", r.kind, r.n)
+		return seqBin{}, false
+	}
+	items := unsafe.Slice((*extResult)(r.p), 3)
+	return seqBin{float64(items[0].f), float64(items[1].f), int64(items[2].i)}, true
+}
+
+func probePull(n int) *pulledSeq {
+	f := Lookup("seq_ok", "SeqProbe.__iter__")
+	seq := reflect.ValueOf((&seqProbe{n: n}).bins())
+	return newPulledSeq(f, seq, seqItemWriter(f, seqElems(seq.Type())))
+}
+
+// A pulled sequence yields its items one next() at a time, from goroutines
+// taking turns (two Python threads' next(), free-threaded: go test -race), each
+// item once; stopped halfway, it ends (its deferred calls run) and leaves no
+// goroutine behind.
+func TestPulledSequenceTakesTurnsAndStops(t *testing.T) {
+	p := probePull(1000)
+	var mu sync.Mutex
+	seen := map[int64]int{}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				b, ok := pullOne(t, p)
+				if !ok {
+					return
+				}
+				mu.Lock()
+				seen[b.Count]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 1000 {
+		t.Fatalf("%d distinct items, want 1000", len(seen))
+	}
+	for c, n := range seen {
+		if n != 1 {
+			t.Fatalf("item %d pulled %d times", c, n)
+		}
+	}
+	half := probePull(10)
+	if b, ok := pullOne(t, half); !ok || b != (seqBin{0, 1, 0}) {
+		t.Fatalf("the first item: %v %v", b, ok)
+	}
+	half.stop()
+	seqRunning.Wait() // returns only once every probe sequence has ended
+	if _, ok := pullOne(t, half); ok {
+		t.Fatal("a stopped sequence yielded again")
+	}
+	probePull(3).stop() // never started: nothing to end
 }

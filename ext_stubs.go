@@ -42,6 +42,9 @@ func pyType(t reflect.Type) string {
 	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
 		return "Any"
 	}
+	if elems := seqElems(t); elems != nil { // a Go iterator: a Python iterator of its items
+		return "Iterator[" + seqItemType(elems) + "]"
+	}
 	if c, ok := boundClasses[t]; ok { // a bound class's *T: the class the stub defines
 		return c.name
 	}
@@ -53,6 +56,24 @@ func pyType(t reflect.Type) string {
 		return "Any"
 	}
 	return name
+}
+
+// seqItemType is the Python type of an item of a Go iterator yielding elems, as
+// seqItemWriter writes it: a struct's fields or iter.Seq2's pair as a tuple.
+func seqItemType(elems []reflect.Type) string {
+	if e := elems[0]; len(elems) == 1 && e.Kind() == reflect.Struct && e != reflect.TypeFor[None]() {
+		elems = nil
+		for i := range e.NumField() {
+			elems = append(elems, e.Field(i).Type)
+		}
+	} else if len(elems) == 1 {
+		return pyType(e)
+	}
+	names := make([]string, len(elems))
+	for i, t := range elems {
+		names[i] = pyType(t)
+	}
+	return "tuple[" + strings.Join(names, ", ") + "]"
 }
 
 // stubJSON describes m's members for a stub, as the JSON stubsAttribute holds:

@@ -318,3 +318,41 @@ def test_stub_of_static_and_class_methods_constants_and_enums(ss_stub_dir, tmp_p
     assert lines == {4, 5, 6, 7, 8}, r.stdout
     assert '"type[Scale]" has no attribute "CUBIC"' in r.stdout
     assert 'Argument 4 to "edges" has incompatible type "str"; expected "Scale"' in r.stdout
+
+
+SS_PROTOCOLS_GOOD = """
+from typing import assert_type
+import itertools
+
+import streamstats
+
+h = streamstats.Histogram(4)
+for left, right, count in h:
+    assert_type(left, float)
+    assert_type(count, int)
+assert_type(next(iter(h)), tuple[float, float, int])
+firsts: list[tuple[float, float, int]] = list(itertools.islice(iter(h), 2))
+"""
+
+SS_PROTOCOLS_BAD = """
+import streamstats
+
+h = streamstats.Histogram(4)
+for left, right in h:
+    pass
+s: str = next(iter(h))[2]
+"""
+
+
+def test_stub_of_the_protocols(ss_stub_dir, tmp_path):
+    """iter(h) iterates over (left_edge, right_edge, count) tuples: the Go iter.Seq[Bin]'s
+    struct fields, typed."""
+    text = (ss_stub_dir / "streamstats.pyi").read_text()
+    assert "def __iter__(self) -> Iterator[tuple[float, float, int]]:" in text
+    if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
+        pytest.skip(f"the stub's text checked; mypy's checks not run: {why_unpinned('mypy')}")
+    r = _mypy(ss_stub_dir, SS_PROTOCOLS_GOOD, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _mypy(ss_stub_dir, SS_PROTOCOLS_BAD, tmp_path)
+    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    assert lines == {5, 7}, r.stdout

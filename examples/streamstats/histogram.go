@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -139,6 +140,34 @@ func (h *Histogram) Merge(other *Histogram) error {
 	h.count.Add(count)
 	h.outside += outside
 	return nil
+}
+
+// A Bin is one bin of a Histogram, as iter(h) yields it: the tuple
+// (left_edge, right_edge, count), its fields in order.
+type Bin struct {
+	Left, Right float64
+	Count       int64
+}
+
+// All yields the bins in order, each read when it is yielded (iter(h): a lazy
+// Python iterator). The lock is taken per bin, never across a yield: the loop
+// consuming the bins may call h.add.
+func (h *Histogram) All() iter.Seq[Bin] {
+	return func(yield func(Bin) bool) {
+		width := (h.hi - h.lo) / float64(h.bins)
+		for i := range int(h.bins) {
+			h.mu.Lock()
+			c := h.counts[i]
+			h.mu.Unlock()
+			right := h.lo + float64(i+1)*width
+			if i == int(h.bins)-1 {
+				right = h.hi // the exact end, whatever the rounding
+			}
+			if !yield(Bin{Left: h.lo + float64(i)*width, Right: right, Count: c}) {
+				return
+			}
+		}
+	}
 }
 
 // Quantile is the midpoint of the bin holding the q-quantile of the values in

@@ -1,7 +1,7 @@
 // Command streamstats is a Python extension module written in Go with godlpack:
 // a Go type bound as a Python class (Histogram: constructor, methods, a static
-// and a class method, read-only and read-write properties, __repr__, an
-// exception class of its own), a module constant (MAX_BINS), an IntEnum (Scale)
+// and a class method, read-only and read-write properties, __repr__, a lazy
+// __iter__ over an iter.Seq, an exception class of its own), a module constant (MAX_BINS), an IntEnum (Scale)
 // and functions showing the rest of the binding surface: an enum parameter with
 // a default (edges), results in the caller's framework (scale), a Python
 // callback (apply_rows), keyword-only and optional parameters with a dict result
@@ -38,6 +38,8 @@ func init() {
 	h.StaticMethod("bin_of", binOfChecked, "v", "bins", "lo", "hi").
 		Doc("The bin add counts v in, for bins bins over [lo, hi): -1 outside [lo, hi) (NaN too).")
 	h.Def("__repr__", (*Histogram).Repr)
+	h.Def("__iter__", (*Histogram).All).
+		Doc("The bins, lazily: (left_edge, right_edge, count) for each, in order.")
 	h.AtomicProperty("count", "How many values were added, outside ones included (read-only).",
 		func(h *Histogram) *atomic.Int64 { return &h.count })
 	h.Property("outside", "How many values fell outside [lo, hi) or were NaN.", (*Histogram).Outside, nil)

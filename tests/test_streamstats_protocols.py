@@ -1,0 +1,137 @@
+"""The Python protocols of examples/streamstats' Histogram (docs/classes.md): iter(h), a
+lazy iterator over a Go iter.Seq; and the mechanics under it on tests/goext3 (an
+iter.Seq2's pairs, a Go panic in a sequence, an abandoned iterator ending its sequence,
+two threads pulling one iterator, an iterator alive at exit), each crash-prone case in
+a child interpreter."""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+import time
+
+import numpy as np
+import pytest
+from conftest import run_python
+from goext_build import folder, load
+
+
+@pytest.fixture(scope="module")
+def ss():
+    return load("streamstats")
+
+
+@pytest.fixture(scope="module")
+def goext3():
+    return load("goext3")
+
+
+def test_iter_yields_each_bin_as_a_tuple_then_stops(ss):
+    h = ss.Histogram(4)
+    h.add(np.array([0.1, 0.3, 0.35, 2.0]))
+    it = iter(h)
+    assert iter(it) is it
+    assert list(it) == [(0.0, 0.25, 1), (0.25, 0.5, 2), (0.5, 0.75, 0), (0.75, 1.0, 0)]
+    with pytest.raises(StopIteration):
+        next(it)
+    with pytest.raises(StopIteration):  # for good
+        next(it)
+    assert list(itertools.islice(iter(h), 2)) == [(0.0, 0.25, 1), (0.25, 0.5, 2)]
+    left, right, count = next(iter(ss.Histogram(2, lo=-1.0, hi=3.0)))
+    assert (type(left), type(right), type(count)) == (float, float, int)
+    assert (left, right, count) == (-1.0, 1.0, 0)
+
+
+def test_iter_is_lazy_each_bin_read_when_it_is_yielded(ss):
+    """Not a list made first: a bin added to after the first next() shows its new count."""
+    h = ss.Histogram(3, hi=3.0)
+    it = iter(h)
+    assert next(it) == (0.0, 1.0, 0)
+    h.add(np.array([0.5, 1.5, 2.5]))  # the consuming loop may add: no lock across a yield
+    assert list(it) == [(1.0, 2.0, 1), (2.0, 3.0, 1)]
+
+
+def test_iter_seq2_yields_pairs_and_seq_plain_items(goext3):
+    assert list(goext3.pairs(["a", "b"])) == [(0, "a"), (1, "b")]
+    assert list(goext3.countdown(3)) == [2, 1, 0]
+    assert list(goext3.countdown(0)) == []
+
+
+def test_a_go_panic_in_a_sequence_is_runtime_error_then_the_end(goext3):
+    it = goext3.countdown(-1)
+    with pytest.raises(
+        RuntimeError, match=r"countdown\(\): Go panic in the iterator: countdown of a negative n"
+    ):
+        next(it)
+    with pytest.raises(StopIteration):
+        next(it)
+    assert goext3.running_countdowns() == 0
+
+
+def wait_for_no_countdowns(goext3) -> int:
+    """The stop of an abandoned iterator's sequence runs on a goroutine: give it a moment."""
+    deadline = time.monotonic() + 10
+    while goext3.running_countdowns() != 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return goext3.running_countdowns()
+
+
+def test_an_abandoned_iterator_ends_its_sequence(goext3):
+    """Dropped halfway, the iterator stops its sequence (its deferred calls run): no
+    goroutine is left waiting for a next() that never comes."""
+    for _ in range(200):
+        it = goext3.countdown(1000)
+        assert next(it) == 999
+        del it
+    assert wait_for_no_countdowns(goext3) == 0
+    its = [goext3.countdown(5) for _ in range(100)]  # never started: nothing runs
+    assert goext3.running_countdowns() == 0
+    del its
+    assert list(itertools.islice(goext3.countdown(10**9), 3)) == [10**9 - 1, 10**9 - 2, 10**9 - 3]
+    assert wait_for_no_countdowns(goext3) == 0
+
+
+def test_two_threads_pull_one_iterator_and_another_thread_than_its_maker(goext3):
+    """Every item exactly once, no crash (free-threaded too: the next() calls take turns
+    in Go); next() from a thread other than the one that made the iterator works (an
+    iter.Pull coroutine made on a cgo callback's locked thread would end the process)."""
+    code = textwrap.dedent(
+        """
+        import threading, goext3
+        n = 20000
+        it = goext3.countdown(n)
+        got = [[] for _ in range(4)]
+        def pull(k):
+            for x in it:
+                got[k].append(x)
+        ts = [threading.Thread(target=pull, args=(k,)) for k in range(4)]
+        for t in ts: t.start()
+        for t in ts: t.join()
+        items = sorted(x for g in got for x in g)
+        assert items == list(range(n)), (len(items), items[:5])
+        other = goext3.countdown(3)
+        box = []
+        t = threading.Thread(target=lambda: box.extend(other))
+        t.start(); t.join()
+        assert box == [2, 1, 0], box
+        print("ok", goext3.running_countdowns())
+        """
+    )
+    r = run_python(code, timeout=120, env_extra={"PYTHONPATH": folder("goext3")})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["ok", "0"]
+
+
+def test_an_iterator_alive_at_exit_lets_the_interpreter_end(goext3):
+    code = textwrap.dedent(
+        """
+        import goext3
+        it = goext3.countdown(10)
+        next(it)
+        keep = [goext3.countdown(3) for _ in range(3)]
+        print("done")
+        """
+    )
+    r = run_python(code, timeout=60, env_extra={"PYTHONPATH": folder("goext3")})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "done"
