@@ -199,7 +199,19 @@ typedef struct {
     PyObject *eq;       /* __eq__'s Go function (returns a bool), or NULL */
     int32_t eq_other;   /* the class __eq__'s other must be (its id), -1: any object */
     const char *name;   /* the class's name, for TypeErrors */
+    const char *buffer_format; /* ClassDef.Buffer's element code (C memory for good), or NULL */
+    int32_t buffer_itemsize;
 } gd_ext_class;
+
+/* A view's slice as Go gives it (goExtGetBuffer): its address, pinned until
+ * goExtReleaseBuffer(token) (0, with token 0, for an empty slice), its length in
+ * elements; err (malloc'd) when the view's function failed. */
+typedef struct {
+    uintptr_t buf;
+    int64_t len;
+    uint64_t token;
+    char *err;
+} gd_ext_buffer_out;
 
 /* Releases an instance's Go value now (ext_class.c); any thread, with
  * or without the GIL, after finalization too. */
@@ -225,7 +237,8 @@ PyObject *gd_ext_instance_new_of(PyTypeObject *t, uintptr_t id);
 /* Makes class id (GIL held, at exec): NULL with an exception. props: nprops closures
  * whose functions are set after, names and docs C memory for good. */
 PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
-                               int has_init, int has_iter, int has_eq, int nprops, const char **prop_names,
+                               int has_init, int has_iter, int has_eq, int has_buffer, int nprops,
+                               const char **prop_names,
                                const char **prop_docs, gd_ext_property *props);
 /* How gd_ext_class_set_method binds a function (ClassDef.Def, StaticMethod, ClassMethod). */
 enum { GD_EXT_METHOD = 0, GD_EXT_STATIC_METHOD, GD_EXT_CLASS_METHOD };

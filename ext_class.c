@@ -296,6 +296,78 @@ static PyObject *instance_richcompare(PyObject *self, PyObject *other, int op) {
     return truth < 0 ? NULL : PyBool_FromLong(!truth);
 }
 
+/* ---- the buffer protocol (ClassDef.Buffer): a read-only 1-D view of a Go slice ----
+ * Go pins the slice's array from the view's making to its release (goExtGetBuffer,
+ * goExtReleaseBuffer) and the view holds the instance (view->obj), so the memory
+ * neither moves nor goes while the view exists. The view's shape and stride live in
+ * view->internal, freed at the release. */
+typedef struct {
+    Py_ssize_t shape, stride;
+    uint64_t token;
+} buffer_dims;
+
+static char empty_buffer[8]; /* an empty slice's view: an address, never read */
+
+static int instance_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    gd_ext_class *c = class_of(Py_TYPE(self));
+    uintptr_t h = __atomic_load_n(&((gd_ext_instance *)self)->handle, __ATOMIC_ACQUIRE);
+    view->obj = NULL;
+    if (c == NULL || c->buffer_format == NULL) {
+        PyErr_Format(PyExc_TypeError, "a bytes-like object is required, not '%.200s'",
+                     Py_TYPE(self)->tp_name);
+        return -1;
+    }
+    if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE) {
+        PyErr_Format(PyExc_BufferError, "%.200s's buffer is read-only: it shows Go's memory",
+                     c->type->tp_name);
+        return -1;
+    }
+    if (h == 0) {
+        PyErr_Format(PyExc_BufferError, "%.200s: no Go value to view (__init__ not run)",
+                     c->type->tp_name);
+        return -1;
+    }
+    buffer_dims *d = malloc(sizeof(buffer_dims));
+    if (d == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    gd_ext_buffer_out out = {0};
+    if (goExtGetBuffer((int32_t)(c - gd_ext_classes), h, &out) < 0) {
+        PyErr_SetString(PyExc_RuntimeError, out.err != NULL ? out.err : "the buffer's Go function failed");
+        free(out.err);
+        free(d);
+        return -1;
+    }
+    d->shape = (Py_ssize_t)out.len;
+    d->stride = c->buffer_itemsize;
+    d->token = out.token;
+    view->buf = out.len > 0 ? (void *)out.buf : empty_buffer;
+    view->obj = Py_NewRef(self);
+    view->len = (Py_ssize_t)out.len * c->buffer_itemsize;
+    view->itemsize = c->buffer_itemsize;
+    view->readonly = 1;
+    view->ndim = 1;
+    view->format = (flags & PyBUF_FORMAT) == PyBUF_FORMAT ? (char *)c->buffer_format : NULL;
+    view->shape = (flags & PyBUF_ND) == PyBUF_ND ? &d->shape : NULL;
+    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? &d->stride : NULL;
+    view->suboffsets = NULL;
+    view->internal = d;
+    return 0;
+}
+
+static void instance_releasebuffer(PyObject *self, Py_buffer *view) {
+    (void)self;
+    buffer_dims *d = view->internal;
+    if (d != NULL) {
+        if (d->token != 0) {
+            goExtReleaseBuffer(d->token);
+        }
+        free(d);
+        view->internal = NULL;
+    }
+}
+
 static PyObject *property_get(PyObject *self, void *closure) {
     return PyObject_CallOneArg(((gd_ext_property *)closure)->get, self);
 }
@@ -351,15 +423,16 @@ static int property_set(PyObject *self, PyObject *value, void *closure) {
 }
 
 PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
-                               int has_init, int has_iter, int has_eq, int nprops, const char **prop_names,
-                               const char **prop_docs, gd_ext_property *props) {
+                               int has_init, int has_iter, int has_eq, int has_buffer, int nprops,
+                               const char **prop_names, const char **prop_docs,
+                               gd_ext_property *props) {
     if (id < 0 || id >= GD_EXT_MAX_CLASSES) {
         PyErr_Format(PyExc_ImportError, "at most %d classes are supported", GD_EXT_MAX_CLASSES);
         return NULL;
     }
     /* The spec, slots and getset table live for good: a type may keep pointers into them. */
     PyGetSetDef *gs = calloc((size_t)nprops + 1, sizeof(PyGetSetDef));
-    PyType_Slot *slots = calloc(10, sizeof(PyType_Slot));
+    PyType_Slot *slots = calloc(12, sizeof(PyType_Slot));
     PyMemberDef *members = calloc(2, sizeof(PyMemberDef));
     PyType_Spec *spec = calloc(1, sizeof(PyType_Spec));
     if (gs == NULL || slots == NULL || spec == NULL || members == NULL) {
@@ -390,6 +463,10 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     }
     if (has_iter) {
         slots[n++] = (PyType_Slot){Py_tp_iter, (void *)instance_iter};
+    }
+    if (has_buffer) {
+        slots[n++] = (PyType_Slot){Py_bf_getbuffer, (void *)instance_getbuffer};
+        slots[n++] = (PyType_Slot){Py_bf_releasebuffer, (void *)instance_releasebuffer};
     }
     if (has_init) {
         slots[n++] = (PyType_Slot){Py_tp_new, (void *)PyType_GenericNew};

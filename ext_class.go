@@ -5,7 +5,9 @@ package godlpack
 
 import (
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -30,6 +32,7 @@ type ClassDef struct {
 	init      *Function
 	methods   []*Function // methods and dunders (__repr__, __len__, __iter__, __eq__...)
 	props     []*property
+	buffer    *bufferDef // Buffer's, or nil
 	errs      []string
 	ctype     *pyTypeObject // made at the first module exec
 	binder    memberBinder  // the members' calls without reflection (ext_class_fast.go)
@@ -122,6 +125,10 @@ func (c *ClassDef) InitFunc(f *Function) *Function {
 // unhashable, as a Python class defining __eq__).
 func (c *ClassDef) Def(name string, fn any, params ...string) *Function {
 	f := Func(name, fn, append([]string{"self"}, params...)...)
+	switch name {
+	case "__getbuffer__", "__releasebuffer__", "__buffer__", "__release_buffer__":
+		f.fail("the buffer protocol is C slots, not a method: declare the view with ClassDef.Buffer(func(*T) []E)")
+	}
 	c.checkReceiver(f, fn)
 	useFast(c.binder, f, fn)
 	c.methods = append(c.methods, f)
@@ -214,6 +221,84 @@ func (c *ClassDef) AtomicProperty(name, doc string, field any) *ClassDef {
 	useFast(c.binder, p.get, getter)
 	c.props = append(c.props, p)
 	return c
+}
+
+// bufferDef is a class's buffer (ClassDef.Buffer): the slice of a *T its
+// views show, and how Python reads an element.
+type bufferDef struct {
+	slice    reflect.Value // func(*T) []E
+	format   string        // the struct module's code of E
+	itemsize int
+}
+
+// bufferFormats are the struct module's codes of the element types a buffer
+// may have (sized: a view's format says the width).
+var bufferFormats = map[reflect.Kind]string{
+	reflect.Int8: "b", reflect.Uint8: "B", reflect.Int16: "h", reflect.Uint16: "H",
+	reflect.Int32: "i", reflect.Uint32: "I", reflect.Int64: "q", reflect.Uint64: "Q",
+	reflect.Float32: "f", reflect.Float64: "d",
+}
+
+// Buffer gives the class Python's buffer protocol (pybind11's def_buffer,
+// pyo3's __getbuffer__; nanobind has none): memoryview(obj), numpy.asarray(obj),
+// bytes(obj) read a read-only, zero-copy, 1-D view of the slice view returns
+// (func(*T) []E, E a sized integer or float type: int64 is format 'q').
+//
+// The view shows the slice's own memory, so Go's later writes to it show in
+// every view (they are not ordered with Python's reads: a reader may see a
+// write in progress, as with any memory two threads share). From each view's
+// making to its release the slice's array is pinned (runtime.Pinner) and the
+// view holds the instance, so neither moves nor is freed under it. Python cannot
+// write through it (a writable request is a BufferError). A T that replaces its
+// slice (a resize) while views exist leaves them on the old array, alive and
+// pinned but no longer the T's: give the slice its final length when T is made,
+// as streamstats' counts are, or refuse the resize in Go.
+func (c *ClassDef) Buffer(view any) *ClassDef {
+	f := Func("__buffer__", view, "self")
+	c.checkReceiver(f, view)
+	t := reflect.TypeOf(view)
+	switch {
+	case t == nil || t.Kind() != reflect.Func || t.NumOut() != 1 || t.Out(0).Kind() != reflect.Slice ||
+		bufferFormats[t.Out(0).Elem().Kind()] == "":
+		f.fail("Buffer takes a func(*T) []E, E a sized integer or float type (int8...uint64, float32, float64); got %T", view)
+	case c.buffer != nil:
+		f.fail("Buffer is declared twice for class %s", c.name)
+	default:
+		e := t.Out(0).Elem()
+		c.buffer = &bufferDef{slice: reflect.ValueOf(view), format: bufferFormats[e.Kind()], itemsize: int(e.Size())}
+	}
+	c.errs = append(c.errs, f.errs...)
+	return c
+}
+
+// bufferPins are the pins of the exported views by token (exportBuffer).
+var (
+	bufferPins      sync.Map // uint64 -> *runtime.Pinner
+	lastBufferToken atomic.Uint64
+)
+
+// exportBuffer returns the address and length of the slice b gives for the
+// Go value at p (a *T), pinned until releaseBuffer(token): a view's making
+// (ext_class.c's instance_getbuffer). An empty slice has no address to pin
+// (nil, token 0).
+func (b *bufferDef) export(p unsafe.Pointer) (addr unsafe.Pointer, n int, token uint64) {
+	s := b.slice.Call([]reflect.Value{reflect.NewAt(b.slice.Type().In(0).Elem(), p)})[0]
+	if s.Len() == 0 {
+		return nil, 0, 0
+	}
+	addr = s.UnsafePointer()
+	pin := new(runtime.Pinner)
+	pin.Pin(addr)
+	token = lastBufferToken.Add(1)
+	bufferPins.Store(token, pin)
+	return addr, s.Len(), token
+}
+
+// releaseBuffer unpins a view's slice: its release. Any thread.
+func releaseBuffer(token uint64) {
+	if pin, ok := bufferPins.LoadAndDelete(token); ok {
+		pin.(*runtime.Pinner).Unpin()
+	}
 }
 
 // functions is every Function of the class.

@@ -266,6 +266,66 @@ func init() {
 	bad.Def("__iter__", func(*badSeq) iter.Seq[seqHidden] { return nil })
 	bad.Def("chans", func(*badSeq) iter.Seq[chan int] { return nil })
 	Module("seq_bad", "", bad)
+
+	type bufProbe struct{ data []int32 }
+	buf := Class[bufProbe]("BufProbe", "")
+	buf.Buffer(func(p *bufProbe) []int32 { return p.data })
+	Module("buffer_ok", "", buf)
+	type badBuf struct{ data []int64 }
+	bb := Class[badBuf]("BadBuf", "")
+	bb.Def("__getbuffer__", func(*badBuf, int) int { return 0 }, "flags")
+	bb.Buffer(func(p *badBuf) []int64 { return p.data })
+	bb.Buffer(func(p *badBuf) []int64 { return p.data })
+	bb.Buffer(func(p *badBuf) []string { return nil })
+	bb.Buffer(func(p *bufProbe) []int64 { return nil })
+	Module("buffer_bad", "", bb)
+}
+
+func TestCheckRefusesBufferMethodsAndBadBuffers(t *testing.T) {
+	if err := Check("buffer_ok"); err != nil {
+		t.Fatal(err)
+	}
+	err := Check("buffer_bad")
+	if err == nil {
+		t.Fatal("Check accepted them")
+	}
+	for _, want := range []string{
+		"__getbuffer__(): the buffer protocol is C slots, not a method: declare the view with ClassDef.Buffer(func(*T) []E)",
+		"__buffer__(): Buffer is declared twice for class BadBuf",
+		"__buffer__(): Buffer takes a func(*T) []E, E a sized integer or float type (int8...uint64, float32, float64); got func(*godlpack.badBuf) []string",
+		"__buffer__(): the first parameter must be the instance, a *godlpack.badBuf",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check's error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// A view's slice is its own memory (zero-copy), pinned until the view's
+// release; an empty slice has nothing to pin.
+func TestBufferExportPinsTheSliceItself(t *testing.T) {
+	type bufProbe = struct{ data []int32 }
+	var c *ClassDef
+	for _, k := range classList {
+		if k.name == "BufProbe" {
+			c = k
+		}
+	}
+	v := &bufProbe{data: []int32{1, 2, 3}}
+	addr, n, token := c.buffer.export(unsafe.Pointer(v))
+	if addr != unsafe.Pointer(&v.data[0]) || n != 3 || token == 0 || c.buffer.format != "i" || c.buffer.itemsize != 4 {
+		t.Fatalf("export: %p (want %p), %d, token %d, format %q, itemsize %d", addr, &v.data[0], n, token, c.buffer.format, c.buffer.itemsize)
+	}
+	if _, pinned := bufferPins.Load(token); !pinned {
+		t.Fatal("the view's slice is not pinned")
+	}
+	releaseBuffer(token)
+	if _, pinned := bufferPins.Load(token); pinned {
+		t.Fatal("the release left the pin")
+	}
+	if addr, n, token := c.buffer.export(unsafe.Pointer(&bufProbe{})); addr != nil || n != 0 || token != 0 {
+		t.Fatalf("an empty slice's export: %p %d %d", addr, n, token)
+	}
 }
 
 func TestCheckAcceptsGoIteratorResults(t *testing.T) {

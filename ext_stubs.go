@@ -125,7 +125,7 @@ func enumJSON(b []byte, e *Enum) []byte {
 
 // classJSON appends a bound class's stub description: {"name", "doc", "init"
 // (the constructor as a function, or null), "methods", "properties": [{"name",
-// "doc", "type", "readonly"}]}; methods and the constructor leave out self (a
+// "doc", "type", "readonly"}], "buffer" (ClassDef.Buffer's: __buffer__)}; methods and the constructor leave out self (a
 // class method its cls: "classmethod" and "staticmethod" say which are).
 func classJSON(b []byte, c *ClassDef) []byte {
 	b = append(b, `{"name":`...)
@@ -147,6 +147,8 @@ func classJSON(b []byte, c *ClassDef) []byte {
 	})
 	b = append(b, `,"properties":`...)
 	b = jsonArray(b, c.props, propertyJSON)
+	b = append(b, `,"buffer":`...)
+	b = strconv.AppendBool(b, c.buffer != nil)
 	return append(b, '}')
 }
 

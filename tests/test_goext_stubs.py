@@ -332,6 +332,8 @@ for left, right, count in h:
     assert_type(count, int)
 assert_type(next(iter(h)), tuple[float, float, int])
 firsts: list[tuple[float, float, int]] = list(itertools.islice(iter(h), 2))
+view: memoryview = memoryview(h)
+raw: bytes = bytes(h)
 """
 
 SS_PROTOCOLS_BAD = """
@@ -341,18 +343,21 @@ h = streamstats.Histogram(4)
 for left, right in h:
     pass
 s: str = next(iter(h))[2]
+memoryview(streamstats.edges(2, 0.0, 1.0))
 """
 
 
 def test_stub_of_the_protocols(ss_stub_dir, tmp_path):
     """iter(h) iterates over (left_edge, right_edge, count) tuples: the Go iter.Seq[Bin]'s
-    struct fields, typed."""
+    struct fields, typed; memoryview(h) and bytes(h) take h, a Buffer (PEP 688's
+    __buffer__), and refuse a list."""
     text = (ss_stub_dir / "streamstats.pyi").read_text()
     assert "def __iter__(self) -> Iterator[tuple[float, float, int]]:" in text
+    assert "def __buffer__(self, flags: int, /) -> memoryview: ..." in text
     if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
         pytest.skip(f"the stub's text checked; mypy's checks not run: {why_unpinned('mypy')}")
     r = _mypy(ss_stub_dir, SS_PROTOCOLS_GOOD, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     r = _mypy(ss_stub_dir, SS_PROTOCOLS_BAD, tmp_path)
     lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
-    assert lines == {5, 7}, r.stdout
+    assert lines == {5, 7, 8}, r.stdout

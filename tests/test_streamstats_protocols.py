@@ -1,14 +1,18 @@
 """The Python protocols of examples/streamstats' Histogram (docs/classes.md): iter(h), a
-lazy iterator over a Go iter.Seq; and the mechanics under it on tests/goext3 (an
+lazy iterator over a Go iter.Seq; memoryview(h), a read-only zero-copy view of the counts
+(ClassDef.Buffer) that keeps h alive; and the mechanics under it on tests/goext3 (an
 iter.Seq2's pairs, a Go panic in a sequence, an abandoned iterator ending its sequence,
 two threads pulling one iterator, an iterator alive at exit), each crash-prone case in
 a child interpreter."""
 
 from __future__ import annotations
 
+import gc
+import io
 import itertools
 import textwrap
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -135,3 +139,84 @@ def test_an_iterator_alive_at_exit_lets_the_interpreter_end(goext3):
     r = run_python(code, timeout=60, env_extra={"PYTHONPATH": folder("goext3")})
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "done"
+
+
+# --------------------------------------------------------------------------------------
+# memoryview(h): the buffer protocol (ClassDef.Buffer)
+# --------------------------------------------------------------------------------------
+
+
+def test_memoryview_is_a_read_only_zero_copy_view_of_the_counts(ss):
+    h = ss.Histogram(4)
+    h.add(np.array([0.1, 0.3, 0.35, 2.0]))
+    m = memoryview(h)
+    assert (m.format, m.shape, m.itemsize, m.readonly, m.ndim) == ("q", (4,), 8, True, 1)
+    assert m.c_contiguous and m.tolist() == [1, 2, 0, 0]
+    a = np.asarray(h)
+    assert a.dtype == np.int64 and a.shape == (4,) and not a.flags.writeable
+    np.testing.assert_array_equal(a, h.counts())
+    h.add(np.array([0.9, 0.95]))  # the views show Go's memory: no copy was made
+    assert m.tolist() == [1, 2, 0, 2]
+    np.testing.assert_array_equal(a, [1, 2, 0, 2])
+    with pytest.raises(TypeError, match="read-only"):
+        m[0] = 5
+    with pytest.raises(ValueError, match="read-only"):
+        a[0] = 5
+    with pytest.raises(TypeError):  # a writable request: BufferError in the class's slot
+        io.BytesIO(b"x" * 32).readinto(h)
+    assert h.counts().tolist() == [1, 2, 0, 2]
+    assert bytes(h) == np.array([1, 2, 0, 2], np.int64).tobytes()
+    m.release()
+
+
+def test_a_view_keeps_its_histogram_alive(ss):
+    h = ss.Histogram(3)
+    h.add(np.array([0.5]))
+    gone = weakref.ref(h)
+    m, a = memoryview(h), np.asarray(h)
+    del h
+    gc.collect()
+    assert gone() is not None and m.tolist() == [0, 1, 0] and a[1] == 1
+    m.release()
+    del a
+    gc.collect()
+    assert gone() is None
+
+
+def test_a_subclass_without_its_go_value_refuses_a_view(ss):
+    class Lazy(ss.Histogram):
+        def __init__(self):  # the bound __init__ not called: no Go value
+            pass
+
+    with pytest.raises(BufferError, match="no Go value to view"):
+        memoryview(Lazy())
+    assert memoryview(ss.Histogram.from_counts([3, 4])).tolist() == [3, 4]
+
+
+def test_views_made_and_released_while_threads_add(ss):
+    """Views pin the counts while 4 threads add and 4 make, read and drop views (the
+    free-threaded build without the GIL too): in a child, no crash, the totals right."""
+    code = textwrap.dedent(
+        """
+        import threading, numpy as np, streamstats
+        h = streamstats.Histogram(8)
+        x = np.full(100, 0.5)
+        def add():
+            for _ in range(200):
+                h.add(x)
+        def view():
+            for _ in range(2000):
+                m = memoryview(h)
+                assert m.shape == (8,) and sum(m.tolist()) >= 0
+                m.release()
+                a = np.asarray(h)
+                assert a.shape == (8,)
+        ts = [threading.Thread(target=f) for f in [add] * 4 + [view] * 4]
+        for t in ts: t.start()
+        for t in ts: t.join()
+        print(memoryview(h).tolist()[4], h.count)
+        """
+    )
+    r = run_python(code, timeout=180, env_extra={"PYTHONPATH": folder("streamstats")})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["80000", "80000"]

@@ -112,6 +112,12 @@ func (h *Histogram) Counts() (*tensor.Tensor, error) {
 	return tensor.FromSlice(append([]int64(nil), h.counts...), int64(h.bins))
 }
 
+// CountsMemory is the counts' own memory, which memoryview(h) and
+// numpy.asarray(h) view (ClassDef.Buffer): made by the constructor at its final
+// length and never replaced, only written in place (under mu), so a view shows
+// the counts as they are now.
+func (h *Histogram) CountsMemory() []int64 { return h.counts }
+
 // Merge adds other's counts.
 func (h *Histogram) Merge(other *Histogram) error {
 	if other.bins != h.bins || other.lo != h.lo || other.hi != h.hi {

@@ -40,6 +40,7 @@ func init() {
 	h.Def("__repr__", (*Histogram).Repr)
 	h.Def("__iter__", (*Histogram).All).
 		Doc("The bins, lazily: (left_edge, right_edge, count) for each, in order.")
+	h.Buffer((*Histogram).CountsMemory) // memoryview(h), numpy.asarray(h): the counts, no copy
 	h.AtomicProperty("count", "How many values were added, outside ones included (read-only).",
 		func(h *Histogram) *atomic.Int64 { return &h.count })
 	h.Property("outside", "How many values fell outside [lo, hi) or were NaN.", (*Histogram).Outside, nil)
