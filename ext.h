@@ -199,6 +199,7 @@ typedef struct {
     PyObject *eq;       /* __eq__'s Go function (returns a bool), or NULL */
     int32_t eq_other;   /* the class __eq__'s other must be (its id), -1: any object */
     const char *name;   /* the class's name, for TypeErrors */
+    PyObject *setstate; /* Pickle's restore (returns a new instance from the state's items), or NULL */
     const char *buffer_format; /* ClassDef.Buffer's element code (C memory for good), or NULL */
     int32_t buffer_itemsize;
 } gd_ext_class;
@@ -237,7 +238,8 @@ PyObject *gd_ext_instance_new_of(PyTypeObject *t, uintptr_t id);
 /* Makes class id (GIL held, at exec): NULL with an exception. props: nprops closures
  * whose functions are set after, names and docs C memory for good. */
 PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
-                               int has_init, int has_iter, int has_eq, int has_buffer, int nprops,
+                               int has_init, int has_iter, int has_eq, int has_buffer,
+                               int has_pickle, int nprops,
                                const char **prop_names,
                                const char **prop_docs, gd_ext_property *props);
 /* How gd_ext_class_set_method binds a function (ClassDef.Def, StaticMethod, ClassMethod). */

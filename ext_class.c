@@ -101,6 +101,8 @@ static void instance_dealloc(PyObject *self) {
  * would store one, leaking the first Go value (tests/test_goext_func.py,
  * test_init_twice_at_once_is_refused_and_leaks_nothing). A failed __init__ gives the
  * claim back, so that the instance may be initialized again. */
+static int take_go_value(gd_ext_instance *in, gd_ext_class *c, PyObject *made, const char *what);
+
 static int instance_init(PyObject *self, PyObject *args, PyObject *kwargs) {
     gd_ext_class *c = class_of(Py_TYPE(self));
     gd_ext_instance *in = (gd_ext_instance *)self;
@@ -115,10 +117,14 @@ static int instance_init(PyObject *self, PyObject *args, PyObject *kwargs) {
                      c->type->tp_name);
         return -1;
     }
-    PyObject *made = PyObject_Call(c->init, args, kwargs);
+    return take_go_value(in, c, PyObject_Call(c->init, args, kwargs), "constructor");
+}
+
+/* Gives in, claimed (initing), the Go value of made, a new instance a Go function
+ * made (NULL: its exception, the claim given back): __init__'s and __setstate__'s end. */
+static int take_go_value(gd_ext_instance *in, gd_ext_class *c, PyObject *made, const char *what) {
     if (made != NULL && (!PyObject_TypeCheck(made, c->type) || ((gd_ext_instance *)made)->handle == 0)) {
-        PyErr_Format(PyExc_TypeError, "%.200s(): the Go constructor returned nil",
-                     c->type->tp_name);
+        PyErr_Format(PyExc_TypeError, "%.200s(): the Go %s returned nil", c->type->tp_name, what);
         Py_CLEAR(made);
     }
     if (made == NULL) {
@@ -132,6 +138,44 @@ static int instance_init(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_DECREF(made);
     return 0;
 }
+
+/* __setstate__(state) of a class with Pickle: unpickling made the instance with
+ * Cls.__new__ (no Go value); Pickle's restore, called with the state's items, makes
+ * the Go value, which the instance takes as from __init__ (claimed the same way:
+ * once, and never over a Go value it has). */
+static PyObject *instance_setstate(PyObject *self, PyObject *state) {
+    gd_ext_class *c = class_of(Py_TYPE(self));
+    gd_ext_instance *in = (gd_ext_instance *)self;
+    if (c == NULL || c->setstate == NULL) {
+        PyErr_Format(PyExc_TypeError, "'%.200s' object cannot be unpickled", Py_TYPE(self)->tp_name);
+        return NULL;
+    }
+    if (!PyTuple_Check(state)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%.200s.__setstate__(): the state must be a tuple (what __getstate__ returns), not %.200s",
+                     c->type->tp_name, Py_TYPE(state)->tp_name);
+        return NULL;
+    }
+    int32_t unclaimed = 0;
+    if (!__atomic_compare_exchange_n(&in->initing, &unclaimed, 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "%.200s.__setstate__() on an instance that has its Go value: only unpickling calls it",
+                     c->type->tp_name);
+        return NULL;
+    }
+    if (take_go_value(in, c, PyObject_Call(c->setstate, state, NULL), "restore") < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef pickle_methods[] = {
+    {"__setstate__", instance_setstate, METH_O,
+     "__setstate__($self, state, /)\n--\n\nGives an unpickled instance its Go value, made from state "
+     "(what __getstate__ returned) by the class's Go restore function."},
+    {NULL, NULL, 0, NULL},
+};
 
 /* A vectorcall made a tp_call (tuple and dict), for a callable that is not a bound class. */
 static PyObject *vectorcall_as_tp_call(PyObject *callable, ternaryfunc call, PyObject *const *args,
@@ -423,16 +467,16 @@ static int property_set(PyObject *self, PyObject *value, void *closure) {
 }
 
 PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
-                               int has_init, int has_iter, int has_eq, int has_buffer, int nprops,
-                               const char **prop_names, const char **prop_docs,
-                               gd_ext_property *props) {
+                               int has_init, int has_iter, int has_eq, int has_buffer,
+                               int has_pickle, int nprops, const char **prop_names,
+                               const char **prop_docs, gd_ext_property *props) {
     if (id < 0 || id >= GD_EXT_MAX_CLASSES) {
         PyErr_Format(PyExc_ImportError, "at most %d classes are supported", GD_EXT_MAX_CLASSES);
         return NULL;
     }
     /* The spec, slots and getset table live for good: a type may keep pointers into them. */
     PyGetSetDef *gs = calloc((size_t)nprops + 1, sizeof(PyGetSetDef));
-    PyType_Slot *slots = calloc(12, sizeof(PyType_Slot));
+    PyType_Slot *slots = calloc(13, sizeof(PyType_Slot));
     PyMemberDef *members = calloc(2, sizeof(PyMemberDef));
     PyType_Spec *spec = calloc(1, sizeof(PyType_Spec));
     if (gs == NULL || slots == NULL || spec == NULL || members == NULL) {
@@ -463,6 +507,9 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     }
     if (has_iter) {
         slots[n++] = (PyType_Slot){Py_tp_iter, (void *)instance_iter};
+    }
+    if (has_pickle) {
+        slots[n++] = (PyType_Slot){Py_tp_methods, pickle_methods};
     }
     if (has_buffer) {
         slots[n++] = (PyType_Slot){Py_bf_getbuffer, (void *)instance_getbuffer};

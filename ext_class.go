@@ -33,6 +33,7 @@ type ClassDef struct {
 	methods   []*Function // methods and dunders (__repr__, __len__, __iter__, __eq__...)
 	props     []*property
 	buffer    *bufferDef // Buffer's, or nil
+	setstate  *Function  // Pickle's restore (__setstate__ calls it with the state's items), or nil
 	errs      []string
 	ctype     *pyTypeObject // made at the first module exec
 	binder    memberBinder  // the members' calls without reflection (ext_class_fast.go)
@@ -128,6 +129,8 @@ func (c *ClassDef) Def(name string, fn any, params ...string) *Function {
 	switch name {
 	case "__getbuffer__", "__releasebuffer__", "__buffer__", "__release_buffer__":
 		f.fail("the buffer protocol is C slots, not a method: declare the view with ClassDef.Buffer(func(*T) []E)")
+	case "__setstate__":
+		f.fail("__setstate__ must give the instance its Go value: declare pickling with ClassDef.Pickle(state, restore)")
 	}
 	c.checkReceiver(f, fn)
 	useFast(c.binder, f, fn)
@@ -223,6 +226,30 @@ func (c *ClassDef) AtomicProperty(name, doc string, field any) *ClassDef {
 	return c
 }
 
+// Pickle makes instances picklable (pickle, copy.copy, copy.deepcopy,
+// multiprocessing and the like): nanobind's __getstate__/__setstate__ pair,
+// pyo3's __getstate__/__setstate__ with __getnewargs__. state is a method,
+// func(*T) returning the instance's state as a Tuple (or several results, a
+// tuple of them; with or without an error): its __getstate__. restore makes a
+// new *T from those items, its parameters in the same order (named by params;
+// func(items...) (*T, error)): unpickling makes an instance as Cls.__new__ does
+// and its __setstate__(state) calls restore(*state) and gives the instance the
+// Go value, as __init__ would. A Python subclass's own attributes are not in the
+// state: it extends __getstate__/__setstate__ itself. The class needs Init
+// (unpickling calls Cls.__new__, which a class without a constructor refuses).
+func (c *ClassDef) Pickle(state, restore any, params ...string) *ClassDef {
+	get := Func("__getstate__", state, "self")
+	c.checkReceiver(get, state)
+	useFast(c.binder, get, state)
+	c.methods = append(c.methods, get)
+	c.setstate = Func("__setstate__", restore, params...)
+	if t := reflect.TypeOf(restore); t != nil && t.Kind() == reflect.Func &&
+		(t.NumOut() == 0 || t.Out(0) != c.ptrType || t.NumOut() > 2 || (t.NumOut() == 2 && t.Out(1) != errorType)) {
+		c.setstate.fail("Pickle: restore must return %v or (%v, error)", c.ptrType, c.ptrType)
+	}
+	return c
+}
+
 // bufferDef is a class's buffer (ClassDef.Buffer): the slice of a *T its
 // views show, and how Python reads an element.
 type bufferDef struct {
@@ -306,6 +333,9 @@ func (c *ClassDef) functions() []*Function {
 	fs := append([]*Function(nil), c.methods...)
 	if c.init != nil {
 		fs = append(fs, c.init)
+	}
+	if c.setstate != nil {
+		fs = append(fs, c.setstate)
 	}
 	for _, p := range c.props {
 		fs = append(fs, p.get)

@@ -111,11 +111,17 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 		doc = c.init.signature() + "\n--\n\n" + doc
 	}
 	t := C.gd_ext_class_new(cInt32(c.id), C.CString(module+"."+c.name), C.CString(doc), boolInt(c.final),
-		boolInt(c.init != nil), boolInt(hasIter), boolInt(hasEq), boolInt(c.buffer != nil), C.int(n), names, docs, props)
+		boolInt(c.init != nil), boolInt(hasIter), boolInt(hasEq), boolInt(c.buffer != nil), boolInt(c.setstate != nil),
+		C.int(n), names, docs, props)
 	if t == nil {
 		return -1
 	}
 	cls := &C.gd_ext_classes[c.id]
+	if c.setstate != nil { // ext_class.c's instance_setstate calls it with the state's items
+		if cls.setstate = functionObject(mod, c.setstate); cls.setstate == nil {
+			return -1
+		}
+	}
 	if c.buffer != nil { // read by ext_class.c's instance_getbuffer
 		cls.buffer_format, cls.buffer_itemsize = C.CString(c.buffer.format), C.int32_t(c.buffer.itemsize)
 	}

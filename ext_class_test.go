@@ -281,6 +281,49 @@ func init() {
 	Module("buffer_bad", "", bb)
 }
 
+type pickleProbe struct{ n int }
+
+func init() {
+	c := Class[pickleProbe]("PickleProbe", "")
+	c.Init(func(n int) *pickleProbe { return &pickleProbe{n} }, "n")
+	c.Pickle(func(p *pickleProbe) Tuple { return Tuple{p.n} }, func(n int) (*pickleProbe, error) { return &pickleProbe{n}, nil }, "n")
+	Module("pickle_ok", "", c)
+
+	type noInit struct{ n int }
+	ni := Class[noInit]("NoInit", "")
+	ni.Pickle(func(p *noInit) Tuple { return nil }, func() *noInit { return nil })
+	type badPickle struct{ n int }
+	bp := Class[badPickle]("BadPickle", "")
+	bp.Init(func() *badPickle { return nil })
+	bp.Def("__setstate__", func(*badPickle, Tuple) {}, "state")
+	bp.Pickle(func(p *pickleProbe) Tuple { return nil }, func(n int) int { return n }, "n")
+	Module("pickle_bad", "", ni, bp)
+}
+
+func TestCheckRefusesBadPickling(t *testing.T) {
+	if err := Check("pickle_ok"); err != nil {
+		t.Fatal(err)
+	}
+	f := Lookup("pickle_ok", "PickleProbe.__getstate__")
+	if got, err := f.Call(&pickleProbe{7}); err != nil || !reflect.DeepEqual(got, Tuple{int64(7)}) && !reflect.DeepEqual(got, Tuple{7}) {
+		t.Fatalf("__getstate__: %v %v", got, err)
+	}
+	err := Check("pickle_bad")
+	if err == nil {
+		t.Fatal("Check accepted them")
+	}
+	for _, want := range []string{
+		"NoInit: Pickle needs Init: unpickling makes the instance as NoInit.__new__ does, which a class without a constructor refuses",
+		"__setstate__(): __setstate__ must give the instance its Go value: declare pickling with ClassDef.Pickle(state, restore)",
+		"__getstate__(): the first parameter must be the instance, a *godlpack.badPickle",
+		"__setstate__(): Pickle: restore must return *godlpack.badPickle or (*godlpack.badPickle, error)",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check's error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
 func TestCheckRefusesBufferMethodsAndBadBuffers(t *testing.T) {
 	if err := Check("buffer_ok"); err != nil {
 		t.Fatal(err)

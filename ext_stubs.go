@@ -125,7 +125,8 @@ func enumJSON(b []byte, e *Enum) []byte {
 
 // classJSON appends a bound class's stub description: {"name", "doc", "init"
 // (the constructor as a function, or null), "methods", "properties": [{"name",
-// "doc", "type", "readonly"}], "buffer" (ClassDef.Buffer's: __buffer__)}; methods and the constructor leave out self (a
+// "doc", "type", "readonly"}], "buffer" (ClassDef.Buffer's: __buffer__), "pickle" (ClassDef.Pickle's: __setstate__;
+// its __getstate__ is among the methods)}; methods and the constructor leave out self (a
 // class method its cls: "classmethod" and "staticmethod" say which are).
 func classJSON(b []byte, c *ClassDef) []byte {
 	b = append(b, `{"name":`...)
@@ -149,6 +150,8 @@ func classJSON(b []byte, c *ClassDef) []byte {
 	b = jsonArray(b, c.props, propertyJSON)
 	b = append(b, `,"buffer":`...)
 	b = strconv.AppendBool(b, c.buffer != nil)
+	b = append(b, `,"pickle":`...)
+	b = strconv.AppendBool(b, c.setstate != nil)
 	return append(b, '}')
 }
 

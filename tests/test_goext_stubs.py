@@ -322,6 +322,7 @@ def test_stub_of_static_and_class_methods_constants_and_enums(ss_stub_dir, tmp_p
 
 SS_PROTOCOLS_GOOD = """
 from typing import assert_type
+import copy
 import itertools
 
 import streamstats
@@ -334,6 +335,8 @@ assert_type(next(iter(h)), tuple[float, float, int])
 firsts: list[tuple[float, float, int]] = list(itertools.islice(iter(h), 2))
 view: memoryview = memoryview(h)
 raw: bytes = bytes(h)
+twin: streamstats.Histogram = copy.deepcopy(h)
+state: tuple[object, ...] = h.__getstate__()
 """
 
 SS_PROTOCOLS_BAD = """
@@ -350,10 +353,12 @@ memoryview(streamstats.edges(2, 0.0, 1.0))
 def test_stub_of_the_protocols(ss_stub_dir, tmp_path):
     """iter(h) iterates over (left_edge, right_edge, count) tuples: the Go iter.Seq[Bin]'s
     struct fields, typed; memoryview(h) and bytes(h) take h, a Buffer (PEP 688's
-    __buffer__), and refuse a list."""
+    __buffer__), and refuse a list; Pickle's __getstate__ and __setstate__."""
     text = (ss_stub_dir / "streamstats.pyi").read_text()
     assert "def __iter__(self) -> Iterator[tuple[float, float, int]]:" in text
     assert "def __buffer__(self, flags: int, /) -> memoryview: ..." in text
+    assert "def __getstate__(self) -> tuple[Any, ...]:" in text
+    assert "def __setstate__(self, state: tuple[Any, ...], /) -> None: ..." in text
     if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
         pytest.skip(f"the stub's text checked; mypy's checks not run: {why_unpinned('mypy')}")
     r = _mypy(ss_stub_dir, SS_PROTOCOLS_GOOD, tmp_path)

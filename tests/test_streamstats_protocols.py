@@ -1,15 +1,18 @@
 """The Python protocols of examples/streamstats' Histogram (docs/classes.md): iter(h), a
 lazy iterator over a Go iter.Seq; memoryview(h), a read-only zero-copy view of the counts
-(ClassDef.Buffer) that keeps h alive; and the mechanics under it on tests/goext3 (an
+(ClassDef.Buffer) that keeps h alive; pickling (ClassDef.Pickle: pickle, copy, a spawned
+multiprocessing worker); and the mechanics under it on tests/goext3 (an
 iter.Seq2's pairs, a Go panic in a sequence, an abandoned iterator ending its sequence,
 two threads pulling one iterator, an iterator alive at exit), each crash-prone case in
 a child interpreter."""
 
 from __future__ import annotations
 
+import copy
 import gc
 import io
 import itertools
+import pickle
 import textwrap
 import time
 import weakref
@@ -220,3 +223,90 @@ def test_views_made_and_released_while_threads_add(ss):
     r = run_python(code, timeout=180, env_extra={"PYTHONPATH": folder("streamstats")})
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["80000", "80000"]
+
+
+# --------------------------------------------------------------------------------------
+# Pickling (ClassDef.Pickle): pickle, copy, multiprocessing
+# --------------------------------------------------------------------------------------
+
+
+def filled(ss):
+    h = ss.Histogram(4, lo=-1.0, hi=1.0)
+    h.add(np.array([-0.9, -0.2, 0.1, 0.6, 0.7, 5.0, np.nan]))
+    h.name = "run 7"
+    return h
+
+
+def same_histogram(a, b) -> None:
+    assert (a.bins, a.lo, a.hi, a.name, a.count, a.outside) == (
+        b.bins,
+        b.lo,
+        b.hi,
+        b.name,
+        b.count,
+        b.outside,
+    )
+    np.testing.assert_array_equal(a.counts(), b.counts())
+
+
+@pytest.mark.parametrize("protocol", range(2, pickle.HIGHEST_PROTOCOL + 1))
+def test_pickle_and_copies_give_an_equal_independent_histogram(ss, protocol):
+    h = filled(ss)
+    back = pickle.loads(pickle.dumps(h, protocol))
+    assert type(back) is ss.Histogram and back is not h
+    same_histogram(back, h)
+    for c in (copy.deepcopy(h), copy.copy(h)):
+        same_histogram(c, h)
+        c.add(np.array([0.0]))  # its own Go value: h is unchanged
+        assert c.count == h.count + 1
+    assert h.__getstate__() == (4, -1.0, 1.0, "run 7", 7, 2, [1, 1, 1, 2])
+
+
+def test_a_subclass_pickles_as_the_subclass(ss):
+    class Tagged(ss.Histogram):
+        pass
+
+    globals()["Tagged"] = Tagged  # pickled by reference, as a module-level class is
+    Tagged.__qualname__ = "Tagged"
+    try:
+        t = Tagged.from_counts([2, 3])
+        back = pickle.loads(pickle.dumps(t))
+        assert type(back) is Tagged
+        assert back.counts().tolist() == [2, 3] and back.count == 5
+    finally:
+        del globals()["Tagged"]
+
+
+def test_setstate_is_for_unpickling_only(ss):
+    h = filled(ss)
+    with pytest.raises(RuntimeError, match="on an instance that has its Go value"):
+        h.__setstate__(h.__getstate__())
+    fresh = ss.Histogram.__new__(ss.Histogram)
+    with pytest.raises(TypeError, match="the state must be a tuple"):
+        fresh.__setstate__([1])
+    with pytest.raises(ValueError, match="1 counts for 2 bins"):
+        fresh.__setstate__((2, 0.0, 1.0, "", 0, 0, [1]))
+    fresh.__setstate__((2, 0.0, 1.0, "x", 1, 0, [1, 0]))  # a failed one gave the claim back
+    assert fresh.counts().tolist() == [1, 0] and fresh.name == "x"
+
+
+def test_histograms_travel_to_a_spawned_worker_and_back(ss):
+    """multiprocessing (spawn: a fresh interpreter importing streamstats) takes a
+    Histogram as an argument and returns one: both pickled."""
+    code = textwrap.dedent(
+        """
+        import copy, multiprocessing, operator, numpy as np, streamstats
+        if __name__ == "__main__":
+            h = streamstats.Histogram(4)
+            h.add(np.array([0.1, 0.3, 0.35, 0.9]))
+            h.name = "sent"
+            with multiprocessing.get_context("spawn").Pool(1) as pool:
+                counts = pool.apply(operator.methodcaller("counts"), (h,))
+                back = pool.apply(copy.copy, (h,))
+                name = pool.apply(getattr, (h, "name"))
+            print(counts.tolist(), back.counts().tolist(), back.count, name, back.name)
+        """
+    )
+    r = run_python(code, timeout=180, env_extra={"PYTHONPATH": folder("streamstats")})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[1, 2, 0, 1] [1, 2, 0, 1] 4 sent sent"

@@ -118,6 +118,30 @@ func (h *Histogram) Counts() (*tensor.Tensor, error) {
 // the counts as they are now.
 func (h *Histogram) CountsMemory() []int64 { return h.counts }
 
+// State is the Histogram's pickled state (ClassDef.Pickle: its __getstate__):
+// restoreHistogram's parameters, in order.
+func (h *Histogram) State() godlpack.Tuple {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return godlpack.Tuple{int(h.bins), h.lo, h.hi, h.name, h.count.Load(), h.outside, append([]int64(nil), h.counts...)}
+}
+
+// restoreHistogram is the Histogram a State describes: unpickling's
+// __setstate__(state) calls it with the state's items.
+func restoreHistogram(bins uint16, lo, hi float64, name string, count, outside int64, counts []int64) (*Histogram, error) {
+	h, err := newHistogram(bins, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	if len(counts) != int(bins) {
+		return nil, fmt.Errorf("Histogram.__setstate__(): %d counts for %d bins", len(counts), bins)
+	}
+	copy(h.counts, counts)
+	h.name, h.outside = name, outside
+	h.count.Store(count)
+	return h, nil
+}
+
 // Merge adds other's counts.
 func (h *Histogram) Merge(other *Histogram) error {
 	if other.bins != h.bins || other.lo != h.lo || other.hi != h.hi {

@@ -41,6 +41,7 @@ func init() {
 	h.Def("__iter__", (*Histogram).All).
 		Doc("The bins, lazily: (left_edge, right_edge, count) for each, in order.")
 	h.Buffer((*Histogram).CountsMemory) // memoryview(h), numpy.asarray(h): the counts, no copy
+	h.Pickle((*Histogram).State, restoreHistogram, "bins", "lo", "hi", "name", "count", "outside", "counts")
 	h.AtomicProperty("count", "How many values were added, outside ones included (read-only).",
 		func(h *Histogram) *atomic.Int64 { return &h.count })
 	h.Property("outside", "How many values fell outside [lo, hi) or were NaN.", (*Histogram).Outside, nil)

@@ -155,7 +155,7 @@ def _function(
 
 
 def _class(c: dict[str, Any]) -> str:
-    """A bound class: its constructor, methods, buffer and properties."""
+    """A bound class: its constructor, methods, buffer, pickling and properties."""
     out = [f"\nclass {c['name']}:\n" + (_docstring(c.get("doc", ""), "    ") or "")]
     if c.get("init") is not None:
         out.append(_function({**c["init"], "name": "__init__"}, "    ", method=True))
@@ -163,6 +163,8 @@ def _class(c: dict[str, Any]) -> str:
         out.append(_function(m, "    ", method=True, owner=c["name"]))
     if c.get("buffer"):  # ClassDef.Buffer: memoryview(obj), a Buffer to type checkers (PEP 688)
         out.append("\n    def __buffer__(self, flags: int, /) -> memoryview: ...\n")
+    if c.get("pickle"):  # ClassDef.Pickle: __getstate__ is a method, __setstate__ C's
+        out.append("\n    def __setstate__(self, state: tuple[Any, ...], /) -> None: ...\n")
     for p in c["properties"]:
         doc = _docstring(p.get("doc", ""), "        ") or "        ...\n"
         out.append(f"\n    @property\n    def {p['name']}(self) -> {p['type']}:\n{doc}")
