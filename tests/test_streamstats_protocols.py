@@ -310,3 +310,54 @@ def test_histograms_travel_to_a_spawned_worker_and_back(ss):
     r = run_python(code, timeout=180, env_extra={"PYTHONPATH": folder("streamstats")})
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[1, 2, 0, 1] [1, 2, 0, 1] 4 sent sent"
+
+
+# --------------------------------------------------------------------------------------
+# Operators: ==, hash, +, h[i] (Def of __eq__, __add__, __getitem__)
+# --------------------------------------------------------------------------------------
+
+
+def test_eq_compares_bins_lo_hi_and_counts_and_h_is_unhashable(ss):
+    a, b = ss.Histogram(4), ss.Histogram(4)
+    a.add(np.array([0.1, 0.6]))
+    b.add(np.array([0.15, 0.65, 7.0]))  # same counts: outside and count are not compared
+    b.name = "other"
+    assert a == b and not (a != b) and a == a
+    assert a != ss.Histogram(4) and a != ss.Histogram(4, hi=2.0) and a != ss.Histogram(3)
+    assert a != 1 and not (a == "x") and a != None  # noqa: E711 (NotImplemented: identity)
+    with pytest.raises(TypeError, match="unhashable type"):
+        hash(a)
+    assert ss.Histogram.__hash__ is None
+
+
+def test_add_sums_counts_into_a_new_histogram(ss):
+    a = ss.Histogram(4, hi=2.0)
+    a.add(np.array([0.1, 0.6, 9.0]))
+    b = ss.Histogram.from_counts([1, 0, 0, 5], hi=2.0)
+    c = a + b
+    assert type(c) is ss.Histogram and c is not a and c is not b
+    assert c.counts().tolist() == [2, 1, 0, 5] and c.count == 9 and c.outside == 1
+    assert (c.bins, c.lo, c.hi) == (4, 0.0, 2.0)
+    assert a.counts().tolist() == [1, 1, 0, 0]  # unchanged
+    assert (a + a).counts().tolist() == [2, 2, 0, 0]
+    with pytest.raises(ValueError, match="they must match"):
+        a + ss.Histogram(4)  # another hi
+    with pytest.raises(ValueError, match="they must match"):
+        a + ss.Histogram(3, hi=2.0)
+    with pytest.raises(
+        TypeError, match=r"__add__\(\): argument other: expected Histogram, got int"
+    ):
+        a + 1
+    with pytest.raises(TypeError, match="unsupported operand"):
+        1 + a
+
+
+def test_getitem_is_a_bins_count_negative_from_the_end(ss):
+    h = ss.Histogram.from_counts([4, 5, 6])
+    assert [h[0], h[1], h[2]] == [4, 5, 6]
+    assert [h[-1], h[-3]] == [6, 4]
+    for i in (3, -4, 10**6):
+        with pytest.raises(IndexError, match=r"Histogram index out of range \(3 bins\)"):
+            h[i]
+    with pytest.raises(TypeError, match="argument i: expected an int, got str"):
+        h["0"]

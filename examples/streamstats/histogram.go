@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -140,6 +141,61 @@ func restoreHistogram(bins uint16, lo, hi float64, name string, count, outside i
 	h.name, h.outside = name, outside
 	h.count.Store(count)
 	return h, nil
+}
+
+// Equal is h == other: the same bins, lo, hi and counts (name, count and
+// outside aside).
+func (h *Histogram) Equal(other *Histogram) bool {
+	if other == h {
+		return true
+	}
+	if other.bins != h.bins || other.lo != h.lo || other.hi != h.hi {
+		return false
+	}
+	counts := other.snapshot() // one lock at a time: a == b and b == a at once cannot deadlock
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Equal(h.counts, counts)
+}
+
+// Plus is h + other: a new Histogram with the summed counts (count and
+// outside summed too), of the same bins, lo and hi (else an error: ValueError).
+func (h *Histogram) Plus(other *Histogram) (*Histogram, error) {
+	if other.bins != h.bins || other.lo != h.lo || other.hi != h.hi {
+		return nil, fmt.Errorf("Histogram + Histogram: bins=%d, lo=%v, hi=%v and bins=%d, lo=%v, hi=%v: they must match",
+			h.bins, h.lo, h.hi, other.bins, other.lo, other.hi)
+	}
+	sum, err := newHistogram(h.bins, h.lo, h.hi)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range []*Histogram{h, other} {
+		if err := sum.Merge(x); err != nil {
+			return nil, err
+		}
+	}
+	return sum, nil
+}
+
+// Bin is h[i]: bin i's count, i < 0 counting from the end (h[-1]: the last);
+// out of range an IndexError.
+func (h *Histogram) Bin(i int) (int64, error) {
+	if i < 0 {
+		i += int(h.bins)
+	}
+	if i < 0 || i >= int(h.bins) {
+		return 0, godlpack.IndexError.Errorf("Histogram index out of range (%d bins)", h.bins)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.counts[i], nil
+}
+
+// snapshot is a copy of the counts.
+func (h *Histogram) snapshot() []int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]int64(nil), h.counts...)
 }
 
 // Merge adds other's counts.
