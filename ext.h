@@ -64,6 +64,7 @@ enum {
     GD_EXT_R_INSTANCE, /* i: a Go value's instance id, for a new instance of class n */
     GD_EXT_R_RAISE,    /* p: a new reference to an exception Go met calling Python: raised again */
     GD_EXT_R_ENUM,     /* i: a value of the IntEnumFor enum n (gd_ext_enums[n]): its member */
+    GD_EXT_R_ITER,     /* i: a Go iterator's id (goExtIterNext): a new go_iterator */
 };
 /* Frameworks a function's arrays are returned in (Function.ResultIn, ResultLike). */
 enum { GD_EXT_FW_GODLPACK = 0, GD_EXT_FW_NUMPY, GD_EXT_FW_TORCH, GD_EXT_FW_JAX, GD_EXT_FW_COUNT };
@@ -206,7 +207,20 @@ typedef struct {
     PyObject *eq;       /* __eq__'s Go function (returns a bool), or NULL */
     int32_t eq_other;   /* the class __eq__'s other must be (its id), -1: any object */
     const char *name;   /* the class's name, for TypeErrors */
+    PyObject *setstate; /* Pickle's restore (returns a new instance from the state's items), or NULL */
+    const char *buffer_format; /* ClassDef.Buffer's element code (C memory for good), or NULL */
+    int32_t buffer_itemsize;
 } gd_ext_class;
+
+/* A view's slice as Go gives it (goExtGetBuffer): its address, pinned until
+ * goExtReleaseBuffer(token) (0, with token 0, for an empty slice), its length in
+ * elements; err (malloc'd) when the view's function failed. */
+typedef struct {
+    uintptr_t buf;
+    int64_t len;
+    uint64_t token;
+    char *err;
+} gd_ext_buffer_out;
 
 /* Releases an instance's Go value now (ext_class.c); any thread, with
  * or without the GIL, after finalization too. */
@@ -232,7 +246,9 @@ PyObject *gd_ext_instance_new_of(PyTypeObject *t, uintptr_t id);
 /* Makes class id (GIL held, at exec): NULL with an exception. props: nprops closures
  * whose functions are set after, names and docs C memory for good. */
 PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
-                               int has_init, int has_iter, int has_eq, int nprops, const char **prop_names,
+                               int has_init, int has_iter, int has_eq, int has_buffer,
+                               int has_pickle, int nprops,
+                               const char **prop_names,
                                const char **prop_docs, gd_ext_property *props);
 /* How gd_ext_class_set_method binds a function (ClassDef.Def, StaticMethod, ClassMethod). */
 enum { GD_EXT_METHOD = 0, GD_EXT_STATIC_METHOD, GD_EXT_CLASS_METHOD };
@@ -265,6 +281,14 @@ DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err);
 /* A new gd_ext_func with nparams parameters (C memory), NULL if out of memory. */
 gd_ext_func *gd_ext_func_new(int32_t nparams);
 void gd_ext_result_free(gd_ext_result *r);
+/* The Python value of r (NULL with an exception set); r's memory is released (ext_call.c). */
+PyObject *gd_ext_build(gd_ext_result *r);
+/* A go_iterator pulling the Go sequence id (GD_EXT_R_ITER), or NULL with an exception,
+ * id then still the caller's; gd_ext_iter_release ends a sequence no iterator got
+ * (ext_class.c). gd_ext_iter_ready makes their type, once, at a module's exec. */
+PyObject *gd_ext_iter_new(int64_t id);
+void gd_ext_iter_release(int64_t id);
+int gd_ext_iter_ready(void);
 /* Adds the UTF-8 note[:n] to the exception exc (PEP 678's add_note; left out if exc
  * refuses it). GIL held, no exception pending. */
 void gd_ext_add_note(PyObject *exc, const char *note, Py_ssize_t n);

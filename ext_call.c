@@ -533,6 +533,11 @@ void gd_ext_result_free(gd_ext_result *r) {
             gd_ext_instance_release((uintptr_t)r->i);
         }
         break;
+    case GD_EXT_R_ITER:
+        if (r->i != 0) {
+            gd_ext_iter_release(r->i);
+        }
+        break;
     case GD_EXT_R_RAISE:
     case GD_EXT_R_OBJECT: {
         /* Freed by Go too (writeError), where the GIL may be released. */
@@ -639,6 +644,12 @@ static PyObject *build(gd_ext_result *r, PyObject *cls) {
         out = r->p;
         r->p = NULL; /* the reference is the result's now */
         break;
+    case GD_EXT_R_ITER:
+        out = gd_ext_iter_new(r->i);
+        if (out != NULL) {
+            r->i = 0; /* the iterator's now */
+        }
+        break;
     case GD_EXT_R_ERROR: {
         PyObject *msg = PyUnicode_DecodeUTF8(r->p, (Py_ssize_t)r->n, "replace");
         if (msg != NULL) {
@@ -653,6 +664,8 @@ static PyObject *build(gd_ext_result *r, PyObject *cls) {
     gd_ext_result_free(r);
     return out;
 }
+
+PyObject *gd_ext_build(gd_ext_result *r) { return build(r, NULL); }
 
 /* ---- the framework of the arrays returned (Function.ResultIn, ResultLike) ---- */
 

@@ -47,6 +47,46 @@ func goExtCall(id C.int32_t, args *C.gd_ext_arg, nargs C.int, res *C.gd_ext_resu
 	}
 }
 
+// goExtIterNext writes the next item of Python iterator id's Go sequence into
+// res: 1, an item; 0, the end (StopIteration); -1, an error written into res.
+// The GIL released (ext_class.c's iter_next): the sequence runs Go code, which
+// may wait for locks, and its items may be made in Go with the GIL (lists).
+//
+//export goExtIterNext
+func goExtIterNext(id C.int64_t, res *C.gd_ext_result) (more C.int) {
+	v, ok := pulledSeqs.Load(uint64(id))
+	if !ok {
+		return 0
+	}
+	p := v.(*pulledSeq)
+	defer func() {
+		if r := recover(); r != nil { // a writer's panic: the item is lost, not the process
+			writeError(res, RuntimeError, fmt.Sprintf("%s(): Go panic: %v", p.name, r))
+			more = -1
+		}
+	}()
+	switch item, err := p.next(res); {
+	case err != nil:
+		writeError(res, exceptionOf(err), err.Error())
+		return -1
+	case item:
+		return 1
+	}
+	return 0
+}
+
+// goExtIterStop ends the Go sequence of Python iterator id: its dealloc, or a
+// result never delivered. It returns at once, the sequence told to stop on a
+// goroutine of its own: a dealloc holds the GIL, and the sequence's last
+// deferred calls may need it. Any thread, after finalization too.
+//
+//export goExtIterStop
+func goExtIterStop(id C.int64_t) {
+	if v, ok := pulledSeqs.LoadAndDelete(uint64(id)); ok {
+		go v.(*pulledSeq).stop()
+	}
+}
+
 // raiseAgain writes, for an error that is (or wraps) an exception Go met calling
 // Python (a callback), that very exception, to be raised again with its
 // traceback, unless the module maps err to an exception class of its own. An err

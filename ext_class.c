@@ -101,6 +101,8 @@ static void instance_dealloc(PyObject *self) {
  * would store one, leaking the first Go value (tests/test_goext_func.py,
  * test_init_twice_at_once_is_refused_and_leaks_nothing). A failed __init__ gives the
  * claim back, so that the instance may be initialized again. */
+static int take_go_value(gd_ext_instance *in, gd_ext_class *c, PyObject *made, const char *what);
+
 static int instance_init(PyObject *self, PyObject *args, PyObject *kwargs) {
     gd_ext_class *c = class_of(Py_TYPE(self));
     gd_ext_instance *in = (gd_ext_instance *)self;
@@ -115,10 +117,14 @@ static int instance_init(PyObject *self, PyObject *args, PyObject *kwargs) {
                      c->type->tp_name);
         return -1;
     }
-    PyObject *made = PyObject_Call(c->init, args, kwargs);
+    return take_go_value(in, c, PyObject_Call(c->init, args, kwargs), "constructor");
+}
+
+/* Gives in, claimed (initing), the Go value of made, a new instance a Go function
+ * made (NULL: its exception, the claim given back): __init__'s and __setstate__'s end. */
+static int take_go_value(gd_ext_instance *in, gd_ext_class *c, PyObject *made, const char *what) {
     if (made != NULL && (!PyObject_TypeCheck(made, c->type) || ((gd_ext_instance *)made)->handle == 0)) {
-        PyErr_Format(PyExc_TypeError, "%.200s(): the Go constructor returned nil",
-                     c->type->tp_name);
+        PyErr_Format(PyExc_TypeError, "%.200s(): the Go %s returned nil", c->type->tp_name, what);
         Py_CLEAR(made);
     }
     if (made == NULL) {
@@ -132,6 +138,44 @@ static int instance_init(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_DECREF(made);
     return 0;
 }
+
+/* __setstate__(state) of a class with Pickle: unpickling made the instance with
+ * Cls.__new__ (no Go value); Pickle's restore, called with the state's items, makes
+ * the Go value, which the instance takes as from __init__ (claimed the same way:
+ * once, and never over a Go value it has). */
+static PyObject *instance_setstate(PyObject *self, PyObject *state) {
+    gd_ext_class *c = class_of(Py_TYPE(self));
+    gd_ext_instance *in = (gd_ext_instance *)self;
+    if (c == NULL || c->setstate == NULL) {
+        PyErr_Format(PyExc_TypeError, "'%.200s' object cannot be unpickled", Py_TYPE(self)->tp_name);
+        return NULL;
+    }
+    if (!PyTuple_Check(state)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%.200s.__setstate__(): the state must be a tuple (what __getstate__ returns), not %.200s",
+                     c->type->tp_name, Py_TYPE(state)->tp_name);
+        return NULL;
+    }
+    int32_t unclaimed = 0;
+    if (!__atomic_compare_exchange_n(&in->initing, &unclaimed, 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "%.200s.__setstate__() on an instance that has its Go value: only unpickling calls it",
+                     c->type->tp_name);
+        return NULL;
+    }
+    if (take_go_value(in, c, PyObject_Call(c->setstate, state, NULL), "restore") < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef pickle_methods[] = {
+    {"__setstate__", instance_setstate, METH_O,
+     "__setstate__($self, state, /)\n--\n\nGives an unpickled instance its Go value, made from state "
+     "(what __getstate__ returned) by the class's Go restore function."},
+    {NULL, NULL, 0, NULL},
+};
 
 /* A vectorcall made a tp_call (tuple and dict), for a callable that is not a bound class. */
 static PyObject *vectorcall_as_tp_call(PyObject *callable, ternaryfunc call, PyObject *const *args,
@@ -204,6 +248,72 @@ static PyObject *instance_iter(PyObject *self) {
     return it;
 }
 
+/* ---- go_iterator: a Python iterator pulling a Go sequence (iter.Seq, iter.Seq2) ----
+ * A function returning a Go iterator returns one (ext_result.go's pulledSeq): each
+ * next() asks Go for one item, the GIL released while the sequence runs; its end is
+ * StopIteration (NULL with no exception), for good. Its dealloc ends the sequence
+ * (goExtIterStop: its yield returns false, its deferred calls run), so an iterator
+ * dropped halfway leaves no goroutine behind. Two threads' next() on one iterator
+ * (free-threaded) take turns in Go. */
+typedef struct {
+    PyObject_HEAD
+    int64_t id;
+} gd_ext_iter;
+
+static PyTypeObject *iter_type; /* made at the first exec (gd_ext_iter_ready), kept for good */
+
+static PyObject *iter_next(PyObject *self) {
+    gd_ext_result res = {0};
+    int more;
+    Py_BEGIN_ALLOW_THREADS
+    more = goExtIterNext(((gd_ext_iter *)self)->id, &res);
+    Py_END_ALLOW_THREADS
+    if (more == 0) {
+        gd_ext_result_free(&res);
+        return NULL; /* StopIteration */
+    }
+    return gd_ext_build(&res); /* an item, or the error written into res */
+}
+
+static void iter_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    gd_ext_iter_release(((gd_ext_iter *)self)->id);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+void gd_ext_iter_release(int64_t id) { goExtIterStop(id); }
+
+PyObject *gd_ext_iter_new(int64_t id) {
+    gd_ext_iter *it = PyObject_New(gd_ext_iter, iter_type);
+    if (it != NULL) {
+        it->id = id;
+    }
+    return (PyObject *)it;
+}
+
+int gd_ext_iter_ready(void) {
+    static PyType_Slot slots[] = {
+        {Py_tp_iter, (void *)PyObject_SelfIter},
+        {Py_tp_iternext, (void *)iter_next},
+        {Py_tp_dealloc, (void *)iter_dealloc},
+        {Py_tp_doc, (void *)"An iterator over a Go sequence (iter.Seq, iter.Seq2)."},
+        {0, NULL},
+    };
+    static PyType_Spec spec = {"godlpack.go_iterator", sizeof(gd_ext_iter), 0,
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
+    if (iter_type != NULL) {
+        return 0;
+    }
+    PyTypeObject *t = (PyTypeObject *)PyType_FromSpec(&spec);
+    if (t == NULL) {
+        return -1;
+    }
+    gd_immortalize_type(t); /* every thread makes and drops iterators: as the classes */
+    iter_type = t;
+    return 0;
+}
+
 /* ==, != of a class with __eq__: an object __eq__ does not take (not an instance of
  * its other's class) is NotImplemented, so that Python tries the other side and ==
  * falls back to identity (False), as for a Python class's __eq__ returning
@@ -228,6 +338,78 @@ static PyObject *instance_richcompare(PyObject *self, PyObject *other, int op) {
     int truth = PyObject_IsTrue(r);
     Py_DECREF(r);
     return truth < 0 ? NULL : PyBool_FromLong(!truth);
+}
+
+/* ---- the buffer protocol (ClassDef.Buffer): a read-only 1-D view of a Go slice ----
+ * Go pins the slice's array from the view's making to its release (goExtGetBuffer,
+ * goExtReleaseBuffer) and the view holds the instance (view->obj), so the memory
+ * neither moves nor goes while the view exists. The view's shape and stride live in
+ * view->internal, freed at the release. */
+typedef struct {
+    Py_ssize_t shape, stride;
+    uint64_t token;
+} buffer_dims;
+
+static char empty_buffer[8]; /* an empty slice's view: an address, never read */
+
+static int instance_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    gd_ext_class *c = class_of(Py_TYPE(self));
+    uintptr_t h = __atomic_load_n(&((gd_ext_instance *)self)->handle, __ATOMIC_ACQUIRE);
+    view->obj = NULL;
+    if (c == NULL || c->buffer_format == NULL) {
+        PyErr_Format(PyExc_TypeError, "a bytes-like object is required, not '%.200s'",
+                     Py_TYPE(self)->tp_name);
+        return -1;
+    }
+    if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE) {
+        PyErr_Format(PyExc_BufferError, "%.200s's buffer is read-only: it shows Go's memory",
+                     c->type->tp_name);
+        return -1;
+    }
+    if (h == 0) {
+        PyErr_Format(PyExc_BufferError, "%.200s: no Go value to view (__init__ not run)",
+                     c->type->tp_name);
+        return -1;
+    }
+    buffer_dims *d = malloc(sizeof(buffer_dims));
+    if (d == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    gd_ext_buffer_out out = {0};
+    if (goExtGetBuffer((int32_t)(c - gd_ext_classes), h, &out) < 0) {
+        PyErr_SetString(PyExc_RuntimeError, out.err != NULL ? out.err : "the buffer's Go function failed");
+        free(out.err);
+        free(d);
+        return -1;
+    }
+    d->shape = (Py_ssize_t)out.len;
+    d->stride = c->buffer_itemsize;
+    d->token = out.token;
+    view->buf = out.len > 0 ? (void *)out.buf : empty_buffer;
+    view->obj = Py_NewRef(self);
+    view->len = (Py_ssize_t)out.len * c->buffer_itemsize;
+    view->itemsize = c->buffer_itemsize;
+    view->readonly = 1;
+    view->ndim = 1;
+    view->format = (flags & PyBUF_FORMAT) == PyBUF_FORMAT ? (char *)c->buffer_format : NULL;
+    view->shape = (flags & PyBUF_ND) == PyBUF_ND ? &d->shape : NULL;
+    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? &d->stride : NULL;
+    view->suboffsets = NULL;
+    view->internal = d;
+    return 0;
+}
+
+static void instance_releasebuffer(PyObject *self, Py_buffer *view) {
+    (void)self;
+    buffer_dims *d = view->internal;
+    if (d != NULL) {
+        if (d->token != 0) {
+            goExtReleaseBuffer(d->token);
+        }
+        free(d);
+        view->internal = NULL;
+    }
 }
 
 static PyObject *property_get(PyObject *self, void *closure) {
@@ -285,7 +467,8 @@ static int property_set(PyObject *self, PyObject *value, void *closure) {
 }
 
 PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc, int final,
-                               int has_init, int has_iter, int has_eq, int nprops, const char **prop_names,
+                               int has_init, int has_iter, int has_eq, int has_buffer,
+                               int has_pickle, int nprops, const char **prop_names,
                                const char **prop_docs, gd_ext_property *props) {
     if (id < 0 || id >= GD_EXT_MAX_CLASSES) {
         PyErr_Format(PyExc_ImportError, "at most %d classes are supported", GD_EXT_MAX_CLASSES);
@@ -293,7 +476,7 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     }
     /* The spec, slots and getset table live for good: a type may keep pointers into them. */
     PyGetSetDef *gs = calloc((size_t)nprops + 1, sizeof(PyGetSetDef));
-    PyType_Slot *slots = calloc(10, sizeof(PyType_Slot));
+    PyType_Slot *slots = calloc(13, sizeof(PyType_Slot));
     PyMemberDef *members = calloc(2, sizeof(PyMemberDef));
     PyType_Spec *spec = calloc(1, sizeof(PyType_Spec));
     if (gs == NULL || slots == NULL || spec == NULL || members == NULL) {
@@ -324,6 +507,13 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     }
     if (has_iter) {
         slots[n++] = (PyType_Slot){Py_tp_iter, (void *)instance_iter};
+    }
+    if (has_pickle) {
+        slots[n++] = (PyType_Slot){Py_tp_methods, pickle_methods};
+    }
+    if (has_buffer) {
+        slots[n++] = (PyType_Slot){Py_bf_getbuffer, (void *)instance_getbuffer};
+        slots[n++] = (PyType_Slot){Py_bf_releasebuffer, (void *)instance_releasebuffer};
     }
     if (has_init) {
         slots[n++] = (PyType_Slot){Py_tp_new, (void *)PyType_GenericNew};

@@ -5,7 +5,9 @@ package godlpack
 
 import (
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -30,6 +32,8 @@ type ClassDef struct {
 	init      *Function
 	methods   []*Function // methods and dunders (__repr__, __len__, __iter__, __eq__...)
 	props     []*property
+	buffer    *bufferDef // Buffer's, or nil
+	setstate  *Function  // Pickle's restore (__setstate__ calls it with the state's items), or nil
 	errs      []string
 	ctype     *pyTypeObject // made at the first module exec
 	binder    memberBinder  // the members' calls without reflection (ext_class_fast.go)
@@ -117,10 +121,17 @@ func (c *ClassDef) InitFunc(f *Function) *Function {
 // Def adds a method: fn's first parameter is the instance (*T: a method
 // expression such as (*T).Add), named self in Python; params names the others.
 // Dunders are methods too: __repr__ (returning a string), __len__ (an int),
-// __iter__ (a slice: Python iterates over it), __eq__ (a bool; the class is then
+// __iter__ (an iter.Seq or iter.Seq2: a lazy Python iterator pulling it; or a
+// slice, which Python iterates over), __eq__ (a bool; the class is then
 // unhashable, as a Python class defining __eq__).
 func (c *ClassDef) Def(name string, fn any, params ...string) *Function {
 	f := Func(name, fn, append([]string{"self"}, params...)...)
+	switch name {
+	case "__getbuffer__", "__releasebuffer__", "__buffer__", "__release_buffer__":
+		f.fail("the buffer protocol is C slots, not a method: declare the view with ClassDef.Buffer(func(*T) []E)")
+	case "__setstate__":
+		f.fail("__setstate__ must give the instance its Go value: declare pickling with ClassDef.Pickle(state, restore)")
+	}
 	c.checkReceiver(f, fn)
 	useFast(c.binder, f, fn)
 	c.methods = append(c.methods, f)
@@ -215,11 +226,116 @@ func (c *ClassDef) AtomicProperty(name, doc string, field any) *ClassDef {
 	return c
 }
 
+// Pickle makes instances picklable (pickle, copy.copy, copy.deepcopy,
+// multiprocessing and the like): nanobind's __getstate__/__setstate__ pair,
+// pyo3's __getstate__/__setstate__ with __getnewargs__. state is a method,
+// func(*T) returning the instance's state as a Tuple (or several results, a
+// tuple of them; with or without an error): its __getstate__. restore makes a
+// new *T from those items, its parameters in the same order (named by params;
+// func(items...) (*T, error)): unpickling makes an instance as Cls.__new__ does
+// and its __setstate__(state) calls restore(*state) and gives the instance the
+// Go value, as __init__ would. A Python subclass's own attributes are not in the
+// state: it extends __getstate__/__setstate__ itself. The class needs Init
+// (unpickling calls Cls.__new__, which a class without a constructor refuses).
+func (c *ClassDef) Pickle(state, restore any, params ...string) *ClassDef {
+	get := Func("__getstate__", state, "self")
+	c.checkReceiver(get, state)
+	useFast(c.binder, get, state)
+	c.methods = append(c.methods, get)
+	c.setstate = Func("__setstate__", restore, params...)
+	if t := reflect.TypeOf(restore); t != nil && t.Kind() == reflect.Func &&
+		(t.NumOut() == 0 || t.Out(0) != c.ptrType || t.NumOut() > 2 || (t.NumOut() == 2 && t.Out(1) != errorType)) {
+		c.setstate.fail("Pickle: restore must return %v or (%v, error)", c.ptrType, c.ptrType)
+	}
+	return c
+}
+
+// bufferDef is a class's buffer (ClassDef.Buffer): the slice of a *T its
+// views show, and how Python reads an element.
+type bufferDef struct {
+	slice    reflect.Value // func(*T) []E
+	format   string        // the struct module's code of E
+	itemsize int
+}
+
+// bufferFormats are the struct module's codes of the element types a buffer
+// may have (sized: a view's format says the width).
+var bufferFormats = map[reflect.Kind]string{
+	reflect.Int8: "b", reflect.Uint8: "B", reflect.Int16: "h", reflect.Uint16: "H",
+	reflect.Int32: "i", reflect.Uint32: "I", reflect.Int64: "q", reflect.Uint64: "Q",
+	reflect.Float32: "f", reflect.Float64: "d",
+}
+
+// Buffer gives the class Python's buffer protocol (pybind11's def_buffer,
+// pyo3's __getbuffer__; nanobind has none): memoryview(obj), numpy.asarray(obj),
+// bytes(obj) read a read-only, zero-copy, 1-D view of the slice view returns
+// (func(*T) []E, E a sized integer or float type: int64 is format 'q').
+//
+// The view shows the slice's own memory, so Go's later writes to it show in
+// every view (they are not ordered with Python's reads: a reader may see a
+// write in progress, as with any memory two threads share). From each view's
+// making to its release the slice's array is pinned (runtime.Pinner) and the
+// view holds the instance, so neither moves nor is freed under it. Python cannot
+// write through it (a writable request is a BufferError). A T that replaces its
+// slice (a resize) while views exist leaves them on the old array, alive and
+// pinned but no longer the T's: give the slice its final length when T is made,
+// as streamstats' counts are, or refuse the resize in Go.
+func (c *ClassDef) Buffer(view any) *ClassDef {
+	f := Func("__buffer__", view, "self")
+	c.checkReceiver(f, view)
+	t := reflect.TypeOf(view)
+	switch {
+	case t == nil || t.Kind() != reflect.Func || t.NumOut() != 1 || t.Out(0).Kind() != reflect.Slice ||
+		bufferFormats[t.Out(0).Elem().Kind()] == "":
+		f.fail("Buffer takes a func(*T) []E, E a sized integer or float type (int8...uint64, float32, float64); got %T", view)
+	case c.buffer != nil:
+		f.fail("Buffer is declared twice for class %s", c.name)
+	default:
+		e := t.Out(0).Elem()
+		c.buffer = &bufferDef{slice: reflect.ValueOf(view), format: bufferFormats[e.Kind()], itemsize: int(e.Size())}
+	}
+	c.errs = append(c.errs, f.errs...)
+	return c
+}
+
+// bufferPins are the pins of the exported views by token (exportBuffer).
+var (
+	bufferPins      sync.Map // uint64 -> *runtime.Pinner
+	lastBufferToken atomic.Uint64
+)
+
+// exportBuffer returns the address and length of the slice b gives for the
+// Go value at p (a *T), pinned until releaseBuffer(token): a view's making
+// (ext_class.c's instance_getbuffer). An empty slice has no address to pin
+// (nil, token 0).
+func (b *bufferDef) export(p unsafe.Pointer) (addr unsafe.Pointer, n int, token uint64) {
+	s := b.slice.Call([]reflect.Value{reflect.NewAt(b.slice.Type().In(0).Elem(), p)})[0]
+	if s.Len() == 0 {
+		return nil, 0, 0
+	}
+	addr = s.UnsafePointer()
+	pin := new(runtime.Pinner)
+	pin.Pin(addr)
+	token = lastBufferToken.Add(1)
+	bufferPins.Store(token, pin)
+	return addr, s.Len(), token
+}
+
+// releaseBuffer unpins a view's slice: its release. Any thread.
+func releaseBuffer(token uint64) {
+	if pin, ok := bufferPins.LoadAndDelete(token); ok {
+		pin.(*runtime.Pinner).Unpin()
+	}
+}
+
 // functions is every Function of the class.
 func (c *ClassDef) functions() []*Function {
 	fs := append([]*Function(nil), c.methods...)
 	if c.init != nil {
 		fs = append(fs, c.init)
+	}
+	if c.setstate != nil {
+		fs = append(fs, c.setstate)
 	}
 	for _, p := range c.props {
 		fs = append(fs, p.get)

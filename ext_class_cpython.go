@@ -10,7 +10,10 @@ package godlpack
 // #include <stdlib.h>
 import "C"
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // goExtReleaseInstances drops the Go values of n instances whose ids are at ids
 // (C memory): an instance's dealloc (gd_ext_instance_release), or one result never
@@ -42,6 +45,33 @@ func goExtPinInstance(id C.uintptr_t) C.uintptr_t {
 func goExtReleasePinnedInstance(id C.uintptr_t) {
 	unpinInstance(uintptr(id))
 	releaseInstanceIDs([]uintptr{uintptr(id)})
+}
+
+// goExtGetBuffer gives a view of instance id of class (ClassDef.Buffer) its
+// slice, pinned until goExtReleaseBuffer(out.token): ext_class.c's
+// instance_getbuffer, GIL held. The address goes as a number, as
+// goExtPinInstance's. 0, or -1 with out.err set (a panic of the view's function).
+//
+//export goExtGetBuffer
+func goExtGetBuffer(class C.int32_t, id C.uintptr_t, out *C.gd_ext_buffer_out) (rc C.int) {
+	c := classList[class]
+	defer func() {
+		if r := recover(); r != nil {
+			out.err = (*C.char)(cBytes(fmt.Sprintf("%s: the buffer's Go function panicked: %v\x00", c.name, r)))
+			rc = -1
+		}
+	}()
+	addr, n, token := c.buffer.export(instanceValue(uintptr(id)))
+	out.buf, out.len, out.token = C.uintptr_t(uintptr(addr)), C.int64_t(n), C.uint64_t(token)
+	return 0
+}
+
+// goExtReleaseBuffer unpins a view's slice: its release (any thread, after
+// finalization too).
+//
+//export goExtReleaseBuffer
+func goExtReleaseBuffer(token C.uint64_t) {
+	releaseBuffer(uint64(token))
 }
 
 // addClass makes c's Python class (once) and adds it to module mod (GIL held).
@@ -81,11 +111,20 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 		doc = c.init.signature() + "\n--\n\n" + doc
 	}
 	t := C.gd_ext_class_new(cInt32(c.id), C.CString(module+"."+c.name), C.CString(doc), boolInt(c.final),
-		boolInt(c.init != nil), boolInt(hasIter), boolInt(hasEq), C.int(n), names, docs, props)
+		boolInt(c.init != nil), boolInt(hasIter), boolInt(hasEq), boolInt(c.buffer != nil), boolInt(c.setstate != nil),
+		C.int(n), names, docs, props)
 	if t == nil {
 		return -1
 	}
 	cls := &C.gd_ext_classes[c.id]
+	if c.setstate != nil { // ext_class.c's instance_setstate calls it with the state's items
+		if cls.setstate = functionObject(mod, c.setstate); cls.setstate == nil {
+			return -1
+		}
+	}
+	if c.buffer != nil { // read by ext_class.c's instance_getbuffer
+		cls.buffer_format, cls.buffer_itemsize = C.CString(c.buffer.format), C.int32_t(c.buffer.itemsize)
+	}
 	if c.init != nil {
 		if cls.init = functionObject(mod, c.init); cls.init == nil {
 			return -1

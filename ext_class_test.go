@@ -5,14 +5,19 @@ package godlpack
 // ext_class_test.go: the Go half of a creation, Cls(...) as
 // Python's call reaches it: the constructor's converted arguments in, an
 // instance-table id out, and the id's release at dealloc; Check's rules for
-// static and class methods (ClassDef.StaticMethod, ClassMethod) and for
-// IntEnumFor types, and the Go half of an IntEnumFor parameter and result
-// (tests/test_streamstats.py has the Python half).
+// static and class methods (ClassDef.StaticMethod, ClassMethod), for
+// IntEnumFor types and for Go iterator results (iter.Seq, iter.Seq2), the Go
+// half of an IntEnumFor parameter and result (tests/test_streamstats.py has the
+// Python half) and of a lazy iterator's pulls (tests/test_streamstats_protocols.py).
 
 import (
 	"errors"
+	"iter"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"unsafe"
 )
 
 type createProbe struct {
@@ -217,4 +222,249 @@ func TestEnumParameterAndResult(t *testing.T) {
 	if got := f.signature(); got != "mode_of(m=Mode.ON)" {
 		t.Fatalf("signature %q", got)
 	}
+}
+
+type seqProbe struct{ n int }
+
+// seqBin is yielded as the tuple of its fields; seqHidden cannot be (a field
+// Python cannot see).
+type seqBin struct {
+	Lo, Hi float64
+	Count  int64
+}
+
+type seqHidden struct {
+	Lo    float64
+	count int64
+}
+
+// seqRunning counts the probe sequences running: a stopped one must end.
+var seqRunning sync.WaitGroup
+
+func (p *seqProbe) bins() iter.Seq[seqBin] {
+	return func(yield func(seqBin) bool) {
+		seqRunning.Add(1)
+		defer seqRunning.Done()
+		for i := range p.n {
+			if !yield(seqBin{float64(i), float64(i + 1), int64(10 * i)}) {
+				return
+			}
+		}
+	}
+}
+
+func init() {
+	c := Class[seqProbe]("SeqProbe", "")
+	c.Def("__iter__", (*seqProbe).bins)
+	c.Def("pairs", func(p *seqProbe) iter.Seq2[int, string] {
+		return func(yield func(int, string) bool) { yield(p.n, "n") }
+	})
+	Module("seq_ok", "", c)
+
+	type badSeq struct{ y int }
+	bad := Class[badSeq]("BadSeq", "")
+	bad.Def("__iter__", func(*badSeq) iter.Seq[seqHidden] { return nil })
+	bad.Def("chans", func(*badSeq) iter.Seq[chan int] { return nil })
+	Module("seq_bad", "", bad)
+
+	type bufProbe struct{ data []int32 }
+	buf := Class[bufProbe]("BufProbe", "")
+	buf.Buffer(func(p *bufProbe) []int32 { return p.data })
+	Module("buffer_ok", "", buf)
+	type badBuf struct{ data []int64 }
+	bb := Class[badBuf]("BadBuf", "")
+	bb.Def("__getbuffer__", func(*badBuf, int) int { return 0 }, "flags")
+	bb.Buffer(func(p *badBuf) []int64 { return p.data })
+	bb.Buffer(func(p *badBuf) []int64 { return p.data })
+	bb.Buffer(func(p *badBuf) []string { return nil })
+	bb.Buffer(func(p *bufProbe) []int64 { return nil })
+	Module("buffer_bad", "", bb)
+}
+
+type pickleProbe struct{ n int }
+
+func init() {
+	c := Class[pickleProbe]("PickleProbe", "")
+	c.Init(func(n int) *pickleProbe { return &pickleProbe{n} }, "n")
+	c.Pickle(func(p *pickleProbe) Tuple { return Tuple{p.n} }, func(n int) (*pickleProbe, error) { return &pickleProbe{n}, nil }, "n")
+	Module("pickle_ok", "", c)
+
+	type noInit struct{ n int }
+	ni := Class[noInit]("NoInit", "")
+	ni.Pickle(func(p *noInit) Tuple { return nil }, func() *noInit { return nil })
+	type badPickle struct{ n int }
+	bp := Class[badPickle]("BadPickle", "")
+	bp.Init(func() *badPickle { return nil })
+	bp.Def("__setstate__", func(*badPickle, Tuple) {}, "state")
+	bp.Pickle(func(p *pickleProbe) Tuple { return nil }, func(n int) int { return n }, "n")
+	Module("pickle_bad", "", ni, bp)
+}
+
+func TestCheckRefusesBadPickling(t *testing.T) {
+	if err := Check("pickle_ok"); err != nil {
+		t.Fatal(err)
+	}
+	f := Lookup("pickle_ok", "PickleProbe.__getstate__")
+	if got, err := f.Call(&pickleProbe{7}); err != nil || !reflect.DeepEqual(got, Tuple{int64(7)}) && !reflect.DeepEqual(got, Tuple{7}) {
+		t.Fatalf("__getstate__: %v %v", got, err)
+	}
+	err := Check("pickle_bad")
+	if err == nil {
+		t.Fatal("Check accepted them")
+	}
+	for _, want := range []string{
+		"NoInit: Pickle needs Init: unpickling makes the instance as NoInit.__new__ does, which a class without a constructor refuses",
+		"__setstate__(): __setstate__ must give the instance its Go value: declare pickling with ClassDef.Pickle(state, restore)",
+		"__getstate__(): the first parameter must be the instance, a *godlpack.badPickle",
+		"__setstate__(): Pickle: restore must return *godlpack.badPickle or (*godlpack.badPickle, error)",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check's error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestCheckRefusesBufferMethodsAndBadBuffers(t *testing.T) {
+	if err := Check("buffer_ok"); err != nil {
+		t.Fatal(err)
+	}
+	err := Check("buffer_bad")
+	if err == nil {
+		t.Fatal("Check accepted them")
+	}
+	for _, want := range []string{
+		"__getbuffer__(): the buffer protocol is C slots, not a method: declare the view with ClassDef.Buffer(func(*T) []E)",
+		"__buffer__(): Buffer is declared twice for class BadBuf",
+		"__buffer__(): Buffer takes a func(*T) []E, E a sized integer or float type (int8...uint64, float32, float64); got func(*godlpack.badBuf) []string",
+		"__buffer__(): the first parameter must be the instance, a *godlpack.badBuf",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check's error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// A view's slice is its own memory (zero-copy), pinned until the view's
+// release; an empty slice has nothing to pin.
+func TestBufferExportPinsTheSliceItself(t *testing.T) {
+	type bufProbe = struct{ data []int32 }
+	var c *ClassDef
+	for _, k := range classList {
+		if k.name == "BufProbe" {
+			c = k
+		}
+	}
+	v := &bufProbe{data: []int32{1, 2, 3}}
+	addr, n, token := c.buffer.export(unsafe.Pointer(v))
+	if addr != unsafe.Pointer(&v.data[0]) || n != 3 || token == 0 || c.buffer.format != "i" || c.buffer.itemsize != 4 {
+		t.Fatalf("export: %p (want %p), %d, token %d, format %q, itemsize %d", addr, &v.data[0], n, token, c.buffer.format, c.buffer.itemsize)
+	}
+	if _, pinned := bufferPins.Load(token); !pinned {
+		t.Fatal("the view's slice is not pinned")
+	}
+	releaseBuffer(token)
+	if _, pinned := bufferPins.Load(token); pinned {
+		t.Fatal("the release left the pin")
+	}
+	if addr, n, token := c.buffer.export(unsafe.Pointer(&bufProbe{})); addr != nil || n != 0 || token != 0 {
+		t.Fatalf("an empty slice's export: %p %d %d", addr, n, token)
+	}
+}
+
+func TestCheckAcceptsGoIteratorResults(t *testing.T) {
+	if err := Check("seq_ok"); err != nil {
+		t.Fatal(err)
+	}
+	f := Lookup("seq_ok", "SeqProbe.__iter__")
+	got, err := f.Call(&seqProbe{n: 2}) // a go test gets the Go iterator itself
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bins []seqBin
+	for b := range got.(iter.Seq[seqBin]) {
+		bins = append(bins, b)
+	}
+	if want := []seqBin{{0, 1, 0}, {1, 2, 10}}; !reflect.DeepEqual(bins, want) {
+		t.Fatalf("SeqProbe.__iter__: %v, want %v", bins, want)
+	}
+}
+
+func TestCheckRefusesGoIteratorsOfUnconvertibleItems(t *testing.T) {
+	err := Check("seq_bad")
+	if err == nil {
+		t.Fatal("Check accepted them")
+	}
+	for _, want := range []string{
+		"__iter__(): result: the iterator's items of type godlpack.seqHidden are written as a tuple of its fields: field count is not exported",
+		"chans(): result: unsupported type chan int",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check's error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// pullOne pulls p's next item as Python's next() does, reading the tuple C
+// would get (false: the end or an error).
+func pullOne(t *testing.T, p *pulledSeq) (seqBin, bool) {
+	var r extResult
+	more, err := p.next(&r)
+	if err != nil || !more {
+		return seqBin{}, false
+	}
+	if r.kind != extRTuple || r.n != 3 {
+		t.Errorf("an item: kind %d, %d items; want a tuple of 3", r.kind, r.n)
+		return seqBin{}, false
+	}
+	items := unsafe.Slice((*extResult)(r.p), 3)
+	return seqBin{float64(items[0].f), float64(items[1].f), int64(items[2].i)}, true
+}
+
+func probePull(n int) *pulledSeq {
+	f := Lookup("seq_ok", "SeqProbe.__iter__")
+	seq := reflect.ValueOf((&seqProbe{n: n}).bins())
+	return newPulledSeq(f, seq, seqItemWriter(f, seqElems(seq.Type())))
+}
+
+// A pulled sequence yields its items one next() at a time, from goroutines
+// taking turns (two Python threads' next(), free-threaded: go test -race), each
+// item once; stopped halfway, it ends (its deferred calls run) and leaves no
+// goroutine behind.
+func TestPulledSequenceTakesTurnsAndStops(t *testing.T) {
+	p := probePull(1000)
+	var mu sync.Mutex
+	seen := map[int64]int{}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				b, ok := pullOne(t, p)
+				if !ok {
+					return
+				}
+				mu.Lock()
+				seen[b.Count]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 1000 {
+		t.Fatalf("%d distinct items, want 1000", len(seen))
+	}
+	for c, n := range seen {
+		if n != 1 {
+			t.Fatalf("item %d pulled %d times", c, n)
+		}
+	}
+	half := probePull(10)
+	if b, ok := pullOne(t, half); !ok || b != (seqBin{0, 1, 0}) {
+		t.Fatalf("the first item: %v %v", b, ok)
+	}
+	half.stop()
+	seqRunning.Wait() // returns only once every probe sequence has ended
+	if _, ok := pullOne(t, half); ok {
+		t.Fatal("a stopped sequence yielded again")
+	}
+	probePull(3).stop() // never started: nothing to end
 }

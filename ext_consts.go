@@ -42,6 +42,7 @@ const (
 	extRInstance
 	extRRaise
 	extREnum
+	extRIter
 )
 
 // How a class binds a function (gd_ext_class_set_method's how).

@@ -40,8 +40,10 @@ var errorType = reflect.TypeFor[error]()
 // code keeps them (KeepFunc, Object.Keep). The function returns nothing, an
 // error, one value, or several (a tuple), with or without a last error: the
 // result types are the parameter types but tensors, plus *tensor.Tensor (a new
-// godlpack.Array; nil is None), None and Tuple. A non-nil error raises, a panic
-// is RuntimeError.
+// godlpack.Array; nil is None), None and Tuple, and a Go iterator (iter.Seq[V],
+// iter.Seq2[K, V]: a lazy Python iterator of V, of a struct V's fields as a
+// tuple, of (k, v) pairs; docs/classes.md, Iterators). A non-nil error raises, a
+// panic is RuntimeError.
 //
 // A variadic Go function's last parameter is Python's *args (its name may be
 // written "*hists"): the positional arguments past the others, each converted as
@@ -461,6 +463,15 @@ func valueWriter(f *Function, t reflect.Type) func(reflect.Value, *extResult) er
 	if isInstanceType(t) {
 		f.classTypes = append(f.classTypes, t)
 		return instanceWriter(t)
+	}
+	if elems := seqElems(t); elems != nil { // iter.Seq, iter.Seq2: a lazy Python iterator
+		write := seqItemWriter(f, elems)
+		return func(v reflect.Value, r *extResult) error {
+			if v.IsNil() {
+				return nil // None
+			}
+			return writeSeq(newPulledSeq(f, v, write), v, r)
+		}
 	}
 	if why := convertible(t, true); why != "" {
 		f.fail("result: %s", why)

@@ -63,7 +63,9 @@ static int ext_exec(PyObject *m) {
  * functions, classes and exception classes added, this runtime's fork hooks
  * registered; 0, or -1 with an exception. Extensions' exec (above) and the godlpack
  * module's (internal/arraymodule's module.c, through goModuleExec) call it. */
-int godlpack_ext_exec(PyObject *m, const char *name) { return goExtExec(m, (char *)name); }
+int godlpack_ext_exec(PyObject *m, const char *name) {
+    return gd_ext_iter_ready() < 0 ? -1 : goExtExec(m, (char *)name);
+}
 
 gd_ext_func *gd_ext_func_new(int32_t nparams) {
     gd_ext_func *f = calloc(1, sizeof(gd_ext_func));

@@ -180,6 +180,10 @@ func (m *moduleSpec) checkMembers() {
 			m.errs = append(m.errs, f.errs...)
 			m.errs = append(m.errs, f.checkDefaults()...)
 		}
+		if c.setstate != nil && c.init == nil {
+			m.errs = append(m.errs, fmt.Sprintf("%s: Pickle needs Init: unpickling makes the instance as %s.__new__ does, "+
+				"which a class without a constructor refuses", c.name, c.name))
+		}
 		for _, f := range c.methods {
 			if methods[f.name] {
 				m.errs = append(m.errs, fmt.Sprintf("%s: two methods are named %q", c.name, f.name))

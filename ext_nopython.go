@@ -46,6 +46,10 @@ func writeObject(v reflect.Value, r *extResult) error {
 	return nil
 }
 
+// writeSeq keeps an iterator result as the Go iterator itself (iter.Seq,
+// iter.Seq2: Function.Call returns it to range over).
+func writeSeq(_ *pulledSeq, v reflect.Value, r *extResult) error { return writeObject(v, r) }
+
 // objectArg is the Go value Function.Call passed for an object parameter (a.i,
 // its handle), as the parameter's type; absent (a.obj nil): the default.
 func objectArg(f *Function, p *param, a *extArg) (reflect.Value, error) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack/tensor"
@@ -217,4 +219,171 @@ func (f *Function) ResultLike(name string) *Function {
 	}
 	f.fail("ResultLike: no parameter named %q", name)
 	return f
+}
+
+// seqElems returns the types a Go iterator type t yields: iter.Seq[V]'s V,
+// iter.Seq2[K, V]'s K and V (any func(yield func(...) bool) of that shape); nil
+// for any other type.
+func seqElems(t reflect.Type) []reflect.Type {
+	if t.Kind() != reflect.Func || t.NumIn() != 1 || t.NumOut() != 0 || t.IsVariadic() {
+		return nil
+	}
+	y := t.In(0)
+	if y.Kind() != reflect.Func || y.NumOut() != 1 || y.Out(0).Kind() != reflect.Bool ||
+		y.NumIn() < 1 || y.NumIn() > 2 || y.IsVariadic() {
+		return nil
+	}
+	elems := make([]reflect.Type, y.NumIn())
+	for i := range elems {
+		elems[i] = y.In(i)
+	}
+	return elems
+}
+
+// seqItemWriter chooses, once, how an item of an iterator yielding elems is
+// written: iter.Seq[V]'s V as any result (a struct V as the tuple of its fields,
+// in order: func(yield func(Bin) bool) yields (lo, hi, count) of a struct
+// Bin{Lo, Hi float64; Count int64}), iter.Seq2's K and V as the pair (k, v).
+func seqItemWriter(f *Function, elems []reflect.Type) func([]reflect.Value, *extResult) error {
+	var parts []func([]reflect.Value) reflect.Value // each item of the tuple, from the yielded values
+	var writers []func(reflect.Value, *extResult) error
+	switch e := elems[0]; {
+	case len(elems) == 2:
+		for i, t := range elems {
+			parts = append(parts, func(vals []reflect.Value) reflect.Value { return vals[i] })
+			writers = append(writers, valueWriter(f, t))
+		}
+	case e.Kind() == reflect.Struct && e != reflect.TypeFor[None]():
+		for i := range e.NumField() {
+			if fd := e.Field(i); !fd.IsExported() {
+				f.fail("result: the iterator's items of type %v are written as a tuple of its fields: field %s is not exported", e, fd.Name)
+				continue
+			}
+			parts = append(parts, func(vals []reflect.Value) reflect.Value { return vals[0].Field(i) })
+			writers = append(writers, valueWriter(f, e.Field(i).Type))
+		}
+	default:
+		w := valueWriter(f, e)
+		return func(vals []reflect.Value, r *extResult) error { return w(vals[0], r) }
+	}
+	return func(vals []reflect.Value, r *extResult) error {
+		items, err := newTuple(r, len(writers))
+		if err != nil {
+			return err
+		}
+		for i, w := range writers {
+			if err := w(parts[i](vals), &items[i]); err != nil {
+				return err // the caller frees r, the items written so far included
+			}
+		}
+		return nil
+	}
+}
+
+// pulledSeqs are the sequences Python iterators pull, by id (extRIter's i).
+var (
+	pulledSeqs   sync.Map // uint64 -> *pulledSeq
+	lastPulledID atomic.Uint64
+)
+
+// addPulledSeq keeps p for a Python iterator and returns its id (never 0).
+func addPulledSeq(p *pulledSeq) uint64 {
+	id := lastPulledID.Add(1)
+	pulledSeqs.Store(id, p)
+	return id
+}
+
+// A pulledSeq is a Go iterator (iter.Seq, iter.Seq2) a function returned, which
+// Python's next() pulls one item at a time: a lazy Python iterator, nothing
+// gathered first. The sequence runs on a goroutine of its own, started at the
+// first next(), each yield handing one item over and waiting for the next
+// next() or the stop. Not iter.Pull: its coroutine is bound to the OS thread
+// that made it when that thread is locked, as a cgo callback's is, and a next()
+// from another Python thread would end the process ("coro: OS thread locking
+// must match"); a goroutine takes a next() from any thread. mu makes two
+// threads' next() (free-threaded Python) one after the other.
+type pulledSeq struct {
+	seq   reflect.Value
+	write func([]reflect.Value, *extResult) error
+	name  string // the function's, for a panic's message
+
+	mu                sync.Mutex
+	started, finished bool
+	more              chan bool // to the sequence's goroutine: true, yield again; false, stop
+	items             chan pulledItem
+}
+
+// A pulledItem is what the sequence's goroutine hands over: the values one
+// yield got (ok), or its end (ok false; panicked: the panic's value).
+type pulledItem struct {
+	vals     []reflect.Value
+	ok       bool
+	panicked any
+}
+
+// livePulledSeqs counts the sequences whose goroutine runs (started and not
+// ended): what an abandoned Python iterator must not leave behind
+// (tests/test_streamstats_protocols.py, test_an_abandoned_iterator_ends_its_sequence).
+var livePulledSeqs atomic.Int64
+
+func newPulledSeq(f *Function, seq reflect.Value, write func([]reflect.Value, *extResult) error) *pulledSeq {
+	return &pulledSeq{seq: seq, write: write, name: f.name, more: make(chan bool), items: make(chan pulledItem)}
+}
+
+// run is the sequence's goroutine: it runs seq to its end (or to a yield told to
+// stop) and hands over its end.
+func (p *pulledSeq) run() {
+	stopped := false
+	defer func() {
+		end := pulledItem{panicked: recover()}
+		livePulledSeqs.Add(-1)
+		p.items <- end
+	}()
+	yield := reflect.MakeFunc(p.seq.Type().In(0), func(vals []reflect.Value) []reflect.Value {
+		if !stopped { // a sequence yielding again after false is told false again
+			p.items <- pulledItem{vals: vals, ok: true}
+			stopped = !<-p.more
+		}
+		return []reflect.Value{reflect.ValueOf(!stopped)}
+	})
+	p.seq.Call([]reflect.Value{yield})
+}
+
+// next writes the next item into r (true), or reports the end (false, nil) or
+// the sequence's panic (a RuntimeError; the sequence is then ended). Any
+// goroutine, one at a time (mu).
+func (p *pulledSeq) next(r *extResult) (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return false, nil
+	}
+	if !p.started {
+		p.started = true
+		livePulledSeqs.Add(1)
+		go p.run()
+	} else {
+		p.more <- true
+	}
+	it := <-p.items
+	if !it.ok {
+		p.finished = true
+		if it.panicked != nil {
+			return false, RuntimeError.Errorf("%s(): Go panic in the iterator: %v", p.name, it.panicked)
+		}
+		return false, nil
+	}
+	return true, p.write(it.vals, r)
+}
+
+// stop ends the sequence (its yield returns false, so its deferred calls run)
+// and waits for its goroutine to end; a sequence never started never runs.
+func (p *pulledSeq) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started && !p.finished {
+		p.more <- false
+		<-p.items
+	}
+	p.finished = true
 }

@@ -43,6 +43,9 @@ func pyType(t reflect.Type) string {
 	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
 		return "Any"
 	}
+	if elems := seqElems(t); elems != nil { // a Go iterator: a Python iterator of its items
+		return "Iterator[" + seqItemType(elems) + "]"
+	}
 	if c, ok := boundClasses[t]; ok { // a bound class's *T: the class the stub defines
 		return c.name
 	}
@@ -54,6 +57,24 @@ func pyType(t reflect.Type) string {
 		return "Any"
 	}
 	return name
+}
+
+// seqItemType is the Python type of an item of a Go iterator yielding elems, as
+// seqItemWriter writes it: a struct's fields or iter.Seq2's pair as a tuple.
+func seqItemType(elems []reflect.Type) string {
+	if e := elems[0]; len(elems) == 1 && e.Kind() == reflect.Struct && e != reflect.TypeFor[None]() {
+		elems = nil
+		for i := range e.NumField() {
+			elems = append(elems, e.Field(i).Type)
+		}
+	} else if len(elems) == 1 {
+		return pyType(e)
+	}
+	names := make([]string, len(elems))
+	for i, t := range elems {
+		names[i] = pyType(t)
+	}
+	return "tuple[" + strings.Join(names, ", ") + "]"
 }
 
 // stubJSON describes m's members for a stub, as the JSON stubsAttribute holds:
@@ -108,7 +129,8 @@ func enumJSON(b []byte, e *Enum) []byte {
 
 // classJSON appends a bound class's stub description: {"name", "doc", "init"
 // (the constructor as a function, or null), "methods", "properties": [{"name",
-// "doc", "type", "readonly"}]}; methods and the constructor leave out self (a
+// "doc", "type", "readonly"}], "buffer" (ClassDef.Buffer's: __buffer__), "pickle" (ClassDef.Pickle's: __setstate__;
+// its __getstate__ is among the methods)}; methods and the constructor leave out self (a
 // class method its cls: "classmethod" and "staticmethod" say which are).
 func classJSON(b []byte, c *ClassDef) []byte {
 	b = append(b, `{"name":`...)
@@ -130,6 +152,10 @@ func classJSON(b []byte, c *ClassDef) []byte {
 	})
 	b = append(b, `,"properties":`...)
 	b = jsonArray(b, c.props, propertyJSON)
+	b = append(b, `,"buffer":`...)
+	b = strconv.AppendBool(b, c.buffer != nil)
+	b = append(b, `,"pickle":`...)
+	b = strconv.AppendBool(b, c.setstate != nil)
 	return append(b, '}')
 }
 

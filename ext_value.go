@@ -19,6 +19,13 @@ import (
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
+// writeSeq writes an iterator result: C makes the Python iterator pulling p
+// (goExtIterNext).
+func writeSeq(p *pulledSeq, _ reflect.Value, r *C.gd_ext_result) error {
+	r.kind, r.i = C.GD_EXT_R_ITER, C.int64_t(addPulledSeq(p))
+	return nil
+}
+
 // objectArg converts a GD_EXT_OBJECT argument: absent (NULL), the default.
 func objectArg(f *Function, p *param, a *C.gd_ext_arg) (reflect.Value, error) {
 	if a.obj == nil {

@@ -414,3 +414,62 @@ def test_stub_of_an_overload_set_on_dtypes(ss_stub_dir, tmp_path):
     assert lines == {5, 6, 7}, r.stdout
     assert 'No overload variant of "total" matches argument type "str"' in r.stdout
     assert "streamstats.pyi" not in r.stdout  # the stub itself is clean
+
+
+SS_PROTOCOLS_GOOD = """
+from typing import assert_type
+import copy
+import itertools
+
+import streamstats
+
+h = streamstats.Histogram(4)
+for left, right, count in h:
+    assert_type(left, float)
+    assert_type(count, int)
+assert_type(next(iter(h)), tuple[float, float, int])
+firsts: list[tuple[float, float, int]] = list(itertools.islice(iter(h), 2))
+view: memoryview = memoryview(h)
+raw: bytes = bytes(h)
+twin: streamstats.Histogram = copy.deepcopy(h)
+state: tuple[object, ...] = h.__getstate__()
+total: streamstats.Histogram = h + streamstats.Histogram(4)
+first: int = h[0]
+same: bool = h == h and h != 3
+"""
+
+SS_PROTOCOLS_BAD = """
+import streamstats
+
+h = streamstats.Histogram(4)
+for left, right in h:
+    pass
+s: str = next(iter(h))[2]
+memoryview(streamstats.edges(2, 0.0, 1.0))
+h + 1
+h["x"]
+"""
+
+
+def test_stub_of_the_protocols(ss_stub_dir, tmp_path):
+    """iter(h) iterates over (left_edge, right_edge, count) tuples: the Go iter.Seq[Bin]'s
+    struct fields, typed; memoryview(h) and bytes(h) take h, a Buffer (PEP 688's
+    __buffer__), and refuse a list; Pickle's __getstate__ and __setstate__; the operators
+    (h + h, h[i], ==) typed and misuse reported; __hash__ None, as at run time (mypy's
+    hash() takes any object: it reports nothing for hash(h))."""
+    text = (ss_stub_dir / "streamstats.pyi").read_text()
+    assert "def __iter__(self) -> Iterator[tuple[float, float, int]]:" in text
+    assert "def __buffer__(self, flags: int, /) -> memoryview: ..." in text
+    assert "def __getstate__(self) -> tuple[Any, ...]:" in text
+    assert "def __setstate__(self, state: tuple[Any, ...], /) -> None: ..." in text
+    assert "def __eq__(self, other: object) -> bool:" in text
+    assert "__hash__: ClassVar[None]" in text
+    assert "def __add__(self, other: Histogram) -> Histogram:" in text
+    assert "def __getitem__(self, i: int) -> int:" in text
+    if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
+        pytest.skip(f"the stub's text checked; mypy's checks not run: {why_unpinned('mypy')}")
+    r = _mypy(ss_stub_dir, SS_PROTOCOLS_GOOD, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _mypy(ss_stub_dir, SS_PROTOCOLS_BAD, tmp_path)
+    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    assert lines == {5, 7, 8, 9, 10}, r.stdout

@@ -157,6 +157,10 @@ def test_classes_guide_is_examples_streamstats_and_goext3():
     assert go_lang == "go" and lang == "python"
     _lines_of(go_lines, REPO / "tests" / "goext3" / "lend.go")
     _runs_as_shown(code, PYTHONPATH=_goext("goext3"))
+    (go_lang, go_lines), (lang, code) = _blocks(_section(page, "Iterators"))
+    assert go_lang == "go" and lang == "python"
+    _lines_of(go_lines, REPO / "examples" / "streamstats" / "histogram.go")
+    _runs_as_shown(code, PYTHONPATH=_goext("streamstats"))
 
 
 def test_classes_guide_says_a_cycle_through_go_is_not_collected():

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"iter"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -112,6 +114,91 @@ func (h *Histogram) Counts() (*tensor.Tensor, error) {
 	return tensor.FromSlice(append([]int64(nil), h.counts...), int64(h.bins))
 }
 
+// CountsMemory is the counts' own memory, which memoryview(h) and
+// numpy.asarray(h) view (ClassDef.Buffer): made by the constructor at its final
+// length and never replaced, only written in place (under mu), so a view shows
+// the counts as they are now.
+func (h *Histogram) CountsMemory() []int64 { return h.counts }
+
+// State is the Histogram's pickled state (ClassDef.Pickle: its __getstate__):
+// restoreHistogram's parameters, in order.
+func (h *Histogram) State() godlpack.Tuple {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return godlpack.Tuple{int(h.bins), h.lo, h.hi, h.name, h.count.Load(), h.outside, append([]int64(nil), h.counts...)}
+}
+
+// restoreHistogram is the Histogram a State describes: unpickling's
+// __setstate__(state) calls it with the state's items.
+func restoreHistogram(bins uint16, lo, hi float64, name string, count, outside int64, counts []int64) (*Histogram, error) {
+	h, err := newHistogram(bins, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	if len(counts) != int(bins) {
+		return nil, fmt.Errorf("Histogram.__setstate__(): %d counts for %d bins", len(counts), bins)
+	}
+	copy(h.counts, counts)
+	h.name, h.outside = name, outside
+	h.count.Store(count)
+	return h, nil
+}
+
+// Equal is h == other: the same bins, lo, hi and counts (name, count and
+// outside aside).
+func (h *Histogram) Equal(other *Histogram) bool {
+	if other == h {
+		return true
+	}
+	if other.bins != h.bins || other.lo != h.lo || other.hi != h.hi {
+		return false
+	}
+	counts := other.snapshot() // one lock at a time: a == b and b == a at once cannot deadlock
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Equal(h.counts, counts)
+}
+
+// Plus is h + other: a new Histogram with the summed counts (count and
+// outside summed too), of the same bins, lo and hi (else an error: ValueError).
+func (h *Histogram) Plus(other *Histogram) (*Histogram, error) {
+	if other.bins != h.bins || other.lo != h.lo || other.hi != h.hi {
+		return nil, fmt.Errorf("Histogram + Histogram: bins=%d, lo=%v, hi=%v and bins=%d, lo=%v, hi=%v: they must match",
+			h.bins, h.lo, h.hi, other.bins, other.lo, other.hi)
+	}
+	sum, err := newHistogram(h.bins, h.lo, h.hi)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range []*Histogram{h, other} {
+		if err := sum.Merge(x); err != nil {
+			return nil, err
+		}
+	}
+	return sum, nil
+}
+
+// Bin is h[i]: bin i's count, i < 0 counting from the end (h[-1]: the last);
+// out of range an IndexError.
+func (h *Histogram) Bin(i int) (int64, error) {
+	if i < 0 {
+		i += int(h.bins)
+	}
+	if i < 0 || i >= int(h.bins) {
+		return 0, godlpack.IndexError.Errorf("Histogram index out of range (%d bins)", h.bins)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.counts[i], nil
+}
+
+// snapshot is a copy of the counts.
+func (h *Histogram) snapshot() []int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]int64(nil), h.counts...)
+}
+
 // Merge adds other's counts.
 func (h *Histogram) Merge(other *Histogram) error {
 	if other.bins != h.bins || other.lo != h.lo || other.hi != h.hi {
@@ -140,6 +227,34 @@ func (h *Histogram) Merge(other *Histogram) error {
 	h.count.Add(count)
 	h.outside += outside
 	return nil
+}
+
+// A Bin is one bin of a Histogram, as iter(h) yields it: the tuple
+// (left_edge, right_edge, count), its fields in order.
+type Bin struct {
+	Left, Right float64
+	Count       int64
+}
+
+// All yields the bins in order, each read when it is yielded (iter(h): a lazy
+// Python iterator). The lock is taken per bin, never across a yield: the loop
+// consuming the bins may call h.add.
+func (h *Histogram) All() iter.Seq[Bin] {
+	return func(yield func(Bin) bool) {
+		width := (h.hi - h.lo) / float64(h.bins)
+		for i := range int(h.bins) {
+			h.mu.Lock()
+			c := h.counts[i]
+			h.mu.Unlock()
+			right := h.lo + float64(i+1)*width
+			if i == int(h.bins)-1 {
+				right = h.hi // the exact end, whatever the rounding
+			}
+			if !yield(Bin{Left: h.lo + float64(i)*width, Right: right, Count: c}) {
+				return
+			}
+		}
+	}
 }
 
 // Quantile is the midpoint of the bin holding the q-quantile of the values in

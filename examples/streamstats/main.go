@@ -1,6 +1,7 @@
 // Command streamstats is a Python extension module written in Go with godlpack:
 // a Go type bound as a Python class (Histogram: constructor, methods, a static
-// and a class method, read-only and read-write properties, __repr__, an
+// and a class method, read-only and read-write properties, __repr__, a lazy
+// __iter__ over an iter.Seq, the buffer protocol, pickling, ==, + and h[i], an
 // exception class of its own), a module constant (MAX_BINS), an IntEnum (Scale)
 // and functions showing the rest of the binding surface: an enum parameter with
 // a default (edges), results in the caller's framework (scale), a Python
@@ -41,6 +42,13 @@ func init() {
 		Doc("Adds its keyword arguments, str values, to tags: h.set_tags(site=\"a\", run=\"7\").")
 	h.Property("tags", "The tags set_tags added: a new dict[str, str] (read-only).", (*Histogram).Tags, nil)
 	h.Def("__repr__", (*Histogram).Repr)
+	h.Def("__iter__", (*Histogram).All).
+		Doc("The bins, lazily: (left_edge, right_edge, count) for each, in order.")
+	h.Buffer((*Histogram).CountsMemory) // memoryview(h), numpy.asarray(h): the counts, no copy
+	h.Pickle((*Histogram).State, restoreHistogram, "bins", "lo", "hi", "name", "count", "outside", "counts")
+	h.Def("__eq__", (*Histogram).Equal, "other") // the same bins, lo, hi and counts; unhashable
+	h.Def("__add__", (*Histogram).Plus, "other").Doc("A new Histogram with the summed counts.")
+	h.Def("__getitem__", (*Histogram).Bin, "i").Doc("Bin i's count (i < 0: from the end).")
 	h.AtomicProperty("count", "How many values were added, outside ones included (read-only).",
 		func(h *Histogram) *atomic.Int64 { return &h.count })
 	h.Property("outside", "How many values fell outside [lo, hi) or were NaN.", (*Histogram).Outside, nil)

@@ -36,7 +36,7 @@ _HEADER = """\
 {doc}
 from collections.abc import Callable as Callable, Iterator as Iterator
 from enum import IntEnum as IntEnum
-from typing import Any, Protocol, TypeAlias, overload, type_check_only
+from typing import Any, ClassVar, Protocol, TypeAlias, overload, type_check_only
 
 from godlpack import Array as Array
 from typing_extensions import CapsuleType, Self
@@ -214,12 +214,18 @@ def _function(
 
 
 def _class(c: dict[str, Any]) -> str:
-    """A bound class: its constructor, methods and properties."""
+    """A bound class: its constructor, methods, buffer, pickling and properties."""
     out = [f"\nclass {c['name']}:\n" + (_docstring(c.get("doc", ""), "    ") or "")]
     if c.get("init") is not None:
         out.append(_function({**c["init"], "name": "__init__"}, "    ", method=True))
     for m in c["methods"]:
         out.append(_function(m, "    ", method=True, owner=c["name"]))
+    if any(m["name"] == "__eq__" for m in c["methods"]):  # unhashable, as at run time
+        out.append("\n    __hash__: ClassVar[None]  # type: ignore[assignment]\n")
+    if c.get("buffer"):  # ClassDef.Buffer: memoryview(obj), a Buffer to type checkers (PEP 688)
+        out.append("\n    def __buffer__(self, flags: int, /) -> memoryview: ...\n")
+    if c.get("pickle"):  # ClassDef.Pickle: __getstate__ is a method, __setstate__ C's
+        out.append("\n    def __setstate__(self, state: tuple[Any, ...], /) -> None: ...\n")
     for p in c["properties"]:
         doc = _docstring(p.get("doc", ""), "        ") or "        ...\n"
         out.append(f"\n    @property\n    def {p['name']}(self) -> {p['type']}:\n{doc}")

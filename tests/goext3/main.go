@@ -7,6 +7,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"runtime"
 	"slices"
 	"sort"
@@ -54,6 +55,12 @@ func init() {
 	godlpack.Module("goext3", "Functions bound with godlpack.Func (tests).",
 		bag, sealed, gauge, node, tally,
 		godlpack.Func("go_gc", runtime.GC).Doc("runtime.GC(): frees what nothing holds (tests)."),
+		godlpack.Func("countdown", countdown, "n").
+			Doc("A lazy iterator over n-1..0 (an iter.Seq[int]; tests/test_streamstats_protocols.py)."),
+		godlpack.Func("pairs", pairs, "words").
+			Doc("A lazy iterator over (i, word) (an iter.Seq2[int, string])."),
+		godlpack.Func("running_countdowns", func() int64 { return runningCountdowns.Load() }).
+			Doc("How many countdown sequences have started and not returned."),
 		godlpack.Func("make_sealed", func(n int) *Sealed { return &Sealed{n} }, "n"),
 		godlpack.Func("maybe_bag", maybeBag, "bag").Default("bag", nil).
 			Doc("The number of items of an optional Bag (None: -1)."),
@@ -467,4 +474,35 @@ func readOnlyLike(x godlpack.Tensor[float64]) (*tensor.Tensor, error) {
 	}
 	t.SetReadOnly()
 	return t, nil
+}
+
+// runningCountdowns counts the countdown sequences running: an abandoned
+// Python iterator must end its sequence (its deferred calls run).
+var runningCountdowns atomic.Int64
+
+// countdown yields n-1 down to 0; a negative n panics at the first item (a Go
+// panic inside a sequence: RuntimeError at next()).
+func countdown(n int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		runningCountdowns.Add(1)
+		defer runningCountdowns.Add(-1)
+		if n < 0 {
+			panic("countdown of a negative n")
+		}
+		for i := n - 1; i >= 0; i-- {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func pairs(words []string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for i, w := range words {
+			if !yield(i, w) {
+				return
+			}
+		}
+	}
 }
