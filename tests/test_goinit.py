@@ -1,12 +1,13 @@
 """The Go tools on an extension, and a new project. ``python -m godlpack init NAME`` in an
 empty folder writes a project whose go vet, go test, pip install and pytest pass as
-written; a non-empty folder without a go.mod is refused. The Go tools on an extension: ``go doc`` shows godlpack's extension API from a plain
-checkout (docs/decisions/untagged-go-api.md). ``python -m godlpack init``, in a fresh copy
-of examples/goext away from the checkout, writes what the Go tools need, after which ``go
-vet ./...``, ``go build ./...`` and ``go test ./...`` work there with no flags and no Go or
-cgo settings in the environment (go test runs goext's functions without Python);
-godlpack's build backend still builds the folder, unchanged by it. In tests/goext_bad, go
-test's godlpack.Check reports the very message import raises."""
+written; a non-empty folder without a go.mod is refused. The Go tools on an extension:
+``go doc`` shows godlpack's extension API from a plain checkout
+(docs/decisions/untagged-go-api.md). ``python -m godlpack init``, in a fresh copy of
+examples/goext away from the checkout, writes what the Go tools need, after which ``go vet
+./...``, ``go build ./...`` and ``go test ./...`` work there with no flags and no Go or cgo
+settings in the environment (go test runs goext's functions without Python); godlpack's
+build backend still builds the folder, unchanged by it. In tests/goext_bad, go test's
+godlpack.Check reports the very message import raises."""
 
 from __future__ import annotations
 

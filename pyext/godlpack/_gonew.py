@@ -23,8 +23,8 @@ go 1.26
 require {godlpack} v{version}
 """
 
-_PYPROJECT = """# pip builds this folder (go.mod, the Go files of one main package) into the extension
-# module {name} through godlpack's build backend: `pip install .`
+_PYPROJECT = """# pip builds this folder (go.mod, the Go files of one main package) into the
+# extension module {name} through godlpack's build backend: `pip install .`
 [build-system]
 requires = ["godlpack=={version}"]
 build-backend = "godlpack.build"
