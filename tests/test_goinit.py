@@ -1,10 +1,13 @@
-"""The Go tools on an extension. ``go doc`` shows godlpack's extension API from a plain
-checkout (docs/decisions/untagged-go-api.md). ``python -m godlpack init``, in a fresh copy
-of examples/goext away from the checkout, writes what the Go tools need, after which ``go
-vet ./...``, ``go build ./...`` and ``go test ./...`` work there with no flags and no Go or
-cgo settings in the environment (go test runs goext's functions without Python);
-godlpack's build backend still builds the folder, unchanged by it. In tests/goext_bad, go
-test's godlpack.Check reports the very message import raises."""
+"""The Go tools on an extension, and a new project. ``python -m godlpack init NAME`` in an
+empty folder writes a project whose go vet, go test, pip install and pytest pass as
+written; a non-empty folder without a go.mod is refused. The Go tools on an extension:
+``go doc`` shows godlpack's extension API from a plain checkout
+(docs/decisions/untagged-go-api.md). ``python -m godlpack init``, in a fresh copy of
+examples/goext away from the checkout, writes what the Go tools need, after which ``go vet
+./...``, ``go build ./...`` and ``go test ./...`` work there with no flags and no Go or cgo
+settings in the environment (go test runs goext's functions without Python); godlpack's
+build backend still builds the folder, unchanged by it. In tests/goext_bad, go test's
+godlpack.Check reports the very message import raises."""
 
 from __future__ import annotations
 
@@ -44,10 +47,10 @@ def _go(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _init(folder: Path) -> subprocess.CompletedProcess[str]:
-    """`python -m godlpack init` in folder, as a user runs it (no CGO_* settings)."""
+def _init(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m godlpack init [ARGS]` in folder, as a user runs it (no CGO_* settings)."""
     return subprocess.run(
-        [sys.executable, "-m", "godlpack", "init"],
+        [sys.executable, "-m", "godlpack", "init", *args],
         cwd=folder,
         env={**_plain_env(), "PYTHONPATH": GODLPACK_PATH},
         capture_output=True,
@@ -224,3 +227,66 @@ def test_sdist_leaves_out_what_init_wrote(project):
     assert "main.go" in files and "go.mod" in files
     assert not files & {"go.work", "go.work.sum"}, files
     assert not [f for f in files if f.startswith(".godlpack")], files
+
+
+def test_init_name_writes_a_project_that_builds_and_passes_its_tests(tmp_path):
+    """As cargo new / maturin new: init NAME in an empty folder makes NAME/, whose go vet and
+    go test (Check, Function.Call with a Kw) pass as written, which pip install builds (the
+    backend of this checkout, as test_bind installs), and whose generated pytest passes."""
+    init = _init(tmp_path, "hello")
+    assert init.returncode == 0, init.stderr
+    project = tmp_path / "hello"
+    assert {p.name for p in project.iterdir()} >= {
+        "go.mod",
+        "pyproject.toml",
+        "main.go",
+        "main_test.go",
+        "tests",
+        "README.md",
+        "go.work",
+    }
+    assert (project / "go.mod").read_text().startswith("module example.com/hello\n")
+    assert "pip install ." in (project / "README.md").read_text()
+    vet = _go(["vet", "./..."], project)
+    assert vet.returncode == 0, vet.stdout + vet.stderr
+    test = _go(["test", "-count=1", "-v", "./..."], project)
+    assert test.returncode == 0, test.stdout + test.stderr
+    for name in ("TestModule", "TestAdd", "TestCounter"):
+        assert f"--- PASS: {name}" in test.stdout, test.stdout
+    env = {**_plain_env(), "PYTHONPATH": GODLPACK_PATH}
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps"]
+    pip += ["--no-index", "--target", str(site), "."]
+    res = subprocess.run(pip, cwd=project, env=env, capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-4000:]
+    pytest_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+    env["PYTHONPATH"] = os.pathsep.join([str(site), GODLPACK_PATH])
+    res = subprocess.run(
+        pytest_cmd, cwd=project, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert res.returncode == 0 and "2 passed" in res.stdout, res.stdout + res.stderr
+
+
+def test_init_sets_a_new_projects_go_module_path(tmp_path):
+    """--module sets a new project's module path; init in the current folder, empty, names
+    the project after it; --module on a folder with a go.mod is refused."""
+    folder = tmp_path / "my_ext"
+    folder.mkdir()
+    init = _init(folder, "--module", "github.com/me/my_ext")
+    assert init.returncode == 0, init.stderr
+    assert (folder / "go.mod").read_text().startswith("module github.com/me/my_ext\n")
+    assert 'godlpack.Module("my_ext"' in (folder / "main.go").read_text()
+    again = _init(folder, "--module", "github.com/me/other")
+    assert again.returncode == 1 and "--module goes with a new project" in again.stderr
+
+
+def test_init_refuses_a_folder_with_files_and_no_go_mod(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    res = _init(tmp_path)
+    assert res.returncode == 1
+    assert f"{tmp_path} is not empty and has no go.mod" in res.stderr, res.stderr
+    assert "python -m godlpack init NEW_NAME" in res.stderr, res.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]  # nothing written
+    bad = _init(tmp_path, "my-ext")
+    assert bad.returncode == 1 and "'my-ext' is not a Python module name" in bad.stderr
+    assert not (tmp_path / "my-ext").exists()

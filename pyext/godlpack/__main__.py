@@ -7,10 +7,14 @@ python -m godlpack go-env [--embed]
                             to build Go code against godlpack for this interpreter; with
                             --embed, a Go program that embeds it (libpython, GODLPACK_PYTHON):
                             eval "$(python -m godlpack go-env --embed)"
-python -m godlpack init [FOLDER]
-                            sets an extension's folder (default: the current one) up for
-                            go build, go vet, go test and gopls: a go.work pointing at
-                            godlpack's Go sources (no Python headers needed)
+python -m godlpack init [FOLDER] [--module PATH]
+                            in a new or empty FOLDER (default: the current one), writes
+                            a project named after it (go.mod with the Go module PATH,
+                            default example.com/NAME; pyproject.toml, main.go, Go and
+                            Python tests, README.md) that pip install . builds; then, as
+                            in a folder that has a go.mod, sets it up for go build, go
+                            vet, go test and gopls: a go.work pointing at godlpack's Go
+                            sources (no Python headers needed)
 python -m godlpack bind IMPORT_PATH... --name MODULE -o DIR [--strict]
                             writes a project in DIR that pip builds into the module
                             MODULE, the Go packages bound with no glue (docs/binding.md)
@@ -97,15 +101,24 @@ def go_env(embed: bool) -> int:
     return 0
 
 
-def init(folder: str) -> int:
+def init(folder: str, module_path: str | None) -> int:
     from pathlib import Path
 
     from godlpack_build.errors import BuildError
 
     from godlpack._goinit import init as init_folder
+    from godlpack._gonew import new_project
 
+    path = Path(folder)
     try:
-        lines = init_folder(Path(folder))
+        lines = []
+        if not (path / "go.mod").is_file():
+            lines = new_project(path, module_path)
+        elif module_path is not None:
+            raise BuildError(
+                f"{path.resolve()} has a go.mod already: --module goes with a new project"
+            )
+        lines += init_folder(path)
     except BuildError as e:
         print(f"python -m godlpack init: {e}", file=sys.stderr)
         return 1
@@ -163,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         help="demo (the default): share a Go-owned array with NumPy and PyTorch, zero-copy; "
         "info: print the godlpack and DLPack versions, the dtypes, the devices and the "
         "installed consumers; go-env: the settings go build needs, as export lines; "
-        "init: set an extension's folder up for go build, go vet, go test and gopls",
+        "init: write a new project into a new or empty folder, and set an extension's folder "
+        "up for go build, go vet, go test and gopls",
     )
     parser.add_argument(
         "--embed",
@@ -171,11 +185,21 @@ def main(argv: list[str] | None = None) -> int:
         help="go-env only: for a Go program that embeds this interpreter (links libpython)",
     )
     parser.add_argument(
-        "folder", nargs="?", default=".", help="init only: the extension's folder (default: .)"
+        "--module",
+        dest="module_path",
+        help="init of a new project only: its Go module path (default: example.com/NAME)",
+    )
+    parser.add_argument(
+        "folder",
+        nargs="?",
+        default=".",
+        help="init only: the extension's folder, or a new project's (default: .)",
     )
     args = parser.parse_args(argv)
     if args.command == "init":
-        return init(args.folder)
+        return init(args.folder, args.module_path)
+    if args.module_path is not None:
+        parser.error("--module goes with init")
     if args.folder != ".":
         parser.error("a folder goes with init")
     if args.command == "go-env":
