@@ -31,6 +31,45 @@ const (
 // a stub imports to name a result in one (stubs.py's _FRAMEWORK_ARRAYS).
 var frameworkModules = [...]string{GodlpackArrays: "godlpack", NumPy: "numpy", PyTorch: "torch", JAX: "jax"}
 
+// frameworkArrays are the Frameworks' array types, by Framework, as a docstring's
+// typed signature names an array result (docHead).
+var frameworkArrays = [...]string{GodlpackArrays: "godlpack.Array", NumPy: "numpy.ndarray",
+	PyTorch: "torch.Tensor", JAX: "jax.Array"}
+
+// docHead is what f's docstring starts with: its text signature in CPython's
+// "name(...)\n--\n\n" form (__text_signature__, which inspect.signature reads
+// and which refuses annotations; an overload set's is (*args, **kwargs)), then
+// the typed signature as the doc's first line, as nanobind's start: "edges(bins:
+// int, lo: float, hi: float, scale: Scale = Scale.LINEAR) -> list[float]" (a
+// constructor's without its result; an overload set's, a line per alternative).
+func (f *Function) docHead(withResult bool) string {
+	if len(f.overloads) > 0 {
+		lines := make([]string, len(f.overloads))
+		for i, a := range f.overloads {
+			lines[i] = a.typedLine(true)
+		}
+		return f.name + "(*args, **kwargs)\n--\n\n" + strings.Join(lines, "\n") + "\n\n"
+	}
+	return f.signature() + "\n--\n\n" + f.typedLine(withResult) + "\n\n"
+}
+
+// typedLine is f's typed signature, with its result: an array result is the
+// framework's it is returned in (frameworkArrays).
+func (f *Function) typedLine(withResult bool) string {
+	typed := f.typedSignature()
+	if !withResult {
+		return typed
+	}
+	result := docTypeName(f.result)
+	if f.result == reflect.TypeFor[*tensor.Tensor]() {
+		result = frameworkArrays[f.resultFw]
+		if f.resultLike >= 0 { // the argument's framework's, or godlpack's
+			result = strings.Join(frameworkArrays[:], " | ")
+		}
+	}
+	return typed + " -> " + result
+}
+
 // pyType is pyTypeName (ext_pytype.go, the one Go-to-Python naming rule) as a
 // stub spells it: the names the stub defines for a tensor parameter and an Array
 // result, and Any where a message would say object; a name the stub cannot

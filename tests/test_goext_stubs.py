@@ -558,3 +558,39 @@ def test_mypy_strict_on_every_streamstats_name(ss_stub_dir, tmp_path):
     lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
     assert lines == {5, 6, 7, 8, 9}, r.stdout
     assert "streamstats.pyi" not in r.stdout  # the stub itself is clean
+
+
+def test_docstrings_start_with_a_typed_signature():
+    """help(streamstats.Histogram) and every function's docstring start with a typed
+    signature line (as nanobind's do), an overload set's a line per alternative, while
+    __text_signature__ (CPython's "name(...)\\n--\\n\\n" head, no annotations) keeps
+    inspect.signature working."""
+    ss = load("streamstats")
+    first = {n: getattr(ss, n).__doc__.splitlines()[0] for n in ("edges", "scale", "apply_rows")}
+    assert first["edges"] == (
+        "edges(bins: int, lo: float, hi: float, scale: Scale = Scale.LINEAR) -> list[float]"
+    )
+    assert first["scale"].startswith("scale(x: SupportsDLPack[float32 | float64], k: float) -> ")
+    assert "numpy.ndarray | torch.Tensor" in first["scale"]
+    assert first["apply_rows"].startswith("apply_rows(x: SupportsDLPack[float64], fn: Callable[[")
+    assert ss.edges.__text_signature__ == "(bins, lo, hi, scale=Scale.LINEAR)"
+    total = ss.total.__doc__.splitlines()
+    assert total[:3] == [
+        "total(x: SupportsDLPack[float32]) -> float",
+        "total(x: SupportsDLPack[float64]) -> float",
+        "total(x: SupportsDLPack[int64]) -> int",
+    ]
+    assert str(inspect.signature(ss.total)) == "(*args, **kwargs)"
+    h = ss.Histogram
+    assert h.__doc__.splitlines()[0] == "Histogram(bins: int, lo: float = 0.0, hi: float = 1.0)"
+    assert str(inspect.signature(h)) == "(bins, lo=0.0, hi=1.0)"
+    assert h.counts.__doc__.splitlines()[0] == "counts(self) -> numpy.ndarray"
+    assert h.from_counts.__doc__.startswith("from_counts(cls, counts: ")
+    assert str(inspect.signature(h.add)) == "(self, x)"
+    text = pydoc.render_doc(h, renderer=pydoc.plaintext)
+    assert "Histogram(bins: int, lo: float = 0.0, hi: float = 1.0)" in text
+    assert "quantile(self, q: float) -> float" in text
+    for name in dir(ss):  # every function's
+        f = getattr(ss, name)
+        if callable(f) and not isinstance(f, type) and f.__doc__:
+            assert f.__doc__.startswith(name + "("), (name, f.__doc__)
