@@ -297,7 +297,9 @@ def _enum(e: dict[str, Any]) -> str:
 
 def _exception(e: dict[str, Any]) -> str:
     """An ExceptionFor class: a subclass of its base, so ``except mod.EmptyError`` checks."""
-    return f"\nclass {e['name']}({e['base']}):\n" + (_docstring(e.get("doc", ""), "    ") or "    ...\n")
+    return f"\nclass {e['name']}({e['base']}):\n" + (
+        _docstring(e.get("doc", ""), "    ") or "    ...\n"
+    )
 
 
 def render(info: dict[str, Any]) -> str:
