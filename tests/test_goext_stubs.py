@@ -594,3 +594,26 @@ def test_docstrings_start_with_a_typed_signature():
         f = getattr(ss, name)
         if callable(f) and not isinstance(f, type) and f.__doc__:
             assert f.__doc__.startswith(name + "("), (name, f.__doc__)
+
+
+@needs_mypy
+def test_a_framework_not_installed_is_any(ss_stub_dir, tmp_path):
+    """Where a framework a stub names is not installed at type-check time (here: the
+    stub's torch made a module that does not exist), its import error is ignored and its
+    arrays are Any: the stub stays clean and correct code still type checks."""
+    text = (ss_stub_dir / "streamstats.pyi").read_text()
+    absent = text.replace("import torch ", "import no_such_framework ")
+    absent = absent.replace("torch.Tensor", "no_such_framework.Tensor")
+    assert "no_such_framework.Tensor, k: float) -> no_such_framework.Tensor:" in absent
+    stub_dir = tmp_path / "absent"
+    stub_dir.mkdir()
+    (stub_dir / "streamstats.pyi").write_text(absent)
+    use = """
+import torch
+import streamstats
+
+reveal_type(streamstats.scale(torch.ones(3), 2.0))
+"""
+    r = _mypy(stub_dir, use, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert 'Revealed type is "Any"' in r.stdout, r.stdout

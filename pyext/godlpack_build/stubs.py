@@ -193,7 +193,8 @@ def _by_framework(f: dict[str, Any]) -> list[dict[str, Any]]:
     is ``...`` in the framework alternatives (None is not an array). A framework's array
     is also a _Tensor, with another result than the last's: mypy's overload-overlap,
     deliberate (the first alternative that matches wins, as the call's framework does),
-    is ignored on each."""
+    is ignored on each, and overload-cannot-match, where a framework is not installed
+    (its arrays Any, the alternatives after it can never match)."""
     like = f["result_like"]
     base = {k: v for k, v in f.items() if k not in ("result_like", "result_in")}
     out = []
@@ -206,7 +207,7 @@ def _by_framework(f: dict[str, Any]) -> list[dict[str, Any]]:
         ]
         result = _in_framework(f["result"] or "Any", fw)
         out.append({**base, "params": params, "result": result, "overlaps": True})
-    return [*out, base]
+    return [*out, {**base, "overlaps": True}]
 
 
 def _function(
@@ -257,7 +258,11 @@ def _function(
         doc += f"\n\nRaises: {', '.join(f['raises'])}; TypeError (an argument's type)."
     body = _docstring(doc.strip(), indent + "    ") or f"{indent}    ...\n"
     head = f"{indent}{decorator}\n" if decorator else ""
-    ignore = "  # type: ignore[overload-overlap, unused-ignore]" if f.get("overlaps") else ""
+    ignore = (
+        "  # type: ignore[overload-overlap, overload-cannot-match, unused-ignore]"
+        if f.get("overlaps")
+        else ""
+    )
     return f"\n{head}{indent}def {name}({', '.join(params)}) -> {result}:{ignore}\n" + body
 
 
