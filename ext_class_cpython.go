@@ -108,7 +108,7 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 	}
 	doc := c.doc
 	if c.init != nil { // the constructor's signature, for inspect.signature(Cls) and help()
-		doc = c.init.signature() + "\n--\n\n" + doc
+		doc = c.init.docHead(false) + doc
 	}
 	t := C.gd_ext_class_new(cInt32(c.id), C.CString(module+"."+c.name), C.CString(doc), boolInt(c.final),
 		boolInt(c.init != nil), boolInt(hasIter), boolInt(hasEq), boolInt(c.buffer != nil), boolInt(c.setstate != nil),

@@ -96,10 +96,10 @@ func (f *Function) cTable() *cExtFunc {
 	}
 	c.def.ml_name = C.CString(f.name)
 	if len(f.overloads) > 0 {
-		c.def.ml_doc = C.CString(f.name + "(*args, **kwargs)\n--\n\nOverloaded:\n" + f.overloadSignatures(true) + "\n\n" + f.doc)
+		c.def.ml_doc = C.CString(f.docHead(true) + "Overloaded:\n" + f.overloadSignatures(true) + "\n\n" + f.doc)
 		f.overloadTable(c)
 	} else {
-		c.def.ml_doc = C.CString(f.signature() + "\n--\n\n" + f.doc)
+		c.def.ml_doc = C.CString(f.docHead(true) + f.doc)
 	}
 	c.id = cInt32(f.id)
 	c.nparams = cInt32(len(f.params))

@@ -55,8 +55,8 @@ func (f *Function) overloadSignatures(withDocs bool) string {
 func (f *Function) typedSignature() string {
 	return f.signatureOf(func(p *param) string {
 		s := p.name
-		if p.goType != nil {
-			s += ": " + pyTypeName(f.annotated(p))
+		if p.goType != nil && !f.isReceiver(p) {
+			s += ": " + docTypeName(f.annotated(p))
 			if (p.kind == extTensor || p.kind == extMutTensor) && len(p.dtypes) > 0 {
 				names := make([]string, len(p.dtypes)) // what tells dtype alternatives apart
 				for i, d := range p.dtypes {
@@ -73,6 +73,22 @@ func (f *Function) typedSignature() string {
 		}
 		return s
 	})
+}
+
+// docTypeName is pyTypeName as a signature in a doc writes it: an IntEnumFor
+// type is its enum class (scale: Scale), not int.
+func docTypeName(t reflect.Type) string {
+	if e, ok := boundEnums[t]; ok {
+		return e.name
+	}
+	return pyTypeName(t)
+}
+
+// isReceiver reports whether p is a method's self or a class method's cls,
+// which a typed signature leaves untyped (as Python's own do).
+func (f *Function) isReceiver(p *param) bool {
+	return len(f.params) > 0 && p == f.params[0] &&
+		(p.name == "self" || p.name == "cls" && f.methodKind == extClassMethod)
 }
 
 // annotated is the Go type of p's annotation: **kwargs's map's values (Python

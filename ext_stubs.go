@@ -27,6 +27,49 @@ const (
 	pyArray  = "Array"   // godlpack.Array, what a *tensor.Tensor result becomes
 )
 
+// frameworkModules are the Python modules of the Frameworks, by Framework: what
+// a stub imports to name a result in one (stubs.py's _FRAMEWORK_ARRAYS).
+var frameworkModules = [...]string{GodlpackArrays: "godlpack", NumPy: "numpy", PyTorch: "torch", JAX: "jax"}
+
+// frameworkArrays are the Frameworks' array types, by Framework, as a docstring's
+// typed signature names an array result (docHead).
+var frameworkArrays = [...]string{GodlpackArrays: "godlpack.Array", NumPy: "numpy.ndarray",
+	PyTorch: "torch.Tensor", JAX: "jax.Array"}
+
+// docHead is what f's docstring starts with: its text signature in CPython's
+// "name(...)\n--\n\n" form (__text_signature__, which inspect.signature reads
+// and which refuses annotations; an overload set's is (*args, **kwargs)), then
+// the typed signature as the doc's first line, as nanobind's start: "edges(bins:
+// int, lo: float, hi: float, scale: Scale = Scale.LINEAR) -> list[float]" (a
+// constructor's without its result; an overload set's, a line per alternative).
+func (f *Function) docHead(withResult bool) string {
+	if len(f.overloads) > 0 {
+		lines := make([]string, len(f.overloads))
+		for i, a := range f.overloads {
+			lines[i] = a.typedLine(true)
+		}
+		return f.name + "(*args, **kwargs)\n--\n\n" + strings.Join(lines, "\n") + "\n\n"
+	}
+	return f.signature() + "\n--\n\n" + f.typedLine(withResult) + "\n\n"
+}
+
+// typedLine is f's typed signature, with its result: an array result is the
+// framework's it is returned in (frameworkArrays).
+func (f *Function) typedLine(withResult bool) string {
+	typed := f.typedSignature()
+	if !withResult {
+		return typed
+	}
+	result := docTypeName(f.result)
+	if f.result == reflect.TypeFor[*tensor.Tensor]() {
+		result = frameworkArrays[f.resultFw]
+		if f.resultLike >= 0 { // the argument's framework's, or godlpack's
+			result = strings.Join(frameworkArrays[:], " | ")
+		}
+	}
+	return typed + " -> " + result
+}
+
 // pyType is pyTypeName (ext_pytype.go, the one Go-to-Python naming rule) as a
 // stub spells it: the names the stub defines for a tensor parameter and an Array
 // result, and Any where a message would say object; a name the stub cannot
@@ -52,11 +95,34 @@ func pyType(t reflect.Type) string {
 	if e, ok := boundEnums[t]; ok { // an IntEnumFor type: the enum class the stub defines
 		return e.name
 	}
+	if t.Kind() == reflect.Func {
+		return callableType(t)
+	}
 	name := pyTypeName(t)
 	if strings.ContainsAny(name, "*.") || strings.Contains(name, "SupportsDLPack") {
 		return "Any"
 	}
 	return name
+}
+
+// callableType is a callback parameter's type as a stub spells it, with
+// pyTypeName's rule (func(A, B) (R, error) is Callable[[A, B], R]) and the stub's
+// names: the callable receives a *tensor.Tensor argument as a godlpack.Array and
+// may return any tensor for a *tensor.Tensor result. A callback of the wrong
+// arity is then a type error (tests/test_goext_stubs.py's
+// test_mypy_strict_on_every_streamstats_name).
+func callableType(t reflect.Type) string {
+	ins := make([]string, t.NumIn())
+	for i := range ins {
+		ins[i] = pyType(t.In(i))
+	}
+	result := "None"
+	if t.NumOut() == 2 {
+		if result = pyType(t.Out(0)); t.Out(0) == reflect.TypeFor[*tensor.Tensor]() {
+			result = pyTensor
+		}
+	}
+	return "Callable[[" + strings.Join(ins, ", ") + "], " + result + "]"
 }
 
 // seqItemType is the Python type of an item of a Go iterator yielding elems, as
@@ -79,12 +145,13 @@ func seqItemType(elems []reflect.Type) string {
 
 // stubJSON describes m's members for a stub, as the JSON stubsAttribute holds:
 // {"module", "doc", "classes", "constants": [{"name", "type"}], "enums"
-// (enumJSON), "functions": [{"name", "doc", "overloads" (an overload set's
+// (enumJSON), "exceptions": [{"name", "base", "doc"}] (ExceptionFor's), "functions": [{"name", "doc", "overloads" (an overload set's
 // alternatives, each a function), "params": [{"name", "type", "default" (a Python
 // literal, absent for none), "mutable" (a MutTensor), "dtypes" (a tensor's, by
 // name: ["float32"]), "kwonly" (the first
 // keyword-only one), "var" ("args", "kwargs": *name, **name, typed per element)}],
-// "result", "raises"}]}. Written by hand: encoding/json would link ~100 KB of
+// "result", "result_like" (ResultLike's parameter), "result_in" (ResultIn's
+// framework: "numpy", "torch", "jax"), "raises"}]}. Written by hand: encoding/json would link ~100 KB of
 // reflection into every extension for this one string.
 func (m *moduleSpec) stubJSON() []byte {
 	var b []byte
@@ -105,6 +172,15 @@ func (m *moduleSpec) stubJSON() []byte {
 	})
 	b = append(b, `,"enums":`...)
 	b = jsonArray(b, m.enums, enumJSON)
+	b = append(b, `,"exceptions":`...)
+	b = jsonArray(b, m.exceptions, func(b []byte, e *ExceptionClass) []byte {
+		b = append(b, `{"name":`...)
+		b = jsonString(b, e.name)
+		b = append(b, `,"base":`...)
+		b = jsonString(b, e.base.String())
+		b = append(b, `,"doc":`...)
+		return append(jsonString(b, e.doc), '}')
+	})
 	return append(b, '}')
 }
 
@@ -244,6 +320,14 @@ func funcJSON(b []byte, f *Function, skip int) []byte {
 	}
 	b = append(b, `],"result":`...)
 	b = jsonString(b, result)
+	switch { // as the call does (ext_module_cpython.go): ResultLike wins over ResultIn
+	case f.resultLike >= 0:
+		b = append(b, `,"result_like":`...)
+		b = jsonString(b, f.params[f.resultLike].name)
+	case Framework(f.resultFw) != GodlpackArrays:
+		b = append(b, `,"result_in":`...)
+		b = jsonString(b, frameworkModules[f.resultFw])
+	}
 	// What a call may raise beyond TypeError for a wrong argument: the Go
 	// error's Exception (ValueError by default), RuntimeError for a panic.
 	return append(b, `,"raises":["`+ValueError.String()+`","`+RuntimeError.String()+`"]}`...)

@@ -69,7 +69,7 @@ def test_merged_takes_no_keywords(ss):
 
 def test_merged_signature_and_doc(ss):
     assert str(inspect.signature(ss.merged)) == "(*hists)"
-    assert ss.merged.__doc__.startswith("A new Histogram with the counts of all its arguments")
+    assert "A new Histogram with the counts of all its arguments" in ss.merged.__doc__
 
 
 def test_set_tags_stores_str_values_read_back_by_tags(ss):

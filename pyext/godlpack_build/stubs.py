@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -167,6 +168,48 @@ def _by_dtype(alternatives: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+# The static type of an array of each framework a result may be in (ResultIn, ResultLike;
+# ext_stubs.go's frameworkModules), in the order the @overloads of a ResultLike try them.
+# The stub imports each it names with its import error ignored: where the framework is not
+# installed, its arrays are Any to the type checker (the fallback docs/typing.md states).
+_FRAMEWORK_ARRAYS = {
+    "numpy": "numpy.ndarray[Any, Any]",
+    "torch": "torch.Tensor",
+    "jax": "jax.Array",
+}
+
+
+def _in_framework(result: str, fw: str) -> str:
+    """result with godlpack.Array (the stub's Array) made fw's array type."""
+    if fw not in _FRAMEWORK_ARRAYS:  # "godlpack": Array as it is
+        return result
+    return re.sub(r"(?<![\w.])Array\b", _FRAMEWORK_ARRAYS[fw], result)
+
+
+def _by_framework(f: dict[str, Any]) -> list[dict[str, Any]]:
+    """A ResultLike function as @overload alternatives: one per framework, its parameter
+    taking that framework's arrays and its result in the framework, then the function as
+    it is (any other tensor: a godlpack.Array result). The parameter's default, if any,
+    is ``...`` in the framework alternatives (None is not an array). A framework's array
+    is also a _Tensor, with another result than the last's: mypy's overload-overlap,
+    deliberate (the first alternative that matches wins, as the call's framework does),
+    is ignored on each, and overload-cannot-match, where a framework is not installed
+    (its arrays Any, the alternatives after it can never match)."""
+    like = f["result_like"]
+    base = {k: v for k, v in f.items() if k not in ("result_like", "result_in")}
+    out = []
+    for fw, array in _FRAMEWORK_ARRAYS.items():
+        params = [
+            {**p, "type": array, **({"default": "..."} if p.get("default") else {})}
+            if p["name"] == like
+            else p
+            for p in f["params"]
+        ]
+        result = _in_framework(f["result"] or "Any", fw)
+        out.append({**base, "params": params, "result": result, "overlaps": True})
+    return [*out, {**base, "overlaps": True}]
+
+
 def _function(
     f: dict[str, Any],
     indent: str = "",
@@ -189,7 +232,12 @@ def _function(
                 _function(alt, indent, method=method, decorator="@overload", owner=owner)
             )
         return "".join(alternatives)
-    params, result = _params(f), f["result"] or "Any"
+    if f.get("result_like"):  # the result's static type follows the argument's
+        return "".join(
+            _function(a, indent, method=method, decorator="@overload", owner=owner)
+            for a in _by_framework(f)
+        )
+    params, result = _params(f), _in_framework(f["result"] or "Any", f.get("result_in", ""))
     name = f["name"]
     if method and name == "__eq__":  # object.__eq__'s signature: anything else is NotImplemented
         params, result = ["other: object"], "bool"
@@ -210,7 +258,12 @@ def _function(
         doc += f"\n\nRaises: {', '.join(f['raises'])}; TypeError (an argument's type)."
     body = _docstring(doc.strip(), indent + "    ") or f"{indent}    ...\n"
     head = f"{indent}{decorator}\n" if decorator else ""
-    return f"\n{head}{indent}def {name}({', '.join(params)}) -> {result}:\n" + body
+    ignore = (
+        "  # type: ignore[overload-overlap, overload-cannot-match, unused-ignore]"
+        if f.get("overlaps")
+        else ""
+    )
+    return f"\n{head}{indent}def {name}({', '.join(params)}) -> {result}:{ignore}\n" + body
 
 
 def _class(c: dict[str, Any]) -> str:
@@ -247,11 +300,20 @@ def _enum(e: dict[str, Any]) -> str:
     return out
 
 
+def _exception(e: dict[str, Any]) -> str:
+    """An ExceptionFor class: a subclass of its base, so ``except mod.EmptyError`` checks."""
+    return f"\nclass {e['name']}({e['base']}):\n" + (
+        _docstring(e.get("doc", ""), "    ") or "    ...\n"
+    )
+
+
 def render(info: dict[str, Any]) -> str:
     """The .pyi text of the module ``info`` describes."""
     out = [_HEADER.format(module=info["module"], doc=_docstring(info.get("doc", ""), ""))]
     for e in info.get("enums", []):
         out.append(_enum(e))
+    for e in info.get("exceptions", []):
+        out.append(_exception(e))
     if info.get("constants"):
         out.append("\n" + "".join(f"{c['name']}: {c['type']}\n" for c in info["constants"]))
     for c in info.get("classes", []):
@@ -259,9 +321,14 @@ def render(info: dict[str, Any]) -> str:
     for f in info["functions"]:
         out.append(_function(f))
     text = "".join(out)
-    if "numpy.ndarray[" in text:  # an overload set on dtypes (_by_dtype) names NumPy's types
-        text = text.replace("\nfrom godlpack import", "\nimport numpy\nfrom godlpack import", 1)
-    return text
+    # the frameworks whose arrays an annotation names (_by_dtype's NumPy arrays, results in
+    # a framework): imported, an absent one's import error ignored (its arrays are Any)
+    imports = "".join(
+        f"import {fw}  # type: ignore[import-not-found, unused-ignore]\n"
+        for fw, array in _FRAMEWORK_ARRAYS.items()
+        if re.search(rf"(?:: |-> |\| |\[){re.escape(array.split('[')[0])}\b", text)
+    )
+    return text.replace("\nfrom godlpack import", "\n" + imports + "from godlpack import", 1)
 
 
 def stub_files(module: str) -> tuple[Path, Path | None]:
