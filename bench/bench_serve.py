@@ -66,6 +66,10 @@ def python_server(port: int, batch: int, wait: float) -> None:
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # as anyone serving small keep-alive responses sets it: with Nagle's algorithm on,
+        # each response waits ~40 ms for the client's delayed ACK, which alone capped this
+        # baseline at a twelfth of Go's net/http (which sets TCP_NODELAY by default)
+        disable_nagle_algorithm = True
 
         def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
