@@ -170,7 +170,10 @@ def test_gostat_help_shows_gonums_doc(gostat):
     import pydoc
 
     text = pydoc.render_doc(gostat.Mean, renderer=pydoc.plaintext)
-    assert "Mean(x, weights)\n    Mean computes the weighted mean of the data set.\n" in text, text
+    # the signature, the typed line every docstring starts with, then gonum's own doc
+    typed = "Mean(x: SupportsDLPack[float64], weights: SupportsDLPack[float64]) -> float"
+    assert f"Mean(x, weights)\n    {typed}\n" in text, text
+    assert "\n    Mean computes the weighted mean of the data set.\n" in text, text
 
 
 def test_slice_parameters_are_the_arrays_memory(gostat):
