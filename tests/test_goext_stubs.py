@@ -87,6 +87,11 @@ def _mypy(stub_dir: Path, source: str, tmp: Path) -> subprocess.CompletedProcess
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=tmp)
 
 
+def _error_lines(r: subprocess.CompletedProcess[str]) -> set[int]:
+    """The line numbers of the checked script that mypy reported an error on."""
+    return {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+
+
 def test_stub_names_each_function_with_its_types(stub_dir):
     text = (stub_dir / "goext.pyi").read_text()
     assert "def scale(x: _Tensor, k: float) -> Array:" in text
@@ -233,7 +238,7 @@ def test_stub_defines_bound_classes(ss_stub_dir, tmp_path):
     r = _mypy(ss_stub_dir, SS_GOOD, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     r = _mypy(ss_stub_dir, SS_BAD, tmp_path)
-    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    lines = _error_lines(r)
     assert lines == {5, 6, 7, 8}, r.stdout
     assert 'Argument 1 to "merge" of "Histogram" has incompatible type "int"' in r.stdout
     assert 'Property "count" defined in "Histogram" is read-only' in r.stdout
@@ -255,7 +260,7 @@ def test_stub_of_an_overload_set_has_an_overload_per_alternative(ss_stub_dir, tm
     r = _mypy(ss_stub_dir, SS_OVERLOADS_GOOD, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     r = _mypy(ss_stub_dir, SS_OVERLOADS_BAD, tmp_path)
-    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    lines = _error_lines(r)
     assert lines == {5, 6, 7}, r.stdout
     assert 'No overload variant of "clip" matches argument types "str", "int", "int"' in r.stdout
     assert 'expression has type "list[float]", variable has type "int"' in r.stdout
@@ -314,7 +319,7 @@ def test_stub_of_static_and_class_methods_constants_and_enums(ss_stub_dir, tmp_p
     r = _mypy(ss_stub_dir, SS_CLASSLEVEL_GOOD, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     r = _mypy(ss_stub_dir, SS_CLASSLEVEL_BAD, tmp_path)
-    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    lines = _error_lines(r)
     assert lines == {4, 5, 6, 7, 8}, r.stdout
     assert '"type[Scale]" has no attribute "CUBIC"' in r.stdout
     assert 'Argument 4 to "edges" has incompatible type "str"; expected "Scale"' in r.stdout
@@ -355,7 +360,7 @@ def test_stub_of_args_and_kwargs(ss_stub_dir, tmp_path):
     r = _mypy(ss_stub_dir, SS_VAR_GOOD, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     r = _mypy(ss_stub_dir, SS_VAR_BAD, tmp_path)
-    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    lines = _error_lines(r)
     assert lines == {5, 6, 7, 8}, r.stdout
     assert 'Argument 2 to "merged" has incompatible type "int"; expected "Histogram"' in r.stdout
     assert 'Argument "run" to "set_tags" of "Histogram" has incompatible type "int"' in r.stdout
@@ -410,7 +415,7 @@ def test_stub_of_an_overload_set_on_dtypes(ss_stub_dir, tmp_path):
     r = _mypy(ss_stub_dir, SS_DTYPE_GOOD, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     r = _mypy(ss_stub_dir, SS_DTYPE_BAD, tmp_path)
-    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    lines = _error_lines(r)
     assert lines == {5, 6, 7}, r.stdout
     assert 'No overload variant of "total" matches argument type "str"' in r.stdout
     assert "streamstats.pyi" not in r.stdout  # the stub itself is clean
@@ -471,7 +476,7 @@ def test_stub_of_the_protocols(ss_stub_dir, tmp_path):
     r = _mypy(ss_stub_dir, SS_PROTOCOLS_GOOD, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     r = _mypy(ss_stub_dir, SS_PROTOCOLS_BAD, tmp_path)
-    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    lines = _error_lines(r)
     assert lines == {5, 7, 8, 9, 10}, r.stdout
 
 
@@ -555,7 +560,7 @@ def test_mypy_strict_on_every_streamstats_name(ss_stub_dir, tmp_path):
     assert notes == [], r.stdout + r.stderr
     assert 'Revealed type is "torch._tensor.Tensor"' in r.stdout
     r = _mypy(ss_stub_dir, SS_ALL_BAD, tmp_path)
-    lines = {int(line.split(":")[1]) for line in r.stdout.splitlines() if ": error:" in line}
+    lines = _error_lines(r)
     assert lines == {5, 6, 7, 8, 9}, r.stdout
     assert "streamstats.pyi" not in r.stdout  # the stub itself is clean
 
