@@ -473,6 +473,9 @@ func valueWriter(f *Function, t reflect.Type) func(reflect.Value, *extResult) er
 			return writeSeq(newPulledSeq(f, v, write), v, r)
 		}
 	}
+	if sa, ok := sliceArrays[t]; ok { // []E: a list, or an array (sliceArray)
+		return func(v reflect.Value, r *extResult) error { return sa.write(f, v.Interface(), r) }
+	}
 	if why := convertible(t, true); why != "" {
 		f.fail("result: %s", why)
 	}

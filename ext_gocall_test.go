@@ -449,3 +449,31 @@ func TestCallBindsVarArgs(t *testing.T) {
 		}
 	}
 }
+
+// A []E result is a list, and a 1-D array of E viewing the slice where the
+// function returns its arrays in a framework (ResultIn, ResultLike), by either
+// call path (Func's reflection, Func0's typed writer); the stub types it with
+// its dtype (resultDType; tests/test_goext_stubs.py checks the stub itself).
+func TestASliceResultIsAnArrayInAFramework(t *testing.T) {
+	counts := func() ([]int64, error) { return []int64{3, 1, 4}, nil }
+	for _, f := range []*Function{Func("counts", counts), Func0("counts", counts)} {
+		if r, err := f.Call(); err != nil || fmt.Sprint(r) != "[3 1 4]" || f.resultDType() != "" {
+			t.Errorf("%s() with no framework = %#v, %v (dtype %q); want the list [3 1 4]", f.name, r, err, f.resultDType())
+		}
+		f.ResultIn(NumPy)
+		r, err := f.Call()
+		a, ok := r.(*tensor.Tensor)
+		if err != nil || !ok {
+			t.Fatalf("%s() with ResultIn(NumPy) = %#v, %v; want an array", f.name, r, err)
+		}
+		v, err := tensor.As[int64](a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := v.ReadSlice()
+		if err != nil || fmt.Sprint(s) != "[3 1 4]" || fmt.Sprint(a.Shape()) != "[3]" || f.resultDType() != "int64" {
+			t.Errorf("the array: %v %v, %v (dtype %q)", s, a.Shape(), err, f.resultDType())
+		}
+		a.Close()
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/godlpack/godlpack/dlpack"
 	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
@@ -62,6 +63,10 @@ func resultWriter[R any](f *Function) func(R, *extResult) error {
 			}
 			break
 		}
+		if sa, ok := sliceArrays[reflect.TypeFor[R]()]; ok { // []E: a list, or an array (sliceArray)
+			w = func(v R, r *extResult) error { return sa.write(f, any(v), r) }
+			break
+		}
 		if t := reflect.TypeFor[R](); t.Kind() != reflect.Interface || t.NumMethod() != 0 {
 			f.fail("unsupported result type %v (use *tensor.Tensor, None, int64, int, float64, bool, string, Tuple, a bound class's *T or any)", t)
 		}
@@ -88,6 +93,73 @@ func writeTensor(t *tensor.Tensor, r *extResult) error {
 	}
 	r.kind, r.p = extRArray, m
 	return nil
+}
+
+// A sliceArray is how a []E result is written, E a DLPack element type: a list,
+// as every slice result, except where the function returns its arrays in a
+// framework (ResultIn, ResultLike), where it is a 1-D array of E viewing the
+// slice without a copy (tensor.FromSlice pins it until the array is released).
+// Its dtype is then known from the Go type, so the stub types the result with
+// it (numpy.ndarray[Any, numpy.dtype[numpy.int64]]), which a *tensor.Tensor's
+// cannot (tests/test_goext_stubs.py's test_mypy_strict_on_every_streamstats_name).
+type sliceArray struct {
+	dtype string                              // the dtype's name
+	view  func(s any) (*tensor.Tensor, error) // tensor.FromSlice of the []E
+}
+
+// sliceArrays are the sliceArray of each []E, by the slice's type.
+var sliceArrays = func() map[reflect.Type]sliceArray {
+	m := map[reflect.Type]sliceArray{}
+	addSliceArray[bool](m)
+	addSliceArray[int8](m)
+	addSliceArray[int16](m)
+	addSliceArray[int32](m)
+	addSliceArray[int64](m)
+	addSliceArray[uint8](m)
+	addSliceArray[uint16](m)
+	addSliceArray[uint32](m)
+	addSliceArray[uint64](m)
+	addSliceArray[float32](m)
+	addSliceArray[float64](m)
+	addSliceArray[complex64](m)
+	addSliceArray[complex128](m)
+	addSliceArray[dlpack.BFloat16](m)
+	addSliceArray[dlpack.Float16](m)
+	return m
+}()
+
+func addSliceArray[E dlpack.Element](m map[reflect.Type]sliceArray) {
+	m[reflect.TypeFor[[]E]()] = sliceArray{dlpack.DTypeOf[E]().Name, func(s any) (*tensor.Tensor, error) {
+		return tensor.FromSlice(s.([]E))
+	}}
+}
+
+// write writes s, a []E result of f: an array where f's arrays are in a
+// framework, else a list.
+func (sa sliceArray) write(f *Function, s any, r *extResult) error {
+	if !f.arraysInFramework() {
+		return writeValue(s, r)
+	}
+	t, err := sa.view(s)
+	if err != nil {
+		return err
+	}
+	return writeTensor(t, r)
+}
+
+// arraysInFramework reports whether f returns its arrays in a framework
+// (ResultIn, ResultLike) rather than as godlpack.Arrays.
+func (f *Function) arraysInFramework() bool {
+	return f.resultLike >= 0 || Framework(f.resultFw) != GodlpackArrays
+}
+
+// resultDType is the dtype of f's result where it is a sliceArray's array
+// ("" otherwise): what its stub and typed signature add to the array type.
+func (f *Function) resultDType() string {
+	if sa, ok := sliceArrays[f.result]; ok && f.arraysInFramework() {
+		return sa.dtype
+	}
+	return ""
 }
 
 // writeValue writes a result whose type is known only now (Tuple items, any).

@@ -61,11 +61,15 @@ func (f *Function) typedLine(withResult bool) string {
 		return typed
 	}
 	result := docTypeName(f.result)
-	if f.result == reflect.TypeFor[*tensor.Tensor]() {
+	dtype := f.resultDType()
+	if f.result == reflect.TypeFor[*tensor.Tensor]() || dtype != "" {
 		result = frameworkArrays[f.resultFw]
 		if f.resultLike >= 0 { // the argument's framework's, or godlpack's
 			result = strings.Join(frameworkArrays[:], " | ")
 		}
+	}
+	if dtype != "" { // a []E's array: its dtype, as nanobind's docstrings show it
+		result += "[dtype=" + dtype + ", shape=(*)]"
 	}
 	return typed + " -> " + result
 }
@@ -150,7 +154,8 @@ func seqItemType(elems []reflect.Type) string {
 // literal, absent for none), "mutable" (a MutTensor), "dtypes" (a tensor's, by
 // name: ["float32"]), "kwonly" (the first
 // keyword-only one), "var" ("args", "kwargs": *name, **name, typed per element)}],
-// "result", "result_like" (ResultLike's parameter), "result_in" (ResultIn's
+// "result", "result_dtype" (a []E result's, returned as an array: sliceArray),
+// "result_like" (ResultLike's parameter), "result_in" (ResultIn's
 // framework: "numpy", "torch", "jax"), "raises"}]}. Written by hand: encoding/json would link ~100 KB of
 // reflection into every extension for this one string.
 func (m *moduleSpec) stubJSON() []byte {
@@ -318,8 +323,16 @@ func funcJSON(b []byte, f *Function, skip int) []byte {
 	if f.result != nil {
 		result = pyType(f.result)
 	}
+	dtype := f.resultDType()
+	if dtype != "" { // a []E returned as an array
+		result = pyArray
+	}
 	b = append(b, `],"result":`...)
 	b = jsonString(b, result)
+	if dtype != "" {
+		b = append(b, `,"result_dtype":`...)
+		b = jsonString(b, dtype)
+	}
 	switch { // as the call does (ext_module_cpython.go): ResultLike wins over ResultIn
 	case f.resultLike >= 0:
 		b = append(b, `,"result_like":`...)

@@ -525,8 +525,10 @@ rows: list[float] = streamstats.apply_rows(np.ones((2, 2)), lambda i, row: float
 d: dict[str, object] = streamstats.moments(np.ones(2), center=False)
 """
 
-# one misuse a line, from line 5 on: mypy --strict reports each
+# one misuse a line, from line 7 on: mypy --strict reports each
 SS_ALL_BAD = """
+from typing import Any
+
 import numpy as np
 import streamstats
 
@@ -535,6 +537,7 @@ streamstats.apply_rows(np.ones((2, 2)), lambda row: 0.0)
 streamstats.total("x")
 streamstats.Scale.CUBIC
 h.tags = {}
+f32: np.ndarray[Any, np.dtype[np.float32]] = h.counts()
 """
 
 
@@ -542,15 +545,17 @@ def test_mypy_strict_on_every_streamstats_name(ss_stub_dir, tmp_path):
     """The stub of examples/streamstats types every name: an ExceptionFor class is a class
     of its base (except streamstats.EmptyError); ResultLike's result is in the argument's
     framework (numpy.ndarray for NumPy, torch.Tensor for PyTorch, through @overloads) and
-    ResultIn(NumPy)'s a numpy.ndarray; a Go func parameter is a Callable of its
-    signature, so a callback of the wrong arity is an error."""
+    ResultIn(NumPy)'s a numpy.ndarray (of int64 for h.counts(), a Go []int64: a float32
+    array annotation is an error); a Go func parameter is a Callable of its signature, so
+    a callback of the wrong arity is an error."""
     text = (ss_stub_dir / "streamstats.pyi").read_text()
     assert "\nclass EmptyError(ValueError):\n" in text
     ndarray = "numpy.ndarray[Any, Any]"
     assert f"\n@overload\ndef scale(x: {ndarray}, k: float) -> {ndarray}:  # type: ignore" in text
     assert "\n@overload\ndef scale(x: torch.Tensor, k: float) -> torch.Tensor:  # type: i" in text
     assert "\n@overload\ndef scale(x: _Tensor, k: float) -> Array:" in text
-    assert "def counts(self) -> numpy.ndarray[Any, Any]:" in text
+    # a []int64 result in NumPy: its dtype is in its type (an int64 array is not a float32 one)
+    assert "def counts(self) -> numpy.ndarray[Any, numpy.dtype[numpy.int64]]:" in text
     assert "def apply_rows(x: _Tensor, fn: Callable[[int, Array], float]) -> list[float]:" in text
     assert "\nimport torch  # type: ignore[import-not-found, unused-ignore]\n" in text
     if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
@@ -561,7 +566,7 @@ def test_mypy_strict_on_every_streamstats_name(ss_stub_dir, tmp_path):
     assert 'Revealed type is "torch._tensor.Tensor"' in r.stdout
     r = _mypy(ss_stub_dir, SS_ALL_BAD, tmp_path)
     lines = _error_lines(r)
-    assert lines == {5, 6, 7, 8, 9}, r.stdout
+    assert lines == {7, 8, 9, 10, 11, 12}, r.stdout
     assert "streamstats.pyi" not in r.stdout  # the stub itself is clean
 
 
@@ -589,7 +594,9 @@ def test_docstrings_start_with_a_typed_signature():
     h = ss.Histogram
     assert h.__doc__.splitlines()[0] == "Histogram(bins: int, lo: float = 0.0, hi: float = 1.0)"
     assert str(inspect.signature(h)) == "(bins, lo=0.0, hi=1.0)"
-    assert h.counts.__doc__.splitlines()[0] == "counts(self) -> numpy.ndarray"
+    assert h.counts.__doc__.splitlines()[0] == (
+        "counts(self) -> numpy.ndarray[dtype=int64, shape=(*)]"
+    )
     assert h.from_counts.__doc__.startswith("from_counts(cls, counts: ")
     assert str(inspect.signature(h.add)) == "(self, x)"
     text = pydoc.render_doc(h, renderer=pydoc.plaintext)

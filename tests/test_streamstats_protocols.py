@@ -1,10 +1,10 @@
 """The Python protocols of examples/streamstats' Histogram (docs/classes.md): iter(h), a
 lazy iterator over a Go iter.Seq; memoryview(h), a read-only zero-copy view of the counts
 (ClassDef.Buffer) that keeps h alive; pickling (ClassDef.Pickle: pickle, copy, a spawned
-multiprocessing worker); and the mechanics under it on tests/goext3 (an
-iter.Seq2's pairs, a Go panic in a sequence, an abandoned iterator ending its sequence,
-two threads pulling one iterator, an iterator alive at exit), each crash-prone case in
-a child interpreter."""
+multiprocessing worker, Dask's and Ray's worker processes); and the mechanics under it on
+tests/goext3 (an iter.Seq2's pairs, a Go panic in a sequence, an abandoned iterator ending
+its sequence, two threads pulling one iterator, an iterator alive at exit), each
+crash-prone case in a child interpreter."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 import pytest
-from conftest import run_python
+from conftest import run_python, run_script, why_unpinned
 from goext_build import folder, load
 
 
@@ -310,6 +310,84 @@ def test_histograms_travel_to_a_spawned_worker_and_back(ss):
     r = run_python(code, timeout=180, env_extra={"PYTHONPATH": folder("streamstats")})
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[1, 2, 0, 1] [1, 2, 0, 1] 4 sent sent"
+
+
+# A worker fills the Histogram it was sent and sends it back; the sender's is unchanged.
+ENGINE_WORK = """
+import os
+import numpy as np
+import streamstats
+
+def fill(h, xs):
+    h.add(np.asarray(xs))
+    return h, os.getpid()
+
+def combine(a, b):
+    return streamstats.merged(a, b)
+
+def sent():
+    h = streamstats.Histogram(4)
+    h.name = "sent"
+    h.add(np.array([0.1, 0.3]))
+    return h
+
+def report(h, back, both, pid):
+    assert pid != os.getpid()  # computed in a worker process
+    print(back.counts().tolist(), back.count, back.name, h.counts().tolist(),
+          both.counts().tolist(), type(both).__name__)
+"""
+ENGINE_REPORT = "[1, 2, 0, 1] 4 sent [1, 1, 0, 0] [2, 3, 0, 1] Histogram"
+
+DASK_HISTOGRAMS = (
+    ENGINE_WORK
+    + """
+from dask.distributed import Client, LocalCluster
+
+if __name__ == "__main__":
+    h = sent()
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        back, pid = client.submit(fill, h, [0.35, 0.9]).result()
+        both = client.submit(combine, h, back).result()
+    report(h, back, both, pid)
+"""
+)
+
+RAY_HISTOGRAMS = (
+    ENGINE_WORK
+    + """
+import ray
+
+if __name__ == "__main__":
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a local test cluster: no token
+    ray.init(num_cpus=1, object_store_memory=96 << 20, include_dashboard=False,
+             log_to_driver=False, configure_logging=False)
+    try:
+        h = sent()
+        back, pid = ray.get(ray.remote(fill).remote(ray.put(h), [0.35, 0.9]))
+        both = ray.get(ray.remote(combine).remote(h, back))
+    finally:
+        ray.shutdown()
+    report(h, back, both, pid)
+"""
+)
+
+
+def test_histograms_travel_through_dask_worker_processes(ss, tmp_path, monkeypatch):
+    """A Dask LocalCluster's worker process (importing streamstats) takes Histograms as
+    task arguments and returns them: pickled both ways by ClassDef.Pickle."""
+    monkeypatch.setenv("PYTHONPATH", folder("streamstats"))
+    out = run_script(tmp_path, "dask_histograms", DASK_HISTOGRAMS, timeout=180)
+    assert out.strip().splitlines()[-1] == ENGINE_REPORT
+
+
+@pytest.mark.skipif(why_unpinned("ray") is not None, reason=str(why_unpinned("ray")))
+def test_histograms_travel_through_ray_tasks_and_its_object_store(ss, tmp_path, monkeypatch):
+    """Ray's tasks (worker processes) take a Histogram from the object store (ray.put)
+    and as a plain argument, and return them."""
+    monkeypatch.setenv("PYTHONPATH", folder("streamstats"))
+    out = run_script(tmp_path, "ray_histograms", RAY_HISTOGRAMS, timeout=180)
+    assert out.strip().splitlines()[-1] == ENGINE_REPORT
 
 
 # --------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ import (
 
 	"github.com/godlpack/godlpack"
 	"github.com/godlpack/godlpack/dlpack"
-	"github.com/godlpack/godlpack/dlpack/tensor"
 	"github.com/godlpack/godlpack/dlpack/vec"
 )
 
@@ -107,11 +106,13 @@ func countLine[T float32 | float64](h *Histogram, line []T, local []int64) (outs
 	return outside
 }
 
-// Counts returns a copy of the counts (a numpy.ndarray: ResultIn(NumPy)).
-func (h *Histogram) Counts() (*tensor.Tensor, error) {
+// Counts returns a copy of the counts: with ResultIn(NumPy), a numpy.ndarray of
+// int64 viewing the copy (a []E result in a framework is a 1-D array of E, and
+// the stub types it so).
+func (h *Histogram) Counts() []int64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return tensor.FromSlice(append([]int64(nil), h.counts...), int64(h.bins))
+	return slices.Clone(h.counts)
 }
 
 // CountsMemory is the counts' own memory, which memoryview(h) and

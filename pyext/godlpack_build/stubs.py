@@ -179,11 +179,14 @@ _FRAMEWORK_ARRAYS = {
 }
 
 
-def _in_framework(result: str, fw: str) -> str:
-    """result with godlpack.Array (the stub's Array) made fw's array type."""
+def _in_framework(result: str, fw: str, dtype: str = "") -> str:
+    """result with godlpack.Array (the stub's Array) made fw's array type: a NumPy
+    array of dtype where the result's dtype is known (a Go []E result: "result_dtype"),
+    the only framework whose static array type carries one."""
     if fw not in _FRAMEWORK_ARRAYS:  # "godlpack": Array as it is
         return result
-    return re.sub(r"(?<![\w.])Array\b", _FRAMEWORK_ARRAYS[fw], result)
+    array = (fw == "numpy" and _ndarray([dtype] if dtype else [])) or _FRAMEWORK_ARRAYS[fw]
+    return re.sub(r"(?<![\w.])Array\b", array, result)
 
 
 def _by_framework(f: dict[str, Any]) -> list[dict[str, Any]]:
@@ -205,7 +208,7 @@ def _by_framework(f: dict[str, Any]) -> list[dict[str, Any]]:
             else p
             for p in f["params"]
         ]
-        result = _in_framework(f["result"] or "Any", fw)
+        result = _in_framework(f["result"] or "Any", fw, f.get("result_dtype", ""))
         out.append({**base, "params": params, "result": result, "overlaps": True})
     return [*out, {**base, "overlaps": True}]
 
@@ -237,7 +240,10 @@ def _function(
             _function(a, indent, method=method, decorator="@overload", owner=owner)
             for a in _by_framework(f)
         )
-    params, result = _params(f), _in_framework(f["result"] or "Any", f.get("result_in", ""))
+    params, result = (
+        _params(f),
+        _in_framework(f["result"] or "Any", f.get("result_in", ""), f.get("result_dtype", "")),
+    )
     name = f["name"]
     if method and name == "__eq__":  # object.__eq__'s signature: anything else is NotImplemented
         params, result = ["other: object"], "bool"
