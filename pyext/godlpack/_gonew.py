@@ -12,6 +12,7 @@ from pathlib import Path
 
 from godlpack_build.errors import BuildError
 from godlpack_build.golibrary import GO_MODULE_PATH, godlpack_version
+from godlpack_build.project import new_pyproject
 
 # The Go module path of a new project NAME when --module does not set one.
 DEFAULT_MODULE_PATH = "example.com/{name}"
@@ -23,22 +24,6 @@ go 1.26
 require {godlpack} v{version}
 """
 
-_PYPROJECT = """# pip builds this folder (go.mod, the Go files of one main package) into the
-# extension module {name} through godlpack's build backend: `pip install .`
-[build-system]
-requires = ["godlpack=={version}"]
-build-backend = "godlpack.build"
-
-[project]
-name = "{name}"
-version = "0.1.0"
-description = "A Python extension module written in Go with godlpack"
-requires-python = ">=3.11"
-dependencies = ["godlpack=={version}"]
-
-[tool.godlpack]
-module = "{name}" # the name godlpack.Module gives it in main.go
-"""
 
 _MAIN_GO = """// Command {name} is a Python extension module written in Go with godlpack: pip
 // builds it (pyproject.toml) into the module {name}, with a function (add) and a
@@ -190,7 +175,6 @@ def new_project(folder: Path, module_path: str | None = None) -> list[str]:
     }
     files = {
         "go.mod": _GO_MOD,
-        "pyproject.toml": _PYPROJECT,
         "main.go": _MAIN_GO,
         "main_test.go": _MAIN_TEST_GO,
         f"tests/test_{name}.py": _TEST_PY,
@@ -198,6 +182,12 @@ def new_project(folder: Path, module_path: str | None = None) -> list[str]:
         ".gitignore": _GITIGNORE,
     }
     texts = {rel: template.format(**fields) for rel, template in files.items()}
+    texts["pyproject.toml"] = new_pyproject(
+        name,
+        "A Python extension module written in Go with godlpack",
+        f"# pip builds this folder (go.mod, the Go files of one main package) into the\n"
+        f"# extension module {name} through godlpack's build backend: `pip install .`\n",
+    )
     for rel, text in texts.items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)

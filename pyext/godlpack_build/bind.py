@@ -23,6 +23,7 @@ from pathlib import Path
 from .errors import BuildError
 from .extension import _goproxy, _modfile, want_go
 from .golibrary import GO_MODULE_PATH, go_library, godlpack_version
+from .project import new_pyproject
 from .toolchain import require_go
 
 # The generator's package in the godlpack Go module.
@@ -140,22 +141,13 @@ def write_project(
             (Path(tmp) / "go.sum").read_text(encoding="utf-8"), encoding="utf-8"
         )
     (out / "pyproject.toml").write_text(
-        f"""# Written by {command or "python -m godlpack bind"}: pip builds this folder into
-# the module {name}, the Go packages {", ".join(import_paths)} bound by {name}_gen.go.
-[build-system]
-requires = ["godlpack=={godlpack_version()}"]
-build-backend = "godlpack.build"
-
-[project]
-name = "{name}"
-version = "0.1.0"
-description = "{", ".join(import_paths)}, bound with godlpack"
-requires-python = ">=3.11"
-dependencies = ["godlpack=={godlpack_version()}"]
-
-[tool.godlpack]
-module = "{name}"
-""",
+        new_pyproject(
+            name,
+            f"{', '.join(import_paths)}, bound with godlpack",
+            f"# Written by {command or 'python -m godlpack bind'}: pip builds this folder into\n"
+            f"# the module {name}, the Go packages {', '.join(import_paths)} bound by "
+            f"{name}_gen.go.\n",
+        ),
         encoding="utf-8",
     )
     return generate(

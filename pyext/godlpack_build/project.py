@@ -29,6 +29,27 @@ SDIST_SKIP_DIRS = {"build", "dist", "__pycache__"}
 SDIST_SKIP_FILES = {"go.work", "go.work.sum"}
 
 
+def new_pyproject(name: str, description: str, header: str) -> str:
+    """The pyproject.toml of a project that godlpack writes (python -m godlpack init,
+    python -m godlpack bind): header's comment lines, then a build through godlpack's
+    backend of the godlpack this is, into the extension module name."""
+    version = godlpack_version()
+    return f"""{header}[build-system]
+requires = ["{GODLPACK}=={version}"]
+build-backend = "godlpack.build"
+
+[project]
+name = "{name}"
+version = "0.1.0"
+description = "{description}"
+requires-python = ">=3.11"
+dependencies = ["{GODLPACK}=={version}"]
+
+[tool.godlpack]
+module = "{name}" # the name godlpack.Module gives it
+"""
+
+
 def _load_toml(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as f:
