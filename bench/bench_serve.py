@@ -1,16 +1,25 @@
 """Requests per second of examples/serve (Go net/http, the model in embedded CPython)
-against a Python server doing the same: the standard library's ThreadingHTTPServer,
-requests batched by one thread (up to --batch rows, waiting at most --wait ms for
-more), one model call per batch, the same model.py.
+against Python servers doing the same, at 1, 8 and 64 keep-alive clients:
 
-    python bench/bench_serve.py [--seconds 10] [--clients 64] [--batch 64] [--wait 2]
+  ThreadingHTTPServer   the standard library's, a thread per connection, Nagle's
+                        algorithm off (disable_nagle_algorithm, as a server of small
+                        keep-alive responses sets it; Go's net/http sets TCP_NODELAY)
+  uvicorn + Starlette   an ASGI app as its users deploy one: uvicorn with uvloop and
+                        httptools (uvicorn[standard]), one worker process (the Go server
+                        is one process too), the model called off the event loop
 
-Both servers run on loopback in turn, loaded by the same client: --clients threads in
-two processes, each with a keep-alive connection (HTTP/1.1 on both servers), posting
-{"x": [16 numbers]} for --seconds. Needs the Go toolchain (the server is built after
-`eval "$(python -m godlpack go-env --embed)"`) and torch. Prints both rates and their
-ratio; on a shared 2-core machine the client takes a core of its own share, so read
-the ratio rather than the rates.
+Each batches requests in one place (up to --batch rows, waiting at most --wait ms for
+more) and makes one model call per batch, the same model.py.
+
+    python bench/bench_serve.py [--seconds 10] [--clients 1,8,64] [--batch 64] [--wait 2]
+
+The servers run on loopback in turn, loaded by the same client: --clients threads in
+two processes (one for a single client), each with a keep-alive connection (HTTP/1.1),
+posting {"x": [16 numbers]} for --seconds. Needs the Go toolchain (the server is built
+after `eval "$(python -m godlpack go-env --embed)"`), torch, and the uvicorn baseline's
+pins: `pip install -r bench/requirements-serve.txt`. Prints the rates and the ratios
+Go / each; on a shared 2-core machine the client takes a core of its own share, so read
+the ratios rather than the rates.
 """
 
 from __future__ import annotations
@@ -100,6 +109,83 @@ def python_server(port: int, batch: int, wait: float) -> None:
     Server(("127.0.0.1", port), Handler).serve_forever()
 
 
+def asgi_server(port: int, batch: int, wait: float) -> None:
+    """The same model and batching as an ASGI app under uvicorn (uvloop, httptools): the
+    requests of a batch wait on futures, and the batch runs in a worker thread (torch
+    releases the GIL while it computes), so the event loop goes on parsing requests."""
+    import asyncio
+    import contextlib
+    from collections.abc import AsyncIterator
+
+    import torch
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    spec = importlib.util.spec_from_file_location("model", MODEL_PY)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    net = mod.model()
+    pending: asyncio.Queue[tuple[list[float], asyncio.Future[list[float]]]] | None = None
+
+    def run_model(rows: list[list[float]]) -> list[list[float]]:
+        with torch.no_grad():
+            return net(torch.tensor(rows, dtype=torch.float32)).tolist()
+
+    async def batcher() -> None:
+        assert pending is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            reqs = [await pending.get()]
+            deadline = loop.time() + wait
+            while len(reqs) < batch:
+                left = deadline - loop.time()
+                if left <= 0:
+                    break
+                try:
+                    reqs.append(await asyncio.wait_for(pending.get(), left))
+                except TimeoutError:
+                    break
+            y = await asyncio.to_thread(run_model, [r[0] for r in reqs])
+            for (_, fut), row in zip(reqs, y, strict=True):
+                fut.set_result(row)
+
+    async def predict(request: Request) -> JSONResponse:
+        assert pending is not None
+        try:
+            x = (await request.json())["x"]
+            if len(x) != 16:
+                raise ValueError(f"x has {len(x)} numbers, the model takes 16")
+            fut: asyncio.Future[list[float]] = asyncio.get_running_loop().create_future()
+            await pending.put(([float(v) for v in x], fut))
+            return JSONResponse({"y": await fut})
+        except (ValueError, KeyError, TypeError) as e:
+            return JSONResponse({"error": str(e)}, status_code=400)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        nonlocal pending
+        pending = asyncio.Queue()
+        task = asyncio.create_task(batcher())
+        yield
+        task.cancel()
+
+    app = Starlette(routes=[Route("/predict", predict, methods=["POST"])], lifespan=lifespan)
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=port,
+        loop="uvloop",
+        http="httptools",
+        log_level="warning",
+        access_log=False,
+        backlog=1024,
+    )
+
+
 def client_proc(port: int, threads: int, seconds: float, out: multiprocessing.Queue) -> None:
     stop = time.monotonic() + seconds
     counts = [0] * threads
@@ -128,9 +214,9 @@ def client_proc(port: int, threads: int, seconds: float, out: multiprocessing.Qu
 
 def load(port: int, clients: int, seconds: float) -> float:
     out: multiprocessing.Queue = multiprocessing.Queue()
+    split = [clients // 2, clients - clients // 2] if clients > 1 else [1]
     procs = [
-        multiprocessing.Process(target=client_proc, args=(port, clients // 2, seconds, out))
-        for _ in range(2)
+        multiprocessing.Process(target=client_proc, args=(port, n, seconds, out)) for n in split
     ]
     t0 = time.monotonic()
     for p in procs:
@@ -160,13 +246,40 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def rates(port: int, clients: list[int], seconds: float) -> dict[int, float]:
+    """The server's requests per second at each number of clients, after a warm-up."""
+    load(port, max(clients), 1)
+    return {n: load(port, n, seconds) for n in clients}
+
+
+def python_rates(target, args: argparse.Namespace, clients: list[int]) -> dict[int, float]:  # type: ignore[no-untyped-def]
+    port = free_port()
+    proc = multiprocessing.Process(
+        target=target, args=(port, args.batch, args.wait / 1000), daemon=True
+    )
+    proc.start()
+    try:
+        wait_port(port, proc)
+        return rates(port, clients, args.seconds)
+    finally:
+        proc.terminate()
+        proc.join()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--clients", type=int, default=64)
+    ap.add_argument("--clients", default="1,8,64", help="comma-separated client counts")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--wait", type=float, default=2, help="milliseconds")
     args = ap.parse_args()
+    clients = [int(n) for n in args.clients.split(",")]
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+        import uvloop  # noqa: F401
+    except ImportError as e:
+        sys.exit(f"{e}: the uvicorn baseline needs pip install -r bench/requirements-serve.txt")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (os.path.join(REPO, "pyext"), env.get("PYTHONPATH")) if p
@@ -198,26 +311,18 @@ def main() -> None:
         )
         try:
             wait_port(port, go)
-            load(port, args.clients, 1)  # warm-up
-            go_rate = load(port, args.clients, args.seconds)
+            go_rates = rates(port, clients, args.seconds)
         finally:
             go.terminate()
             go.wait()
-    port = free_port()
-    py = multiprocessing.Process(
-        target=python_server, args=(port, args.batch, args.wait / 1000), daemon=True
-    )
-    py.start()
-    try:
-        wait_port(port, py)
-        load(port, args.clients, 1)
-        py_rate = load(port, args.clients, args.seconds)
-    finally:
-        py.terminate()
-        py.join()
-    print(f"examples/serve (Go net/http, embedded CPython): {go_rate:8.0f} requests/s")
-    print(f"ThreadingHTTPServer (Python, same batching):      {py_rate:8.0f} requests/s")
-    print(f"ratio Go / Python: {go_rate / py_rate:.2f}x")
+    threading_rates = python_rates(python_server, args, clients)
+    asgi_rates = python_rates(asgi_server, args, clients)
+    print(f"requests/s, {args.seconds:g} s each, batch {args.batch}, wait {args.wait:g} ms")
+    head = ("clients", "Go serve", "Threading", "uvicorn", "Go/Thr", "Go/uvi")
+    print("{:>7} {:>9} {:>10} {:>9} {:>7} {:>7}".format(*head))
+    for n in clients:
+        g, t, u = go_rates[n], threading_rates[n], asgi_rates[n]
+        print(f"{n:>7} {g:>9.0f} {t:>10.0f} {u:>9.0f} {g / t:>6.2f}x {g / u:>6.2f}x")
 
 
 if __name__ == "__main__":
