@@ -186,6 +186,52 @@ static inline int gd_has_attr_string(PyObject *o, const char *name) {
 }
 static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
 static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
+/* A callback's call from Go in one crossing (ext_callback.go, callback.call): f(args...)
+ * by vectorcall, each argument an int (kind GD_CB_INT), a float (GD_CB_FLOAT) or an
+ * object Go converted (GD_CB_OBJ: a reference the call takes over, converted or not).
+ * f is held for the call (a Close racing it from another thread waits for the GIL,
+ * but f's own code may drop the last other reference). Returns -1 with the exception
+ * set; 0 with the result's value in *d when want_float and the result is exactly a
+ * float (float subclasses and ints are Go's to convert, with fromPython's rules); else
+ * 1 with the result in *res (a new reference), or 0 when res is NULL (no result wanted). */
+enum { GD_CB_OBJ, GD_CB_INT, GD_CB_FLOAT, GD_CB_MAX_ARGS = 4 };
+typedef struct {
+    int kind;
+    long long i;
+    double d;
+    PyObject *o;
+} gd_cb_arg;
+static inline int gd_cb_call(PyObject *f, gd_cb_arg *args, int n, int want_float, double *d,
+                             PyObject **res) {
+    PyObject *stack[1 + GD_CB_MAX_ARGS];
+    int i, failed = 0;
+    for (i = 0; i < n; i++) {
+        PyObject *o = args[i].o;
+        if (args[i].kind == GD_CB_INT) o = PyLong_FromLongLong(args[i].i);
+        else if (args[i].kind == GD_CB_FLOAT) o = PyFloat_FromDouble(args[i].d);
+        failed |= o == NULL;
+        stack[1 + i] = o;
+    }
+    PyObject *r = NULL;
+    if (!failed) {
+        Py_INCREF(f);
+        r = PyObject_Vectorcall(f, stack + 1, (size_t)n | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(f);
+    }
+    for (i = 0; i < n; i++) Py_XDECREF(stack[1 + i]);
+    if (r == NULL) return -1;
+    if (want_float && PyFloat_CheckExact(r)) {
+        *d = PyFloat_AS_DOUBLE(r);
+        Py_DECREF(r);
+        return 0;
+    }
+    if (res == NULL) {
+        Py_DECREF(r);
+        return 0;
+    }
+    *res = r;
+    return 1;
+}
 /* The capsule names of the protocol, defined once (internal/cpython/capsule.c) for
  * both sides and every package:
  * exports are named with these very pointers, so the import's fast path matches
