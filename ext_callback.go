@@ -12,6 +12,7 @@ import (
 	"reflect"
 
 	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/internal/cpython"
 )
 
 // callbackArg makes a Go func of p's type calling the Python callable a.obj, an
@@ -92,22 +93,103 @@ var typedCallbacks = map[reflect.Type]func(*callback) any{
 
 func typed1[A, R any](c *callback) func(A) (R, error) {
 	return func(a A) (R, error) {
-		var r R
-		err := c.call(&r, a)
-		return r, err
+		var fr C.gd_cb_frame
+		var objs [C.GD_CB_MAX_ARGS]any
+		setArg(&fr, &objs, 0, a)
+		return callTyped[R](c, &fr, &objs)
 	}
 }
 
 func typed1E[A any](c *callback) func(A) error {
-	return func(a A) error { return c.call(nil, a) }
+	return func(a A) error {
+		var fr C.gd_cb_frame
+		var objs [C.GD_CB_MAX_ARGS]any
+		setArg(&fr, &objs, 0, a)
+		_, err := callTyped[noResult](c, &fr, &objs)
+		return err
+	}
 }
 
 func typed2[A, B, R any](c *callback) func(A, B) (R, error) {
 	return func(a A, b B) (R, error) {
-		var r R
-		err := c.call(&r, a, b)
-		return r, err
+		var fr C.gd_cb_frame
+		var objs [C.GD_CB_MAX_ARGS]any
+		setArg(&fr, &objs, 0, a)
+		setArg(&fr, &objs, 1, b)
+		return callTyped[R](c, &fr, &objs)
 	}
+}
+
+// noResult is the R of a callback returning only an error.
+type noResult struct{}
+
+// setArg makes a the frame's argument i: int, int64 and float64 cross to C as they
+// are, the others (plain values) are in objs[i] for toPython.
+func setArg[A any](fr *C.gd_cb_frame, objs *[C.GD_CB_MAX_ARGS]any, i int, a A) {
+	fr.n = C.int(i + 1)
+	switch v := any(a).(type) {
+	case int64:
+		fr.args[i].kind, fr.args[i].i = C.GD_CB_INT, C.longlong(v)
+	case int:
+		fr.args[i].kind, fr.args[i].i = C.GD_CB_INT, C.longlong(v)
+	case float64:
+		fr.args[i].kind, fr.args[i].d = C.GD_CB_FLOAT, C.double(v)
+	default: // a conversion of its own: the switch's stays on the stack
+		fr.args[i].kind, objs[i] = C.GD_CB_OBJ, any(a)
+	}
+}
+
+// callTyped calls with the frame's arguments and returns the result as an R, with
+// no allocation when no argument needs toPython and the result is read in C.
+func callTyped[R any](c *callback, fr *C.gd_cb_frame, objs *[C.GD_CB_MAX_ARGS]any) (R, error) {
+	var want *R
+	fr.want = wantOf(want)
+	rc := C.int(C.GD_CB_SLOW)
+	if !hasObjs(fr) {
+		rc = c.invoke(fr)
+		if rc == 0 {
+			var r R
+			storeResult(fr, &r)
+			return r, nil
+		}
+	}
+	var r R // a variable of its own: the one above stays on the stack
+	err := c.slow(*fr, *objs, rc, &r)
+	return r, err
+}
+
+// wantOf is what gd_cb_call reads of a result stored through result's type.
+func wantOf(result any) C.int {
+	switch result.(type) {
+	case nil, *noResult:
+		return C.GD_CB_NONE
+	case *float64:
+		return C.GD_CB_FLOAT
+	case *int64, *int:
+		return C.GD_CB_INT
+	}
+	return C.GD_CB_OBJ
+}
+
+// storeResult stores the value gd_cb_call read (gd_cb_call returned 0) in result.
+func storeResult(fr *C.gd_cb_frame, result any) {
+	switch r := result.(type) {
+	case *float64:
+		*r = float64(fr.d)
+	case *int64:
+		*r = int64(fr.i)
+	case *int:
+		*r = int(fr.i)
+	}
+}
+
+func hasObjs(fr *C.gd_cb_frame) bool {
+	for i := range int(fr.n) {
+		if fr.args[i].kind == C.GD_CB_OBJ {
+			return true
+		}
+	}
+	return false
 }
 
 // reflective is the Go func of type t for the func types typedCallbacks does not
@@ -144,60 +226,109 @@ func (c *callback) reflective(t reflect.Type) reflect.Value {
 	})
 }
 
-// call calls the callable with args (plain values: int, int64 and float64 cross to
-// C as they are, the others as toPython converts them) under one GIL entry, and
-// stores its result in *result (a pointer to the func's first result; nil: none
-// wanted) with fromPython's rules. A float result of a *float64 is read in C.
+// call calls the callable with args (plain values, at most GD_CB_MAX_ARGS) and
+// stores its result through result (a pointer to the func's first result; nil:
+// none wanted) with fromPython's rules: typed1's call, with interfaces.
 func (c *callback) call(result any, args ...any) error {
-	cargs := make([]C.gd_cb_arg, len(args)+1) // one more: &cargs[0] with no arguments
+	if len(args) > C.GD_CB_MAX_ARGS {
+		return c.callTuple(result, args)
+	}
+	var fr C.gd_cb_frame
+	var objs [C.GD_CB_MAX_ARGS]any
 	for i, a := range args {
-		switch a := a.(type) {
-		case int64:
-			cargs[i].kind, cargs[i].i = C.GD_CB_INT, C.longlong(a)
-		case int:
-			cargs[i].kind, cargs[i].i = C.GD_CB_INT, C.longlong(a)
-		case float64:
-			cargs[i].kind, cargs[i].d = C.GD_CB_FLOAT, C.double(a)
-		default:
-			cargs[i].kind = C.GD_CB_OBJ
+		setArg(&fr, &objs, i, a)
+	}
+	fr.want = wantOf(result)
+	rc := C.int(C.GD_CB_SLOW)
+	if !hasObjs(&fr) {
+		if rc = c.invoke(&fr); rc == 0 {
+			storeResult(&fr, result)
+			return nil
 		}
 	}
-	f, wantFloat := result.(*float64)
+	return c.slow(fr, objs, rc, result)
+}
+
+// invoke is the common case in one crossing (gd_cb_fast): the callback called on
+// its call's own thread while the call runs (no Close or return can release the
+// callable meanwhile: only that thread does), no reference queued for release.
+// It returns gd_cb_fast's answer: GD_CB_SLOW with nothing done otherwise.
+func (c *callback) invoke(fr *C.gd_cb_frame) C.int {
+	l := c.fn.lease
+	if l == nil || fr.n > 2 || !l.scope.running.Load() || pendingDecrefs.n.Load() != 0 || !cpython.EnterCallChecked() {
+		return C.GD_CB_SLOW
+	}
+	defer cpython.ExitCall()
+	if p := c.fn.p.Load(); p != nil {
+		*fr = l.scope.callFast(p, fr)
+		return fr.rc
+	}
+	return C.GD_CB_SLOW
+}
+
+// slow finishes what invoke did not (rc, its answer): a call under withGILFor
+// (GD_CB_SLOW: arguments for toPython, another thread, a queued release), its
+// exception raised again (-1) or its result converted by fromPython (1).
+func (c *callback) slow(fr C.gd_cb_frame, objs [C.GD_CB_MAX_ARGS]any, rc C.int, result any) error {
+	return withGILFor(c.fn.lease, func() error {
+		switch rc {
+		case -1:
+			restoreFetched(&fr)
+			return errPySet
+		case 1:
+			return c.finish(rc, &fr, result)
+		}
+		p, err := c.fn.ref()
+		if err != nil {
+			return err
+		}
+		for i := range int(fr.n) {
+			if fr.args[i].kind != C.GD_CB_OBJ {
+				continue
+			}
+			if fr.args[i].o, err = toPython(objs[i]); err != nil {
+				for j := range i {
+					C.gd_xdecref(fr.args[j].o)
+				}
+				return argError(i, err)
+			}
+		}
+		return c.finish(C.gd_cb_call(p, &fr), &fr, result)
+	})
+}
+
+// finish stores the result of gd_cb_call (rc, fr) through result (GIL held): a
+// result for fromPython (rc 1) has its reference dropped.
+func (c *callback) finish(rc C.int, fr *C.gd_cb_frame, result any) error {
+	switch rc {
+	case -1:
+		return errPySet
+	case 1:
+		defer C.gd_decref(fr.res)
+		return c.convertResult(fr.res, reflect.ValueOf(result).Elem())
+	}
+	storeResult(fr, result)
+	return nil
+}
+
+// callTuple is call for more arguments than a gd_cb_frame holds: a tuple of them.
+func (c *callback) callTuple(result any, args []any) error {
 	return withGILFor(c.fn.lease, func() error {
 		p, err := c.fn.ref()
 		if err != nil {
 			return err
 		}
-		for i, a := range args {
-			if cargs[i].kind != C.GD_CB_OBJ {
-				continue
-			}
-			if cargs[i].o, err = toPython(a); err != nil {
-				for j := range i {
-					if cargs[j].kind == C.GD_CB_OBJ {
-						C.gd_decref(cargs[j].o)
-					}
-				}
-				return argError(i, err)
-			}
+		C.gd_incref(p)
+		defer C.gd_decref(p)
+		r, err := callObject(p, args)
+		if err != nil {
+			return err
 		}
-		var d C.double
-		var res *C.PyObject
-		resp := &res
+		defer C.gd_decref(r)
 		if result == nil {
-			resp = nil
-		}
-		switch C.gd_cb_call(p, &cargs[0], C.int(len(args)), C.int(bool2int(wantFloat)), &d, resp) {
-		case -1:
-			return errPySet
-		case 0:
-			if wantFloat {
-				*f = float64(d)
-			}
 			return nil
 		}
-		defer C.gd_decref(res)
-		return c.convertResult(res, reflect.ValueOf(result).Elem())
+		return c.convertResult(r, reflect.ValueOf(result).Elem())
 	})
 }
 
@@ -211,11 +342,4 @@ func (c *callback) convertResult(o *C.PyObject, r reflect.Value) error {
 		err = ee.kind.Errorf("%s(): the result of callback %s: %w", c.f.name, c.p.name, ee.err)
 	}
 	return err
-}
-
-func bool2int(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

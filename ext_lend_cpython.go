@@ -30,6 +30,36 @@ package godlpack
 // static uintptr_t gd_thread_self(void) { return (uintptr_t)pthread_self(); }
 // static int gd_thread_is(uintptr_t t) { return pthread_equal(pthread_self(), (pthread_t)t); }
 // static void gd_raise_recursion(const char *msg) { PyErr_SetString(PyExc_RecursionError, msg); }
+// int gd_gil_enter(void);
+// void gd_gil_leave(int state);
+// /* A callback's call in one crossing (ext_callback.go, callback.invoke), its
+//  * arguments (n, at most two, of GD_CB_INT or GD_CB_FLOAT) and its result passed by
+//  * value, so that no Go pointer crosses (none to check, none to escape to the heap):
+//  * on its call's own thread (caller), the interpreter running, the chain no deeper
+//  * than the limits, what withGILFor does (the GIL, this thread serving the chain at
+//  * hops) around gd_cb_call, with its answer in rc, an exception fetched into the
+//  * frame (Go raises it again with the GIL: gd_cb_restore). rc GD_CB_SLOW, with
+//  * nothing done, for the rest: withGILFor's own path, with its errors. */
+// static gd_cb_frame gd_cb_fast(uintptr_t caller, int32_t hops, int32_t max_hops, PyObject *f,
+//                               int n, int want, gd_cb_arg a0, gd_cb_arg a1) {
+//     gd_cb_frame fr = {.n = n, .want = want, .rc = GD_CB_SLOW};
+//     fr.args[0] = a0;
+//     fr.args[1] = a1;
+//     if (!pthread_equal(pthread_self(), (pthread_t)caller) || gd_interpreter_gone()) return fr;
+//     int state = gd_gil_enter();
+//     int limit = Py_GetRecursionLimit();
+//     if (hops > (limit < max_hops ? limit : max_hops)) {
+//         gd_gil_leave(state);
+//         return fr;
+//     }
+//     int32_t prev = gd_hops_swap(hops);
+//     fr.rc = gd_cb_call(f, &fr);
+//     gd_hops = prev;
+//     if (fr.rc == -1) PyErr_Fetch(&fr.exc_type, &fr.exc_value, &fr.exc_tb);
+//     gd_gil_leave(state);
+//     return fr;
+// }
+// static void gd_cb_restore(gd_cb_frame *fr) { PyErr_Restore(fr->exc_type, fr->exc_value, fr->exc_tb); }
 import "C"
 
 import (
@@ -86,6 +116,15 @@ func (l *argLease) admit() (*callScope, bool, error) {
 	}
 	return s, other, nil
 }
+
+// callFast is gd_cb_fast on s's thread and chain with fr's arguments (callback.invoke:
+// the C code needs this file's hops); the frame it returns holds the answer.
+func (s *callScope) callFast(p *C.PyObject, fr *C.gd_cb_frame) C.gd_cb_frame {
+	return C.gd_cb_fast(C.uintptr_t(s.caller), C.int32_t(s.hops), maxHops, p, fr.n, fr.want, fr.args[0], fr.args[1])
+}
+
+// restoreFetched sets again the exception gd_cb_fast fetched into fr (GIL held).
+func restoreFetched(fr *C.gd_cb_frame) { C.gd_cb_restore(fr) }
 
 // inChain runs f (GIL held) with this thread serving s's chain of calls, one hop
 // deeper when hop (a callback on another thread than its call's): the calls f
