@@ -260,7 +260,7 @@ func (c *callback) invoke(fr *C.gd_cb_frame) C.int {
 	}
 	defer cpython.ExitCall()
 	if p := c.fn.p.Load(); p != nil {
-		*fr = l.scope.callFast(p, fr)
+		l.scope.callFast(p, fr)
 		return fr.rc
 	}
 	return C.GD_CB_SLOW

@@ -32,32 +32,42 @@ package godlpack
 // static void gd_raise_recursion(const char *msg) { PyErr_SetString(PyExc_RecursionError, msg); }
 // int gd_gil_enter(void);
 // void gd_gil_leave(int state);
-// /* A callback's call in one crossing (ext_callback.go, callback.invoke), its
-//  * arguments (n, at most two, of GD_CB_INT or GD_CB_FLOAT) and its result passed by
-//  * value, so that no Go pointer crosses (none to check, none to escape to the heap):
-//  * on its call's own thread (caller), the interpreter running, the chain no deeper
-//  * than the limits, what withGILFor does (the GIL, this thread serving the chain at
-//  * hops) around gd_cb_call, with its answer in rc, an exception fetched into the
-//  * frame (Go raises it again with the GIL: gd_cb_restore). rc GD_CB_SLOW, with
-//  * nothing done, for the rest: withGILFor's own path, with its errors. */
-// static gd_cb_frame gd_cb_fast(uintptr_t caller, int32_t hops, int32_t max_hops, PyObject *f,
-//                               int n, int want, gd_cb_arg a0, gd_cb_arg a1) {
-//     gd_cb_frame fr = {.n = n, .want = want, .rc = GD_CB_SLOW};
-//     fr.args[0] = a0;
-//     fr.args[1] = a1;
-//     if (!pthread_equal(pthread_self(), (pthread_t)caller) || gd_interpreter_gone()) return fr;
+// /* A callback's call in one crossing (ext_callback.go, callback.invoke): f (a
+//  * uintptr_t, as caller) called with n (at most two) arguments of GD_CB_INT or
+//  * GD_CB_FLOAT kinds k0, k1, all passed by value and the answer returned by value,
+//  * so that no pointer crosses for cgo to check or to move to the heap. On its call's
+//  * own thread (caller), the interpreter running, the chain no deeper than the limits:
+//  * what withGILFor does (the GIL, this thread serving the chain at hops) around
+//  * gd_cb_call, with its answer in rc, an exception fetched (Go raises it again with
+//  * the GIL: gd_cb_restore). rc GD_CB_SLOW, nothing done, for the rest: withGILFor's
+//  * own path, with its errors. */
+// typedef struct {
+//     int rc;
+//     long long i;
+//     double d;
+//     PyObject *res, *exc_type, *exc_value, *exc_tb;
+// } gd_cb_out;
+// static gd_cb_out gd_cb_fast(uintptr_t caller, int32_t hops, int32_t max_hops, uintptr_t f,
+//                             int n, int want, int k0, long long i0, double d0, int k1,
+//                             long long i1, double d1) {
+//     gd_cb_out out = {.rc = GD_CB_SLOW};
+//     if (!pthread_equal(pthread_self(), (pthread_t)caller) || gd_interpreter_gone()) return out;
+//     gd_cb_frame fr = {.n = n, .want = want, .args = {{k0, i0, d0, NULL}, {k1, i1, d1, NULL}}};
 //     int state = gd_gil_enter();
 //     int limit = Py_GetRecursionLimit();
 //     if (hops > (limit < max_hops ? limit : max_hops)) {
 //         gd_gil_leave(state);
-//         return fr;
+//         return out;
 //     }
 //     int32_t prev = gd_hops_swap(hops);
-//     fr.rc = gd_cb_call(f, &fr);
+//     out.rc = gd_cb_call((PyObject *)f, &fr);
 //     gd_hops = prev;
-//     if (fr.rc == -1) PyErr_Fetch(&fr.exc_type, &fr.exc_value, &fr.exc_tb);
+//     if (out.rc == -1) PyErr_Fetch(&out.exc_type, &out.exc_value, &out.exc_tb);
 //     gd_gil_leave(state);
-//     return fr;
+//     out.i = fr.i;
+//     out.d = fr.d;
+//     out.res = fr.res;
+//     return out;
 // }
 // static void gd_cb_restore(gd_cb_frame *fr) { PyErr_Restore(fr->exc_type, fr->exc_value, fr->exc_tb); }
 import "C"
@@ -117,10 +127,15 @@ func (l *argLease) admit() (*callScope, bool, error) {
 	return s, other, nil
 }
 
-// callFast is gd_cb_fast on s's thread and chain with fr's arguments (callback.invoke:
-// the C code needs this file's hops); the frame it returns holds the answer.
-func (s *callScope) callFast(p *C.PyObject, fr *C.gd_cb_frame) C.gd_cb_frame {
-	return C.gd_cb_fast(C.uintptr_t(s.caller), C.int32_t(s.hops), maxHops, p, fr.n, fr.want, fr.args[0], fr.args[1])
+// callFast is gd_cb_fast on s's thread and chain with fr's arguments (at most two,
+// scalars; callback.invoke: the C code needs this file's hops), its answer stored
+// in fr.
+func (s *callScope) callFast(p *C.PyObject, fr *C.gd_cb_frame) {
+	a, b := &fr.args[0], &fr.args[1]
+	o := C.gd_cb_fast(C.uintptr_t(s.caller), C.int32_t(s.hops), maxHops, C.uintptr_t(uintptr(unsafe.Pointer(p))),
+		fr.n, fr.want, a.kind, a.i, a.d, b.kind, b.i, b.d)
+	fr.rc, fr.i, fr.d, fr.res = o.rc, o.i, o.d, o.res
+	fr.exc_type, fr.exc_value, fr.exc_tb = o.exc_type, o.exc_value, o.exc_tb
 }
 
 // restoreFetched sets again the exception gd_cb_fast fetched into fr (GIL held).

@@ -205,7 +205,7 @@ typedef struct {
 } gd_cb_arg;
 typedef struct {
     gd_cb_arg args[GD_CB_MAX_ARGS];
-    int n, want, rc; /* rc: gd_cb_fast's answer */
+    int n, want, rc; /* rc: gd_cb_fast's answer (ext_lend_cpython.go) */
     long long i;
     double d;
     PyObject *res;
