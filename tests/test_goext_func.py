@@ -749,13 +749,17 @@ def test_typed_callbacks_convert_and_raise_as_reflective_ones(m):
 
     assert m.float_of_int(lambda i: 7, 0) == 7.0
     assert m.float_of_int(lambda i: F(1.5), 0) == 1.5
-    with pytest.raises(TypeError, match=r"^float_of_int\(\): the result of callback fn: expected float, got str$"):
+    with pytest.raises(
+        TypeError, match=r"^float_of_int\(\): the result of callback fn: expected float, got str$"
+    ):
         m.float_of_int(lambda i: "x", 0)
     with pytest.raises(OverflowError, match=r"^float_of_int\(\): the result of callback fn: "):
         m.float_of_int(lambda i: 10**400, 0)
     with pytest.raises(TypeError, match=r"^int_of_int\(\): the result of callback fn: "):
         m.int_of_int(lambda i: 1.5, 0)
-    with pytest.raises(TypeError, match=r"^str_of_str\(\): the result of callback fn: expected str, got int$"):
+    with pytest.raises(
+        TypeError, match=r"^str_of_str\(\): the result of callback fn: expected str, got int$"
+    ):
         m.str_of_str(lambda s: 3, "x")
     boom = KeyError("k")
 
