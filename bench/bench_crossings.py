@@ -7,6 +7,8 @@ crossing floor F measured in the same run (docs/performance.md, "Crossings").
                             Rust do not pay)
   callback int -> float     call_n(f, 1000): Go calls the Python f(i) (an int argument,
                             a float result) 1000 times; per callback (goal pyo3 + 1F)
+  callback, GIL held        the same, call_n declared HoldGIL: the GIL is not given back
+                            and taken again around each callback (the twins never do)
   apply_rows 1000 rows      streamstats.apply_rows(x, fn), x 1000x4 float64, each row a
                             new 1-D array (godlpack.Array; NumPy for nanobind's twin)
                             (goal <= 1.0x nanobind)
@@ -294,6 +296,7 @@ func init() {
 	godlpack.Module("crossext", "bench_crossings.py's Go side.", opts,
 		godlpack.Func0("nothing", func() (godlpack.None, error) { return godlpack.None{}, nil }),
 		godlpack.Func("call_n", callN, "fn", "n"),
+		godlpack.Func("call_n_held", callN, "fn", "n").HoldGIL(),
 		godlpack.Func1("touch", touch, "x"),
 	)
 }
@@ -363,6 +366,8 @@ ROWS = [
     ("nothing()", "go.nothing()", "nb.nothing()", "py.nothing()", 0, 1),
     ("callback int -> float", f"go.call_n(f, {CALLS})", f"nb.call_n(f, {CALLS})",
      f"py.call_n(f, {CALLS})", 1, CALLS),
+    ("callback, GIL held", f"go.call_n_held(f, {CALLS})", f"nb.call_n(f, {CALLS})",
+     f"py.call_n(f, {CALLS})", 1, CALLS),
     ("apply_rows 1000 rows", "ss.apply_rows(rows, g)", "nb.apply_rows(rows, g)", None, None, 1),
     ("h.counts() -> ndarray", "hg.counts()", "hn.counts()", None, 1, 1),
     ("Histogram(10)", "ss.Histogram(10)", "nb.Histogram(10)", "py.Histogram(10)", 2, 1),
@@ -402,13 +407,19 @@ def main() -> None:
         results = [repr(eval(s, env)) for s in stmts if s is not None]
         if name.startswith(("callback", "repr", "h.bins", "h.lo")):
             assert len(set(results)) == 1, (name, results)
-    stmts = {}
-    for name, gs, ns, ps, _, _ in ROWS:
-        stmts["go " + name], stmts["nb " + name] = gs, ns
-        if ps is not None:
-            stmts["py " + name] = ps
+    # the loops (call_n, apply_rows: CALLS crossings a statement) in fewer statements
+    # a timing, so that every timing takes about as long
     number, repeat = (300, 3) if args.quick else (3000, 15)
-    best = ns_per_call(stmts, env, number, repeat, time.thread_time)
+    best: dict[str, float] = {}
+    for loops in (False, True):
+        stmts = {}
+        for name, gs, ns, ps, _, _ in ROWS:
+            if name.startswith(("callback", "apply_rows")) == loops:
+                stmts["go " + name], stmts["nb " + name] = gs, ns
+                if ps is not None:
+                    stmts["py " + name] = ps
+        n = max(1, number // CALLS) if loops else number
+        best.update(ns_per_call(stmts, env, n, repeat, time.thread_time))
     floor = best["go nothing()"] - min(best["nb nothing()"], best["py nothing()"])
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     print(f"ns per call (best of {repeat}, in turns, thread CPU time; load average {load});"
@@ -420,7 +431,7 @@ def main() -> None:
         p = best["py " + name] / per if ps is not None else float("nan")
         x = n if ps is None else min(n, p)
         if name.startswith("callback"):
-            x = p  # the issue's goal for a callback: pyo3's time + 1F
+            x = p  # the goal of a callback: pyo3's time + 1F
         if k == 0:
             print(f"{name:<24}{g:>10.0f}{n:>10.0f}{p:>8.0f}{g / x:>7.2f}x{'':>8}   the floor: "
                   f"F = {floor:.0f} ns")  # fmt: skip
