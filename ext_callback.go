@@ -10,17 +10,22 @@ import "C"
 
 import (
 	"reflect"
+
+	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/internal/cpython"
 )
 
 // callbackArg makes a Go func of p's type calling the Python callable a.obj, an
 // argument of s, released when the call returns unless kept (KeepFunc).
-// Each call takes the GIL (from any goroutine: in a HoldGIL function only from
-// the function's own, so that its caller's thread does not hold the GIL the
+// Each call takes the GIL once (from any goroutine: in a HoldGIL function only
+// from the function's own, so that its caller's thread does not hold the GIL the
 // goroutine waits for: ext_lend_cpython.go), converts the arguments as results
 // are (writeObject's rules), calls, and converts the result to the func's first
-// result type. A Python exception is a *PythonError holding the exception
-// itself: returned by the Go function, it is raised again, unchanged, to the
-// extension function's caller (raiseAgain).
+// result type (callback.call). A Python exception is a *PythonError holding the
+// exception itself: returned by the Go function, it is raised again, unchanged,
+// to the extension function's caller (raiseAgain).
+// The func types typedCallbacks lists get a Go func of their own type, with no
+// reflection per call; the others a reflect.MakeFunc.
 func callbackArg(f *Function, p *param, a *C.gd_ext_arg, s *callScope) (reflect.Value, error) {
 	if a.obj == nil {
 		return p.defaultValue(), nil
@@ -34,8 +39,163 @@ func callbackArg(f *Function, p *param, a *C.gd_ext_arg, s *callScope) (reflect.
 		return reflect.Value{}, err
 	}
 	s.lend(fn, p.name)
-	t := p.goType
-	v := reflect.MakeFunc(t, func(in []reflect.Value) []reflect.Value {
+	c := &callback{f: f, p: p, fn: fn}
+	var v reflect.Value
+	if typed, ok := typedCallbacks[p.goType]; ok {
+		v = reflect.ValueOf(typed(c))
+	} else {
+		v = c.reflective(p.goType)
+	}
+	s.lendFunc(v, fn)
+	return v, nil
+}
+
+// A callback is a Python callable (fn) passed for the func parameter p of f.
+type callback struct {
+	f  *Function
+	p  *param
+	fn *Object
+}
+
+// typedCallbacks makes, for the func types it lists (the common ones: scalars and
+// tensors in, a scalar, a tensor or nothing but an error out), a Go func of that
+// very type calling the callable with no reflection per call: the arguments and the
+// float64 result cross to C with the call itself (gd_cb_call). What the types
+// convert to and from is as for any other func type (tests/test_goext_func.py,
+// test_typed_callbacks_*).
+var typedCallbacks = map[reflect.Type]func(*callback) any{
+	reflect.TypeFor[func(int64) (float64, error)]():   func(c *callback) any { return typed1[int64, float64](c) },
+	reflect.TypeFor[func(int) (float64, error)]():     func(c *callback) any { return typed1[int, float64](c) },
+	reflect.TypeFor[func(float64) (float64, error)](): func(c *callback) any { return typed1[float64, float64](c) },
+	reflect.TypeFor[func(int64) (int64, error)]():     func(c *callback) any { return typed1[int64, int64](c) },
+	reflect.TypeFor[func(int) (int, error)]():         func(c *callback) any { return typed1[int, int](c) },
+	reflect.TypeFor[func(float64) (bool, error)]():    func(c *callback) any { return typed1[float64, bool](c) },
+	reflect.TypeFor[func(int64) error]():              func(c *callback) any { return typed1E[int64](c) },
+	reflect.TypeFor[func(int) error]():                func(c *callback) any { return typed1E[int](c) },
+	reflect.TypeFor[func(float64) error]():            func(c *callback) any { return typed1E[float64](c) },
+	reflect.TypeFor[func(*tensor.Tensor) error]():     func(c *callback) any { return typed1E[*tensor.Tensor](c) },
+	reflect.TypeFor[func(*tensor.Tensor) (float64, error)](): func(c *callback) any {
+		return typed1[*tensor.Tensor, float64](c)
+	},
+	reflect.TypeFor[func(*tensor.Tensor) (*tensor.Tensor, error)](): func(c *callback) any {
+		return typed1[*tensor.Tensor, *tensor.Tensor](c)
+	},
+	reflect.TypeFor[func(int64, *tensor.Tensor) (float64, error)](): func(c *callback) any {
+		return typed2[int64, *tensor.Tensor, float64](c)
+	},
+	reflect.TypeFor[func(int, *tensor.Tensor) (float64, error)](): func(c *callback) any {
+		return typed2[int, *tensor.Tensor, float64](c)
+	},
+	reflect.TypeFor[func(float64, float64) (float64, error)](): func(c *callback) any {
+		return typed2[float64, float64, float64](c)
+	},
+}
+
+func typed1[A, R any](c *callback) func(A) (R, error) {
+	return func(a A) (R, error) {
+		var fr C.gd_cb_frame
+		var objs [C.GD_CB_MAX_ARGS]any
+		setArg(&fr, &objs, 0, a)
+		return callTyped[R](c, &fr, &objs)
+	}
+}
+
+func typed1E[A any](c *callback) func(A) error {
+	return func(a A) error {
+		var fr C.gd_cb_frame
+		var objs [C.GD_CB_MAX_ARGS]any
+		setArg(&fr, &objs, 0, a)
+		_, err := callTyped[noResult](c, &fr, &objs)
+		return err
+	}
+}
+
+func typed2[A, B, R any](c *callback) func(A, B) (R, error) {
+	return func(a A, b B) (R, error) {
+		var fr C.gd_cb_frame
+		var objs [C.GD_CB_MAX_ARGS]any
+		setArg(&fr, &objs, 0, a)
+		setArg(&fr, &objs, 1, b)
+		return callTyped[R](c, &fr, &objs)
+	}
+}
+
+// noResult is the R of a callback returning only an error.
+type noResult struct{}
+
+// setArg makes a the frame's argument i: int, int64 and float64 cross to C as they
+// are, the others (plain values) are in objs[i] for toPython.
+func setArg[A any](fr *C.gd_cb_frame, objs *[C.GD_CB_MAX_ARGS]any, i int, a A) {
+	fr.n = C.int(i + 1)
+	switch v := any(a).(type) {
+	case int64:
+		fr.args[i].kind, fr.args[i].i = C.GD_CB_INT, C.longlong(v)
+	case int:
+		fr.args[i].kind, fr.args[i].i = C.GD_CB_INT, C.longlong(v)
+	case float64:
+		fr.args[i].kind, fr.args[i].d = C.GD_CB_FLOAT, C.double(v)
+	default: // a conversion of its own: the switch's stays on the stack
+		fr.args[i].kind, objs[i] = C.GD_CB_OBJ, any(a)
+	}
+}
+
+// callTyped calls with the frame's arguments and returns the result as an R, with
+// no allocation when no argument needs toPython and the result is read in C.
+func callTyped[R any](c *callback, fr *C.gd_cb_frame, objs *[C.GD_CB_MAX_ARGS]any) (R, error) {
+	var want *R
+	fr.want = wantOf(want)
+	rc := C.int(C.GD_CB_SLOW)
+	if !hasObjs(fr) {
+		rc = c.invoke(fr)
+		if rc == 0 {
+			var r R
+			storeResult(fr, &r)
+			return r, nil
+		}
+	}
+	var r R // a variable of its own: the one above stays on the stack
+	err := c.slow(*fr, *objs, rc, &r)
+	return r, err
+}
+
+// wantOf is what gd_cb_call reads of a result stored through result's type.
+func wantOf(result any) C.int {
+	switch result.(type) {
+	case nil, *noResult:
+		return C.GD_CB_NONE
+	case *float64:
+		return C.GD_CB_FLOAT
+	case *int64, *int:
+		return C.GD_CB_INT
+	}
+	return C.GD_CB_OBJ
+}
+
+// storeResult stores the value gd_cb_call read (gd_cb_call returned 0) in result.
+func storeResult(fr *C.gd_cb_frame, result any) {
+	switch r := result.(type) {
+	case *float64:
+		*r = float64(fr.d)
+	case *int64:
+		*r = int64(fr.i)
+	case *int:
+		*r = int(fr.i)
+	}
+}
+
+func hasObjs(fr *C.gd_cb_frame) bool {
+	for i := range int(fr.n) {
+		if fr.args[i].kind == C.GD_CB_OBJ {
+			return true
+		}
+	}
+	return false
+}
+
+// reflective is the Go func of type t for the func types typedCallbacks does not
+// list: reflect.MakeFunc, each argument made plain (plainValue) first.
+func (c *callback) reflective(t reflect.Type) reflect.Value {
+	return reflect.MakeFunc(t, func(in []reflect.Value) []reflect.Value {
 		out := make([]reflect.Value, t.NumOut())
 		for i := range out {
 			out[i] = reflect.Zero(t.Out(i))
@@ -44,33 +204,142 @@ func callbackArg(f *Function, p *param, a *C.gd_ext_arg, s *callScope) (reflect.
 		var err error
 		for i, v := range in {
 			if args[i], err = plainValue(v, 0); err != nil {
-				err = TypeError.Errorf("%s(): callback %s: argument %d: %w", f.name, p.name, i, err)
+				err = TypeError.Errorf("%s(): callback %s: argument %d: %w", c.f.name, c.p.name, i, err)
 				break
 			}
 		}
-		var r *Object
 		if err == nil {
-			r, err = fn.Call(args...)
-		}
-		if err == nil && t.NumOut() == 2 {
-			err = r.with(func(o *C.PyObject) error {
-				v, err := fromPython(o, t.Out(0), 0)
-				if err == nil {
-					out[0] = v
-				} else if ee, ok := err.(*exceptionError); ok {
-					err = ee.kind.Errorf("%s(): the result of callback %s: %w", f.name, p.name, ee.err)
-				}
-				return err
-			})
-		}
-		if r != nil {
-			r.Close()
+			var result any
+			if t.NumOut() == 2 {
+				out[0] = reflect.New(t.Out(0))
+				result = out[0].Interface()
+			}
+			err = c.call(result, args...)
+			if t.NumOut() == 2 {
+				out[0] = out[0].Elem()
+			}
 		}
 		if err != nil {
 			out[len(out)-1] = reflect.ValueOf(&err).Elem()
 		}
 		return out
 	})
-	s.lendFunc(v, fn)
-	return v, nil
+}
+
+// call calls the callable with args (plain values, at most GD_CB_MAX_ARGS) and
+// stores its result through result (a pointer to the func's first result; nil:
+// none wanted) with fromPython's rules: typed1's call, with interfaces.
+func (c *callback) call(result any, args ...any) error {
+	if len(args) > C.GD_CB_MAX_ARGS {
+		return c.callTuple(result, args)
+	}
+	var fr C.gd_cb_frame
+	var objs [C.GD_CB_MAX_ARGS]any
+	for i, a := range args {
+		setArg(&fr, &objs, i, a)
+	}
+	fr.want = wantOf(result)
+	rc := C.int(C.GD_CB_SLOW)
+	if !hasObjs(&fr) {
+		if rc = c.invoke(&fr); rc == 0 {
+			storeResult(&fr, result)
+			return nil
+		}
+	}
+	return c.slow(fr, objs, rc, result)
+}
+
+// invoke is the common case in one crossing (gd_cb_fast): the callback called on
+// its call's own thread while the call runs (no Close or return can release the
+// callable meanwhile: only that thread does), no reference queued for release.
+// It returns gd_cb_fast's answer: GD_CB_SLOW with nothing done otherwise.
+func (c *callback) invoke(fr *C.gd_cb_frame) C.int {
+	l := c.fn.lease
+	if l == nil || fr.n > 2 || !l.scope.running.Load() || pendingDecrefs.n.Load() != 0 || !cpython.EnterCallChecked() {
+		return C.GD_CB_SLOW
+	}
+	defer cpython.ExitCall()
+	if p := c.fn.p.Load(); p != nil {
+		l.scope.callFast(p, fr)
+		return fr.rc
+	}
+	return C.GD_CB_SLOW
+}
+
+// slow finishes what invoke did not (rc, its answer): a call under withGILFor
+// (GD_CB_SLOW: arguments for toPython, another thread, a queued release), its
+// exception raised again (-1) or its result converted by fromPython (1).
+func (c *callback) slow(fr C.gd_cb_frame, objs [C.GD_CB_MAX_ARGS]any, rc C.int, result any) error {
+	return withGILFor(c.fn.lease, func() error {
+		switch rc {
+		case -1:
+			restoreFetched(&fr)
+			return errPySet
+		case 1:
+			return c.finish(rc, &fr, result)
+		}
+		p, err := c.fn.ref()
+		if err != nil {
+			return err
+		}
+		for i := range int(fr.n) {
+			if fr.args[i].kind != C.GD_CB_OBJ {
+				continue
+			}
+			if fr.args[i].o, err = toPython(objs[i]); err != nil {
+				for j := range i {
+					C.gd_xdecref(fr.args[j].o)
+				}
+				return argError(i, err)
+			}
+		}
+		return c.finish(C.gd_cb_call(p, &fr), &fr, result)
+	})
+}
+
+// finish stores the result of gd_cb_call (rc, fr) through result (GIL held): a
+// result for fromPython (rc 1) has its reference dropped.
+func (c *callback) finish(rc C.int, fr *C.gd_cb_frame, result any) error {
+	switch rc {
+	case -1:
+		return errPySet
+	case 1:
+		defer C.gd_decref(fr.res)
+		return c.convertResult(fr.res, reflect.ValueOf(result).Elem())
+	}
+	storeResult(fr, result)
+	return nil
+}
+
+// callTuple is call for more arguments than a gd_cb_frame holds: a tuple of them.
+func (c *callback) callTuple(result any, args []any) error {
+	return withGILFor(c.fn.lease, func() error {
+		p, err := c.fn.ref()
+		if err != nil {
+			return err
+		}
+		C.gd_incref(p)
+		defer C.gd_decref(p)
+		r, err := callObject(p, args)
+		if err != nil {
+			return err
+		}
+		defer C.gd_decref(r)
+		if result == nil {
+			return nil
+		}
+		return c.convertResult(r, reflect.ValueOf(result).Elem())
+	})
+}
+
+// convertResult stores the callable's result o in r (GIL held); a conversion's
+// error names the function and the callback.
+func (c *callback) convertResult(o *C.PyObject, r reflect.Value) error {
+	v, err := fromPython(o, r.Type(), 0)
+	if err == nil {
+		r.Set(v)
+	} else if ee, ok := err.(*exceptionError); ok {
+		err = ee.kind.Errorf("%s(): the result of callback %s: %w", c.f.name, c.p.name, ee.err)
+	}
+	return err
 }

@@ -30,6 +30,46 @@ package godlpack
 // static uintptr_t gd_thread_self(void) { return (uintptr_t)pthread_self(); }
 // static int gd_thread_is(uintptr_t t) { return pthread_equal(pthread_self(), (pthread_t)t); }
 // static void gd_raise_recursion(const char *msg) { PyErr_SetString(PyExc_RecursionError, msg); }
+// int gd_gil_enter(void);
+// void gd_gil_leave(int state);
+// /* A callback's call in one crossing (ext_callback.go, callback.invoke): f (a
+//  * uintptr_t, as caller) called with n (at most two) arguments of GD_CB_INT or
+//  * GD_CB_FLOAT kinds k0, k1, all passed by value and the answer returned by value,
+//  * so that no pointer crosses for cgo to check or to move to the heap. On its call's
+//  * own thread (caller), the interpreter running, the chain no deeper than the limits:
+//  * what withGILFor does (the GIL, this thread serving the chain at hops) around
+//  * gd_cb_call, with its answer in rc, an exception fetched (Go raises it again with
+//  * the GIL: gd_cb_restore). rc GD_CB_SLOW, nothing done, for the rest: withGILFor's
+//  * own path, with its errors. */
+// typedef struct {
+//     int rc;
+//     long long i;
+//     double d;
+//     PyObject *res, *exc_type, *exc_value, *exc_tb;
+// } gd_cb_out;
+// static gd_cb_out gd_cb_fast(uintptr_t caller, int32_t hops, int32_t max_hops, uintptr_t f,
+//                             int n, int want, int k0, long long i0, double d0, int k1,
+//                             long long i1, double d1) {
+//     gd_cb_out out = {.rc = GD_CB_SLOW};
+//     if (!pthread_equal(pthread_self(), (pthread_t)caller) || gd_interpreter_gone()) return out;
+//     gd_cb_frame fr = {.n = n, .want = want, .args = {{k0, i0, d0, NULL}, {k1, i1, d1, NULL}}};
+//     int state = gd_gil_enter();
+//     int limit = Py_GetRecursionLimit();
+//     if (hops > (limit < max_hops ? limit : max_hops)) {
+//         gd_gil_leave(state);
+//         return out;
+//     }
+//     int32_t prev = gd_hops_swap(hops);
+//     out.rc = gd_cb_call((PyObject *)f, &fr);
+//     gd_hops = prev;
+//     if (out.rc == -1) PyErr_Fetch(&out.exc_type, &out.exc_value, &out.exc_tb);
+//     gd_gil_leave(state);
+//     out.i = fr.i;
+//     out.d = fr.d;
+//     out.res = fr.res;
+//     return out;
+// }
+// static void gd_cb_restore(gd_cb_frame *fr) { PyErr_Restore(fr->exc_type, fr->exc_value, fr->exc_tb); }
 import "C"
 
 import (
@@ -86,6 +126,20 @@ func (l *argLease) admit() (*callScope, bool, error) {
 	}
 	return s, other, nil
 }
+
+// callFast is gd_cb_fast on s's thread and chain with fr's arguments (at most two,
+// scalars; callback.invoke: the C code needs this file's hops), its answer stored
+// in fr.
+func (s *callScope) callFast(p *C.PyObject, fr *C.gd_cb_frame) {
+	a, b := &fr.args[0], &fr.args[1]
+	o := C.gd_cb_fast(C.uintptr_t(s.caller), C.int32_t(s.hops), maxHops, C.uintptr_t(uintptr(unsafe.Pointer(p))),
+		fr.n, fr.want, a.kind, a.i, a.d, b.kind, b.i, b.d)
+	fr.rc, fr.i, fr.d, fr.res = o.rc, o.i, o.d, o.res
+	fr.exc_type, fr.exc_value, fr.exc_tb = o.exc_type, o.exc_value, o.exc_tb
+}
+
+// restoreFetched sets again the exception gd_cb_fast fetched into fr (GIL held).
+func restoreFetched(fr *C.gd_cb_frame) { C.gd_cb_restore(fr) }
 
 // inChain runs f (GIL held) with this thread serving s's chain of calls, one hop
 // deeper when hop (a callback on another thread than its call's): the calls f

@@ -718,3 +718,57 @@ def test_read_only_result_to_jax_says_so(m):
         "read_only_like(): the result is read-only, and JAX cannot import a read-only array"
     )
     assert "no copy is made" in msg and "max_version" not in msg
+
+
+def test_typed_callbacks_take_no_reflection(m):
+    """func(int64) (float64, error), func(int64, *tensor.Tensor) (float64, error) and
+    func(*tensor.Tensor) error are Go funcs of godlpack's own (no reflect.MakeFunc per
+    call); a func type it does not list (func(string) (string, error)) still works
+    through reflection."""
+    impls = m.callback_impls(lambda i: 0.5, lambda i, r: 0.5, lambda t: None, lambda s: s)
+    assert impls == ["typed", "typed", "typed", "reflect"]
+    assert m.float_of_int(lambda i: i * 0.5, 3) == 1.5
+    assert m.int_of_int(lambda i: i + 1, 41) == 42
+    assert m.str_of_str(lambda s: s + "!", "go") == "go!"
+    seen = []
+
+    def row(i, t):
+        seen.append(np.from_dlpack(t).tolist())
+        return i + 0.25
+
+    assert m.float_of_row(row, 2, [1.0, 2.0]) == 2.25 and seen == [[1.0, 2.0]]
+
+
+def test_typed_callbacks_convert_and_raise_as_reflective_ones(m):
+    """The typed path converts results with the same rules (an int or a float
+    subclass for a float; bool refused for an int) and the same messages, and an
+    exception the callable raises is raised again, the same object."""
+
+    class F(float):
+        pass
+
+    assert m.float_of_int(lambda i: 7, 0) == 7.0
+    assert m.float_of_int(lambda i: F(1.5), 0) == 1.5
+    with pytest.raises(
+        TypeError, match=r"^float_of_int\(\): the result of callback fn: expected float, got str$"
+    ):
+        m.float_of_int(lambda i: "x", 0)
+    with pytest.raises(OverflowError, match=r"^float_of_int\(\): the result of callback fn: "):
+        m.float_of_int(lambda i: 10**400, 0)
+    with pytest.raises(TypeError, match=r"^int_of_int\(\): the result of callback fn: "):
+        m.int_of_int(lambda i: 1.5, 0)
+    with pytest.raises(
+        TypeError, match=r"^str_of_str\(\): the result of callback fn: expected str, got int$"
+    ):
+        m.str_of_str(lambda s: 3, "x")
+    boom = KeyError("k")
+
+    def bad(i, t=None):
+        raise boom
+
+    for call in (lambda: m.float_of_int(bad, 1), lambda: m.float_of_row(bad, 1, [1.0])):
+        with pytest.raises(KeyError) as info:
+            call()
+        assert info.value is boom
+    with pytest.raises(TypeError, match=r"takes 0 positional arguments but 1 was given"):
+        m.float_of_int(lambda: 1.0, 0)

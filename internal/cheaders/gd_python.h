@@ -186,6 +186,73 @@ static inline int gd_has_attr_string(PyObject *o, const char *name) {
 }
 static inline void gd_tuple_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyTuple_SET_ITEM(t, i, v); }
 static inline void gd_list_set(PyObject *t, Py_ssize_t i, PyObject *v) { PyList_SET_ITEM(t, i, v); }
+/* A callback's call from Go (ext_callback.go, callback.call; the GIL held): f(args...)
+ * by vectorcall, each argument an int (kind GD_CB_INT), a float (GD_CB_FLOAT) or an
+ * object Go converted (GD_CB_OBJ: a reference the call takes over, made or not).
+ * f is held for the call (its own code may drop the last other reference). Returns
+ * -1 with the exception set; 0 when the result was what want asks and is now in
+ * fr->i (GD_CB_INT: exactly an int that fits) or fr->d (GD_CB_FLOAT: exactly a
+ * float), or was dropped (GD_CB_NONE); else 1 with the result in fr->res (a new
+ * reference) for Go to convert with fromPython's rules (float subclasses, ints for
+ * a float, other types, overflows). */
+enum { GD_CB_OBJ, GD_CB_INT, GD_CB_FLOAT, GD_CB_NONE, GD_CB_MAX_ARGS = 4 };
+enum { GD_CB_SLOW = 2 }; /* gd_cb_fast (ext_lend_cpython.go): nothing done */
+typedef struct {
+    int kind;
+    long long i;
+    double d;
+    PyObject *o;
+} gd_cb_arg;
+typedef struct {
+    gd_cb_arg args[GD_CB_MAX_ARGS];
+    int n, want, rc; /* rc: gd_cb_fast's answer (ext_lend_cpython.go) */
+    long long i;
+    double d;
+    PyObject *res;
+    PyObject *exc_type, *exc_value, *exc_tb; /* gd_cb_fast's exception, fetched */
+} gd_cb_frame;
+static inline int gd_cb_call(PyObject *f, gd_cb_frame *fr) {
+    PyObject *stack[1 + GD_CB_MAX_ARGS];
+    int i, n = fr->n, failed = 0;
+    for (i = 0; i < n; i++) {
+        gd_cb_arg *a = &fr->args[i];
+        PyObject *o = a->o;
+        if (a->kind == GD_CB_INT) o = PyLong_FromLongLong(a->i);
+        else if (a->kind == GD_CB_FLOAT) o = PyFloat_FromDouble(a->d);
+        a->o = NULL;
+        failed |= o == NULL;
+        stack[1 + i] = o;
+    }
+    PyObject *r = NULL;
+    if (!failed) {
+        Py_INCREF(f);
+        r = PyObject_Vectorcall(f, stack + 1, (size_t)n | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(f);
+    }
+    for (i = 0; i < n; i++) Py_XDECREF(stack[1 + i]);
+    if (r == NULL) return -1;
+    if (fr->want == GD_CB_NONE) {
+        Py_DECREF(r);
+        return 0;
+    }
+    if (fr->want == GD_CB_FLOAT && PyFloat_CheckExact(r)) {
+        fr->d = PyFloat_AS_DOUBLE(r);
+        Py_DECREF(r);
+        return 0;
+    }
+    if (fr->want == GD_CB_INT && PyLong_CheckExact(r)) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(r, &overflow);
+        if (!overflow && !(v == -1 && PyErr_Occurred())) {
+            fr->i = v;
+            Py_DECREF(r);
+            return 0;
+        }
+        PyErr_Clear();
+    }
+    fr->res = r;
+    return 1;
+}
 /* The capsule names of the protocol, defined once (internal/cpython/capsule.c) for
  * both sides and every package:
  * exports are named with these very pointers, so the import's fast path matches

@@ -69,6 +69,18 @@ func EnterCall() error {
 	return ErrNotStarted
 }
 
+// EnterCallChecked is EnterCall for C code that checks itself, in the same
+// crossing, that a hosting interpreter is not gone (gd_interpreter_gone): true,
+// with the call counted until ExitCall, when one runs or hosts us.
+func EnterCallChecked() bool {
+	inCalls.Add(1)
+	if s := CurrentState(); s == Embedded || s == Hosted {
+		return true
+	}
+	inCalls.Add(-1)
+	return false
+}
+
 // ExitCall ends a call that EnterCall began.
 func ExitCall() { inCalls.Add(-1) }
 
