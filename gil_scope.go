@@ -1,0 +1,267 @@
+//go:build godlpack_python
+
+package godlpack
+
+// gil_scope.go: WithGIL's GIL and the one-entry calls (gil_api.go), with Python.
+// Each is the body of an Object method (object.go, object_convert.go, exchange.go)
+// run without entering Python again: WithGIL's one entry, or the call's own.
+
+// #include "object_call.h"
+import "C"
+
+import (
+	"errors"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack/tensor"
+	"github.com/godlpack/godlpack/internal/cpython"
+)
+
+// errGILNotHeld is what a GIL's methods return outside WithGIL's function.
+var errGILNotHeld = errors.New("godlpack: a *GIL used after its WithGIL function returned: " +
+	"use it only inside that function, or call the Object's own method (it takes the GIL)")
+
+// withGILScope is WithGIL (gil_api.go), with Python.
+func withGILScope(f func(py *GIL) error) error {
+	py := &GIL{}
+	return withGIL(func() error {
+		py.held = true
+		defer func() { py.held = false }()
+		return f(py)
+	})
+}
+
+// with runs f on o's object, held by a reference of its own (Python code f runs may
+// release the GIL, and a racing Close drop o's), under py's hold. f's error is
+// returned as a Go error at once (goError): py's holder goes on calling Python.
+func (py *GIL) with(o *Object, f func(p *C.PyObject) error) error {
+	if py == nil || !py.held {
+		return errGILNotHeld
+	}
+	p, err := o.ref()
+	if err != nil {
+		return err
+	}
+	C.gd_incref(p)
+	defer C.gd_decref(p)
+	return goError(f(p))
+}
+
+func (py *GIL) call(o *Object, args []any) (r *Object, err error) {
+	err = py.with(o, func(p *C.PyObject) error {
+		res, err := callObject(p, args)
+		r = newObject(res)
+		return err
+	})
+	return r, err
+}
+
+func (py *GIL) callMethod(o *Object, name string, args []any) (r *Object, err error) {
+	err = py.with(o, func(p *C.PyObject) error {
+		res, err := callMethod(p, name, args)
+		r = newObject(res)
+		return err
+	})
+	return r, err
+}
+
+func (py *GIL) attr(o *Object, name string) (r *Object, err error) {
+	err = py.with(o, func(p *C.PyObject) error {
+		a, err := getAttr(p, name)
+		r = newObject(a)
+		return err
+	})
+	return r, err
+}
+
+func (py *GIL) int(o *Object) (v int64, err error) {
+	err = py.with(o, func(p *C.PyObject) (err error) {
+		v, err = asInt64(p, "the object")
+		return err
+	})
+	return v, err
+}
+
+func (py *GIL) float(o *Object) (v float64, err error) {
+	err = py.with(o, func(p *C.PyObject) (err error) {
+		v, err = asFloat64(p)
+		return err
+	})
+	return v, err
+}
+
+func (py *GIL) tensor(o *Object) (*tensor.Tensor, error) {
+	var m unsafe.Pointer
+	err := py.with(o, func(p *C.PyObject) (err error) {
+		m, err = pyToManaged(p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tensor.FromManaged(m)
+}
+
+func (py *GIL) goValue(o *Object) (v any, err error) {
+	err = py.with(o, func(p *C.PyObject) (err error) {
+		v, err = toGo(p, 0)
+		return err
+	})
+	return v, err
+}
+
+func (py *GIL) close(o *Object) {
+	if py == nil || !py.held {
+		o.Close() // it takes the GIL itself
+		return
+	}
+	if o == nil {
+		return
+	}
+	if p := o.p.Swap(nil); p != nil {
+		o.cleanup.Stop()
+		C.gd_decref(p)
+	}
+}
+
+// callResult calls o with args and hands its result to take (GIL held), in one entry
+// into Python; the result is released after take unless take took it (kept).
+func (o *Object) callResult(args []any, take func(r *C.PyObject) (kept bool, err error)) error {
+	return o.with(func(p *C.PyObject) error {
+		r, err := callObject(p, args)
+		if err != nil {
+			return err
+		}
+		kept, err := take(r)
+		if !kept {
+			C.gd_decref(r)
+		}
+		return err
+	})
+}
+
+// fastResult is what gd_fast_call converted: the value of the kind asked.
+type fastResult struct {
+	i   int64
+	f   float64
+	obj *C.PyObject // GD_FAST_OBJECT's result, a new reference
+	// converted: none of these; convert had the result (not the exact type asked)
+	converted bool
+}
+
+// fastCall is the call of o with args in one cgo call (gd_fast_call, object_call.c),
+// where it applies: no argument or one int or float64, an Object not lent by a
+// running call (whose rules withGILFor checks), and no queued references to drop.
+// handled false: the caller takes the general path. A result of another type than
+// the exact one asked is converted by convert, under the GIL again (rare: a NumPy
+// integer for CallInt).
+func (o *Object) fastCall(args []any, kind C.int, convert func(r *C.PyObject) error) (v fastResult, handled bool, err error) {
+	if o == nil || o.lease != nil || pendingDecrefs.n.Load() != 0 {
+		return v, false, nil
+	}
+	argKind, ai, af, ok := fastArg(args)
+	if !ok {
+		return v, false, nil
+	}
+	if err := cpython.EnterCall(); err != nil {
+		return v, true, err
+	}
+	defer cpython.ExitCall()
+	var ri C.longlong
+	var rf C.double
+	var res *C.PyObject
+	var exc [3]*C.PyObject
+	// o.p's one word is the PyObject*, read by C under the GIL (atomic.Pointer holds
+	// only it): a Close racing with the call has either swapped it first (the call
+	// sees NULL) or waits for the GIL to drop it.
+	slot := (**C.PyObject)(unsafe.Pointer(&o.p))
+	switch C.gd_fast_call(slot, argKind, ai, af, kind, &ri, &rf, &res, &exc[0]) {
+	case C.GD_FAST_DONE:
+		return fastResult{i: int64(ri), f: float64(rf), obj: res}, true, nil
+	case C.GD_FAST_CLOSED:
+		return v, true, ErrClosed
+	case C.GD_FAST_CONVERT:
+		v.converted = true
+		return v, true, withGIL(func() error {
+			defer C.gd_decref(res)
+			return convert(res)
+		})
+	default: // GD_FAST_RAISED
+		return v, true, withGIL(func() error {
+			C.PyErr_Restore(exc[0], exc[1], exc[2])
+			return errPySet
+		})
+	}
+}
+
+// fastArg is args as gd_fast_call takes them; ok false for any other arguments.
+func fastArg(args []any) (kind C.int, i C.longlong, f C.double, ok bool) {
+	switch len(args) {
+	case 0:
+		return C.GD_FAST_NONE, 0, 0, true
+	case 1:
+		switch a := args[0].(type) {
+		case int:
+			return C.GD_FAST_INT, C.longlong(a), 0, true
+		case int64:
+			return C.GD_FAST_INT, C.longlong(a), 0, true
+		case float64:
+			return C.GD_FAST_FLOAT, 0, C.double(a), true
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// pyCallInt is CallInt (gil_api.go), with Python.
+func (o *Object) pyCallInt(args []any) (int64, error) {
+	var v int64
+	convert := func(r *C.PyObject) (err error) {
+		v, err = asInt64(r, "the result")
+		return err
+	}
+	if r, ok, err := o.fastCall(args, C.GD_FAST_INT, convert); ok {
+		if r.converted || err != nil {
+			return v, err
+		}
+		return r.i, nil
+	}
+	err := o.callResult(args, func(r *C.PyObject) (bool, error) {
+		var n C.longlong
+		if C.gd_take_exact_int64(r, &n) == 0 { // the common result, in one cgo call
+			v = int64(n)
+			return true, nil
+		}
+		return false, convert(r)
+	})
+	return v, err
+}
+
+// pyCallFloat is CallFloat (gil_api.go), with Python.
+func (o *Object) pyCallFloat(args []any) (float64, error) {
+	var v float64
+	convert := func(r *C.PyObject) (err error) {
+		v, err = asFloat64(r)
+		return err
+	}
+	if r, ok, err := o.fastCall(args, C.GD_FAST_FLOAT, convert); ok {
+		if r.converted || err != nil {
+			return v, err
+		}
+		return r.f, nil
+	}
+	err := o.callResult(args, func(r *C.PyObject) (bool, error) { return false, convert(r) })
+	return v, err
+}
+
+// pyCallTensor is CallTensor (gil_api.go), with Python.
+func (o *Object) pyCallTensor(args []any) (*tensor.Tensor, error) {
+	var m unsafe.Pointer
+	err := o.callResult(args, func(r *C.PyObject) (_ bool, err error) {
+		m, err = pyToManaged(r)
+		return false, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tensor.FromManaged(m)
+}
