@@ -48,6 +48,12 @@ func (py *GIL) with(o *Object, f func(p *C.PyObject) error) error {
 }
 
 func (py *GIL) call(o *Object, args []any) (r *Object, err error) {
+	if py == nil || !py.held {
+		return nil, errGILNotHeld
+	}
+	if res, ok, err := o.fastCall(py, args, C.GD_FAST_OBJECT, nil); ok {
+		return newObject(res.obj), err
+	}
 	err = py.with(o, func(p *C.PyObject) error {
 		res, err := callObject(p, args)
 		r = newObject(res)
@@ -75,6 +81,14 @@ func (py *GIL) attr(o *Object, name string) (r *Object, err error) {
 }
 
 func (py *GIL) int(o *Object) (v int64, err error) {
+	if py != nil && py.held && o != nil && o.lease == nil {
+		// an exact int's value, in one cgo call and without a reference of its own:
+		// no Python code runs in it, so no Close can drop o's meanwhile
+		var n C.longlong
+		if p := o.p.Load(); p != nil && C.gd_exact_int64(p, &n) == 0 {
+			return int64(n), nil
+		}
+	}
 	err = py.with(o, func(p *C.PyObject) (err error) {
 		v, err = asInt64(p, "the object")
 		return err
@@ -154,19 +168,25 @@ type fastResult struct {
 // running call (whose rules withGILFor checks), and no queued references to drop.
 // handled false: the caller takes the general path. A result of another type than
 // the exact one asked is converted by convert, under the GIL again (rare: a NumPy
-// integer for CallInt).
-func (o *Object) fastCall(args []any, kind C.int, convert func(r *C.PyObject) error) (v fastResult, handled bool, err error) {
-	if o == nil || o.lease != nil || pendingDecrefs.n.Load() != 0 {
+// integer for CallInt). py: the GIL WithGIL holds (valid), or nil: the call takes it.
+func (o *Object) fastCall(py *GIL, args []any, kind C.int, convert func(r *C.PyObject) error) (v fastResult, handled bool, err error) {
+	if o == nil || o.lease != nil || (py == nil && pendingDecrefs.n.Load() != 0) {
 		return v, false, nil
 	}
 	argKind, ai, af, ok := fastArg(args)
 	if !ok {
 		return v, false, nil
 	}
-	if err := cpython.EnterCall(); err != nil {
-		return v, true, err
+	held := C.int(0)
+	under := withGIL
+	if py != nil {
+		held, under = 1, func(f func() error) error { return goError(f()) }
+	} else {
+		if err := cpython.EnterCall(); err != nil {
+			return v, true, err
+		}
+		defer cpython.ExitCall()
 	}
-	defer cpython.ExitCall()
 	var ri C.longlong
 	var rf C.double
 	var res *C.PyObject
@@ -175,19 +195,19 @@ func (o *Object) fastCall(args []any, kind C.int, convert func(r *C.PyObject) er
 	// only it): a Close racing with the call has either swapped it first (the call
 	// sees NULL) or waits for the GIL to drop it.
 	slot := (**C.PyObject)(unsafe.Pointer(&o.p))
-	switch C.gd_fast_call(slot, argKind, ai, af, kind, &ri, &rf, &res, &exc[0]) {
+	switch C.gd_fast_call(slot, held, argKind, ai, af, kind, &ri, &rf, &res, &exc[0]) {
 	case C.GD_FAST_DONE:
 		return fastResult{i: int64(ri), f: float64(rf), obj: res}, true, nil
 	case C.GD_FAST_CLOSED:
 		return v, true, ErrClosed
 	case C.GD_FAST_CONVERT:
 		v.converted = true
-		return v, true, withGIL(func() error {
+		return v, true, under(func() error {
 			defer C.gd_decref(res)
 			return convert(res)
 		})
 	default: // GD_FAST_RAISED
-		return v, true, withGIL(func() error {
+		return v, true, under(func() error {
 			C.PyErr_Restore(exc[0], exc[1], exc[2])
 			return errPySet
 		})
@@ -219,7 +239,7 @@ func (o *Object) pyCallInt(args []any) (int64, error) {
 		v, err = asInt64(r, "the result")
 		return err
 	}
-	if r, ok, err := o.fastCall(args, C.GD_FAST_INT, convert); ok {
+	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_INT, convert); ok {
 		if r.converted || err != nil {
 			return v, err
 		}
@@ -243,7 +263,7 @@ func (o *Object) pyCallFloat(args []any) (float64, error) {
 		v, err = asFloat64(r)
 		return err
 	}
-	if r, ok, err := o.fastCall(args, C.GD_FAST_FLOAT, convert); ok {
+	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_FLOAT, convert); ok {
 		if r.converted || err != nil {
 			return v, err
 		}

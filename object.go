@@ -43,11 +43,14 @@ func (o *Object) pyClose() {
 	}
 }
 
+// errNilObject is what a nil *Object's methods return.
+var errNilObject = errors.New("godlpack: nil *Object")
+
 // ref returns the object (GIL held: it stays alive while the caller holds the GIL
 // only if the Object is not closed meanwhile, so the caller takes a reference).
 func (o *Object) ref() (*C.PyObject, error) {
 	if o == nil {
-		return nil, errors.New("godlpack: nil *Object")
+		return nil, errNilObject
 	}
 	p := o.p.Load()
 	if p == nil {
@@ -63,6 +66,9 @@ func (o *Object) ref() (*C.PyObject, error) {
 // Close cannot free it under f) and the GIL held; an argument's, on behalf of its
 // call (withGILFor).
 func (o *Object) with(f func(p *C.PyObject) error) error {
+	if o == nil {
+		return errNilObject // o.lease is not there to read (TestCallIntErrorsAreGoErrors)
+	}
 	return withGILFor(o.lease, func() error {
 		p, err := o.ref()
 		if err != nil {
@@ -154,7 +160,7 @@ func (o *Object) pySetAttr(name string, value any) error {
 
 // pyCall is Call (object_api.go), with Python.
 func (o *Object) pyCall(args ...any) (*Object, error) {
-	if r, ok, err := o.fastCall(args, C.GD_FAST_OBJECT, nil); ok {
+	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_OBJECT, nil); ok {
 		return newObject(r.obj), err
 	}
 	var r *Object

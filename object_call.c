@@ -17,10 +17,9 @@ PyObject *gd_call_one(PyObject *f, PyObject *arg) {
     return r;
 }
 
-/* An exact int that fits in int64: its value in *out, r released, 0. Anything else
- * (a NumPy integer, an int beyond int64): 1, r kept, no exception set, for the general
- * conversion (cpython.AsInt64) to convert or refuse with its message. */
-int gd_take_exact_int64(PyObject *r, long long *out) {
+/* An exact int that fits in int64: its value in *out, 0 (r kept); anything else 1,
+ * no exception set. No Python code runs: the caller need not hold a reference. */
+int gd_exact_int64(PyObject *r, long long *out) {
     if (!PyLong_CheckExact(r)) {
         return 1;
     }
@@ -30,8 +29,18 @@ int gd_take_exact_int64(PyObject *r, long long *out) {
         PyErr_Clear();
         return 1;
     }
-    Py_DECREF(r);
     *out = v;
+    return 0;
+}
+
+/* gd_exact_int64, r released on success. Anything else
+ * (a NumPy integer, an int beyond int64): 1, r kept, no exception set, for the general
+ * conversion (cpython.AsInt64) to convert or refuse with its message. */
+int gd_take_exact_int64(PyObject *r, long long *out) {
+    if (gd_exact_int64(r, out) != 0) {
+        return 1;
+    }
+    Py_DECREF(r);
     return 0;
 }
 
@@ -48,14 +57,17 @@ void gd_gil_leave(int state);
  * Returns GD_FAST_DONE with the result in *ri, *rf or *res (a new reference);
  * GD_FAST_CLOSED (slot NULL); GD_FAST_CONVERT (a result that is not the exact int
  * or float asked: *res holds it, for the general conversion); GD_FAST_RAISED (the
- * exception in *exc, as PyErr_Fetch gave it, for Go to restore and take). */
-int gd_fast_call(PyObject **slot, int arg_kind, long long ai, double af, int res_kind,
+ * exception in *exc, as PyErr_Fetch gave it, for Go to restore and take).
+ * held: the caller holds the GIL already (WithGIL's GIL), which the call keeps. */
+int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double af, int res_kind,
                  long long *ri, double *rf, PyObject **res, PyObject **exc) {
-    int g = gd_gil_enter();
+    int g = held ? 0 : gd_gil_enter();
     int status = GD_FAST_DONE;
     PyObject *f = __atomic_load_n(slot, __ATOMIC_SEQ_CST);
     if (f == NULL) {
-        gd_gil_leave(g);
+        if (!held) {
+            gd_gil_leave(g);
+        }
         return GD_FAST_CLOSED;
     }
     PyObject *a = NULL;
@@ -82,6 +94,8 @@ int gd_fast_call(PyObject **slot, int arg_kind, long long ai, double af, int res
     if (status == GD_FAST_CONVERT || (status == GD_FAST_DONE && res_kind == GD_FAST_OBJECT)) {
         *res = r;
     }
-    gd_gil_leave(g);
+    if (!held) {
+        gd_gil_leave(g);
+    }
     return status;
 }

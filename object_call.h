@@ -9,8 +9,9 @@ enum { GD_FAST_NONE, GD_FAST_INT, GD_FAST_FLOAT, GD_FAST_OBJECT };
 enum { GD_FAST_DONE, GD_FAST_CLOSED, GD_FAST_CONVERT, GD_FAST_RAISED };
 
 PyObject *gd_call_one(PyObject *f, PyObject *arg);
+int gd_exact_int64(PyObject *r, long long *out);
 int gd_take_exact_int64(PyObject *r, long long *out);
-int gd_fast_call(PyObject **slot, int arg_kind, long long ai, double af, int res_kind,
+int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double af, int res_kind,
                  long long *ri, double *rf, PyObject **res, PyObject **exc);
 
 #endif
