@@ -51,7 +51,7 @@ func (py *GIL) call(o *Object, args []any) (r *Object, err error) {
 	if py == nil || !py.held {
 		return nil, errGILNotHeld
 	}
-	if res, ok, err := o.fastCall(py, args, C.GD_FAST_OBJECT, nil); ok {
+	if res, ok, err := o.fastCall(py, args, C.GD_FAST_OBJECT); ok {
 		return newObject(res.obj), err
 	}
 	err = py.with(o, func(p *C.PyObject) error {
@@ -154,22 +154,21 @@ func (o *Object) callResult(args []any, take func(r *C.PyObject) (kept bool, err
 	})
 }
 
-// fastResult is what gd_fast_call converted: the value of the kind asked.
+// fastResult is what gd_fast_call made: the value of the kind asked, or its result
+// to convert (convert: not the exact type asked, as a NumPy integer for CallInt).
 type fastResult struct {
-	i   int64
-	f   float64
-	obj *C.PyObject // GD_FAST_OBJECT's result, a new reference
-	// converted: none of these; convert had the result (not the exact type asked)
-	converted bool
+	i       int64
+	f       float64
+	obj     *C.PyObject // GD_FAST_OBJECT's result, or the one to convert: a new reference
+	convert bool
 }
 
 // fastCall is the call of o with args in one cgo call (gd_fast_call, object_call.c),
 // where it applies: no argument or one int or float64, an Object not lent by a
 // running call (whose rules withGILFor checks), and no queued references to drop.
-// handled false: the caller takes the general path. A result of another type than
-// the exact one asked is converted by convert, under the GIL again (rare: a NumPy
-// integer for CallInt). py: the GIL WithGIL holds (valid), or nil: the call takes it.
-func (o *Object) fastCall(py *GIL, args []any, kind C.int, convert func(r *C.PyObject) error) (v fastResult, handled bool, err error) {
+// handled false: the caller takes the general path. py: the GIL WithGIL holds
+// (valid), or nil: the call takes it.
+func (o *Object) fastCall(py *GIL, args []any, kind C.int) (v fastResult, handled bool, err error) {
 	if o == nil || o.lease != nil || (py == nil && pendingDecrefs.n.Load() != 0) {
 		return v, false, nil
 	}
@@ -178,40 +177,53 @@ func (o *Object) fastCall(py *GIL, args []any, kind C.int, convert func(r *C.PyO
 		return v, false, nil
 	}
 	held := C.int(0)
-	under := withGIL
 	if py != nil {
-		held, under = 1, func(f func() error) error { return goError(f()) }
+		held = 1
 	} else {
 		if err := cpython.EnterCall(); err != nil {
 			return v, true, err
 		}
 		defer cpython.ExitCall()
 	}
-	var ri C.longlong
-	var rf C.double
-	var res *C.PyObject
-	var exc [3]*C.PyObject
+	var out C.gd_fast_out
 	// o.p's one word is the PyObject*, read by C under the GIL (atomic.Pointer holds
 	// only it): a Close racing with the call has either swapped it first (the call
 	// sees NULL) or waits for the GIL to drop it.
 	slot := (**C.PyObject)(unsafe.Pointer(&o.p))
-	switch C.gd_fast_call(slot, held, argKind, ai, af, kind, &ri, &rf, &res, &exc[0]) {
+	switch C.gd_fast_call(slot, held, argKind, ai, af, kind, &out) {
 	case C.GD_FAST_DONE:
-		return fastResult{i: int64(ri), f: float64(rf), obj: res}, true, nil
+		return fastResult{i: int64(out.i), f: float64(out.f), obj: out.res}, true, nil
 	case C.GD_FAST_CLOSED:
 		return v, true, ErrClosed
 	case C.GD_FAST_CONVERT:
-		v.converted = true
-		return v, true, under(func() error {
-			defer C.gd_decref(res)
-			return convert(res)
-		})
-	default: // GD_FAST_RAISED
-		return v, true, under(func() error {
+		return fastResult{obj: out.res, convert: true}, true, nil
+	default: // GD_FAST_RAISED: the exception, taken under the GIL as every call's
+		exc := out.exc
+		return v, true, underGIL(py, func() error {
 			C.PyErr_Restore(exc[0], exc[1], exc[2])
 			return errPySet
 		})
 	}
+}
+
+// underGIL runs f under py's hold (f's error made a Go error at once), or, py nil,
+// in an entry of its own.
+func underGIL(py *GIL, f func() error) error {
+	if py != nil {
+		return goError(f())
+	}
+	return withGIL(f)
+}
+
+// convertResult converts a fastResult's result that was not the exact type asked,
+// and releases it.
+func convertResult[T any](py *GIL, res *C.PyObject, conv func(*C.PyObject) (T, error)) (v T, err error) {
+	err = underGIL(py, func() error {
+		defer C.gd_decref(res)
+		v, err = conv(res)
+		return err
+	})
+	return v, err
 }
 
 // fastArg is args as gd_fast_call takes them; ok false for any other arguments.
@@ -234,42 +246,40 @@ func fastArg(args []any) (kind C.int, i C.longlong, f C.double, ok bool) {
 
 // pyCallInt is CallInt (gil_api.go), with Python.
 func (o *Object) pyCallInt(args []any) (int64, error) {
-	var v int64
-	convert := func(r *C.PyObject) (err error) {
-		v, err = asInt64(r, "the result")
-		return err
-	}
-	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_INT, convert); ok {
-		if r.converted || err != nil {
-			return v, err
+	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_INT); ok {
+		if err != nil || !r.convert {
+			return r.i, err
 		}
-		return r.i, nil
+		return convertResult(nil, r.obj, resultInt64)
 	}
-	err := o.callResult(args, func(r *C.PyObject) (bool, error) {
+	var v int64
+	err := o.callResult(args, func(r *C.PyObject) (_ bool, err error) {
 		var n C.longlong
 		if C.gd_take_exact_int64(r, &n) == 0 { // the common result, in one cgo call
 			v = int64(n)
 			return true, nil
 		}
-		return false, convert(r)
+		v, err = resultInt64(r)
+		return false, err
 	})
 	return v, err
 }
 
+func resultInt64(r *C.PyObject) (int64, error) { return asInt64(r, "the result") }
+
 // pyCallFloat is CallFloat (gil_api.go), with Python.
 func (o *Object) pyCallFloat(args []any) (float64, error) {
-	var v float64
-	convert := func(r *C.PyObject) (err error) {
-		v, err = asFloat64(r)
-		return err
-	}
-	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_FLOAT, convert); ok {
-		if r.converted || err != nil {
-			return v, err
+	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_FLOAT); ok {
+		if err != nil || !r.convert {
+			return r.f, err
 		}
-		return r.f, nil
+		return convertResult(nil, r.obj, asFloat64)
 	}
-	err := o.callResult(args, func(r *C.PyObject) (bool, error) { return false, convert(r) })
+	var v float64
+	err := o.callResult(args, func(r *C.PyObject) (_ bool, err error) {
+		v, err = asFloat64(r)
+		return false, err
+	})
 	return v, err
 }
 

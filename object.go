@@ -160,7 +160,7 @@ func (o *Object) pySetAttr(name string, value any) error {
 
 // pyCall is Call (object_api.go), with Python.
 func (o *Object) pyCall(args ...any) (*Object, error) {
-	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_OBJECT, nil); ok {
+	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_OBJECT); ok {
 		return newObject(r.obj), err
 	}
 	var r *Object

@@ -54,13 +54,14 @@ void gd_gil_leave(int state);
  * slot is the Object's reference (read under the GIL: a racing Close swaps it to
  * NULL first and drops it under the GIL, so a non-NULL one read here stays alive
  * while the call holds it); arg_kind and res_kind are GD_FAST_*.
- * Returns GD_FAST_DONE with the result in *ri, *rf or *res (a new reference);
+ * Returns GD_FAST_DONE with the result in out's i, f or res (a new reference);
  * GD_FAST_CLOSED (slot NULL); GD_FAST_CONVERT (a result that is not the exact int
- * or float asked: *res holds it, for the general conversion); GD_FAST_RAISED (the
- * exception in *exc, as PyErr_Fetch gave it, for Go to restore and take).
+ * or float asked: out->res holds it, for the general conversion); GD_FAST_RAISED
+ * (the exception in out->exc, as PyErr_Fetch gave it, for Go to restore and take).
+ * out is one Go allocation where four pointers would be four.
  * held: the caller holds the GIL already (WithGIL's GIL), which the call keeps. */
 int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double af, int res_kind,
-                 long long *ri, double *rf, PyObject **res, PyObject **exc) {
+                 gd_fast_out *out) {
     int g = held ? 0 : gd_gil_enter();
     int status = GD_FAST_DONE;
     PyObject *f = __atomic_load_n(slot, __ATOMIC_SEQ_CST);
@@ -81,18 +82,18 @@ int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double a
         r = gd_call_one(f, a);
     }
     if (r == NULL) {
-        PyErr_Fetch(&exc[0], &exc[1], &exc[2]);
+        PyErr_Fetch(&out->exc[0], &out->exc[1], &out->exc[2]);
         status = GD_FAST_RAISED;
     } else if (res_kind == GD_FAST_INT) {
-        status = gd_take_exact_int64(r, ri) == 0 ? GD_FAST_DONE : GD_FAST_CONVERT;
+        status = gd_take_exact_int64(r, &out->i) == 0 ? GD_FAST_DONE : GD_FAST_CONVERT;
     } else if (res_kind == GD_FAST_FLOAT && PyFloat_CheckExact(r)) {
-        *rf = PyFloat_AS_DOUBLE(r);
+        out->f = PyFloat_AS_DOUBLE(r);
         Py_DECREF(r);
     } else if (res_kind == GD_FAST_FLOAT) {
         status = GD_FAST_CONVERT;
     }
     if (status == GD_FAST_CONVERT || (status == GD_FAST_DONE && res_kind == GD_FAST_OBJECT)) {
-        *res = r;
+        out->res = r;
     }
     if (!held) {
         gd_gil_leave(g);

@@ -11,7 +11,13 @@ enum { GD_FAST_DONE, GD_FAST_CLOSED, GD_FAST_CONVERT, GD_FAST_RAISED };
 PyObject *gd_call_one(PyObject *f, PyObject *arg);
 int gd_exact_int64(PyObject *r, long long *out);
 int gd_take_exact_int64(PyObject *r, long long *out);
+typedef struct {
+    long long i;
+    double f;
+    PyObject *res;
+    PyObject *exc[3];
+} gd_fast_out;
 int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double af, int res_kind,
-                 long long *ri, double *rf, PyObject **res, PyObject **exc);
+                 gd_fast_out *out);
 
 #endif

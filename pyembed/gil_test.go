@@ -23,7 +23,7 @@ func TestCallIntAndFloat(t *testing.T) {
 	for _, c := range []struct {
 		arg  any
 		want int64
-	}{{41, 42}, {int64(-5), -4}, {int32(1), 2}, {true, 2}, {int64(1<<62 - 1), 1<<62}} {
+	}{{41, 42}, {int64(-5), -4}, {int32(1), 2}, {true, 2}, {int64(1<<62 - 1), 1 << 62}} {
 		if v, err := inc.CallInt(c.arg); v != c.want || err != nil {
 			t.Errorf("CallInt(%T %v) = %v, %v; want %v", c.arg, c.arg, v, err, c.want)
 		}
