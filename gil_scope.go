@@ -192,19 +192,23 @@ func (o *Object) fastCall(py *GIL, args []any, kind C.int) (v fastResult, handle
 	slot := (**C.PyObject)(unsafe.Pointer(&o.p))
 	switch C.gd_fast_call(slot, held, argKind, ai, af, kind, &out) {
 	case C.GD_FAST_DONE:
-		return fastResult{i: int64(out.i), f: float64(out.f), obj: out.res}, true, nil
+		return fastResult{i: int64(out.i), f: float64(out.f), obj: cObject(out.res)}, true, nil
 	case C.GD_FAST_CLOSED:
 		return v, true, ErrClosed
 	case C.GD_FAST_CONVERT:
-		return fastResult{obj: out.res, convert: true}, true, nil
+		return fastResult{obj: cObject(out.res), convert: true}, true, nil
 	default: // GD_FAST_RAISED: the exception, taken under the GIL as every call's
 		exc := out.exc
 		return v, true, underGIL(py, func() error {
-			C.PyErr_Restore(exc[0], exc[1], exc[2])
+			C.PyErr_Restore(cObject(exc[0]), cObject(exc[1]), cObject(exc[2]))
 			return errPySet
 		})
 	}
 }
+
+// cObject is a PyObject* that C handed back as an integer (gd_fast_out): C memory,
+// never Go's, read back as the pointer it is.
+func cObject(p C.uintptr_t) *C.PyObject { return *(**C.PyObject)(unsafe.Pointer(&p)) }
 
 // underGIL runs f under py's hold (f's error made a Go error at once), or, py nil,
 // in an entry of its own.

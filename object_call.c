@@ -58,7 +58,7 @@ void gd_gil_leave(int state);
  * GD_FAST_CLOSED (slot NULL); GD_FAST_CONVERT (a result that is not the exact int
  * or float asked: out->res holds it, for the general conversion); GD_FAST_RAISED
  * (the exception in out->exc, as PyErr_Fetch gave it, for Go to restore and take).
- * out is one Go allocation where four pointers would be four.
+ * out is one Go allocation (with no pointers) where four pointers would be four.
  * held: the caller holds the GIL already (WithGIL's GIL), which the call keeps. */
 int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double af, int res_kind,
                  gd_fast_out *out) {
@@ -82,7 +82,11 @@ int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double a
         r = gd_call_one(f, a);
     }
     if (r == NULL) {
-        PyErr_Fetch(&out->exc[0], &out->exc[1], &out->exc[2]);
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        out->exc[0] = (uintptr_t)type;
+        out->exc[1] = (uintptr_t)value;
+        out->exc[2] = (uintptr_t)tb;
         status = GD_FAST_RAISED;
     } else if (res_kind == GD_FAST_INT) {
         status = gd_take_exact_int64(r, &out->i) == 0 ? GD_FAST_DONE : GD_FAST_CONVERT;
@@ -93,7 +97,7 @@ int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double a
         status = GD_FAST_CONVERT;
     }
     if (status == GD_FAST_CONVERT || (status == GD_FAST_DONE && res_kind == GD_FAST_OBJECT)) {
-        out->res = r;
+        out->res = (uintptr_t)r;
     }
     if (!held) {
         gd_gil_leave(g);
