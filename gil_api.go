@@ -3,7 +3,7 @@ package godlpack
 // gil_api.go: WithGIL, several calls into Python under one hold of the GIL, and the
 // calls that convert their result in the same entry (CallInt, CallFloat,
 // CallTensor). No build tag and no C (docs/decisions/untagged-go-api.md); the
-// bodies are gil_scope.go's, with Python.
+// bodies are gil_scope.go's and object_fastcall.go's, with Python.
 
 import "github.com/godlpack/godlpack/dlpack/tensor"
 

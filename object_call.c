@@ -1,8 +1,9 @@
 //go:build godlpack_python
 
 /* object_call.c: the C half of an Object's call made in one entry into Python
- * (gil_scope.go, object.go): the call and the common result's conversion each in one
- * cgo call, where a cgo call costs about what the Python call itself does. */
+ * (object_fastcall.go, gil_scope.go, object.go): the call and the common result's
+ * conversion each in one cgo call, where a cgo call costs about what the Python call
+ * itself does. */
 #include "gd_python.h"
 #include "object_call.h"
 
