@@ -88,9 +88,15 @@ func TestCallIntErrorsAreGoErrors(t *testing.T) {
 			t.Errorf("%s of a closed Object: %v", name, err)
 		}
 	}
-	var nilObject *godlpack.Object
+	var nilObject *godlpack.Object // an error, where Call and Int panicked on its lease
 	if _, err := nilObject.CallInt(1); err == nil {
 		t.Error("CallInt of a nil *Object did not fail")
+	}
+	if _, err := nilObject.Call(1); err == nil {
+		t.Error("Call of a nil *Object did not fail")
+	}
+	if _, err := nilObject.Int(); err == nil {
+		t.Error("Int of a nil *Object did not fail")
 	}
 }
 
