@@ -43,17 +43,24 @@ func tensorToPython(t *tensor.Tensor) (*C.PyObject, error) {
 // pyTensor is Tensor (object_api.go), with Python.
 func (o *Object) pyTensor() (*tensor.Tensor, error) {
 	var m unsafe.Pointer
-	err := o.with(func(p *C.PyObject) error {
-		m = unsafe.Pointer(C.gd_py_to_tensor(p))
-		if m == nil {
-			return errPySet
-		}
-		return nil
+	err := o.with(func(p *C.PyObject) (err error) {
+		m, err = pyToManaged(p)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return tensor.FromManaged(m)
+}
+
+// pyToManaged imports p's tensor (GIL held): a DLManagedTensorVersioned for
+// tensor.FromManaged, which needs no GIL.
+func pyToManaged(p *C.PyObject) (unsafe.Pointer, error) {
+	m := unsafe.Pointer(C.gd_py_to_tensor(p))
+	if m == nil {
+		return nil, errPySet
+	}
+	return m, nil
 }
 
 // pyCapsuleTensor is TensorFromCapsule (capsule.go), with Python: the capsule

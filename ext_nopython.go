@@ -113,6 +113,20 @@ func (o *Object) pyTensor() (*tensor.Tensor, error)            { return nil, Err
 func (o *Object) pyCapsuleTensor() (*tensor.Tensor, error)     { return nil, ErrNoPython }
 func (o *Object) pyGo() (any, error)                           { return nil, ErrNoPython }
 
+// WithGIL and the one-entry calls (gil_api.go): there is no interpreter to enter.
+func withGILScope(func(*GIL) error) error                          { return ErrNoPython }
+func (py *GIL) call(*Object, []any) (*Object, error)               { return nil, ErrNoPython }
+func (py *GIL) callMethod(*Object, string, []any) (*Object, error) { return nil, ErrNoPython }
+func (py *GIL) attr(*Object, string) (*Object, error)              { return nil, ErrNoPython }
+func (py *GIL) int(*Object) (int64, error)                         { return 0, ErrNoPython }
+func (py *GIL) float(*Object) (float64, error)                     { return 0, ErrNoPython }
+func (py *GIL) tensor(*Object) (*tensor.Tensor, error)             { return nil, ErrNoPython }
+func (py *GIL) goValue(*Object) (any, error)                       { return nil, ErrNoPython }
+func (py *GIL) close(*Object)                                      {}
+func (o *Object) pyCallInt([]any) (int64, error)                   { return 0, ErrNoPython }
+func (o *Object) pyCallFloat([]any) (float64, error)               { return 0, ErrNoPython }
+func (o *Object) pyCallTensor([]any) (*tensor.Tensor, error)       { return nil, ErrNoPython }
+
 // start and finalize: there is no libpython to start.
 func start(Config) error { return ErrNoPython }
 func finalize() error    { return ErrNoPython }

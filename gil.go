@@ -44,7 +44,14 @@ func withGILFor(l *argLease, f func() error) error {
 	if pendingDecrefs.n.Load() != 0 {
 		pendingDecrefs.drain()
 	}
-	err = s.inChain(hop, f)
+	return goError(s.inChain(hop, f))
+}
+
+// goError is the error a call into Python returns for err, the error of Go code run
+// with the GIL held (which it still is): a Python exception left pending (errPySet)
+// and the Python errors Go raises itself (a *cpython.Error) become a *PythonError,
+// and Python's error indicator is left clear.
+func goError(err error) error {
 	var pe *cpython.Error
 	switch {
 	case err == nil:

@@ -7,7 +7,7 @@ package godlpack
 // loaded it use the same Object, the same calls and the same conversions
 // (object_convert.go). Every method takes the GIL itself (gil.go), from any goroutine.
 
-// #include "gd_python.h"
+// #include "object_call.h"
 import "C"
 
 import (
@@ -43,11 +43,14 @@ func (o *Object) pyClose() {
 	}
 }
 
+// errNilObject is what a nil *Object's methods return.
+var errNilObject = errors.New("godlpack: nil *Object")
+
 // ref returns the object (GIL held: it stays alive while the caller holds the GIL
 // only if the Object is not closed meanwhile, so the caller takes a reference).
 func (o *Object) ref() (*C.PyObject, error) {
 	if o == nil {
-		return nil, errors.New("godlpack: nil *Object")
+		return nil, errNilObject
 	}
 	p := o.p.Load()
 	if p == nil {
@@ -63,6 +66,9 @@ func (o *Object) ref() (*C.PyObject, error) {
 // Close cannot free it under f) and the GIL held; an argument's, on behalf of its
 // call (withGILFor).
 func (o *Object) with(f func(p *C.PyObject) error) error {
+	if o == nil {
+		return errNilObject // o.lease is not there to read (TestCallIntErrorsAreGoErrors)
+	}
 	return withGILFor(o.lease, func() error {
 		p, err := o.ref()
 		if err != nil {
@@ -154,6 +160,9 @@ func (o *Object) pySetAttr(name string, value any) error {
 
 // pyCall is Call (object_api.go), with Python.
 func (o *Object) pyCall(args ...any) (*Object, error) {
+	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_OBJECT); ok {
+		return newObject(r.obj), err
+	}
 	var r *Object
 	err := o.with(func(p *C.PyObject) error {
 		res, err := callObject(p, args)
@@ -167,16 +176,21 @@ func (o *Object) pyCall(args ...any) (*Object, error) {
 func (o *Object) pyCallMethod(name string, args ...any) (*Object, error) {
 	var r *Object
 	err := o.with(func(p *C.PyObject) error {
-		m, err := getAttr(p, name)
-		if err != nil {
-			return err
-		}
-		defer C.gd_decref(m)
-		res, err := callObject(m, args)
+		res, err := callMethod(p, name, args)
 		r = newObject(res)
 		return err
 	})
 	return r, err
+}
+
+// callMethod calls p's method name with the converted args (GIL held); a new reference.
+func callMethod(p *C.PyObject, name string, args []any) (*C.PyObject, error) {
+	m, err := getAttr(p, name)
+	if err != nil {
+		return nil, err
+	}
+	defer C.gd_decref(m)
+	return callObject(m, args)
 }
 
 // callObject calls p with the converted args (GIL held); a new reference.
@@ -186,6 +200,9 @@ func callObject(p *C.PyObject, args []any) (*C.PyObject, error) {
 		if k, ok := args[n-1].(Kw); ok {
 			kw, args = k, args[:n-1]
 		}
+	}
+	if kw == nil && len(args) <= 1 {
+		return callOne(p, args)
 	}
 	tuple, err := tupleOf(args, 0)
 	if err != nil {
@@ -200,6 +217,23 @@ func callObject(p *C.PyObject, args []any) (*C.PyObject, error) {
 		defer C.gd_decref(dict)
 	}
 	res := C.PyObject_Call(p, tuple, dict)
+	if res == nil {
+		return nil, errPySet
+	}
+	return res, nil
+}
+
+// callOne calls p with no argument or one, without a tuple (the common call, in one
+// cgo call: object_call.c).
+func callOne(p *C.PyObject, args []any) (*C.PyObject, error) {
+	var a *C.PyObject
+	if len(args) == 1 {
+		var err error
+		if a, err = toPythonAt(args[0], 1); err != nil { // as tupleOf converts its items
+			return nil, argError(0, err)
+		}
+	}
+	res := C.gd_call_one(p, a)
 	if res == nil {
 		return nil, errPySet
 	}

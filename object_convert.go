@@ -239,14 +239,20 @@ func (o *Object) pyInt() (int64, error) {
 // pyFloat is Float (object_api.go), with Python.
 func (o *Object) pyFloat() (float64, error) {
 	var v float64
-	err := o.with(func(p *C.PyObject) error {
-		v = float64(C.PyFloat_AsDouble(p))
-		if v == -1 {
-			return pyCheck()
-		}
-		return nil
+	err := o.with(func(p *C.PyObject) (err error) {
+		v, err = asFloat64(p)
+		return err
 	})
 	return v, err
+}
+
+// asFloat64 is p's value as Python's float(p) has it (GIL held).
+func asFloat64(p *C.PyObject) (float64, error) {
+	v := float64(C.PyFloat_AsDouble(p))
+	if v == -1 {
+		return v, pyCheck()
+	}
+	return v, nil
 }
 
 // pyBool is Bool (object_api.go), with Python.

@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# Cost of one Go-to-Python call with one tensor argument and one tensor result (a
-# Python function returning its input), against the same call made from Python in the
-# same interpreter (pyembed/bench_test.go). Needs godlpack importable by PYTHON (its
-# Python package; the Go side is compiled into the benchmark).
+# Go calling Python (package pyembed, Object): godlpack's calls against a twin that
+# calls CPython's C API itself through cgo (bench/embed/direct.go), in one process and
+# in turns, with each ratio printed beside its goal (bench/embed/main.go says the rows).
+# Needs godlpack importable by PYTHON (its Python package; the Go side is compiled into
+# the program) and NumPy.
 #
-#   PYTHON=/path/to/venv/bin/python bash bench/bench_embed.sh      COUNT=3 rounds
+#   PYTHON=/path/to/venv/bin/python bash bench/bench_embed.sh
+#   ROUNDS=9 CALLS=400000 TRIPS=40000 bash bench/bench_embed.sh     steadier on a loaded machine
+#   ARGS="-only CallInt -cpuprofile /tmp/embed.prof" bash bench/bench_embed.sh   one row, profiled
 #
-# Rows (ns per call, best of the rounds; wall time, so a loaded machine inflates them):
-#   CallTensor             FromSlice(16x16 float32) -> Call(x) -> result.Tensor() -> Close
-#   CallTensorFromPython   identity(a) in a Python loop, a a godlpack.Array of 16x16
-#   CallNoArgs             Call() of a Python function returning None: GIL + crossing
+# Goals: an int call <= 2x the twin; 8 goroutines' calls per second over one's >= 0.9x
+# the twin's own ratio; a 1M float32 round trip Go -> NumPy -> Go <= 2x the twin.
+# The go test benchmarks of pyembed/bench_test.go (a tensor in and out) run with
+# `go test -run '^$' -bench . ./pyembed/` after the same eval.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=${PYTHON:-python3}
-count=${COUNT:-3}
 export PYTHONPATH="$PWD/pyext${PYTHONPATH:+:$PYTHONPATH}"
 eval "$("$py" -m godlpack go-env --embed)"
-go test -count="$count" -run '^$' -bench . -benchtime "${BENCHTIME:-1s}" ./pyembed/ | tee /dev/stderr |
-  awk '/^Benchmark/ { n = $1; sub(/^Benchmark/, "", n); sub(/-[0-9]+$/, "", n)
-         if (!(n in best) || $3 < best[n]) best[n] = $3 }
-       END { printf "\nbest ns/call: Go->Python %.0f, Python->Python %.1f, Go->Python no args %.0f\n",
-               best["CallTensor"], best["CallTensorFromPython"], best["CallNoArgs"]
-             printf "ratio (Go->Python / Python->Python, one tensor in, one out): %.0fx\n",
-               best["CallTensor"] / best["CallTensorFromPython"] }'
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin/embed" ./bench/embed
+# shellcheck disable=SC2086 # ARGS is a list of flags
+"$bin/embed" -rounds "${ROUNDS:-5}" -calls "${CALLS:-200000}" -trips "${TRIPS:-20000}" ${ARGS:-}

@@ -41,3 +41,26 @@ func BenchmarkCallNoArgs(b *testing.B) {
 		must(noop.Call()).Close()
 	}
 }
+
+// inc(x) with an int and its int result in one entry (CallInt), and through the
+// three entries of Call, Int and Close (bench/bench_embed.sh compares them with a
+// program calling the C API itself).
+func BenchmarkCallInt(b *testing.B) {
+	inc := must(helpers.Attr("inc"))
+	defer inc.Close()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		must(inc.CallInt(i))
+	}
+}
+
+func BenchmarkCallIntThreeEntries(b *testing.B) {
+	inc := must(helpers.Attr("inc"))
+	defer inc.Close()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r := must(inc.Call(i))
+		must(r.Int())
+		r.Close()
+	}
+}

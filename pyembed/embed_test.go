@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 	must(path.CallMethod("insert", 0, dir)).Close()
 	helpers = must(godlpack.Import("embed_helpers"))
 	code := m.Run()
+	inc := must(helpers.Attr("inc"))
 	helpers.Close()
 	if err := pyembed.Finalize(); err != nil {
 		fmt.Fprintln(os.Stderr, "Finalize:", err)
@@ -49,7 +50,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "Import after Finalize:", err)
 		code = 1
 	}
+	if _, err := inc.CallInt(1); !errors.Is(err, pyembed.ErrNotStarted) {
+		fmt.Fprintln(os.Stderr, "CallInt after Finalize:", err)
+		code = 1
+	}
+	ran := false
+	if err := godlpack.WithGIL(func(*godlpack.GIL) error { ran = true; return nil }); !errors.Is(err, pyembed.ErrNotStarted) || ran {
+		fmt.Fprintln(os.Stderr, "WithGIL after Finalize:", err, "ran:", ran)
+		code = 1
+	}
 	path.Close() // does nothing now
+	inc.Close()
 	if err := pyembed.Start(pyembed.Config{}); err == nil {
 		fmt.Fprintln(os.Stderr, "Start after Finalize did not fail")
 		code = 1

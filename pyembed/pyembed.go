@@ -1,7 +1,9 @@
 // Package pyembed starts CPython inside a Go program and finalizes it: the
 // embedding runtime. Once Start returns, the program calls Python from any
 // goroutine through godlpack's Object (godlpack.Import, Object.Call, Object.Tensor,
-// godlpack.FromGo), and tensors cross zero-copy both ways.
+// godlpack.FromGo), and tensors cross zero-copy both ways. The fast calls take the
+// GIL once: Object.CallInt, CallFloat and CallTensor call and convert in one entry,
+// and godlpack.WithGIL runs several calls under one hold.
 //
 // The program is built with Python's headers and libpython, as
 // `python -m godlpack go-env --embed` prints them; built without (no godlpack_python

@@ -109,3 +109,19 @@ def time_identity(n: int) -> None:
 
 def noop() -> None:
     pass
+
+
+def inc(x: int) -> int:
+    return x + 1
+
+
+def numpy_int(x: int) -> np.int32:
+    return np.int32(x)
+
+
+def half(x: float) -> float:
+    return x / 2
+
+
+def to_numpy(a: godlpack.Array) -> np.ndarray:
+    return np.from_dlpack(a)

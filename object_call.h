@@ -1,0 +1,27 @@
+/* object_call.h: object_call.c's calls, for object_fastcall.go, gil_scope.go and object.go. */
+#ifndef GD_OBJECT_CALL_H
+#define GD_OBJECT_CALL_H
+
+#include "gd_python.h"
+
+#include <stdint.h>
+
+/* gd_fast_call's kinds of argument and result, and its statuses. */
+enum { GD_FAST_NONE, GD_FAST_INT, GD_FAST_FLOAT, GD_FAST_OBJECT };
+enum { GD_FAST_DONE, GD_FAST_CLOSED, GD_FAST_CONVERT, GD_FAST_RAISED };
+
+PyObject *gd_call_one(PyObject *f, PyObject *arg);
+int gd_exact_int64(PyObject *r, long long *out);
+int gd_take_exact_int64(PyObject *r, long long *out);
+/* gd_fast_call's results. The objects are held as integers: a type with no pointer
+ * in it is a Go allocation the collector does not scan and cgo's pointer check skips. */
+typedef struct {
+    long long i;
+    double f;
+    uintptr_t res;    /* PyObject * */
+    uintptr_t exc[3]; /* PyObject *, as PyErr_Fetch gives them */
+} gd_fast_out;
+int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double af, int res_kind,
+                 gd_fast_out *out);
+
+#endif
