@@ -105,9 +105,10 @@ def test_kernels_plain_go_build(isolated):
 
 
 def test_sum_is_float64_accumulation(goext):
-    # Every float32 is widened exactly and added in float64: a million float32 0.1
-    # sum to 1e6 * float32(0.1) within float64 rounding, where NumPy's float32 sum
-    # (pairwise, in float32) is off in its 7th digit or so.
+    # A float32 lane adds 4 elements (exactly here), the lanes and blocks are added in
+    # float64 (vec.Sum): a million float32 0.1 sum to 1e6 * float32(0.1) within float64
+    # rounding, where NumPy's float32 sum (pairwise, in float32) is off in its 7th digit
+    # or so. The bound on any input is TestSumF32Accuracy's.
     x = np.full(1_000_000, 0.1, dtype=np.float32)
     exact = 1_000_000 * float(np.float32(0.1))
     assert goext.sum(x) == pytest.approx(exact, rel=1e-15)
