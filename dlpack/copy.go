@@ -14,7 +14,10 @@ import (
 // dimensions sorted by dst's strides, reversed ones flipped, and merged where both
 // arrays allow), so that a copy into or out of a transposed or reversed array
 // writes dst line by line, not one element a row; runs of elements that are then
-// contiguous in both arrays are copied with one copy() each.
+// contiguous in both arrays are copied with one copy() each. Where dst's rows read
+// a source whose lines are closer together than their elements (a transposed
+// source into a C-contiguous dst) the copy goes a square tile at a time
+// (copyTiles).
 func CopyStrided(dst unsafe.Pointer, dstStrides []int64, src unsafe.Pointer, srcStrides []int64,
 	shape []int64, itemSize int) {
 	for _, d := range shape {
@@ -42,6 +45,10 @@ func CopyStrided(dst unsafe.Pointer, dstStrides []int64, src unsafe.Pointer, src
 		return
 	}
 	last := nd - 1
+	if ds[last] == 1 && nd >= 2 && transposedRows(sh[last-1], ss[last-1], ss[last]) {
+		copyTiles(dst, ds, src, ss, sh, nd, itemSize)
+		return
+	}
 	if ds[last] != 1 || ss[last] != 1 {
 		copyStridedInner(dst, ds, src, ss, sh, nd, itemSize)
 		return

@@ -24,6 +24,42 @@ func copyStridedInner(dst unsafe.Pointer, dstStrides []int64, src unsafe.Pointer
 	})
 }
 
+// copyTileSide is the side of copyTiles' tiles, in elements: 32 of a transposed
+// source's lines, 32 cache lines at most, stay in cache while dst's 32 rows take
+// their elements.
+const copyTileSide = 32
+
+// transposedRows is whether the rows (more than one) of a copy into dst's
+// contiguous rows read a source whose rows are sNext apart and whose elements
+// sStep apart within one, closer together than its elements: a transposed
+// source, which copyTiles reads a tile at a time.
+func transposedRows(rows, sNext, sStep int64) bool {
+	return rows > 1 && sStep != 1 && sNext != 0 && max(sNext, -sNext) < max(sStep, -sStep)
+}
+
+// copyTiles is copyStridedInner for a copy whose two inner dimensions are dst's
+// contiguous rows from a transposed source (transposedRows): square tiles of
+// copyTileSide, a row of a tile at a time, so that each cache line of the
+// source is read once while it is in cache, not once a row of dst (a
+// 2048x2048 float32 .T into C order: BenchmarkCopyStridedTransposeToC).
+func copyTiles(dst unsafe.Pointer, dstStrides []int64, src unsafe.Pointer, srcStrides []int64,
+	shape []int64, inner, itemSize int) {
+	r, c, is := inner-2, inner-1, int64(itemSize)
+	rows, cols, dNext, sNext, sStep := shape[r], shape[c], dstStrides[r], srcStrides[r], srcStrides[c]
+	forEachLine(shape[:r], dstStrides[:r], srcStrides[:r], func(dOff, sOff int64) {
+		d0, s0 := unsafe.Add(dst, dOff*is), unsafe.Add(src, sOff*is)
+		for i := int64(0); i < rows; i += copyTileSide {
+			bi := min(copyTileSide, rows-i)
+			for j := int64(0); j < cols; j += copyTileSide {
+				bj := min(copyTileSide, cols-j)
+				for k := i; k < i+bi; k++ {
+					copyLine(unsafe.Add(d0, (k*dNext+j)*is), 1, unsafe.Add(s0, (k*sNext+j*sStep)*is), sStep, bj, itemSize)
+				}
+			}
+		}
+	})
+}
+
 // forEachLine calls line with the element offsets of every index of the outer
 // dimensions, in C order (once, with 0, 0, when there are none).
 func forEachLine(shape, dstStrides, srcStrides []int64, line func(dOff, sOff int64)) {

@@ -155,3 +155,51 @@ func BenchmarkFillStridedTransposed(b *testing.B) {
 		FillStrided(unsafe.Pointer(&dst[0]), []int64{1, n}, []int64{n, n}, []byte{1, 2, 3, 4})
 	}
 }
+
+// A copy of a transposed array into a C-contiguous one (np.ascontiguousarray
+// of a .T): tiles of 32x32 elements, each of the source's 32 cache lines read
+// while dst's rows take them, not a line across the whole source per row.
+func BenchmarkCopyStridedTransposeToC(b *testing.B) {
+	const n = 2048
+	src, dst := make([]float32, n*n), make([]float32, n*n)
+	b.SetBytes(4 * n * n)
+	for b.Loop() {
+		CopyStrided(unsafe.Pointer(&dst[0]), []int64{n, 1}, unsafe.Pointer(&src[0]), []int64{1, n}, []int64{n, n}, 4)
+	}
+}
+
+// A transposed source into a C-contiguous dst, over several of copyTiles'
+// tiles each way and their rests, with an outer dimension, a reversed axis and
+// every element size: each element lands where the element loop puts it.
+func TestCopyStridedTransposeTiles(t *testing.T) {
+	const p, rows, cols = 2, 70, 45
+	for _, itemSize := range []int{1, 2, 4, 8, 16, 3} {
+		for _, rev := range []bool{false, true} {
+			// src: p x cols x rows in memory, viewed p x rows x cols (each matrix's .T)
+			sStrides, base := []int64{rows * cols, 1, rows}, int64(0)
+			if rev { // its rows walked from the last
+				sStrides[1], base = -1, rows-1
+			}
+			src := make([]byte, p*rows*cols*itemSize)
+			for i := range src {
+				src[i] = byte(i*7 + i/251)
+			}
+			got := make([]byte, len(src))
+			shape, dStrides := []int64{p, rows, cols}, []int64{rows * cols, cols, 1}
+			CopyStrided(unsafe.Pointer(&got[0]), dStrides, unsafe.Pointer(&src[base*int64(itemSize)]), sStrides, shape, itemSize)
+			want := make([]byte, len(src))
+			for a := range int64(p) {
+				for i := range int64(rows) {
+					for j := range int64(cols) {
+						d := (a*dStrides[0] + i*dStrides[1] + j) * int64(itemSize)
+						s := (base + a*sStrides[0] + i*sStrides[1] + j*sStrides[2]) * int64(itemSize)
+						copy(want[d:d+int64(itemSize)], src[s:s+int64(itemSize)])
+					}
+				}
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("item %d reversed %v: the copy differs from the element loop", itemSize, rev)
+			}
+		}
+	}
+}

@@ -21,6 +21,17 @@ def goext():
     return load("goext")
 
 
+def sum_bound(x) -> float:
+    """vec.Sum's documented error bound for float32 (dlpack/vec/reduce.go): ~3 float32
+    ulps of the sum of |x| (float32 lanes of 4 elements a block), plus float64 ones."""
+    return (3 * 2.0**-24 + 80 * 2.0**-53) * math.fsum(np.abs(np.asarray(x, np.float64)).ravel())
+
+
+def assert_sum(got: float, x) -> None:
+    exact = math.fsum(np.asarray(x, np.float64).ravel().tolist())
+    assert abs(got - exact) <= sum_bound(x), (got, exact)
+
+
 def layouts() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(41)
     x = rng.standard_normal((48, 40)).astype(np.float32)
@@ -50,7 +61,7 @@ def test_numpy_layouts_give_numpys_results(goext, name):
         )
     goext.scale_(y, -2.5)
     assert np.array_equal(y, want)
-    assert goext.sum(v) == pytest.approx(math.fsum(v.astype(np.float64).ravel()), rel=1e-12)
+    assert_sum(goext.sum(v), v)
 
 
 @pytest.mark.parametrize("name", [".T", "permuted 3-d", "reversed"])
@@ -69,6 +80,30 @@ def test_a_dense_views_sum_is_its_memorys(goext, name):
     assert goext.sum(v[name]) == goext.sum(x.ravel())
 
 
+def test_float32_sum_within_its_bound_in_every_layout(goext):
+    """vec's float32 sum adds in float32 lanes (4 elements a lane a 256-element block, the
+    blocks in float64): on data made to hurt float32 lanes (2**24 then ones in each lane,
+    large terms cancelling around small ones, magnitudes 1e-20..1e20) it stays within its
+    bound of math.fsum, and a dense view's sum has the bits of its memory's, whatever the
+    layout."""
+    rng = np.random.default_rng(41)
+    n = 3 * 16384 + 1000
+    ones = np.ones(n, np.float32)
+    ones[np.arange(n) % 256 < 64] = 2.0**24
+    cancel = (rng.random(n) * 1e-3).astype(np.float32)
+    cancel[::3] = (1e8 * (1 + rng.random(len(cancel[::3])))).astype(np.float32)
+    cancel[::6] *= -1
+    wide = (rng.standard_normal(n) * 10.0 ** rng.integers(-20, 21, n)).astype(np.float32)
+    for x in (ones, cancel, wide):
+        m = x[: 250 * 200].reshape(250, 200)
+        want = goext.sum(m)
+        assert_sum(want, m)
+        for v in (m.T, m[::-1, ::-1], m.reshape(10, 25, 200).transpose(2, 0, 1)):
+            assert goext.sum(v) == want
+        assert_sum(goext.sum(x), x)
+        assert_sum(goext.sum(m[:, ::3].T), m[:, ::3])
+
+
 def test_torch_layouts_give_numpys_results(goext):
     torch = pytest.importorskip("torch")
     x = torch.arange(48 * 40, dtype=torch.float32).reshape(48, 40) / 7
@@ -81,7 +116,7 @@ def test_torch_layouts_give_numpys_results(goext):
         y.copy_(t)
         goext.scale_(y, 1.5)
         assert np.array_equal(y.numpy(), want)
-        assert goext.sum(t) == pytest.approx(math.fsum(t.double().flatten().tolist()), rel=1e-12)
+        assert_sum(goext.sum(t), t.numpy())
 
 
 def test_broadcast_source_and_shared_element_dsts(goext):

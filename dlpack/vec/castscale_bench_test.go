@@ -90,3 +90,29 @@ func BenchmarkCastScaleShiftViewFloat64Strided4x4(b *testing.B) {
 		}
 	}
 }
+
+// CastScaleShiftView of a 4096x2048 uint8 matrix into a new C-contiguous
+// float32 one, from a C-contiguous source and from the .T of a C-contiguous
+// 2048x4096 (its lines a tile at a time). go test -bench CastScaleShiftViewLayouts -run X ./dlpack/vec/
+func BenchmarkCastScaleShiftViewLayouts(b *testing.B) {
+	const r, c = 4096, 2048
+	x := make([]uint8, r*c)
+	for i := range x {
+		x[i] = uint8(i)
+	}
+	cont, _ := ViewOf(x, r, c)
+	m, _ := ViewOf(x, c, r)
+	tr, _ := m.Permute(1, 0)
+	out, _ := ViewOf(make([]float32, r*c), r, c)
+	for _, l := range []struct {
+		name string
+		v    View[uint8]
+	}{{"contiguous", cont}, {"transposed", tr}} {
+		b.Run(l.name, func(b *testing.B) {
+			b.SetBytes(r * c)
+			for b.Loop() {
+				_ = CastScaleShiftView(out, l.v, 1.0/255, 0)
+			}
+		})
+	}
+}

@@ -216,3 +216,50 @@ func TestCastScaleShiftViewAllocatesNothing(t *testing.T) {
 		t.Fatalf("%v allocations a normalize", n)
 	}
 }
+
+// CastScaleShiftView from a transposed source into a C-contiguous dst goes a
+// tile of the source's lines at a time (castScaleShiftTiles): over several
+// tiles each way and their rests, from a .T, a .T of reversed rows and a .T of
+// every other column, on every kernel set, every element is CastScaleShift's
+// of the same element in C order.
+func TestCastScaleShiftViewTransposedTiles(t *testing.T) {
+	eachLevel(t, func(t *testing.T, _ int) {
+		cssTiles[float32, uint8](t, 1.0/255, -0.5)
+		cssTiles[float32, int16](t, 0.25, 3)
+		cssTiles[float64, float32](t, -1.5, 0.125)
+		cssTiles[float64, float64](t, 3, -1)
+	})
+}
+
+func cssTiles[D Float, S Number](t *testing.T, k, c D) {
+	t.Helper()
+	const rows, cols = 150, 700 // the view's: more than a tile's 64 lines, and a rest
+	mem := make([]S, 2*rows*cols)
+	for i := range mem {
+		mem[i] = S(i*7 + 3)
+	}
+	m, _ := ViewOf(mem[:rows*cols], cols, rows)
+	tr, _ := m.Permute(1, 0)
+	rev, _ := NewView(mem, (cols-1)*rows, []int64{rows, cols}, []int64{1, -rows})
+	step2, _ := NewView(mem, 0, []int64{rows, cols}, []int64{2, 2 * rows}) // (i, j) is a cols x 2rows matrix's (j, 2i)
+	for name, v := range map[string]View[S]{".T": tr, ".T of reversed rows": rev, ".T of every other column": step2} {
+		src := make([]S, 0, rows*cols) // v's elements in C order
+		if err := Lines(v, func(_ int, line []S) error { src = append(src, line...); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]D, len(src))
+		if err := CastScaleShift(want, src, k, c); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]D, len(src))
+		dv, _ := ViewOf(got, rows, cols)
+		if err := CastScaleShiftView(dv, v, k, c); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if !sameValue(got[i], want[i], false) {
+				t.Fatalf("%T from %T %s: element %d is %v, want %v", got[0], src[0], name, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -95,15 +95,16 @@ func parallel(n, itemBytes, first, grain int, fn func(lo, hi int)) {
 // SumParallel is Sum(s), the same bits, its pairwise tree's subtrees of up
 // to 2 MiB summed by Parallel's goroutines.
 func SumParallel[T Float](s []T) float64 {
-	block := max(leaf, blockBytes/int(unsafe.Sizeof(*new(T))))
+	leafLen := sumLeafLen[T]()
+	block := max(leafLen, blockBytes/int(unsafe.Sizeof(*new(T))))
 	var parts [][]T
 	var split func(s []T)
 	split = func(s []T) { // Sum's splits, down to a block
-		if len(s) <= block || len(s) <= leaf {
+		if len(s) <= block {
 			parts = append(parts, s)
 			return
 		}
-		h := (len(s) + 2*leaf - 1) / (2 * leaf) * leaf
+		h := sumHalf(len(s), leafLen)
 		split(s[:h])
 		split(s[h:])
 	}
@@ -117,11 +118,11 @@ func SumParallel[T Float](s []T) float64 {
 	next := 0
 	var combine func(n int) float64
 	combine = func(n int) float64 { // the same tree over the parts' sums
-		if n <= block || n <= leaf {
+		if n <= block {
 			next++
 			return sums[next-1]
 		}
-		h := (n + 2*leaf - 1) / (2 * leaf) * leaf
+		h := sumHalf(n, leafLen)
 		return combine(h) + combine(n-h)
 	}
 	return combine(len(s))

@@ -37,6 +37,77 @@ func sumLanesF32(s []float32, acc *[16]float64) int {
 	return i
 }
 
+// sumBlocksF32 sums s's whole blocks of block32 in 64 float32 lanes each,
+// folding each block's into acc (foldF32's order), then the last, partial
+// block's whole 64-element groups into part, and returns how many elements it
+// did. AVX-512 holds the float32 lanes in four float32x16 (lanes 0-15, 16-31,
+// 32-47, 48-63), AVX2 in eight float32x8.
+func sumBlocksF32(s []float32, acc *[16]float64, part *[64]float32) int {
+	i := 0
+	switch level {
+	case useAVX512:
+		var a0, a1 archsimd.Float64x8
+		for len(s)-i >= 64 {
+			end := min(len(s), i+block32)
+			var p0, p1, p2, p3 archsimd.Float32x16
+			for ; i+64 <= end; i += 64 {
+				p0 = p0.Add(loadFloat32x16(s[i : i+16]))
+				p1 = p1.Add(loadFloat32x16(s[i+16 : i+32]))
+				p2 = p2.Add(loadFloat32x16(s[i+32 : i+48]))
+				p3 = p3.Add(loadFloat32x16(s[i+48 : i+64]))
+			}
+			if i%block32 != 0 { // the last block, partial: its rest is the caller's
+				storeFloat32x16(p0, part[0:16])
+				storeFloat32x16(p1, part[16:32])
+				storeFloat32x16(p2, part[32:48])
+				storeFloat32x16(p3, part[48:64])
+				break
+			}
+			a0 = a0.Add(p0.GetLo().ConvertToFloat64().Add(p1.GetLo().ConvertToFloat64()).
+				Add(p2.GetLo().ConvertToFloat64().Add(p3.GetLo().ConvertToFloat64())))
+			a1 = a1.Add(p0.GetHi().ConvertToFloat64().Add(p1.GetHi().ConvertToFloat64()).
+				Add(p2.GetHi().ConvertToFloat64().Add(p3.GetHi().ConvertToFloat64())))
+		}
+		storeFloat64x8(a0, acc[0:8])
+		storeFloat64x8(a1, acc[8:16])
+	case useAVX2:
+		var a0, a1, a2, a3 archsimd.Float64x4
+		for len(s)-i >= 64 {
+			end := min(len(s), i+block32)
+			var p0, p1, p2, p3, p4, p5, p6, p7 archsimd.Float32x8
+			for ; i+64 <= end; i += 64 {
+				p0 = p0.Add(loadFloat32x8(s[i : i+8]))
+				p1 = p1.Add(loadFloat32x8(s[i+8 : i+16]))
+				p2 = p2.Add(loadFloat32x8(s[i+16 : i+24]))
+				p3 = p3.Add(loadFloat32x8(s[i+24 : i+32]))
+				p4 = p4.Add(loadFloat32x8(s[i+32 : i+40]))
+				p5 = p5.Add(loadFloat32x8(s[i+40 : i+48]))
+				p6 = p6.Add(loadFloat32x8(s[i+48 : i+56]))
+				p7 = p7.Add(loadFloat32x8(s[i+56 : i+64]))
+			}
+			if i%block32 != 0 {
+				for k, p := range [8]archsimd.Float32x8{p0, p1, p2, p3, p4, p5, p6, p7} {
+					storeFloat32x8(p, part[8*k:8*k+8])
+				}
+				break
+			}
+			// float64 lane j takes float32 lanes j, j+16, j+32, j+48: p0, p2, p4,
+			// p6 for lanes 0-7, p1, p3, p5, p7 for 8-15
+			a0 = a0.Add(fold4(p0.GetLo(), p2.GetLo(), p4.GetLo(), p6.GetLo()))
+			a1 = a1.Add(fold4(p0.GetHi(), p2.GetHi(), p4.GetHi(), p6.GetHi()))
+			a2 = a2.Add(fold4(p1.GetLo(), p3.GetLo(), p5.GetLo(), p7.GetLo()))
+			a3 = a3.Add(fold4(p1.GetHi(), p3.GetHi(), p5.GetHi(), p7.GetHi()))
+		}
+		store4(acc, a0, a1, a2, a3)
+	}
+	return i
+}
+
+// fold4 is (w+x)+(y+z) of the four widened to float64: foldF32's tree.
+func fold4(w, x, y, z archsimd.Float32x4) archsimd.Float64x4 {
+	return w.ConvertToFloat64().Add(x.ConvertToFloat64()).Add(y.ConvertToFloat64().Add(z.ConvertToFloat64()))
+}
+
 // sumLanesF64 adds each float64 to its lane.
 func sumLanesF64(s []float64, acc *[16]float64) int {
 	i := 0

@@ -8,7 +8,7 @@ import (
 )
 
 // The SIMD kernels of the walks' gathers and scatters at step 2 ([:, ::2], the
-// real parts of interleaved complex data): a line's 4- and 8-byte elements move
+// real parts of interleaved complex data), and of their gather at step -1: a line's 4- and 8-byte elements move
 // as 32-bit lanes (an 8-byte element is two), loaded two vectors at a time and
 // permuted into one (gather), or permuted out of one into two masked stores that
 // write the line's elements only, never the ones between them (scatter: another
@@ -34,6 +34,13 @@ var (
 	// keep16 and keep8 are the lanes of the line's elements in a spread vector.
 	keep16 = [2]uint16{0x5555, 0x3333}
 	keep8  = [2][8]int32{{-1, 0, -1, 0, -1, 0, -1, 0}, {-1, -1, 0, 0, -1, -1, 0, 0}}
+	// reverse16 and reverse8 turn a vector's elements of w lanes end to end
+	// (gatherReverse).
+	reverse16 = [2][16]uint32{
+		{15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0},
+		{14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1},
+	}
+	reverse8 = [2][8]uint32{{7, 6, 5, 4, 3, 2, 1, 0}, {6, 7, 4, 5, 2, 3, 0, 1}}
 	// pairOrder8 puts concatPermuteScalarsGrouped's halves [a b | c d] (64 bits each)
 	// in order [a c b d].
 	pairOrder8 = [8]uint32{0, 1, 4, 5, 2, 3, 6, 7}
@@ -82,6 +89,35 @@ func gatherStep2[T any](buf, data []T, off int) int {
 				p = concatPermuteScalarsGroupedFloat32x8(a, 0, 1, 4, 5, b) // 8-byte elements [a0 b0 | a2 b2]
 			}
 			storeFloat32x8(p.Permute(order), dst[i:i+8])
+		}
+	}
+	return i / w
+}
+
+// gatherReverse copies buf's first elements from data's at off, off-1, ...
+// (a reversed line, step -1, whose dst runs forwards: [::-1] into a new
+// array): a vector of data ending at element off, its elements permuted end to
+// end; it returns how many.
+func gatherReverse[T any](buf, data []T, off int) int {
+	if level == useGo {
+		return 0
+	}
+	dst, w := lanes32(buf)
+	src, _ := lanes32(data)
+	if dst == nil || src == nil {
+		return 0
+	}
+	i, end := 0, (off+1)*w // lanes of dst; lanes of src up to data's element off
+	switch level {
+	case useAVX512:
+		idx := loadUint32x16Array(&reverse16[w-1])
+		for ; i+16 <= len(dst) && end-i >= 16; i += 16 {
+			storeFloat32x16(loadFloat32x16(src[end-i-16:end-i]).Permute(idx), dst[i:i+16])
+		}
+	case useAVX2:
+		idx := loadUint32x8Array(&reverse8[w-1])
+		for ; i+8 <= len(dst) && end-i >= 8; i += 8 {
+			storeFloat32x8(loadFloat32x8(src[end-i-8:end-i]).Permute(idx), dst[i:i+8])
 		}
 	}
 	return i / w

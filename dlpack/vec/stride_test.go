@@ -68,3 +68,46 @@ func sameBytes[T any](a, b T) bool {
 	size := unsafe.Sizeof(a)
 	return string(unsafe.Slice((*byte)(unsafe.Pointer(&a)), size)) == string(unsafe.Slice((*byte)(unsafe.Pointer(&b)), size))
 }
+
+// The step -1 gather (gatherReverse: a reversed source line into a forward
+// dst) against the element loop: every kernel set, 1- to 8-byte elements (4
+// and 8 take the SIMD kernels), lengths 0..3 vectors and a few over, the line's
+// first (highest) element at every offset of a vector, and data that starts
+// right at the line's last element (the kernels must stop their whole vectors
+// there) or before it.
+func TestReverseGather(t *testing.T) {
+	eachLevel(t, func(t *testing.T, _ int) {
+		reverseCases[uint8](t, func(i int) uint8 { return uint8(i) })
+		reverseCases[float32](t, func(i int) float32 { return float32(i) + 0.5 })
+		reverseCases[int32](t, func(i int) int32 { return int32(-i) })
+		reverseCases[float64](t, func(i int) float64 { return float64(i) / 3 })
+		reverseCases[uint64](t, func(i int) uint64 { return uint64(i) << 40 })
+		reverseCases[float32](t, func(i int) float32 { return math.Float32frombits(0x7f800001 + uint32(i)) })
+	})
+}
+
+func reverseCases[T any](t *testing.T, val func(i int) T) {
+	t.Helper()
+	for n := 0; n <= 3*16+3; n++ {
+		for before := range 17 { // elements of data below the line's last one
+			for _, extra := range []int{0, 1} { // above its first
+				data := make([]T, before+n+extra)
+				for i := range data {
+					data[i] = val(i)
+				}
+				off := before + n - 1 // the line's first element
+				if n == 0 {
+					off = before
+				}
+				buf := make([]T, n)
+				gatherLine(buf, data, off, -1)
+				for i := range buf {
+					if !sameBytes(buf[i], data[off-i]) {
+						t.Fatalf("%T n=%d before=%d extra=%d: gathered[%d] = %v, want data[%d] = %v",
+							buf[0], n, before, extra, i, buf[i], off-i, data[off-i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -558,6 +558,8 @@ func gatherLine[T any](buf, data []T, off, step int) {
 	i := 0
 	if step == 2 && len(buf)*int(unsafe.Sizeof(buf[0])) >= 32 { // SIMD where T is 4 or 8 bytes, 32 bytes or more
 		i = gatherStep2(buf, data, off)
+	} else if step == -1 && len(buf)*int(unsafe.Sizeof(buf[0])) >= 32 {
+		i = gatherReverse(buf, data, off)
 	}
 	for ; i+4 <= len(buf); i += 4 { // never a pointer past the last element (checkptr)
 		q, b := unsafe.Add(p, i*by), buf[i:i+4:i+4]

@@ -1,6 +1,8 @@
 package vec
 
 import (
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -244,6 +246,21 @@ func TestSumParallel(t *testing.T) {
 			if covered[i].Load() != 1 {
 				t.Fatalf("n %d: index %d covered %d times", len(s), i, covered[i].Load())
 			}
+		}
+	}
+}
+
+// A float32 SumParallel is Sum's bits too: its 2 MiB parts split at Sum's
+// float32 leaves (16384 elements), not the float64 ones' 256.
+func TestSumParallelFloat32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 2))
+	x := make([]float32, 3<<20+12345)
+	for i := range x { // magnitudes 1e-20..1e20 of both signs: any other grouping shows
+		x[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(41)-20)))
+	}
+	for _, s := range [][]float32{x, x[3:], x[:leaf32+1], x[:1000], x[:0]} {
+		if got, want := SumParallel(s), Sum(s); got != want {
+			t.Fatalf("n %d: SumParallel %v, Sum %v", len(s), got, want)
 		}
 	}
 }
