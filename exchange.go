@@ -8,7 +8,7 @@ package godlpack
 // its C-API (internal/cheaders/godlpack_capi.h) hands every library: Go's tensor
 // becomes a godlpack.Array owning it, and a Python producer's tensor (any framework,
 // through from_dlpack's flow) a *tensor.Tensor whose deleter keeps the producer
-// alive, with no copy either way (exchange.c).
+// alive, with no copy either way (object.c).
 
 // #include "ext.h"
 // #include "gd_python.h"

@@ -13,7 +13,7 @@
 
 /* Loads the godlpack module's C-API into gd_ext_capi, once (GIL held): 0, or -1 with
  * ImportError naming who needs it. An extension loads it at its exec; a Go program
- * that embeds Python, at its first tensor crossing (exchange.c), once pyembed.Start has
+ * that embeds Python, at its first tensor crossing (object.c), once pyembed.Start has
  * made the module in-process. */
 int gd_capi_load(const char *who) {
     if (gd_ext_capi != NULL) {

@@ -113,7 +113,7 @@ func (o *Object) pyTensor() (*tensor.Tensor, error)            { return nil, Err
 func (o *Object) pyCapsuleTensor() (*tensor.Tensor, error)     { return nil, ErrNoPython }
 func (o *Object) pyGo() (any, error)                           { return nil, ErrNoPython }
 
-// WithGIL and the one-entry calls (gil_api.go): there is no interpreter to enter.
+// WithGIL and the one-entry calls (object_api.go): there is no interpreter to enter.
 func withGILScope(func(*GIL) error) error                          { return ErrNoPython }
 func (py *GIL) call(*Object, []any) (*Object, error)               { return nil, ErrNoPython }
 func (py *GIL) callMethod(*Object, string, []any) (*Object, error) { return nil, ErrNoPython }

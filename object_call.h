@@ -1,4 +1,4 @@
-/* object_call.h: object_call.c's calls, for object_fastcall.go, gil_scope.go and object.go. */
+/* object_call.h: object.c's calls in one entry into Python, for object.go and gil.go. */
 #ifndef GD_OBJECT_CALL_H
 #define GD_OBJECT_CALL_H
 

@@ -3,7 +3,7 @@
 package pyembed_test
 
 // Tests of the one-entry calls (CallInt, CallFloat, CallTensor) and of WithGIL
-// (gil_api.go, gil_scope.go, object_call.c).
+// (object_api.go, gil.go, object.go, object.c).
 
 import (
 	"errors"
