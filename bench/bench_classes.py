@@ -51,6 +51,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_goext import (  # noqa: E402  (the shared nanobind build and timer)
     _load,
+    build_go_module,
     build_nanobind_module,
     ns_per_call,
 )
@@ -171,19 +172,7 @@ func main() {}
 
 
 def build_floor_extension(cache: Path) -> Path:
-    src = cache / "floorext-src"
-    src.mkdir(parents=True, exist_ok=True)
-    files = {
-        "go.mod": "module example.com/floorext\n\ngo 1.26\n\n"
-        "require github.com/godlpack/godlpack v0.0.0\n",
-        "main.go": FLOOR_GO,
-        "pyproject.toml": '[project]\nname = "floorext"\nversion = "0"\n\n'
-        '[tool.godlpack]\nmodule = "floorext"\n',
-    }
-    for name, text in files.items():
-        if not (src / name).is_file() or (src / name).read_text() != text:
-            (src / name).write_text(text)
-    return build_extension(src, cache / "floorext")
+    return build_go_module(cache, "floorext", FLOOR_GO)
 
 
 def main() -> None:

@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_goext import (  # noqa: E402  (the shared nanobind build and timer)
     _load,
     _run,
+    build_go_module,
     build_nanobind_module,
     ns_per_call,
 )
@@ -306,19 +307,7 @@ func main() {}
 
 
 def build_cross_extension(cache: Path) -> Path:
-    src = cache / "crossext-src"
-    src.mkdir(parents=True, exist_ok=True)
-    files = {
-        "go.mod": "module example.com/crossext\n\ngo 1.26\n\n"
-        "require github.com/godlpack/godlpack v0.0.0\n",
-        "main.go": CROSS_GO,
-        "pyproject.toml": '[project]\nname = "crossext"\nversion = "0"\n\n'
-        '[tool.godlpack]\nmodule = "crossext"\n',
-    }
-    for name, text in files.items():
-        if not (src / name).is_file() or (src / name).read_text() != text:
-            (src / name).write_text(text)
-    return build_extension(src, cache / "crossext")
+    return build_go_module(cache, "crossext", CROSS_GO)
 
 
 def _maturin(cache: Path) -> Path:

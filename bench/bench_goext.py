@@ -157,6 +157,25 @@ def build_c_module(cache: Path) -> ModuleType:
     return _load("cnoop", out)
 
 
+def build_go_module(cache: Path, name: str, main_go: str) -> Path:
+    """Builds main_go, a Go extension module's main package written in the benchmark, as
+    the module name with the build backend (the source written only where it changed, so
+    the build is reused); returns the built .so."""
+    src = cache / f"{name}-src"
+    src.mkdir(parents=True, exist_ok=True)
+    files = {
+        "go.mod": f"module example.com/{name}\n\ngo 1.26\n\n"
+        "require github.com/godlpack/godlpack v0.0.0\n",
+        "main.go": main_go,
+        "pyproject.toml": f'[project]\nname = "{name}"\nversion = "0"\n\n'
+        f'[tool.godlpack]\nmodule = "{name}"\n',
+    }
+    for fname, text in files.items():
+        if not (src / fname).is_file() or (src / fname).read_text() != text:
+            (src / fname).write_text(text)
+    return build_extension(src, cache / name)
+
+
 def build_goext(cache: Path) -> ModuleType:
     """examples/goext, built every run (Go's build cache makes a rebuild quick)."""
     out = build_extension(REPO / "examples" / "goext", cache / "goext")
