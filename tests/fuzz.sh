@@ -6,6 +6,8 @@
 #
 #   FUZZTIME   how long each target runs (go test -fuzztime syntax; default 30s)
 #   FUZZ_ONLY  run only the targets whose name contains this string
+#   FUZZ_WORKERS  the Go targets' fuzzing processes (go test -parallel; default: one
+#              per CPU). tests/run sets 1: its other lane runs a CPython's tests meanwhile
 #
 # The targets:
 #   ./dlpack               FuzzValidate      foreign-tensor validator vs a big-int model
@@ -70,7 +72,7 @@ for entry in "${targets[@]}"; do
   corpus="$pkg/testdata/fuzz/$name"
   before=$(ls "$corpus" 2>/dev/null || true)
   # -run replays the seed corpus first; -fuzz must name exactly one target.
-  if ! go test -count=1 -run "^${name}\$" -fuzz "^${name}\$" -fuzztime "$fuzztime" "$pkg" 2>&1 | tee "$log"; then
+  if ! go test -count=1 -run "^${name}\$" -fuzz "^${name}\$" -fuzztime "$fuzztime" ${FUZZ_WORKERS:+-parallel "$FUZZ_WORKERS"} "$pkg" 2>&1 | tee "$log"; then
     if ! deadline_race "$pkg" "$name" "$corpus" "$before" "$log"; then
       echo "FAIL: $name crashed; the failing input is in $corpus/" >&2
       rm -f "$log"

@@ -230,23 +230,24 @@ def test_a_fork_childs_runtimes_poll_on_their_own_epoll_instances(tmp_path):
 
 @pytest.mark.slow  # 5 forks, each child living past a 3 s timer of the parent
 def test_a_parents_locked_goroutine_readied_in_the_child_never_runs(tmp_path):
-    # A thread of the parent waits in goext2 for a goroutine's 3 s timer at each fork;
+    # A thread of the parent waits in goext2 for a goroutine's 1.5 s timer at each fork;
     # each child lives past it. The timer fires in the child too and readies the Go
     # call the parent's thread waits in, a goroutine locked to that thread's M, whose
     # thread the child does not have: the scheduler handed it the P that would run it,
     # and the child's next stop of the world (goext2.ramp's runtime.GC) waited for
-    # that P for ever (5 of 5 children hung before the runtime's startlockedm patch).
+    # that P for ever (5 of 5 children hung before the runtime's startlockedm patch:
+    # three children, each ~2.7 s, since the suite's time counts on six CPythons).
     out = scenario(
         tmp_path,
         "child_outlives_parent_timer",
         """
         def work():
             assert goext2.naps(2, 200) == 2
-            time.sleep(4)  # past the parent's timer
+            time.sleep(2.5)  # past the parent's timer (1.3 s after the fork)
             assert goext.sum(goext2.ramp(1000, 1.0)) == 499500.0
         results = []
-        for _ in range(5):
-            sleeper = threading.Thread(target=goext2.naps, args=(1, 3_000_000))
+        for _ in range(3):
+            sleeper = threading.Thread(target=goext2.naps, args=(1, 1_500_000))
             sleeper.start()
             time.sleep(0.2)  # it now waits in Go (GIL released) for its goroutine's timer
             results.append(fork_and_call(work))
@@ -254,7 +255,7 @@ def test_a_parents_locked_goroutine_readied_in_the_child_never_runs(tmp_path):
         print(*results)
         """,
     )
-    assert out == ["0"] * 5
+    assert out == ["0"] * 3
 
 
 def test_locked_goroutine_starts_goroutines_in_a_fork_child(tmp_path):
