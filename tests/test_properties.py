@@ -27,7 +27,7 @@ import math
 import godlpack as g
 import numpy as np
 import torch
-from conftest import live_now
+from conftest import FREE_THREADED, live_now
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -60,7 +60,11 @@ TORCH_DTYPES = [
 ]
 
 SETTINGS = settings(
-    max_examples=200,
+    # Every example ends with up to two full collections (live_now), ~10-25 ms each on
+    # the free-threaded CPython here (51 s of its run of this file, ~1 s on the
+    # others): the layouts are the same code on every build, and the other five
+    # CPythons draw 200 each.
+    max_examples=50 if FREE_THREADED else 200,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     database=None,  # no .hypothesis directory in the checkout
