@@ -100,8 +100,8 @@ package forksafe
 //     only by claiming it first (wait.c): a fork never copies a stop of the
 //     world half done (a CI run's child with every P stopped waited for one for
 //     ever: tests/test_fork_wait.py::test_helper_and_forking_thread_agree_on_who_goes).
-//     Once the helper is done, the thread waits (quiet.c; on a free-threaded
-//     CPython only inside fork(), see below and wait.c) until every Go thread is parked: blocked in a
+//     Once the helper is done, the thread waits (quiet.c)
+//     until every Go thread is parked: blocked in a
 //     futex or network-poller wait with no timeout or one of 10 s or more, judged
 //     from /proc/self/task/*/syscall (not nanosleep: sysmon between two rounds; not
 //     mmap or sched_yield, which the runtime makes holding locks; not a futex

@@ -118,23 +118,14 @@ PyObject *gd_before_fork(PyObject *self, PyObject *unused) {
     if (gen == 0) {
         Py_RETURN_NONE; /* a fork child or a nested fork: nothing to wait for */
     }
-    /* With the GIL held other Python threads stay out of Go meanwhile (without
-     * it, see below). */
+    /* The GIL stays held: other Python threads stay out of Go meanwhile. */
     if (!gd_fork_wait_helper(gen, GD_FORK_WAIT_SECONDS)) {
         gd_fork_gave_up++; /* fork as before this wait existed */
         Py_RETURN_NONE;
     }
-#ifndef Py_GIL_DISABLED
     if (!gd_fork_wait_quiet(GD_FORK_SETTLE_NS)) {
         gd_fork_gave_up++;
     }
-#endif
-    /* A free-threaded CPython runs the before hooks before it stops its other
-     * threads (PyOS_BeforeFork): a thread calling Go in a loop keeps the runtime's
-     * sysmon awake, never quiet and using almost no CPU, so a wait here ran for
-     * its whole 30 s (tests/test_instance_release.py::test_fork_child_releases).
-     * The wait in fork()'s prepare handler, after CPython stopped every attached
-     * thread, is then the only one. */
     atomic_store(&fork_armed, 1);
     Py_RETURN_NONE;
 }
