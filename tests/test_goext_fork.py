@@ -228,15 +228,15 @@ def test_a_fork_childs_runtimes_poll_on_their_own_epoll_instances(tmp_path):
     assert out[2] == "0" and out[0] == out[1] == "3", out
 
 
-@pytest.mark.slow  # 5 forks, each child living past a 3 s timer of the parent
+@pytest.mark.slow  # 3 forks, each child living past a 1.5 s timer of the parent
 def test_a_parents_locked_goroutine_readied_in_the_child_never_runs(tmp_path):
     # A thread of the parent waits in goext2 for a goroutine's 1.5 s timer at each fork;
     # each child lives past it. The timer fires in the child too and readies the Go
     # call the parent's thread waits in, a goroutine locked to that thread's M, whose
     # thread the child does not have: the scheduler handed it the P that would run it,
     # and the child's next stop of the world (goext2.ramp's runtime.GC) waited for
-    # that P for ever (5 of 5 children hung before the runtime's startlockedm patch:
-    # three children, each ~2.7 s, since the suite's time counts on six CPythons).
+    # that P for ever (5 of 5 children hung before the runtime's startlockedm patch).
+    # Three children of ~2.7 s each (was five of ~4.2 s): the test runs on six CPythons.
     out = scenario(
         tmp_path,
         "child_outlives_parent_timer",
