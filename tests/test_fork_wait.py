@@ -62,6 +62,40 @@ def test_helper_and_forking_thread_agree_on_who_goes(tmp_path):
     assert out.split() == ["ok"], out
 
 
+BUSY_CALLER = """
+# Another thread keeps calling Go (an Array's repr runs in the runtime) while the
+# wait looks: the runtime is never quiet, and the thread doing it is running Go
+# code, so the wait gives up after 500 ms of that thread's CPU time. It is not the
+# first thread the wait finds not quiet: sysmon, older, is kept polling by the
+# calls and uses almost no CPU, and counting only it held os.fork() on a
+# free-threaded CPython (whose other threads run until after the before hooks) for
+# the whole 30 s backstop.
+stop = threading.Event()
+def call_go():
+    a = g.Array([1.0, 2.0, 3.0])
+    while not stop.is_set():
+        repr(a)
+t = threading.Thread(target=call_go)
+t.start()
+time.sleep(0.3)
+t0 = time.monotonic()
+quiet = lib.gd_fork_wait_quiet(500_000_000)  # ctypes lets the GIL go meanwhile
+waited = time.monotonic() - t0
+stop.set()
+t.join()
+print(quiet, f"{waited:.3f}")
+"""
+
+
+def test_wait_gives_up_on_a_thread_that_keeps_calling_go(tmp_path):
+    out = run_script(tmp_path, "busy_caller", COMMON + textwrap.dedent(BUSY_CALLER), timeout=60)
+    quiet, waited = out.split()
+    # 500 ms of the calling thread's CPU, on a machine that may be running another
+    # suite beside this one: seconds at most (it was 20-30 s)
+    assert float(waited) < 8, f"the wait ran {waited} s beside a thread calling Go"
+    assert quiet == "0", "quiet while another thread was calling Go"
+
+
 STARVED = """
 import hashlib, os, subprocess, sys
 

@@ -108,9 +108,9 @@ package forksafe
 //     wake). A thread whose system calls come from outside this module is not
 //     Go's (or is a Go thread in C) and is not waited for, except in the calls
 //     the runtime makes through the C library (mmap, munmap, sigaction, clone),
-//     which say nothing of whose thread it is. The wait ends early only once the
-//     threads it waits for have used 500 ms of CPU time meanwhile (running Go
-//     code), or after 30 s: time spent waiting for a CPU (CI's parallel runs
+//     which say nothing of whose thread it is. The wait ends early only once one
+//     of the threads it waits for has used 500 ms of CPU time meanwhile (running
+//     Go code), or after 30 s: time spent waiting for a CPU (CI's parallel runs
 //     starve Go's threads for hundreds of milliseconds) does not count. Only then does it
 //     return to os.fork(), arming the same wait once more inside fork() itself
 //     (wait.c's pthread_atfork prepare handler): the Python before hooks

@@ -40,9 +40,11 @@ static long seen_tid[SEEN_MAX];
 static char seen_kind[SEEN_MAX];
 static int seen_len;
 /* The CPU time a thread had used when a wait (its number, wait_no) last found it
- * not quiet: what it uses while it keeps the fork waiting is counted against the
- * wait's limit (gd_fork_wait_quiet). */
+ * not quiet, and how much it has used since that wait first did: what each thread
+ * uses while it keeps the fork waiting is counted against the wait's limit
+ * (gd_fork_wait_quiet). */
 static long long seen_cpu_ns[SEEN_MAX];
+static long long seen_busy_ns[SEEN_MAX];
 static unsigned seen_wait_no[SEEN_MAX];
 static unsigned wait_no;
 
@@ -214,27 +216,6 @@ static int thread_quiet(long tid) {
     return parked_call(nr, args);
 }
 
-/* Are all threads of this process but the caller quiet? If not, *blocker is the
- * first one found that is not. */
-static int others_quiet(long *blocker) {
-    DIR *dir = opendir("/proc/self/task");
-    if (dir == NULL) {
-        return 1;
-    }
-    long self = (long)syscall(SYS_gettid);
-    int quiet = 1;
-    struct dirent *e;
-    while (quiet && (e = readdir(dir)) != NULL) {
-        long tid = atol(e->d_name);
-        if (tid > 0 && tid != self) {
-            quiet = thread_quiet(tid);
-            *blocker = tid;
-        }
-    }
-    closedir(dir);
-    return quiet;
-}
-
 /* The CPU time thread tid has used, in ns (/proc's schedstat), or -1. */
 static long long thread_cpu_ns(long tid) {
     char path[64], buf[128];
@@ -252,28 +233,63 @@ static long long thread_cpu_ns(long tid) {
     return strtoll(buf, NULL, 10);
 }
 
-/* The CPU time blocker used since this wait last found it not quiet (0 the first
- * time); -1 when it cannot be read. */
-static long long cpu_used_since(long blocker) {
-    int i = seen(blocker);
-    long long cpu = thread_cpu_ns(blocker);
+/* The CPU time thread tid has used since this wait first found it not quiet (0 the
+ * first time); -1 when it cannot be read. */
+static long long busy_since_waiting(long tid) {
+    int i = seen(tid);
+    long long cpu = thread_cpu_ns(tid);
     if (i < 0 || cpu < 0) {
         return -1;
     }
-    long long used = seen_wait_no[i] == wait_no ? cpu - seen_cpu_ns[i] : 0;
+    if (seen_wait_no[i] != wait_no) {
+        seen_wait_no[i] = wait_no;
+        seen_busy_ns[i] = 0;
+    } else if (cpu > seen_cpu_ns[i]) {
+        seen_busy_ns[i] += cpu - seen_cpu_ns[i];
+    }
     seen_cpu_ns[i] = cpu;
-    seen_wait_no[i] = wait_no;
-    return used > 0 ? used : 0;
+    return seen_busy_ns[i];
+}
+
+/* Are all threads of this process but the caller quiet? Every thread is looked at,
+ * not only up to the first that is not: *busy_ns is the most CPU time any thread
+ * not quiet has used while this wait found it so (-1: one's cannot be read). The
+ * thread that keeps the runtime awake is not always the one found first: a
+ * free-threaded CPython's thread calling Go in a loop keeps sysmon (an older
+ * thread) polling, never parked, using almost no CPU itself. */
+static int others_quiet(long long *busy_ns) {
+    *busy_ns = 0;
+    DIR *dir = opendir("/proc/self/task");
+    if (dir == NULL) {
+        return 1;
+    }
+    long self = (long)syscall(SYS_gettid);
+    int quiet = 1;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        long tid = atol(e->d_name);
+        if (tid > 0 && tid != self && !thread_quiet(tid)) {
+            quiet = 0;
+            long long busy = busy_since_waiting(tid);
+            if (busy < 0 || *busy_ns < 0) {
+                *busy_ns = -1;
+            } else if (busy > *busy_ns) {
+                *busy_ns = busy;
+            }
+        }
+    }
+    closedir(dir);
+    return quiet;
 }
 
 /* A wait ends after this long whatever the threads do: a machine that gives the
  * runtime's threads no CPU for this long is not one a fork waits for. */
 #define GD_QUIET_WALL_LIMIT_SEC 30
 
-/* Waits until the Go runtime's threads are quiet: 1; or gives up, 0, once the
- * threads it waited for used limit_ns of CPU time meanwhile (running Go code, not
- * finishing the runtime's work), or after GD_QUIET_WALL_LIMIT_SEC. CPU time, not
- * time: on a starved machine (CI's parallel runs) a runtime thread preempted
+/* Waits until the Go runtime's threads are quiet: 1; or gives up, 0, once one of
+ * the threads it waited for used limit_ns of CPU time meanwhile (running Go code,
+ * not finishing the runtime's work), or after GD_QUIET_WALL_LIMIT_SEC. CPU time,
+ * not time: on a starved machine (CI's parallel runs) a runtime thread preempted
  * inside a critical section waits for a CPU, for hundreds of milliseconds, and a
  * fork then copied it there (a child hung); where CPU time cannot be read, time
  * counts instead. Called by the forking thread with the GIL held, from the before
@@ -283,18 +299,13 @@ int gd_fork_wait_quiet(long limit_ns) {
         find_text();
     }
     wait_no++;
-    struct timespec t0, t, before, pause = {0, 20000};
+    struct timespec t0, t, pause = {0, 20000};
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    before = t0;
-    long long busy_ns = 0;
-    long blocker = 0;
-    while (!others_quiet(&blocker)) {
+    long long busy_ns;
+    while (!others_quiet(&busy_ns)) {
         clock_gettime(CLOCK_MONOTONIC, &t);
-        long long used = cpu_used_since(blocker);
-        busy_ns += used >= 0 ? used
-                             : (t.tv_sec - before.tv_sec) * 1000000000LL + (t.tv_nsec - before.tv_nsec);
-        before = t;
-        if (busy_ns > limit_ns || t.tv_sec - t0.tv_sec >= GD_QUIET_WALL_LIMIT_SEC) {
+        long long waited_ns = (t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec);
+        if ((busy_ns < 0 ? waited_ns : busy_ns) > limit_ns || t.tv_sec - t0.tv_sec >= GD_QUIET_WALL_LIMIT_SEC) {
             return 0;
         }
         nanosleep(&pause, NULL);
