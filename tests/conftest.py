@@ -19,6 +19,7 @@ import gc
 import glob
 import importlib
 import os
+import pathlib
 import signal
 import subprocess
 import sys
@@ -336,6 +337,31 @@ def run_script(tmp_path, name: str, source: str, timeout: float = 120, args=()) 
     # with a failure of the test's own assertions.
     sys.stderr.write(err)
     return out
+
+
+#: godlpack's wheel is built with this SOURCE_DATE_EPOCH: test_wheel builds the sdist's
+#: with it too, and the two must be the same bytes.
+WHEEL_EPOCH = 1_700_000_000
+
+
+@pytest.fixture(scope="session")
+def godlpack_wheel(tmp_path_factory) -> pathlib.Path:
+    """godlpack's wheel for this interpreter, built from the tree once a session, alone
+    in its folder (pip's --find-links): the wheel, install and build-backend tests share
+    it (each built its own: ~20-40 s a build on every CPython)."""
+    out = tmp_path_factory.mktemp("godlpack-wheel")
+    res = subprocess.run(
+        [sys.executable, os.path.join(REPO, "build.py"), "wheel", "-o", str(out)]
+        + ["--python", sys.executable],
+        cwd=REPO,
+        env={**os.environ, "SOURCE_DATE_EPOCH": str(WHEEL_EPOCH)},
+        capture_output=True,
+        text=True,
+    )
+    wheels = list(out.glob("*.whl"))
+    assert res.returncode == 0 and len(wheels) == 1, (wheels, res.stdout, res.stderr)
+    assert res.stdout.strip().endswith(wheels[0].name), res.stdout  # build.py prints its path
+    return wheels[0]
 
 
 @pytest.fixture(scope="session")

@@ -271,11 +271,9 @@ def test_tool_godlpack_bind_mixes_a_bound_package_with_own_functions(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def wheel_dir(tmp_path_factory) -> Path:
-    """godlpack's wheel for this interpreter, built from the tree."""
-    out = tmp_path_factory.mktemp("godlpack-wheel")
-    _ok(run([sys.executable, REPO / "build.py", "wheel", "-o", out, "--python", sys.executable]))
-    return out
+def wheel_dir(godlpack_wheel) -> Path:
+    """The folder of godlpack's wheel for this interpreter (conftest's, built once)."""
+    return godlpack_wheel.parent
 
 
 def test_bind_and_pip_install_with_godlpacks_wheel(tmp_path, wheel_dir):

@@ -63,7 +63,7 @@ def test_zero_d_tensors_convert_without_ignored_exceptions():
 # Items whose conversion changes the list that holds them, in every way.
 HOSTILE_LISTS = textwrap.dedent(
     """
-    import gc, sys, threading, godlpack as g
+    import gc, sys, threading, time, godlpack as g
 
     class Mutator:
         def __init__(self, target, how, value=1.5):
@@ -135,8 +135,14 @@ HOSTILE_LISTS = textwrap.dedent(
             k += 1
     th = threading.Thread(target=churn)
     th.start()
+    # 300 rounds, or 5 s of them (at least 20): free-threaded, a conversion reads a
+    # snapshot of every list and so calls all its Mutators, each collecting garbage
+    # (300 rounds took ~30 s there, ~1 s with the GIL)
+    end = time.monotonic() + 5
     try:
         for i in range(300):
+            if i >= 20 and time.monotonic() > end:
+                break
             attempt(("threads", i), lambda: g.asarray(shared, dtype="float32"))
             attempt(("threads flat", i), lambda: g.asarray(shared[i % 8]))
     finally:

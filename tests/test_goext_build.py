@@ -142,13 +142,10 @@ def _venv(path: Path, *packages: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def wheel_dir(tmp_path_factory) -> Path:
-    """godlpack's wheel for this interpreter, built from the tree (Go's build cache makes
-    it quick after tests/test_wheel.py)."""
-    out = tmp_path_factory.mktemp("godlpack-wheel")
-    _ok(_run([sys.executable, REPO / "build.py", "wheel", "-o", out, "--python", sys.executable]))
-    (whl,) = out.glob(f"godlpack-{VERSION}-*.whl")
-    return out
+def wheel_dir(godlpack_wheel) -> Path:
+    """The folder of godlpack's wheel for this interpreter (conftest's, built once)."""
+    assert godlpack_wheel.name.startswith(f"godlpack-{VERSION}-"), godlpack_wheel
+    return godlpack_wheel.parent
 
 
 def _build_line(out: str) -> str:
@@ -274,7 +271,15 @@ print(goext.kernels(), goext.sum(np.ones(3)), goext.__file__)
 """
 
 
-@pytest.mark.parametrize("isolation", [True, False], ids=["isolated", "no-build-isolation"])
+# The free-threaded end runs the no-build-isolation one (its rebuild names the module
+# cpython-313t): pip's isolation is the same Python there.
+@pytest.mark.parametrize(
+    "isolation",
+    [
+        pytest.param(True, marks=pytest.mark.gil_ends, id="isolated"),
+        pytest.param(False, id="no-build-isolation"),
+    ],
+)
 def test_pip_install_editable_rebuilds_on_import(tmp_path, wheel_dir, isolation):
     """pip install -e (PEP 660): the module runs from the project's build folder; after a
     Go source changes, the next interpreter's import rebuilds it (one line on stderr),
@@ -342,6 +347,7 @@ def _min_start_s(python: Path, env: dict[str, str], runs: int) -> float:
     return best
 
 
+@pytest.mark.gil_ends  # the .pth and its hook, pip's packages: Python's, no ABI
 def test_editable_install_imports_nothing_at_start(tmp_path, wheel_dir):
     """The .pth of an editable install runs at every interpreter start: its hook imports
     only itself (sys and os, which site already imported), so that `python -c pass` in
@@ -402,6 +408,7 @@ goextpkg.norm(1, 2)
 """
 
 
+@pytest.mark.gil_ends  # test_pip_install_with_build_isolation checks the free-threaded build
 def test_pip_install_python_package_with_extension(tmp_path, wheel_dir):
     venv, env = _venv_with_godlpack(tmp_path, wheel_dir)
     project = tmp_path / "goext_pkg"
@@ -444,6 +451,7 @@ print(streamstats.__file__)
 """
 
 
+@pytest.mark.gil_ends  # test_pip_install_with_build_isolation checks the free-threaded build
 def test_pip_install_streamstats(tmp_path, wheel_dir):
     venv, env = _venv_with_godlpack(tmp_path, wheel_dir)
     project = tmp_path / "streamstats"

@@ -34,7 +34,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import FREE_THREADED, why_unpinned
+from conftest import FREE_THREADED, WHEEL_EPOCH, why_unpinned
 from godlpack_build import godlpack_dist as dist
 from godlpack_build.golibrary import GO_MODULE_DIR, GO_PROXY_DIR
 from godlpack_build.goreleases import go_mod_version, version_tuple
@@ -71,16 +71,14 @@ def _run(cmd, **kw) -> subprocess.CompletedProcess:
     return res
 
 
-#: Both wheels are built with this SOURCE_DATE_EPOCH: they must be the same bytes.
-EPOCH = 1_700_000_000
-
-
 def _build_wheel(src: Path, out: Path) -> Path:
-    """``python build.py wheel`` with the build.py of ``src`` (a tree or an unpacked sdist)."""
+    """``python build.py wheel`` with the build.py of ``src`` (an unpacked sdist), as
+    conftest's godlpack_wheel builds the tree's (the same SOURCE_DATE_EPOCH: the two
+    wheels must be the same bytes)."""
     res = _run(
         [sys.executable, src / "build.py", "wheel", "-o", out, "--python", sys.executable],
         cwd=src,
-        env={**os.environ, "SOURCE_DATE_EPOCH": str(EPOCH)},
+        env={**os.environ, "SOURCE_DATE_EPOCH": str(WHEEL_EPOCH)},
     )
     wheels = list(out.glob("*.whl"))
     assert len(wheels) == 1, (wheels, res.stdout, res.stderr)
@@ -102,16 +100,15 @@ def _no_go_env(tmp: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The sdist and the wheel built from the tree."""
+def built(tmp_path_factory, godlpack_wheel):
+    """The sdist and the wheel built from the tree (conftest's)."""
     tmp = tmp_path_factory.mktemp("wheel")
     sdist = Path(
         _run(
             [sys.executable, REPO / "build.py", "sdist", "-o", tmp / "sdist"], cwd=REPO
         ).stdout.strip()
     )
-    tree_wheel = _build_wheel(REPO, tmp / "from-tree")
-    return {"tmp": tmp, "sdist": sdist, "wheel": tree_wheel}
+    return {"tmp": tmp, "sdist": sdist, "wheel": godlpack_wheel}
 
 
 @pytest.fixture(scope="module")
@@ -405,7 +402,7 @@ def test_sdist_builds_the_same_wheel(built, sdist_wheel):
 def test_wheel_times_are_source_date_epoch(built):
     import time
 
-    want = time.gmtime(EPOCH)[:6]
+    want = time.gmtime(WHEEL_EPOCH)[:6]
     with zipfile.ZipFile(built["wheel"]) as zf:
         infos = zf.infolist()
     assert {i.date_time for i in infos} == {want}
