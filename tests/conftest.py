@@ -347,8 +347,8 @@ WHEEL_EPOCH = 1_700_000_000
 @pytest.fixture(scope="session")
 def godlpack_wheel(tmp_path_factory) -> pathlib.Path:
     """godlpack's wheel for this interpreter, built from the tree once a session, alone
-    in its folder (pip's --find-links): the wheel, install and build-backend tests share
-    it (each built its own: ~20-40 s a build on every CPython)."""
+    in its folder (pip's --find-links): test_wheel, test_bind and test_goext_build
+    share it (each built its own before, on every CPython)."""
     out = tmp_path_factory.mktemp("godlpack-wheel")
     res = subprocess.run(
         [sys.executable, os.path.join(REPO, "build.py"), "wheel", "-o", str(out)]

@@ -271,8 +271,8 @@ print(goext.kernels(), goext.sum(np.ones(3)), goext.__file__)
 """
 
 
-# The free-threaded end runs the no-build-isolation one (its rebuild names the module
-# cpython-313t): pip's isolation is the same Python there.
+# The free-threaded end runs the no-build-isolation one: its rebuild there names the
+# module cpython-313t. Build isolation is pip's Python, the same on every build.
 @pytest.mark.parametrize(
     "isolation",
     [
