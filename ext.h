@@ -194,6 +194,9 @@ enum {
  * value; get is then called only for an instance with no Go value (its TypeError). */
 typedef struct {
     PyObject *get, *set;
+    /* Their C tables, which the getset slots call directly (gd_ext_call_func): the
+     * function objects' own vectorcall is a layer a property read need not pay. */
+    const gd_ext_func *get_func, *set_func;
     int64_t field_offset;
     int32_t field_kind; /* GD_EXT_FIELD_*, 0: a getter's call */
 } gd_ext_property;

@@ -413,7 +413,8 @@ static void instance_releasebuffer(PyObject *self, Py_buffer *view) {
 }
 
 static PyObject *property_get(PyObject *self, void *closure) {
-    return PyObject_CallOneArg(((gd_ext_property *)closure)->get, self);
+    PyObject *args[1] = {self};
+    return gd_ext_call_func(((gd_ext_property *)closure)->get_func, args, 1, NULL);
 }
 
 /* An AtomicProperty: its field loaded atomically from the instance's Go value, with
@@ -461,7 +462,7 @@ static int property_set(PyObject *self, PyObject *value, void *closure) {
         return -1;
     }
     PyObject *args[2] = {self, value};
-    PyObject *r = PyObject_Vectorcall(p->set, args, 2, NULL);
+    PyObject *r = gd_ext_call_func(p->set_func, args, 2, NULL);
     Py_XDECREF(r);
     return r == NULL ? -1 : 0;
 }

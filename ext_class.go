@@ -90,24 +90,44 @@ func (c *ClassDef) Final() *ClassDef {
 }
 
 // Init sets the constructor, Python's Cls(...): fn returns the new *T (and an
-// error), its parameters are the call's (Default, Where and Doc refine them as
-// for any Function; errors name the class).
+// error), its parameters are the call's, named by params ("*" starts the
+// keyword-only ones; Default, Where and Doc refine them as for any Function;
+// errors name the class). It is called with no reflection where it has up to three
+// parameters, each int64, int, float64, string or bool; fn may also be a Function
+// made by Func1..Func4 (typed, any parameter types) of the constructor, named as
+// the class, params then empty:
+//
+//	c.Init(newOpts, "n", "*", "scale").Default("scale", 1.0)
+//	h.Init(godlpack.Func3("Histogram", newHistogram, "bins", "lo", "hi"))
+//
+// A constructor of any other shape goes through Func's reflection (~500 ns more a
+// creation).
 func (c *ClassDef) Init(fn any, params ...string) *Function {
+	if f, ok := fn.(*Function); ok {
+		if len(params) != 0 {
+			f.fail("Init of a Function takes no parameter names (Func1..Func4 named them), got %s", strings.Join(params, ", "))
+		}
+		return c.initFunction(f)
+	}
 	f := Func(c.name, fn, params...)
 	if t := reflect.TypeOf(fn); t != nil && t.Kind() == reflect.Func &&
 		(t.NumOut() == 0 || t.Out(0) != c.ptrType || t.NumOut() > 2 || (t.NumOut() == 2 && t.Out(1) != errorType)) {
 		f.fail("the constructor must return %v or (%v, error)", c.ptrType, c.ptrType)
 	}
+	if call := constructorCall(f, fn, c.ptrType); call != nil {
+		f.call = call
+	}
 	c.init = f
 	return f
 }
 
-// InitFunc sets the constructor to f, a Function made by Func0 to Func3 of a Go
-// function returning (*T, error) and named as the class: its call converts the
-// arguments and calls the constructor with no reflection (Init's reflective call
-// is most of a creation's time: streamstats.Histogram(10) 890 -> ~430 ns). As
-// Init otherwise: Default, Where and Doc refine it, Python's Cls(...) calls it.
-func (c *ClassDef) InitFunc(f *Function) *Function {
+// InitFunc sets the constructor to f, a Function made by Func0 to Func4 of a Go
+// function returning (*T, error) and named as the class.
+//
+// Deprecated: Init takes it: c.Init(f).
+func (c *ClassDef) InitFunc(f *Function) *Function { return c.initFunction(f) }
+
+func (c *ClassDef) initFunction(f *Function) *Function {
 	switch {
 	case f.name != c.name:
 		f.fail("the constructor of class %s must be named %q (got %q)", c.name, c.name, f.name)

@@ -138,10 +138,12 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 		if cp.get = functionObject(mod, p.get); cp.get == nil {
 			return -1
 		}
+		cp.get_func = p.get.cfunc // functionObject made it
 		if p.set != nil {
 			if cp.set = functionObject(mod, p.set); cp.set == nil {
 				return -1
 			}
+			cp.set_func = p.set.cfunc
 		}
 	}
 	for _, f := range c.methods {

@@ -64,6 +64,126 @@ func BenchmarkConstructorCallAndRelease(b *testing.B) {
 	}
 }
 
+// Init's plain constructors of up to three int64, int, float64, string or bool
+// parameters (keyword-only ones and defaults included) are called with no
+// reflection: ctorShapes' typed calls, which allocate the value and nothing else
+// (Func's reflective call boxes every argument and result: 7 allocations more).
+
+type opts struct {
+	n     int64
+	scale float64
+	name  string
+	on    bool
+}
+
+var (
+	optsC    = Class[opts]("Opts", "")
+	optsInit = optsC.Init(func(n int64, scale float64, name string) (*opts, error) {
+		if n < 0 {
+			return nil, errors.New("n must be >= 0")
+		}
+		return &opts{n: n, scale: scale, name: name}, nil
+	}, "n", "*", "scale", "name").Default("scale", 1.0).Default("name", "x")
+	flagC    = Class[flag]("Flag", "")
+	flagInit = flagC.Init(func(on bool, n int) *flag { return &flag{opts{n: int64(n), on: on}} }, "on", "n")
+	// a parameter type outside ctorShapes' (uint16): Func's reflective call
+	wideC    = Class[wide]("Wide", "")
+	wideInit = wideC.Init(func(n uint16) *wide { return &wide{n} }, "n")
+)
+
+type flag struct{ opts }
+
+type wide struct{ n uint16 }
+
+func init() { Module("gocall_init_typed", "", optsC, flagC, wideC) }
+
+// made calls a constructor as goExtCall does, into res (C memory in a call: made
+// once here), and returns its Go value, releasing its id.
+func made[T any](tb testing.TB, f *Function, args []extArg, res *extResult) *T {
+	*res = extResult{}
+	if err := f.call(args, res); err != nil || res.kind != extRInstance {
+		tb.Fatalf("%s: %v, result kind %d", f.name, err, res.kind)
+	}
+	v := (*T)(instanceValue(uintptr(res.i)))
+	releaseInstanceIDs([]uintptr{uintptr(res.i)})
+	return v
+}
+
+func TestInitCallsScalarConstructorsWithoutReflection(t *testing.T) {
+	if err := Check("gocall_init_typed"); err != nil {
+		t.Fatalf("Check(gocall_init_typed): %v", err)
+	}
+	if optsInit.kwOnly != 1 {
+		t.Errorf("Opts's keyword-only parameters start at %d, want 1", optsInit.kwOnly)
+	}
+	got, err := optsInit.Call(3, Kw{"scale": 2.0})
+	if o, _ := got.(*opts); err != nil || o == nil || *o != (opts{n: 3, scale: 2, name: "x"}) {
+		t.Errorf("Opts(3, scale=2.0) = %v, %v; want n=3 scale=2 name=x", got, err)
+	}
+	if _, err := optsInit.Call(3, 2.0); err == nil || !strings.Contains(err.Error(), "takes 1 positional argument but 2 were given") {
+		t.Errorf("Opts(3, 2.0) = %v, want the keyword-only refusal", err)
+	}
+	if _, err := optsInit.Call(-1); err == nil || err.Error() != "n must be >= 0" {
+		t.Errorf("Opts(-1) = %v, want the constructor's error", err)
+	}
+	if got, err := flagInit.Call(true, 7); err != nil || got.(*flag).on != true || got.(*flag).n != 7 {
+		t.Errorf("Flag(True, 7) = %v, %v", got, err)
+	}
+	if got, err := wideInit.Call(9); err != nil || got.(*wide).n != 9 {
+		t.Errorf("Wide(9) = %v, %v", got, err)
+	}
+	args := make([]extArg, 3)
+	args[0].i, args[1].f = 3, 2
+	args[2].s, args[2].slen = unsafe.StringData("x"), 1
+	res := new(extResult)
+	if o := made[opts](t, optsInit, args, res); *o != (opts{n: 3, scale: 2, name: "x"}) {
+		t.Errorf("Opts's typed call made %+v", *o)
+	}
+	for _, c := range []struct {
+		f    *Function
+		args []extArg
+		want float64
+	}{
+		{optsInit, args, 1},
+		{flagInit, args[:2], 1},
+		{wideInit, args[:1], 3}, // reflection's: boxed argument, argument and result slices
+	} {
+		if n := testing.AllocsPerRun(200, func() { made[byte](t, c.f, c.args, res) }); n != c.want {
+			t.Errorf("%s's call: %v allocations, want %v", c.f.name, n, c.want)
+		}
+	}
+}
+
+// Func1..Func4 take "*" as Func does: every parameter form has the typed path.
+var (
+	scaledFn = Func2("scaled", func(x int64, k float64) (float64, error) { return float64(x) * k, nil },
+		"x", "*", "k").Default("k", 2.0)
+	starsFn = Func2("stars", func(x int64, k float64) (float64, error) { return 0, nil }, "x", "*k")
+)
+
+func init() {
+	Module("gocall_kwonly_typed", "", scaledFn)
+	Module("gocall_stars_typed", "", starsFn)
+}
+
+func TestTypedFunctionsTakeKeywordOnlyParameters(t *testing.T) {
+	if err := Check("gocall_kwonly_typed"); err != nil {
+		t.Fatalf("Check(gocall_kwonly_typed): %v", err)
+	}
+	if got, err := scaledFn.Call(3, Kw{"k": 0.5}); err != nil || got != 1.5 {
+		t.Errorf("scaled(3, k=0.5) = %v, %v; want 1.5", got, err)
+	}
+	if got, err := scaledFn.Call(3); err != nil || got != 6.0 {
+		t.Errorf("scaled(3) = %v, %v; want 6 (k's default)", got, err)
+	}
+	if _, err := scaledFn.Call(3, 0.5); err == nil || !strings.Contains(err.Error(), "takes 1 positional argument but 2 were given") {
+		t.Errorf("scaled(3, 0.5) = %v, want the keyword-only refusal", err)
+	}
+	if err := Check("gocall_stars_typed"); err == nil || !strings.Contains(err.Error(), "*args and **kwargs need a variadic Go function") {
+		t.Errorf("Check(gocall_stars_typed) = %v, want *k refused with the way to declare it", err)
+	}
+}
+
 // A constructor made by Func0 to Func3 (ClassDef.InitFunc):
 // its narrow integer parameters, its *T result and the checks at
 // registration.

@@ -118,6 +118,22 @@ func newFunction(name string, n int, names []string) *Function {
 	return f
 }
 
+// newTypedFunction is newFunction for Func1..Func4, whose params may hold a "*"
+// starting the keyword-only parameters, as Func's: every parameter form has the
+// typed path (*args and **kwargs need a variadic function or a map, so Func).
+func newTypedFunction(name string, n int, params []string) *Function {
+	names, kwOnly, starred, varKw := splitNames(params)
+	f := newFunction(name, n, names)
+	checkStars(f, params)
+	if starred >= 0 || varKw >= 0 {
+		f.fail("*args and **kwargs need a variadic Go function or a map[string]T parameter: declare %s with Func", name)
+	}
+	if kwOnly >= 0 {
+		f.kwOnly = kwOnly
+	}
+	return f
+}
+
 func validIdentifier(s string) bool {
 	for i, r := range s {
 		if !(r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || (i > 0 && '0' <= r && r <= '9')) {
@@ -587,7 +603,7 @@ func Func0[R any](name string, fn func() (R, error)) *Function {
 
 // Func1 makes a Function of a Go function of one parameter, named by params.
 func Func1[A, R any](name string, fn func(A) (R, error), params ...string) *Function {
-	f := newFunction(name, 1, params)
+	f := newTypedFunction(name, 1, params)
 	ca := converter[A](f, 0)
 	pa := f.params[0]
 	w := resultWriter[R](f)
@@ -607,7 +623,7 @@ func Func1[A, R any](name string, fn func(A) (R, error), params ...string) *Func
 
 // Func2 makes a Function of a Go function of two parameters, named by params.
 func Func2[A, B, R any](name string, fn func(A, B) (R, error), params ...string) *Function {
-	f := newFunction(name, 2, params)
+	f := newTypedFunction(name, 2, params)
 	ca, cb := converter[A](f, 0), converter[B](f, 1)
 	pa, pb := f.params[0], f.params[1]
 	w := resultWriter[R](f)
@@ -631,7 +647,7 @@ func Func2[A, B, R any](name string, fn func(A, B) (R, error), params ...string)
 
 // Func3 makes a Function of a Go function of three parameters, named by params.
 func Func3[A, B, C, R any](name string, fn func(A, B, C) (R, error), params ...string) *Function {
-	f := newFunction(name, 3, params)
+	f := newTypedFunction(name, 3, params)
 	ca, cb, cc := converter[A](f, 0), converter[B](f, 1), converter[C](f, 2)
 	pa, pb, pc := f.params[0], f.params[1], f.params[2]
 	w := resultWriter[R](f)
@@ -659,7 +675,7 @@ func Func3[A, B, C, R any](name string, fn func(A, B, C) (R, error), params ...s
 
 // Func4 makes a Function of a Go function of four parameters, named by params.
 func Func4[A, B, C, D, R any](name string, fn func(A, B, C, D) (R, error), params ...string) *Function {
-	f := newFunction(name, 4, params)
+	f := newTypedFunction(name, 4, params)
 	ca, cb, cc, cd := converter[A](f, 0), converter[B](f, 1), converter[C](f, 2), converter[D](f, 3)
 	pa, pb, pc, pd := f.params[0], f.params[1], f.params[2], f.params[3]
 	w := resultWriter[R](f)

@@ -68,9 +68,7 @@ func Func(name string, fn any, params ...string) *Function {
 	ft := fv.Type()
 	n := ft.NumIn()
 	f := newFunction(name, n, names)
-	if strings.Count(strings.Join(params, "\x00")+"\x00", "*\x00") > 1 {
-		f.fail(`"*" may appear once among the parameter names`)
-	}
+	checkStars(f, params)
 	f.declareVar(ft, kwOnly, starred, varKw)
 	convs := make([]argConv, n)
 	for i := range n {
@@ -109,6 +107,13 @@ func Func(name string, fn any, params ...string) *Function {
 		return write(fv.Call(in), res)
 	}
 	return f
+}
+
+// checkStars refuses a "*" written more than once among params.
+func checkStars(f *Function, params []string) {
+	if strings.Count(strings.Join(params, "\x00")+"\x00", "*\x00") > 1 {
+		f.fail(`"*" may appear once among the parameter names`)
+	}
 }
 
 // splitNames returns the parameter names without "*" and the index of the first

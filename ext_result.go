@@ -98,7 +98,8 @@ func writeTensor(t *tensor.Tensor, r *extResult) error {
 // A sliceArray is how a []E result is written, E a DLPack element type: a list,
 // as every slice result, except where the function returns its arrays in a
 // framework (ResultIn, ResultLike), where it is a 1-D array of E viewing the
-// slice without a copy (tensor.FromSlice pins it until the array is released).
+// slice without a copy (tensor.FromSlice pins it until the array is released;
+// a slice of at most copiedSliceBytes is copied instead, which costs less).
 // Its dtype is then known from the Go type, so the stub types the result with
 // it (numpy.ndarray[Any, numpy.dtype[numpy.int64]]), which a *tensor.Tensor's
 // cannot (tests/test_goext_stubs.py's test_mypy_strict_on_every_streamstats_name).
@@ -129,9 +130,28 @@ var sliceArrays = func() map[reflect.Type]sliceArray {
 }()
 
 func addSliceArray[E dlpack.Element](m map[reflect.Type]sliceArray) {
-	m[reflect.TypeFor[[]E]()] = sliceArray{dlpack.DTypeOf[E]().Name, func(s any) (*tensor.Tensor, error) {
-		return tensor.FromSlice(s.([]E))
-	}}
+	m[reflect.TypeFor[[]E]()] = sliceArray{dlpack.DTypeOf[E]().Name, sliceTensor[E]}
+}
+
+// copiedSliceBytes is the largest []E result copied into C memory rather than
+// viewed: pinning a slice (runtime.Pinner, its entry, its sweep) cost ~400 ns of a
+// 10-element h.counts()'s ~800 (perf, 2026-11-30), a copy of 1 KiB ~30 ns; a larger
+// one is viewed with no copy, as the docs promise.
+const copiedSliceBytes = 1024
+
+// sliceTensor is the tensor of s, a []E result: its copy in C memory when small,
+// else a view of it (tensor.FromSlice).
+func sliceTensor[E dlpack.Element](s any) (*tensor.Tensor, error) {
+	e := s.([]E)
+	if len(e) == 0 || len(e)*int(unsafe.Sizeof(e[0])) > copiedSliceBytes {
+		return tensor.FromSlice(e)
+	}
+	t, c, err := tensor.Uninitialized[E](int64(len(e)))
+	if err != nil {
+		return nil, err
+	}
+	copy(c, e)
+	return t, nil
 }
 
 // write writes s, a []E result of f: an array where f's arrays are in a
