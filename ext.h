@@ -154,6 +154,9 @@ typedef struct {
     Py_ssize_t slen;
 } gd_ext_arg;
 
+/* The longest str result written inside the result (gd_ext_result.small). */
+#define GD_EXT_SMALL_STR 64
+
 typedef struct gd_ext_result {
     int32_t kind;
     int32_t exc;
@@ -164,6 +167,9 @@ typedef struct gd_ext_result {
     int32_t unfit; /* set by Go with an error: an argument that did not convert (a
                       TypeError or OverflowError before the function ran), so that an
                       overload set tries its next alternative */
+    /* STR: a short str's UTF-8, p pointing here (not freed): Go writes it in place,
+     * where C.CBytes's call and malloc, and the free, were ~50 ns of a repr. */
+    char small[GD_EXT_SMALL_STR];
 } gd_ext_result;
 
 extern const gd_capi *gd_ext_capi; /* the godlpack module's table, set at module exec */

@@ -526,7 +526,9 @@ void gd_ext_result_free(gd_ext_result *r) {
         break;
     case GD_EXT_R_STR:
     case GD_EXT_R_ERROR:
-        free(r->p);
+        if (r->p != r->small) {
+            free(r->p);
+        }
         break;
     case GD_EXT_R_INSTANCE:
         if (r->i != 0) {

@@ -53,6 +53,18 @@ func cBytes(s string) unsafe.Pointer {
 	return C.CBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
+// writeStr writes s as a str result: in r itself when it fits (C frees nothing
+// then), else a copy in C memory.
+func writeStr(r *extResult, s string) {
+	r.kind, r.n = extRStr, cInt64(len(s))
+	if len(s) <= len(r.small) {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&r.small[0])), len(s)), s)
+		r.p = unsafe.Pointer(&r.small[0])
+		return
+	}
+	r.p = cBytes(s)
+}
+
 // writeError replaces r with an error result.
 func writeError(r *extResult, kind Exception, msg string) {
 	C.gd_ext_result_free(r)

@@ -33,6 +33,9 @@ func newTuple(res *extResult, n int) ([]extResult, error) {
 // cBytes is a copy of s (Go memory; nil for "").
 func cBytes(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(strings.Clone(s))) }
 
+// writeStr writes s as a str result.
+func writeStr(r *extResult, s string) { r.kind, r.p, r.n = extRStr, cBytes(s), cInt64(len(s)) }
+
 // writeError replaces r with an error result (Go memory: nothing to free).
 func writeError(r *extResult, kind Exception, msg string) {
 	r.kind, r.exc, r.p, r.n = extRError, cInt32(kind), cBytes(msg), cInt64(len(msg))

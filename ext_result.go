@@ -48,7 +48,12 @@ func resultWriter[R any](f *Function) func(R, *extResult) error {
 			r.kind, r.i = extRInt, cInt64(v)
 			return nil
 		}
-	case bool, string, Tuple:
+	case string:
+		w = func(v string, r *extResult) error {
+			writeStr(r, v)
+			return nil
+		}
+	case bool, Tuple:
 		w = func(v R, r *extResult) error { return writeValue(any(v), r) }
 	default:
 		if t := reflect.TypeFor[R](); isInstanceType(t) { // a bound class's *T: a new instance
@@ -212,7 +217,7 @@ func writeValueAt(v any, r *extResult, depth int) error {
 			r.i = 1
 		}
 	case string:
-		r.kind, r.p, r.n = extRStr, cBytes(v), cInt64(len(v))
+		writeStr(r, v)
 	case Tuple:
 		items, err := newTuple(r, len(v))
 		if err != nil {
