@@ -278,6 +278,8 @@ PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
 /* gd_ext_call of f itself, for a caller holding its table (a class's constructor). */
 PyObject *gd_ext_call_func(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames);
+/* f, a property getter, called with self (ext_call.c: its own short path). */
+PyObject *gd_ext_call_getter(const gd_ext_func *f, PyObject *self);
 /* The ml_meth of an overload set (godlpack.Overload): gd_ext_call keeps no branch for it. */
 PyObject *gd_ext_call_overloads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames);

@@ -1066,6 +1066,37 @@ PyObject *gd_ext_call_func(const gd_ext_func *f, PyObject *const *args, Py_ssize
     return invoke(f, args, nargs, kwnames, NULL);
 }
 
+/* A property getter's call: f of the one parameter self, an instance of its class
+ * holding a Go value, converted here with nothing of invoke's binding, argument loop
+ * and releases (an int getter's ~90 ns had ~10 of them: docs/performance.md,
+ * Crossings); anything else, invoke, with its errors. */
+PyObject *gd_ext_call_getter(const gd_ext_func *f, PyObject *self) {
+    const gd_ext_param *p = &f->params[0];
+    PyTypeObject *cls = f->nparams == 1 && p->kind == GD_EXT_INSTANCE ? gd_ext_classes[p->cls].type : NULL;
+    uintptr_t handle = cls != NULL && PyObject_TypeCheck(self, cls) ? ((gd_ext_instance *)self)->handle : 0;
+    if (handle == 0 || f->result_fw != GD_EXT_FW_GODLPACK || f->cls_result) {
+        return invoke(f, &self, 1, NULL, NULL);
+    }
+    gd_ext_arg a;
+    a.hold = NULL;
+    a.view.obj = NULL;
+    a.go_tensor = 0;
+    a.obj = self;
+    a.i = (int64_t)handle;
+    a.caller = pthread_self();
+    a.keep_anywhere = f->gil == GD_EXT_GIL_RELEASE;
+    gd_ext_result res = {0};
+    if (f->gil == GD_EXT_GIL_RELEASE || (f->gil == GD_EXT_GIL_AUTO && gil_wanted())) {
+        gil_releases++;
+        Py_BEGIN_ALLOW_THREADS
+        goExtCall(f->id, &a, 1, &res);
+        Py_END_ALLOW_THREADS
+    } else {
+        goExtCall(f->id, &a, 1, &res);
+    }
+    return res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None) : build(&res, NULL);
+}
+
 DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err) {
     if (!a->keep_anywhere && !pthread_equal(pthread_self(), a->caller)) {
         /* This call may hold the GIL (HoldGIL, or the default in a program with one

@@ -413,8 +413,7 @@ static void instance_releasebuffer(PyObject *self, Py_buffer *view) {
 }
 
 static PyObject *property_get(PyObject *self, void *closure) {
-    PyObject *args[1] = {self};
-    return gd_ext_call_func(((gd_ext_property *)closure)->get_func, args, 1, NULL);
+    return gd_ext_call_getter(((gd_ext_property *)closure)->get_func, self);
 }
 
 /* An AtomicProperty: its field loaded atomically from the instance's Go value, with

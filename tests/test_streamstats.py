@@ -412,6 +412,11 @@ def test_subclass_and_instance_lifetime(ss):
     n2 = Named.__new__(Named)
     with pytest.raises(TypeError, match=r"not initialized"):
         n2.add(np.array([0.1]))
+    # a getter's own path (ext_call.c's gd_ext_call_getter) gives way to the general
+    # one for an instance with no Go value, which says so
+    with pytest.raises(TypeError, match=r"bins\(\): argument self: the Named was not initialized"):
+        _ = n2.bins
+    assert (n.bins, n.lo, n.name) == (4, 0.0, "a")  # a subclass's instance: the getters' path
     with pytest.raises(RuntimeError, match=r"__init__\(\) called twice"):
         n.__init__(3)
 
