@@ -93,7 +93,8 @@ func (c *ClassDef) Final() *ClassDef {
 // error), its parameters are the call's, named by params ("*" starts the
 // keyword-only ones; Default, Where and Doc refine them as for any Function;
 // errors name the class). It is called with no reflection where it has up to three
-// parameters, each int64, int, float64, string or bool; fn may also be a Function
+// parameters, each int64, int, float64, string, bool or a tensor (ext_erased.go);
+// fn may also be a Function
 // made by Func1..Func4 (typed, any parameter types) of the constructor, named as
 // the class, params then empty:
 //
@@ -114,7 +115,7 @@ func (c *ClassDef) Init(fn any, params ...string) *Function {
 		(t.NumOut() == 0 || t.Out(0) != c.ptrType || t.NumOut() > 2 || (t.NumOut() == 2 && t.Out(1) != errorType)) {
 		f.fail("the constructor must return %v or (%v, error)", c.ptrType, c.ptrType)
 	}
-	if call := constructorCall(f, fn, c.ptrType); call != nil {
+	if call := erasedCall(f, fn, c.ptrType); call != nil {
 		f.call = call
 	}
 	c.init = f

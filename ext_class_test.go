@@ -25,7 +25,7 @@ type createProbe struct {
 	lo, hi float64
 }
 
-var createProbeInit = Class[createProbe]("CreateProbe", "").InitFunc(
+var createProbeInit = Class[createProbe]("CreateProbe", "").Init(
 	Func3("CreateProbe", func(bins uint16, lo, hi float64) (*createProbe, error) {
 		return &createProbe{bins: bins, lo: lo, hi: hi}, nil
 	}, "bins", "lo", "hi").Default("lo", 0.0).Default("hi", 1.0))
@@ -184,7 +184,7 @@ func TestTypedFunctionsTakeKeywordOnlyParameters(t *testing.T) {
 	}
 }
 
-// A constructor made by Func0 to Func3 (ClassDef.InitFunc):
+// A constructor made by Func0 to Func3 (ClassDef.Init of a Function):
 // its narrow integer parameters, its *T result and the checks at
 // registration.
 
@@ -199,13 +199,13 @@ type misnamed struct{}
 
 var (
 	binsC    = Class[bins]("Bins", "")
-	binsInit = binsC.InitFunc(Func2("Bins", newBins, "n", "lo")).Default("lo", 0.5)
+	binsInit = binsC.Init(Func2("Bins", newBins, "n", "lo")).Default("lo", 0.5)
 )
 
 func init() {
 	Module("gocall_initfunc", "", binsC)
 	bad := Class[misnamed]("Misnamed", "")
-	bad.InitFunc(Func0("make", func() (*misnamed, error) { return &misnamed{}, nil }))
+	bad.Init(Func0("make", func() (*misnamed, error) { return &misnamed{}, nil }))
 	Module("gocall_initfunc_bad", "", bad)
 }
 

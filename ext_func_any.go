@@ -5,8 +5,9 @@ package godlpack
 // tensors and scalars: their type parameters give the converters and the call of
 // the Go function at compile time, which Func, taking the function as an any,
 // cannot reach (Go cannot take a func type apart into its parameter types to
-// instantiate them). Func pays reflect.Value.Call and its boxing per call:
-// BenchmarkClipFunc against BenchmarkClipFunc3 (ext_gocall_test.go).
+// instantiate them). Func pays reflect.Value.Call and its boxing per call
+// (BenchmarkClipFunc against BenchmarkClipFunc3, ext_gocall_test.go), except for
+// the common shapes ext_erased.go calls with none (BenchmarkClipFuncErrorOnly).
 
 import (
 	"fmt"
@@ -54,9 +55,11 @@ var errorType = reflect.TypeFor[error]()
 // A mistake (an unsupported type, a name count that does not match) is raised
 // as ImportError when Python imports the module, listing each.
 //
-// Func calls the Go function through reflection, a few hundred ns a call more
-// than Func0..Func4, which call it directly: declare a hot function of up to
-// four tensors and scalars with those.
+// Func calls a function of up to three parameters, each int64, int, float64,
+// string, bool or a tensor, returning only an error, with no reflection
+// (ext_erased.go); any other through reflection, a few hundred ns a call more than
+// Func0..Func4, which call it directly: declare a hot function of up to four
+// tensors and scalars with those.
 func Func(name string, fn any, params ...string) *Function {
 	names, kwOnly, starred, varKw := splitNames(params)
 	fv := reflect.ValueOf(fn)
@@ -105,6 +108,9 @@ func Func(name string, fn any, params ...string) *Function {
 			in[i] = v
 		}
 		return write(fv.Call(in), res)
+	}
+	if c := erasedCall(f, fn, nil); c != nil { // a common shape: no reflection (ext_erased.go)
+		f.call = c
 	}
 	return f
 }

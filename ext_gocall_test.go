@@ -308,6 +308,65 @@ func clip3(x MutTensor[float32], lo, hi float64) (None, error) {
 
 func add2(a, b int64) (int64, error) { return a + b, nil }
 
+// clipErr is clip3 returning only its error: a shape Func calls with no
+// reflection (ext_erased.go).
+func clipErr(x MutTensor[float32], lo, hi float64) error {
+	_, err := clip3(x, lo, hi)
+	return err
+}
+
+// Func's error-only functions of tensors and scalars run as Func3's do: no
+// reflection (its boxed arguments, argument and result slices: 7 allocations
+// more), the same refusals, the function's own error.
+func TestFuncCallsErrorOnlyShapesWithoutReflection(t *testing.T) {
+	typed, erased := Func3("clip_", clip3, "x", "lo", "hi"), Func("clip_", clipErr, "x", "lo", "hi")
+	picky := Func("picky", func(x Tensor[int64], n int) error {
+		if n < 0 {
+			return errors.New("n must be >= 0")
+		}
+		return nil
+	}, "x", "n")
+	for _, f := range []*Function{typed, erased, picky} {
+		for _, p := range f.params {
+			p.finish()
+		}
+	}
+	x, _ := tensor.FromSlice([]float32{-1, 0.5, 2, 3}, 2, 2)
+	defer x.Close()
+	allocs := func(f *Function) float64 {
+		argv, release, err := f.bind([]any{x, 0.0, 1.0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+		return testing.AllocsPerRun(200, func() {
+			var res extResult
+			if err := f.call(argv, &res); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if a, b := allocs(typed), allocs(erased); a != b {
+		t.Errorf("Func's error-only clip_: %v allocations a call, Func3's %v", b, a)
+	}
+	if v, _ := tensor.As[float32](x); fmt.Sprint(v.Slice()) != "[0 0.5 1 1] <nil>" {
+		t.Errorf("clip_ through Func left %v", fmt.Sprint(v.Slice()))
+	}
+	_, errTyped := typed.Call(x, "a", 1.0)
+	_, errErased := erased.Call(x, "a", 1.0)
+	if errTyped == nil || errErased == nil || errTyped.Error() != errErased.Error() {
+		t.Errorf("a str for lo: Func3 %v, Func %v; want the same TypeError", errTyped, errErased)
+	}
+	if _, err := picky.Call(x, 1); err == nil || !strings.Contains(err.Error(), "int64") {
+		t.Errorf("picky(float32 tensor) = %v, want the dtype's refusal", err)
+	}
+	i, _ := tensor.FromSlice([]int64{1, 2}, 2)
+	defer i.Close()
+	if _, err := picky.Call(i, -1); err == nil || err.Error() != "n must be >= 0" {
+		t.Errorf("picky(x, -1) = %v, want the function's error", err)
+	}
+}
+
 func benchCall(b *testing.B, f *Function, args ...any) {
 	b.Run("Call", func(b *testing.B) {
 		b.ReportAllocs()
@@ -335,8 +394,11 @@ func benchCall(b *testing.B, f *Function, args ...any) {
 
 func BenchmarkClipFunc3(b *testing.B) { benchCallClip(b, Func3("clip_", clip3, "x", "lo", "hi")) }
 func BenchmarkClipFunc(b *testing.B)  { benchCallClip(b, Func("clip_", clip3, "x", "lo", "hi")) }
-func BenchmarkAddFunc2(b *testing.B)  { benchCall(b, Func2("add", add2, "a", "b"), 1, 2) }
-func BenchmarkAddFunc(b *testing.B)   { benchCall(b, Func("add", add2, "a", "b"), 1, 2) }
+func BenchmarkClipFuncErrorOnly(b *testing.B) {
+	benchCallClip(b, Func("clip_", clipErr, "x", "lo", "hi"))
+}
+func BenchmarkAddFunc2(b *testing.B) { benchCall(b, Func2("add", add2, "a", "b"), 1, 2) }
+func BenchmarkAddFunc(b *testing.B)  { benchCall(b, Func("add", add2, "a", "b"), 1, 2) }
 
 func benchCallClip(b *testing.B, f *Function) {
 	x, _ := tensor.FromSlice(make([]float32, 16), 4, 4)

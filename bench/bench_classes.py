@@ -160,7 +160,7 @@ type Empty struct{ x int64 }
 
 func init() {
 	empty := godlpack.Class[Empty]("Empty", "The floor of a creation.")
-	empty.InitFunc(godlpack.Func0("Empty", func() (*Empty, error) { return &Empty{}, nil }))
+	empty.Init(godlpack.Func0("Empty", func() (*Empty, error) { return &Empty{}, nil }))
 	nothing := godlpack.Func0("nothing", func() (godlpack.None, error) {
 		return godlpack.None{}, nil
 	})

@@ -21,7 +21,7 @@ import (
 func init() {
 	h := godlpack.Class[Histogram]("Histogram",
 		"A streaming histogram of float values: bins equal bins over [lo, hi).")
-	h.InitFunc(godlpack.Func3("Histogram", newHistogram, "bins", "lo", "hi")).Default("lo", 0.0).Default("hi", 1.0)
+	h.Init(godlpack.Func3("Histogram", newHistogram, "bins", "lo", "hi")).Default("lo", 0.0).Default("hi", 1.0)
 	h.Def("add", (*Histogram).Add, "x").
 		Where("x", constraint.DTypes(dlpack.DTypeOf[float32](), dlpack.DTypeOf[float64]())).
 		Doc("Counts every element of x (float32 or float64, any shape and strides); " +

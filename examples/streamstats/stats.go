@@ -156,22 +156,9 @@ func clipTensor(x godlpack.MutTensor[godlpack.AnyFloat], lo, hi float64) error {
 		return fmt.Errorf("clip(): lo must be <= hi, got lo=%v, hi=%v", lo, hi)
 	}
 	if x.DType() == dlpack.DTypeOf[float32]() {
-		return clipEach(x, float32(lo), float32(hi))
+		return vec.ClipTensor(x, float32(lo), float32(hi)) // any layout, in memory order
 	}
-	return clipEach(x, lo, hi)
-}
-
-func clipEach[T float32 | float64](x godlpack.MutTensor[godlpack.AnyFloat], lo, hi T) error {
-	v, err := vec.FromPointer[T](x.Data(), x.Shape(), x.Strides())
-	if err != nil {
-		return err
-	}
-	return vec.Map(v, v, func(d, s []T) error {
-		for i, e := range s {
-			d[i] = min(max(e, lo), hi)
-		}
-		return nil
-	})
+	return vec.ClipTensor(x, lo, hi)
 }
 
 // clipList returns a new list of xs clipped to [lo, hi] (clip's second overload).

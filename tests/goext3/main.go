@@ -33,7 +33,7 @@ func init() {
 		Doc("A new Bag of items: a class method (test_instance_release.py).")
 	bag.Property("first", "The first item, or None.", (*Bag).First, nil)
 	gauge := godlpack.Class[Gauge]("Gauge", "One AtomicProperty of each kind, bumped by goroutines (tests).")
-	gauge.InitFunc(godlpack.Func1("Gauge", newGauge, "start"))
+	gauge.Init(godlpack.Func1("Gauge", newGauge, "start"))
 	gauge.Def("bump", (*Gauge).Bump, "n").ReleaseGIL().Doc("n rounds of 4 goroutines changing every field.")
 	gauge.AtomicProperty("i64", "An atomic.Int64: start + 4n.", func(g *Gauge) *atomic.Int64 { return &g.i64 })
 	gauge.AtomicProperty("u64", "An atomic.Uint64: 2**63 + 4n.", func(g *Gauge) *atomic.Uint64 { return &g.u64 })
