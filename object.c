@@ -54,8 +54,12 @@ int gd_take_exact_int64(PyObject *r, long long *out) {
 int gd_gil_enter(void);
 void gd_gil_leave(int state);
 
-/* gd_fast_call: a call from Go of an Object with no argument or one number, and its
- * result converted, in ONE cgo call that takes and gives back the GIL itself: a cgo
+PyObject *gd_tensor_to_py(DLManagedTensorVersioned *m);
+DLManagedTensorVersioned *gd_py_to_tensor(PyObject *x);
+
+/* gd_fast_call: a call from Go of an Object with no argument, one number or one
+ * tensor, and its result converted, in ONE cgo call that takes and gives back the GIL
+ * itself: a cgo
  * call costs about what the Python call does, and the general path makes seven.
  * slot is the Object's reference (read under the GIL: a racing Close swaps it to
  * NULL first and drops it under the GIL, so a non-NULL one read here stays alive
@@ -72,6 +76,9 @@ int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double a
     int status = GD_FAST_DONE;
     PyObject *f = __atomic_load_n(slot, __ATOMIC_SEQ_CST);
     if (f == NULL) {
+        if (arg_kind == GD_FAST_TENSOR) { /* exported for the call: the call's to release */
+            gd_call_deleter_keep_error((void *)(uintptr_t)ai, 1);
+        }
         if (!held) {
             gd_gil_leave(g);
         }
@@ -82,10 +89,18 @@ int gd_fast_call(PyObject **slot, int held, int arg_kind, long long ai, double a
         a = PyLong_FromLongLong(ai);
     } else if (arg_kind == GD_FAST_FLOAT) {
         a = PyFloat_FromDouble(af);
+    } else if (arg_kind == GD_FAST_TENSOR) { /* its deleter run on failure */
+        a = gd_tensor_to_py((DLManagedTensorVersioned *)(uintptr_t)ai);
     }
     PyObject *r = NULL;
     if (arg_kind == GD_FAST_NONE || a != NULL) {
         r = gd_call_one(f, a);
+    }
+    if (r != NULL && res_kind == GD_FAST_TENSOR) {
+        DLManagedTensorVersioned *m = gd_py_to_tensor(r);
+        Py_DECREF(r);
+        r = m != NULL ? Py_None : NULL; /* borrowed: only its being NULL is read */
+        out->res = (uintptr_t)m;
     }
     if (r == NULL) {
         PyObject *type, *value, *tb;

@@ -336,11 +336,14 @@ type fastResult struct {
 	i       int64
 	f       float64
 	obj     *C.PyObject // GD_FAST_OBJECT's result, or the one to convert: a new reference
+	m       C.uintptr_t // GD_FAST_TENSOR's: a managed tensor in C memory
 	convert bool
 }
 
 // fastCall is the call of o with args in one cgo call (gd_fast_call, object.c),
-// where it applies: no argument or one int or float64, an Object not lent by a
+// where it applies: no argument or one int, float64 or *tensor.Tensor (exported
+// here, as tensorToPython does, and made a godlpack.Array in C; a GD_FAST_TENSOR
+// result is made a managed tensor there too), an Object not lent by a
 // running call (whose rules withGILFor checks), and no queued references to drop.
 // handled false: the caller takes the general path. py: the GIL WithGIL holds
 // (valid), or nil: the call takes it.
@@ -348,7 +351,7 @@ func (o *Object) fastCall(py *GIL, args []any, kind C.int) (v fastResult, handle
 	if o == nil || o.lease != nil || (py == nil && pendingDecrefs.n.Load() != 0) {
 		return v, false, nil
 	}
-	argKind, ai, af, ok := fastArg(args)
+	argKind, ai, af, t, ok := fastArg(args)
 	if !ok {
 		return v, false, nil
 	}
@@ -361,6 +364,13 @@ func (o *Object) fastCall(py *GIL, args []any, kind C.int) (v fastResult, handle
 		}
 		defer cpython.ExitCall()
 	}
+	if t != nil { // the argument's Array owns it from here (tensorToPython's rule)
+		m, err := t.Export()
+		if err != nil {
+			return v, true, err
+		}
+		ai = C.longlong(uintptr(m)) // C memory: an integer, which cgo's check skips
+	}
 	var out C.gd_fast_out
 	// o.p's one word is the PyObject*, read by C under the GIL (atomic.Pointer holds
 	// only it): a Close racing with the call has either swapped it first (the call
@@ -368,6 +378,9 @@ func (o *Object) fastCall(py *GIL, args []any, kind C.int) (v fastResult, handle
 	slot := (**C.PyObject)(unsafe.Pointer(&o.p))
 	switch C.gd_fast_call(slot, held, argKind, ai, af, kind, &out) {
 	case C.GD_FAST_DONE:
+		if kind == C.GD_FAST_TENSOR {
+			return fastResult{m: out.res}, true, nil
+		}
 		return fastResult{i: int64(out.i), f: float64(out.f), obj: cObject(out.res)}, true, nil
 	case C.GD_FAST_CLOSED:
 		return v, true, ErrClosed
@@ -406,22 +419,27 @@ func convertResult[T any](py *GIL, res *C.PyObject, conv func(*C.PyObject) (T, e
 	return v, err
 }
 
-// fastArg is args as gd_fast_call takes them; ok false for any other arguments.
-func fastArg(args []any) (kind C.int, i C.longlong, f C.double, ok bool) {
+// fastArg is args as gd_fast_call takes them (a tensor exported by fastCall);
+// ok false for any other arguments.
+func fastArg(args []any) (kind C.int, i C.longlong, f C.double, t *tensor.Tensor, ok bool) {
 	switch len(args) {
 	case 0:
-		return C.GD_FAST_NONE, 0, 0, true
+		return C.GD_FAST_NONE, 0, 0, nil, true
 	case 1:
 		switch a := args[0].(type) {
 		case int:
-			return C.GD_FAST_INT, C.longlong(a), 0, true
+			return C.GD_FAST_INT, C.longlong(a), 0, nil, true
 		case int64:
-			return C.GD_FAST_INT, C.longlong(a), 0, true
+			return C.GD_FAST_INT, C.longlong(a), 0, nil, true
 		case float64:
-			return C.GD_FAST_FLOAT, 0, C.double(a), true
+			return C.GD_FAST_FLOAT, 0, C.double(a), nil, true
+		case *tensor.Tensor:
+			if a != nil { // nil is None: the general path
+				return C.GD_FAST_TENSOR, 0, 0, a, true
+			}
 		}
 	}
-	return 0, 0, 0, false
+	return 0, 0, 0, nil, false
 }
 
 // pyCallInt is CallInt (object_api.go), with Python.
@@ -465,6 +483,12 @@ func (o *Object) pyCallFloat(args []any) (float64, error) {
 
 // pyCallTensor is CallTensor (object_api.go), with Python.
 func (o *Object) pyCallTensor(args []any) (*tensor.Tensor, error) {
+	if r, ok, err := o.fastCall(nil, args, C.GD_FAST_TENSOR); ok {
+		if err != nil {
+			return nil, err
+		}
+		return tensor.FromManaged(*(*unsafe.Pointer)(unsafe.Pointer(&r.m)))
+	}
 	var m unsafe.Pointer
 	err := o.callResult(args, func(r *C.PyObject) (_ bool, err error) {
 		m, err = pyToManaged(r)

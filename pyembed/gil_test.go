@@ -118,6 +118,57 @@ func TestCallTensor(t *testing.T) {
 	}
 }
 
+// A tensor argument goes to Python in the call's one entry (gd_fast_call): the
+// callable gets a godlpack.Array owning it, and however the call ends (a result,
+// an exception, a closed Object) the tensor is released: its producer, a NumPy
+// array, dies.
+func TestOneEntryCallsReleaseTheirTensorArgument(t *testing.T) {
+	tracked := func() *tensor.Tensor { // a tensor holding tracked_numpy()'s array
+		np := call(t, "tracked_numpy")
+		defer np.Close()
+		return must(np.Tensor())
+	}
+	dead := func(how string) {
+		t.Helper()
+		if must(call(t, "tracked_alive").Bool()) {
+			t.Errorf("%s: the argument's producer is still alive", how)
+		}
+	}
+	echo := must(helpers.Attr("echo"))
+	defer echo.Close()
+	got, err := echo.CallTensor(tracked()) // Array in, the same Array out
+	if err != nil || got.Shape()[0] != 4 {
+		t.Fatalf("echo.CallTensor(tracked): %v, %v", got, err)
+	}
+	if e := must(must(tensor.As[float64](got)).At(2)); e != 2 {
+		t.Errorf("echo.CallTensor(tracked)[2] = %v", e)
+	}
+	got.Close()
+	dead("echo.CallTensor's result closed")
+
+	r, err := echo.Call(tracked()) // the general Call's one entry too
+	if err != nil || must(r.Attr("shape")).String() != "(4,)" {
+		t.Fatalf("echo.Call(tracked): %v, %v", r, err)
+	}
+	r.Close()
+	dead("echo.Call's result closed")
+
+	fail := must(helpers.Attr("fail"))
+	defer fail.Close()
+	var pe *godlpack.PythonError
+	if _, err := fail.CallTensor(tracked()); !errors.As(err, &pe) || pe.Type != "ValueError" {
+		t.Errorf("fail.CallTensor(tracked): %T %v, want fail's ValueError", err, err)
+	}
+	dead("a raising callable")
+
+	closed := must(helpers.Attr("noop"))
+	closed.Close()
+	if _, err := closed.CallTensor(tracked()); !errors.Is(err, godlpack.ErrClosed) {
+		t.Errorf("CallTensor of a closed Object: %v", err)
+	}
+	dead("a closed Object's call")
+}
+
 func TestWithGIL(t *testing.T) {
 	inc := must(helpers.Attr("inc"))
 	defer inc.Close()
