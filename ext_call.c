@@ -844,7 +844,7 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
         }
         bound = bound_kw;
     }
-    pthread_t caller = pthread_self(); /* for Keep's rule (gd_ext_keep) */
+    pthread_t caller = nargv > 0 ? pthread_self() : 0; /* for Keep's rule (gd_ext_keep) */
     for (; n < nargv; n++) {
         argv[n].hold = NULL;
         argv[n].view.obj = NULL;
@@ -867,7 +867,7 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
             goto release;
         }
     }
-    gd_ext_result res = {0};
+    GD_EXT_RESULT_INIT(res);
     if (f->gil == GD_EXT_GIL_RELEASE || (f->gil == GD_EXT_GIL_AUTO && gil_wanted())) {
         gil_releases++;
         Py_BEGIN_ALLOW_THREADS
@@ -1083,9 +1083,9 @@ PyObject *gd_ext_call_getter(const gd_ext_func *f, PyObject *self) {
     a.go_tensor = 0;
     a.obj = self;
     a.i = (int64_t)handle;
-    a.caller = pthread_self();
+    a.caller = 0; /* read only by a tensor's Keep (gd_ext_keep): not asked of an instance */
     a.keep_anywhere = f->gil == GD_EXT_GIL_RELEASE;
-    gd_ext_result res = {0};
+    GD_EXT_RESULT_INIT(res);
     if (f->gil == GD_EXT_GIL_RELEASE || (f->gil == GD_EXT_GIL_AUTO && gil_wanted())) {
         gil_releases++;
         Py_BEGIN_ALLOW_THREADS

@@ -263,7 +263,7 @@ typedef struct {
 static PyTypeObject *iter_type; /* made at the first exec (gd_ext_iter_ready), kept for good */
 
 static PyObject *iter_next(PyObject *self) {
-    gd_ext_result res = {0};
+    GD_EXT_RESULT_INIT(res);
     int more;
     Py_BEGIN_ALLOW_THREADS
     more = goExtIterNext(((gd_ext_iter *)self)->id, &res);
