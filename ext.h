@@ -273,7 +273,7 @@ enum { GD_EXT_METHOD = 0, GD_EXT_STATIC_METHOD, GD_EXT_CLASS_METHOD };
 /* Puts function fn in type's dict as a method of kind how (GD_EXT_METHOD: the
  * instance bound first; GD_EXT_STATIC_METHOD: nothing bound; GD_EXT_CLASS_METHOD:
  * the class it is called on bound first). */
-int gd_ext_class_set_method(PyObject *type, PyObject *fn, int how);
+int gd_ext_class_set_method(PyObject *type, PyObject *fn, int how, const gd_ext_func *f);
 /* The exception type of GD_EXT_EXC_* k (ext_call.c). */
 PyObject *gd_ext_exc_type(int32_t k);
 /* A function object calling f as a function of module m (ext_module.c). */

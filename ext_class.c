@@ -545,16 +545,111 @@ PyTypeObject *gd_ext_class_new(int32_t id, const char *qualname, const char *doc
     return t;
 }
 
-int gd_ext_class_set_method(PyObject *type, PyObject *fn, int how) {
-    /* instancemethod binds the instance as the function's first argument, as a
-     * Python function in a class dict does; setting it on the type updates the
-     * slot of a dunder (__repr__, __len__, __eq__). staticmethod and classmethod
-     * are Python's own descriptors, as @staticmethod and @classmethod make them. */
+/* ---- gd_method: an instance method as a method descriptor ----
+ * A method's function in the class dict, as nanobind's nb_method: a descriptor whose
+ * type has Py_TPFLAGS_METHOD_DESCRIPTOR, so that h.m(...) (LOAD_METHOD, CALL) and a
+ * dunder's slot call it with the instance first and make no bound method. An
+ * instancemethod made one per call (PyMethod_New, its vectorcall and its dealloc):
+ * ~70 ns of h.counts()'s ~440 (docs/performance.md, Crossings). Read as h.m, it is
+ * a bound method as a function's; read on the class, itself, with the function's
+ * name, qualname, doc, text signature and module (what inspect and help() read). */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *func;        /* the function object (gd_ext_function), for its attributes */
+    const gd_ext_func *f;  /* its C table, called directly */
+} gd_method;
+
+static PyTypeObject *method_type; /* made at the first method, kept for good */
+
+static PyObject *method_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames) {
+    return gd_ext_call_func(((gd_method *)self)->f, args, PyVectorcall_NARGS(nargsf), kwnames);
+}
+
+static PyObject *method_get(PyObject *self, PyObject *obj, PyObject *type) {
+    (void)type;
+    if (obj == NULL || obj == Py_None) { /* read on the class */
+        return Py_NewRef(self);
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *method_attr(PyObject *self, void *name) {
+    return PyObject_GetAttrString(((gd_method *)self)->func, (const char *)name);
+}
+
+static PyObject *method_repr(PyObject *self) { return PyObject_Repr(((gd_method *)self)->func); }
+
+static void method_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    Py_XDECREF(((gd_method *)self)->func);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static int method_ready(void) {
+    static PyGetSetDef getset[] = {
+        {"__name__", method_attr, NULL, NULL, "__name__"},
+        {"__qualname__", method_attr, NULL, NULL, "__qualname__"},
+        {"__doc__", method_attr, NULL, NULL, "__doc__"},
+        {"__text_signature__", method_attr, NULL, NULL, "__text_signature__"},
+        {"__module__", method_attr, NULL, NULL, "__module__"},
+        {NULL, NULL, NULL, NULL, NULL},
+    };
+    static PyMemberDef members[] = {
+        {"__vectorcalloffset__", GD_T_PYSSIZET, offsetof(gd_method, vectorcall), GD_READONLY, NULL},
+        {NULL, 0, 0, 0, NULL},
+    };
+    static PyType_Slot slots[] = {
+        {Py_tp_dealloc, (void *)method_dealloc},
+        {Py_tp_descr_get, (void *)method_get},
+        {Py_tp_call, (void *)PyVectorcall_Call},
+        {Py_tp_repr, (void *)method_repr},
+        {Py_tp_getset, getset},
+        {Py_tp_members, members},
+        {0, NULL},
+    };
+    static PyType_Spec spec = {"godlpack.go_method", sizeof(gd_method), 0,
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION |
+                                   Py_TPFLAGS_METHOD_DESCRIPTOR | Py_TPFLAGS_HAVE_VECTORCALL,
+                               slots};
+    if (method_type == NULL) {
+        PyTypeObject *t = (PyTypeObject *)PyType_FromSpec(&spec);
+        if (t == NULL) {
+            return -1;
+        }
+        gd_immortalize_type(t); /* its methods are made immortal with their class's dict */
+        method_type = t;
+    }
+    return 0;
+}
+
+/* fn, f's function object, as a gd_method (a new reference), or NULL with an error. */
+static PyObject *method_new(PyObject *fn, const gd_ext_func *f) {
+    if (method_ready() < 0) {
+        return NULL;
+    }
+    gd_method *m = PyObject_New(gd_method, method_type);
+    if (m == NULL) {
+        return NULL;
+    }
+    m->vectorcall = method_vectorcall;
+    m->func = Py_NewRef(fn);
+    m->f = f;
+    return (PyObject *)m;
+}
+
+int gd_ext_class_set_method(PyObject *type, PyObject *fn, int how, const gd_ext_func *f) {
+    /* A method is a gd_method (above); setting it on the type updates the slot of a
+     * dunder (__repr__, __len__, __getitem__), whose slot then calls it unbound too.
+     * staticmethod and classmethod are Python's own descriptors, as @staticmethod and
+     * @classmethod make them. */
     PyObject *name = PyObject_GetAttrString(fn, "__name__");
     PyObject *m = name == NULL                   ? NULL
                   : how == GD_EXT_STATIC_METHOD ? PyStaticMethod_New(fn)
                   : how == GD_EXT_CLASS_METHOD  ? PyClassMethod_New(fn)
-                                                : PyInstanceMethod_New(fn);
+                                                : method_new(fn, f);
     int rc = m != NULL ? PyObject_SetAttr(type, name, m) : -1;
     Py_XDECREF(m);
     Py_XDECREF(name);

@@ -159,7 +159,7 @@ func (c *ClassDef) makeType(mod *pyObject, module string) C.int {
 			cls.eq, cls.eq_other = fn, eqOther(f)
 			continue
 		}
-		if C.gd_ext_class_set_method((*pyObject)(unsafe.Pointer(t)), fn, C.int(f.methodKind)) < 0 {
+		if C.gd_ext_class_set_method((*pyObject)(unsafe.Pointer(t)), fn, C.int(f.methodKind), f.cfunc) < 0 {
 			return -1
 		}
 	}
