@@ -144,6 +144,12 @@ func setArg[A any](fr *C.gd_cb_frame, objs *[C.GD_CB_MAX_ARGS]any, i int, a A) {
 func callTyped[R any](c *callback, fr *C.gd_cb_frame, objs *[C.GD_CB_MAX_ARGS]any) (R, error) {
 	var want *R
 	fr.want = wantOf(want)
+	if hasObjs(fr) { // tensors among them cross as GD_CB_TENSOR
+		if err := c.exportTensorArgs(fr, objs); err != nil {
+			var r R
+			return r, err
+		}
+	}
 	rc := C.int(C.GD_CB_SLOW)
 	if !hasObjs(fr) {
 		rc = c.invoke(fr)
@@ -239,6 +245,11 @@ func (c *callback) call(result any, args ...any) error {
 		setArg(&fr, &objs, i, a)
 	}
 	fr.want = wantOf(result)
+	if hasObjs(&fr) { // tensors among them cross as GD_CB_TENSOR
+		if err := c.exportTensorArgs(&fr, &objs); err != nil {
+			return err
+		}
+	}
 	rc := C.int(C.GD_CB_SLOW)
 	if !hasObjs(&fr) {
 		if rc = c.invoke(&fr); rc == 0 {
@@ -270,6 +281,7 @@ func (c *callback) invoke(fr *C.gd_cb_frame) C.int {
 // (GD_CB_SLOW: arguments for toPython, another thread, a queued release), its
 // exception raised again (-1) or its result converted by fromPython (1).
 func (c *callback) slow(fr C.gd_cb_frame, objs [C.GD_CB_MAX_ARGS]any, rc C.int, result any) error {
+	defer releaseTensorArgs(&fr) // those of a call that did not run
 	return withGILFor(c.fn.lease, func() error {
 		switch rc {
 		case -1:
@@ -293,6 +305,7 @@ func (c *callback) slow(fr C.gd_cb_frame, objs [C.GD_CB_MAX_ARGS]any, rc C.int, 
 				return argError(i, err)
 			}
 		}
+		convertTensorArgs(&fr)
 		return c.finish(C.gd_cb_call(p, &fr), &fr, result)
 	})
 }

@@ -41,6 +41,21 @@ package godlpack
 //  * gd_cb_call, with its answer in rc, an exception fetched (Go raises it again with
 //  * the GIL: gd_cb_restore). rc GD_CB_SLOW, nothing done, for the rest: withGILFor's
 //  * own path, with its errors. */
+// PyObject *gd_tensor_to_py(DLManagedTensorVersioned *m);
+// /* A tensor argument (GD_CB_TENSOR: a managed tensor Go exported, its address in i)
+//  * is made a godlpack.Array for the callable only once the call is sure to run (GIL
+//  * held: gd_cb_tensor_args); one whose call does not run is released by its deleter
+//  * (gd_cb_release_tensor: a Go tensor's, any thread). */
+// enum { GD_CB_TENSOR = 8 };
+// static void gd_cb_tensor_args(gd_cb_frame *fr) {
+//     for (int j = 0; j < fr->n; j++) {
+//         if (fr->args[j].kind == GD_CB_TENSOR) { /* NULL: gd_cb_call raises its error */
+//             fr->args[j].o = gd_tensor_to_py((DLManagedTensorVersioned *)(uintptr_t)fr->args[j].i);
+//             fr->args[j].kind = GD_CB_OBJ;
+//         }
+//     }
+// }
+// static void gd_cb_release_tensor(uintptr_t m) { gd_call_deleter((void *)m, 1); }
 // typedef struct {
 //     int rc;
 //     long long i;
@@ -64,6 +79,7 @@ package godlpack
 //         gd_gil_leave(state);
 //         return out;
 //     }
+//     gd_cb_tensor_args(&fr); /* past every GD_CB_SLOW: the tensors are the call's now */
 //     int32_t prev = gd_hops_swap(hops);
 //     out.rc = gd_cb_call((PyObject *)f, &fr);
 //     gd_hops = prev;
@@ -82,6 +98,8 @@ import (
 	"fmt"
 	"reflect"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/dlpack/tensor"
 )
 
 // maxHops bounds a chain's goroutine hops whatever sys.getrecursionlimit() says:
@@ -133,15 +151,58 @@ func (l *argLease) admit() (*callScope, bool, error) {
 }
 
 // callFast is gd_cb_fast on s's thread and chain with fr's arguments (at most two,
-// scalars; callback.invoke: the C code needs this file's hops), its answer stored
-// in fr.
+// scalars or exported tensors; callback.invoke: the C code needs this file's hops),
+// its answer stored in fr. A call that ran took fr's tensors: they are marked taken.
 func (s *callScope) callFast(p *C.PyObject, fr *C.gd_cb_frame) {
 	a, b := &fr.args[0], &fr.args[1]
 	o := C.gd_cb_fast(C.uintptr_t(s.caller), C.int32_t(s.hops), maxHops, C.uintptr_t(uintptr(unsafe.Pointer(p))),
 		fr.n, fr.want, a.kind, a.i, a.d, b.kind, b.i, b.d)
 	fr.rc, fr.i, fr.d, fr.res = o.rc, o.i, o.d, o.res
 	fr.exc_type, fr.exc_value, fr.exc_tb = o.exc_type, o.exc_value, o.exc_tb
+	if o.rc != C.GD_CB_SLOW {
+		for i := range int(fr.n) {
+			if fr.args[i].kind == C.GD_CB_TENSOR {
+				fr.args[i].kind = C.GD_CB_INT // the Array made of it owns it now
+			}
+		}
+	}
 }
+
+// exportTensorArgs exports the tensor arguments setArg left in objs, so that they
+// cross as GD_CB_TENSOR (gd_cb_fast makes their Arrays): an export's error names
+// the function, the callback and the argument, the tensors exported before it
+// released.
+func (c *callback) exportTensorArgs(fr *C.gd_cb_frame, objs *[C.GD_CB_MAX_ARGS]any) error {
+	for i := range int(fr.n) {
+		t, ok := objs[i].(*tensor.Tensor)
+		if !ok || t == nil {
+			continue
+		}
+		m, err := t.Export()
+		if err != nil {
+			releaseTensorArgs(fr)
+			return fmt.Errorf("%s(): callback %s: argument %d: %w", c.f.name, c.p.name, i, err)
+		}
+		fr.args[i].kind, fr.args[i].i, objs[i] = C.GD_CB_TENSOR, C.longlong(uintptr(m)), nil
+	}
+	return nil
+}
+
+// releaseTensorArgs releases fr's tensor arguments that no call took (their
+// deleters: Go's, any thread, no GIL). Each crosses by value: a frame passed to C
+// would be moved to the heap for cgo, on every callback's path.
+func releaseTensorArgs(fr *C.gd_cb_frame) {
+	for i := range int(fr.n) {
+		if fr.args[i].kind == C.GD_CB_TENSOR {
+			C.gd_cb_release_tensor(C.uintptr_t(fr.args[i].i))
+			fr.args[i].kind = C.GD_CB_INT
+		}
+	}
+}
+
+// convertTensorArgs makes fr's tensor arguments the callable's Arrays (GIL held):
+// gd_cb_call then takes them as any argument.
+func convertTensorArgs(fr *C.gd_cb_frame) { C.gd_cb_tensor_args(fr) }
 
 // restoreFetched sets again the exception gd_cb_fast fetched into fr (GIL held).
 func restoreFetched(fr *C.gd_cb_frame) { C.gd_cb_restore(fr) }

@@ -7,6 +7,7 @@ error or nothing."""
 
 from __future__ import annotations
 
+import gc
 import inspect
 import re
 
@@ -737,6 +738,42 @@ def test_typed_callbacks_take_no_reflection(m):
         return i + 0.25
 
     assert m.float_of_row(row, 2, [1.0, 2.0]) == 2.25 and seen == [[1.0, 2.0]]
+
+
+def test_callback_tensor_arguments_on_every_path(m):
+    """A tensor argument of a callback crosses exported (gd_cb_fast makes its Array
+    with the call, in one crossing); from another goroutine, the general path makes
+    it under the GIL. Either way the Array owns it, and the producer it holds lives
+    exactly until the callable lets the Array go; the callable's exception is raised
+    again; one that cannot be exported is refused before any call."""
+    import weakref
+
+    x = np.arange(3.0)
+    alive = weakref.ref(x)
+    seen = []
+
+    def row(i, t):
+        seen.append((i, np.from_dlpack(t).tolist()))
+        return 2.5
+
+    assert m.row_elsewhere(row, x) == 2.5 and seen == [(1, [0.0, 1.0, 2.0])]
+    del x
+    gc.collect()
+    assert alive() is None, "the kept tensor outlived its callback"
+    boom = KeyError("k")
+
+    def bad(i, t):
+        raise boom
+
+    with pytest.raises(KeyError) as info:
+        m.row_elsewhere(bad, np.arange(2.0))
+    assert info.value is boom
+    called = []
+    with pytest.raises(
+        ValueError, match=r"^closed_row\(\): callback fn: argument 1: tensor: use of a closed"
+    ):
+        m.closed_row(lambda i, t: called.append(i) or 0.0)
+    assert called == []
 
 
 def test_typed_callbacks_convert_and_raise_as_reflective_ones(m):
