@@ -93,10 +93,9 @@ func (c *ClassDef) Final() *ClassDef {
 // error), its parameters are the call's, named by params ("*" starts the
 // keyword-only ones; Default, Where and Doc refine them as for any Function;
 // errors name the class). It is called with no reflection where it has up to three
-// parameters, each int64, int, float64, string, bool or a tensor (ext_erased.go);
-// fn may also be a Function
-// made by Func1..Func4 (typed, any parameter types) of the constructor, named as
-// the class, params then empty:
+// parameters, each int64, int, float64, string, bool or a tensor (ext_erased.go).
+// fn may also be a Function made by Func0..Func4 (typed, any parameter types) of
+// the constructor, named as the class, params then empty:
 //
 //	c.Init(newOpts, "n", "*", "scale").Default("scale", 1.0)
 //	h.Init(godlpack.Func3("Histogram", newHistogram, "bins", "lo", "hi"))
@@ -106,7 +105,7 @@ func (c *ClassDef) Final() *ClassDef {
 func (c *ClassDef) Init(fn any, params ...string) *Function {
 	if f, ok := fn.(*Function); ok {
 		if len(params) != 0 {
-			f.fail("Init of a Function takes no parameter names (Func1..Func4 named them), got %s", strings.Join(params, ", "))
+			f.fail("Init of a Function takes no parameter names (Func0..Func4 named them), got %s", strings.Join(params, ", "))
 		}
 		return c.initFunction(f)
 	}

@@ -32,15 +32,6 @@ package godlpack
 // static void gd_raise_recursion(const char *msg) { PyErr_SetString(PyExc_RecursionError, msg); }
 // int gd_gil_enter(void);
 // void gd_gil_leave(int state);
-// /* A callback's call in one crossing (ext_callback.go, callback.invoke): f (a
-//  * uintptr_t, as caller) called with n (at most two) arguments of GD_CB_INT or
-//  * GD_CB_FLOAT kinds k0, k1, all passed by value and the answer returned by value,
-//  * so that no pointer crosses for cgo to check or to move to the heap. On its call's
-//  * own thread (caller), the interpreter running, the chain no deeper than the limits:
-//  * what withGILFor does (the GIL, this thread serving the chain at hops) around
-//  * gd_cb_call, with its answer in rc, an exception fetched (Go raises it again with
-//  * the GIL: gd_cb_restore). rc GD_CB_SLOW, nothing done, for the rest: withGILFor's
-//  * own path, with its errors. */
 // PyObject *gd_tensor_to_py(DLManagedTensorVersioned *m);
 // /* A tensor argument (GD_CB_TENSOR: a managed tensor Go exported, its address in i)
 //  * is made a godlpack.Array for the callable only once the call is sure to run (GIL
@@ -56,6 +47,16 @@ package godlpack
 //     }
 // }
 // static void gd_cb_release_tensor(uintptr_t m) { gd_call_deleter((void *)m, 1); }
+// /* A callback's call in one crossing (ext_callback.go, callback.invoke): f (a
+//  * uintptr_t, as caller) called with n (at most two) arguments of GD_CB_INT,
+//  * GD_CB_FLOAT or GD_CB_TENSOR kinds k0, k1, all passed by value and the answer
+//  * returned by value, so that no pointer crosses for cgo to check or to move to the
+//  * heap. On its call's
+//  * own thread (caller), the interpreter running, the chain no deeper than the limits:
+//  * what withGILFor does (the GIL, this thread serving the chain at hops) around
+//  * gd_cb_call, with its answer in rc, an exception fetched (Go raises it again with
+//  * the GIL: gd_cb_restore). rc GD_CB_SLOW, nothing done, for the rest: withGILFor's
+//  * own path, with its errors. */
 // typedef struct {
 //     int rc;
 //     long long i;
