@@ -488,6 +488,61 @@ def test_python_before_hook_runs_go_after_the_runtimes_went_quiet(tmp_path):
     assert out[3] == "0", f"{out[3]} of 300 fork children hung"
 
 
+def test_a_preemption_request_left_on_the_forking_thread_is_dropped_in_the_child(tmp_path):
+    # A stop of the world asks every running goroutine to yield; one that goes back to C
+    # between its last stack check and the system-call state keeps the request and
+    # honours it at its next Go call. The quiet wait's own stop of the world can leave
+    # one so on the forking thread (CI: a child of the 10-thread stress hung, stack in
+    # stoplockedm under gopreempt_m). In the child that yield came in the after-fork
+    # hook's first Go, before the runtime's repair, and handed the thread's P to an idle
+    # M of the parent's, whose thread is gone. forksafe's test hook leaves such a request
+    # in the last Go call before each fork, in godlpack's runtime and goext's (a Python
+    # before hook registered ahead of the Go libraries runs after theirs).
+    out = run_script(
+        tmp_path,
+        "preempted_fork",
+        textwrap.dedent(
+            """
+            import ctypes, os, sys, time, warnings
+            warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork")
+            hooks = []
+            os.register_at_fork(before=lambda: [leave() for leave in hooks])
+            sys.path[:0] = [{goext!r}]
+            import numpy as np
+            import godlpack as g
+            import goext
+            for lib in (g._godlpack.__file__, goext.__file__):
+                hooks.append(ctypes.PyDLL(lib).goForkTestLeavePreemptRequest)
+            X = np.ones(10**5)
+            {hung_child_stacks}
+            FORKS = 10
+            for i in range(FORKS):
+                pid = os.fork()
+                if pid == 0:
+                    ok = goext.sum(X) == 1e5 and g.arange(4).tolist() == [0, 1, 2, 3]
+                    os._exit(0 if ok else 1)
+                end = time.monotonic() + 15
+                while time.monotonic() < end:
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    if done:
+                        assert os.waitstatus_to_exitcode(status) == 0, status
+                        break
+                    time.sleep(0.002)
+                else:
+                    print("hung child", stacks(pid), file=sys.stderr)
+                    os.kill(pid, 9)
+                    os.waitpid(pid, 0)
+                    print("fork", i, "hung")
+                    break
+            else:
+                print("forks", FORKS, "all returned")
+            """
+        ).format(goext=folder("goext"), hung_child_stacks=HUNG_CHILD_STACKS),
+        timeout=300,
+    ).split()
+    assert out == ["forks", "10", "all", "returned"], " ".join(out)
+
+
 @pytest.mark.slow  # 12 s of forks under CPU load
 def test_fork_storm_with_three_go_runtimes_under_cpu_load(tmp_path):
     # As test_processes.py's storm, with goext and goext2 loaded: every child calls

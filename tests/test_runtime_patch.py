@@ -156,10 +156,10 @@ def test_patch_runtime_false_links_the_runtime_as_it_is(tmp_path, capfd):
     assert "runtime.chanrecv1(SB)" in calls, calls
 
 
-def test_fork_repair_adds_its_file_and_one_line_of_proc(tmp_path, toolchain, monkeypatch):
+def test_fork_repair_adds_its_file_and_two_functions_of_proc(tmp_path, toolchain, monkeypatch):
     # For the Go releases it is checked against (the one these tests build with is):
-    # godlpack_fork.go joins package runtime and startlockedm asks it first
-    # (tests/test_goext_fork.py shows what for).
+    # godlpack_fork.go joins package runtime, and startlockedm and gopreempt_m ask it
+    # first (tests/test_goext_fork.py shows what for).
     go, goroot_env = toolchain
     replace = runtime_patches.runtime_fork_repair(go, goroot_env, tmp_path)
     assert replace is not None
@@ -175,8 +175,9 @@ def test_fork_repair_adds_its_file_and_one_line_of_proc(tmp_path, toolchain, mon
     patched = Path(replace[str(runtime_dir / "proc.go")]).read_text(encoding="utf-8")
     assert patched == proc.replace(
         runtime_patches._STARTLOCKEDM, runtime_patches._STARTLOCKEDM_FORKED
-    )
-    assert patched != proc
+    ).replace(runtime_patches._GOPREEMPT_M, runtime_patches._GOPREEMPT_M_FORKED)
+    assert "if godlpackVanishedM(mp) {" in patched
+    assert "if godlpackStaleThread(gp.m) {" in patched
     # Another Go release: neither (its runtime's internals were not checked).
     monkeypatch.setattr(runtime_patches, "SUPPORTED_GO", ((1, 99),))
     assert runtime_patches.runtime_fork_repair(go, goroot_env, tmp_path / "other") is None

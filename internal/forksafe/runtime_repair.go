@@ -8,6 +8,8 @@ package forksafe
 // goreleases.SUPPORTED_GO in pyext/godlpack_build, which then set the build tag
 // godlpack_runtime_fork).
 
+import "C"
+
 import _ "unsafe" // go:linkname
 
 //go:linkname runtimeForkChild runtime.godlpackForkChild
@@ -19,3 +21,13 @@ func repairRuntimeInChild() bool {
 	runtimeForkChild()
 	return true
 }
+
+//go:linkname runtimeLeavePreemptRequest runtime.godlpackLeavePreemptRequest
+func runtimeLeavePreemptRequest()
+
+// goForkTestLeavePreemptRequest leaves a preemption request on the calling
+// thread's goroutine, as a stop of the world racing its return to C can: a test
+// hook, called through ctypes (tests/test_goext_fork.py).
+//
+//export goForkTestLeavePreemptRequest
+func goForkTestLeavePreemptRequest() { runtimeLeavePreemptRequest() }

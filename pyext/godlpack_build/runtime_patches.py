@@ -92,13 +92,24 @@ def runtime_fork_file() -> Path:
 
 RUNTIME_FORK_TAG = "godlpack_runtime_fork"
 
-# With it, one line of proc.go: startlockedm drops a goroutine locked to an M whose thread
+# With it, two functions of proc.go; startlockedm drops a goroutine locked to an M whose thread
 # a fork left in the parent, instead of handing it a P nobody would run
 # (godlpack_fork.go's godlpackMarkVanishedMs says why).
 _STARTLOCKEDM = "func startlockedm(gp *g) {\n\tmp := gp.lockedm.ptr()\n"
 _STARTLOCKEDM_FORKED = (
     _STARTLOCKEDM + "\tif godlpackVanishedM(mp) { // godlpack's patch (godlpack_fork.go)\n"
     "\t\treturn\n\t}\n"
+)
+
+
+# And gopreempt_m, in proc.go too, lets the forking thread's goroutine go on in a fork child
+# not repaired yet instead of yielding (godlpack_fork.go's godlpackStaleThread says why);
+# resumed as newstack resumes a goroutine that cannot be preempted.
+_GOPREEMPT_M = "func gopreempt_m(gp *g) {\n"
+_GOPREEMPT_M_FORKED = (
+    _GOPREEMPT_M + "\tif godlpackStaleThread(gp.m) { // godlpack's patch (godlpack_fork.go)\n"
+    "\t\tgp.preempt = false\n\t\tgp.syncSafePoint = false\n"
+    "\t\tgp.stackguard0 = gp.stack.lo + stackGuard\n\t\tgogo(&gp.sched)\n\t}\n"
 )
 
 
@@ -119,12 +130,21 @@ def runtime_fork_repair(go: str, goroot_env: dict[str, str], into: Path) -> dict
         added = runtime_fork_file().read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError, BuildError):
         return None
-    if not added.startswith(_IGNORE_LINE) or source.count(_STARTLOCKEDM) != 1:
+    if (
+        not added.startswith(_IGNORE_LINE)
+        or source.count(_STARTLOCKEDM) != 1
+        or source.count(_GOPREEMPT_M) != 1
+    ):
         return None
     into_runtime = into / RUNTIME_FORK_SOURCE.name
     into_runtime.write_text(added.removeprefix(_IGNORE_LINE), encoding="utf-8")
     patched = into / "godlpack_runtime_proc.go"
-    patched.write_text(source.replace(_STARTLOCKEDM, _STARTLOCKEDM_FORKED), encoding="utf-8")
+    patched.write_text(
+        source.replace(_STARTLOCKEDM, _STARTLOCKEDM_FORKED).replace(
+            _GOPREEMPT_M, _GOPREEMPT_M_FORKED
+        ),
+        encoding="utf-8",
+    )
     return {
         str(root / "src" / "runtime" / RUNTIME_FORK_SOURCE.name): str(into_runtime),
         str(proc): str(patched),

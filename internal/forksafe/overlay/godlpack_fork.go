@@ -55,6 +55,10 @@ func godlpackForkChild() {
 
 func godlpackForkChildRepair() {
 	mp := getg().m
+	// The forking thread's M still names the parent's thread (minit set it): the
+	// stop of the world's preemption signal (signalM) went to a thread the child
+	// does not have, and gopreempt_m's patch reads it as "not repaired yet".
+	mp.procid = uint64(gettid())
 	now := nanotime()
 	lock(&sched.lock)
 	for mget() != nil { // the parent's idle Ms
@@ -169,4 +173,30 @@ func godlpackVanishedM(mp *m) bool {
 		}
 	}
 	return false
+}
+
+// godlpackStaleThread says whether mp is the forking thread's M in a fork child
+// whose runtime is not repaired yet: its procid is still the parent's thread's.
+// The patched gopreempt_m (runtime_patches.py) asks it before yielding: a stop of
+// the world in the parent may leave its preemption request on the forking
+// thread's goroutine (set after the goroutine's last stack check, before it went
+// back to C), which the goroutine honours at its next stack check, in the child
+// the first Go of the after-fork hook, before the repair: the yield handed the
+// thread's P to an idle M of the parent's, whose thread is gone, and the child
+// hung. The request was the parent's; the child drops it. A system call, made
+// only when a goroutine is about to yield to a request.
+//
+//go:nosplit
+func godlpackStaleThread(mp *m) bool {
+	return mp.procid != uint64(gettid())
+}
+
+// godlpackLeavePreemptRequest leaves a preemption request on the calling
+// goroutine, honoured at its next stack check after it returns to C, as a stop
+// of the world can leave one (godlpackStaleThread): a test hook
+// (tests/test_goext_fork.py, through forksafe's goForkTestLeavePreemptRequest).
+//
+//go:linkname godlpackLeavePreemptRequest
+func godlpackLeavePreemptRequest() {
+	getg().preempt = true
 }
