@@ -169,6 +169,9 @@ typedef struct gd_ext_result {
     int32_t unfit; /* set by Go with an error: an argument that did not convert (a
                       TypeError or OverflowError before the function ran), so that an
                       overload set tries its next alternative */
+    int32_t fw;    /* set by C before the call: the GD_EXT_FW_* of the call's arrays
+                      (ResultIn's, or ResultLike's argument's), which its callbacks'
+                      tensor arguments take too */
     /* STR: a short str's UTF-8, p pointing here (not freed): Go writes it in place,
      * where C.CBytes's call and malloc, and the free, were ~50 ns of a repr. */
     char small[GD_EXT_SMALL_STR];
@@ -283,6 +286,14 @@ PyObject *gd_ext_function(PyObject *m, gd_ext_func *f);
  * made with NumPy's C-API (ext_numpy_result.c); NULL with no exception when NumPy's API
  * cannot take it here (its dtype, device, NumPy not imported): use numpy.from_dlpack. */
 PyObject *gd_ext_numpy_array(PyObject *array);
+/* array (a godlpack.Array; stolen) as an array of framework fw (GD_EXT_FW_*, not LIKE),
+ * zero-copy, as a result (ext_call.c); GIL held. A callback's tensor argument. */
+PyObject *gd_ext_array_in(PyObject *array, int fw);
+/* A numpy.ndarray owning m (a managed tensor Go exported: its deleter runs when NumPy
+ * lets the array go), made by NumPy's C API with no godlpack.Array: 1 with *out the
+ * array, or NULL with an exception set and m released; 0, m untouched, where NumPy
+ * cannot view it (dtype, device: a godlpack.Array and from_dlpack then). GIL held. */
+int gd_ext_numpy_from_managed(DLManagedTensorVersioned *m, PyObject **out);
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 /* gd_ext_call of f itself, for a caller holding its table (a class's constructor). */
 PyObject *gd_ext_call_func(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,

@@ -710,7 +710,7 @@ static PyObject *from_dlpack_of(int fw) {
 static void read_only_refused(const gd_ext_func *f, PyObject *array, int fw) {
     static const char *names[GD_EXT_FW_COUNT] = {"godlpack", "NumPy", "PyTorch", "JAX"};
     DLManagedTensorVersioned m;
-    if (!PyErr_ExceptionMatches(PyExc_BufferError) || gd_ext_capi->array_borrow(array, &m) != 0 ||
+    if (f == NULL || !PyErr_ExceptionMatches(PyExc_BufferError) || gd_ext_capi->array_borrow(array, &m) != 0 ||
         (m.flags & GD_FLAG_READ_ONLY) == 0) {
         return;
     }
@@ -724,7 +724,8 @@ static void read_only_refused(const gd_ext_func *f, PyObject *array, int fw) {
 
 /* out, a result, with its godlpack.Array items (itself, or a tuple's) made arrays of
  * framework fw by its from_dlpack: zero-copy, the new array holding the Array's
- * memory (a read-only one a framework refuses: read_only_refused). A new reference;
+ * memory (a read-only one a framework refuses: read_only_refused, f NULL: the
+ * framework's error as it is). A new reference;
  * out is released. */
 static PyObject *in_framework(const gd_ext_func *f, PyObject *out, int fw) {
     if (fw == GD_EXT_FW_GODLPACK || out == NULL) {
@@ -762,6 +763,8 @@ static PyObject *in_framework(const gd_ext_func *f, PyObject *out, int fw) {
     }
     return out;
 }
+
+PyObject *gd_ext_array_in(PyObject *array, int fw) { return in_framework(NULL, array, fw); }
 
 /* ---- the GIL ---- */
 
@@ -868,6 +871,10 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
         }
     }
     GD_EXT_RESULT_INIT(res);
+    /* Resolved before the call, for its callbacks' tensor arguments as for its result:
+     * framework_of clears what it meets, and no exception is pending here. */
+    int fw = f->result_fw == GD_EXT_FW_LIKE ? framework_of(bound[f->result_like]) : f->result_fw;
+    res.fw = fw;
     if (f->gil == GD_EXT_GIL_RELEASE || (f->gil == GD_EXT_GIL_AUTO && gil_wanted())) {
         gil_releases++;
         Py_BEGIN_ALLOW_THREADS
@@ -882,13 +889,8 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
     if (mismatch != NULL && out == NULL && arg_failed) {
         *mismatch = unfit_error();
     }
-    if (out != NULL && f->result_fw != GD_EXT_FW_GODLPACK) {
-        /* Only for a result: framework_of runs Python code and clears what it meets,
-         * which would drop the call's own exception (SystemError "returned NULL
-         * without setting an exception" instead of the function's TypeError). */
-        out = in_framework(f, out,
-                           f->result_fw == GD_EXT_FW_LIKE ? framework_of(bound[f->result_like])
-                                                          : f->result_fw);
+    if (out != NULL && fw != GD_EXT_FW_GODLPACK) {
+        out = in_framework(f, out, fw);
     }
 release:
     Py_XDECREF(kwdict);
@@ -1085,7 +1087,7 @@ PyObject *gd_ext_call_getter(const gd_ext_func *f, PyObject *self) {
     a.i = (int64_t)handle;
     a.caller = 0; /* read only by a tensor's Keep (gd_ext_keep): not asked of an instance */
     a.keep_anywhere = f->gil == GD_EXT_GIL_RELEASE;
-    GD_EXT_RESULT_INIT(res);
+    GD_EXT_RESULT_INIT(res); /* fw GODLPACK: only such a getter comes here */
     if (f->gil == GD_EXT_GIL_RELEASE || (f->gil == GD_EXT_GIL_AUTO && gil_wanted())) {
         gil_releases++;
         Py_BEGIN_ALLOW_THREADS

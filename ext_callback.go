@@ -9,6 +9,7 @@ package godlpack
 import "C"
 
 import (
+	"fmt"
 	"reflect"
 
 	"github.com/godlpack/godlpack/dlpack/tensor"
@@ -305,7 +306,7 @@ func (c *callback) slow(fr C.gd_cb_frame, objs [C.GD_CB_MAX_ARGS]any, rc C.int, 
 				return argError(i, err)
 			}
 		}
-		convertTensorArgs(&fr)
+		convertTensorArgs(&fr, c.fn.lease)
 		return c.finish(C.gd_cb_call(p, &fr), &fr, result)
 	})
 }
@@ -333,6 +334,14 @@ func (c *callback) callTuple(result any, args []any) error {
 		}
 		C.gd_incref(p)
 		defer C.gd_decref(p)
+		args, made, err := inCallFramework(args, c.fn.lease)
+		if err != nil {
+			if err != errPySet {
+				err = fmt.Errorf("%s(): callback %s: %w", c.f.name, c.p.name, err)
+			}
+			return err
+		}
+		defer releaseMade(made)
 		r, err := callObject(p, args)
 		if err != nil {
 			return err
@@ -355,4 +364,48 @@ func (c *callback) convertResult(o *C.PyObject, r reflect.Value) error {
 		err = ee.kind.Errorf("%s(): the result of callback %s: %w", c.f.name, c.p.name, ee.err)
 	}
 	return err
+}
+
+// inCallFramework returns args with their tensors made arrays of the framework of
+// l's call (GIL held), as gd_cb_tensor_args makes a frame's: a callback of more
+// arguments than a frame holds gets the same arrays; made lists the arrays, for
+// releaseMade.
+func inCallFramework(args []any, l *argLease) (out []any, made []*Object, err error) {
+	if l == nil || l.scope.fw == 0 {
+		return args, nil, nil
+	}
+	out = append([]any(nil), args...)
+	for i, a := range out {
+		t, ok := a.(*tensor.Tensor)
+		if !ok || t == nil {
+			continue
+		}
+		p, err := tensorToPython(t)
+		if err == nil {
+			if p = C.gd_ext_array_in(p, C.int(l.scope.fw)); p == nil {
+				err = errPySet
+			}
+		}
+		if err != nil {
+			releaseMade(made)
+			if err != errPySet {
+				err = fmt.Errorf("argument %d: %w", i, err)
+			}
+			return nil, nil, err
+		}
+		o := newObject(p)
+		made = append(made, o)
+		out[i] = o
+	}
+	return out, made, nil
+}
+
+// releaseMade releases the arrays inCallFramework made (GIL held).
+func releaseMade(made []*Object) {
+	for _, o := range made {
+		if p := o.p.Swap(nil); p != nil {
+			o.cleanup.Stop()
+			C.gd_decref(p)
+		}
+	}
 }

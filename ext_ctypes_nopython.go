@@ -68,6 +68,7 @@ type extResult struct {
 	f         float64
 	p         unsafe.Pointer
 	n         int64
+	fw        int32 // set before the call: the framework of its arrays (ext.h)
 }
 
 // cExtFunc is a function's C table, which only a Python build makes.

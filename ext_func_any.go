@@ -86,7 +86,7 @@ func Func(name string, fn any, params ...string) *Function {
 	f.call = func(args []extArg, res *extResult) error {
 		var s *callScope // the Python objects the call lends fn (ext_lend.go)
 		if lends {
-			s = openScope(f)
+			s = openScope(f, res.fw)
 			defer s.close()
 		}
 		in := make([]reflect.Value, len(args)) // *args's elements last, as Call takes them

@@ -87,7 +87,11 @@ type callScope struct {
 	holdsGIL bool    // HoldGIL: no other thread may take the GIL during the call
 	// hops counts the callbacks run on another OS thread than their call's, each
 	// holding that thread, in the chain of calls leading here (ext_lend_cpython.go).
-	hops    int32
+	hops int32
+	// fw is the framework of the call's arrays (ResultIn's, or ResultLike's
+	// argument's, resolved by C before the call): its callbacks' tensor arguments
+	// are arrays of it too.
+	fw      cInt32
 	running atomic.Bool
 	mu      sync.Mutex
 	objs    []*Object

@@ -35,15 +35,22 @@ package godlpack
 // PyObject *gd_tensor_to_py(DLManagedTensorVersioned *m);
 // /* A tensor argument (GD_CB_TENSOR: a managed tensor Go exported, its address in i)
 //  * is made a godlpack.Array for the callable only once the call is sure to run (GIL
-//  * held: gd_cb_tensor_args); one whose call does not run is released by its deleter
-//  * (gd_cb_release_tensor: a Go tensor's, any thread). */
+//  * held: gd_cb_tensor_args), an array of the call's framework fw (ResultIn,
+//  * ResultLike: its callbacks' tensors are what its results are): a NumPy one made
+//  * directly, else through the Array; one whose call does not run is released by
+//  * its deleter (gd_cb_release_tensor: a Go tensor's, any thread). */
 // enum { GD_CB_TENSOR = 8 };
-// static void gd_cb_tensor_args(gd_cb_frame *fr) {
+// static void gd_cb_tensor_args(gd_cb_frame *fr, int fw) {
 //     for (int j = 0; j < fr->n; j++) {
-//         if (fr->args[j].kind == GD_CB_TENSOR) { /* NULL: gd_cb_call raises its error */
-//             fr->args[j].o = gd_tensor_to_py((DLManagedTensorVersioned *)(uintptr_t)fr->args[j].i);
-//             fr->args[j].kind = GD_CB_OBJ;
+//         if (fr->args[j].kind != GD_CB_TENSOR) continue;
+//         DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)(uintptr_t)fr->args[j].i;
+//         PyObject *o = NULL; /* NULL: gd_cb_call raises its error */
+//         if (fw != GD_EXT_FW_NUMPY || !gd_ext_numpy_from_managed(m, &o)) {
+//             o = gd_tensor_to_py(m);
+//             o = o != NULL && fw != GD_EXT_FW_GODLPACK ? gd_ext_array_in(o, fw) : o;
 //         }
+//         fr->args[j].o = o;
+//         fr->args[j].kind = GD_CB_OBJ;
 //     }
 // }
 // static void gd_cb_release_tensor(uintptr_t m) { gd_call_deleter((void *)m, 1); }
@@ -64,8 +71,8 @@ package godlpack
 //     PyObject *res, *exc_type, *exc_value, *exc_tb;
 // } gd_cb_out;
 // static gd_cb_out gd_cb_fast(uintptr_t caller, int32_t hops, int32_t max_hops, uintptr_t f,
-//                             int n, int want, int k0, long long i0, double d0, int k1,
-//                             long long i1, double d1) {
+//                             int n, int want, int fw, int k0, long long i0, double d0,
+//                             int k1, long long i1, double d1) {
 //     gd_cb_out out = {.rc = GD_CB_SLOW};
 //     if (!pthread_equal(pthread_self(), (pthread_t)caller) || gd_interpreter_gone()) return out;
 //     /* Only what gd_cb_call reads: an initializer zeroed the whole frame (four
@@ -80,7 +87,7 @@ package godlpack
 //         gd_gil_leave(state);
 //         return out;
 //     }
-//     gd_cb_tensor_args(&fr); /* past every GD_CB_SLOW: the tensors are the call's now */
+//     gd_cb_tensor_args(&fr, fw); /* past every GD_CB_SLOW: the tensors are the call's now */
 //     int32_t prev = gd_hops_swap(hops);
 //     out.rc = gd_cb_call((PyObject *)f, &fr);
 //     gd_hops = prev;
@@ -109,10 +116,10 @@ import (
 const maxHops = 1000
 
 // openScope begins a call of f that lends Python objects, on the calling OS
-// thread (goExtCall's goroutine).
-func openScope(f *Function) *callScope {
+// thread (goExtCall's goroutine); fw is the framework of its arrays.
+func openScope(f *Function, fw cInt32) *callScope {
 	s := &callScope{fn: f.name, caller: uintptr(C.gd_thread_self()), holdsGIL: f.gil == extGilHold,
-		hops: int32(C.gd_hops_now())}
+		hops: int32(C.gd_hops_now()), fw: fw}
 	s.running.Store(true)
 	return s
 }
@@ -157,7 +164,7 @@ func (l *argLease) admit() (*callScope, bool, error) {
 func (s *callScope) callFast(p *C.PyObject, fr *C.gd_cb_frame) {
 	a, b := &fr.args[0], &fr.args[1]
 	o := C.gd_cb_fast(C.uintptr_t(s.caller), C.int32_t(s.hops), maxHops, C.uintptr_t(uintptr(unsafe.Pointer(p))),
-		fr.n, fr.want, a.kind, a.i, a.d, b.kind, b.i, b.d)
+		fr.n, fr.want, C.int(s.fw), a.kind, a.i, a.d, b.kind, b.i, b.d)
 	fr.rc, fr.i, fr.d, fr.res = o.rc, o.i, o.d, o.res
 	fr.exc_type, fr.exc_value, fr.exc_tb = o.exc_type, o.exc_value, o.exc_tb
 	if o.rc != C.GD_CB_SLOW {
@@ -201,9 +208,16 @@ func releaseTensorArgs(fr *C.gd_cb_frame) {
 	}
 }
 
-// convertTensorArgs makes fr's tensor arguments the callable's Arrays (GIL held):
+// convertTensorArgs makes fr's tensor arguments the callable's arrays (GIL held),
+// of the framework of l's call (godlpack.Arrays for a callable no call lent):
 // gd_cb_call then takes them as any argument.
-func convertTensorArgs(fr *C.gd_cb_frame) { C.gd_cb_tensor_args(fr) }
+func convertTensorArgs(fr *C.gd_cb_frame, l *argLease) {
+	fw := C.int(0)
+	if l != nil {
+		fw = C.int(l.scope.fw)
+	}
+	C.gd_cb_tensor_args(fr, fw)
+}
 
 // restoreFetched sets again the exception gd_cb_fast fetched into fr (GIL held).
 func restoreFetched(fr *C.gd_cb_frame) { C.gd_cb_restore(fr) }

@@ -88,7 +88,7 @@ func lendArg(f *Function, p *param, a *extArg, _ *callScope) (reflect.Value, err
 }
 
 // openScope: a go test's call lends no Python objects.
-func openScope(*Function) *callScope { return nil }
+func openScope(*Function, int32) *callScope { return nil }
 
 func (s *callScope) close() {}
 

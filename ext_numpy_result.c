@@ -13,6 +13,7 @@
  * here by index, with no NumPy header, as internal/cpython/numpy_lend.c reads its
  * fields. */
 #include "ext.h"
+#include "gd_python.h" /* gd_call_deleter, gd_decref_keep_error */
 
 /* Indices in NumPy's PyArray_API table (numpy/__multiarray_api.h, NumPy >= 1.7). */
 enum {
@@ -72,20 +73,20 @@ static int numpy_typenum(DLDataType t) {
     return -1;
 }
 
-PyObject *gd_ext_numpy_array(PyObject *array) {
-    DLManagedTensorVersioned m;
-    if (gd_ext_capi->array_borrow(array, &m) != 0) {
-        return NULL;
-    }
-    DLTensor *t = &m.dl_tensor;
-    int typenum = numpy_typenum(t->dtype);
-    void **api = typenum >= 0 && t->device.device_type == 1 /* kDLCPU */ &&
-                         t->ndim <= GD_EXT_LEND_NDIM * 4
-                     ? numpy_api()
-                     : NULL;
-    if (api == NULL) {
-        return NULL;
-    }
+/* NumPy's table where NumPy can view t (a CPU tensor of a dtype of its own, of at most
+ * the dimensions read here), with its type number in *typenum; else NULL. */
+static void **numpy_api_for(const DLTensor *t, int *typenum) {
+    *typenum = numpy_typenum(t->dtype);
+    return *typenum >= 0 && t->device.device_type == 1 /* kDLCPU */ &&
+                   t->ndim <= GD_EXT_LEND_NDIM * 4
+               ? numpy_api()
+               : NULL;
+}
+
+/* An ndarray viewing t (writable unless dlflags say read-only) whose base is base
+ * (stolen: released on failure). NULL with an exception set on failure. */
+static PyObject *numpy_view(void **api, int typenum, const DLTensor *t, uint64_t dlflags,
+                            PyObject *base) {
     Py_ssize_t dims[GD_EXT_LEND_NDIM * 4], strides[GD_EXT_LEND_NDIM * 4];
     Py_ssize_t itemsize = t->dtype.bits / 8;
     for (int i = 0; i < t->ndim; i++) {
@@ -96,19 +97,55 @@ PyObject *gd_ext_numpy_array(PyObject *array) {
     }
     PyObject *descr = ((descr_from_type_fn)api[NP_API_DESCR_FROM_TYPE])(typenum);
     if (descr == NULL) {
+        gd_decref_keep_error(base);
         return NULL;
     }
-    int flags = (m.flags & GD_FLAG_READ_ONLY) ? 0 : NP_ARRAY_WRITEABLE;
+    int flags = (dlflags & GD_FLAG_READ_ONLY) ? 0 : NP_ARRAY_WRITEABLE;
     /* NewFromDescr steals descr; strides NULL: C-contiguous, as DLPack's NULL strides. */
     PyObject *nd = ((new_from_descr_fn)api[NP_API_NEW_FROM_DESCR])(
         (PyTypeObject *)api[NP_API_TYPE], descr, t->ndim, dims, t->strides != NULL ? strides : NULL,
         (char *)t->data + t->byte_offset, flags, NULL);
     if (nd == NULL) {
+        gd_decref_keep_error(base);
         return NULL;
     }
-    if (((set_base_object_fn)api[NP_API_SET_BASE_OBJECT])(nd, Py_NewRef(array)) < 0) {
+    if (((set_base_object_fn)api[NP_API_SET_BASE_OBJECT])(nd, base) < 0) {
         Py_DECREF(nd); /* SetBaseObject stole the reference, even failing */
         return NULL;
     }
     return nd;
+}
+
+PyObject *gd_ext_numpy_array(PyObject *array) {
+    DLManagedTensorVersioned m;
+    if (gd_ext_capi->array_borrow(array, &m) != 0) {
+        return NULL;
+    }
+    int typenum;
+    void **api = numpy_api_for(&m.dl_tensor, &typenum);
+    return api != NULL ? numpy_view(api, typenum, &m.dl_tensor, m.flags, Py_NewRef(array)) : NULL;
+}
+
+/* The base of an ndarray made of a managed tensor: a capsule whose destructor runs the
+ * tensor's deleter when NumPy lets the array go (a Go tensor's deleter: any thread). */
+static const char owner_name[] = "godlpack.managed_tensor_owner";
+
+static void owner_free(PyObject *capsule) {
+    gd_call_deleter(PyCapsule_GetPointer(capsule, owner_name), 1);
+}
+
+int gd_ext_numpy_from_managed(DLManagedTensorVersioned *m, PyObject **out) {
+    int typenum;
+    void **api = numpy_api_for(&m->dl_tensor, &typenum);
+    if (api == NULL) {
+        return 0;
+    }
+    PyObject *owner = PyCapsule_New(m, owner_name, owner_free);
+    if (owner == NULL) {
+        gd_call_deleter_keep_error(m, 1);
+        *out = NULL;
+        return 1;
+    }
+    *out = numpy_view(api, typenum, &m->dl_tensor, m->flags, owner);
+    return 1;
 }

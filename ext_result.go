@@ -307,9 +307,10 @@ const (
 )
 
 // ResultIn returns the function's arrays (a *tensor.Tensor result, or those of
-// a Tuple) as arrays of fw, made by its from_dlpack from the godlpack.Array:
-// zero-copy (JAX may copy memory it cannot use in place), the memory owned by
-// the result.
+// a Tuple) as arrays of fw, made by its from_dlpack from the godlpack.Array
+// (NumPy's by its C API): zero-copy (JAX may copy memory it cannot use in
+// place), the memory owned by the result. The *tensor.Tensor arguments the
+// function passes to its callbacks during the call are arrays of fw too.
 func (f *Function) ResultIn(fw Framework) *Function {
 	if fw < GodlpackArrays || fw > JAX {
 		f.fail("ResultIn(%d): not a Framework", fw)
@@ -321,7 +322,8 @@ func (f *Function) ResultIn(fw Framework) *Function {
 // ResultLike returns the function's arrays in the framework of the argument of
 // parameter name: a numpy.ndarray for NumPy's, a torch.Tensor for PyTorch's, a
 // jax.Array for JAX's, else (a godlpack.Array, a capsule, another producer, an
-// absent optional one) a godlpack.Array. As ResultIn, zero-copy.
+// absent optional one) a godlpack.Array. As ResultIn, zero-copy, and its
+// callbacks' tensor arguments likewise.
 func (f *Function) ResultLike(name string) *Function {
 	for i, p := range f.params {
 		if p.name == name {

@@ -776,6 +776,51 @@ def test_callback_tensor_arguments_on_every_path(m):
     assert called == []
 
 
+def test_callback_tensor_arguments_in_the_functions_framework(m):
+    """A function's callbacks get its tensors in the framework its results are in
+    (ResultLike, ResultIn), on each path: the call's thread (one crossing), another
+    goroutine's (under the GIL), more arguments than a frame holds (a tuple); zero-copy,
+    a godlpack.Array where the argument is of no known framework."""
+    import weakref
+
+    seen = []
+
+    def row(i, t):
+        seen.append((type(t), np.asarray(t).tolist()))
+        return 1.5
+
+    x = np.arange(3.0)
+    for f in (m.row_here_like, m.row_elsewhere_like):
+        seen.clear()
+        assert f(row, x) == 1.5
+        assert seen == [(np.ndarray, [0.0, 1.0, 2.0])], f
+        assert f(row, godlpack.asarray(x)) == 1.5
+        assert seen[-1] == (godlpack.Array, [0.0, 1.0, 2.0]), f
+    # The NumPy array a callback gets owns the tensor: its producer (x, kept by Keep)
+    # lives until the array goes, then is released (the capsule that is its base runs
+    # the tensor's deleter).
+    for f in (m.row_here_like, m.row_elsewhere_like):
+        x = np.arange(3.0)
+        alive = weakref.ref(x)
+        got: list = []
+        f(lambda i, t, got=got: got.append(t) or 0.0, x)
+        del x
+        gc.collect()
+        assert alive() is not None and got[0].tolist() == [0.0, 1.0, 2.0], f
+        got.clear()
+        gc.collect()
+        assert alive() is None, f"{f}: the callback's array did not release its tensor"
+    kept = []
+
+    def five(*rows):
+        kept.extend(rows)
+
+    m.five_rows_in_numpy(five)
+    assert [type(r) for r in kept] == [np.ndarray] * 5
+    assert [r.tolist() for r in kept] == [[0.0], [1.0], [2.0], [3.0], [4.0]]
+    assert m.row_elsewhere(row, np.arange(3.0)) == 1.5 and seen[-1][0] is godlpack.Array  # no fw
+
+
 def test_typed_callbacks_convert_and_raise_as_reflective_ones(m):
     """The typed path converts results with the same rules (an int or a float
     subclass for a float; bool refused for an int) and the same messages, and an

@@ -521,7 +521,8 @@ assert_type(streamstats.scale(torch.ones(3), 2.0), torch.Tensor)
 reveal_type(streamstats.scale(torch.ones(3), 2.0))
 a: godlpack.Array = streamstats.scale(godlpack.asarray([1.0]), 2.0)
 counts: npt.NDArray[np.int64] = h.counts()
-rows: list[float] = streamstats.apply_rows(np.ones((2, 2)), lambda i, row: float(i))
+rows: npt.NDArray[np.float64] = streamstats.apply_rows(np.ones((2, 2)), lambda i, r: float(r.sum()))
+tr: torch.Tensor = streamstats.apply_rows(torch.ones(2, 2, dtype=torch.float64), lambda i, r: 0.0)
 d: dict[str, object] = streamstats.moments(np.ones(2), center=False)
 """
 
@@ -556,7 +557,16 @@ def test_mypy_strict_on_every_streamstats_name(ss_stub_dir, tmp_path):
     assert "\n@overload\ndef scale(x: _Tensor, k: float) -> Array:" in text
     # a []int64 result in NumPy: its dtype is in its type (an int64 array is not a float32 one)
     assert "def counts(self) -> numpy.ndarray[Any, numpy.dtype[numpy.int64]]:" in text
-    assert "def apply_rows(x: _Tensor, fn: Callable[[int, Array], float]) -> list[float]:" in text
+    # a callback's tensor arguments are in the function's framework too (ResultLike)
+    assert (
+        f"\n@overload\ndef apply_rows(x: {ndarray}, fn: Callable[[int, {ndarray}], float]) -> "
+        "numpy.ndarray[Any, numpy.dtype[numpy.float64]]:  # type: ignore" in text
+    )
+    assert (
+        "def apply_rows(x: torch.Tensor, fn: Callable[[int, torch.Tensor], float]) -> torch.Te"
+        in text
+    )
+    assert "def apply_rows(x: _Tensor, fn: Callable[[int, Array], float]) -> Array:" in text
     assert "\nimport torch  # type: ignore[import-not-found, unused-ignore]\n" in text
     if why_unpinned("mypy") is not None:  # the text checked; mypy has no wheel here (3.13t)
         pytest.skip(f"the stub's text checked; mypy's checks not run: {why_unpinned('mypy')}")

@@ -223,13 +223,28 @@ def test_apply_rows_and_its_callback(ss):
         seen.append((i, type(row)))
         return float(np.asarray(row).sum()) * 10 + i
 
-    assert ss.apply_rows(x, fn) == [30.0, 121.0]
-    assert seen == [(0, g.Array), (1, g.Array)]
-    for producer in (torch.from_numpy(x.copy()), g.asarray(x.copy())):
-        assert ss.apply_rows(producer, lambda i, row: float(i)) == [0.0, 1.0]
+    # ResultLike("x"): each row is a 1-D array of x's framework (a copy of the row), and
+    # so is the result, fn's answers.
+    out = ss.apply_rows(x, fn)
+    assert type(out) is np.ndarray and out.tolist() == [30.0, 121.0]
+    assert seen == [(0, np.ndarray), (1, np.ndarray)]
+    rows = []
+    ss.apply_rows(x, lambda i, row: rows.append(row) or 0.0)
+    np.testing.assert_array_equal(rows[1], [3.0, 4.0, 5.0])
+    assert rows[1].flags.writeable and not np.shares_memory(rows[1], x)
+    for producer, kind in (
+        (torch.from_numpy(x.copy()), torch.Tensor),
+        (g.asarray(x.copy()), g.Array),
+    ):
+        seen.clear()
+        out = ss.apply_rows(producer, fn)
+        assert isinstance(out, kind) and out.tolist() == [30.0, 121.0]
+        assert seen == [(0, kind), (1, kind)], producer
     jx = jnp.asarray(x)
     if jx.dtype == jnp.float64:
-        assert ss.apply_rows(jx, lambda i, row: float(i)) == [0.0, 1.0]
+        seen.clear()
+        assert ss.apply_rows(jx, fn).tolist() == [30.0, 121.0]
+        assert [i for i, _ in seen] == [0, 1] and all(issubclass(t, jax.Array) for _, t in seen)
     else:  # JAX without x64 has no float64 array to pass: its float32 is refused by name
         with pytest.raises(
             TypeError, match=r"^apply_rows\(\): argument x: expected a float64 tensor, got float32$"
@@ -246,11 +261,11 @@ def test_apply_rows_calls_fn_for_rows_of_no_columns(ss):
         seen.append((i, np.asarray(row).shape))
         return float(i)
 
-    assert ss.apply_rows(np.zeros((3, 0)), fn) == [0.0, 1.0, 2.0]
+    assert ss.apply_rows(np.zeros((3, 0)), fn).tolist() == [0.0, 1.0, 2.0]
     assert seen == [(0, (0,)), (1, (0,)), (2, (0,))]
-    assert ss.apply_rows(torch.zeros(2, 0, dtype=torch.float64), fn) == [0.0, 1.0]
+    assert ss.apply_rows(torch.zeros(2, 0, dtype=torch.float64), fn).tolist() == [0.0, 1.0]
     seen.clear()
-    assert ss.apply_rows(np.zeros((0, 4)), fn) == []
+    assert ss.apply_rows(np.zeros((0, 4)), fn).tolist() == []
     assert seen == []
 
 
@@ -263,7 +278,7 @@ def test_a_go_tensor_passed_to_a_callback_in_a_child():
         "import numpy as np, streamstats\n"
         "rows = streamstats.apply_rows(np.arange(6.0).reshape(2, 3), "
         "lambda i, r: float(np.asarray(r).sum()))\n"
-        "print(rows)\n"
+        "print(rows.tolist())\n"
     )
     r = run_python(code, timeout=120, env_extra={"PYTHONPATH": folder("streamstats")})
     assert r.returncode == 0, r.stderr

@@ -68,8 +68,8 @@ func init() {
 			Doc("The bins + 1 bin edges over [lo, hi]: evenly spaced (LINEAR) or geometric (LOG, lo > 0)."),
 		godlpack.Func2("scale", scale, "x", "k").ResultLike("x").
 			Doc("x * k, of x's dtype and shape (float32 or float64), in x's framework."),
-		godlpack.Func("apply_rows", applyRows, "x", "fn").Where("x", constraint.NDim(2)).
-			Doc("[fn(i, row) for each row of a 2-D float64 x]: fn's exceptions propagate."),
+		godlpack.Func("apply_rows", applyRows, "x", "fn").Where("x", constraint.NDim(2)).ResultLike("x").
+			Doc("fn(i, row) for each row of a 2-D float64 x, in x's framework (each row a 1-D array of it): fn's exceptions propagate."),
 		godlpack.Func("moments", moments, "x", "ddof", "*", "center", "scale", "shift", "clip").
 			Default("ddof", 0).Default("center", true).Default("scale", 1.0).Default("shift", 0.0).
 			Default("clip", nil).

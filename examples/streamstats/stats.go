@@ -50,8 +50,10 @@ func scaled[T float32 | float64](x godlpack.Tensor[godlpack.AnyFloat], k T) (*te
 	})
 }
 
-// applyRows calls fn(i, row) for each row of x, row a new 1-D godlpack.Array
-// (a copy); fn is a Python callable bound to a Go func type: its call takes
+// applyRows calls fn(i, row) for each row of x, row a new 1-D array (a copy) of
+// x's framework (ResultLike("x"): a numpy.ndarray for a NumPy x, a godlpack.Array
+// for a producer of no known framework); fn is a Python callable bound to a Go
+// func type: its call takes
 // the GIL, and an exception it raises is this function's error, raised again
 // unchanged to apply_rows's caller.
 func applyRows(x godlpack.Tensor[float64], fn func(int64, *tensor.Tensor) (float64, error)) ([]float64, error) {

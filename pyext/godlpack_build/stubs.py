@@ -189,6 +189,15 @@ def _in_framework(result: str, fw: str, dtype: str = "") -> str:
     return re.sub(r"(?<![\w.])Array\b", array, result)
 
 
+def _callbacks_in(params: list[dict[str, Any]], fw: str) -> list[dict[str, Any]]:
+    """params with the arrays their callbacks receive made fw's: a function's callbacks get
+    their tensor arguments in the framework of its results (ResultIn, ResultLike)."""
+    return [
+        {**p, "type": _in_framework(p["type"], fw)} if p["type"].startswith("Callable[") else p
+        for p in params
+    ]
+
+
 def _by_framework(f: dict[str, Any]) -> list[dict[str, Any]]:
     """A ResultLike function as @overload alternatives: one per framework, its parameter
     taking that framework's arrays and its result in the framework, then the function as
@@ -202,12 +211,15 @@ def _by_framework(f: dict[str, Any]) -> list[dict[str, Any]]:
     base = {k: v for k, v in f.items() if k not in ("result_like", "result_in")}
     out = []
     for fw, array in _FRAMEWORK_ARRAYS.items():
-        params = [
-            {**p, "type": array, **({"default": "..."} if p.get("default") else {})}
-            if p["name"] == like
-            else p
-            for p in f["params"]
-        ]
+        params = _callbacks_in(
+            [
+                {**p, "type": array, **({"default": "..."} if p.get("default") else {})}
+                if p["name"] == like
+                else p
+                for p in f["params"]
+            ],
+            fw,
+        )
         result = _in_framework(f["result"] or "Any", fw, f.get("result_dtype", ""))
         out.append({**base, "params": params, "result": result, "overlaps": True})
     return [*out, {**base, "overlaps": True}]
@@ -240,6 +252,8 @@ def _function(
             _function(a, indent, method=method, decorator="@overload", owner=owner)
             for a in _by_framework(f)
         )
+    if f.get("result_in"):
+        f = {**f, "params": _callbacks_in(f["params"], f["result_in"])}
     params, result = (
         _params(f),
         _in_framework(f["result"] or "Any", f.get("result_in", ""), f.get("result_dtype", "")),

@@ -35,20 +35,28 @@ func init() {
 			}
 			return fn(i, row)
 		}, "fn", "i", "xs").Doc("fn(i, a 1-D float64 tensor of xs) (a typed callback)."),
-		godlpack.Func("row_elsewhere", func(fn func(int64, *tensor.Tensor) (float64, error), x godlpack.Tensor[float64]) (float64, error) {
-			t, err := x.Keep() // holds x's producer until the callback's Array lets it go
+		godlpack.Func("row_elsewhere", rowElsewhere, "fn", "x").
+			Doc("fn(1, x kept) called from another goroutine (tests: the callback's general path)."),
+		godlpack.Func("row_elsewhere_like", rowElsewhere, "fn", "x").ResultLike("x").
+			Doc("row_elsewhere, its callback's tensor in x's framework (ResultLike)."),
+		godlpack.Func("row_here_like", func(fn func(int64, *tensor.Tensor) (float64, error), x godlpack.Tensor[float64]) (float64, error) {
+			t, err := x.Keep()
 			if err != nil {
 				return 0, err
 			}
-			var r float64
-			done := make(chan struct{})
-			go func() { // another thread than the call's: the callback's general path
-				defer close(done)
-				r, err = fn(1, t)
-			}()
-			<-done
-			return r, err
-		}, "fn", "x").Doc("fn(1, x kept) called from another goroutine (tests: the callback's general path)."),
+			return fn(1, t)
+		}, "fn", "x").ResultLike("x").Doc("fn(1, x kept) on the call's thread, in x's framework (ResultLike)."),
+		godlpack.Func("five_rows_in_numpy", func(fn func(a, b, c, d, e *tensor.Tensor) error) error {
+			rows := make([]*tensor.Tensor, 5)
+			for i := range rows {
+				var err error
+				if rows[i], err = tensor.FromSlice([]float64{float64(i)}, 1); err != nil {
+					return err
+				}
+			}
+			return fn(rows[0], rows[1], rows[2], rows[3], rows[4])
+		}, "fn").ResultIn(godlpack.NumPy).
+			Doc("fn of five 1-element tensors [0.], ..., [4.], in NumPy (ResultIn): more than a callback frame holds."),
 		godlpack.Func("closed_row", func(fn func(int64, *tensor.Tensor) (float64, error)) (float64, error) {
 			t, err := tensor.New[float64](2)
 			if err != nil {
@@ -64,4 +72,21 @@ func init() {
 			return []string{funcImpl(a), funcImpl(b), funcImpl(c), funcImpl(d)}
 		}, "a", "b", "c", "d").Doc("How each callback argument is made: typed or reflect (tests)."),
 	)
+}
+
+// rowElsewhere calls fn(1, x) from a goroutine of its own, another thread than
+// the call's: the callback's general path.
+func rowElsewhere(fn func(int64, *tensor.Tensor) (float64, error), x godlpack.Tensor[float64]) (float64, error) {
+	t, err := x.Keep() // holds x's producer until the callback's Array lets it go
+	if err != nil {
+		return 0, err
+	}
+	var r float64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r, err = fn(1, t)
+	}()
+	<-done
+	return r, err
 }
