@@ -167,6 +167,38 @@ def test_numpy_strides_not_a_multiple_of_itemsize_fail_with_numpys_buffer_error(
         g.from_dlpack(n)
 
 
+def test_numpy_array_is_imported_from_its_fields_and_kept_alive():
+    """A numpy.ndarray (the type itself) is imported from its own fields, with no
+    __dlpack__ call and no capsule: the Array's owner holds the ndarray (its _keep()) and
+    lets it go with the Array's last view. What its fields cannot say goes to __dlpack__:
+    a subclass, copy=True (NumPy copies), a byte order DLPack has none of (NumPy refuses)."""
+    import gc
+
+    base = np.arange(12.0)
+    n = base.reshape(3, 4)[:, ::2]
+    alive = weakref.ref(n)
+    a = g.from_dlpack(n)
+    assert a._keep() is n and a.data_ptr == address(n) and a.strides == elem_strides(n)
+    view = a[1:]
+    del n, a
+    gc.collect()
+    assert alive() is not None, "the Array let its ndarray go while a view of it lives"
+    assert view.tolist() == [[4.0, 6.0], [8.0, 10.0]]
+    del view
+    gc.collect()
+    assert alive() is None, "the ndarray outlived every Array over it"
+
+    class Sub(np.ndarray):
+        pass
+
+    assert g.from_dlpack(base.view(Sub))._keep() is None  # its capsule's owner
+    copied = g.from_dlpack(base, copy=True)
+    assert copied._keep() is None and copied.data_ptr != address(base)
+    assert copied.tolist() == base.tolist()
+    with pytest.raises(BufferError, match="native byte order"):
+        g.from_dlpack(base.astype(">f8"))
+
+
 def test_numpy_read_only_array_is_imported_read_only():
     n = np.arange(6.0)
     n.flags.writeable = False

@@ -129,7 +129,8 @@ static PyMethodDef array_methods[] = {
     {"_bits_as", (PyCFunction)goArrayBitsAs, METH_O,
      "Internal: a view with another dtype of the same width (same shape and strides)."},
     {"_keep", (PyCFunction)goArrayKeep, METH_NOARGS,
-     "Internal: the object kept alive with a wrapped Python buffer, or None."},
+     "Internal: the object kept alive with a wrapped Python buffer, the numpy.ndarray "
+     "whose memory an import from its fields views, or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -30,6 +30,8 @@ enum gd_owner_kind {
     GD_OWNER_FOREIGN_VERSIONED,  /* a producer's DLManagedTensorVersioned */
     GD_OWNER_FOREIGN_LEGACY,     /* a producer's DLManagedTensor */
     GD_OWNER_PYBUFFER,           /* a Python buffer (owner_pybuffer.c): takes the GIL */
+    GD_OWNER_PYOBJECT,           /* a Python object whose memory it is (a numpy.ndarray's,
+                                    read from its fields): takes the GIL, as PYBUFFER */
 };
 typedef struct gd_owner {
     _Atomic int64_t refs;
@@ -54,8 +56,12 @@ int gd_owner_made_by_go(const gd_owner *o);
  * touches Python: it takes the GIL itself, and leaks once the interpreter is gone. */
 gd_owner *gd_owner_new_pybuffer(PyObject *obj, int writable, PyObject *keep);
 Py_buffer *gd_owner_pybuffer_view(gd_owner *o);
-PyObject *gd_owner_keep(gd_owner *o); /* borrowed; NULL for other kinds */
+PyObject *gd_owner_keep(gd_owner *o); /* borrowed; NULL for other kinds than these two */
 void gd_owner_release_pybuffer(gd_owner *o);
+/* An owner holding a new reference to obj, whose memory an Array views (NULL with
+ * MemoryError); released as a buffer's, under the GIL it takes. */
+gd_owner *gd_owner_new_pyobject(PyObject *obj);
+void gd_owner_release_pyobject(gd_owner *o);
 /* Live-allocation counting, for tests and the leak benchmark: owners and export
  * blocks. It costs two atomic read-modify-writes per exchange (~9% of an export to
  * NumPy), so it is on only when GODLPACK_COUNT_ALLOCATIONS=1 is set at import. */
@@ -215,6 +221,8 @@ int gd_error_is_buffer_error(void);
  * and id, all from the view. NULL with an exception set on allocation failure (the
  * tensor is then not taken over). */
 PyObject *gd_array_from_fast(const gd_fast_view *v, void *managed, int versioned);
+/* The same Array over v, owned by owner (taken; the caller's still on failure). */
+PyObject *gd_array_from_fast_owned(const gd_fast_view *v, gd_owner *owner);
 extern gd_dtype_slot_table gd_dtype_slots;
 PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, int thorough);
 int gd_lend_foreign(PyObject *x, DLManagedTensorVersioned *out, int64_t *dims, int max_ndim,

@@ -79,6 +79,9 @@ void gd_owner_decref(gd_owner *o) {
     case GD_OWNER_PYBUFFER:
         gd_owner_release_pybuffer(o);
         break;
+    case GD_OWNER_PYOBJECT:
+        gd_owner_release_pyobject(o);
+        break;
     default:
         break;
     }

@@ -4,7 +4,8 @@
  * extra object), so an Array can wrap memory that Python owns without copying it:
  * the buffers pickle protocol 5 hands to loads (bytearray in band, the caller's
  * buffers out of band, Ray's object store, Dask's frames) and the mmap of a
- * shared-memory segment.
+ * shared-memory segment; and owners that hold a Python object alone, a
+ * numpy.ndarray imported from its own fields (dlpack_import.c).
  *
  * Owner release may run on any thread, without the GIL, and after interpreter
  * finalization (a consumer's deleter drops the last reference). Releasing a Python
@@ -59,6 +60,9 @@ gd_owner *gd_owner_new_pybuffer(PyObject *obj, int writable, PyObject *keep) {
 Py_buffer *gd_owner_pybuffer_view(gd_owner *o) { return &((gd_pybuffer *)o->foreign)->view; }
 
 PyObject *gd_owner_keep(gd_owner *o) {
+    if (o != NULL && o->kind == GD_OWNER_PYOBJECT) {
+        return o->foreign;
+    }
     if (o == NULL || o->kind != GD_OWNER_PYBUFFER) {
         return NULL;
     }
@@ -73,5 +77,28 @@ void gd_owner_release_pybuffer(gd_owner *o) {
     PyGILState_STATE st = PyGILState_Ensure();
     PyBuffer_Release(&pb->view);
     Py_XDECREF(pb->keep);
+    PyGILState_Release(st);
+}
+
+gd_owner *gd_owner_new_pyobject(PyObject *obj) {
+    gd_owner *o = malloc(sizeof *o);
+    if (o == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    atomic_init(&o->refs, 1);
+    o->kind = GD_OWNER_PYOBJECT;
+    o->foreign = Py_NewRef(obj);
+    o->nbytes = 0;
+    gd_live_add(1);
+    return o;
+}
+
+void gd_owner_release_pyobject(gd_owner *o) {
+    if (gd_interpreter_gone()) {
+        return; /* leaked on purpose: see the comment at the top */
+    }
+    PyGILState_STATE st = PyGILState_Ensure();
+    Py_DECREF((PyObject *)o->foreign);
     PyGILState_Release(st);
 }
