@@ -574,3 +574,37 @@ def test_asarray_fast_path_answers_as_go(make):
         assert (g.asarray(x) is x) == (g.asarray(y, copy=None) is y)
     assert fast == slow
     assert getattr(x, "calls", 0) == getattr(y, "calls", 0)
+
+
+def test_arrays_made_and_dropped_in_turn_keep_their_own_fields():
+    """Arrays of up to 4 dimensions are reused from a free list (array_type.c) once
+    dropped: each new one has only its own shape, strides, dtype, flags and owner, and the
+    type's reference count is where it was (each instance holds one reference)."""
+    import sys
+
+    base = g.arange(2 * 3 * 4 * 5, dtype="float64").reshape(2, 3, 4, 5)
+    ro = g.from_dlpack(np.arange(6.0).reshape(2, 3).copy())
+    ro_np = np.arange(6.0)
+    ro_np.flags.writeable = False
+    frozen = g.from_dlpack(ro_np)
+
+    def cycle():
+        v4 = base[:, ::2]
+        v1 = base[1, 2, 3]
+        assert v4.shape == (2, 2, 4, 5) and v4.strides == (60, 40, 5, 1)
+        del v4
+        v2 = ro[::-1]
+        assert v2.shape == (2, 3) and v2.strides == (-3, 1) and v2.tolist()[0] == [3.0, 4.0, 5.0]
+        v3 = base[1]
+        assert v3.shape == (3, 4, 5) and v3.dtype == g.float64 and not v3.readonly
+        del v2
+        v0 = frozen[2:3].reshape(())
+        assert v0.shape == () and v0.readonly and float(v0) == 2.0
+        assert v1.shape == (5,) and v1.tolist() == [115.0, 116.0, 117.0, 118.0, 119.0]
+
+    cycle()  # the first: any one-time cache made
+    refs = sys.getrefcount(g.Array)
+    for _ in range(2000):
+        cycle()
+    after = sys.getrefcount(g.Array)  # outside the assert, which holds g.Array itself
+    assert after == refs

@@ -156,10 +156,11 @@ def test_patch_runtime_false_links_the_runtime_as_it_is(tmp_path, capfd):
     assert "runtime.chanrecv1(SB)" in calls, calls
 
 
-def test_fork_repair_adds_its_file_and_two_functions_of_proc(tmp_path, toolchain, monkeypatch):
+def test_fork_repair_adds_its_files_and_three_functions_of_proc(tmp_path, toolchain, monkeypatch):
     # For the Go releases it is checked against (the one these tests build with is):
-    # godlpack_fork.go joins package runtime, and startlockedm and gopreempt_m ask it
-    # first (tests/test_goext_fork.py shows what for).
+    # godlpack_fork.go and the clearing of the vector registers join package runtime;
+    # startlockedm and gopreempt_m ask the first (tests/test_goext_fork.py shows what for),
+    # reentersyscall calls the second (tests/test_vector_registers.py).
     go, goroot_env = toolchain
     replace = runtime_patches.runtime_fork_repair(go, goroot_env, tmp_path)
     assert replace is not None
@@ -171,13 +172,23 @@ def test_fork_repair_adds_its_file_and_two_functions_of_proc(tmp_path, toolchain
     copied = Path(replace[str(added)]).read_text(encoding="utf-8")
     assert copied == source.removeprefix("//go:build ignore\n\n")
     assert copied.startswith("// Added to package runtime by godlpack's builds")
+    # the others likewise; the one for other architectures keeps its constraint
+    for f in runtime_patches.runtime_added_files()[1:]:
+        text = Path(replace[str(runtime_dir / f.name)]).read_text(encoding="utf-8")
+        assert text == runtime_patches.runtime_copy(f.read_text(encoding="utf-8"))
+        assert "ignore" not in text.splitlines()[0]
+    other = Path(replace[str(runtime_dir / "godlpack_clearupper_other.go")]).read_text()
+    assert other.startswith("//go:build !amd64\n")
     proc = (runtime_dir / "proc.go").read_text(encoding="utf-8")
     patched = Path(replace[str(runtime_dir / "proc.go")]).read_text(encoding="utf-8")
     assert patched == proc.replace(
         runtime_patches._STARTLOCKEDM, runtime_patches._STARTLOCKEDM_FORKED
-    ).replace(runtime_patches._GOPREEMPT_M, runtime_patches._GOPREEMPT_M_FORKED)
+    ).replace(runtime_patches._GOPREEMPT_M, runtime_patches._GOPREEMPT_M_FORKED).replace(
+        runtime_patches._REENTERSYSCALL, runtime_patches._REENTERSYSCALL_CLEARED
+    )
     assert "if godlpackVanishedM(mp) {" in patched
     assert "if godlpackStaleThread(gp.m) {" in patched
+    assert "func reentersyscall(pc, sp, bp uintptr) {\n\tgodlpackClearUpper()" in patched
     # Another Go release: neither (its runtime's internals were not checked).
     monkeypatch.setattr(runtime_patches, "SUPPORTED_GO", ((1, 99),))
     assert runtime_patches.runtime_fork_repair(go, goroot_env, tmp_path / "other") is None

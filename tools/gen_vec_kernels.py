@@ -978,6 +978,12 @@ def dispatcher(name: str, ops: str, types: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
+def _with_clear_upper(kernels: str) -> str:
+    """kernels (generated functions, each its vector code in a switch on level, then one
+    return) with clearUpper() between each switch and its return (level_simd.go says why)."""
+    return kernels.replace("\n\t}\n\treturn", "\n\t}\n\tclearUpper()\n\treturn")
+
+
 def generate() -> dict[Path, str]:
     """Every generated file's text (before gofmt)."""
     parts = [HEADER]
@@ -1025,7 +1031,7 @@ def generate() -> dict[Path, str]:
     dispatchers.append(int_reduce_dispatchers(sum_types, extreme_types))
     float_types = [(t, sfx) for t, sfx, _ in TYPES]
     dispatchers += [step2_dispatchers(n, float_types) for n in FUSED_STEP2]
-    kernels = "\n".join(parts)
+    kernels = "\n".join(_with_clear_upper(p) for p in parts)
     return {
         OUT: kernels,
         OUT_NOSIMD: "\n".join(stubs),

@@ -34,6 +34,7 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 				copy(dst[i:], tail[:m])
 			}
 		}
+		clearUpper()
 		return n
 	}
 	kv, cv := archsimd.BroadcastFloat32x8(k), archsimd.BroadcastFloat32x8(c)
@@ -48,6 +49,7 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 			copy(dst[i:], tail[:m])
 		}
 	}
+	clearUpper()
 	return n
 }
 

@@ -43,6 +43,7 @@ func scaleF32(dst, a []float32, k float32) int {
 			storeFloat32x8(x.Mul(kv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -79,6 +80,7 @@ func scaleF64(dst, a []float64, k float64) int {
 			storeFloat64x4(x.Mul(kv), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -115,6 +117,7 @@ func addScalarF32(dst, a []float32, k float32) int {
 			storeFloat32x8(x.Add(kv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -151,6 +154,7 @@ func addScalarF64(dst, a []float64, k float64) int {
 			storeFloat64x4(x.Add(kv), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -187,6 +191,7 @@ func divScalarF32(dst, a []float32, k float32) int {
 			storeFloat32x8(x.Div(kv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -223,6 +228,7 @@ func divScalarF64(dst, a []float64, k float64) int {
 			storeFloat64x4(x.Div(kv), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -261,6 +267,7 @@ func scaleShiftF32(dst, a []float32, k, c float32) int {
 			storeFloat32x8(x.MulAdd(kv, cv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -299,6 +306,7 @@ func scaleShiftF64(dst, a []float64, k, c float64) int {
 			storeFloat64x4(x.MulAdd(kv, cv), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -337,6 +345,7 @@ func clipF32(dst, a []float32, k, c float32) int {
 			storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -375,6 +384,7 @@ func clipF64(dst, a []float64, k, c float64) int {
 			storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -411,6 +421,7 @@ func absF32(dst, a []float32) int {
 			storeFloat32x8(x.AsUint32x8().And(mv).AsFloat32x8(), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -447,6 +458,7 @@ func absF64(dst, a []float64) int {
 			storeFloat64x4(x.AsUint64x4().And(mv).AsFloat64x4(), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -481,6 +493,7 @@ func sqrtF32(dst, a []float32) int {
 			storeFloat32x8(x.Sqrt(), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -515,6 +528,7 @@ func sqrtF64(dst, a []float64) int {
 			storeFloat64x4(x.Sqrt(), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -554,6 +568,7 @@ func addF32(dst, a, b []float32) int {
 			storeFloat32x8(x.Add(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -593,6 +608,7 @@ func addF64(dst, a, b []float64) int {
 			storeFloat64x4(x.Add(y), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -632,6 +648,7 @@ func subF32(dst, a, b []float32) int {
 			storeFloat32x8(x.Sub(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -671,6 +688,7 @@ func subF64(dst, a, b []float64) int {
 			storeFloat64x4(x.Sub(y), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -710,6 +728,7 @@ func mulF32(dst, a, b []float32) int {
 			storeFloat32x8(x.Mul(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -749,6 +768,7 @@ func mulF64(dst, a, b []float64) int {
 			storeFloat64x4(x.Mul(y), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -788,6 +808,7 @@ func divF32(dst, a, b []float32) int {
 			storeFloat32x8(x.Div(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -827,6 +848,7 @@ func divF64(dst, a, b []float64) int {
 			storeFloat64x4(x.Div(y), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -866,6 +888,7 @@ func minimumF32(dst, a, b []float32) int {
 			storeFloat32x8(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -905,6 +928,7 @@ func minimumF64(dst, a, b []float64) int {
 			storeFloat64x4(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -944,6 +968,7 @@ func maximumF32(dst, a, b []float32) int {
 			storeFloat32x8(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -983,6 +1008,7 @@ func maximumF64(dst, a, b []float64) int {
 			storeFloat64x4(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1027,6 +1053,7 @@ func mulAddF32(dst, a, b, c []float32) int {
 			storeFloat32x8(x.MulAdd(y, z), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1071,6 +1098,7 @@ func mulAddF64(dst, a, b, c []float64) int {
 			storeFloat64x4(x.MulAdd(y, z), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1103,6 +1131,7 @@ func clipF32InStep2(data []float32, off, n int, k, c float32) int {
 			storeFloat32x8ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[8]float32)(data[s+7:s+15]), keepOdd)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1132,6 +1161,7 @@ func clipF32FromStep2(dst, a []float32, off int, k, c float32) int {
 			storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1172,6 +1202,7 @@ func clipF32InStep2Rows(data []float32, off, rows, n, next int, k, c float32) in
 		x := loadFloat32x16Array(p)
 		storeFloat32x16ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), p, m)
 	}
+	clearUpper()
 	return rows
 }
 
@@ -1204,6 +1235,7 @@ func clipF64InStep2(data []float64, off, n int, k, c float64) int {
 			storeFloat64x4ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[4]float64)(data[s+3:s+7]), keepOdd)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1233,6 +1265,7 @@ func clipF64FromStep2(dst, a []float64, off int, k, c float64) int {
 			storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1273,6 +1306,7 @@ func clipF64InStep2Rows(data []float64, off, rows, n, next int, k, c float64) in
 		x := loadFloat64x8Array(p)
 		storeFloat64x8ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), p, m)
 	}
+	clearUpper()
 	return rows
 }
 
@@ -1305,6 +1339,7 @@ func scaleShiftF32InStep2(data []float32, off, n int, k, c float32) int {
 			storeFloat32x8ArrayMasked(y.MulAdd(kv, cv), (*[8]float32)(data[s+7:s+15]), keepOdd)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1334,6 +1369,7 @@ func scaleShiftF32FromStep2(dst, a []float32, off int, k, c float32) int {
 			storeFloat32x8(x.MulAdd(kv, cv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1374,6 +1410,7 @@ func scaleShiftF32InStep2Rows(data []float32, off, rows, n, next int, k, c float
 		x := loadFloat32x16Array(p)
 		storeFloat32x16ArrayMasked(x.MulAdd(kv, cv), p, m)
 	}
+	clearUpper()
 	return rows
 }
 
@@ -1406,6 +1443,7 @@ func scaleShiftF64InStep2(data []float64, off, n int, k, c float64) int {
 			storeFloat64x4ArrayMasked(y.MulAdd(kv, cv), (*[4]float64)(data[s+3:s+7]), keepOdd)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1435,6 +1473,7 @@ func scaleShiftF64FromStep2(dst, a []float64, off int, k, c float64) int {
 			storeFloat64x4(x.MulAdd(kv, cv), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1475,6 +1514,7 @@ func scaleShiftF64InStep2Rows(data []float64, off, rows, n, next int, k, c float
 		x := loadFloat64x8Array(p)
 		storeFloat64x8ArrayMasked(x.MulAdd(kv, cv), p, m)
 	}
+	clearUpper()
 	return rows
 }
 
@@ -1560,6 +1600,7 @@ func expF32(dst, a []float32) int {
 			storeFloat32x8(x, dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1669,6 +1710,7 @@ func expF64(dst, a []float64) int {
 			storeFloat64x4(x, dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1782,6 +1824,7 @@ func logF32(dst, a []float32) int {
 			storeFloat32x8(x, dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1915,6 +1958,7 @@ func logF64(dst, a []float64) int {
 			storeFloat64x4(x, dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1954,6 +1998,7 @@ func addI8(dst, a, b []int8) int {
 			storeInt8x32(x.Add(y), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -1993,6 +2038,7 @@ func addU8(dst, a, b []uint8) int {
 			storeUint8x32(x.Add(y), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2032,6 +2078,7 @@ func addI16(dst, a, b []int16) int {
 			storeInt16x16(x.Add(y), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2071,6 +2118,7 @@ func addU16(dst, a, b []uint16) int {
 			storeUint16x16(x.Add(y), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2110,6 +2158,7 @@ func addI32(dst, a, b []int32) int {
 			storeInt32x8(x.Add(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2149,6 +2198,7 @@ func addU32(dst, a, b []uint32) int {
 			storeUint32x8(x.Add(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2188,6 +2238,7 @@ func addI64(dst, a, b []int64) int {
 			storeInt64x4(x.Add(y), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2227,6 +2278,7 @@ func addU64(dst, a, b []uint64) int {
 			storeUint64x4(x.Add(y), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2266,6 +2318,7 @@ func subI8(dst, a, b []int8) int {
 			storeInt8x32(x.Sub(y), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2305,6 +2358,7 @@ func subU8(dst, a, b []uint8) int {
 			storeUint8x32(x.Sub(y), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2344,6 +2398,7 @@ func subI16(dst, a, b []int16) int {
 			storeInt16x16(x.Sub(y), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2383,6 +2438,7 @@ func subU16(dst, a, b []uint16) int {
 			storeUint16x16(x.Sub(y), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2422,6 +2478,7 @@ func subI32(dst, a, b []int32) int {
 			storeInt32x8(x.Sub(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2461,6 +2518,7 @@ func subU32(dst, a, b []uint32) int {
 			storeUint32x8(x.Sub(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2500,6 +2558,7 @@ func subI64(dst, a, b []int64) int {
 			storeInt64x4(x.Sub(y), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2539,6 +2598,7 @@ func subU64(dst, a, b []uint64) int {
 			storeUint64x4(x.Sub(y), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2578,6 +2638,7 @@ func mulI16(dst, a, b []int16) int {
 			storeInt16x16(x.Mul(y), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2617,6 +2678,7 @@ func mulU16(dst, a, b []uint16) int {
 			storeUint16x16(x.Mul(y), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2656,6 +2718,7 @@ func mulI32(dst, a, b []int32) int {
 			storeInt32x8(x.Mul(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2695,6 +2758,7 @@ func mulU32(dst, a, b []uint32) int {
 			storeUint32x8(x.Mul(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2728,6 +2792,7 @@ func mulI64(dst, a, b []int64) int {
 			i = len(dst)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2761,6 +2826,7 @@ func mulU64(dst, a, b []uint64) int {
 			i = len(dst)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2800,6 +2866,7 @@ func minimumI8(dst, a, b []int8) int {
 			storeInt8x32(x.Min(y), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2839,6 +2906,7 @@ func minimumU8(dst, a, b []uint8) int {
 			storeUint8x32(x.Min(y), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2878,6 +2946,7 @@ func minimumI16(dst, a, b []int16) int {
 			storeInt16x16(x.Min(y), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2917,6 +2986,7 @@ func minimumU16(dst, a, b []uint16) int {
 			storeUint16x16(x.Min(y), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2956,6 +3026,7 @@ func minimumI32(dst, a, b []int32) int {
 			storeInt32x8(x.Min(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -2995,6 +3066,7 @@ func minimumU32(dst, a, b []uint32) int {
 			storeUint32x8(x.Min(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3028,6 +3100,7 @@ func minimumI64(dst, a, b []int64) int {
 			i = len(dst)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3061,6 +3134,7 @@ func minimumU64(dst, a, b []uint64) int {
 			i = len(dst)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3100,6 +3174,7 @@ func maximumI8(dst, a, b []int8) int {
 			storeInt8x32(x.Max(y), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3139,6 +3214,7 @@ func maximumU8(dst, a, b []uint8) int {
 			storeUint8x32(x.Max(y), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3178,6 +3254,7 @@ func maximumI16(dst, a, b []int16) int {
 			storeInt16x16(x.Max(y), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3217,6 +3294,7 @@ func maximumU16(dst, a, b []uint16) int {
 			storeUint16x16(x.Max(y), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3256,6 +3334,7 @@ func maximumI32(dst, a, b []int32) int {
 			storeInt32x8(x.Max(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3295,6 +3374,7 @@ func maximumU32(dst, a, b []uint32) int {
 			storeUint32x8(x.Max(y), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3328,6 +3408,7 @@ func maximumI64(dst, a, b []int64) int {
 			i = len(dst)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3361,6 +3442,7 @@ func maximumU64(dst, a, b []uint64) int {
 			i = len(dst)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3397,6 +3479,7 @@ func addScalarI8(dst, a []int8, k int8) int {
 			storeInt8x32(x.Add(kv), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3433,6 +3516,7 @@ func addScalarU8(dst, a []uint8, k uint8) int {
 			storeUint8x32(x.Add(kv), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3469,6 +3553,7 @@ func addScalarI16(dst, a []int16, k int16) int {
 			storeInt16x16(x.Add(kv), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3505,6 +3590,7 @@ func addScalarU16(dst, a []uint16, k uint16) int {
 			storeUint16x16(x.Add(kv), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3541,6 +3627,7 @@ func addScalarI32(dst, a []int32, k int32) int {
 			storeInt32x8(x.Add(kv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3577,6 +3664,7 @@ func addScalarU32(dst, a []uint32, k uint32) int {
 			storeUint32x8(x.Add(kv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3613,6 +3701,7 @@ func addScalarI64(dst, a []int64, k int64) int {
 			storeInt64x4(x.Add(kv), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3649,6 +3738,7 @@ func addScalarU64(dst, a []uint64, k uint64) int {
 			storeUint64x4(x.Add(kv), dst[i:i+4])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3685,6 +3775,7 @@ func scaleI16(dst, a []int16, k int16) int {
 			storeInt16x16(x.Mul(kv), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3721,6 +3812,7 @@ func scaleU16(dst, a []uint16, k uint16) int {
 			storeUint16x16(x.Mul(kv), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3757,6 +3849,7 @@ func scaleI32(dst, a []int32, k int32) int {
 			storeInt32x8(x.Mul(kv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3793,6 +3886,7 @@ func scaleU32(dst, a []uint32, k uint32) int {
 			storeUint32x8(x.Mul(kv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3823,6 +3917,7 @@ func scaleI64(dst, a []int64, k int64) int {
 			i = len(dst)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3853,6 +3948,7 @@ func scaleU64(dst, a []uint64, k uint64) int {
 			i = len(dst)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3891,6 +3987,7 @@ func clipI8(dst, a []int8, k, c int8) int {
 			storeInt8x32(x.Max(kv).Min(cv), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3929,6 +4026,7 @@ func clipU8(dst, a []uint8, k, c uint8) int {
 			storeUint8x32(x.Max(kv).Min(cv), dst[i:i+32])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -3967,6 +4065,7 @@ func clipI16(dst, a []int16, k, c int16) int {
 			storeInt16x16(x.Max(kv).Min(cv), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -4005,6 +4104,7 @@ func clipU16(dst, a []uint16, k, c uint16) int {
 			storeUint16x16(x.Max(kv).Min(cv), dst[i:i+16])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -4043,6 +4143,7 @@ func clipI32(dst, a []int32, k, c int32) int {
 			storeInt32x8(x.Max(kv).Min(cv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -4081,6 +4182,7 @@ func clipU32(dst, a []uint32, k, c uint32) int {
 			storeUint32x8(x.Max(kv).Min(cv), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -4112,6 +4214,7 @@ func clipI64(dst, a []int64, k, c int64) int {
 			i = len(dst)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -4143,6 +4246,7 @@ func clipU64(dst, a []uint64, k, c uint64) int {
 			i = len(dst)
 		}
 	}
+	clearUpper()
 	return i
 }
 
@@ -4180,6 +4284,7 @@ func sumIntI8(s []int8) (int64, int) {
 		}
 		sum -= 128 * int64(i)
 	}
+	clearUpper()
 	return sum, i
 }
 
@@ -4220,6 +4325,7 @@ func extremeIntI8(s []int8, isMax bool) (int8, int) {
 		storeInt8x32(acc, l[:])
 		return fold(l[:], isMax), i
 	}
+	clearUpper()
 	return 0, 0
 }
 
@@ -4253,6 +4359,7 @@ func sumIntU8(s []uint8) (int64, int) {
 			sum += int64(v)
 		}
 	}
+	clearUpper()
 	return sum, i
 }
 
@@ -4293,6 +4400,7 @@ func extremeIntU8(s []uint8, isMax bool) (uint8, int) {
 		storeUint8x32(acc, l[:])
 		return fold(l[:], isMax), i
 	}
+	clearUpper()
 	return 0, 0
 }
 
@@ -4330,6 +4438,7 @@ func sumIntI16(s []int16) (int64, int) {
 			sum += int64(v)
 		}
 	}
+	clearUpper()
 	return sum, i
 }
 
@@ -4370,6 +4479,7 @@ func extremeIntI16(s []int16, isMax bool) (int16, int) {
 		storeInt16x16(acc, l[:])
 		return fold(l[:], isMax), i
 	}
+	clearUpper()
 	return 0, 0
 }
 
@@ -4407,6 +4517,7 @@ func sumIntU16(s []uint16) (int64, int) {
 			sum += int64(v)
 		}
 	}
+	clearUpper()
 	return sum, i
 }
 
@@ -4447,6 +4558,7 @@ func extremeIntU16(s []uint16, isMax bool) (uint16, int) {
 		storeUint16x16(acc, l[:])
 		return fold(l[:], isMax), i
 	}
+	clearUpper()
 	return 0, 0
 }
 
@@ -4484,6 +4596,7 @@ func sumIntI32(s []int32) (int64, int) {
 			sum += int64(v)
 		}
 	}
+	clearUpper()
 	return sum, i
 }
 
@@ -4524,6 +4637,7 @@ func extremeIntI32(s []int32, isMax bool) (int32, int) {
 		storeInt32x8(acc, l[:])
 		return fold(l[:], isMax), i
 	}
+	clearUpper()
 	return 0, 0
 }
 
@@ -4561,6 +4675,7 @@ func sumIntU32(s []uint32) (int64, int) {
 			sum += int64(v)
 		}
 	}
+	clearUpper()
 	return sum, i
 }
 
@@ -4601,6 +4716,7 @@ func extremeIntU32(s []uint32, isMax bool) (uint32, int) {
 		storeUint32x8(acc, l[:])
 		return fold(l[:], isMax), i
 	}
+	clearUpper()
 	return 0, 0
 }
 
@@ -4632,6 +4748,7 @@ func sumIntI64(s []int64) (int64, int) {
 			sum += int64(v)
 		}
 	}
+	clearUpper()
 	return sum, i
 }
 
@@ -4656,6 +4773,7 @@ func extremeIntI64(s []int64, isMax bool) (int64, int) {
 		storeInt64x8(acc, l[:])
 		return fold(l[:], isMax), i
 	}
+	clearUpper()
 	return 0, 0
 }
 
@@ -4687,6 +4805,7 @@ func sumIntU64(s []uint64) (int64, int) {
 			sum += int64(v)
 		}
 	}
+	clearUpper()
 	return sum, i
 }
 
@@ -4711,5 +4830,6 @@ func extremeIntU64(s []uint64, isMax bool) (uint64, int) {
 		storeUint64x8(acc, l[:])
 		return fold(l[:], isMax), i
 	}
+	clearUpper()
 	return 0, 0
 }

@@ -15,3 +15,18 @@ func detectLevel() int {
 	}
 	return useGo
 }
+
+// clearUpper ends a kernel's vector code with VZEROUPPER (archsimd's
+// ClearAVXUpperBits, which the compiler does not emit itself). AVX and AVX-512
+// instructions leave the upper halves of the vector registers in use, and until
+// something clears them every SSE instruction after (the Go loop that finishes
+// a kernel's tail, Go's scalar floats) pays a false dependency on them; in C
+// (CPython, the C library) that made small calls 2-3x slower, which godlpack's
+// runtime patch now prevents where Go returns to C
+// (internal/forksafe/overlay/godlpack_clearupper_amd64.s). A kernel calls it
+// once, after its loops, when no vector value is live.
+func clearUpper() {
+	if level != useGo {
+		archsimd.ClearAVXUpperBits()
+	}
+}

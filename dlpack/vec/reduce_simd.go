@@ -34,6 +34,7 @@ func sumLanesF32(s []float32, acc *[16]float64) int {
 		}
 		store4(acc, a0, a1, a2, a3)
 	}
+	clearUpper()
 	return i
 }
 
@@ -100,6 +101,7 @@ func sumBlocksF32(s []float32, acc *[16]float64, part *[64]float32) int {
 		}
 		store4(acc, a0, a1, a2, a3)
 	}
+	clearUpper()
 	return i
 }
 
@@ -130,6 +132,7 @@ func sumLanesF64(s []float64, acc *[16]float64) int {
 		}
 		store4(acc, a0, a1, a2, a3)
 	}
+	clearUpper()
 	return i
 }
 
@@ -161,6 +164,7 @@ func dotLanesF32(a, b []float32, acc *[16]float64) int {
 		}
 		store4(acc, a0, a1, a2, a3)
 	}
+	clearUpper()
 	return i
 }
 
@@ -186,6 +190,7 @@ func dotLanesF64(a, b []float64, acc *[16]float64) int {
 		}
 		store4(acc, a0, a1, a2, a3)
 	}
+	clearUpper()
 	return i
 }
 
@@ -218,7 +223,9 @@ func extremeLanesF32(s []float32, acc *[16]float32, isMax bool) (int, bool) {
 			}
 		}
 		storeFloat32x16Array(a, acc)
-		return i, nan.ToBits() != 0
+		sawNaN := nan.ToBits() != 0
+		clearUpper()
+		return i, sawNaN
 	case useAVX2:
 		lo := loadFloat32x8(acc[0:8])
 		hi := loadFloat32x8(acc[8:16])
@@ -235,7 +242,9 @@ func extremeLanesF32(s []float32, acc *[16]float32, isMax bool) (int, bool) {
 		}
 		storeFloat32x8(lo, acc[0:8])
 		storeFloat32x8(hi, acc[8:16])
-		return i, nan.ToBits() != 0
+		sawNaN := nan.ToBits() != 0
+		clearUpper()
+		return i, sawNaN
 	}
 	return i, false
 }
@@ -260,7 +269,9 @@ func extremeLanesF64(s []float64, acc *[16]float64, isMax bool) (int, bool) {
 		}
 		storeFloat64x8(lo, acc[0:8])
 		storeFloat64x8(hi, acc[8:16])
-		return i, nan.ToBits() != 0
+		sawNaN := nan.ToBits() != 0
+		clearUpper()
+		return i, sawNaN
 	case useAVX2:
 		var a [4]archsimd.Float64x4
 		for k := range a {
@@ -281,7 +292,9 @@ func extremeLanesF64(s []float64, acc *[16]float64, isMax bool) (int, bool) {
 		for k := range a {
 			storeFloat64x4(a[k], acc[4*k:4*k+4])
 		}
-		return i, nan.ToBits() != 0
+		sawNaN := nan.ToBits() != 0
+		clearUpper()
+		return i, sawNaN
 	}
 	return i, false
 }
@@ -302,5 +315,6 @@ func castU8F32(dst []float32, src []uint8) int {
 			storeFloat32x8(v.ConvertToFloat32(), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i
 }

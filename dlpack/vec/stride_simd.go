@@ -91,6 +91,7 @@ func gatherStep2[T any](buf, data []T, off int) int {
 			storeFloat32x8(p.Permute(order), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i / w
 }
 
@@ -120,6 +121,7 @@ func gatherReverse[T any](buf, data []T, off int) int {
 			storeFloat32x8(loadFloat32x8(src[end-i-8:end-i]).Permute(idx), dst[i:i+8])
 		}
 	}
+	clearUpper()
 	return i / w
 }
 
@@ -155,6 +157,7 @@ func scatterStep2[T any](data []T, off int, buf []T) int {
 			storeFloat32x8ArrayMasked(v.Permute(hi), (*[8]float32)(dst[s+8:s+16]), keep)
 		}
 	}
+	clearUpper()
 	return i / w
 }
 

@@ -1,7 +1,7 @@
 """godlpack's patches to the Go runtime its builds link, given to ``go build -overlay``:
-the per-call lock's (runtime_patch) and the fork child's repair (runtime_fork_repair,
-which adds the Go library's internal/forksafe/overlay/godlpack_fork.go to package
-runtime). Each is written against the
+the per-call lock's (runtime_patch) and the fork child's repair with the vector
+registers' clearing on the way to C (runtime_fork_repair, which adds the Go library's
+internal/forksafe/overlay files to package runtime). Each is written against the
 runtime sources of the releases of goreleases.SUPPORTED_GO and refused (None) where a
 toolchain's runtime does not read as expected."""
 
@@ -82,7 +82,16 @@ def patched_cgocall(source: str) -> str | None:
 # with a //go:build ignore line that keeps it out of the library's own packages and that
 # the copy given to the runtime drops.
 RUNTIME_FORK_SOURCE = Path("internal", "forksafe", "overlay", "godlpack_fork.go")
+# With it, the vector registers' clearing where Go leaves for C (godlpack_clearupper_amd64.s
+# says why): its assembly, its declaration, and an empty one for other architectures.
+RUNTIME_ADDED = (
+    RUNTIME_FORK_SOURCE,
+    RUNTIME_FORK_SOURCE.with_name("godlpack_clearupper_amd64.s"),
+    RUNTIME_FORK_SOURCE.with_name("godlpack_clearupper_amd64.go"),
+    RUNTIME_FORK_SOURCE.with_name("godlpack_clearupper_other.go"),
+)
 _IGNORE_LINE = "//go:build ignore\n\n"
+_IGNORE_AND = "//go:build ignore && "
 
 
 def runtime_fork_file() -> Path:
@@ -90,9 +99,26 @@ def runtime_fork_file() -> Path:
     return go_library()[0] / RUNTIME_FORK_SOURCE
 
 
+def runtime_added_files() -> list[Path]:
+    """RUNTIME_ADDED in the Go library this backend builds against."""
+    library = go_library()[0]
+    return [library / f for f in RUNTIME_ADDED]
+
+
+def runtime_copy(text: str) -> str | None:
+    """A file of RUNTIME_ADDED as package runtime gets it: without the ``ignore`` that keeps
+    it out of the Go library's own packages (a whole first line, or the first term of a
+    constraint); None for a file that does not start so."""
+    if text.startswith(_IGNORE_LINE):
+        return text.removeprefix(_IGNORE_LINE)
+    if text.startswith(_IGNORE_AND):
+        return "//go:build " + text.removeprefix(_IGNORE_AND)
+    return None
+
+
 RUNTIME_FORK_TAG = "godlpack_runtime_fork"
 
-# With it, two functions of proc.go; startlockedm drops a goroutine locked to an M whose thread
+# With it, three functions of proc.go; startlockedm drops a goroutine locked to an M whose thread
 # a fork left in the parent, instead of handing it a P nobody would run
 # (godlpack_fork.go's godlpackMarkVanishedMs says why).
 _STARTLOCKEDM = "func startlockedm(gp *g) {\n\tmp := gp.lockedm.ptr()\n"
@@ -113,8 +139,16 @@ _GOPREEMPT_M_FORKED = (
 )
 
 
+# And reentersyscall, where Go leaves for C or the kernel, clears the vector registers'
+# upper halves first (godlpack_clearupper_amd64.s says why).
+_REENTERSYSCALL = "func reentersyscall(pc, sp, bp uintptr) {\n\tgp := getg()\n"
+_REENTERSYSCALL_CLEARED = _REENTERSYSCALL.replace(
+    "{\n", "{\n\tgodlpackClearUpper() // godlpack's patch (godlpack_clearupper_amd64.s)\n", 1
+)
+
+
 def runtime_fork_repair(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str] | None:
-    """The overlay entries that add RUNTIME_FORK_SOURCE to the runtime of the toolchain
+    """The overlay entries that add RUNTIME_ADDED to the runtime of the toolchain
     ``go`` and patch its proc.go (written in ``into``), or None for a release outside
     SUPPORTED_GO, a wheel without the file or a proc.go that does not read as expected."""
     have = go_version(go, goroot_env)
@@ -127,28 +161,30 @@ def runtime_fork_repair(go: str, goroot_env: dict[str, str], into: Path) -> dict
     except (OSError, UnicodeDecodeError):
         return None
     try:
-        added = runtime_fork_file().read_text(encoding="utf-8")
+        added = [runtime_copy(f.read_text(encoding="utf-8")) for f in runtime_added_files()]
     except (OSError, UnicodeDecodeError, BuildError):
         return None
     if (
-        not added.startswith(_IGNORE_LINE)
+        any(text is None for text in added)
         or source.count(_STARTLOCKEDM) != 1
         or source.count(_GOPREEMPT_M) != 1
+        or source.count(_REENTERSYSCALL) != 1
     ):
         return None
-    into_runtime = into / RUNTIME_FORK_SOURCE.name
-    into_runtime.write_text(added.removeprefix(_IGNORE_LINE), encoding="utf-8")
+    replace = {}
+    for f, text in zip(runtime_added_files(), added, strict=True):
+        into_runtime = into / f.name
+        into_runtime.write_text(text, encoding="utf-8")
+        replace[str(root / "src" / "runtime" / f.name)] = str(into_runtime)
     patched = into / "godlpack_runtime_proc.go"
     patched.write_text(
-        source.replace(_STARTLOCKEDM, _STARTLOCKEDM_FORKED).replace(
-            _GOPREEMPT_M, _GOPREEMPT_M_FORKED
-        ),
+        source.replace(_STARTLOCKEDM, _STARTLOCKEDM_FORKED)
+        .replace(_GOPREEMPT_M, _GOPREEMPT_M_FORKED)
+        .replace(_REENTERSYSCALL, _REENTERSYSCALL_CLEARED),
         encoding="utf-8",
     )
-    return {
-        str(root / "src" / "runtime" / RUNTIME_FORK_SOURCE.name): str(into_runtime),
-        str(proc): str(patched),
-    }
+    replace[str(proc)] = str(patched)
+    return replace
 
 
 def runtime_patch(go: str, goroot_env: dict[str, str], into: Path) -> dict[str, str] | None:
