@@ -710,8 +710,8 @@ static PyObject *from_dlpack_of(int fw) {
 static void read_only_refused(const gd_ext_func *f, PyObject *array, int fw) {
     static const char *names[GD_EXT_FW_COUNT] = {"godlpack", "NumPy", "PyTorch", "JAX"};
     DLManagedTensorVersioned m;
-    if (f == NULL || !PyErr_ExceptionMatches(PyExc_BufferError) || gd_ext_capi->array_borrow(array, &m) != 0 ||
-        (m.flags & GD_FLAG_READ_ONLY) == 0) {
+    if (f == NULL || !PyErr_ExceptionMatches(PyExc_BufferError) ||
+        gd_ext_capi->array_borrow(array, &m) != 0 || (m.flags & GD_FLAG_READ_ONLY) == 0) {
         return;
     }
     PyErr_Clear();

