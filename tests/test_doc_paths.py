@@ -43,6 +43,8 @@ ALLOWED_FOREIGN_NAMES = frozenset(
         "netpoll_epoll.go",
         "list_manual.go",
         "lock_spinbit.go",
+        "cpuflags.go",
+        "preempt_amd64.s",
         "Python.h",
         "pyconfig.h",
         "_cgo_export.c",
