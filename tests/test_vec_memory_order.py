@@ -13,6 +13,7 @@ import math
 import godlpack
 import numpy as np
 import pytest
+from _vec_sum import float32_sum_bound
 from goext_build import load
 
 
@@ -21,15 +22,9 @@ def goext():
     return load("goext")
 
 
-def sum_bound(x) -> float:
-    """vec.Sum's documented error bound for float32 (dlpack/vec/reduce.go): ~3 float32
-    ulps of the sum of |x| (float32 lanes of 4 elements a block), plus float64 ones."""
-    return (3 * 2.0**-24 + 80 * 2.0**-53) * math.fsum(np.abs(np.asarray(x, np.float64)).ravel())
-
-
 def assert_sum(got: float, x) -> None:
     exact = math.fsum(np.asarray(x, np.float64).ravel().tolist())
-    assert abs(got - exact) <= sum_bound(x), (got, exact)
+    assert abs(got - exact) <= float32_sum_bound(x), (got, exact)
 
 
 def layouts() -> dict[str, np.ndarray]:
@@ -81,11 +76,11 @@ def test_a_dense_views_sum_is_its_memorys(goext, name):
 
 
 def test_float32_sum_within_its_bound_in_every_layout(goext):
-    """vec's float32 sum adds in float32 lanes (4 elements a lane a 256-element block, the
-    blocks in float64): on data made to hurt float32 lanes (2**24 then ones in each lane,
-    large terms cancelling around small ones, magnitudes 1e-20..1e20) it stays within its
-    bound of math.fsum, and a dense view's sum has the bits of its memory's, whatever the
-    layout."""
+    """vec's float32 sum adds in float32 lanes (4 elements a lane a 256-element block, 4
+    blocks a unit, the units in float64): on data made to hurt float32 lanes (2**24 then
+    ones in each lane, large terms cancelling around small ones, magnitudes 1e-20..1e20)
+    it stays within its bound of math.fsum, and a dense view's sum has the bits of its
+    memory's, whatever the layout."""
     rng = np.random.default_rng(41)
     n = 3 * 16384 + 1000
     ones = np.ones(n, np.float32)

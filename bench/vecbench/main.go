@@ -33,7 +33,7 @@ func init() {
 		godlpack.Func3("scale_shift_nd", scaleShiftLike, "x", "k", "c").
 			Doc("A new float32 tensor x*k + c of any layout, laid out in x's memory order (NumPy's order=K)."),
 		godlpack.Func1("sum_nd", sumAny, "x").
-			Doc("The sum of a float32 tensor of any layout, in its memory's order (vec.SumView: float32 lanes, blocks in float64)."),
+			Doc("The sum of a float32 tensor of any layout, in its memory's order (vec.SumView: float32 lanes, the units in float64)."),
 		godlpack.Func3("noop_", noop, "x", "lo", "hi").Where("x", constraint.NDim(2)).
 			Doc("clip_'s signature doing nothing: what the call itself costs (the floor of a 4x4 clip_)."),
 		godlpack.Func0("kernels", func() (string, error) { return vec.Kernels(), nil }),

@@ -18,6 +18,10 @@ func loadFloat32x16(s []float32) archsimd.Float32x16 {
 	return archsimd.LoadFloat32x16((*[16]float32)(s))
 }
 
+func loadFloat32x4(s []float32) archsimd.Float32x4 {
+	return archsimd.LoadFloat32x4((*[4]float32)(s))
+}
+
 func loadFloat32x8(s []float32) archsimd.Float32x8 {
 	return archsimd.LoadFloat32x8((*[8]float32)(s))
 }

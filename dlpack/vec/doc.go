@@ -41,11 +41,12 @@
 //     float64 times the sum of the magnitudes, no worse than NumPy's pairwise
 //     sum (blocks of 128 in 8 lanes). The float32 Sum (and SumView,
 //     SumParallel) adds in 64 float32 lanes, 4 elements a lane a 256-element
-//     block, and each block's lanes, widened exactly, in 16 float64 lanes, the
-//     leaves of 16384 pairwise: PyTorch's speed (the widening of every element
-//     bounds a float64 loop at half of it), an error of at most about 3
-//     float32 ulps of the sum of the magnitudes (plus ~70 float64 ones; NumPy's
-//     float32 sum: 16 + log2(n/128) float32 ulps). A leaf whose float32 lanes
+//     block, each block's lanes into its 1024-element unit's, and each unit's
+//     lanes, widened exactly, in 16 float64 lanes, the leaves of 16384
+//     pairwise: PyTorch's speed (the widening of every element bounds a
+//     float64 loop at half of it), an error of at most about 6 float32 ulps
+//     of the sum of the magnitudes (plus ~70 float64 ones; NumPy's float32
+//     sum: 16 + log2(n/128) float32 ulps). A leaf whose float32 lanes
 //     overflow is summed again in float64 lanes. The order does not depend on
 //     the kernel set, so neither do the bits.
 //   - Exp and Log are one algorithm (explog.go) in Go and in the kernels, step

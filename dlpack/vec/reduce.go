@@ -14,22 +14,27 @@ import "math"
 // (leaf/16 + 4 + log2(n/leaf)) float64 ulps of the sum of |x|.
 //
 // float32 sums run in 64 float32 lanes over blocks of block32 elements (1 KiB,
-// 4 elements a lane), each block's lanes widened exactly and folded into 16
-// float64 lanes (foldF32), leaf32 elements (64 blocks) a leaf, the leaves
-// pairwise: float32 additions are the speed of PyTorch's float32 sum, twice or
-// more that of widening every element (the conversions bound the loop). The
-// error is at most about 3 float32 ulps (3 * 2**-24) of the sum of |x| from
-// the lanes, plus (70 + log2(n/leaf32)) float64 ulps of it from the rest: the
-// float64 lanes' bound is ~1e-14 of it, NumPy's float32 pairwise sum's
-// (16 + log2(n/128)) float32 ulps. A leaf whose float32 lanes overflow (finite
-// elements whose sum leaves float32's range) is summed again in float64 lanes
-// (sum64), so the Sum of finite float32s is finite.
+// 4 elements a lane), each block's lanes added into the 64 float32 lanes of
+// its unit (unit32 elements, 4 blocks), each unit's lanes widened exactly and
+// folded into 16 float64 lanes (f32Lanes.fold), leaf32 elements (16 units) a leaf,
+// the leaves pairwise (f32Lanes holds a leaf's lanes): float32 additions are
+// the speed of PyTorch's float32 sum, twice or more that of widening every
+// element (the conversions bound the loop), and a fold a unit, not a block,
+// leaves the loads the time (a fold a block took ~25% of an in-cache sum:
+// docs/performance.md). The error is at most about 6 float32 ulps (6 * 2**-24:
+// an element takes at most 3 roundings in its block's lane and 3 in its
+// unit's) of the sum of |x|, plus (70 + log2(n/leaf32)) float64 ulps of it
+// from the rest: the float64 lanes' bound is ~1e-14 of it, NumPy's float32
+// pairwise sum's (16 + log2(n/128)) float32 ulps. A leaf whose float32 lanes
+// overflow (finite elements whose sum leaves float32's range) is summed again
+// in float64 lanes (sum64), so the Sum of finite float32s is finite.
 
 // leaf is the block the float64 lanes sum before the pairwise additions.
 const leaf = 256
 
-// block32 is the block of the float32 lanes, leaf32 a float32 Sum's leaf.
-const block32, leaf32 = 256, 64 * block32
+// block32 is the block of the float32 lanes, unit32 the blocks whose lanes
+// are added in float32 before they are widened, leaf32 a float32 Sum's leaf.
+const block32, unit32, leaf32 = 256, 4 * block32, 16 * unit32
 
 // lanes is the sum of the 16 lanes, in a balanced tree.
 func lanes(acc *[16]float64) float64 {
@@ -84,25 +89,47 @@ func sumLeaf[T Float](s []T) float64 {
 }
 
 // sumLeafF32 is the sum of a float32 leaf in float32 lanes (the kernels do the
-// whole blocks, and the last one's whole 64-element groups into part), or,
-// where those overflow, Sum of it in float64 lanes (sum64).
+// whole 64-element groups, the caller the rest, in the same order), or, where
+// those overflow, Sum of it in float64 lanes (sum64).
 func sumLeafF32(s []float32) float64 {
-	var acc [16]float64
-	var part [64]float32
-	i := sumBlocksF32(s, &acc, &part)
+	var l f32Lanes
+	i := sumBlocksF32(s, &l)
 	for ; i < len(s); i++ {
-		part[i&63] += s[i]
+		l.part[i&63] += s[i]
 		if (i+1)%block32 == 0 {
-			foldF32(&acc, &part)
+			l.endBlock()
+			if (i+1)%unit32 == 0 {
+				l.fold()
+			}
 		}
 	}
 	if len(s)%block32 != 0 {
-		foldF32(&acc, &part)
+		l.endBlock()
 	}
-	if r := lanes(&acc); !math.IsInf(r, 0) && !math.IsNaN(r) {
+	if len(s)%unit32 != 0 {
+		l.fold()
+	}
+	if r := lanes(&l.acc); !math.IsInf(r, 0) && !math.IsNaN(r) {
 		return r
 	}
 	return sum64(s)
+}
+
+// f32Lanes is a float32 leaf's lanes as its Sum goes: part the block's 64
+// float32 lanes, mid the unit's, acc the 16 float64 lanes. The kernels leave
+// theirs in it where they stop (part a partial block's, mid a partial unit's).
+type f32Lanes struct {
+	acc  [16]float64
+	mid  [64]float32
+	part [64]float32
+}
+
+// endBlock adds the block's lanes into the unit's, lane for lane, and zeroes them.
+func (l *f32Lanes) endBlock() {
+	for j := range l.mid {
+		l.mid[j] += l.part[j]
+	}
+	l.part = [64]float32{}
 }
 
 // sum64 is the float64-lane sum of s: pairwise over 256-element blocks.
@@ -114,14 +141,15 @@ func sum64(s []float32) float64 {
 	return sum64(s[:h]) + sum64(s[h:])
 }
 
-// foldF32 adds a block's 64 float32 lanes, widened, into the 16 float64 ones
+// fold adds the unit's 64 float32 lanes, widened, into the 16 float64 ones
 // (lane j takes lanes j, j+16, j+32 and j+48, in a tree) and zeroes them: the
 // kernels' fold, lane for lane.
-func foldF32(acc *[16]float64, part *[64]float32) {
-	for j := range acc {
-		acc[j] += (float64(part[j]) + float64(part[j+16])) + (float64(part[j+32]) + float64(part[j+48]))
+func (l *f32Lanes) fold() {
+	m := &l.mid
+	for j := range l.acc {
+		l.acc[j] += (float64(m[j]) + float64(m[j+16])) + (float64(m[j+32]) + float64(m[j+48]))
 	}
-	*part = [64]float32{}
+	*m = [64]float32{}
 }
 
 // Dot is the sum of a[i]*b[i] (a and b as long), in Sum's order, each product

@@ -9,11 +9,12 @@ import (
 
 // sumErrorBound is the documented bound on |Sum(s) - exact| over the sum of
 // |s|, for n elements of T (reduce.go's top): float64 lanes
-// (leaf/16 + 4 + log2(n/leaf)) float64 ulps; float32 lanes 3 float32 ulps
-// plus (70 + log2(n/leaf32)) float64 ones.
+// (leaf/16 + 4 + log2(n/leaf)) float64 ulps; float32 lanes 6 float32 ulps (3
+// roundings in a block's lane, 3 in a unit's) plus (70 + log2(n/leaf32))
+// float64 ones.
 func sumErrorBound[T Float](n int) float64 {
 	if _, ok := any(*new(T)).(float32); ok {
-		return 3*0x1p-24 + (70+math.Log2(max(float64(n)/leaf32, 1)))*0x1p-53
+		return 6*0x1p-24 + (70+math.Log2(max(float64(n)/leaf32, 1)))*0x1p-53
 	}
 	return (leaf/16 + 4 + math.Log2(max(float64(n), 1))) * 0x1p-53
 }
@@ -31,8 +32,9 @@ func exactSum(s []float32) (sum, abs float64) {
 }
 
 // refSumF32 is the float32 Sum as reduce.go's top says it, element by element:
-// leaves of leaf32 pairwise; in a leaf, blocks of block32 in 64 float32 lanes
-// (lane i%64), each block's lanes widened into 16 float64 ones, j taking
+// leaves of leaf32 pairwise; in a leaf, units of unit32, in a unit blocks of
+// block32 in 64 float32 lanes (lane i%64), each block's lanes added into the
+// unit's, each unit's widened into 16 float64 ones, j taking
 // (j + j+16) + (j+32 + j+48), and the 16 in a balanced tree; a leaf that
 // overflows float32 in float64 lanes (sum64).
 func refSumF32(s []float32) float64 {
@@ -41,13 +43,19 @@ func refSumF32(s []float32) float64 {
 		return refSumF32(s[:h]) + refSumF32(s[h:])
 	}
 	var acc [16]float64
-	for b := 0; b < len(s); b += block32 {
-		var part [64]float32
-		for i, v := range s[b:min(b+block32, len(s))] {
-			part[i%64] += v
+	for u := 0; u < len(s); u += unit32 {
+		var mid [64]float32
+		for b := u; b < min(u+unit32, len(s)); b += block32 {
+			var part [64]float32
+			for i, v := range s[b:min(b+block32, len(s))] {
+				part[i%64] += v
+			}
+			for j := range mid {
+				mid[j] += part[j]
+			}
 		}
 		for j := range acc {
-			acc[j] += (float64(part[j]) + float64(part[j+16])) + (float64(part[j+32]) + float64(part[j+48]))
+			acc[j] += (float64(mid[j]) + float64(mid[j+16])) + (float64(mid[j+32]) + float64(mid[j+48]))
 		}
 	}
 	var t8 [8]float64
@@ -62,7 +70,7 @@ func refSumF32(s []float32) float64 {
 }
 
 // A float32 Sum gives the reference's bits on every kernel set, for lengths
-// around a 64-element group, a block and a leaf, from offsets that are not a
+// around a 64-element group, a block, a unit and a leaf, from offsets that are not a
 // vector's: the kernels' whole blocks, the last block's groups and the Go
 // loop's rest meet where they should. Magnitudes 1e-20..1e20 of both signs, so
 // every addition rounds and a different order shows.
@@ -73,7 +81,7 @@ func TestSumF32SameOnEveryKernelSet(t *testing.T) {
 		x[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(41)-20)))
 	}
 	var lens []int
-	for _, n := range []int{0, 1, 15, 63, 64, 65, 127, 1000, block32, leaf32, 2 * leaf32} {
+	for _, n := range []int{0, 1, 15, 63, 64, 65, 127, 1000, block32, unit32, 3 * block32, leaf32, 2 * leaf32} {
 		lens = append(lens, n, n+1, n+63)
 		if n > 0 {
 			lens = append(lens, n-1)
@@ -94,7 +102,8 @@ func TestSumF32SameOnEveryKernelSet(t *testing.T) {
 
 // The float32 Sum is within its documented bound of the exact sum on inputs
 // chosen to hurt float32 lanes: a large element then small ones in each lane
-// (each small one lost: the bound's 3 ulps, met nearly exactly), large terms
+// of each block (each small one lost: 3 of the bound's 6 ulps) or of each unit
+// (the block's ones lost, then the other blocks' sums: 3.75), large terms
 // cancelling around small ones, magnitudes 1e-20..1e20, a million 0.1s, and
 // elements whose float32 partial sums overflow (that leaf summed in float64:
 // finite, within float64's bound).
@@ -109,6 +118,14 @@ func TestSumF32Accuracy(t *testing.T) {
 		}
 	}
 	inputs["2**24 then ones"] = big1
+	big2 := make([]float32, 2*leaf32+5*block32+100)
+	for i := range big2 {
+		big2[i] = 1
+		if i%unit32 < 64 { // each lane's first element of each unit
+			big2[i] = 1 << 26
+		}
+	}
+	inputs["2**26 then ones"] = big2
 	cancel := make([]float32, 3*leaf32+7)
 	for i := range cancel {
 		cancel[i] = float32(1e-3 * rng.Float64())

@@ -38,74 +38,114 @@ func sumLanesF32(s []float32, acc *[16]float64) int {
 	return i
 }
 
-// sumBlocksF32 sums s's whole blocks of block32 in 64 float32 lanes each,
-// folding each block's into acc (foldF32's order), then the last, partial
-// block's whole 64-element groups into part, and returns how many elements it
-// did. AVX-512 holds the float32 lanes in four float32x16 (lanes 0-15, 16-31,
-// 32-47, 48-63), AVX2 in eight float32x8.
-func sumBlocksF32(s []float32, acc *[16]float64, part *[64]float32) int {
+// sumBlocksF32 sums s's whole 64-element groups into l in sumLeafF32's order:
+// each block's 64 float32 lanes added into its unit's at the block's end, each
+// unit's folded into l.acc at its end (f32Lanes.fold's tree), and returns how
+// many elements it did, a partial block's lanes left in l.part, a partial
+// unit's in l.mid. AVX-512 holds the float32 lanes in four float32x16 (lanes
+// 0-15, 16-31, 32-47, 48-63) and the unit's in four more, AVX2 in eight
+// float32x8 and the unit's in l.mid (sixteen would not fit its registers).
+func sumBlocksF32(s []float32, l *f32Lanes) int {
 	i := 0
 	switch level {
 	case useAVX512:
 		var a0, a1 archsimd.Float64x8
+		var q0, q1, q2, q3 archsimd.Float32x16
 		for len(s)-i >= 64 {
 			end := min(len(s), i+block32)
 			var p0, p1, p2, p3 archsimd.Float32x16
-			for ; i+64 <= end; i += 64 {
-				p0 = p0.Add(loadFloat32x16(s[i : i+16]))
-				p1 = p1.Add(loadFloat32x16(s[i+16 : i+32]))
-				p2 = p2.Add(loadFloat32x16(s[i+32 : i+48]))
-				p3 = p3.Add(loadFloat32x16(s[i+48 : i+64]))
+			blk := s[i:end]
+			for len(blk) >= 64 { // blk's array: no bounds check a load
+				g := (*[64]float32)(blk)
+				p0 = p0.Add(loadFloat32x16(g[0:16]))
+				p1 = p1.Add(loadFloat32x16(g[16:32]))
+				p2 = p2.Add(loadFloat32x16(g[32:48]))
+				p3 = p3.Add(loadFloat32x16(g[48:64]))
+				blk = blk[64:]
 			}
+			i = end - len(blk)
 			if i%block32 != 0 { // the last block, partial: its rest is the caller's
-				storeFloat32x16(p0, part[0:16])
-				storeFloat32x16(p1, part[16:32])
-				storeFloat32x16(p2, part[32:48])
-				storeFloat32x16(p3, part[48:64])
+				storeFloat32x16(p0, l.part[0:16])
+				storeFloat32x16(p1, l.part[16:32])
+				storeFloat32x16(p2, l.part[32:48])
+				storeFloat32x16(p3, l.part[48:64])
 				break
 			}
-			a0 = a0.Add(p0.GetLo().ConvertToFloat64().Add(p1.GetLo().ConvertToFloat64()).
-				Add(p2.GetLo().ConvertToFloat64().Add(p3.GetLo().ConvertToFloat64())))
-			a1 = a1.Add(p0.GetHi().ConvertToFloat64().Add(p1.GetHi().ConvertToFloat64()).
-				Add(p2.GetHi().ConvertToFloat64().Add(p3.GetHi().ConvertToFloat64())))
+			q0, q1, q2, q3 = q0.Add(p0), q1.Add(p1), q2.Add(p2), q3.Add(p3)
+			if i%unit32 == 0 {
+				a0 = a0.Add(q0.GetLo().ConvertToFloat64().Add(q1.GetLo().ConvertToFloat64()).
+					Add(q2.GetLo().ConvertToFloat64().Add(q3.GetLo().ConvertToFloat64())))
+				a1 = a1.Add(q0.GetHi().ConvertToFloat64().Add(q1.GetHi().ConvertToFloat64()).
+					Add(q2.GetHi().ConvertToFloat64().Add(q3.GetHi().ConvertToFloat64())))
+				var zero archsimd.Float32x16
+				q0, q1, q2, q3 = zero, zero, zero, zero
+			}
 		}
-		storeFloat64x8(a0, acc[0:8])
-		storeFloat64x8(a1, acc[8:16])
+		storeFloat32x16(q0, l.mid[0:16])
+		storeFloat32x16(q1, l.mid[16:32])
+		storeFloat32x16(q2, l.mid[32:48])
+		storeFloat32x16(q3, l.mid[48:64])
+		storeFloat64x8(a0, l.acc[0:8])
+		storeFloat64x8(a1, l.acc[8:16])
 	case useAVX2:
 		var a0, a1, a2, a3 archsimd.Float64x4
+		m := &l.mid
 		for len(s)-i >= 64 {
 			end := min(len(s), i+block32)
 			var p0, p1, p2, p3, p4, p5, p6, p7 archsimd.Float32x8
-			for ; i+64 <= end; i += 64 {
-				p0 = p0.Add(loadFloat32x8(s[i : i+8]))
-				p1 = p1.Add(loadFloat32x8(s[i+8 : i+16]))
-				p2 = p2.Add(loadFloat32x8(s[i+16 : i+24]))
-				p3 = p3.Add(loadFloat32x8(s[i+24 : i+32]))
-				p4 = p4.Add(loadFloat32x8(s[i+32 : i+40]))
-				p5 = p5.Add(loadFloat32x8(s[i+40 : i+48]))
-				p6 = p6.Add(loadFloat32x8(s[i+48 : i+56]))
-				p7 = p7.Add(loadFloat32x8(s[i+56 : i+64]))
+			blk := s[i:end]
+			for len(blk) >= 64 {
+				g := (*[64]float32)(blk)
+				p0 = p0.Add(loadFloat32x8(g[0:8]))
+				p1 = p1.Add(loadFloat32x8(g[8:16]))
+				p2 = p2.Add(loadFloat32x8(g[16:24]))
+				p3 = p3.Add(loadFloat32x8(g[24:32]))
+				p4 = p4.Add(loadFloat32x8(g[32:40]))
+				p5 = p5.Add(loadFloat32x8(g[40:48]))
+				p6 = p6.Add(loadFloat32x8(g[48:56]))
+				p7 = p7.Add(loadFloat32x8(g[56:64]))
+				blk = blk[64:]
 			}
-			if i%block32 != 0 {
-				for k, p := range [8]archsimd.Float32x8{p0, p1, p2, p3, p4, p5, p6, p7} {
-					storeFloat32x8(p, part[8*k:8*k+8])
-				}
+			i = end - len(blk)
+			// (no array of the eight: Go copies one with SSE moves, each of
+			// which waits on the vectors' upper halves)
+			dst, partial := m, i%block32 != 0
+			if partial { // the last block: its rest is the caller's
+				dst = &l.part // zero: the sums store the lanes as they are
+			}
+			storeFloat32x8(loadFloat32x8(dst[0:8]).Add(p0), dst[0:8])
+			storeFloat32x8(loadFloat32x8(dst[8:16]).Add(p1), dst[8:16])
+			storeFloat32x8(loadFloat32x8(dst[16:24]).Add(p2), dst[16:24])
+			storeFloat32x8(loadFloat32x8(dst[24:32]).Add(p3), dst[24:32])
+			storeFloat32x8(loadFloat32x8(dst[32:40]).Add(p4), dst[32:40])
+			storeFloat32x8(loadFloat32x8(dst[40:48]).Add(p5), dst[40:48])
+			storeFloat32x8(loadFloat32x8(dst[48:56]).Add(p6), dst[48:56])
+			storeFloat32x8(loadFloat32x8(dst[56:64]).Add(p7), dst[56:64])
+			if partial {
 				break
 			}
-			// float64 lane j takes float32 lanes j, j+16, j+32, j+48: p0, p2, p4,
-			// p6 for lanes 0-7, p1, p3, p5, p7 for 8-15
-			a0 = a0.Add(fold4(p0.GetLo(), p2.GetLo(), p4.GetLo(), p6.GetLo()))
-			a1 = a1.Add(fold4(p0.GetHi(), p2.GetHi(), p4.GetHi(), p6.GetHi()))
-			a2 = a2.Add(fold4(p1.GetLo(), p3.GetLo(), p5.GetLo(), p7.GetLo()))
-			a3 = a3.Add(fold4(p1.GetHi(), p3.GetHi(), p5.GetHi(), p7.GetHi()))
+			if i%unit32 != 0 {
+				continue
+			}
+			// float64 lane j takes float32 lanes j, j+16, j+32, j+48; each
+			// quarter loaded where it is used (held in registers, some spilled
+			// with SSE moves, which wait on the vectors' upper halves)
+			a0 = a0.Add(fold4(loadFloat32x4(m[0:4]), loadFloat32x4(m[16:20]), loadFloat32x4(m[32:36]), loadFloat32x4(m[48:52])))
+			a1 = a1.Add(fold4(loadFloat32x4(m[4:8]), loadFloat32x4(m[20:24]), loadFloat32x4(m[36:40]), loadFloat32x4(m[52:56])))
+			a2 = a2.Add(fold4(loadFloat32x4(m[8:12]), loadFloat32x4(m[24:28]), loadFloat32x4(m[40:44]), loadFloat32x4(m[56:60])))
+			a3 = a3.Add(fold4(loadFloat32x4(m[12:16]), loadFloat32x4(m[28:32]), loadFloat32x4(m[44:48]), loadFloat32x4(m[60:64])))
+			var zero archsimd.Float32x8 // not *m = [64]float32{}: SSE stores
+			for k := 0; k < 64; k += 8 {
+				storeFloat32x8(zero, m[k:k+8])
+			}
 		}
-		store4(acc, a0, a1, a2, a3)
+		store4(&l.acc, a0, a1, a2, a3)
 	}
 	clearUpper()
 	return i
 }
 
-// fold4 is (w+x)+(y+z) of the four widened to float64: foldF32's tree.
+// fold4 is (w+x)+(y+z) of the four widened to float64: f32Lanes.fold's tree.
 func fold4(w, x, y, z archsimd.Float32x4) archsimd.Float64x4 {
 	return w.ConvertToFloat64().Add(x.ConvertToFloat64()).Add(y.ConvertToFloat64().Add(z.ConvertToFloat64()))
 }
