@@ -237,7 +237,9 @@ def sum_int_kernel(t: str, sfx: str) -> str:
         lines += [f"		acc0 = acc0.Add(acc{j})" for j in range(1, len(terms))]
         lines.append(f"		var l [{n}]{elem}")
         lines.append(f"		store{acc}(acc0, l[:])")
-        lines.append("		for _, v := range l {")
+        # range over &l: ranging over l copies it with SSE moves, each of which waits
+        # on the vector registers' upper halves until the kernel's clearUpper
+        lines.append("		for _, v := range &l {")
         lines.append("			sum += int64(v)")
         lines.append("		}")
         if bias:
@@ -357,17 +359,67 @@ def horner(var: str, arg: str, poly: str, n: int) -> list[str]:
     return lines
 
 
+# The constants of exp and log by vector type: their Go expressions, in the order of
+# mathConsts{V}, the table of them in every lane that the kernels load whole
+# (math_consts). A constant broadcast from a scalar is held in an XMM register,
+# which the compiler spills and reloads with SSE moves, each of which waits on the
+# vector registers' upper halves (dlpack/vec/sse_transition_test.go).
+MATH_CONSTS: dict[str, list[str]] = {}
+
+
+def math_const(v: str, expr: str) -> str:
+    """The load of expr's vector of type v from mathConsts{v}."""
+    consts = MATH_CONSTS.setdefault(v, [])
+    if expr not in consts:
+        consts.append(expr)
+    return f"load{v}(mathConsts{v}[{consts.index(expr)}])"
+
+
+def math_consts() -> str:
+    """The tables of MATH_CONSTS, and splat, which fills them."""
+    out = [
+        "// splat is each of xs in every one of n lanes: a row of mathConsts{V}.",
+        "func splat[E float32 | float64](n int, xs ...E) [][]E {",
+        "	rows := make([][]E, len(xs))",
+        "	for i, x := range xs {",
+        "		rows[i] = make([]E, n)",
+        "		for j := range rows[i] {",
+        "			rows[i][j] = x",
+        "		}",
+        "	}",
+        "	return rows",
+        "}",
+        "",
+        "// mathConsts{V} is exp's and log's constants, each in every lane of a {V}:",
+        "// the kernels load them whole, not broadcast from scalars (held in XMM",
+        "// registers, spilled with SSE moves while the upper halves are in use).",
+    ]
+    for v, consts in MATH_CONSTS.items():
+        out.append(f"var mathConsts{v} = splat({lanes_of(v)},")
+        line = "\t"
+        for c in consts:
+            if len(line) + len(c) > 76:
+                out.append(line.rstrip())
+                line = "\t"
+            line += c + ", "
+        out += [line.rstrip(), ")"]
+    return "\n".join(out) + "\n"
+
+
 def math_kernel(name: str, sfx: str, v: str, u: str) -> tuple[list[str], list[str]]:
     """(setup, body) of exp or log: the body turns x into the result x."""
     mant, nexp, nlog = MATH_TYPES[sfx]
-    b = f"archsimd.Broadcast{v}"
+
+    def b(expr: str) -> str:
+        return math_const(v, expr)
+
     if name == "exp":
         setup = [
-            f"{c}v := {b}({c}{sfx})"
+            f"{c}v := {b(c + sfx)}"
             for c in ("expLo", "expHi", "log2e", "negLn2Hi", "negLn2Lo", "expMagic", "round")
         ]
-        setup += [f"half := {b}(0.5)"]
-        setup += [f"ep{i} := {b}(expPoly{sfx}[{i}])" for i in range(nexp)]
+        setup += [f"half := {b('0.5')}"]
+        setup += [f"ep{i} := {b(f'expPoly{sfx}[{i}]')}" for i in range(nexp)]
         body = [
             "x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))",
             "k := x.Mul(log2ev).Add(roundv).Sub(roundv)",
@@ -382,8 +434,9 @@ def math_kernel(name: str, sfx: str, v: str, u: str) -> tuple[list[str], list[st
         ]
         return setup, body
     one = "uint32" if sfx == "F32" else "uint64"
+    ft = "float32" if sfx == "F32" else "float64"
     setup = [
-        f"{c}v := {b}({c}{sfx})"
+        f"{c}v := {b(c + sfx)}"
         for c in (
             "logMinNormal",
             "logSub",
@@ -396,24 +449,28 @@ def math_kernel(name: str, sfx: str, v: str, u: str) -> tuple[list[str], list[st
         )
     ]
     setup += [
-        f"half := {b}(0.5)",
-        f"onev := {b}(1)",
-        f"twov := {b}(2)",
-        f"zerov := {b}(0)",
-        f"infv := {b}({'float32' if sfx == 'F32' else 'float64'}(math.Inf(1)))",
-        f"ninfv := {b}({'float32' if sfx == 'F32' else 'float64'}(math.Inf(-1)))",
-        f"nanv := {b}({'float32' if sfx == 'F32' else 'float64'}(math.NaN()))",
+        f"half := {b('0.5')}",
+        f"onev := {b('1')}",
+        f"twov := {b('2')}",
+        f"zerov := {b('0')}",
+        f"infv := {b(f'{ft}(math.Inf(1))')}",
+        f"ninfv := {b(f'{ft}(math.Inf(-1))')}",
+        f"nanv := {b(f'{ft}(math.NaN())')}",
         f"mantMask := archsimd.Broadcast{u}({one}(1)<<{mant} - 1)",
+        # a shift by a vector of counts: Go 1.26 has no immediate form of
+        # ShiftAllRight's logical shifts, and moves the count to an XMM register
+        # with SSE's MOVQ, in the loop
+        f"mantBits := archsimd.Broadcast{u}({mant})",
         f"oneBits := onev.As{u}()",
         f"magicBits := twoTo{mant}v.As{u}()",
     ]
-    setup += [f"lp{i} := {b}(logPoly{sfx}[{i}])" for i in range(nlog)]
+    setup += [f"lp{i} := {b(f'logPoly{sfx}[{i}]')}" for i in range(nlog)]
     body = [
         "sub := x.Less(logMinNormalv)",
         "xs := x.Mul(logSubv).Merge(x, sub)",
         "bias := logSubExpv.Merge(logBiasv, sub)",
         f"bits := xs.As{u}()",
-        f"e := bits.ShiftAllRight({mant}).Or(magicBits).As{v}().Sub(twoTo{mant}v).Sub(bias)",
+        f"e := bits.ShiftRight(mantBits).Or(magicBits).As{v}().Sub(twoTo{mant}v).Sub(bias)",
         f"m := bits.And(mantMask).Or(oneBits).As{v}()",
         "big := m.Greater(sqrt2v)",
         "m = m.Mul(half).Merge(m, big)",
@@ -1031,7 +1088,7 @@ def generate() -> dict[Path, str]:
     dispatchers.append(int_reduce_dispatchers(sum_types, extreme_types))
     float_types = [(t, sfx) for t, sfx, _ in TYPES]
     dispatchers += [step2_dispatchers(n, float_types) for n in FUSED_STEP2]
-    kernels = "\n".join(_with_clear_upper(p) for p in parts)
+    kernels = "\n".join([*(_with_clear_upper(p) for p in parts), math_consts()])
     return {
         OUT: kernels,
         OUT_NOSIMD: "\n".join(stubs),

@@ -13,7 +13,9 @@ import (
 // bytes are loaded at step 1, else gathered into registers (bytesAt); then
 // widened, converted (exact) and FMA'd, and stored: the last
 // vector's lanes through a stack copy, so a 16-element channel plane of a
-// 4x4 image is one vector and no tail loop.
+// 4x4 image is one vector and no tail loop. The copy from the stack runs after
+// clearUpper: copy's memmove moves small sizes with SSE instructions, each of
+// which waits on the vector registers' upper halves while they are in use.
 func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32) int {
 	n := len(dst)
 	if level == useGo || n == 0 {
@@ -21,6 +23,8 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 	}
 	_ = src[off+(n-1)*step] // the last byte, checked once
 	p := unsafe.Pointer(&src[off])
+	var tail [16]float32 // (cleared here, before any vector instruction)
+	last := n            // where the lanes in tail go
 	if level == useAVX512 {
 		kv, cv := archsimd.BroadcastFloat32x16(k), archsimd.BroadcastFloat32x16(c)
 		for i := 0; i < n; i += 16 {
@@ -29,27 +33,25 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 			if y := x.MulAdd(kv, cv); m == 16 {
 				storeFloat32x16(y, dst[i:i+16])
 			} else { // through the stack: a masked store to a short slice fails checkptr
-				var tail [16]float32
 				storeFloat32x16Array(y, &tail)
-				copy(dst[i:], tail[:m])
+				last = i
 			}
 		}
-		clearUpper()
-		return n
-	}
-	kv, cv := archsimd.BroadcastFloat32x8(k), archsimd.BroadcastFloat32x8(c)
-	for i := 0; i < n; i += 8 {
-		m := min(n-i, 8)
-		x := bytesOf(src, off, p, i, m, step).ExtendLo8ToUint32().AsInt32x8().ConvertToFloat32()
-		if y := x.MulAdd(kv, cv); m == 8 {
-			storeFloat32x8(y, dst[i:i+8])
-		} else {
-			var tail [8]float32
-			storeFloat32x8Array(y, &tail)
-			copy(dst[i:], tail[:m])
+	} else {
+		kv, cv := archsimd.BroadcastFloat32x8(k), archsimd.BroadcastFloat32x8(c)
+		for i := 0; i < n; i += 8 {
+			m := min(n-i, 8)
+			x := bytesOf(src, off, p, i, m, step).ExtendLo8ToUint32().AsInt32x8().ConvertToFloat32()
+			if y := x.MulAdd(kv, cv); m == 8 {
+				storeFloat32x8(y, dst[i:i+8])
+			} else {
+				storeFloat32x8Array(y, (*[8]float32)(tail[:8]))
+				last = i
+			}
 		}
 	}
 	clearUpper()
+	copy(dst[last:], tail[:n-last])
 	return n
 }
 
@@ -63,11 +65,13 @@ func bytesOf(src []uint8, off int, p unsafe.Pointer, i, m, step int) archsimd.Ui
 		return loadUint8x16(src[off+i : off+i+16])
 	}
 	q := unsafe.Add(p, i*step) // never a pointer past the last byte (checkptr)
-	v := archsimd.BroadcastUint64x2(bytesAt(q, step, min(m, 8)))
+	lo, hi := bytesAt(q, step, min(m, 8)), uint64(0)
 	if m > 8 {
-		v = v.SetElem(1, bytesAt(unsafe.Add(q, 8*step), step, m-8))
+		hi = bytesAt(unsafe.Add(q, 8*step), step, m-8)
 	}
-	return v.AsUint8x16()
+	// both halves before the vector: one held across bytesAt's call was
+	// spilled with SSE moves (see castScaleShiftU8F32)
+	return archsimd.BroadcastUint64x2(lo).SetElem(1, hi).AsUint8x16()
 }
 
 // bytesAt packs the m <= 8 bytes at p, step apart, into a uint64, the first

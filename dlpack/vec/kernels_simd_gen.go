@@ -1524,22 +1524,22 @@ func expF32(dst, a []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		expLov := archsimd.BroadcastFloat32x16(expLoF32)
-		expHiv := archsimd.BroadcastFloat32x16(expHiF32)
-		log2ev := archsimd.BroadcastFloat32x16(log2eF32)
-		negLn2Hiv := archsimd.BroadcastFloat32x16(negLn2HiF32)
-		negLn2Lov := archsimd.BroadcastFloat32x16(negLn2LoF32)
-		expMagicv := archsimd.BroadcastFloat32x16(expMagicF32)
-		roundv := archsimd.BroadcastFloat32x16(roundF32)
-		half := archsimd.BroadcastFloat32x16(0.5)
-		ep0 := archsimd.BroadcastFloat32x16(expPolyF32[0])
-		ep1 := archsimd.BroadcastFloat32x16(expPolyF32[1])
-		ep2 := archsimd.BroadcastFloat32x16(expPolyF32[2])
-		ep3 := archsimd.BroadcastFloat32x16(expPolyF32[3])
-		ep4 := archsimd.BroadcastFloat32x16(expPolyF32[4])
-		ep5 := archsimd.BroadcastFloat32x16(expPolyF32[5])
-		ep6 := archsimd.BroadcastFloat32x16(expPolyF32[6])
-		ep7 := archsimd.BroadcastFloat32x16(expPolyF32[7])
+		expLov := loadFloat32x16(mathConstsFloat32x16[0])
+		expHiv := loadFloat32x16(mathConstsFloat32x16[1])
+		log2ev := loadFloat32x16(mathConstsFloat32x16[2])
+		negLn2Hiv := loadFloat32x16(mathConstsFloat32x16[3])
+		negLn2Lov := loadFloat32x16(mathConstsFloat32x16[4])
+		expMagicv := loadFloat32x16(mathConstsFloat32x16[5])
+		roundv := loadFloat32x16(mathConstsFloat32x16[6])
+		half := loadFloat32x16(mathConstsFloat32x16[7])
+		ep0 := loadFloat32x16(mathConstsFloat32x16[8])
+		ep1 := loadFloat32x16(mathConstsFloat32x16[9])
+		ep2 := loadFloat32x16(mathConstsFloat32x16[10])
+		ep3 := loadFloat32x16(mathConstsFloat32x16[11])
+		ep4 := loadFloat32x16(mathConstsFloat32x16[12])
+		ep5 := loadFloat32x16(mathConstsFloat32x16[13])
+		ep6 := loadFloat32x16(mathConstsFloat32x16[14])
+		ep7 := loadFloat32x16(mathConstsFloat32x16[15])
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
@@ -1562,22 +1562,22 @@ func expF32(dst, a []float32) int {
 			storeFloat32x16(x, dst[i:i+16])
 		}
 	case useAVX2:
-		expLov := archsimd.BroadcastFloat32x8(expLoF32)
-		expHiv := archsimd.BroadcastFloat32x8(expHiF32)
-		log2ev := archsimd.BroadcastFloat32x8(log2eF32)
-		negLn2Hiv := archsimd.BroadcastFloat32x8(negLn2HiF32)
-		negLn2Lov := archsimd.BroadcastFloat32x8(negLn2LoF32)
-		expMagicv := archsimd.BroadcastFloat32x8(expMagicF32)
-		roundv := archsimd.BroadcastFloat32x8(roundF32)
-		half := archsimd.BroadcastFloat32x8(0.5)
-		ep0 := archsimd.BroadcastFloat32x8(expPolyF32[0])
-		ep1 := archsimd.BroadcastFloat32x8(expPolyF32[1])
-		ep2 := archsimd.BroadcastFloat32x8(expPolyF32[2])
-		ep3 := archsimd.BroadcastFloat32x8(expPolyF32[3])
-		ep4 := archsimd.BroadcastFloat32x8(expPolyF32[4])
-		ep5 := archsimd.BroadcastFloat32x8(expPolyF32[5])
-		ep6 := archsimd.BroadcastFloat32x8(expPolyF32[6])
-		ep7 := archsimd.BroadcastFloat32x8(expPolyF32[7])
+		expLov := loadFloat32x8(mathConstsFloat32x8[0])
+		expHiv := loadFloat32x8(mathConstsFloat32x8[1])
+		log2ev := loadFloat32x8(mathConstsFloat32x8[2])
+		negLn2Hiv := loadFloat32x8(mathConstsFloat32x8[3])
+		negLn2Lov := loadFloat32x8(mathConstsFloat32x8[4])
+		expMagicv := loadFloat32x8(mathConstsFloat32x8[5])
+		roundv := loadFloat32x8(mathConstsFloat32x8[6])
+		half := loadFloat32x8(mathConstsFloat32x8[7])
+		ep0 := loadFloat32x8(mathConstsFloat32x8[8])
+		ep1 := loadFloat32x8(mathConstsFloat32x8[9])
+		ep2 := loadFloat32x8(mathConstsFloat32x8[10])
+		ep3 := loadFloat32x8(mathConstsFloat32x8[11])
+		ep4 := loadFloat32x8(mathConstsFloat32x8[12])
+		ep5 := loadFloat32x8(mathConstsFloat32x8[13])
+		ep6 := loadFloat32x8(mathConstsFloat32x8[14])
+		ep7 := loadFloat32x8(mathConstsFloat32x8[15])
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
@@ -1610,28 +1610,28 @@ func expF64(dst, a []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		expLov := archsimd.BroadcastFloat64x8(expLoF64)
-		expHiv := archsimd.BroadcastFloat64x8(expHiF64)
-		log2ev := archsimd.BroadcastFloat64x8(log2eF64)
-		negLn2Hiv := archsimd.BroadcastFloat64x8(negLn2HiF64)
-		negLn2Lov := archsimd.BroadcastFloat64x8(negLn2LoF64)
-		expMagicv := archsimd.BroadcastFloat64x8(expMagicF64)
-		roundv := archsimd.BroadcastFloat64x8(roundF64)
-		half := archsimd.BroadcastFloat64x8(0.5)
-		ep0 := archsimd.BroadcastFloat64x8(expPolyF64[0])
-		ep1 := archsimd.BroadcastFloat64x8(expPolyF64[1])
-		ep2 := archsimd.BroadcastFloat64x8(expPolyF64[2])
-		ep3 := archsimd.BroadcastFloat64x8(expPolyF64[3])
-		ep4 := archsimd.BroadcastFloat64x8(expPolyF64[4])
-		ep5 := archsimd.BroadcastFloat64x8(expPolyF64[5])
-		ep6 := archsimd.BroadcastFloat64x8(expPolyF64[6])
-		ep7 := archsimd.BroadcastFloat64x8(expPolyF64[7])
-		ep8 := archsimd.BroadcastFloat64x8(expPolyF64[8])
-		ep9 := archsimd.BroadcastFloat64x8(expPolyF64[9])
-		ep10 := archsimd.BroadcastFloat64x8(expPolyF64[10])
-		ep11 := archsimd.BroadcastFloat64x8(expPolyF64[11])
-		ep12 := archsimd.BroadcastFloat64x8(expPolyF64[12])
-		ep13 := archsimd.BroadcastFloat64x8(expPolyF64[13])
+		expLov := loadFloat64x8(mathConstsFloat64x8[0])
+		expHiv := loadFloat64x8(mathConstsFloat64x8[1])
+		log2ev := loadFloat64x8(mathConstsFloat64x8[2])
+		negLn2Hiv := loadFloat64x8(mathConstsFloat64x8[3])
+		negLn2Lov := loadFloat64x8(mathConstsFloat64x8[4])
+		expMagicv := loadFloat64x8(mathConstsFloat64x8[5])
+		roundv := loadFloat64x8(mathConstsFloat64x8[6])
+		half := loadFloat64x8(mathConstsFloat64x8[7])
+		ep0 := loadFloat64x8(mathConstsFloat64x8[8])
+		ep1 := loadFloat64x8(mathConstsFloat64x8[9])
+		ep2 := loadFloat64x8(mathConstsFloat64x8[10])
+		ep3 := loadFloat64x8(mathConstsFloat64x8[11])
+		ep4 := loadFloat64x8(mathConstsFloat64x8[12])
+		ep5 := loadFloat64x8(mathConstsFloat64x8[13])
+		ep6 := loadFloat64x8(mathConstsFloat64x8[14])
+		ep7 := loadFloat64x8(mathConstsFloat64x8[15])
+		ep8 := loadFloat64x8(mathConstsFloat64x8[16])
+		ep9 := loadFloat64x8(mathConstsFloat64x8[17])
+		ep10 := loadFloat64x8(mathConstsFloat64x8[18])
+		ep11 := loadFloat64x8(mathConstsFloat64x8[19])
+		ep12 := loadFloat64x8(mathConstsFloat64x8[20])
+		ep13 := loadFloat64x8(mathConstsFloat64x8[21])
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
@@ -1660,28 +1660,28 @@ func expF64(dst, a []float64) int {
 			storeFloat64x8(x, dst[i:i+8])
 		}
 	case useAVX2:
-		expLov := archsimd.BroadcastFloat64x4(expLoF64)
-		expHiv := archsimd.BroadcastFloat64x4(expHiF64)
-		log2ev := archsimd.BroadcastFloat64x4(log2eF64)
-		negLn2Hiv := archsimd.BroadcastFloat64x4(negLn2HiF64)
-		negLn2Lov := archsimd.BroadcastFloat64x4(negLn2LoF64)
-		expMagicv := archsimd.BroadcastFloat64x4(expMagicF64)
-		roundv := archsimd.BroadcastFloat64x4(roundF64)
-		half := archsimd.BroadcastFloat64x4(0.5)
-		ep0 := archsimd.BroadcastFloat64x4(expPolyF64[0])
-		ep1 := archsimd.BroadcastFloat64x4(expPolyF64[1])
-		ep2 := archsimd.BroadcastFloat64x4(expPolyF64[2])
-		ep3 := archsimd.BroadcastFloat64x4(expPolyF64[3])
-		ep4 := archsimd.BroadcastFloat64x4(expPolyF64[4])
-		ep5 := archsimd.BroadcastFloat64x4(expPolyF64[5])
-		ep6 := archsimd.BroadcastFloat64x4(expPolyF64[6])
-		ep7 := archsimd.BroadcastFloat64x4(expPolyF64[7])
-		ep8 := archsimd.BroadcastFloat64x4(expPolyF64[8])
-		ep9 := archsimd.BroadcastFloat64x4(expPolyF64[9])
-		ep10 := archsimd.BroadcastFloat64x4(expPolyF64[10])
-		ep11 := archsimd.BroadcastFloat64x4(expPolyF64[11])
-		ep12 := archsimd.BroadcastFloat64x4(expPolyF64[12])
-		ep13 := archsimd.BroadcastFloat64x4(expPolyF64[13])
+		expLov := loadFloat64x4(mathConstsFloat64x4[0])
+		expHiv := loadFloat64x4(mathConstsFloat64x4[1])
+		log2ev := loadFloat64x4(mathConstsFloat64x4[2])
+		negLn2Hiv := loadFloat64x4(mathConstsFloat64x4[3])
+		negLn2Lov := loadFloat64x4(mathConstsFloat64x4[4])
+		expMagicv := loadFloat64x4(mathConstsFloat64x4[5])
+		roundv := loadFloat64x4(mathConstsFloat64x4[6])
+		half := loadFloat64x4(mathConstsFloat64x4[7])
+		ep0 := loadFloat64x4(mathConstsFloat64x4[8])
+		ep1 := loadFloat64x4(mathConstsFloat64x4[9])
+		ep2 := loadFloat64x4(mathConstsFloat64x4[10])
+		ep3 := loadFloat64x4(mathConstsFloat64x4[11])
+		ep4 := loadFloat64x4(mathConstsFloat64x4[12])
+		ep5 := loadFloat64x4(mathConstsFloat64x4[13])
+		ep6 := loadFloat64x4(mathConstsFloat64x4[14])
+		ep7 := loadFloat64x4(mathConstsFloat64x4[15])
+		ep8 := loadFloat64x4(mathConstsFloat64x4[16])
+		ep9 := loadFloat64x4(mathConstsFloat64x4[17])
+		ep10 := loadFloat64x4(mathConstsFloat64x4[18])
+		ep11 := loadFloat64x4(mathConstsFloat64x4[19])
+		ep12 := loadFloat64x4(mathConstsFloat64x4[20])
+		ep13 := loadFloat64x4(mathConstsFloat64x4[21])
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
@@ -1720,36 +1720,37 @@ func logF32(dst, a []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		logMinNormalv := archsimd.BroadcastFloat32x16(logMinNormalF32)
-		logSubv := archsimd.BroadcastFloat32x16(logSubF32)
-		logSubExpv := archsimd.BroadcastFloat32x16(logSubExpF32)
-		logBiasv := archsimd.BroadcastFloat32x16(logBiasF32)
-		sqrt2v := archsimd.BroadcastFloat32x16(sqrt2F32)
-		twoTo23v := archsimd.BroadcastFloat32x16(twoTo23F32)
-		ln2Hiv := archsimd.BroadcastFloat32x16(ln2HiF32)
-		ln2Lov := archsimd.BroadcastFloat32x16(ln2LoF32)
-		half := archsimd.BroadcastFloat32x16(0.5)
-		onev := archsimd.BroadcastFloat32x16(1)
-		twov := archsimd.BroadcastFloat32x16(2)
-		zerov := archsimd.BroadcastFloat32x16(0)
-		infv := archsimd.BroadcastFloat32x16(float32(math.Inf(1)))
-		ninfv := archsimd.BroadcastFloat32x16(float32(math.Inf(-1)))
-		nanv := archsimd.BroadcastFloat32x16(float32(math.NaN()))
+		logMinNormalv := loadFloat32x16(mathConstsFloat32x16[16])
+		logSubv := loadFloat32x16(mathConstsFloat32x16[17])
+		logSubExpv := loadFloat32x16(mathConstsFloat32x16[18])
+		logBiasv := loadFloat32x16(mathConstsFloat32x16[19])
+		sqrt2v := loadFloat32x16(mathConstsFloat32x16[20])
+		twoTo23v := loadFloat32x16(mathConstsFloat32x16[21])
+		ln2Hiv := loadFloat32x16(mathConstsFloat32x16[22])
+		ln2Lov := loadFloat32x16(mathConstsFloat32x16[23])
+		half := loadFloat32x16(mathConstsFloat32x16[7])
+		onev := loadFloat32x16(mathConstsFloat32x16[24])
+		twov := loadFloat32x16(mathConstsFloat32x16[25])
+		zerov := loadFloat32x16(mathConstsFloat32x16[26])
+		infv := loadFloat32x16(mathConstsFloat32x16[27])
+		ninfv := loadFloat32x16(mathConstsFloat32x16[28])
+		nanv := loadFloat32x16(mathConstsFloat32x16[29])
 		mantMask := archsimd.BroadcastUint32x16(uint32(1)<<23 - 1)
+		mantBits := archsimd.BroadcastUint32x16(23)
 		oneBits := onev.AsUint32x16()
 		magicBits := twoTo23v.AsUint32x16()
-		lp0 := archsimd.BroadcastFloat32x16(logPolyF32[0])
-		lp1 := archsimd.BroadcastFloat32x16(logPolyF32[1])
-		lp2 := archsimd.BroadcastFloat32x16(logPolyF32[2])
-		lp3 := archsimd.BroadcastFloat32x16(logPolyF32[3])
-		lp4 := archsimd.BroadcastFloat32x16(logPolyF32[4])
+		lp0 := loadFloat32x16(mathConstsFloat32x16[30])
+		lp1 := loadFloat32x16(mathConstsFloat32x16[31])
+		lp2 := loadFloat32x16(mathConstsFloat32x16[32])
+		lp3 := loadFloat32x16(mathConstsFloat32x16[33])
+		lp4 := loadFloat32x16(mathConstsFloat32x16[34])
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
 			sub := x.Less(logMinNormalv)
 			xs := x.Mul(logSubv).Merge(x, sub)
 			bias := logSubExpv.Merge(logBiasv, sub)
 			bits := xs.AsUint32x16()
-			e := bits.ShiftAllRight(23).Or(magicBits).AsFloat32x16().Sub(twoTo23v).Sub(bias)
+			e := bits.ShiftRight(mantBits).Or(magicBits).AsFloat32x16().Sub(twoTo23v).Sub(bias)
 			m := bits.And(mantMask).Or(oneBits).AsFloat32x16()
 			big := m.Greater(sqrt2v)
 			m = m.Mul(half).Merge(m, big)
@@ -1772,36 +1773,37 @@ func logF32(dst, a []float32) int {
 			storeFloat32x16(x, dst[i:i+16])
 		}
 	case useAVX2:
-		logMinNormalv := archsimd.BroadcastFloat32x8(logMinNormalF32)
-		logSubv := archsimd.BroadcastFloat32x8(logSubF32)
-		logSubExpv := archsimd.BroadcastFloat32x8(logSubExpF32)
-		logBiasv := archsimd.BroadcastFloat32x8(logBiasF32)
-		sqrt2v := archsimd.BroadcastFloat32x8(sqrt2F32)
-		twoTo23v := archsimd.BroadcastFloat32x8(twoTo23F32)
-		ln2Hiv := archsimd.BroadcastFloat32x8(ln2HiF32)
-		ln2Lov := archsimd.BroadcastFloat32x8(ln2LoF32)
-		half := archsimd.BroadcastFloat32x8(0.5)
-		onev := archsimd.BroadcastFloat32x8(1)
-		twov := archsimd.BroadcastFloat32x8(2)
-		zerov := archsimd.BroadcastFloat32x8(0)
-		infv := archsimd.BroadcastFloat32x8(float32(math.Inf(1)))
-		ninfv := archsimd.BroadcastFloat32x8(float32(math.Inf(-1)))
-		nanv := archsimd.BroadcastFloat32x8(float32(math.NaN()))
+		logMinNormalv := loadFloat32x8(mathConstsFloat32x8[16])
+		logSubv := loadFloat32x8(mathConstsFloat32x8[17])
+		logSubExpv := loadFloat32x8(mathConstsFloat32x8[18])
+		logBiasv := loadFloat32x8(mathConstsFloat32x8[19])
+		sqrt2v := loadFloat32x8(mathConstsFloat32x8[20])
+		twoTo23v := loadFloat32x8(mathConstsFloat32x8[21])
+		ln2Hiv := loadFloat32x8(mathConstsFloat32x8[22])
+		ln2Lov := loadFloat32x8(mathConstsFloat32x8[23])
+		half := loadFloat32x8(mathConstsFloat32x8[7])
+		onev := loadFloat32x8(mathConstsFloat32x8[24])
+		twov := loadFloat32x8(mathConstsFloat32x8[25])
+		zerov := loadFloat32x8(mathConstsFloat32x8[26])
+		infv := loadFloat32x8(mathConstsFloat32x8[27])
+		ninfv := loadFloat32x8(mathConstsFloat32x8[28])
+		nanv := loadFloat32x8(mathConstsFloat32x8[29])
 		mantMask := archsimd.BroadcastUint32x8(uint32(1)<<23 - 1)
+		mantBits := archsimd.BroadcastUint32x8(23)
 		oneBits := onev.AsUint32x8()
 		magicBits := twoTo23v.AsUint32x8()
-		lp0 := archsimd.BroadcastFloat32x8(logPolyF32[0])
-		lp1 := archsimd.BroadcastFloat32x8(logPolyF32[1])
-		lp2 := archsimd.BroadcastFloat32x8(logPolyF32[2])
-		lp3 := archsimd.BroadcastFloat32x8(logPolyF32[3])
-		lp4 := archsimd.BroadcastFloat32x8(logPolyF32[4])
+		lp0 := loadFloat32x8(mathConstsFloat32x8[30])
+		lp1 := loadFloat32x8(mathConstsFloat32x8[31])
+		lp2 := loadFloat32x8(mathConstsFloat32x8[32])
+		lp3 := loadFloat32x8(mathConstsFloat32x8[33])
+		lp4 := loadFloat32x8(mathConstsFloat32x8[34])
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			sub := x.Less(logMinNormalv)
 			xs := x.Mul(logSubv).Merge(x, sub)
 			bias := logSubExpv.Merge(logBiasv, sub)
 			bits := xs.AsUint32x8()
-			e := bits.ShiftAllRight(23).Or(magicBits).AsFloat32x8().Sub(twoTo23v).Sub(bias)
+			e := bits.ShiftRight(mantBits).Or(magicBits).AsFloat32x8().Sub(twoTo23v).Sub(bias)
 			m := bits.And(mantMask).Or(oneBits).AsFloat32x8()
 			big := m.Greater(sqrt2v)
 			m = m.Mul(half).Merge(m, big)
@@ -1834,41 +1836,42 @@ func logF64(dst, a []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		logMinNormalv := archsimd.BroadcastFloat64x8(logMinNormalF64)
-		logSubv := archsimd.BroadcastFloat64x8(logSubF64)
-		logSubExpv := archsimd.BroadcastFloat64x8(logSubExpF64)
-		logBiasv := archsimd.BroadcastFloat64x8(logBiasF64)
-		sqrt2v := archsimd.BroadcastFloat64x8(sqrt2F64)
-		twoTo52v := archsimd.BroadcastFloat64x8(twoTo52F64)
-		ln2Hiv := archsimd.BroadcastFloat64x8(ln2HiF64)
-		ln2Lov := archsimd.BroadcastFloat64x8(ln2LoF64)
-		half := archsimd.BroadcastFloat64x8(0.5)
-		onev := archsimd.BroadcastFloat64x8(1)
-		twov := archsimd.BroadcastFloat64x8(2)
-		zerov := archsimd.BroadcastFloat64x8(0)
-		infv := archsimd.BroadcastFloat64x8(float64(math.Inf(1)))
-		ninfv := archsimd.BroadcastFloat64x8(float64(math.Inf(-1)))
-		nanv := archsimd.BroadcastFloat64x8(float64(math.NaN()))
+		logMinNormalv := loadFloat64x8(mathConstsFloat64x8[22])
+		logSubv := loadFloat64x8(mathConstsFloat64x8[23])
+		logSubExpv := loadFloat64x8(mathConstsFloat64x8[24])
+		logBiasv := loadFloat64x8(mathConstsFloat64x8[25])
+		sqrt2v := loadFloat64x8(mathConstsFloat64x8[26])
+		twoTo52v := loadFloat64x8(mathConstsFloat64x8[27])
+		ln2Hiv := loadFloat64x8(mathConstsFloat64x8[28])
+		ln2Lov := loadFloat64x8(mathConstsFloat64x8[29])
+		half := loadFloat64x8(mathConstsFloat64x8[7])
+		onev := loadFloat64x8(mathConstsFloat64x8[30])
+		twov := loadFloat64x8(mathConstsFloat64x8[31])
+		zerov := loadFloat64x8(mathConstsFloat64x8[32])
+		infv := loadFloat64x8(mathConstsFloat64x8[33])
+		ninfv := loadFloat64x8(mathConstsFloat64x8[34])
+		nanv := loadFloat64x8(mathConstsFloat64x8[35])
 		mantMask := archsimd.BroadcastUint64x8(uint64(1)<<52 - 1)
+		mantBits := archsimd.BroadcastUint64x8(52)
 		oneBits := onev.AsUint64x8()
 		magicBits := twoTo52v.AsUint64x8()
-		lp0 := archsimd.BroadcastFloat64x8(logPolyF64[0])
-		lp1 := archsimd.BroadcastFloat64x8(logPolyF64[1])
-		lp2 := archsimd.BroadcastFloat64x8(logPolyF64[2])
-		lp3 := archsimd.BroadcastFloat64x8(logPolyF64[3])
-		lp4 := archsimd.BroadcastFloat64x8(logPolyF64[4])
-		lp5 := archsimd.BroadcastFloat64x8(logPolyF64[5])
-		lp6 := archsimd.BroadcastFloat64x8(logPolyF64[6])
-		lp7 := archsimd.BroadcastFloat64x8(logPolyF64[7])
-		lp8 := archsimd.BroadcastFloat64x8(logPolyF64[8])
-		lp9 := archsimd.BroadcastFloat64x8(logPolyF64[9])
+		lp0 := loadFloat64x8(mathConstsFloat64x8[36])
+		lp1 := loadFloat64x8(mathConstsFloat64x8[37])
+		lp2 := loadFloat64x8(mathConstsFloat64x8[38])
+		lp3 := loadFloat64x8(mathConstsFloat64x8[39])
+		lp4 := loadFloat64x8(mathConstsFloat64x8[40])
+		lp5 := loadFloat64x8(mathConstsFloat64x8[41])
+		lp6 := loadFloat64x8(mathConstsFloat64x8[42])
+		lp7 := loadFloat64x8(mathConstsFloat64x8[43])
+		lp8 := loadFloat64x8(mathConstsFloat64x8[44])
+		lp9 := loadFloat64x8(mathConstsFloat64x8[45])
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
 			sub := x.Less(logMinNormalv)
 			xs := x.Mul(logSubv).Merge(x, sub)
 			bias := logSubExpv.Merge(logBiasv, sub)
 			bits := xs.AsUint64x8()
-			e := bits.ShiftAllRight(52).Or(magicBits).AsFloat64x8().Sub(twoTo52v).Sub(bias)
+			e := bits.ShiftRight(mantBits).Or(magicBits).AsFloat64x8().Sub(twoTo52v).Sub(bias)
 			m := bits.And(mantMask).Or(oneBits).AsFloat64x8()
 			big := m.Greater(sqrt2v)
 			m = m.Mul(half).Merge(m, big)
@@ -1896,41 +1899,42 @@ func logF64(dst, a []float64) int {
 			storeFloat64x8(x, dst[i:i+8])
 		}
 	case useAVX2:
-		logMinNormalv := archsimd.BroadcastFloat64x4(logMinNormalF64)
-		logSubv := archsimd.BroadcastFloat64x4(logSubF64)
-		logSubExpv := archsimd.BroadcastFloat64x4(logSubExpF64)
-		logBiasv := archsimd.BroadcastFloat64x4(logBiasF64)
-		sqrt2v := archsimd.BroadcastFloat64x4(sqrt2F64)
-		twoTo52v := archsimd.BroadcastFloat64x4(twoTo52F64)
-		ln2Hiv := archsimd.BroadcastFloat64x4(ln2HiF64)
-		ln2Lov := archsimd.BroadcastFloat64x4(ln2LoF64)
-		half := archsimd.BroadcastFloat64x4(0.5)
-		onev := archsimd.BroadcastFloat64x4(1)
-		twov := archsimd.BroadcastFloat64x4(2)
-		zerov := archsimd.BroadcastFloat64x4(0)
-		infv := archsimd.BroadcastFloat64x4(float64(math.Inf(1)))
-		ninfv := archsimd.BroadcastFloat64x4(float64(math.Inf(-1)))
-		nanv := archsimd.BroadcastFloat64x4(float64(math.NaN()))
+		logMinNormalv := loadFloat64x4(mathConstsFloat64x4[22])
+		logSubv := loadFloat64x4(mathConstsFloat64x4[23])
+		logSubExpv := loadFloat64x4(mathConstsFloat64x4[24])
+		logBiasv := loadFloat64x4(mathConstsFloat64x4[25])
+		sqrt2v := loadFloat64x4(mathConstsFloat64x4[26])
+		twoTo52v := loadFloat64x4(mathConstsFloat64x4[27])
+		ln2Hiv := loadFloat64x4(mathConstsFloat64x4[28])
+		ln2Lov := loadFloat64x4(mathConstsFloat64x4[29])
+		half := loadFloat64x4(mathConstsFloat64x4[7])
+		onev := loadFloat64x4(mathConstsFloat64x4[30])
+		twov := loadFloat64x4(mathConstsFloat64x4[31])
+		zerov := loadFloat64x4(mathConstsFloat64x4[32])
+		infv := loadFloat64x4(mathConstsFloat64x4[33])
+		ninfv := loadFloat64x4(mathConstsFloat64x4[34])
+		nanv := loadFloat64x4(mathConstsFloat64x4[35])
 		mantMask := archsimd.BroadcastUint64x4(uint64(1)<<52 - 1)
+		mantBits := archsimd.BroadcastUint64x4(52)
 		oneBits := onev.AsUint64x4()
 		magicBits := twoTo52v.AsUint64x4()
-		lp0 := archsimd.BroadcastFloat64x4(logPolyF64[0])
-		lp1 := archsimd.BroadcastFloat64x4(logPolyF64[1])
-		lp2 := archsimd.BroadcastFloat64x4(logPolyF64[2])
-		lp3 := archsimd.BroadcastFloat64x4(logPolyF64[3])
-		lp4 := archsimd.BroadcastFloat64x4(logPolyF64[4])
-		lp5 := archsimd.BroadcastFloat64x4(logPolyF64[5])
-		lp6 := archsimd.BroadcastFloat64x4(logPolyF64[6])
-		lp7 := archsimd.BroadcastFloat64x4(logPolyF64[7])
-		lp8 := archsimd.BroadcastFloat64x4(logPolyF64[8])
-		lp9 := archsimd.BroadcastFloat64x4(logPolyF64[9])
+		lp0 := loadFloat64x4(mathConstsFloat64x4[36])
+		lp1 := loadFloat64x4(mathConstsFloat64x4[37])
+		lp2 := loadFloat64x4(mathConstsFloat64x4[38])
+		lp3 := loadFloat64x4(mathConstsFloat64x4[39])
+		lp4 := loadFloat64x4(mathConstsFloat64x4[40])
+		lp5 := loadFloat64x4(mathConstsFloat64x4[41])
+		lp6 := loadFloat64x4(mathConstsFloat64x4[42])
+		lp7 := loadFloat64x4(mathConstsFloat64x4[43])
+		lp8 := loadFloat64x4(mathConstsFloat64x4[44])
+		lp9 := loadFloat64x4(mathConstsFloat64x4[45])
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			sub := x.Less(logMinNormalv)
 			xs := x.Mul(logSubv).Merge(x, sub)
 			bias := logSubExpv.Merge(logBiasv, sub)
 			bits := xs.AsUint64x4()
-			e := bits.ShiftAllRight(52).Or(magicBits).AsFloat64x4().Sub(twoTo52v).Sub(bias)
+			e := bits.ShiftRight(mantBits).Or(magicBits).AsFloat64x4().Sub(twoTo52v).Sub(bias)
 			m := bits.And(mantMask).Or(oneBits).AsFloat64x4()
 			big := m.Greater(sqrt2v)
 			m = m.Mul(half).Merge(m, big)
@@ -4265,7 +4269,7 @@ func sumIntI8(s []int8) (int64, int) {
 		}
 		var l [8]uint64
 		storeUint64x8(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 		sum -= 128 * int64(i)
@@ -4279,7 +4283,7 @@ func sumIntI8(s []int8) (int64, int) {
 		}
 		var l [4]uint64
 		storeUint64x4(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 		sum -= 128 * int64(i)
@@ -4343,7 +4347,7 @@ func sumIntU8(s []uint8) (int64, int) {
 		}
 		var l [8]uint64
 		storeUint64x8(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	case useAVX2:
@@ -4355,7 +4359,7 @@ func sumIntU8(s []uint8) (int64, int) {
 		}
 		var l [4]uint64
 		storeUint64x4(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	}
@@ -4420,7 +4424,7 @@ func sumIntI16(s []int16) (int64, int) {
 		acc0 = acc0.Add(acc1)
 		var l [8]int64
 		storeInt64x8(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	case useAVX2:
@@ -4434,7 +4438,7 @@ func sumIntI16(s []int16) (int64, int) {
 		acc0 = acc0.Add(acc1)
 		var l [4]int64
 		storeInt64x4(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	}
@@ -4499,7 +4503,7 @@ func sumIntU16(s []uint16) (int64, int) {
 		acc0 = acc0.Add(acc1)
 		var l [8]uint64
 		storeUint64x8(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	case useAVX2:
@@ -4513,7 +4517,7 @@ func sumIntU16(s []uint16) (int64, int) {
 		acc0 = acc0.Add(acc1)
 		var l [4]uint64
 		storeUint64x4(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	}
@@ -4578,7 +4582,7 @@ func sumIntI32(s []int32) (int64, int) {
 		acc0 = acc0.Add(acc1)
 		var l [8]int64
 		storeInt64x8(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	case useAVX2:
@@ -4592,7 +4596,7 @@ func sumIntI32(s []int32) (int64, int) {
 		acc0 = acc0.Add(acc1)
 		var l [4]int64
 		storeInt64x4(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	}
@@ -4657,7 +4661,7 @@ func sumIntU32(s []uint32) (int64, int) {
 		acc0 = acc0.Add(acc1)
 		var l [8]uint64
 		storeUint64x8(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	case useAVX2:
@@ -4671,7 +4675,7 @@ func sumIntU32(s []uint32) (int64, int) {
 		acc0 = acc0.Add(acc1)
 		var l [4]uint64
 		storeUint64x4(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	}
@@ -4733,7 +4737,7 @@ func sumIntI64(s []int64) (int64, int) {
 		}
 		var l [8]int64
 		storeInt64x8(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	case useAVX2:
@@ -4744,7 +4748,7 @@ func sumIntI64(s []int64) (int64, int) {
 		}
 		var l [4]int64
 		storeInt64x4(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	}
@@ -4790,7 +4794,7 @@ func sumIntU64(s []uint64) (int64, int) {
 		}
 		var l [8]uint64
 		storeUint64x8(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	case useAVX2:
@@ -4801,7 +4805,7 @@ func sumIntU64(s []uint64) (int64, int) {
 		}
 		var l [4]uint64
 		storeUint64x4(acc0, l[:])
-		for _, v := range l {
+		for _, v := range &l {
 			sum += int64(v)
 		}
 	}
@@ -4833,3 +4837,59 @@ func extremeIntU64(s []uint64, isMax bool) (uint64, int) {
 	clearUpper()
 	return 0, 0
 }
+
+// splat is each of xs in every one of n lanes: a row of mathConsts{V}.
+func splat[E float32 | float64](n int, xs ...E) [][]E {
+	rows := make([][]E, len(xs))
+	for i, x := range xs {
+		rows[i] = make([]E, n)
+		for j := range rows[i] {
+			rows[i][j] = x
+		}
+	}
+	return rows
+}
+
+// mathConsts{V} is exp's and log's constants, each in every lane of a {V}:
+// the kernels load them whole, not broadcast from scalars (held in XMM
+// registers, spilled with SSE moves while the upper halves are in use).
+var mathConstsFloat32x16 = splat(16,
+	expLoF32, expHiF32, log2eF32, negLn2HiF32, negLn2LoF32, expMagicF32,
+	roundF32, 0.5, expPolyF32[0], expPolyF32[1], expPolyF32[2], expPolyF32[3],
+	expPolyF32[4], expPolyF32[5], expPolyF32[6], expPolyF32[7], logMinNormalF32,
+	logSubF32, logSubExpF32, logBiasF32, sqrt2F32, twoTo23F32, ln2HiF32,
+	ln2LoF32, 1, 2, 0, float32(math.Inf(1)), float32(math.Inf(-1)),
+	float32(math.NaN()), logPolyF32[0], logPolyF32[1], logPolyF32[2],
+	logPolyF32[3], logPolyF32[4],
+)
+var mathConstsFloat32x8 = splat(8,
+	expLoF32, expHiF32, log2eF32, negLn2HiF32, negLn2LoF32, expMagicF32,
+	roundF32, 0.5, expPolyF32[0], expPolyF32[1], expPolyF32[2], expPolyF32[3],
+	expPolyF32[4], expPolyF32[5], expPolyF32[6], expPolyF32[7], logMinNormalF32,
+	logSubF32, logSubExpF32, logBiasF32, sqrt2F32, twoTo23F32, ln2HiF32,
+	ln2LoF32, 1, 2, 0, float32(math.Inf(1)), float32(math.Inf(-1)),
+	float32(math.NaN()), logPolyF32[0], logPolyF32[1], logPolyF32[2],
+	logPolyF32[3], logPolyF32[4],
+)
+var mathConstsFloat64x8 = splat(8,
+	expLoF64, expHiF64, log2eF64, negLn2HiF64, negLn2LoF64, expMagicF64,
+	roundF64, 0.5, expPolyF64[0], expPolyF64[1], expPolyF64[2], expPolyF64[3],
+	expPolyF64[4], expPolyF64[5], expPolyF64[6], expPolyF64[7], expPolyF64[8],
+	expPolyF64[9], expPolyF64[10], expPolyF64[11], expPolyF64[12],
+	expPolyF64[13], logMinNormalF64, logSubF64, logSubExpF64, logBiasF64,
+	sqrt2F64, twoTo52F64, ln2HiF64, ln2LoF64, 1, 2, 0, float64(math.Inf(1)),
+	float64(math.Inf(-1)), float64(math.NaN()), logPolyF64[0], logPolyF64[1],
+	logPolyF64[2], logPolyF64[3], logPolyF64[4], logPolyF64[5], logPolyF64[6],
+	logPolyF64[7], logPolyF64[8], logPolyF64[9],
+)
+var mathConstsFloat64x4 = splat(4,
+	expLoF64, expHiF64, log2eF64, negLn2HiF64, negLn2LoF64, expMagicF64,
+	roundF64, 0.5, expPolyF64[0], expPolyF64[1], expPolyF64[2], expPolyF64[3],
+	expPolyF64[4], expPolyF64[5], expPolyF64[6], expPolyF64[7], expPolyF64[8],
+	expPolyF64[9], expPolyF64[10], expPolyF64[11], expPolyF64[12],
+	expPolyF64[13], logMinNormalF64, logSubF64, logSubExpF64, logBiasF64,
+	sqrt2F64, twoTo52F64, ln2HiF64, ln2LoF64, 1, 2, 0, float64(math.Inf(1)),
+	float64(math.Inf(-1)), float64(math.NaN()), logPolyF64[0], logPolyF64[1],
+	logPolyF64[2], logPolyF64[3], logPolyF64[4], logPolyF64[5], logPolyF64[6],
+	logPolyF64[7], logPolyF64[8], logPolyF64[9],
+)

@@ -1,0 +1,227 @@
+//go:build goexperiment.simd && amd64
+
+package vec
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// No kernel runs a legacy-SSE instruction while the vector registers' upper
+// halves are in use, that is after an AVX instruction on a YMM or ZMM register
+// and before the VZEROUPPER of clearUpper: on the machines measured each such
+// instruction waits ~70 cycles on them (an int8 Sum's copy of its lanes, eight
+// MOVUPS, was 150-190 ns of its 250; the AVX2 float32 Sum ran 9x slower).
+// The Go compiler writes SSE where a kernel does not ask for it: a range over
+// an array copies it with MOVUPS, a 16-byte vector held across a call is
+// spilled with MOVUPS, memory is cleared with MOVUPS X15. The test reads this
+// test binary's machine code (objdump) and follows each of package vec's
+// functions that touch YMM or ZMM registers through its jumps, from a clean
+// state at its entry.
+func TestNoSSEWhileUpperHalvesInUse(t *testing.T) {
+	objdump, err := exec.LookPath("objdump")
+	if err != nil {
+		t.Skip("no objdump (binutils) to read the kernels' machine code")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(objdump, "-d", "--no-show-raw-insn", self).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := readFuncs(out, "github.com/godlpack/godlpack/dlpack/vec.")
+	checked := 0
+	for name, code := range funcs {
+		if !usesWideVectors(code) {
+			continue
+		}
+		checked++
+		for _, bad := range sseWhileDirty(code, funcs) {
+			t.Errorf("%s: %s at %#x runs while the upper halves are in use", name, bad.text, bad.addr)
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d of vec's functions use YMM or ZMM registers: the kernels were not found", checked)
+	}
+}
+
+type instr struct {
+	addr uint64
+	text string // mnemonic and operands, AT&T syntax
+}
+
+var instrLine = regexp.MustCompile(`^\s+([0-9a-f]+):\s+(.*)$`)
+var (
+	jumpTarget = regexp.MustCompile(`^(j\w+)\s+(?:0x)?([0-9a-f]+)\b`)
+	callTarget = regexp.MustCompile(`^call\s+(?:0x)?([0-9a-f]+)\b`)
+)
+
+// readFuncs is the code of the functions named with prefix (not the tests'
+// own, nor closures), by name. The names are the runtime's (FuncForPC: this
+// binary is the running one, and go test's lack the symbol table that
+// objdump would name them by).
+func readFuncs(objdump []byte, prefix string) map[string][]instr {
+	funcs := map[string][]instr{}
+	sc := bufio.NewScanner(bytes.NewReader(objdump))
+	sc.Buffer(nil, 1<<20)
+	var entry uintptr
+	var name string
+	for sc.Scan() {
+		m := instrLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		addr, _ := strconv.ParseUint(m[1], 16, 64)
+		f := runtime.FuncForPC(uintptr(addr))
+		if f == nil {
+			continue
+		}
+		// an inlined call's code is named by the inlined function, with the
+		// entry of the one it is inlined into
+		if f.Entry() != entry {
+			entry, name = f.Entry(), ""
+			n := runtime.FuncForPC(entry).Name()
+			if strings.HasPrefix(n, prefix) && !strings.Contains(n, ".func") &&
+				!strings.Contains(n, ".Test") && !strings.Contains(n, ".Benchmark") {
+				name = n
+			}
+		}
+		if name != "" {
+			funcs[name] = append(funcs[name], instr{addr, strings.TrimSpace(m[2])})
+		}
+	}
+	return funcs
+}
+
+func usesWideVectors(code []instr) bool {
+	for _, in := range code {
+		if strings.Contains(in.text, "%ymm") || strings.Contains(in.text, "%zmm") {
+			return true
+		}
+	}
+	return false
+}
+
+// sseWhileDirty is the legacy-SSE instructions of code (those on an XMM
+// register not VEX- or EVEX-encoded) that some path from its entry reaches
+// after an instruction on a YMM or ZMM register and before a VZEROUPPER, and
+// the calls it so reaches but those of vec's functions that run no SSE
+// instruction and call nothing (funcs: vec's code by name). clearUpper's
+// guard, a jump over its one VZEROUPPER where no kernel ran (no AVX), leaves
+// the state clean.
+func sseWhileDirty(code []instr, funcs map[string][]instr) []instr {
+	index := map[uint64]int{}
+	for i, in := range code {
+		index[in.addr] = i
+	}
+	// dirtyAt[i]: some path reaches instruction i in the dirty state
+	dirtyAt := make([]bool, len(code))
+	visited := make([]bool, len(code))
+	var bad []instr
+	reported := map[int]bool{}
+	type state struct {
+		i     int
+		dirty bool
+	}
+	work := []state{{0, false}}
+	for len(work) > 0 {
+		s := work[len(work)-1]
+		work = work[:len(work)-1]
+		for i, dirty := s.i, s.dirty; i < len(code); i++ {
+			if visited[i] && (dirtyAt[i] || !dirty) {
+				break // this state was followed from here already
+			}
+			visited[i] = true
+			dirtyAt[i] = dirtyAt[i] || dirty
+			in := code[i]
+			mnemonic, _, _ := strings.Cut(in.text, " ")
+			switch {
+			case mnemonic == "vzeroupper":
+				dirty = false
+			case strings.Contains(in.text, "%ymm") || strings.Contains(in.text, "%zmm"):
+				dirty = true
+			case dirty && strings.Contains(in.text, "%xmm") && !strings.HasPrefix(mnemonic, "v") && !reported[i]:
+				reported[i] = true
+				bad = append(bad, in)
+			case dirty && mnemonic == "call" && !callsNoReturn(in.text) && !isSSEFreeLeaf(funcs[callee(in.text)]) && !reported[i]:
+				reported[i] = true // the callee's SSE code (copy's memmove) runs dirty
+				bad = append(bad, instr{in.addr, in.text + " (" + callee(in.text) + ")"})
+			}
+			if m := jumpTarget.FindStringSubmatch(in.text); m != nil {
+				target, _ := strconv.ParseUint(m[2], 16, 64)
+				if j, ok := index[target]; ok {
+					work = append(work, state{j, dirty && !jumpsOverVZeroUpper(code, i, j)})
+				}
+				if m[1] == "jmp" {
+					break
+				}
+			}
+			if mnemonic == "ret" || mnemonic == "ud2" || callsNoReturn(in.text) {
+				break
+			}
+		}
+	}
+	return bad
+}
+
+// callsNoReturn says whether in calls a function that does not return (a
+// bounds check's panic): what follows it in the code is another path (the
+// stack check's call of morestack, which jumps back to the entry).
+func callsNoReturn(text string) bool {
+	name := callee(text)
+	return strings.HasPrefix(name, "runtime.panic") || name == "runtime.gopanic" || name == "runtime.throw"
+}
+
+// callee is the name of the function a call instruction calls ("" if unknown).
+func callee(text string) string {
+	m := callTarget.FindStringSubmatch(text)
+	if m == nil {
+		return ""
+	}
+	target, _ := strconv.ParseUint(m[1], 16, 64)
+	if f := runtime.FuncForPC(uintptr(target)); f != nil {
+		return f.Name()
+	}
+	return ""
+}
+
+// isSSEFreeLeaf says whether code (one of vec's functions, nil if not) runs no
+// legacy-SSE instruction and calls no function (a bounds check's panic aside).
+func isSSEFreeLeaf(code []instr) bool {
+	if code == nil {
+		return false
+	}
+	for _, in := range code {
+		mnemonic, _, _ := strings.Cut(in.text, " ")
+		if mnemonic == "call" && !callsNoReturn(in.text) && !strings.Contains(callee(in.text), "morestack") {
+			return false
+		}
+		if strings.Contains(in.text, "%xmm") && !strings.HasPrefix(mnemonic, "v") {
+			return false
+		}
+	}
+	return true
+}
+
+// jumpsOverVZeroUpper says whether the jump at i to j skips a VZEROUPPER and
+// nothing else but padding: clearUpper's guard.
+func jumpsOverVZeroUpper(code []instr, i, j int) bool {
+	if j <= i+1 || code[i+1].text != "vzeroupper" {
+		return false
+	}
+	for _, in := range code[i+2 : j] {
+		if !strings.HasPrefix(in.text, "nop") && !strings.HasPrefix(in.text, "xchg   %ax,%ax") {
+			return false
+		}
+	}
+	return true
+}
