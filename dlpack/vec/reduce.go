@@ -20,7 +20,7 @@ import "math"
 // the leaves pairwise (f32Lanes holds a leaf's lanes): float32 additions are
 // the speed of PyTorch's float32 sum, twice or more that of widening every
 // element (the conversions bound the loop), and a fold a unit, not a block,
-// leaves the loads the time (a fold a block took ~25% of an in-cache sum:
+// leaves the loads the time (a fold a block took ~20% of an in-cache sum:
 // docs/performance.md). The error is at most about 6 float32 ulps (6 * 2**-24:
 // an element takes at most 3 roundings in its block's lane and 3 in its
 // unit's) of the sum of |x|, plus (70 + log2(n/leaf32)) float64 ulps of it

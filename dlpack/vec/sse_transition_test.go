@@ -16,15 +16,18 @@ import (
 
 // No kernel runs a legacy-SSE instruction while the vector registers' upper
 // halves are in use, that is after an AVX instruction on a YMM or ZMM register
-// and before the VZEROUPPER of clearUpper: on the machines measured each such
+// and before the VZEROUPPER of clearUpper, nor calls a function then (whose
+// SSE code would run so: copy's memmove). On the machines measured each such
 // instruction waits ~70 cycles on them (an int8 Sum's copy of its lanes, eight
-// MOVUPS, was 150-190 ns of its 250; the AVX2 float32 Sum ran 9x slower).
-// The Go compiler writes SSE where a kernel does not ask for it: a range over
-// an array copies it with MOVUPS, a 16-byte vector held across a call is
-// spilled with MOVUPS, memory is cleared with MOVUPS X15. The test reads this
-// test binary's machine code (objdump) and follows each of package vec's
-// functions that touch YMM or ZMM registers through its jumps, from a clean
-// state at its entry.
+// MOVUPS, was ~190 ns of its 253; Log ran 13-17x slower for a MOVQ an
+// iteration). The Go compiler writes SSE where a kernel does not ask for it:
+// a range over an array copies it with MOVUPS, a 16-byte vector held across a
+// call or a scalar the registers cannot hold is spilled with MOVUPS, a float
+// constant comes from a general register by MOVQ, and Go 1.26 moves the count
+// of a logical ShiftAllRight with MOVQ. docs/internals/vec.md says how each
+// kernel avoids them. The test reads this test binary's machine code (objdump)
+// and follows each of package vec's functions that touch YMM or ZMM registers
+// through its jumps, from a clean state at its entry.
 func TestNoSSEWhileUpperHalvesInUse(t *testing.T) {
 	objdump, err := exec.LookPath("objdump")
 	if err != nil {
@@ -46,7 +49,9 @@ func TestNoSSEWhileUpperHalvesInUse(t *testing.T) {
 		}
 		checked++
 		for _, bad := range sseWhileDirty(code, funcs) {
-			t.Errorf("%s: %s at %#x runs while the upper halves are in use", name, bad.text, bad.addr)
+			t.Errorf("%s: %s at %#x runs while the upper halves are in use: move it before the "+
+				"first vector instruction or after clearUpper, or keep the value in a vector "+
+				"(docs/internals/vec.md)", name, bad.text, bad.addr)
 		}
 	}
 	if checked < 50 {
