@@ -359,50 +359,57 @@ def horner(var: str, arg: str, poly: str, n: int) -> list[str]:
     return lines
 
 
-# The constants of exp and log by vector type: their Go expressions, in the order of
-# mathConsts{V}, the table of them in every lane that the kernels load whole
-# (math_consts). A constant broadcast from a scalar is held in an XMM register,
-# which the compiler spills and reloads with SSE moves, each of which waits on the
-# vector registers' upper halves (dlpack/vec/sse_transition_test.go).
+# The constants of exp and log by element type ("float32", "float64"): their Go
+# expressions, in the order of mathConsts{V}, the table of them in every lane of a
+# vector of type V that the kernels load whole (math_consts), one table a width.
+# A constant broadcast from a scalar is held in an XMM register, which the
+# compiler spills and reloads with SSE moves, each of which waits on the vector
+# registers' upper halves (dlpack/vec/sse_transition_test.go).
 MATH_CONSTS: dict[str, list[str]] = {}
+MATH_VECTORS: dict[str, list[str]] = {}  # element type: the vector types loading them
 
 
 def math_const(v: str, expr: str) -> str:
     """The load of expr's vector of type v from mathConsts{v}."""
-    consts = MATH_CONSTS.setdefault(v, [])
+    elem = v.split("x")[0].lower()
+    consts = MATH_CONSTS.setdefault(elem, [])
     if expr not in consts:
         consts.append(expr)
+    if v not in MATH_VECTORS.setdefault(elem, []):
+        MATH_VECTORS[elem].append(v)
     return f"load{v}(mathConsts{v}[{consts.index(expr)}])"
 
 
 def math_consts() -> str:
-    """The tables of MATH_CONSTS, and splat, which fills them."""
+    """The lists of MATH_CONSTS, their tables, and splat, which fills them."""
     out = [
         "// splat is each of xs in every one of n lanes: a row of mathConsts{V}.",
         "func splat[E float32 | float64](n int, xs ...E) [][]E {",
-        "	rows := make([][]E, len(xs))",
-        "	for i, x := range xs {",
-        "		rows[i] = make([]E, n)",
-        "		for j := range rows[i] {",
-        "			rows[i][j] = x",
-        "		}",
-        "	}",
-        "	return rows",
+        "\trows := make([][]E, len(xs))",
+        "\tfor i, x := range xs {",
+        "\t\trows[i] = make([]E, n)",
+        "\t\tfor j := range rows[i] {",
+        "\t\t\trows[i][j] = x",
+        "\t\t}",
+        "\t}",
+        "\treturn rows",
         "}",
         "",
-        "// mathConsts{V} is exp's and log's constants, each in every lane of a {V}:",
-        "// the kernels load them whole, not broadcast from scalars (held in XMM",
-        "// registers, spilled with SSE moves while the upper halves are in use).",
+        "// mathConsts{V} is exp's and log's constants (mathConsts{E}), each in every",
+        "// lane of a {V}: the kernels load them whole, not broadcast from scalars (held",
+        "// in XMM registers, spilled with SSE moves while the upper halves are in use).",
     ]
-    for v, consts in MATH_CONSTS.items():
-        out.append(f"var mathConsts{v} = splat({lanes_of(v)},")
+    for elem, consts in MATH_CONSTS.items():
+        name = f"mathConsts{elem.capitalize()}"
+        out.append(f"var {name} = []{elem}{{")
         line = "\t"
         for c in consts:
             if len(line) + len(c) > 76:
                 out.append(line.rstrip())
                 line = "\t"
             line += c + ", "
-        out += [line.rstrip(), ")"]
+        out += [line.rstrip(), "}"]
+        out += [f"var mathConsts{v} = splat({lanes_of(v)}, {name}...)" for v in MATH_VECTORS[elem]]
     return "\n".join(out) + "\n"
 
 

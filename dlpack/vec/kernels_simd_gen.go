@@ -4850,10 +4850,10 @@ func splat[E float32 | float64](n int, xs ...E) [][]E {
 	return rows
 }
 
-// mathConsts{V} is exp's and log's constants, each in every lane of a {V}:
-// the kernels load them whole, not broadcast from scalars (held in XMM
-// registers, spilled with SSE moves while the upper halves are in use).
-var mathConstsFloat32x16 = splat(16,
+// mathConsts{V} is exp's and log's constants (mathConsts{E}), each in every
+// lane of a {V}: the kernels load them whole, not broadcast from scalars (held
+// in XMM registers, spilled with SSE moves while the upper halves are in use).
+var mathConstsFloat32 = []float32{
 	expLoF32, expHiF32, log2eF32, negLn2HiF32, negLn2LoF32, expMagicF32,
 	roundF32, 0.5, expPolyF32[0], expPolyF32[1], expPolyF32[2], expPolyF32[3],
 	expPolyF32[4], expPolyF32[5], expPolyF32[6], expPolyF32[7], logMinNormalF32,
@@ -4861,17 +4861,10 @@ var mathConstsFloat32x16 = splat(16,
 	ln2LoF32, 1, 2, 0, float32(math.Inf(1)), float32(math.Inf(-1)),
 	float32(math.NaN()), logPolyF32[0], logPolyF32[1], logPolyF32[2],
 	logPolyF32[3], logPolyF32[4],
-)
-var mathConstsFloat32x8 = splat(8,
-	expLoF32, expHiF32, log2eF32, negLn2HiF32, negLn2LoF32, expMagicF32,
-	roundF32, 0.5, expPolyF32[0], expPolyF32[1], expPolyF32[2], expPolyF32[3],
-	expPolyF32[4], expPolyF32[5], expPolyF32[6], expPolyF32[7], logMinNormalF32,
-	logSubF32, logSubExpF32, logBiasF32, sqrt2F32, twoTo23F32, ln2HiF32,
-	ln2LoF32, 1, 2, 0, float32(math.Inf(1)), float32(math.Inf(-1)),
-	float32(math.NaN()), logPolyF32[0], logPolyF32[1], logPolyF32[2],
-	logPolyF32[3], logPolyF32[4],
-)
-var mathConstsFloat64x8 = splat(8,
+}
+var mathConstsFloat32x16 = splat(16, mathConstsFloat32...)
+var mathConstsFloat32x8 = splat(8, mathConstsFloat32...)
+var mathConstsFloat64 = []float64{
 	expLoF64, expHiF64, log2eF64, negLn2HiF64, negLn2LoF64, expMagicF64,
 	roundF64, 0.5, expPolyF64[0], expPolyF64[1], expPolyF64[2], expPolyF64[3],
 	expPolyF64[4], expPolyF64[5], expPolyF64[6], expPolyF64[7], expPolyF64[8],
@@ -4881,15 +4874,6 @@ var mathConstsFloat64x8 = splat(8,
 	float64(math.Inf(-1)), float64(math.NaN()), logPolyF64[0], logPolyF64[1],
 	logPolyF64[2], logPolyF64[3], logPolyF64[4], logPolyF64[5], logPolyF64[6],
 	logPolyF64[7], logPolyF64[8], logPolyF64[9],
-)
-var mathConstsFloat64x4 = splat(4,
-	expLoF64, expHiF64, log2eF64, negLn2HiF64, negLn2LoF64, expMagicF64,
-	roundF64, 0.5, expPolyF64[0], expPolyF64[1], expPolyF64[2], expPolyF64[3],
-	expPolyF64[4], expPolyF64[5], expPolyF64[6], expPolyF64[7], expPolyF64[8],
-	expPolyF64[9], expPolyF64[10], expPolyF64[11], expPolyF64[12],
-	expPolyF64[13], logMinNormalF64, logSubF64, logSubExpF64, logBiasF64,
-	sqrt2F64, twoTo52F64, ln2HiF64, ln2LoF64, 1, 2, 0, float64(math.Inf(1)),
-	float64(math.Inf(-1)), float64(math.NaN()), logPolyF64[0], logPolyF64[1],
-	logPolyF64[2], logPolyF64[3], logPolyF64[4], logPolyF64[5], logPolyF64[6],
-	logPolyF64[7], logPolyF64[8], logPolyF64[9],
-)
+}
+var mathConstsFloat64x8 = splat(8, mathConstsFloat64...)
+var mathConstsFloat64x4 = splat(4, mathConstsFloat64...)

@@ -110,22 +110,19 @@ func TestSumF32SameOnEveryKernelSet(t *testing.T) {
 func TestSumF32Accuracy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 1))
 	inputs := map[string][]float32{}
-	big1 := make([]float32, 2*leaf32+5*block32+100)
-	for i := range big1 {
-		big1[i] = 1
-		if i%block32 < 64 { // each lane's first element of each block
-			big1[i] = 1 << 24
+	// ones but each lane's first element of each run of period elements
+	bigThenOnes := func(period int, big float32) []float32 {
+		s := make([]float32, 2*leaf32+5*block32+100)
+		for i := range s {
+			s[i] = 1
+			if i%period < 64 {
+				s[i] = big
+			}
 		}
+		return s
 	}
-	inputs["2**24 then ones"] = big1
-	big2 := make([]float32, 2*leaf32+5*block32+100)
-	for i := range big2 {
-		big2[i] = 1
-		if i%unit32 < 64 { // each lane's first element of each unit
-			big2[i] = 1 << 26
-		}
-	}
-	inputs["2**26 then ones"] = big2
+	inputs["2**24 then ones"] = bigThenOnes(block32, 1<<24)
+	inputs["2**26 then ones"] = bigThenOnes(unit32, 1<<26)
 	cancel := make([]float32, 3*leaf32+7)
 	for i := range cancel {
 		cancel[i] = float32(1e-3 * rng.Float64())
