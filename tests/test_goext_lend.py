@@ -84,6 +84,20 @@ def test_a_stored_callback_not_kept_is_an_error_afterwards(m):
         m.call_stored(1.0)
 
 
+def test_a_held_calls_callback_called_where_the_gil_is_released_takes_it(m):
+    """A HoldGIL call's callbacks on its own thread skip taking the GIL, which that
+    thread holds; a call nested in one of them that released the GIL and calls the
+    outer callback from that same thread must take it (Python without it crashes)."""
+    seen = []
+
+    def fn(x):
+        seen.append(x)
+        return m.call_stored_released(2.0) + 1 if x == 1.0 else x * 10
+
+    assert m.store_and_call_held(fn, 1.0) == 21.0
+    assert seen == [1.0, 2.0]
+
+
 def test_keepfunc_keeps_a_callback_past_the_call(m):
     seen = []
 

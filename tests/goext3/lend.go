@@ -56,6 +56,16 @@ func storeCallback(fn func(float64) (float64, error), keep bool) error {
 	return nil
 }
 
+// storeAndCallHeld stores fn for call_stored (not kept) and returns fn(x), holding
+// the GIL (HoldGIL): fn may call call_stored_released, whose Go code calls fn again
+// on this thread with the GIL released.
+func storeAndCallHeld(fn func(float64) (float64, error), x float64) (float64, error) {
+	if err := storeCallback(fn, false); err != nil {
+		return 0, err
+	}
+	return fn(x)
+}
+
 func callStored(x float64) (float64, error) {
 	stored.mu.Lock()
 	fn := stored.fn

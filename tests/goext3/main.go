@@ -84,6 +84,10 @@ func init() {
 		godlpack.Func("store_callback", storeCallback, "fn", "keep").
 			Doc("Stores fn for call_stored, kept past the call (KeepFunc) when keep."),
 		godlpack.Func("call_stored", callStored, "x").Doc("The stored callback of x."),
+		godlpack.Func("store_and_call_held", storeAndCallHeld, "fn", "x").HoldGIL().
+			Doc("Stores fn for call_stored (not kept) and returns fn(x), holding the GIL."),
+		godlpack.Func("call_stored_released", callStored, "x").ReleaseGIL().
+			Doc("call_stored with the GIL released."),
 		godlpack.Func("store_object", storeObject, "obj", "keep").
 			Doc("Stores obj for stored_str, kept past the call (Object.Keep) when keep."),
 		godlpack.Func("stored_str", storedStr).Doc("str() of the stored Object."),
