@@ -67,6 +67,8 @@ enum {
     GD_EXT_R_RAISE,    /* p: a new reference to an exception Go met calling Python: raised again */
     GD_EXT_R_ENUM,     /* i: a value of the IntEnumFor enum n (gd_ext_enums[n]): its member */
     GD_EXT_R_ITER,     /* i: a Go iterator's id (goExtIterNext): a new go_iterator */
+    GD_EXT_R_NUMPY_SMALL, /* a new numpy.ndarray of n elements (1-D) whose bytes Go wrote in
+                             small, of the DLPack dtype i (code | bits << 8: lanes 1) */
 };
 /* Frameworks a function's arrays are returned in (Function.ResultIn, ResultLike). */
 enum { GD_EXT_FW_GODLPACK = 0, GD_EXT_FW_NUMPY, GD_EXT_FW_TORCH, GD_EXT_FW_JAX, GD_EXT_FW_COUNT };
@@ -156,8 +158,9 @@ typedef struct {
     Py_ssize_t slen;
 } gd_ext_arg;
 
-/* The longest str result written inside the result (gd_ext_result.small). */
-#define GD_EXT_SMALL_STR 64
+/* The longest str result, and the largest NumPy array result's bytes, written inside
+ * the result (gd_ext_result.small). */
+#define GD_EXT_SMALL 256
 
 typedef struct gd_ext_result {
     int32_t kind;
@@ -173,8 +176,10 @@ typedef struct gd_ext_result {
                       (ResultIn's, or ResultLike's argument's), which its callbacks'
                       tensor arguments take too */
     /* STR: a short str's UTF-8, p pointing here (not freed): Go writes it in place,
-     * where C.CBytes's call and malloc, and the free, were ~50 ns of a repr. */
-    char small[GD_EXT_SMALL_STR];
+     * where C.CBytes's call and malloc, and the free, were ~50 ns of a repr.
+     * NUMPY_SMALL: the array's elements, copied into the ndarray NumPy allocates, where
+     * a godlpack.Array's tensor, its export and its owner were ~1/4 of h.counts(). */
+    char small[GD_EXT_SMALL];
 } gd_ext_result;
 
 /* A call's result r, zeroed but for small, which only a str's bytes fill: zeroing
@@ -294,6 +299,9 @@ PyObject *gd_ext_array_in(PyObject *array, int fw);
  * array, or NULL with an exception set and m released; 0, m untouched, where NumPy
  * cannot view it (dtype, device: a godlpack.Array and from_dlpack then). GIL held. */
 int gd_ext_numpy_from_managed(DLManagedTensorVersioned *m, PyObject **out);
+/* r's GD_EXT_R_NUMPY_SMALL result: a new 1-D numpy.ndarray, NumPy's memory, holding
+ * the elements in r->small (ext_numpy_result.c); NULL with an exception. GIL held. */
+PyObject *gd_ext_numpy_small(const struct gd_ext_result *r);
 PyObject *gd_ext_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 /* gd_ext_call of f itself, for a caller holding its table (a class's constructor). */
 PyObject *gd_ext_call_func(const gd_ext_func *f, PyObject *const *args, Py_ssize_t nargs,

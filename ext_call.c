@@ -581,6 +581,9 @@ static PyObject *build(gd_ext_result *r, PyObject *cls) {
         }
         break;
     }
+    case GD_EXT_R_NUMPY_SMALL:
+        out = gd_ext_numpy_small(r);
+        break;
     case GD_EXT_R_INT:
         out = PyLong_FromLongLong(r->i);
         break;

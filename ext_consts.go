@@ -43,6 +43,7 @@ const (
 	extRRaise
 	extREnum
 	extRIter
+	extRNumPySmall
 )
 
 // How a class binds a function (gd_ext_class_set_method's how).

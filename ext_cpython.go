@@ -65,6 +65,20 @@ func writeStr(r *extResult, s string) {
 	r.p = cBytes(s)
 }
 
+// writeNumPySmall writes the n elements of bytes bytes at p as a new NumPy array
+// inside r (GD_EXT_R_NUMPY_SMALL, of the dtype numpy: ext.h) where r's call
+// returns NumPy arrays and they fit, so that C makes the ndarray with NumPy's
+// memory and copies them in: no tensor, export or owner for a few elements. False,
+// r untouched, otherwise.
+func writeNumPySmall(r *extResult, p unsafe.Pointer, bytes, n int, numpy int64) bool {
+	if r.fw != C.GD_EXT_FW_NUMPY || numpy < 0 || bytes > len(r.small) {
+		return false
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&r.small[0])), bytes), unsafe.Slice((*byte)(p), bytes))
+	r.kind, r.i, r.n = extRNumPySmall, C.int64_t(numpy), cInt64(n)
+	return true
+}
+
 // writeError replaces r with an error result.
 func writeError(r *extResult, kind Exception, msg string) {
 	C.gd_ext_result_free(r)

@@ -61,6 +61,7 @@ var (
 	_ = [1]struct{}{}[extRRaise-C.GD_EXT_R_RAISE]
 	_ = [1]struct{}{}[extREnum-C.GD_EXT_R_ENUM]
 	_ = [1]struct{}{}[extRIter-C.GD_EXT_R_ITER]
+	_ = [1]struct{}{}[extRNumPySmall-C.GD_EXT_R_NUMPY_SMALL]
 	_ = [1]struct{}{}[extClassMethod-C.GD_EXT_CLASS_METHOD]
 	_ = [1]struct{}{}[extStaticMethod-C.GD_EXT_STATIC_METHOD]
 	_ = [1]struct{}{}[extMaxEnums-C.GD_EXT_MAX_ENUMS]

@@ -36,6 +36,9 @@ func cBytes(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(s
 // writeStr writes s as a str result.
 func writeStr(r *extResult, s string) { r.kind, r.p, r.n = extRStr, cBytes(s), cInt64(len(s)) }
 
+// writeNumPySmall writes nothing: without Python an array result is a tensor.
+func writeNumPySmall(*extResult, unsafe.Pointer, int, int, int64) bool { return false }
+
 // writeError replaces r with an error result (Go memory: nothing to free).
 func writeError(r *extResult, kind Exception, msg string) {
 	r.kind, r.exc, r.p, r.n = extRError, cInt32(kind), cBytes(msg), cInt64(len(msg))

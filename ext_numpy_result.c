@@ -15,6 +15,8 @@
 #include "ext.h"
 #include "gd_python.h" /* gd_call_deleter, gd_decref_keep_error */
 
+#include <string.h>
+
 /* Indices in NumPy's PyArray_API table (numpy/__multiarray_api.h, NumPy >= 1.7). */
 enum {
     NP_API_TYPE = 2,               /* PyArray_Type */
@@ -124,6 +126,32 @@ PyObject *gd_ext_numpy_array(PyObject *array) {
     int typenum;
     void **api = numpy_api_for(&m.dl_tensor, &typenum);
     return api != NULL ? numpy_view(api, typenum, &m.dl_tensor, m.flags, Py_NewRef(array)) : NULL;
+}
+
+PyObject *gd_ext_numpy_small(const gd_ext_result *r) {
+    DLDataType dt = {.code = (uint8_t)(r->i & 0xff), .bits = (uint8_t)(r->i >> 8), .lanes = 1};
+    int typenum = numpy_typenum(dt);
+    void **api = typenum >= 0 ? numpy_api() : NULL;
+    Py_ssize_t n = (Py_ssize_t)r->n;
+    size_t bytes = (size_t)n * (dt.bits / 8);
+    if (api == NULL || n < 0 || bytes > sizeof r->small) { /* Go writes only what fits */
+        PyErr_Format(PyExc_SystemError, "godlpack: a NumPy result of %zd elements of dtype "
+                     "(%d, %d) that NumPy cannot make here", n, dt.code, dt.bits);
+        return NULL;
+    }
+    PyObject *descr = ((descr_from_type_fn)api[NP_API_DESCR_FROM_TYPE])(typenum);
+    if (descr == NULL) {
+        return NULL;
+    }
+    /* data NULL: NumPy allocates (its small-block cache), C order, writable. */
+    PyObject *nd = ((new_from_descr_fn)api[NP_API_NEW_FROM_DESCR])(
+        (PyTypeObject *)api[NP_API_TYPE], descr, 1, &n, NULL, NULL, 0, NULL);
+    if (nd != NULL && bytes > 0) {
+        /* PyArray_DATA: the first field after the object's head in NumPy 1.x and 2.x
+         * (internal/cpython/numpy_lend.c's mirror). */
+        memcpy(*(char **)((char *)nd + sizeof(PyObject)), r->small, bytes);
+    }
+    return nd;
 }
 
 /* The base of an ndarray made of a managed tensor: a capsule whose destructor runs the

@@ -76,11 +76,7 @@ func resultWriter[R any](f *Function) func(R, *extResult) error {
 				// R is sa's []E: its elements read through the slice header, not
 				// boxed in an any (an allocation, ~6% of a 10-element result)
 				e := *(*[]byte)(unsafe.Pointer(&v)) // len: the element count
-				t, err := sa.at(unsafe.Pointer(unsafe.SliceData(e)), len(e))
-				if err != nil {
-					return err
-				}
-				return writeTensor(t, r)
+				return sa.writeAt(unsafe.Pointer(unsafe.SliceData(e)), len(e), r)
 			}
 			break
 		}
@@ -121,9 +117,14 @@ func writeTensor(t *tensor.Tensor, r *extResult) error {
 // it (numpy.ndarray[Any, numpy.dtype[numpy.int64]]), which a *tensor.Tensor's
 // cannot (tests/test_goext_stubs.py's test_mypy_strict_on_every_streamstats_name).
 type sliceArray struct {
-	dtype string                              // the dtype's name
-	view  func(s any) (*tensor.Tensor, error) // sliceTensor of the []E
-	// at is view of the []E of n elements at p (a result's, read with no boxing)
+	dtype string // the dtype's name
+	// numpy is the dtype as a NumPy result written in the call's result takes it
+	// (writeNumPySmall; -1: a dtype NumPy has not), size an element's bytes
+	numpy int64
+	size  int
+	// header is the []E's first element and length
+	header func(s any) (unsafe.Pointer, int)
+	// at is sliceTensor of the []E of n elements at p (a result's, read with no boxing)
 	at func(p unsafe.Pointer, n int) (*tensor.Tensor, error)
 }
 
@@ -149,8 +150,13 @@ var sliceArrays = func() map[reflect.Type]sliceArray {
 }()
 
 func addSliceArray[E dlpack.Element](m map[reflect.Type]sliceArray) {
-	m[reflect.TypeFor[[]E]()] = sliceArray{dlpack.DTypeOf[E]().Name,
-		func(s any) (*tensor.Tensor, error) { return sliceTensor(s.([]E)) },
+	dt := dlpack.DTypeOf[E]()
+	numpy := int64(dt.DL.Code) | int64(dt.DL.Bits)<<8
+	if dt.DL.Code == dlpack.CodeBfloat {
+		numpy = -1
+	}
+	m[reflect.TypeFor[[]E]()] = sliceArray{dt.Name, numpy, int(unsafe.Sizeof(*new(E))),
+		func(s any) (unsafe.Pointer, int) { e := s.([]E); return unsafe.Pointer(unsafe.SliceData(e)), len(e) },
 		func(p unsafe.Pointer, n int) (*tensor.Tensor, error) { return sliceTensor(unsafe.Slice((*E)(p), n)) }}
 }
 
@@ -180,7 +186,17 @@ func (sa sliceArray) write(f *Function, s any, r *extResult) error {
 	if !f.arraysInFramework() {
 		return writeValue(s, r)
 	}
-	t, err := sa.view(s)
+	p, n := sa.header(s)
+	return sa.writeAt(p, n, r)
+}
+
+// writeAt writes the []E of n elements at p as f's array result: inside r where
+// a NumPy array is wanted and it fits (writeNumPySmall), else a tensor.
+func (sa sliceArray) writeAt(p unsafe.Pointer, n int, r *extResult) error {
+	if writeNumPySmall(r, p, n*sa.size, n, sa.numpy) {
+		return nil
+	}
+	t, err := sa.at(p, n)
 	if err != nil {
 		return err
 	}

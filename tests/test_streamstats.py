@@ -185,15 +185,30 @@ def test_numpy_results_are_made_by_numpys_c_api(ss):
     assert type(y) is np.ndarray and type(y.base) is g.Array
     assert y.flags.writeable and y.flags.c_contiguous and y.dtype == np.float32
     np.testing.assert_array_equal(y, np.full((4, 4), 2.0, np.float32))
-    h = ss.Histogram(3)
-    h.add(np.array([0.1, 0.5, 0.9, 0.95]))
+    h = ss.Histogram(40)  # 320 bytes of counts: past what a result holds in itself
+    h.add(np.array([0.01, 0.5, 0.99, 0.995]))
     counts = h.counts()
-    assert type(counts.base) is g.Array and counts.dtype == np.int64 and counts.shape == (3,)
+    assert type(counts.base) is g.Array and counts.dtype == np.int64 and counts.shape == (40,)
     del h, y
     gc.collect()
-    assert counts.tolist() == [1, 1, 2]
+    assert counts[[0, 20, 39]].tolist() == [1, 1, 2]
     counts[0] = 7  # the Array's memory, writable as from_dlpack's would be
     assert counts.sum() == 10
+
+
+@pytest.mark.parametrize("bins", [1, 3, 32])
+def test_small_numpy_results_are_numpys_own_arrays(ss, bins):
+    """A []E result of at most 256 bytes (32 int64 counts) returned in NumPy is an
+    ndarray of NumPy's own memory that the elements were copied into inside the call's
+    result: no godlpack.Array, tensor or owner between (~40% of h.counts())."""
+    h = ss.Histogram(bins)
+    h.add(np.linspace(0.0, 0.999, 3 * bins))
+    counts = h.counts()
+    assert type(counts) is np.ndarray and counts.base is None and counts.flags.owndata
+    assert counts.flags.writeable and counts.flags.c_contiguous and counts.dtype == np.int64
+    assert counts.tolist() == [3] * bins
+    counts[0] = 7  # the caller's own copy: the histogram's counts are unchanged
+    assert h.counts()[0] == 3
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
