@@ -93,7 +93,11 @@ var typedCallbacks = map[reflect.Type]func(*callback) any{
 }
 
 func typed1[A, R any](c *callback) func(A) (R, error) {
+	want := wantOf((*R)(nil))
 	return func(a A) (R, error) {
+		if k, i, d, ok := scalarArg(a); ok && want != C.GD_CB_OBJ {
+			return callScalar[R](c, want, k, i, d)
+		}
 		var fr C.gd_cb_frame
 		var objs [C.GD_CB_MAX_ARGS]any
 		setArg(&fr, &objs, 0, a)
@@ -103,6 +107,10 @@ func typed1[A, R any](c *callback) func(A) (R, error) {
 
 func typed1E[A any](c *callback) func(A) error {
 	return func(a A) error {
+		if k, i, d, ok := scalarArg(a); ok {
+			_, err := callScalar[noResult](c, C.GD_CB_NONE, k, i, d)
+			return err
+		}
 		var fr C.gd_cb_frame
 		var objs [C.GD_CB_MAX_ARGS]any
 		setArg(&fr, &objs, 0, a)
@@ -128,16 +136,54 @@ type noResult struct{}
 // are, the others (plain values) are in objs[i] for toPython.
 func setArg[A any](fr *C.gd_cb_frame, objs *[C.GD_CB_MAX_ARGS]any, i int, a A) {
 	fr.n = C.int(i + 1)
-	switch v := any(a).(type) {
-	case int64:
-		fr.args[i].kind, fr.args[i].i = C.GD_CB_INT, C.longlong(v)
-	case int:
-		fr.args[i].kind, fr.args[i].i = C.GD_CB_INT, C.longlong(v)
-	case float64:
-		fr.args[i].kind, fr.args[i].d = C.GD_CB_FLOAT, C.double(v)
-	default: // a conversion of its own: the switch's stays on the stack
+	if k, n, d, ok := scalarArg(a); ok {
+		fr.args[i].kind, fr.args[i].i, fr.args[i].d = k, n, d
+	} else { // a conversion of its own: scalarArg's stays on the stack
 		fr.args[i].kind, objs[i] = C.GD_CB_OBJ, any(a)
 	}
+}
+
+// scalarArg is a as an argument that crosses to C by value: an int64 or int
+// (GD_CB_INT, in i) or a float64 (GD_CB_FLOAT, in d); ok false for any other type.
+func scalarArg[A any](a A) (kind C.int, i C.longlong, d C.double, ok bool) {
+	switch v := any(a).(type) {
+	case int64:
+		return C.GD_CB_INT, C.longlong(v), 0, true
+	case int:
+		return C.GD_CB_INT, C.longlong(v), 0, true
+	case float64:
+		return C.GD_CB_FLOAT, 0, C.double(v), true
+	}
+	return 0, 0, 0, false
+}
+
+// callScalar is callTyped of one argument crossing by value (scalarArg's kind, i,
+// d) for a result that gd_cb_call reads in C (want, not GD_CB_OBJ): the call
+// made with them as they are, with no frame to zero, fill and read back (typed1's
+// ~180 bytes a callback); a frame is made only for what the call did not finish.
+func callScalar[R any](c *callback, want, kind C.int, i C.longlong, d C.double) (R, error) {
+	if s, p := c.fastScope(); s != nil {
+		o := s.callScalar(p, want, kind, i, d)
+		cpython.ExitCall()
+		if o.rc == 0 {
+			var r R
+			storeScalar(o.i, o.d, &r)
+			return r, nil
+		}
+		if o.rc != C.GD_CB_SLOW {
+			fr := C.gd_cb_frame{n: 1, want: want}
+			fr.args[0].kind, fr.args[0].i, fr.args[0].d = kind, i, d
+			takeOut(&fr, o)
+			var r R // a variable of its own: the one above stays on the stack
+			err := c.slow(fr, [C.GD_CB_MAX_ARGS]any{}, o.rc, &r)
+			return r, err
+		}
+	}
+	fr := C.gd_cb_frame{n: 1, want: want}
+	fr.args[0].kind, fr.args[0].i, fr.args[0].d = kind, i, d
+	var r R
+	err := c.slow(fr, [C.GD_CB_MAX_ARGS]any{}, C.GD_CB_SLOW, &r)
+	return r, err
 }
 
 // callTyped calls with the frame's arguments and returns the result as an R, with
@@ -179,14 +225,17 @@ func wantOf(result any) C.int {
 }
 
 // storeResult stores the value gd_cb_call read (gd_cb_call returned 0) in result.
-func storeResult(fr *C.gd_cb_frame, result any) {
+func storeResult(fr *C.gd_cb_frame, result any) { storeScalar(fr.i, fr.d, result) }
+
+// storeScalar stores a result gd_cb_call read (i or d, as result's type wants).
+func storeScalar(i C.longlong, d C.double, result any) {
 	switch r := result.(type) {
 	case *float64:
-		*r = float64(fr.d)
+		*r = float64(d)
 	case *int64:
-		*r = int64(fr.i)
+		*r = int64(i)
 	case *int:
-		*r = int(fr.i)
+		*r = int(i)
 	}
 }
 
@@ -266,16 +315,32 @@ func (c *callback) call(result any, args ...any) error {
 // callable meanwhile: only that thread does), no reference queued for release.
 // It returns gd_cb_fast's answer: GD_CB_SLOW with nothing done otherwise.
 func (c *callback) invoke(fr *C.gd_cb_frame) C.int {
-	l := c.fn.lease
-	if l == nil || fr.n > 2 || !l.scope.running.Load() || pendingDecrefs.n.Load() != 0 || !cpython.EnterCallChecked() {
+	if fr.n > 2 {
+		return C.GD_CB_SLOW
+	}
+	s, p := c.fastScope()
+	if s == nil {
 		return C.GD_CB_SLOW
 	}
 	defer cpython.ExitCall()
-	if p := c.fn.p.Load(); p != nil {
-		l.scope.callFast(p, fr)
-		return fr.rc
+	s.callFast(p, fr)
+	return fr.rc
+}
+
+// fastScope is the call on whose thread the callable may be called in one
+// crossing now (gd_cb_fast), and the callable, the entry counted until the
+// caller's cpython.ExitCall; nil when withGILFor's path must take it: no lease,
+// the call returned, a release queued, no interpreter, the callable closed.
+func (c *callback) fastScope() (*callScope, *C.PyObject) {
+	l := c.fn.lease
+	if l == nil || !l.scope.running.Load() || pendingDecrefs.n.Load() != 0 || !cpython.EnterCallChecked() {
+		return nil, nil
 	}
-	return C.GD_CB_SLOW
+	if p := c.fn.p.Load(); p != nil {
+		return l.scope, p
+	}
+	cpython.ExitCall()
+	return nil, nil
 }
 
 // slow finishes what invoke did not (rc, its answer): a call under withGILFor

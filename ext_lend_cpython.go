@@ -180,8 +180,7 @@ func (s *callScope) callFast(p *C.PyObject, fr *C.gd_cb_frame) {
 	a, b := &fr.args[0], &fr.args[1]
 	o := C.gd_cb_fast(C.uintptr_t(s.caller), C.int32_t(s.hops), maxHops, C.uintptr_t(uintptr(unsafe.Pointer(p))),
 		fr.n, fr.want, C.int(s.fw), a.kind, a.i, a.d, b.kind, b.i, b.d)
-	fr.rc, fr.i, fr.d, fr.res = o.rc, o.i, o.d, o.res
-	fr.exc_type, fr.exc_value, fr.exc_tb = o.exc_type, o.exc_value, o.exc_tb
+	takeOut(fr, o)
 	if o.rc != C.GD_CB_SLOW {
 		for i := range int(fr.n) {
 			if fr.args[i].kind == C.GD_CB_TENSOR {
@@ -189,6 +188,19 @@ func (s *callScope) callFast(p *C.PyObject, fr *C.gd_cb_frame) {
 			}
 		}
 	}
+}
+
+// callScalar is gd_cb_fast on s's thread and chain with one argument crossing by
+// value (kind, i, d: callScalar in ext_callback.go) for a result read in C (want).
+func (s *callScope) callScalar(p *C.PyObject, want, kind C.int, i C.longlong, d C.double) C.gd_cb_out {
+	return C.gd_cb_fast(C.uintptr_t(s.caller), C.int32_t(s.hops), maxHops, C.uintptr_t(uintptr(unsafe.Pointer(p))),
+		1, want, C.int(s.fw), kind, i, d, C.GD_CB_NONE, 0, 0)
+}
+
+// takeOut stores gd_cb_fast's answer o in fr, as gd_cb_call's would be.
+func takeOut(fr *C.gd_cb_frame, o C.gd_cb_out) {
+	fr.rc, fr.i, fr.d, fr.res = o.rc, o.i, o.d, o.res
+	fr.exc_type, fr.exc_value, fr.exc_tb = o.exc_type, o.exc_value, o.exc_tb
 }
 
 // exportTensorArgs exports the tensor arguments setArg left in objs, so that they
