@@ -672,6 +672,20 @@ static PyObject *build(gd_ext_result *r, PyObject *cls) {
 
 PyObject *gd_ext_build(gd_ext_result *r) { return build(r, NULL); }
 
+/* build, with the usual results (None, an int, a float: nothing to free) made inline:
+ * build's call and its free's were ~7 ns of a ~110 ns property read. */
+static inline PyObject *build_result(gd_ext_result *r, PyObject *cls) {
+    switch (r->kind) {
+    case GD_EXT_R_NONE:
+        return Py_NewRef(Py_None);
+    case GD_EXT_R_INT:
+        return PyLong_FromLongLong(r->i);
+    case GD_EXT_R_FLOAT:
+        return PyFloat_FromDouble(r->f);
+    }
+    return build(r, cls);
+}
+
 /* ---- the framework of the arrays returned (Function.ResultIn, ResultLike) ---- */
 
 /* The framework of a tensor argument, by its type: NumPy's, PyTorch's (torch and
@@ -887,8 +901,7 @@ static inline PyObject *invoke(const gd_ext_func *f, PyObject *const *args, Py_s
         goExtCall(f->id, argv, nargv, &res);
     }
     int arg_failed = res.unfit; /* build releases res */
-    out = res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None)
-                                    : build(&res, f->cls_result ? bound[0] : NULL);
+    out = build_result(&res, f->cls_result ? bound[0] : NULL);
     if (mismatch != NULL && out == NULL && arg_failed) {
         *mismatch = unfit_error();
     }
@@ -1107,7 +1120,7 @@ PyObject *gd_ext_call_getter(const gd_ext_func *f, PyObject *self) {
     } else {
         goExtCall(f->id, &a, 1, &res);
     }
-    return res.kind == GD_EXT_R_NONE ? Py_NewRef(Py_None) : build(&res, NULL);
+    return build_result(&res, NULL);
 }
 
 DLManagedTensorVersioned *gd_ext_keep(gd_ext_arg *a, char **err) {
