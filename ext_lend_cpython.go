@@ -97,12 +97,14 @@ package godlpack
 //     fr.args[1] = (gd_cb_arg){k1, i1, d1, NULL};
 //     int held = gd_gil_held_here();
 //     int state = held ? 0 : gd_gil_enter();
-//     int limit = Py_GetRecursionLimit();
+//     int limit = hops > 0 ? Py_GetRecursionLimit() : 1; /* a limit is at least 1 */
 //     if (hops > (limit < max_hops ? limit : max_hops)) {
 //         if (!held) gd_gil_leave(state);
 //         return out;
 //     }
-//     gd_cb_tensor_args(&fr, fw); /* past every GD_CB_SLOW: the tensors are the call's now */
+//     if (k0 == GD_CB_TENSOR || k1 == GD_CB_TENSOR) {
+//         gd_cb_tensor_args(&fr, fw); /* past every GD_CB_SLOW: the tensors are the call's now */
+//     }
 //     int32_t prev = gd_hops_swap(hops);
 //     out.rc = gd_cb_call((PyObject *)f, &fr);
 //     gd_hops = prev;
