@@ -178,7 +178,7 @@ typedef struct gd_ext_result {
     /* STR: a short str's UTF-8, p pointing here (not freed): Go writes it in place,
      * where C.CBytes's call and malloc, and the free, were ~50 ns of a repr.
      * NUMPY_SMALL: the array's elements, copied into the ndarray NumPy allocates, where
-     * a godlpack.Array's tensor, its export and its owner were ~1/4 of h.counts(). */
+     * a godlpack.Array's tensor, its export and its owner were ~40% of h.counts(). */
     char small[GD_EXT_SMALL];
 } gd_ext_result;
 

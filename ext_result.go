@@ -190,7 +190,7 @@ func (sa sliceArray) write(f *Function, s any, r *extResult) error {
 	return sa.writeAt(p, n, r)
 }
 
-// writeAt writes the []E of n elements at p as f's array result: inside r where
+// writeAt writes the []E of n elements at p as an array result: inside r where
 // a NumPy array is wanted and it fits (writeNumPySmall), else a tensor.
 func (sa sliceArray) writeAt(p unsafe.Pointer, n int, r *extResult) error {
 	if writeNumPySmall(r, p, n*sa.size, n, sa.numpy) {

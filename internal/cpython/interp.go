@@ -40,8 +40,8 @@ var (
 	// inCalls counts the entries in progress into an interpreter Start started, so
 	// that Finalize waits for them. Entries into a hosting interpreter are not
 	// counted: Hosted is for good (nothing finalizes it from Go, and no state
-	// follows it), so the count would be two atomic adds a callback for nothing
-	// (~10 ns of a ~120 ns callback). An entry and its ExitCall thus see the same
+	// follows it), so the count would be two atomic adds a callback for nothing.
+	// An entry and its ExitCall thus see the same
 	// answer to "hosted?": a state that is Hosted at the entry still is at its exit,
 	// and one that is not never becomes it.
 	inCalls atomic.Int64
@@ -79,7 +79,7 @@ func EnterCall() error {
 
 // EnterCallChecked is EnterCall for C code that checks itself, in the same
 // crossing, that a hosting interpreter is not gone (gd_interpreter_gone): true,
-// with the call counted until ExitCall, when one runs or hosts us.
+// the call counted as EnterCall's until ExitCall, when one runs or hosts us.
 func EnterCallChecked() bool {
 	if CurrentState() == Hosted {
 		return true
