@@ -162,27 +162,21 @@ func scalarArg[A any](a A) (kind C.int, i C.longlong, d C.double, ok bool) {
 // made with them as they are, with no frame to zero, fill and read back (typed1's
 // ~180 bytes a callback); a frame is made only for what the call did not finish.
 func callScalar[R any](c *callback, want, kind C.int, i C.longlong, d C.double) (R, error) {
+	o := notRun
 	if s, p := c.fastScope(); s != nil {
-		o := s.callScalar(p, want, kind, i, d)
+		o = s.callScalar(p, want, kind, i, d)
 		cpython.ExitCall()
 		if o.rc == 0 {
 			var r R
 			storeScalar(o.i, o.d, &r)
 			return r, nil
 		}
-		if o.rc != C.GD_CB_SLOW {
-			fr := C.gd_cb_frame{n: 1, want: want}
-			fr.args[0].kind, fr.args[0].i, fr.args[0].d = kind, i, d
-			takeOut(&fr, o)
-			var r R // a variable of its own: the one above stays on the stack
-			err := c.slow(fr, [C.GD_CB_MAX_ARGS]any{}, o.rc, &r)
-			return r, err
-		}
 	}
 	fr := C.gd_cb_frame{n: 1, want: want}
 	fr.args[0].kind, fr.args[0].i, fr.args[0].d = kind, i, d
-	var r R
-	err := c.slow(fr, [C.GD_CB_MAX_ARGS]any{}, C.GD_CB_SLOW, &r)
+	takeOut(&fr, o)
+	var r R // a variable of its own: the one above stays on the stack
+	err := c.slow(fr, [C.GD_CB_MAX_ARGS]any{}, o.rc, &r)
 	return r, err
 }
 

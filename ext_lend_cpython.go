@@ -199,6 +199,9 @@ func (s *callScope) callScalar(p *C.PyObject, want, kind C.int, i C.longlong, d 
 		1, want, C.int(s.fw), kind, i, d, C.GD_CB_NONE, 0, 0)
 }
 
+// notRun is gd_cb_fast's answer where nothing was done (GD_CB_SLOW).
+var notRun = C.gd_cb_out{rc: C.GD_CB_SLOW}
+
 // takeOut stores gd_cb_fast's answer o in fr, as gd_cb_call's would be.
 func takeOut(fr *C.gd_cb_frame, o C.gd_cb_out) {
 	fr.rc, fr.i, fr.d, fr.res = o.rc, o.i, o.d, o.res
