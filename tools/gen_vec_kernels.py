@@ -999,6 +999,32 @@ def line_tail(v: str, w: int) -> list[str]:
     ]
 
 
+def streams(ops: str, v: str, w: int, e: str, t: str) -> list[str]:
+    """For a dst of at least streamFrom bytes left: its rest in four quarters walked
+    together, a vector of each in turn, so that four lines are on their way from
+    memory at once (line_simd.go's streamFrom says what it buys). Only where each
+    source is dst itself or apart from it (apart): with a partial overlap the
+    order of the writes is the result, and that stays the one loop's."""
+    size = max(1, int("".join(ch for ch in t if ch.isdigit())) // 8)
+    srcs = {"b": "ab", "bc": "abc"}.get(ops, "a")
+    quarters = []
+    for n, j in enumerate(("j", "j + q", "j + 2*q", "j + 3*q")):
+        first = loads(ops, v, j, f"{j}+{w}", "\t\t\t\t")
+        quarters += first if n == 0 else [ln.replace(":=", "=") for ln in first]
+        quarters.append(f"\t\t\t\tstore{v}({e}, dst[{j} : {j}+{w}])")
+    return [
+        f"\t\tif n := len(dst) - i; n >= streamFrom/{size} && "
+        + " && ".join(f"apart(dst, {s})" for s in srcs)
+        + " {",
+        f"\t\t\tq := n / 4 / {w} * {w}",
+        f"\t\t\tfor j := i; j < i+q; j += {w} {{",
+        *quarters,
+        "\t\t\t}",
+        "\t\t\ti += 4 * q",
+        "\t\t}",
+    ]
+
+
 def kernel(name: str, t: str, sfx: str, levels, spec) -> str:
     ops, setup, expr, doc = spec
     lines = [
@@ -1015,6 +1041,7 @@ def kernel(name: str, t: str, sfx: str, levels, spec) -> str:
         e = expr.replace("{V}", v).replace("{U}", u)
         if lvl == "useAVX512":
             lines += line_head(ops, v, w, e)
+            lines += streams(ops, v, w, e, t)
         lines.append(f"\t\tfor ; i+{w} <= len(dst); i += {w} {{")
         lines += loads(ops, v, "i", f"i+{w}", "\t\t\t")
         lines.append(f"\t\t\tstore{v}({e}, dst[i : i+{w}])")

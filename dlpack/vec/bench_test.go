@@ -181,3 +181,17 @@ func BenchmarkReduceInt8(b *testing.B)   { benchIntReduce[int8](b) }
 func BenchmarkReduceUint16(b *testing.B) { benchIntReduce[uint16](b) }
 func BenchmarkReduceInt32(b *testing.B)  { benchIntReduce[int32](b) }
 func BenchmarkReduceUint64(b *testing.B) { benchIntReduce[uint64](b) }
+
+// An in-place scale of 32 MiB of Go's heap (4 KiB pages, past L2): the
+// kernels' four streams (streamFrom) against one, where the hardware
+// prefetcher stops at every page.
+func BenchmarkScaleInPlace32MiB(b *testing.B) {
+	x := make([]float32, 8<<20)
+	for i := range x {
+		x[i] = float32(i)
+	}
+	b.SetBytes(int64(len(x) * 4))
+	for b.Loop() {
+		_ = Scale(x, x, 1)
+	}
+}

@@ -130,6 +130,13 @@
 // order could change a result, the walk keeps C order: a dst that overlaps a
 // source without being it, and a dst whose indexes reach one element more than
 // once.
+//
+// Long runs. An element-wise kernel over a run of 1 MiB or more, in place or
+// into memory apart from its sources, walks it as four quarters at once: the
+// hardware prefetcher stops at each 4 KiB page, and four streams keep four
+// lines coming. A 32 MiB in-place Scale of a Go slice (4 KiB pages) took ~12%
+// less time; over NumPy's arrays (2 MiB pages, NumPy's advice) one stream
+// already reaches the cache's bandwidth, and four are no faster.
 package vec
 
 //go:generate python3 ../../tools/gen_vec_kernels.py

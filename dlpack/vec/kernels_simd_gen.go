@@ -28,6 +28,20 @@ func scaleF32(dst, a []float32, k float32) int {
 			storeFloat32x16(x.Mul(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				storeFloat32x16(x.Mul(kv), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				storeFloat32x16(x.Mul(kv), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
 			storeFloat32x16(x.Mul(kv), dst[i:i+16])
@@ -64,6 +78,20 @@ func scaleF64(dst, a []float64, k float64) int {
 			storeFloat64x8(r, dst[:8])
 			storeFloat64x8(x.Mul(kv), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				storeFloat64x8(x.Mul(kv), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				storeFloat64x8(x.Mul(kv), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
@@ -102,6 +130,20 @@ func addScalarF32(dst, a []float32, k float32) int {
 			storeFloat32x16(x.Add(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				storeFloat32x16(x.Add(kv), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				storeFloat32x16(x.Add(kv), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Add(kv), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Add(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
 			storeFloat32x16(x.Add(kv), dst[i:i+16])
@@ -138,6 +180,20 @@ func addScalarF64(dst, a []float64, k float64) int {
 			storeFloat64x8(r, dst[:8])
 			storeFloat64x8(x.Add(kv), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				storeFloat64x8(x.Add(kv), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				storeFloat64x8(x.Add(kv), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Add(kv), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Add(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
@@ -176,6 +232,20 @@ func divScalarF32(dst, a []float32, k float32) int {
 			storeFloat32x16(x.Div(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				storeFloat32x16(x.Div(kv), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				storeFloat32x16(x.Div(kv), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Div(kv), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Div(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
 			storeFloat32x16(x.Div(kv), dst[i:i+16])
@@ -212,6 +282,20 @@ func divScalarF64(dst, a []float64, k float64) int {
 			storeFloat64x8(r, dst[:8])
 			storeFloat64x8(x.Div(kv), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				storeFloat64x8(x.Div(kv), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				storeFloat64x8(x.Div(kv), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Div(kv), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Div(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
@@ -250,6 +334,20 @@ func scaleShiftF32(dst, a []float32, k, c float32) int {
 			storeFloat32x16(r, dst[:16])
 			storeFloat32x16(x.MulAdd(kv, cv), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				storeFloat32x16(x.MulAdd(kv, cv), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				storeFloat32x16(x.MulAdd(kv, cv), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				storeFloat32x16(x.MulAdd(kv, cv), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				storeFloat32x16(x.MulAdd(kv, cv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
@@ -290,6 +388,20 @@ func scaleShiftF64(dst, a []float64, k, c float64) int {
 			storeFloat64x8(x.MulAdd(kv, cv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				storeFloat64x8(x.MulAdd(kv, cv), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				storeFloat64x8(x.MulAdd(kv, cv), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				storeFloat64x8(x.MulAdd(kv, cv), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				storeFloat64x8(x.MulAdd(kv, cv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
 			storeFloat64x8(x.MulAdd(kv, cv), dst[i:i+8])
@@ -328,6 +440,20 @@ func clipF32(dst, a []float32, k, c float32) int {
 			storeFloat32x16(r, dst[:16])
 			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
@@ -368,6 +494,20 @@ func clipF64(dst, a []float64, k, c float64) int {
 			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
 			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
@@ -406,6 +546,20 @@ func absF32(dst, a []float32) int {
 			storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
 			storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[i:i+16])
@@ -443,6 +597,20 @@ func absF64(dst, a []float64) int {
 			storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
 			storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[i:i+8])
@@ -479,6 +647,20 @@ func sqrtF32(dst, a []float32) int {
 			storeFloat32x16(x.Sqrt(), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				storeFloat32x16(x.Sqrt(), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				storeFloat32x16(x.Sqrt(), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Sqrt(), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Sqrt(), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
 			storeFloat32x16(x.Sqrt(), dst[i:i+16])
@@ -513,6 +695,20 @@ func sqrtF64(dst, a []float64) int {
 			storeFloat64x8(r, dst[:8])
 			storeFloat64x8(x.Sqrt(), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				storeFloat64x8(x.Sqrt(), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				storeFloat64x8(x.Sqrt(), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Sqrt(), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Sqrt(), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
@@ -551,6 +747,24 @@ func addF32(dst, a, b []float32) int {
 			storeFloat32x16(r, dst[:16])
 			storeFloat32x16(x.Add(y), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				y := loadFloat32x16(b[j : j+16])
+				storeFloat32x16(x.Add(y), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				y = loadFloat32x16(b[j+q : j+q+16])
+				storeFloat32x16(x.Add(y), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				y = loadFloat32x16(b[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Add(y), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				y = loadFloat32x16(b[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Add(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
@@ -592,6 +806,24 @@ func addF64(dst, a, b []float64) int {
 			storeFloat64x8(x.Add(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				y := loadFloat64x8(b[j : j+8])
+				storeFloat64x8(x.Add(y), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				y = loadFloat64x8(b[j+q : j+q+8])
+				storeFloat64x8(x.Add(y), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				y = loadFloat64x8(b[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Add(y), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				y = loadFloat64x8(b[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Add(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
 			y := loadFloat64x8(b[i : i+8])
@@ -631,6 +863,24 @@ func subF32(dst, a, b []float32) int {
 			storeFloat32x16(r, dst[:16])
 			storeFloat32x16(x.Sub(y), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				y := loadFloat32x16(b[j : j+16])
+				storeFloat32x16(x.Sub(y), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				y = loadFloat32x16(b[j+q : j+q+16])
+				storeFloat32x16(x.Sub(y), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				y = loadFloat32x16(b[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Sub(y), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				y = loadFloat32x16(b[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Sub(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
@@ -672,6 +922,24 @@ func subF64(dst, a, b []float64) int {
 			storeFloat64x8(x.Sub(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				y := loadFloat64x8(b[j : j+8])
+				storeFloat64x8(x.Sub(y), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				y = loadFloat64x8(b[j+q : j+q+8])
+				storeFloat64x8(x.Sub(y), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				y = loadFloat64x8(b[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Sub(y), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				y = loadFloat64x8(b[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Sub(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
 			y := loadFloat64x8(b[i : i+8])
@@ -711,6 +979,24 @@ func mulF32(dst, a, b []float32) int {
 			storeFloat32x16(r, dst[:16])
 			storeFloat32x16(x.Mul(y), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				y := loadFloat32x16(b[j : j+16])
+				storeFloat32x16(x.Mul(y), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				y = loadFloat32x16(b[j+q : j+q+16])
+				storeFloat32x16(x.Mul(y), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				y = loadFloat32x16(b[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Mul(y), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				y = loadFloat32x16(b[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Mul(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
@@ -752,6 +1038,24 @@ func mulF64(dst, a, b []float64) int {
 			storeFloat64x8(x.Mul(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				y := loadFloat64x8(b[j : j+8])
+				storeFloat64x8(x.Mul(y), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				y = loadFloat64x8(b[j+q : j+q+8])
+				storeFloat64x8(x.Mul(y), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				y = loadFloat64x8(b[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Mul(y), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				y = loadFloat64x8(b[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Mul(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
 			y := loadFloat64x8(b[i : i+8])
@@ -791,6 +1095,24 @@ func divF32(dst, a, b []float32) int {
 			storeFloat32x16(r, dst[:16])
 			storeFloat32x16(x.Div(y), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				y := loadFloat32x16(b[j : j+16])
+				storeFloat32x16(x.Div(y), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				y = loadFloat32x16(b[j+q : j+q+16])
+				storeFloat32x16(x.Div(y), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				y = loadFloat32x16(b[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Div(y), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				y = loadFloat32x16(b[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Div(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
@@ -832,6 +1154,24 @@ func divF64(dst, a, b []float64) int {
 			storeFloat64x8(x.Div(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				y := loadFloat64x8(b[j : j+8])
+				storeFloat64x8(x.Div(y), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				y = loadFloat64x8(b[j+q : j+q+8])
+				storeFloat64x8(x.Div(y), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				y = loadFloat64x8(b[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Div(y), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				y = loadFloat64x8(b[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Div(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
 			y := loadFloat64x8(b[i : i+8])
@@ -871,6 +1211,24 @@ func minimumF32(dst, a, b []float32) int {
 			storeFloat32x16(r, dst[:16])
 			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				y := loadFloat32x16(b[j : j+16])
+				storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				y = loadFloat32x16(b[j+q : j+q+16])
+				storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				y = loadFloat32x16(b[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				y = loadFloat32x16(b[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
@@ -912,6 +1270,24 @@ func minimumF64(dst, a, b []float64) int {
 			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				y := loadFloat64x8(b[j : j+8])
+				storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				y = loadFloat64x8(b[j+q : j+q+8])
+				storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				y = loadFloat64x8(b[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				y = loadFloat64x8(b[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
 			y := loadFloat64x8(b[i : i+8])
@@ -952,6 +1328,24 @@ func maximumF32(dst, a, b []float32) int {
 			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				y := loadFloat32x16(b[j : j+16])
+				storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				y = loadFloat32x16(b[j+q : j+q+16])
+				storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				y = loadFloat32x16(b[j+2*q : j+2*q+16])
+				storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				y = loadFloat32x16(b[j+3*q : j+3*q+16])
+				storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
 			y := loadFloat32x16(b[i : i+16])
@@ -991,6 +1385,24 @@ func maximumF64(dst, a, b []float64) int {
 			storeFloat64x8(r, dst[:8])
 			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				y := loadFloat64x8(b[j : j+8])
+				storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				y = loadFloat64x8(b[j+q : j+q+8])
+				storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				y = loadFloat64x8(b[j+2*q : j+2*q+8])
+				storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				y = loadFloat64x8(b[j+3*q : j+3*q+8])
+				storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
@@ -1034,6 +1446,28 @@ func mulAddF32(dst, a, b, c []float32) int {
 			storeFloat32x16(r, dst[:16])
 			storeFloat32x16(x.MulAdd(y, z), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) && apart(dst, c) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadFloat32x16(a[j : j+16])
+				y := loadFloat32x16(b[j : j+16])
+				z := loadFloat32x16(c[j : j+16])
+				storeFloat32x16(x.MulAdd(y, z), dst[j:j+16])
+				x = loadFloat32x16(a[j+q : j+q+16])
+				y = loadFloat32x16(b[j+q : j+q+16])
+				z = loadFloat32x16(c[j+q : j+q+16])
+				storeFloat32x16(x.MulAdd(y, z), dst[j+q:j+q+16])
+				x = loadFloat32x16(a[j+2*q : j+2*q+16])
+				y = loadFloat32x16(b[j+2*q : j+2*q+16])
+				z = loadFloat32x16(c[j+2*q : j+2*q+16])
+				storeFloat32x16(x.MulAdd(y, z), dst[j+2*q:j+2*q+16])
+				x = loadFloat32x16(a[j+3*q : j+3*q+16])
+				y = loadFloat32x16(b[j+3*q : j+3*q+16])
+				z = loadFloat32x16(c[j+3*q : j+3*q+16])
+				storeFloat32x16(x.MulAdd(y, z), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadFloat32x16(a[i : i+16])
@@ -1079,6 +1513,28 @@ func mulAddF64(dst, a, b, c []float64) int {
 			storeFloat64x8(r, dst[:8])
 			storeFloat64x8(x.MulAdd(y, z), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) && apart(dst, c) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat64x8(a[j : j+8])
+				y := loadFloat64x8(b[j : j+8])
+				z := loadFloat64x8(c[j : j+8])
+				storeFloat64x8(x.MulAdd(y, z), dst[j:j+8])
+				x = loadFloat64x8(a[j+q : j+q+8])
+				y = loadFloat64x8(b[j+q : j+q+8])
+				z = loadFloat64x8(c[j+q : j+q+8])
+				storeFloat64x8(x.MulAdd(y, z), dst[j+q:j+q+8])
+				x = loadFloat64x8(a[j+2*q : j+2*q+8])
+				y = loadFloat64x8(b[j+2*q : j+2*q+8])
+				z = loadFloat64x8(c[j+2*q : j+2*q+8])
+				storeFloat64x8(x.MulAdd(y, z), dst[j+2*q:j+2*q+8])
+				x = loadFloat64x8(a[j+3*q : j+3*q+8])
+				y = loadFloat64x8(b[j+3*q : j+3*q+8])
+				z = loadFloat64x8(c[j+3*q : j+3*q+8])
+				storeFloat64x8(x.MulAdd(y, z), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat64x8(a[i : i+8])
@@ -1986,6 +2442,24 @@ func addI8(dst, a, b []int8) int {
 			storeInt8x64(x.Add(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadInt8x64(a[j : j+64])
+				y := loadInt8x64(b[j : j+64])
+				storeInt8x64(x.Add(y), dst[j:j+64])
+				x = loadInt8x64(a[j+q : j+q+64])
+				y = loadInt8x64(b[j+q : j+q+64])
+				storeInt8x64(x.Add(y), dst[j+q:j+q+64])
+				x = loadInt8x64(a[j+2*q : j+2*q+64])
+				y = loadInt8x64(b[j+2*q : j+2*q+64])
+				storeInt8x64(x.Add(y), dst[j+2*q:j+2*q+64])
+				x = loadInt8x64(a[j+3*q : j+3*q+64])
+				y = loadInt8x64(b[j+3*q : j+3*q+64])
+				storeInt8x64(x.Add(y), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadInt8x64(a[i : i+64])
 			y := loadInt8x64(b[i : i+64])
@@ -2025,6 +2499,24 @@ func addU8(dst, a, b []uint8) int {
 			storeUint8x64(r, dst[:64])
 			storeUint8x64(x.Add(y), dst[h:h+64])
 			i, shifted = h+64, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadUint8x64(a[j : j+64])
+				y := loadUint8x64(b[j : j+64])
+				storeUint8x64(x.Add(y), dst[j:j+64])
+				x = loadUint8x64(a[j+q : j+q+64])
+				y = loadUint8x64(b[j+q : j+q+64])
+				storeUint8x64(x.Add(y), dst[j+q:j+q+64])
+				x = loadUint8x64(a[j+2*q : j+2*q+64])
+				y = loadUint8x64(b[j+2*q : j+2*q+64])
+				storeUint8x64(x.Add(y), dst[j+2*q:j+2*q+64])
+				x = loadUint8x64(a[j+3*q : j+3*q+64])
+				y = loadUint8x64(b[j+3*q : j+3*q+64])
+				storeUint8x64(x.Add(y), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadUint8x64(a[i : i+64])
@@ -2066,6 +2558,24 @@ func addI16(dst, a, b []int16) int {
 			storeInt16x32(x.Add(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt16x32(a[j : j+32])
+				y := loadInt16x32(b[j : j+32])
+				storeInt16x32(x.Add(y), dst[j:j+32])
+				x = loadInt16x32(a[j+q : j+q+32])
+				y = loadInt16x32(b[j+q : j+q+32])
+				storeInt16x32(x.Add(y), dst[j+q:j+q+32])
+				x = loadInt16x32(a[j+2*q : j+2*q+32])
+				y = loadInt16x32(b[j+2*q : j+2*q+32])
+				storeInt16x32(x.Add(y), dst[j+2*q:j+2*q+32])
+				x = loadInt16x32(a[j+3*q : j+3*q+32])
+				y = loadInt16x32(b[j+3*q : j+3*q+32])
+				storeInt16x32(x.Add(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt16x32(a[i : i+32])
 			y := loadInt16x32(b[i : i+32])
@@ -2105,6 +2615,24 @@ func addU16(dst, a, b []uint16) int {
 			storeUint16x32(r, dst[:32])
 			storeUint16x32(x.Add(y), dst[h:h+32])
 			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint16x32(a[j : j+32])
+				y := loadUint16x32(b[j : j+32])
+				storeUint16x32(x.Add(y), dst[j:j+32])
+				x = loadUint16x32(a[j+q : j+q+32])
+				y = loadUint16x32(b[j+q : j+q+32])
+				storeUint16x32(x.Add(y), dst[j+q:j+q+32])
+				x = loadUint16x32(a[j+2*q : j+2*q+32])
+				y = loadUint16x32(b[j+2*q : j+2*q+32])
+				storeUint16x32(x.Add(y), dst[j+2*q:j+2*q+32])
+				x = loadUint16x32(a[j+3*q : j+3*q+32])
+				y = loadUint16x32(b[j+3*q : j+3*q+32])
+				storeUint16x32(x.Add(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint16x32(a[i : i+32])
@@ -2146,6 +2674,24 @@ func addI32(dst, a, b []int32) int {
 			storeInt32x16(x.Add(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt32x16(a[j : j+16])
+				y := loadInt32x16(b[j : j+16])
+				storeInt32x16(x.Add(y), dst[j:j+16])
+				x = loadInt32x16(a[j+q : j+q+16])
+				y = loadInt32x16(b[j+q : j+q+16])
+				storeInt32x16(x.Add(y), dst[j+q:j+q+16])
+				x = loadInt32x16(a[j+2*q : j+2*q+16])
+				y = loadInt32x16(b[j+2*q : j+2*q+16])
+				storeInt32x16(x.Add(y), dst[j+2*q:j+2*q+16])
+				x = loadInt32x16(a[j+3*q : j+3*q+16])
+				y = loadInt32x16(b[j+3*q : j+3*q+16])
+				storeInt32x16(x.Add(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt32x16(a[i : i+16])
 			y := loadInt32x16(b[i : i+16])
@@ -2185,6 +2731,24 @@ func addU32(dst, a, b []uint32) int {
 			storeUint32x16(r, dst[:16])
 			storeUint32x16(x.Add(y), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint32x16(a[j : j+16])
+				y := loadUint32x16(b[j : j+16])
+				storeUint32x16(x.Add(y), dst[j:j+16])
+				x = loadUint32x16(a[j+q : j+q+16])
+				y = loadUint32x16(b[j+q : j+q+16])
+				storeUint32x16(x.Add(y), dst[j+q:j+q+16])
+				x = loadUint32x16(a[j+2*q : j+2*q+16])
+				y = loadUint32x16(b[j+2*q : j+2*q+16])
+				storeUint32x16(x.Add(y), dst[j+2*q:j+2*q+16])
+				x = loadUint32x16(a[j+3*q : j+3*q+16])
+				y = loadUint32x16(b[j+3*q : j+3*q+16])
+				storeUint32x16(x.Add(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint32x16(a[i : i+16])
@@ -2226,6 +2790,24 @@ func addI64(dst, a, b []int64) int {
 			storeInt64x8(x.Add(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt64x8(a[j : j+8])
+				y := loadInt64x8(b[j : j+8])
+				storeInt64x8(x.Add(y), dst[j:j+8])
+				x = loadInt64x8(a[j+q : j+q+8])
+				y = loadInt64x8(b[j+q : j+q+8])
+				storeInt64x8(x.Add(y), dst[j+q:j+q+8])
+				x = loadInt64x8(a[j+2*q : j+2*q+8])
+				y = loadInt64x8(b[j+2*q : j+2*q+8])
+				storeInt64x8(x.Add(y), dst[j+2*q:j+2*q+8])
+				x = loadInt64x8(a[j+3*q : j+3*q+8])
+				y = loadInt64x8(b[j+3*q : j+3*q+8])
+				storeInt64x8(x.Add(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt64x8(a[i : i+8])
 			y := loadInt64x8(b[i : i+8])
@@ -2265,6 +2847,24 @@ func addU64(dst, a, b []uint64) int {
 			storeUint64x8(r, dst[:8])
 			storeUint64x8(x.Add(y), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint64x8(a[j : j+8])
+				y := loadUint64x8(b[j : j+8])
+				storeUint64x8(x.Add(y), dst[j:j+8])
+				x = loadUint64x8(a[j+q : j+q+8])
+				y = loadUint64x8(b[j+q : j+q+8])
+				storeUint64x8(x.Add(y), dst[j+q:j+q+8])
+				x = loadUint64x8(a[j+2*q : j+2*q+8])
+				y = loadUint64x8(b[j+2*q : j+2*q+8])
+				storeUint64x8(x.Add(y), dst[j+2*q:j+2*q+8])
+				x = loadUint64x8(a[j+3*q : j+3*q+8])
+				y = loadUint64x8(b[j+3*q : j+3*q+8])
+				storeUint64x8(x.Add(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint64x8(a[i : i+8])
@@ -2306,6 +2906,24 @@ func subI8(dst, a, b []int8) int {
 			storeInt8x64(x.Sub(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadInt8x64(a[j : j+64])
+				y := loadInt8x64(b[j : j+64])
+				storeInt8x64(x.Sub(y), dst[j:j+64])
+				x = loadInt8x64(a[j+q : j+q+64])
+				y = loadInt8x64(b[j+q : j+q+64])
+				storeInt8x64(x.Sub(y), dst[j+q:j+q+64])
+				x = loadInt8x64(a[j+2*q : j+2*q+64])
+				y = loadInt8x64(b[j+2*q : j+2*q+64])
+				storeInt8x64(x.Sub(y), dst[j+2*q:j+2*q+64])
+				x = loadInt8x64(a[j+3*q : j+3*q+64])
+				y = loadInt8x64(b[j+3*q : j+3*q+64])
+				storeInt8x64(x.Sub(y), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadInt8x64(a[i : i+64])
 			y := loadInt8x64(b[i : i+64])
@@ -2345,6 +2963,24 @@ func subU8(dst, a, b []uint8) int {
 			storeUint8x64(r, dst[:64])
 			storeUint8x64(x.Sub(y), dst[h:h+64])
 			i, shifted = h+64, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadUint8x64(a[j : j+64])
+				y := loadUint8x64(b[j : j+64])
+				storeUint8x64(x.Sub(y), dst[j:j+64])
+				x = loadUint8x64(a[j+q : j+q+64])
+				y = loadUint8x64(b[j+q : j+q+64])
+				storeUint8x64(x.Sub(y), dst[j+q:j+q+64])
+				x = loadUint8x64(a[j+2*q : j+2*q+64])
+				y = loadUint8x64(b[j+2*q : j+2*q+64])
+				storeUint8x64(x.Sub(y), dst[j+2*q:j+2*q+64])
+				x = loadUint8x64(a[j+3*q : j+3*q+64])
+				y = loadUint8x64(b[j+3*q : j+3*q+64])
+				storeUint8x64(x.Sub(y), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadUint8x64(a[i : i+64])
@@ -2386,6 +3022,24 @@ func subI16(dst, a, b []int16) int {
 			storeInt16x32(x.Sub(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt16x32(a[j : j+32])
+				y := loadInt16x32(b[j : j+32])
+				storeInt16x32(x.Sub(y), dst[j:j+32])
+				x = loadInt16x32(a[j+q : j+q+32])
+				y = loadInt16x32(b[j+q : j+q+32])
+				storeInt16x32(x.Sub(y), dst[j+q:j+q+32])
+				x = loadInt16x32(a[j+2*q : j+2*q+32])
+				y = loadInt16x32(b[j+2*q : j+2*q+32])
+				storeInt16x32(x.Sub(y), dst[j+2*q:j+2*q+32])
+				x = loadInt16x32(a[j+3*q : j+3*q+32])
+				y = loadInt16x32(b[j+3*q : j+3*q+32])
+				storeInt16x32(x.Sub(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt16x32(a[i : i+32])
 			y := loadInt16x32(b[i : i+32])
@@ -2425,6 +3079,24 @@ func subU16(dst, a, b []uint16) int {
 			storeUint16x32(r, dst[:32])
 			storeUint16x32(x.Sub(y), dst[h:h+32])
 			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint16x32(a[j : j+32])
+				y := loadUint16x32(b[j : j+32])
+				storeUint16x32(x.Sub(y), dst[j:j+32])
+				x = loadUint16x32(a[j+q : j+q+32])
+				y = loadUint16x32(b[j+q : j+q+32])
+				storeUint16x32(x.Sub(y), dst[j+q:j+q+32])
+				x = loadUint16x32(a[j+2*q : j+2*q+32])
+				y = loadUint16x32(b[j+2*q : j+2*q+32])
+				storeUint16x32(x.Sub(y), dst[j+2*q:j+2*q+32])
+				x = loadUint16x32(a[j+3*q : j+3*q+32])
+				y = loadUint16x32(b[j+3*q : j+3*q+32])
+				storeUint16x32(x.Sub(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint16x32(a[i : i+32])
@@ -2466,6 +3138,24 @@ func subI32(dst, a, b []int32) int {
 			storeInt32x16(x.Sub(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt32x16(a[j : j+16])
+				y := loadInt32x16(b[j : j+16])
+				storeInt32x16(x.Sub(y), dst[j:j+16])
+				x = loadInt32x16(a[j+q : j+q+16])
+				y = loadInt32x16(b[j+q : j+q+16])
+				storeInt32x16(x.Sub(y), dst[j+q:j+q+16])
+				x = loadInt32x16(a[j+2*q : j+2*q+16])
+				y = loadInt32x16(b[j+2*q : j+2*q+16])
+				storeInt32x16(x.Sub(y), dst[j+2*q:j+2*q+16])
+				x = loadInt32x16(a[j+3*q : j+3*q+16])
+				y = loadInt32x16(b[j+3*q : j+3*q+16])
+				storeInt32x16(x.Sub(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt32x16(a[i : i+16])
 			y := loadInt32x16(b[i : i+16])
@@ -2505,6 +3195,24 @@ func subU32(dst, a, b []uint32) int {
 			storeUint32x16(r, dst[:16])
 			storeUint32x16(x.Sub(y), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint32x16(a[j : j+16])
+				y := loadUint32x16(b[j : j+16])
+				storeUint32x16(x.Sub(y), dst[j:j+16])
+				x = loadUint32x16(a[j+q : j+q+16])
+				y = loadUint32x16(b[j+q : j+q+16])
+				storeUint32x16(x.Sub(y), dst[j+q:j+q+16])
+				x = loadUint32x16(a[j+2*q : j+2*q+16])
+				y = loadUint32x16(b[j+2*q : j+2*q+16])
+				storeUint32x16(x.Sub(y), dst[j+2*q:j+2*q+16])
+				x = loadUint32x16(a[j+3*q : j+3*q+16])
+				y = loadUint32x16(b[j+3*q : j+3*q+16])
+				storeUint32x16(x.Sub(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint32x16(a[i : i+16])
@@ -2546,6 +3254,24 @@ func subI64(dst, a, b []int64) int {
 			storeInt64x8(x.Sub(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt64x8(a[j : j+8])
+				y := loadInt64x8(b[j : j+8])
+				storeInt64x8(x.Sub(y), dst[j:j+8])
+				x = loadInt64x8(a[j+q : j+q+8])
+				y = loadInt64x8(b[j+q : j+q+8])
+				storeInt64x8(x.Sub(y), dst[j+q:j+q+8])
+				x = loadInt64x8(a[j+2*q : j+2*q+8])
+				y = loadInt64x8(b[j+2*q : j+2*q+8])
+				storeInt64x8(x.Sub(y), dst[j+2*q:j+2*q+8])
+				x = loadInt64x8(a[j+3*q : j+3*q+8])
+				y = loadInt64x8(b[j+3*q : j+3*q+8])
+				storeInt64x8(x.Sub(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt64x8(a[i : i+8])
 			y := loadInt64x8(b[i : i+8])
@@ -2585,6 +3311,24 @@ func subU64(dst, a, b []uint64) int {
 			storeUint64x8(r, dst[:8])
 			storeUint64x8(x.Sub(y), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint64x8(a[j : j+8])
+				y := loadUint64x8(b[j : j+8])
+				storeUint64x8(x.Sub(y), dst[j:j+8])
+				x = loadUint64x8(a[j+q : j+q+8])
+				y = loadUint64x8(b[j+q : j+q+8])
+				storeUint64x8(x.Sub(y), dst[j+q:j+q+8])
+				x = loadUint64x8(a[j+2*q : j+2*q+8])
+				y = loadUint64x8(b[j+2*q : j+2*q+8])
+				storeUint64x8(x.Sub(y), dst[j+2*q:j+2*q+8])
+				x = loadUint64x8(a[j+3*q : j+3*q+8])
+				y = loadUint64x8(b[j+3*q : j+3*q+8])
+				storeUint64x8(x.Sub(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint64x8(a[i : i+8])
@@ -2626,6 +3370,24 @@ func mulI16(dst, a, b []int16) int {
 			storeInt16x32(x.Mul(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt16x32(a[j : j+32])
+				y := loadInt16x32(b[j : j+32])
+				storeInt16x32(x.Mul(y), dst[j:j+32])
+				x = loadInt16x32(a[j+q : j+q+32])
+				y = loadInt16x32(b[j+q : j+q+32])
+				storeInt16x32(x.Mul(y), dst[j+q:j+q+32])
+				x = loadInt16x32(a[j+2*q : j+2*q+32])
+				y = loadInt16x32(b[j+2*q : j+2*q+32])
+				storeInt16x32(x.Mul(y), dst[j+2*q:j+2*q+32])
+				x = loadInt16x32(a[j+3*q : j+3*q+32])
+				y = loadInt16x32(b[j+3*q : j+3*q+32])
+				storeInt16x32(x.Mul(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt16x32(a[i : i+32])
 			y := loadInt16x32(b[i : i+32])
@@ -2665,6 +3427,24 @@ func mulU16(dst, a, b []uint16) int {
 			storeUint16x32(r, dst[:32])
 			storeUint16x32(x.Mul(y), dst[h:h+32])
 			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint16x32(a[j : j+32])
+				y := loadUint16x32(b[j : j+32])
+				storeUint16x32(x.Mul(y), dst[j:j+32])
+				x = loadUint16x32(a[j+q : j+q+32])
+				y = loadUint16x32(b[j+q : j+q+32])
+				storeUint16x32(x.Mul(y), dst[j+q:j+q+32])
+				x = loadUint16x32(a[j+2*q : j+2*q+32])
+				y = loadUint16x32(b[j+2*q : j+2*q+32])
+				storeUint16x32(x.Mul(y), dst[j+2*q:j+2*q+32])
+				x = loadUint16x32(a[j+3*q : j+3*q+32])
+				y = loadUint16x32(b[j+3*q : j+3*q+32])
+				storeUint16x32(x.Mul(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint16x32(a[i : i+32])
@@ -2706,6 +3486,24 @@ func mulI32(dst, a, b []int32) int {
 			storeInt32x16(x.Mul(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt32x16(a[j : j+16])
+				y := loadInt32x16(b[j : j+16])
+				storeInt32x16(x.Mul(y), dst[j:j+16])
+				x = loadInt32x16(a[j+q : j+q+16])
+				y = loadInt32x16(b[j+q : j+q+16])
+				storeInt32x16(x.Mul(y), dst[j+q:j+q+16])
+				x = loadInt32x16(a[j+2*q : j+2*q+16])
+				y = loadInt32x16(b[j+2*q : j+2*q+16])
+				storeInt32x16(x.Mul(y), dst[j+2*q:j+2*q+16])
+				x = loadInt32x16(a[j+3*q : j+3*q+16])
+				y = loadInt32x16(b[j+3*q : j+3*q+16])
+				storeInt32x16(x.Mul(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt32x16(a[i : i+16])
 			y := loadInt32x16(b[i : i+16])
@@ -2745,6 +3543,24 @@ func mulU32(dst, a, b []uint32) int {
 			storeUint32x16(r, dst[:16])
 			storeUint32x16(x.Mul(y), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint32x16(a[j : j+16])
+				y := loadUint32x16(b[j : j+16])
+				storeUint32x16(x.Mul(y), dst[j:j+16])
+				x = loadUint32x16(a[j+q : j+q+16])
+				y = loadUint32x16(b[j+q : j+q+16])
+				storeUint32x16(x.Mul(y), dst[j+q:j+q+16])
+				x = loadUint32x16(a[j+2*q : j+2*q+16])
+				y = loadUint32x16(b[j+2*q : j+2*q+16])
+				storeUint32x16(x.Mul(y), dst[j+2*q:j+2*q+16])
+				x = loadUint32x16(a[j+3*q : j+3*q+16])
+				y = loadUint32x16(b[j+3*q : j+3*q+16])
+				storeUint32x16(x.Mul(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint32x16(a[i : i+16])
@@ -2786,6 +3602,24 @@ func mulI64(dst, a, b []int64) int {
 			storeInt64x8(x.Mul(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt64x8(a[j : j+8])
+				y := loadInt64x8(b[j : j+8])
+				storeInt64x8(x.Mul(y), dst[j:j+8])
+				x = loadInt64x8(a[j+q : j+q+8])
+				y = loadInt64x8(b[j+q : j+q+8])
+				storeInt64x8(x.Mul(y), dst[j+q:j+q+8])
+				x = loadInt64x8(a[j+2*q : j+2*q+8])
+				y = loadInt64x8(b[j+2*q : j+2*q+8])
+				storeInt64x8(x.Mul(y), dst[j+2*q:j+2*q+8])
+				x = loadInt64x8(a[j+3*q : j+3*q+8])
+				y = loadInt64x8(b[j+3*q : j+3*q+8])
+				storeInt64x8(x.Mul(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt64x8(a[i : i+8])
 			y := loadInt64x8(b[i : i+8])
@@ -2820,6 +3654,24 @@ func mulU64(dst, a, b []uint64) int {
 			storeUint64x8(x.Mul(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint64x8(a[j : j+8])
+				y := loadUint64x8(b[j : j+8])
+				storeUint64x8(x.Mul(y), dst[j:j+8])
+				x = loadUint64x8(a[j+q : j+q+8])
+				y = loadUint64x8(b[j+q : j+q+8])
+				storeUint64x8(x.Mul(y), dst[j+q:j+q+8])
+				x = loadUint64x8(a[j+2*q : j+2*q+8])
+				y = loadUint64x8(b[j+2*q : j+2*q+8])
+				storeUint64x8(x.Mul(y), dst[j+2*q:j+2*q+8])
+				x = loadUint64x8(a[j+3*q : j+3*q+8])
+				y = loadUint64x8(b[j+3*q : j+3*q+8])
+				storeUint64x8(x.Mul(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint64x8(a[i : i+8])
 			y := loadUint64x8(b[i : i+8])
@@ -2853,6 +3705,24 @@ func minimumI8(dst, a, b []int8) int {
 			storeInt8x64(r, dst[:64])
 			storeInt8x64(x.Min(y), dst[h:h+64])
 			i, shifted = h+64, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadInt8x64(a[j : j+64])
+				y := loadInt8x64(b[j : j+64])
+				storeInt8x64(x.Min(y), dst[j:j+64])
+				x = loadInt8x64(a[j+q : j+q+64])
+				y = loadInt8x64(b[j+q : j+q+64])
+				storeInt8x64(x.Min(y), dst[j+q:j+q+64])
+				x = loadInt8x64(a[j+2*q : j+2*q+64])
+				y = loadInt8x64(b[j+2*q : j+2*q+64])
+				storeInt8x64(x.Min(y), dst[j+2*q:j+2*q+64])
+				x = loadInt8x64(a[j+3*q : j+3*q+64])
+				y = loadInt8x64(b[j+3*q : j+3*q+64])
+				storeInt8x64(x.Min(y), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadInt8x64(a[i : i+64])
@@ -2894,6 +3764,24 @@ func minimumU8(dst, a, b []uint8) int {
 			storeUint8x64(x.Min(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadUint8x64(a[j : j+64])
+				y := loadUint8x64(b[j : j+64])
+				storeUint8x64(x.Min(y), dst[j:j+64])
+				x = loadUint8x64(a[j+q : j+q+64])
+				y = loadUint8x64(b[j+q : j+q+64])
+				storeUint8x64(x.Min(y), dst[j+q:j+q+64])
+				x = loadUint8x64(a[j+2*q : j+2*q+64])
+				y = loadUint8x64(b[j+2*q : j+2*q+64])
+				storeUint8x64(x.Min(y), dst[j+2*q:j+2*q+64])
+				x = loadUint8x64(a[j+3*q : j+3*q+64])
+				y = loadUint8x64(b[j+3*q : j+3*q+64])
+				storeUint8x64(x.Min(y), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadUint8x64(a[i : i+64])
 			y := loadUint8x64(b[i : i+64])
@@ -2933,6 +3821,24 @@ func minimumI16(dst, a, b []int16) int {
 			storeInt16x32(r, dst[:32])
 			storeInt16x32(x.Min(y), dst[h:h+32])
 			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt16x32(a[j : j+32])
+				y := loadInt16x32(b[j : j+32])
+				storeInt16x32(x.Min(y), dst[j:j+32])
+				x = loadInt16x32(a[j+q : j+q+32])
+				y = loadInt16x32(b[j+q : j+q+32])
+				storeInt16x32(x.Min(y), dst[j+q:j+q+32])
+				x = loadInt16x32(a[j+2*q : j+2*q+32])
+				y = loadInt16x32(b[j+2*q : j+2*q+32])
+				storeInt16x32(x.Min(y), dst[j+2*q:j+2*q+32])
+				x = loadInt16x32(a[j+3*q : j+3*q+32])
+				y = loadInt16x32(b[j+3*q : j+3*q+32])
+				storeInt16x32(x.Min(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt16x32(a[i : i+32])
@@ -2974,6 +3880,24 @@ func minimumU16(dst, a, b []uint16) int {
 			storeUint16x32(x.Min(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint16x32(a[j : j+32])
+				y := loadUint16x32(b[j : j+32])
+				storeUint16x32(x.Min(y), dst[j:j+32])
+				x = loadUint16x32(a[j+q : j+q+32])
+				y = loadUint16x32(b[j+q : j+q+32])
+				storeUint16x32(x.Min(y), dst[j+q:j+q+32])
+				x = loadUint16x32(a[j+2*q : j+2*q+32])
+				y = loadUint16x32(b[j+2*q : j+2*q+32])
+				storeUint16x32(x.Min(y), dst[j+2*q:j+2*q+32])
+				x = loadUint16x32(a[j+3*q : j+3*q+32])
+				y = loadUint16x32(b[j+3*q : j+3*q+32])
+				storeUint16x32(x.Min(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint16x32(a[i : i+32])
 			y := loadUint16x32(b[i : i+32])
@@ -3013,6 +3937,24 @@ func minimumI32(dst, a, b []int32) int {
 			storeInt32x16(r, dst[:16])
 			storeInt32x16(x.Min(y), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt32x16(a[j : j+16])
+				y := loadInt32x16(b[j : j+16])
+				storeInt32x16(x.Min(y), dst[j:j+16])
+				x = loadInt32x16(a[j+q : j+q+16])
+				y = loadInt32x16(b[j+q : j+q+16])
+				storeInt32x16(x.Min(y), dst[j+q:j+q+16])
+				x = loadInt32x16(a[j+2*q : j+2*q+16])
+				y = loadInt32x16(b[j+2*q : j+2*q+16])
+				storeInt32x16(x.Min(y), dst[j+2*q:j+2*q+16])
+				x = loadInt32x16(a[j+3*q : j+3*q+16])
+				y = loadInt32x16(b[j+3*q : j+3*q+16])
+				storeInt32x16(x.Min(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt32x16(a[i : i+16])
@@ -3054,6 +3996,24 @@ func minimumU32(dst, a, b []uint32) int {
 			storeUint32x16(x.Min(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint32x16(a[j : j+16])
+				y := loadUint32x16(b[j : j+16])
+				storeUint32x16(x.Min(y), dst[j:j+16])
+				x = loadUint32x16(a[j+q : j+q+16])
+				y = loadUint32x16(b[j+q : j+q+16])
+				storeUint32x16(x.Min(y), dst[j+q:j+q+16])
+				x = loadUint32x16(a[j+2*q : j+2*q+16])
+				y = loadUint32x16(b[j+2*q : j+2*q+16])
+				storeUint32x16(x.Min(y), dst[j+2*q:j+2*q+16])
+				x = loadUint32x16(a[j+3*q : j+3*q+16])
+				y = loadUint32x16(b[j+3*q : j+3*q+16])
+				storeUint32x16(x.Min(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint32x16(a[i : i+16])
 			y := loadUint32x16(b[i : i+16])
@@ -3094,6 +4054,24 @@ func minimumI64(dst, a, b []int64) int {
 			storeInt64x8(x.Min(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt64x8(a[j : j+8])
+				y := loadInt64x8(b[j : j+8])
+				storeInt64x8(x.Min(y), dst[j:j+8])
+				x = loadInt64x8(a[j+q : j+q+8])
+				y = loadInt64x8(b[j+q : j+q+8])
+				storeInt64x8(x.Min(y), dst[j+q:j+q+8])
+				x = loadInt64x8(a[j+2*q : j+2*q+8])
+				y = loadInt64x8(b[j+2*q : j+2*q+8])
+				storeInt64x8(x.Min(y), dst[j+2*q:j+2*q+8])
+				x = loadInt64x8(a[j+3*q : j+3*q+8])
+				y = loadInt64x8(b[j+3*q : j+3*q+8])
+				storeInt64x8(x.Min(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt64x8(a[i : i+8])
 			y := loadInt64x8(b[i : i+8])
@@ -3128,6 +4106,24 @@ func minimumU64(dst, a, b []uint64) int {
 			storeUint64x8(x.Min(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint64x8(a[j : j+8])
+				y := loadUint64x8(b[j : j+8])
+				storeUint64x8(x.Min(y), dst[j:j+8])
+				x = loadUint64x8(a[j+q : j+q+8])
+				y = loadUint64x8(b[j+q : j+q+8])
+				storeUint64x8(x.Min(y), dst[j+q:j+q+8])
+				x = loadUint64x8(a[j+2*q : j+2*q+8])
+				y = loadUint64x8(b[j+2*q : j+2*q+8])
+				storeUint64x8(x.Min(y), dst[j+2*q:j+2*q+8])
+				x = loadUint64x8(a[j+3*q : j+3*q+8])
+				y = loadUint64x8(b[j+3*q : j+3*q+8])
+				storeUint64x8(x.Min(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint64x8(a[i : i+8])
 			y := loadUint64x8(b[i : i+8])
@@ -3161,6 +4157,24 @@ func maximumI8(dst, a, b []int8) int {
 			storeInt8x64(r, dst[:64])
 			storeInt8x64(x.Max(y), dst[h:h+64])
 			i, shifted = h+64, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadInt8x64(a[j : j+64])
+				y := loadInt8x64(b[j : j+64])
+				storeInt8x64(x.Max(y), dst[j:j+64])
+				x = loadInt8x64(a[j+q : j+q+64])
+				y = loadInt8x64(b[j+q : j+q+64])
+				storeInt8x64(x.Max(y), dst[j+q:j+q+64])
+				x = loadInt8x64(a[j+2*q : j+2*q+64])
+				y = loadInt8x64(b[j+2*q : j+2*q+64])
+				storeInt8x64(x.Max(y), dst[j+2*q:j+2*q+64])
+				x = loadInt8x64(a[j+3*q : j+3*q+64])
+				y = loadInt8x64(b[j+3*q : j+3*q+64])
+				storeInt8x64(x.Max(y), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadInt8x64(a[i : i+64])
@@ -3202,6 +4216,24 @@ func maximumU8(dst, a, b []uint8) int {
 			storeUint8x64(x.Max(y), dst[h:h+64])
 			i, shifted = h+64, true
 		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadUint8x64(a[j : j+64])
+				y := loadUint8x64(b[j : j+64])
+				storeUint8x64(x.Max(y), dst[j:j+64])
+				x = loadUint8x64(a[j+q : j+q+64])
+				y = loadUint8x64(b[j+q : j+q+64])
+				storeUint8x64(x.Max(y), dst[j+q:j+q+64])
+				x = loadUint8x64(a[j+2*q : j+2*q+64])
+				y = loadUint8x64(b[j+2*q : j+2*q+64])
+				storeUint8x64(x.Max(y), dst[j+2*q:j+2*q+64])
+				x = loadUint8x64(a[j+3*q : j+3*q+64])
+				y = loadUint8x64(b[j+3*q : j+3*q+64])
+				storeUint8x64(x.Max(y), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadUint8x64(a[i : i+64])
 			y := loadUint8x64(b[i : i+64])
@@ -3241,6 +4273,24 @@ func maximumI16(dst, a, b []int16) int {
 			storeInt16x32(r, dst[:32])
 			storeInt16x32(x.Max(y), dst[h:h+32])
 			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt16x32(a[j : j+32])
+				y := loadInt16x32(b[j : j+32])
+				storeInt16x32(x.Max(y), dst[j:j+32])
+				x = loadInt16x32(a[j+q : j+q+32])
+				y = loadInt16x32(b[j+q : j+q+32])
+				storeInt16x32(x.Max(y), dst[j+q:j+q+32])
+				x = loadInt16x32(a[j+2*q : j+2*q+32])
+				y = loadInt16x32(b[j+2*q : j+2*q+32])
+				storeInt16x32(x.Max(y), dst[j+2*q:j+2*q+32])
+				x = loadInt16x32(a[j+3*q : j+3*q+32])
+				y = loadInt16x32(b[j+3*q : j+3*q+32])
+				storeInt16x32(x.Max(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt16x32(a[i : i+32])
@@ -3282,6 +4332,24 @@ func maximumU16(dst, a, b []uint16) int {
 			storeUint16x32(x.Max(y), dst[h:h+32])
 			i, shifted = h+32, true
 		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint16x32(a[j : j+32])
+				y := loadUint16x32(b[j : j+32])
+				storeUint16x32(x.Max(y), dst[j:j+32])
+				x = loadUint16x32(a[j+q : j+q+32])
+				y = loadUint16x32(b[j+q : j+q+32])
+				storeUint16x32(x.Max(y), dst[j+q:j+q+32])
+				x = loadUint16x32(a[j+2*q : j+2*q+32])
+				y = loadUint16x32(b[j+2*q : j+2*q+32])
+				storeUint16x32(x.Max(y), dst[j+2*q:j+2*q+32])
+				x = loadUint16x32(a[j+3*q : j+3*q+32])
+				y = loadUint16x32(b[j+3*q : j+3*q+32])
+				storeUint16x32(x.Max(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint16x32(a[i : i+32])
 			y := loadUint16x32(b[i : i+32])
@@ -3321,6 +4389,24 @@ func maximumI32(dst, a, b []int32) int {
 			storeInt32x16(r, dst[:16])
 			storeInt32x16(x.Max(y), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt32x16(a[j : j+16])
+				y := loadInt32x16(b[j : j+16])
+				storeInt32x16(x.Max(y), dst[j:j+16])
+				x = loadInt32x16(a[j+q : j+q+16])
+				y = loadInt32x16(b[j+q : j+q+16])
+				storeInt32x16(x.Max(y), dst[j+q:j+q+16])
+				x = loadInt32x16(a[j+2*q : j+2*q+16])
+				y = loadInt32x16(b[j+2*q : j+2*q+16])
+				storeInt32x16(x.Max(y), dst[j+2*q:j+2*q+16])
+				x = loadInt32x16(a[j+3*q : j+3*q+16])
+				y = loadInt32x16(b[j+3*q : j+3*q+16])
+				storeInt32x16(x.Max(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt32x16(a[i : i+16])
@@ -3362,6 +4448,24 @@ func maximumU32(dst, a, b []uint32) int {
 			storeUint32x16(x.Max(y), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint32x16(a[j : j+16])
+				y := loadUint32x16(b[j : j+16])
+				storeUint32x16(x.Max(y), dst[j:j+16])
+				x = loadUint32x16(a[j+q : j+q+16])
+				y = loadUint32x16(b[j+q : j+q+16])
+				storeUint32x16(x.Max(y), dst[j+q:j+q+16])
+				x = loadUint32x16(a[j+2*q : j+2*q+16])
+				y = loadUint32x16(b[j+2*q : j+2*q+16])
+				storeUint32x16(x.Max(y), dst[j+2*q:j+2*q+16])
+				x = loadUint32x16(a[j+3*q : j+3*q+16])
+				y = loadUint32x16(b[j+3*q : j+3*q+16])
+				storeUint32x16(x.Max(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint32x16(a[i : i+16])
 			y := loadUint32x16(b[i : i+16])
@@ -3402,6 +4506,24 @@ func maximumI64(dst, a, b []int64) int {
 			storeInt64x8(x.Max(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt64x8(a[j : j+8])
+				y := loadInt64x8(b[j : j+8])
+				storeInt64x8(x.Max(y), dst[j:j+8])
+				x = loadInt64x8(a[j+q : j+q+8])
+				y = loadInt64x8(b[j+q : j+q+8])
+				storeInt64x8(x.Max(y), dst[j+q:j+q+8])
+				x = loadInt64x8(a[j+2*q : j+2*q+8])
+				y = loadInt64x8(b[j+2*q : j+2*q+8])
+				storeInt64x8(x.Max(y), dst[j+2*q:j+2*q+8])
+				x = loadInt64x8(a[j+3*q : j+3*q+8])
+				y = loadInt64x8(b[j+3*q : j+3*q+8])
+				storeInt64x8(x.Max(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt64x8(a[i : i+8])
 			y := loadInt64x8(b[i : i+8])
@@ -3436,6 +4558,24 @@ func maximumU64(dst, a, b []uint64) int {
 			storeUint64x8(x.Max(y), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint64x8(a[j : j+8])
+				y := loadUint64x8(b[j : j+8])
+				storeUint64x8(x.Max(y), dst[j:j+8])
+				x = loadUint64x8(a[j+q : j+q+8])
+				y = loadUint64x8(b[j+q : j+q+8])
+				storeUint64x8(x.Max(y), dst[j+q:j+q+8])
+				x = loadUint64x8(a[j+2*q : j+2*q+8])
+				y = loadUint64x8(b[j+2*q : j+2*q+8])
+				storeUint64x8(x.Max(y), dst[j+2*q:j+2*q+8])
+				x = loadUint64x8(a[j+3*q : j+3*q+8])
+				y = loadUint64x8(b[j+3*q : j+3*q+8])
+				storeUint64x8(x.Max(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint64x8(a[i : i+8])
 			y := loadUint64x8(b[i : i+8])
@@ -3467,6 +4607,20 @@ func addScalarI8(dst, a []int8, k int8) int {
 			storeInt8x64(r, dst[:64])
 			storeInt8x64(x.Add(kv), dst[h:h+64])
 			i, shifted = h+64, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadInt8x64(a[j : j+64])
+				storeInt8x64(x.Add(kv), dst[j:j+64])
+				x = loadInt8x64(a[j+q : j+q+64])
+				storeInt8x64(x.Add(kv), dst[j+q:j+q+64])
+				x = loadInt8x64(a[j+2*q : j+2*q+64])
+				storeInt8x64(x.Add(kv), dst[j+2*q:j+2*q+64])
+				x = loadInt8x64(a[j+3*q : j+3*q+64])
+				storeInt8x64(x.Add(kv), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadInt8x64(a[i : i+64])
@@ -3505,6 +4659,20 @@ func addScalarU8(dst, a []uint8, k uint8) int {
 			storeUint8x64(x.Add(kv), dst[h:h+64])
 			i, shifted = h+64, true
 		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadUint8x64(a[j : j+64])
+				storeUint8x64(x.Add(kv), dst[j:j+64])
+				x = loadUint8x64(a[j+q : j+q+64])
+				storeUint8x64(x.Add(kv), dst[j+q:j+q+64])
+				x = loadUint8x64(a[j+2*q : j+2*q+64])
+				storeUint8x64(x.Add(kv), dst[j+2*q:j+2*q+64])
+				x = loadUint8x64(a[j+3*q : j+3*q+64])
+				storeUint8x64(x.Add(kv), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadUint8x64(a[i : i+64])
 			storeUint8x64(x.Add(kv), dst[i:i+64])
@@ -3541,6 +4709,20 @@ func addScalarI16(dst, a []int16, k int16) int {
 			storeInt16x32(r, dst[:32])
 			storeInt16x32(x.Add(kv), dst[h:h+32])
 			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt16x32(a[j : j+32])
+				storeInt16x32(x.Add(kv), dst[j:j+32])
+				x = loadInt16x32(a[j+q : j+q+32])
+				storeInt16x32(x.Add(kv), dst[j+q:j+q+32])
+				x = loadInt16x32(a[j+2*q : j+2*q+32])
+				storeInt16x32(x.Add(kv), dst[j+2*q:j+2*q+32])
+				x = loadInt16x32(a[j+3*q : j+3*q+32])
+				storeInt16x32(x.Add(kv), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt16x32(a[i : i+32])
@@ -3579,6 +4761,20 @@ func addScalarU16(dst, a []uint16, k uint16) int {
 			storeUint16x32(x.Add(kv), dst[h:h+32])
 			i, shifted = h+32, true
 		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint16x32(a[j : j+32])
+				storeUint16x32(x.Add(kv), dst[j:j+32])
+				x = loadUint16x32(a[j+q : j+q+32])
+				storeUint16x32(x.Add(kv), dst[j+q:j+q+32])
+				x = loadUint16x32(a[j+2*q : j+2*q+32])
+				storeUint16x32(x.Add(kv), dst[j+2*q:j+2*q+32])
+				x = loadUint16x32(a[j+3*q : j+3*q+32])
+				storeUint16x32(x.Add(kv), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint16x32(a[i : i+32])
 			storeUint16x32(x.Add(kv), dst[i:i+32])
@@ -3615,6 +4811,20 @@ func addScalarI32(dst, a []int32, k int32) int {
 			storeInt32x16(r, dst[:16])
 			storeInt32x16(x.Add(kv), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt32x16(a[j : j+16])
+				storeInt32x16(x.Add(kv), dst[j:j+16])
+				x = loadInt32x16(a[j+q : j+q+16])
+				storeInt32x16(x.Add(kv), dst[j+q:j+q+16])
+				x = loadInt32x16(a[j+2*q : j+2*q+16])
+				storeInt32x16(x.Add(kv), dst[j+2*q:j+2*q+16])
+				x = loadInt32x16(a[j+3*q : j+3*q+16])
+				storeInt32x16(x.Add(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt32x16(a[i : i+16])
@@ -3653,6 +4863,20 @@ func addScalarU32(dst, a []uint32, k uint32) int {
 			storeUint32x16(x.Add(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint32x16(a[j : j+16])
+				storeUint32x16(x.Add(kv), dst[j:j+16])
+				x = loadUint32x16(a[j+q : j+q+16])
+				storeUint32x16(x.Add(kv), dst[j+q:j+q+16])
+				x = loadUint32x16(a[j+2*q : j+2*q+16])
+				storeUint32x16(x.Add(kv), dst[j+2*q:j+2*q+16])
+				x = loadUint32x16(a[j+3*q : j+3*q+16])
+				storeUint32x16(x.Add(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint32x16(a[i : i+16])
 			storeUint32x16(x.Add(kv), dst[i:i+16])
@@ -3689,6 +4913,20 @@ func addScalarI64(dst, a []int64, k int64) int {
 			storeInt64x8(r, dst[:8])
 			storeInt64x8(x.Add(kv), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt64x8(a[j : j+8])
+				storeInt64x8(x.Add(kv), dst[j:j+8])
+				x = loadInt64x8(a[j+q : j+q+8])
+				storeInt64x8(x.Add(kv), dst[j+q:j+q+8])
+				x = loadInt64x8(a[j+2*q : j+2*q+8])
+				storeInt64x8(x.Add(kv), dst[j+2*q:j+2*q+8])
+				x = loadInt64x8(a[j+3*q : j+3*q+8])
+				storeInt64x8(x.Add(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt64x8(a[i : i+8])
@@ -3727,6 +4965,20 @@ func addScalarU64(dst, a []uint64, k uint64) int {
 			storeUint64x8(x.Add(kv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint64x8(a[j : j+8])
+				storeUint64x8(x.Add(kv), dst[j:j+8])
+				x = loadUint64x8(a[j+q : j+q+8])
+				storeUint64x8(x.Add(kv), dst[j+q:j+q+8])
+				x = loadUint64x8(a[j+2*q : j+2*q+8])
+				storeUint64x8(x.Add(kv), dst[j+2*q:j+2*q+8])
+				x = loadUint64x8(a[j+3*q : j+3*q+8])
+				storeUint64x8(x.Add(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint64x8(a[i : i+8])
 			storeUint64x8(x.Add(kv), dst[i:i+8])
@@ -3763,6 +5015,20 @@ func scaleI16(dst, a []int16, k int16) int {
 			storeInt16x32(r, dst[:32])
 			storeInt16x32(x.Mul(kv), dst[h:h+32])
 			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt16x32(a[j : j+32])
+				storeInt16x32(x.Mul(kv), dst[j:j+32])
+				x = loadInt16x32(a[j+q : j+q+32])
+				storeInt16x32(x.Mul(kv), dst[j+q:j+q+32])
+				x = loadInt16x32(a[j+2*q : j+2*q+32])
+				storeInt16x32(x.Mul(kv), dst[j+2*q:j+2*q+32])
+				x = loadInt16x32(a[j+3*q : j+3*q+32])
+				storeInt16x32(x.Mul(kv), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt16x32(a[i : i+32])
@@ -3801,6 +5067,20 @@ func scaleU16(dst, a []uint16, k uint16) int {
 			storeUint16x32(x.Mul(kv), dst[h:h+32])
 			i, shifted = h+32, true
 		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint16x32(a[j : j+32])
+				storeUint16x32(x.Mul(kv), dst[j:j+32])
+				x = loadUint16x32(a[j+q : j+q+32])
+				storeUint16x32(x.Mul(kv), dst[j+q:j+q+32])
+				x = loadUint16x32(a[j+2*q : j+2*q+32])
+				storeUint16x32(x.Mul(kv), dst[j+2*q:j+2*q+32])
+				x = loadUint16x32(a[j+3*q : j+3*q+32])
+				storeUint16x32(x.Mul(kv), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint16x32(a[i : i+32])
 			storeUint16x32(x.Mul(kv), dst[i:i+32])
@@ -3837,6 +5117,20 @@ func scaleI32(dst, a []int32, k int32) int {
 			storeInt32x16(r, dst[:16])
 			storeInt32x16(x.Mul(kv), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt32x16(a[j : j+16])
+				storeInt32x16(x.Mul(kv), dst[j:j+16])
+				x = loadInt32x16(a[j+q : j+q+16])
+				storeInt32x16(x.Mul(kv), dst[j+q:j+q+16])
+				x = loadInt32x16(a[j+2*q : j+2*q+16])
+				storeInt32x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
+				x = loadInt32x16(a[j+3*q : j+3*q+16])
+				storeInt32x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt32x16(a[i : i+16])
@@ -3875,6 +5169,20 @@ func scaleU32(dst, a []uint32, k uint32) int {
 			storeUint32x16(x.Mul(kv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint32x16(a[j : j+16])
+				storeUint32x16(x.Mul(kv), dst[j:j+16])
+				x = loadUint32x16(a[j+q : j+q+16])
+				storeUint32x16(x.Mul(kv), dst[j+q:j+q+16])
+				x = loadUint32x16(a[j+2*q : j+2*q+16])
+				storeUint32x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
+				x = loadUint32x16(a[j+3*q : j+3*q+16])
+				storeUint32x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint32x16(a[i : i+16])
 			storeUint32x16(x.Mul(kv), dst[i:i+16])
@@ -3912,6 +5220,20 @@ func scaleI64(dst, a []int64, k int64) int {
 			storeInt64x8(x.Mul(kv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt64x8(a[j : j+8])
+				storeInt64x8(x.Mul(kv), dst[j:j+8])
+				x = loadInt64x8(a[j+q : j+q+8])
+				storeInt64x8(x.Mul(kv), dst[j+q:j+q+8])
+				x = loadInt64x8(a[j+2*q : j+2*q+8])
+				storeInt64x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
+				x = loadInt64x8(a[j+3*q : j+3*q+8])
+				storeInt64x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt64x8(a[i : i+8])
 			storeInt64x8(x.Mul(kv), dst[i:i+8])
@@ -3942,6 +5264,20 @@ func scaleU64(dst, a []uint64, k uint64) int {
 			storeUint64x8(r, dst[:8])
 			storeUint64x8(x.Mul(kv), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint64x8(a[j : j+8])
+				storeUint64x8(x.Mul(kv), dst[j:j+8])
+				x = loadUint64x8(a[j+q : j+q+8])
+				storeUint64x8(x.Mul(kv), dst[j+q:j+q+8])
+				x = loadUint64x8(a[j+2*q : j+2*q+8])
+				storeUint64x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
+				x = loadUint64x8(a[j+3*q : j+3*q+8])
+				storeUint64x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint64x8(a[i : i+8])
@@ -3974,6 +5310,20 @@ func clipI8(dst, a []int8, k, c int8) int {
 			storeInt8x64(r, dst[:64])
 			storeInt8x64(x.Max(kv).Min(cv), dst[h:h+64])
 			i, shifted = h+64, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadInt8x64(a[j : j+64])
+				storeInt8x64(x.Max(kv).Min(cv), dst[j:j+64])
+				x = loadInt8x64(a[j+q : j+q+64])
+				storeInt8x64(x.Max(kv).Min(cv), dst[j+q:j+q+64])
+				x = loadInt8x64(a[j+2*q : j+2*q+64])
+				storeInt8x64(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+64])
+				x = loadInt8x64(a[j+3*q : j+3*q+64])
+				storeInt8x64(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
 		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadInt8x64(a[i : i+64])
@@ -4014,6 +5364,20 @@ func clipU8(dst, a []uint8, k, c uint8) int {
 			storeUint8x64(x.Max(kv).Min(cv), dst[h:h+64])
 			i, shifted = h+64, true
 		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+			q := n / 4 / 64 * 64
+			for j := i; j < i+q; j += 64 {
+				x := loadUint8x64(a[j : j+64])
+				storeUint8x64(x.Max(kv).Min(cv), dst[j:j+64])
+				x = loadUint8x64(a[j+q : j+q+64])
+				storeUint8x64(x.Max(kv).Min(cv), dst[j+q:j+q+64])
+				x = loadUint8x64(a[j+2*q : j+2*q+64])
+				storeUint8x64(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+64])
+				x = loadUint8x64(a[j+3*q : j+3*q+64])
+				storeUint8x64(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+64])
+			}
+			i += 4 * q
+		}
 		for ; i+64 <= len(dst); i += 64 {
 			x := loadUint8x64(a[i : i+64])
 			storeUint8x64(x.Max(kv).Min(cv), dst[i:i+64])
@@ -4052,6 +5416,20 @@ func clipI16(dst, a []int16, k, c int16) int {
 			storeInt16x32(r, dst[:32])
 			storeInt16x32(x.Max(kv).Min(cv), dst[h:h+32])
 			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt16x32(a[j : j+32])
+				storeInt16x32(x.Max(kv).Min(cv), dst[j:j+32])
+				x = loadInt16x32(a[j+q : j+q+32])
+				storeInt16x32(x.Max(kv).Min(cv), dst[j+q:j+q+32])
+				x = loadInt16x32(a[j+2*q : j+2*q+32])
+				storeInt16x32(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+32])
+				x = loadInt16x32(a[j+3*q : j+3*q+32])
+				storeInt16x32(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
 		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt16x32(a[i : i+32])
@@ -4092,6 +5470,20 @@ func clipU16(dst, a []uint16, k, c uint16) int {
 			storeUint16x32(x.Max(kv).Min(cv), dst[h:h+32])
 			i, shifted = h+32, true
 		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint16x32(a[j : j+32])
+				storeUint16x32(x.Max(kv).Min(cv), dst[j:j+32])
+				x = loadUint16x32(a[j+q : j+q+32])
+				storeUint16x32(x.Max(kv).Min(cv), dst[j+q:j+q+32])
+				x = loadUint16x32(a[j+2*q : j+2*q+32])
+				storeUint16x32(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+32])
+				x = loadUint16x32(a[j+3*q : j+3*q+32])
+				storeUint16x32(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint16x32(a[i : i+32])
 			storeUint16x32(x.Max(kv).Min(cv), dst[i:i+32])
@@ -4130,6 +5522,20 @@ func clipI32(dst, a []int32, k, c int32) int {
 			storeInt32x16(r, dst[:16])
 			storeInt32x16(x.Max(kv).Min(cv), dst[h:h+16])
 			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt32x16(a[j : j+16])
+				storeInt32x16(x.Max(kv).Min(cv), dst[j:j+16])
+				x = loadInt32x16(a[j+q : j+q+16])
+				storeInt32x16(x.Max(kv).Min(cv), dst[j+q:j+q+16])
+				x = loadInt32x16(a[j+2*q : j+2*q+16])
+				storeInt32x16(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+16])
+				x = loadInt32x16(a[j+3*q : j+3*q+16])
+				storeInt32x16(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
 		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt32x16(a[i : i+16])
@@ -4170,6 +5576,20 @@ func clipU32(dst, a []uint32, k, c uint32) int {
 			storeUint32x16(x.Max(kv).Min(cv), dst[h:h+16])
 			i, shifted = h+16, true
 		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint32x16(a[j : j+16])
+				storeUint32x16(x.Max(kv).Min(cv), dst[j:j+16])
+				x = loadUint32x16(a[j+q : j+q+16])
+				storeUint32x16(x.Max(kv).Min(cv), dst[j+q:j+q+16])
+				x = loadUint32x16(a[j+2*q : j+2*q+16])
+				storeUint32x16(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+16])
+				x = loadUint32x16(a[j+3*q : j+3*q+16])
+				storeUint32x16(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint32x16(a[i : i+16])
 			storeUint32x16(x.Max(kv).Min(cv), dst[i:i+16])
@@ -4209,6 +5629,20 @@ func clipI64(dst, a []int64, k, c int64) int {
 			storeInt64x8(x.Max(kv).Min(cv), dst[h:h+8])
 			i, shifted = h+8, true
 		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt64x8(a[j : j+8])
+				storeInt64x8(x.Max(kv).Min(cv), dst[j:j+8])
+				x = loadInt64x8(a[j+q : j+q+8])
+				storeInt64x8(x.Max(kv).Min(cv), dst[j+q:j+q+8])
+				x = loadInt64x8(a[j+2*q : j+2*q+8])
+				storeInt64x8(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+8])
+				x = loadInt64x8(a[j+3*q : j+3*q+8])
+				storeInt64x8(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt64x8(a[i : i+8])
 			storeInt64x8(x.Max(kv).Min(cv), dst[i:i+8])
@@ -4240,6 +5674,20 @@ func clipU64(dst, a []uint64, k, c uint64) int {
 			storeUint64x8(r, dst[:8])
 			storeUint64x8(x.Max(kv).Min(cv), dst[h:h+8])
 			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint64x8(a[j : j+8])
+				storeUint64x8(x.Max(kv).Min(cv), dst[j:j+8])
+				x = loadUint64x8(a[j+q : j+q+8])
+				storeUint64x8(x.Max(kv).Min(cv), dst[j+q:j+q+8])
+				x = loadUint64x8(a[j+2*q : j+2*q+8])
+				storeUint64x8(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+8])
+				x = loadUint64x8(a[j+3*q : j+3*q+8])
+				storeUint64x8(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint64x8(a[i : i+8])

@@ -4,6 +4,7 @@ package vec
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -15,31 +16,82 @@ import (
 // bit for bit, with dst at every element of a line, apart from its operands
 // and in place.
 func TestLongKernelsMatchPortable(t *testing.T) {
-	g := loadGolden(t)
-	t.Run("float32", func(t *testing.T) { longCases[float32](t, g.Types["float32"]) })
-	t.Run("float64", func(t *testing.T) { longCases[float64](t, g.Types["float64"]) })
-	t.Run("int8", func(t *testing.T) { longCases[int8](t, g.Types["int8"]) })
-	t.Run("uint16", func(t *testing.T) { longCases[uint16](t, g.Types["uint16"]) })
-	t.Run("int32", func(t *testing.T) { longCases[int32](t, g.Types["int32"]) })
-	t.Run("uint64", func(t *testing.T) { longCases[uint64](t, g.Types["uint64"]) })
+	eachType(t, func(line int) ([]int, []int) {
+		from := alignFrom * line
+		return []int{from - 1, from, from + line + 3}, offsets(line)
+	})
 }
 
-func longCases[T Number](t *testing.T, gt goldenType) {
+// The kernels on lines of streamFrom bytes and more, their rest walked as four
+// quarters at once: a length whose quarters are not whole vectors (the loop
+// after does the rest), dst on a line and off one.
+func TestStreamedKernelsMatchPortable(t *testing.T) {
+	eachType(t, func(line int) ([]int, []int) {
+		from := streamFrom / (64 / line)
+		return []int{from - 1, from + 5*line + 3}, []int{0, line - 3}
+	})
+}
+
+// eachType runs longCases for each element size, with the lengths and dst
+// offsets (elements past a line) that cases gives for a line of so many elements.
+func eachType(t *testing.T, cases func(line int) (lengths, offs []int)) {
+	g := loadGolden(t)
+	t.Run("float32", func(t *testing.T) { longCases[float32](t, g.Types["float32"], cases) })
+	t.Run("float64", func(t *testing.T) { longCases[float64](t, g.Types["float64"], cases) })
+	t.Run("int8", func(t *testing.T) { longCases[int8](t, g.Types["int8"], cases) })
+	t.Run("uint16", func(t *testing.T) { longCases[uint16](t, g.Types["uint16"], cases) })
+	t.Run("int32", func(t *testing.T) { longCases[int32](t, g.Types["int32"], cases) })
+	t.Run("uint64", func(t *testing.T) { longCases[uint64](t, g.Types["uint64"], cases) })
+}
+
+// offsets is every element of a line.
+func offsets(line int) []int {
+	out := make([]int, line)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func longCases[T Number](t *testing.T, gt goldenType, cases func(line int) (lengths, offs []int)) {
 	line := 64 / int(unsafe.Sizeof(*new(T)))
-	from := alignFrom * line
+	lengths, offs := cases(line)
 	var s [4]T
 	for i, v := range gt.Scalars {
 		s[i] = T(v)
 	}
-	most := from + 2*line + 3
-	a, b, c := tiled[T](t, gt.A, most), tiled[T](t, gt.B, most), tiled[T](t, gt.C, most)
+	most := slices.Max(lengths)
+	a, b, c := tiled[T](t, gt.A, most+3), tiled[T](t, gt.B, most), tiled[T](t, gt.C, most)
 	for _, l := range levels()[1:] {
 		for _, op := range opCases[T]() {
-			for _, n := range []int{from - 1, from, from + line + 3} {
-				for off := range line {
+			for _, n := range lengths {
+				for _, off := range offs {
 					longCase(t, op, l, a[3:3+n], b[:n], c[:n], s, off)
 				}
 			}
+		}
+	}
+}
+
+// apart, the streams' condition: dst is the source or does not meet it. A
+// partial overlap (dst a shifted view of the source, either way) keeps the one
+// loop, whose order of writes is its answer.
+func TestApartIsInPlaceOrDisjoint(t *testing.T) {
+	buf := make([]float32, 64)
+	for _, c := range []struct {
+		name      string
+		dst, src  []float32
+		wantApart bool
+	}{
+		{"in place", buf[:32], buf[:32], true},
+		{"disjoint", buf[:32], buf[32:], true},
+		{"adjacent before", buf[32:], buf[:32], true},
+		{"dst one past src", buf[1:33], buf[:32], false},
+		{"src one past dst", buf[:32], buf[1:33], false},
+		{"dst inside src", buf[8:16], buf[:32], false},
+	} {
+		if got := apart(c.dst, c.src); got != c.wantApart {
+			t.Errorf("%s: apart %v, want %v", c.name, got, c.wantApart)
 		}
 	}
 }
