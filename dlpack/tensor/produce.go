@@ -102,7 +102,7 @@ func fromSlice[T dlpack.Element](data []T, shape, strides []int64, n int64) (*Te
 	}
 	p := unsafe.Pointer(&data[0])
 	t := new(Tensor)
-	m, _, count := newBlock(t, headerSize(len(shape)), 0, p, true)
+	m, _, count := newBlock(t, headerSize(len(shape)), 0, pinKey(data), true)
 	if m == nil {
 		return nil, errNoMemory
 	}

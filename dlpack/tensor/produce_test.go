@@ -432,6 +432,52 @@ func TestSliceExportedTwiceStaysPinned(t *testing.T) {
 	waitFor(t, "the sweep to unpin the slice", func() bool { return tensor.PinnedObjects() == 0 })
 }
 
+// Tensors over the rows of one array (x[i*n:(i+1)*n], each reaching to the
+// array's end) pin it once (pins.go's pinKey), and a consumer reads each row's
+// own elements; a row whose capacity was cut (x[a:b:b]) pins the array again.
+// All are unpinned after their deleters ran.
+func TestRowsOfOneArrayPinItOnce(t *testing.T) {
+	noLeaks(t)
+	waitFor(t, "earlier tests' pins", func() bool { return tensor.PinnedObjects() == 0 })
+	const rows, n = 100, 4
+	data := make([]int32, rows*n)
+	for i := range data {
+		data[i] = int32(i)
+	}
+	var ms []unsafe.Pointer
+	export := func(row []int32) {
+		tt, err := tensor.FromSlice(row, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := tt.Export()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	for i := range rows {
+		export(data[i*n : (i+1)*n])
+	}
+	if tensor.PinnedObjects() != 1 || tensor.LivePins() != rows {
+		t.Fatalf("%d rows: %d objects pinned, %d tensors live; want 1 and %d", rows, tensor.PinnedObjects(), tensor.LivePins(), rows)
+	}
+	export(data[n : 2*n : 2*n])
+	if tensor.PinnedObjects() != 2 {
+		t.Fatalf("a row of cut capacity: %d objects pinned, want 2", tensor.PinnedObjects())
+	}
+	for i, m := range ms {
+		got := ctensor.Consume(m, true, true)
+		want := unsafe.Slice((*byte)(unsafe.Pointer(&data[(i%rows)*n+n*(i/rows)])), 4*n)
+		if got.GatherFail || !bytes.Equal(got.Bytes, want) {
+			t.Fatalf("row %d: the consumer read %+v, want %v", i, got, want)
+		}
+		ctensor.Delete(m, true)
+	}
+	waitFor(t, "the sweep to unpin the array", func() bool { return tensor.PinnedObjects() == 0 })
+	runtime.KeepAlive(data)
+}
+
 func TestEmptyGivesTheTensorAndItsSlice(t *testing.T) {
 	x, s, err := tensor.Empty[float64](3, 2)
 	if err != nil {

@@ -63,24 +63,18 @@ func applyRows(x godlpack.Tensor[float64], fn func(int64, *tensor.Tensor) (float
 		return nil, err
 	}
 	// Every row is copied before fn first runs: fn is Python code, which may
-	// change or free the memory x views (a torch.Tensor's resize_).
-	var lines [][]float64
-	if cols > 0 { // rows of no columns have no line to copy (vec.Lines yields none)
-		lines = make([][]float64, 0, rows)
-		if err := vec.Lines(v, func(_ int, line []float64) error {
-			lines = append(lines, append([]float64(nil), line...))
-			return nil
-		}); err != nil {
-			return nil, err
-		}
+	// change or free the memory x views (a torch.Tensor's resize_). One copy of
+	// x, each row a slice of it: the rows' tensors pin that one array once.
+	all := make([]float64, 0, rows*cols)
+	if err := vec.Lines(v, func(_ int, line []float64) error {
+		all = append(all, line...)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	out := make([]float64, 0, len(lines))
+	out := make([]float64, 0, rows)
 	for i := range rows { // a call per row, rows of no columns included
-		var line []float64
-		if cols > 0 {
-			line = lines[i]
-		}
-		row, err := tensor.FromSlice(line, cols)
+		row, err := tensor.FromSlice(all[i*cols:(i+1)*cols], cols)
 		if err != nil {
 			return nil, err
 		}
