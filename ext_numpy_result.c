@@ -155,11 +155,10 @@ PyObject *gd_ext_numpy_small(const gd_ext_result *r) {
 }
 
 /* The base of an ndarray made of a managed tensor: a capsule whose destructor runs the
- * tensor's deleter when NumPy lets the array go (a Go tensor's deleter: any thread). */
-static const char owner_name[] = "godlpack.managed_tensor_owner";
-
+ * tensor's deleter when NumPy lets the array go (a Go tensor's deleter: any thread).
+ * Unnamed: no code but this file's reads it, and a name costs each release a strcmp. */
 static void owner_free(PyObject *capsule) {
-    gd_call_deleter(PyCapsule_GetPointer(capsule, owner_name), 1);
+    gd_call_deleter(PyCapsule_GetPointer(capsule, NULL), 1);
 }
 
 int gd_ext_numpy_from_managed(DLManagedTensorVersioned *m, PyObject **out) {
@@ -168,7 +167,7 @@ int gd_ext_numpy_from_managed(DLManagedTensorVersioned *m, PyObject **out) {
     if (api == NULL) {
         return 0;
     }
-    PyObject *owner = PyCapsule_New(m, owner_name, owner_free);
+    PyObject *owner = PyCapsule_New(m, NULL, owner_free);
     if (owner == NULL) {
         gd_call_deleter_keep_error(m, 1);
         *out = NULL;
