@@ -789,7 +789,7 @@ PyObject *gd_ext_array_in(PyObject *array, int fw) { return in_framework(NULL, a
  * that the hot path writes no memory another thread writes (a shared counter,
  * incremented by every call of every thread, serialised free-threaded calls on its
  * cache line, and raced) and a test reads what its own calls did. */
-static _Thread_local int64_t gil_releases;
+static GD_HOT_TLS int64_t gil_releases;
 
 int64_t gd_ext_gil_releases(void) { return gil_releases; }
 

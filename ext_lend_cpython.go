@@ -24,7 +24,7 @@ package godlpack
 // #include "gd_python.h"
 // #include <pthread.h>
 // #include <stdlib.h>
-// static __thread int32_t gd_hops; /* the hops of the chain of calls this thread serves */
+// static GD_HOT_TLS int32_t gd_hops; /* the hops of the chain of calls this thread serves */
 // static int32_t gd_hops_swap(int32_t n) { int32_t old = gd_hops; gd_hops = n; return old; }
 // static int32_t gd_hops_now(void) { return gd_hops; }
 // static uintptr_t gd_thread_self(void) { return (uintptr_t)pthread_self(); }
