@@ -12,11 +12,13 @@ import (
 // pins.go: the Go slices that produced tensors point at stay pinned
 // (runtime.Pinner) while any C consumer may read them, as cgo's rules ask.
 //
-// Each pinned object (keyed by the address FromSlice pins: pinKey's) has an entry with a count of the live tensors that point at it. The
-// count lives in C memory and its address rides in the tensor's manager_ctx, so
-// the C deleter releases its tensor with one atomic decrement, from any thread,
-// calling no Go (a cgo callback into Go cost more than the rest of a deleter). A
-// second export of the same slice while the entry lives only adds to the count.
+// Each pinned object (keyed by the address FromSlice pins: pinKey's) has an
+// entry with a count of the live tensors that point at it. The count lives in C
+// memory and its address rides in the tensor's manager_ctx, so the C deleter
+// releases its tensor with one atomic decrement, from any thread, calling no Go
+// (a cgo callback into Go cost more than the rest of a deleter). A second export
+// of the same slice, or of another slice of its array to the array's end, while
+// the entry lives only adds to the count.
 // Objects whose count is zero are unpinned at the next collection's sweep
 // (sweepPins, run by leaks.go's gcTick), so the Pinner's own cost (span locks,
 // ~75 ns a pin and unpin) is paid once per slice and collection rather than per
