@@ -402,18 +402,7 @@ func TestSliceExportedTwiceStaysPinned(t *testing.T) {
 	noLeaks(t)
 	waitFor(t, "earlier tests' pins", func() bool { return tensor.PinnedObjects() == 0 })
 	data := []float64{1, 2, 3, 4}
-	var ms []unsafe.Pointer
-	for range 2 {
-		tt, err := tensor.FromSlice(data, 2, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := tt.Export()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms = append(ms, m)
-	}
+	ms := []unsafe.Pointer{exportSlice(t, data, 2, 2), exportSlice(t, data, 2, 2)}
 	if tensor.PinnedObjects() != 1 || tensor.LivePins() != 2 {
 		t.Fatalf("%d objects pinned, %d tensors live; want 1 and 2", tensor.PinnedObjects(), tensor.LivePins())
 	}
@@ -445,24 +434,13 @@ func TestRowsOfOneArrayPinItOnce(t *testing.T) {
 		data[i] = int32(i)
 	}
 	var ms []unsafe.Pointer
-	export := func(row []int32) {
-		tt, err := tensor.FromSlice(row, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := tt.Export()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms = append(ms, m)
-	}
 	for i := range rows {
-		export(data[i*n : (i+1)*n])
+		ms = append(ms, exportSlice(t, data[i*n:(i+1)*n], n))
 	}
 	if tensor.PinnedObjects() != 1 || tensor.LivePins() != rows {
 		t.Fatalf("%d rows: %d objects pinned, %d tensors live; want 1 and %d", rows, tensor.PinnedObjects(), tensor.LivePins(), rows)
 	}
-	export(data[n : 2*n : 2*n])
+	ms = append(ms, exportSlice(t, data[n:2*n:2*n], n))
 	if tensor.PinnedObjects() != 2 {
 		t.Fatalf("a row of cut capacity: %d objects pinned, want 2", tensor.PinnedObjects())
 	}
@@ -476,6 +454,20 @@ func TestRowsOfOneArrayPinItOnce(t *testing.T) {
 	}
 	waitFor(t, "the sweep to unpin the array", func() bool { return tensor.PinnedObjects() == 0 })
 	runtime.KeepAlive(data)
+}
+
+// exportSlice is the managed tensor of FromSlice(data, shape...), exported.
+func exportSlice[T dlpack.Element](t *testing.T, data []T, shape ...int64) unsafe.Pointer {
+	t.Helper()
+	tt, err := tensor.FromSlice(data, shape...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := tt.Export()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func TestEmptyGivesTheTensorAndItsSlice(t *testing.T) {
