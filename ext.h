@@ -255,9 +255,20 @@ typedef struct {
     char *err;
 } gd_ext_buffer_out;
 
-/* Releases an instance's Go value now (ext_class.c); any thread, with
- * or without the GIL, after finalization too. */
+/* Releases an instance's Go value (ext_class.c): queues its id, with no call into
+ * Go, for Go to empty its slot before any Go code Python starts next runs
+ * (ext_instance_queue.go). Any thread, with or without the GIL, after finalization
+ * too. */
 void gd_ext_instance_release(uintptr_t id);
+
+/* The queue of released ids (ext_class.c pushes, ext_instance_queue.go takes it whole):
+ * its newest id (0: empty), and each queued id's next older one, in chunks of
+ * 1 << GD_EXT_ID_CHUNK_BITS ids (the instance table's chunks), allocated at the first
+ * release in a chunk and kept. Read and written with atomics only. */
+#define GD_EXT_ID_CHUNK_BITS 12
+#define GD_EXT_ID_CHUNKS (1 << 14)
+extern uint32_t gd_ext_released_head;
+extern uint32_t *gd_ext_released_next[GD_EXT_ID_CHUNKS];
 
 /* A new instance of bound class t (never a Python subclass) owning the Go value of
  * id (ext_class.c); NULL with MemoryError, id then still the caller's. */

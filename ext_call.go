@@ -29,6 +29,7 @@ var extFuncs []*Function
 //
 //export goExtCall
 func goExtCall(id C.int32_t, args *C.gd_ext_arg, nargs C.int, res *C.gd_ext_result) {
+	takeReleasedIDs() // before the author's code: the values of dead instances gone
 	f := extFuncs[id]
 	argv := unsafe.Slice(args, int(nargs)) // f's parameters', *args's elements last (ext_call.c's nbound)
 	defer f.endCall(argv, res)             // a method, not a closure: nothing to build per call
@@ -54,6 +55,7 @@ func goExtCall(id C.int32_t, args *C.gd_ext_arg, nargs C.int, res *C.gd_ext_resu
 //
 //export goExtIterNext
 func goExtIterNext(id C.int64_t, res *C.gd_ext_result) (more C.int) {
+	takeReleasedIDs() // as goExtCall
 	v, ok := pulledSeqs.Load(uint64(id))
 	if !ok {
 		return 0

@@ -656,12 +656,42 @@ int gd_ext_class_set_method(PyObject *type, PyObject *fn, int how, const gd_ext_
     return rc;
 }
 
-/* An instance's dealloc releases its Go value's id at
- * once, one call into Go (goExtReleaseInstances) per dealloc, so the value lives
- * exactly as long as its instance. Batching the ids (one call per 64 deallocs)
- * saved that crossing, ~70 ns of a creation-and-drop, but a value then outlived
- * its instance by up to 63 other deallocs: a Go value holding a large buffer
- * stayed reachable after `del` for as long as no other instance died (a value must
- * live exactly as long as its Python object). Any thread, with or without the
- * GIL, after finalization too: Go only empties a table slot. */
-void gd_ext_instance_release(uintptr_t id) { goExtReleaseInstances(&id, 1); }
+/* An instance's dealloc releases its Go value's id with no call into Go: a push
+ * onto a lock-free stack in C memory, which Go takes whole (one atomic exchange)
+ * and empties the slots of, before any Go code that Python starts runs (every
+ * call's entry, a creation, the live count) and after every collection
+ * (ext_instance_queue.go). The call into Go that a release used to be was ~60 ns
+ * of a creation-and-drop (docs/performance.md, Crossings). So no Go code Python
+ * runs sees a released value still held, and the count is exact; a collection
+ * started by a goroutine alone may find it held, and frees it one collection
+ * later. Batching the ids in C (one call per 64 deallocs) was refused for that:
+ * a value outlived its instance for as long as no other instance died.
+ * C cannot empty the slot itself: it is Go memory, and a store there needs Go's
+ * write barrier (docs/internals/classes.md). Any thread, with or without the GIL,
+ * after finalization too. */
+uint32_t gd_ext_released_head;
+uint32_t *gd_ext_released_next[GD_EXT_ID_CHUNKS];
+
+void gd_ext_instance_release(uintptr_t id) {
+    uint32_t **chunk_at = &gd_ext_released_next[id >> GD_EXT_ID_CHUNK_BITS];
+    uint32_t *chunk = __atomic_load_n(chunk_at, __ATOMIC_ACQUIRE);
+    if (chunk == NULL) { /* the first release in this chunk of ids */
+        uint32_t *fresh = calloc((size_t)1 << GD_EXT_ID_CHUNK_BITS, sizeof(uint32_t));
+        if (fresh == NULL) { /* no memory for the link: released by a call */
+            goExtReleaseInstances(&id, 1);
+            return;
+        }
+        if (__atomic_compare_exchange_n(chunk_at, &chunk, fresh, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+            chunk = fresh;
+        } else {
+            free(fresh); /* another thread's came first: chunk is it */
+        }
+    }
+    uint32_t *next = &chunk[id & ((1u << GD_EXT_ID_CHUNK_BITS) - 1)];
+    uint32_t head = __atomic_load_n(&gd_ext_released_head, __ATOMIC_RELAXED);
+    do { /* the link before the push that publishes it (release order) */
+        __atomic_store_n(next, head, __ATOMIC_RELAXED);
+    } while (!__atomic_compare_exchange_n(&gd_ext_released_head, &head, (uint32_t)id, 1,
+                                          __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}

@@ -21,7 +21,9 @@ package godlpack
 // dealloc's table share 14 ns, now ~10 (BenchmarkInstanceIDNewRelease). A freed
 // id is reused (last freed first); the caller guarantees that nothing reads an id
 // after releasing it (an instance clears its id at dealloc, and a call in flight
-// holds a reference to its instance).
+// holds a reference to its instance). An instance's dealloc does not call
+// releaseInstanceIDs: it queues its id in C, and ext_instance_queue.go empties
+// the queued slots under mu.
 
 import (
 	"runtime"
@@ -53,6 +55,11 @@ var instances struct {
 
 	chunks [instanceChunks]atomic.Pointer[instanceChunk]
 }
+
+// emptyReleasedLocked empties the slots of the ids that C released without a
+// call into Go (ext_instance_queue.go), mu held; nil in a build without Python,
+// where every release is releaseInstanceIDs.
+var emptyReleasedLocked func()
 
 // newInstanceID stores p (a bound class's *T, not nil) in a free slot and
 // returns its id; a MemoryError when every slot is in use.
@@ -105,6 +112,9 @@ func releaseInstanceIDs(ids []uintptr) {
 func liveInstanceIDs() int64 {
 	instances.mu.Lock()
 	defer instances.mu.Unlock()
+	if emptyReleasedLocked != nil {
+		emptyReleasedLocked()
+	}
 	return int64(max(instances.next, 1)-1) - int64(len(instances.free))
 }
 

@@ -34,6 +34,23 @@ def test_each_dealloc_releases_at_once(m):
         assert m.live_instances() == before, n
 
 
+def test_a_dropped_value_is_freed_with_no_call_into_go(m):
+    """A dealloc queues its id in C, and Go empties the slots at its calls' entries
+    and after every collection: a collection that a goroutine alone starts frees the
+    value too, while Python makes no call into Go (it waits on a pipe)."""
+    import os
+
+    r, w = os.pipe()
+    try:
+        bag = m.Bag(["x"])
+        m.signal_when_freed(bag, w)
+        del bag
+        assert os.read(r, 1) == b"\x01", "the value was still held after 20 s of collections"
+    finally:
+        os.close(r)
+        os.close(w)
+
+
 def test_class_method_results_are_released_once(m):
     """A class method's *T result is one instance, released at its dealloc; called with
     a class that is no subclass, the Go value it made is released at once (TypeError)."""

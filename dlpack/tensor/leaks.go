@@ -4,6 +4,8 @@ import (
 	"math"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/godlpack/godlpack/internal/gctick"
 )
 
 // leaks.go: the safety net that releases a Tensor dropped while open, paying for
@@ -15,12 +17,12 @@ import (
 // exported right after they are made, so none gets one at first: wrap pushes the
 // Tensor onto the list of recent Tensors (one compare-and-swap; the list links
 // through Tensor.next), which holds it strongly, so it cannot be collected unseen.
-// The list is taken whole and swept every batchSize Tensors, and at every garbage
-// collection (a finalizer that re-arms itself: see gcTick): each of its Tensors
-// still open gets the finalizer then; the rest are forgotten. So a leaked Tensor
-// is released as before, by its own finalizer, only a collection or two later,
-// and each Tensor is judged on its own: a long-lived neighbour on the same list
-// keeps nothing alive past the sweep.
+// The list is taken whole and swept every batchSize Tensors, and after every
+// garbage collection (gctick.Each): each of its Tensors still open gets the
+// finalizer then; the rest are forgotten. So a leaked Tensor is released as
+// before, by its own finalizer, only a collection or two later, and each Tensor
+// is judged on its own: a long-lived neighbour on the same list keeps nothing
+// alive past the sweep.
 //
 // The list replaced batches of 256 slots filled with two atomic adds per Tensor
 // (a claim and a fill count) and a 2 KiB batch every 256: tracking cost ~14 ns of
@@ -121,16 +123,9 @@ func sweep(t *Tensor) {
 	}
 }
 
-// gcTick is garbage from birth: its finalizer runs after the next collection,
-// seals (takes and sweeps) both lists and arms the next tick. (It holds a pointer
-// so that it is not a tiny allocation, whose finalizer might wait for its
-// neighbours.)
-type gcTick struct{ _ *byte }
-
 func armGCSweep() {
-	runtime.SetFinalizer(&gcTick{}, func(*gcTick) {
+	gctick.Each(func() {
 		seal()
 		sweepPins()
-		armGCSweep()
 	})
 }

@@ -19,11 +19,10 @@ import (
 // (a cgo callback into Go cost more than the rest of a deleter). A second export
 // of the same slice, or of another slice of its array to the array's end, while
 // the entry lives only adds to the count.
-// Objects whose count is zero are unpinned at the next collection's sweep
-// (sweepPins, run by leaks.go's gcTick), so the Pinner's own cost (span locks,
-// ~75 ns a pin and unpin) is paid once per slice and collection rather than per
-// export, and an object dropped by Go is freed a collection later than it would
-// otherwise be. Entries and their counters are reused, never freed.
+// Objects whose count is zero are unpinned at the sweep after the next collection
+// (sweepPins: leaks.go), so the Pinner's own cost (span locks, ~75 ns a pin and
+// unpin) is paid once per slice and collection rather than per export, and an
+// object dropped by Go is freed a collection later than it would otherwise be. Entries and their counters are reused, never freed.
 
 type pinEntry struct {
 	pinner runtime.Pinner
