@@ -656,19 +656,11 @@ int gd_ext_class_set_method(PyObject *type, PyObject *fn, int how, const gd_ext_
     return rc;
 }
 
-/* An instance's dealloc releases its Go value's id with no call into Go: a push
- * onto a lock-free stack in C memory, which Go takes whole (one atomic exchange)
- * and empties the slots of, before any Go code that Python starts runs (every
- * call's entry, a creation, the live count) and after every collection
- * (ext_instance_queue.go). The call into Go that a release used to be was ~60 ns
- * of a creation-and-drop (docs/performance.md, Crossings). So no Go code Python
- * runs sees a released value still held, and the count is exact; a collection
- * started by a goroutine alone may find it held, and frees it one collection
- * later. Batching the ids in C (one call per 64 deallocs) was refused for that:
- * a value outlived its instance for as long as no other instance died.
- * C cannot empty the slot itself: it is Go memory, and a store there needs Go's
- * write barrier (docs/internals/classes.md). Any thread, with or without the GIL,
- * after finalization too. */
+/* An instance's dealloc releases its Go value's id with no call into Go (~40 ns of a
+ * creation-and-drop: docs/performance.md, Crossings): a push onto a lock-free stack
+ * in C memory, which Go takes whole and empties the slots of (when, and why C
+ * cannot empty them itself: ext_instance_queue.go). Any thread, with or without
+ * the GIL, after finalization too. */
 uint32_t gd_ext_released_head;
 uint32_t *gd_ext_released_next[GD_EXT_ID_CHUNKS];
 

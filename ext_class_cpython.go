@@ -16,9 +16,10 @@ import (
 )
 
 // goExtReleaseInstances drops the Go values of n instances whose ids are at ids
-// (C memory): an instance's dealloc (gd_ext_instance_release), or one result never
-// delivered. Any thread, with or without the GIL, after finalization too: it only
-// empties table slots.
+// (C memory) at once: a release (gd_ext_instance_release) that could not queue its
+// id, with no memory for the queue's link (every other is queued:
+// ext_instance_queue.go). Any thread, with or without the GIL, after finalization
+// too: it only empties table slots.
 //
 //export goExtReleaseInstances
 func goExtReleaseInstances(ids *cUintptr, n C.int64_t) {

@@ -3,8 +3,8 @@ returning its result in the caller's framework (streamstats.scale), against thei
 nanobind twins, in one run (docs/performance.md, "Classes").
 
   Histogram(10)              instance creation (Go: the constructor's call into Go, an
-                             instance-table id, an instance, and its dealloc's own
-                             call into Go to release it; nanobind: new + its instance)
+                             instance-table id, an instance, and its dealloc's push of
+                             the id onto a queue in C; nanobind: new + its instance)
   h.add(x)                   a method over a small float64 tensor (16 elements)
   h.count                    a property read (Go: an AtomicProperty, loaded by C from
                              the pinned Go value with no call into Go; nanobind: a
@@ -17,12 +17,12 @@ nanobind twins, in one run (docs/performance.md, "Classes").
   nothing()                  the floor of any call: a function of no parameters
                              returning None (Go: one crossing)
   Empty()                    the floor of a creation: a class whose constructor takes
-                             nothing and makes a value of no pointers (Go: two
-                             crossings, an id, an instance)
+                             nothing and makes a value of no pointers (Go: one
+                             crossing, an id, an instance, the id's push at dealloc)
 
 The floor of a call from Python into Go is a cgo crossing, ~40-70 ns more than a C
-call; creation pays two (the call and the release at dealloc) plus Go's allocation of
-the value, the tensor rows one plus the conversion; the property read pays none. The
+call; creation pays one (the dealloc queues its id in C) plus Go's allocation of the
+value, the tensor rows one plus the conversion; the property read pays none. The
 last two rows print those floors in the same run: what no Go function and no Go class
 can go under, whatever the binding does around the author's code.
 Builds nanobind (pinned by bench_goext.NANOBIND, from PyPI) as bench_goext.py does,

@@ -13,7 +13,8 @@ crossing floor F measured in the same run (docs/performance.md, "Crossings").
                             new 1-D array (godlpack.Array; NumPy for nanobind's twin)
                             (goal <= 1.0x nanobind)
   h.counts() -> ndarray     a fresh numpy.ndarray result (ResultIn(NumPy))
-  Histogram(10)             a creation (godlpack: the call and the release at dealloc)
+  Histogram(10)             a creation (godlpack: one crossing; the dealloc queues its
+                            id in C, with no call into Go)
   Opts(3, scale=2.0)        a constructor with keyword-only parameters and defaults
   h.bins                    an ordinary Property getter returning an int
   h.lo                      the same, a float
