@@ -22,7 +22,8 @@ import (
 // Objects whose count is zero are unpinned at the sweep after the next collection
 // (sweepPins: leaks.go), so the Pinner's own cost (span locks, ~75 ns a pin and
 // unpin) is paid once per slice and collection rather than per export, and an
-// object dropped by Go is freed a collection later than it would otherwise be. Entries and their counters are reused, never freed.
+// object dropped by Go is freed a collection later than it would otherwise be.
+// Entries and their counters are reused, never freed.
 
 type pinEntry struct {
 	pinner runtime.Pinner
