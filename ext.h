@@ -182,6 +182,9 @@ typedef struct gd_ext_result {
     int32_t fw;    /* set by C before the call: the GD_EXT_FW_* of the call's arrays
                       (ResultIn's, or ResultLike's argument's), which its callbacks'
                       tensor arguments take too */
+    uint32_t spare_id; /* Go's: a released id, its slot empty, kept at the entry of a
+                          call returning a bound class's *T for the instance it makes
+                          (ext_instance_queue.go); 0: none */
     /* STR: a short str's UTF-8, p pointing here (not freed): Go writes it in place,
      * where C.CBytes's call and malloc, and the free, were ~50 ns of a repr.
      * NUMPY_SMALL: the array's elements, copied into the ndarray NumPy allocates, where

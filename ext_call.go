@@ -29,8 +29,10 @@ var extFuncs []*Function
 //
 //export goExtCall
 func goExtCall(id C.int32_t, args *C.gd_ext_arg, nargs C.int, res *C.gd_ext_result) {
-	takeReleasedIDs() // before the author's code: the values of dead instances gone
 	f := extFuncs[id]
+	if releasedQueued() { // before the author's code: the values of dead instances gone
+		takeReleasedIDs(res, f.makesInstance)
+	}
 	argv := unsafe.Slice(args, int(nargs)) // f's parameters', *args's elements last (ext_call.c's nbound)
 	defer f.endCall(argv, res)             // a method, not a closure: nothing to build per call
 	if err := f.call(argv, res); err != nil {
@@ -55,7 +57,9 @@ func goExtCall(id C.int32_t, args *C.gd_ext_arg, nargs C.int, res *C.gd_ext_resu
 //
 //export goExtIterNext
 func goExtIterNext(id C.int64_t, res *C.gd_ext_result) (more C.int) {
-	takeReleasedIDs() // as goExtCall
+	if releasedQueued() { // as goExtCall
+		takeReleasedIDs(res, false)
+	}
 	v, ok := pulledSeqs.Load(uint64(id))
 	if !ok {
 		return 0
@@ -119,6 +123,9 @@ func raiseAgain(err error, res *C.gd_ext_result) bool {
 // endCall closes the tensors AsTensor borrowed during the call and turns a
 // panic into RuntimeError. goExtCall defers it directly, so recover works here.
 func (f *Function) endCall(argv []C.gd_ext_arg, res *C.gd_ext_result) {
+	if res.spare_id != 0 { // kept for an instance the call did not make
+		freeSpareID(res)
+	}
 	for i := range argv {
 		if argv[i].go_tensor != 0 {
 			releaseBorrowed(&argv[i])

@@ -400,7 +400,7 @@ func instancePointerWriter(t reflect.Type) func(unsafe.Pointer, *extResult) erro
 			c = boundClasses[t]
 			class.Store(c)
 		}
-		id, err := newInstanceID(p)
+		id, err := newInstanceIDFor(p, r)
 		if err != nil {
 			return err
 		}

@@ -68,7 +68,8 @@ type extResult struct {
 	f         float64
 	p         unsafe.Pointer
 	n         int64
-	fw        int32 // set before the call: the framework of its arrays (ext.h)
+	fw        int32  // set before the call: the framework of its arrays (ext.h)
+	spare_id  uint32 // a released id the call's new instance may take (ext.h); 0 here
 }
 
 // cExtFunc is a function's C table, which only a Python build makes.

@@ -56,6 +56,9 @@ type Function struct {
 	call       func(args []extArg, res *extResult) error
 	cfunc      *cExtFunc // made at the first module exec
 	id         int32
+	// makesInstance: its result is a bound class's *T, so a call keeps a released
+	// id for the instance it makes (ext_instance_queue.go); set with cfunc.
+	makesInstance bool
 }
 
 // param is one parameter: its name, the kind C converts, and a tensor's constraints.

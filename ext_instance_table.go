@@ -23,7 +23,8 @@ package godlpack
 // after releasing it (an instance clears its id at dealloc, and a call in flight
 // holds a reference to its instance). An instance's dealloc does not call
 // releaseInstanceIDs: it queues its id in C, and ext_instance_queue.go empties
-// the queued slots under mu.
+// the queued slots under mu, but for the one a creation's call keeps, which no
+// other goroutine can reach (newInstanceIDFor).
 
 import (
 	"runtime"
@@ -86,6 +87,18 @@ func newInstanceID(p unsafe.Pointer) (uintptr, error) {
 	chunk[id&(instanceChunkLen-1)] = p // under mu: see releaseInstanceIDs
 	instances.mu.Unlock()
 	return uintptr(id), nil
+}
+
+// newInstanceIDFor is newInstanceID for a call's result r: the id r's call kept
+// (ext_instance_queue.go: a released id whose slot is empty, which no other
+// goroutine holds, so its store takes no lock), else a new one.
+func newInstanceIDFor(p unsafe.Pointer, r *extResult) (uintptr, error) {
+	if id := r.spare_id; id != 0 {
+		r.spare_id = 0
+		instances.chunks[id>>instanceChunkBits].Load()[id&(instanceChunkLen-1)] = p
+		return uintptr(id), nil
+	}
+	return newInstanceID(p)
 }
 
 // instanceValue is the pointer that id's slot holds (id made by newInstanceID and

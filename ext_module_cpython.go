@@ -85,6 +85,7 @@ func (f *Function) makeCTable() {
 		f.id = int32(len(extFuncs))
 		extFuncs = append(extFuncs, f)
 		f.cfunc = f.cTable()
+		f.makesInstance = f.result != nil && isInstanceType(f.result)
 	}
 }
 

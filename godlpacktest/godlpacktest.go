@@ -14,7 +14,9 @@ import (
 
 // LiveInstances returns how many Go values instances of bound classes hold now: it
 // returns to its value once the instances are dropped, so a test of instance
-// lifetime compares it before and after.
+// lifetime compares it before and after. Called while a function returning a
+// bound class's *T runs (its constructor), it may count the instance that call
+// is making.
 func LiveInstances() int64 { return hooks.LiveInstances() }
 
 // GILReleases returns how many calls of this extension's functions, made from the

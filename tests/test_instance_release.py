@@ -51,6 +51,36 @@ def test_a_dropped_value_is_freed_with_no_call_into_go(m):
         os.close(w)
 
 
+def test_a_creation_takes_a_dropped_id_or_frees_it(m):
+    """A call returning a *T keeps, at its entry, the id of an instance dropped before
+    it (emptied) for the instance it makes; one that makes none (None, an error, a
+    panic) frees it at its end. The count stays exact, ids are not lost or shared, and
+    every instance keeps its own value."""
+    import gc
+
+    gc.collect()
+    before = m.live_instances()
+    kept = []
+    for i, how in enumerate(["bag", "nil", "error", "panic"] * 25):
+        dropped = [m.Bag([how, str(k)]) for k in range(i % 4)]  # 0-3 ids queued
+        del dropped
+        if how == "bag":
+            kept.append((m.bag_if("bag"), m.Bag([str(i)])))
+        elif how == "nil":
+            assert m.bag_if("nil") is None
+        elif how == "error":
+            with pytest.raises(ValueError, match="asked for an error"):
+                m.bag_if("error")
+        else:
+            with pytest.raises(RuntimeError, match="asked to panic"):
+                m.bag_if("panic")
+        assert m.live_instances() == before + 2 * len(kept), (i, how)
+    for i, (made, own) in enumerate(kept):
+        assert list(made) == ["made"] and list(own) == [str(4 * i)]
+    del kept, made, own
+    assert m.live_instances() == before
+
+
 def test_class_method_results_are_released_once(m):
     """A class method's *T result is one instance, released at its dealloc; called with
     a class that is no subclass, the Go value it made is released at once (TypeError)."""

@@ -66,6 +66,8 @@ func init() {
 			Doc("The number of items of an optional Bag (None: -1)."),
 		godlpack.Func("live_instances", godlpacktest.LiveInstances).
 			Doc("How many Go values instances hold now."),
+		godlpack.Func("bag_if", bagIf, "how").
+			Doc("A new Bag, None, a ValueError or a panic, as how says (bag, nil, error, panic)."),
 		godlpack.Func("signal_when_freed", signalWhenFreed, "bag", "fd").
 			Doc("Writes 1 to fd once Go has freed bag's value (0: not in 20 s), collecting meanwhile."),
 		godlpack.Func("call_on_goroutine", callOnGoroutine, "fn", "x").ReleaseGIL().

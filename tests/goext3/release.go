@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"runtime"
 	"syscall"
 	"time"
@@ -26,4 +27,19 @@ func signalWhenFreed(b *Bag, fd int) {
 		}
 		_, _ = syscall.Write(fd, answer)
 	}()
+}
+
+// bagIf returns what how names: a new Bag ("bag"), nil ("nil": None), an error
+// (anything else: ValueError) or a panic ("panic": RuntimeError), so that a call
+// returning a *T makes an instance or none (test_instance_release.py).
+func bagIf(how string) (*Bag, error) {
+	switch how {
+	case "bag":
+		return newBag([]string{"made"}), nil
+	case "nil":
+		return nil, nil
+	case "panic":
+		panic("bag_if asked to panic")
+	}
+	return nil, errors.New("bag_if: asked for an error") // a ValueError
 }
