@@ -184,7 +184,7 @@ typedef struct gd_ext_result {
                       tensor arguments take too */
     uint32_t spare_id; /* Go's: a released id, its slot empty, kept at the entry of a
                           call returning a bound class's *T for the instance it makes
-                          (ext_instance_queue.go); 0: none */
+                          (ext_class_cpython.go); 0: none */
     /* STR: a short str's UTF-8, p pointing here (not freed): Go writes it in place,
      * where C.CBytes's call and malloc, and the free, were ~50 ns of a repr.
      * NUMPY_SMALL: the array's elements, copied into the ndarray NumPy allocates, where
@@ -260,11 +260,11 @@ typedef struct {
 
 /* Releases an instance's Go value (ext_class.c): queues its id, with no call into
  * Go, for Go to empty its slot before any Go code Python starts next runs
- * (ext_instance_queue.go). Any thread, with or without the GIL, after finalization
+ * (ext_class_cpython.go). Any thread, with or without the GIL, after finalization
  * too. */
 void gd_ext_instance_release(uintptr_t id);
 
-/* The queue of released ids (ext_class.c pushes, ext_instance_queue.go takes it whole):
+/* The queue of released ids (ext_class.c pushes, ext_class_cpython.go takes it whole):
  * its newest id (0: empty), and each queued id's next older one, in chunks of
  * 1 << GD_EXT_ID_CHUNK_BITS ids (the instance table's chunks), allocated at the first
  * release in a chunk and kept. Read and written with atomics only. */

@@ -659,7 +659,7 @@ int gd_ext_class_set_method(PyObject *type, PyObject *fn, int how, const gd_ext_
 /* An instance's dealloc releases its Go value's id with no call into Go (~40 ns of a
  * creation-and-drop: docs/performance.md, Crossings): a push onto a lock-free stack
  * in C memory, which Go takes whole and empties the slots of (when, and why C
- * cannot empty them itself: ext_instance_queue.go). Any thread, with or without
+ * cannot empty them itself: ext_class_cpython.go). Any thread, with or without
  * the GIL, after finalization too. */
 uint32_t gd_ext_released_head;
 uint32_t *gd_ext_released_next[GD_EXT_ID_CHUNKS];

@@ -57,7 +57,7 @@ type Function struct {
 	cfunc      *cExtFunc // made at the first module exec
 	id         int32
 	// makesInstance: its result is a bound class's *T, so a call keeps a released
-	// id for the instance it makes (ext_instance_queue.go); set with cfunc.
+	// id for the instance it makes (ext_class_cpython.go); set with cfunc.
 	makesInstance bool
 }
 

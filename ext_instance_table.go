@@ -22,7 +22,7 @@ package godlpack
 // id is reused (last freed first); the caller guarantees that nothing reads an id
 // after releasing it (an instance clears its id at dealloc, and a call in flight
 // holds a reference to its instance). An instance's dealloc does not call
-// releaseInstanceIDs: it queues its id in C, and ext_instance_queue.go empties
+// releaseInstanceIDs: it queues its id in C, and ext_class_cpython.go empties
 // the queued slots under mu, but for the one a creation's call keeps, which no
 // other goroutine can reach (newInstanceIDFor).
 
@@ -58,7 +58,7 @@ var instances struct {
 }
 
 // emptyReleasedLocked empties the slots of the ids that C released without a
-// call into Go (ext_instance_queue.go), mu held; nil in a build without Python,
+// call into Go (ext_class_cpython.go), mu held; nil in a build without Python,
 // where every release is releaseInstanceIDs.
 var emptyReleasedLocked func()
 
@@ -90,7 +90,7 @@ func newInstanceID(p unsafe.Pointer) (uintptr, error) {
 }
 
 // newInstanceIDFor is newInstanceID for a call's result r: the id r's call kept
-// (ext_instance_queue.go: a released id whose slot is empty, which no other
+// (ext_class_cpython.go: a released id whose slot is empty, which no other
 // goroutine holds, so its store takes no lock), else a new one.
 func newInstanceIDFor(p unsafe.Pointer, r *extResult) (uintptr, error) {
 	if id := r.spare_id; id != 0 {
