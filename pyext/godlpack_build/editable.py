@@ -34,9 +34,17 @@ def stage_editable(project: Project, staging: Path) -> Path:
         write_stubs(ext, project.module, staging)
         if "." not in project.module:  # <module>-stubs/, beside the hook: rewritten
             config["stub_root"] = "<site>"  # by each rebuild (resolved at install)
-    hook = f"_godlpack_editable_{project.dist_name}"
+    write_hook(config, project.dist_name, staging)
+    return ext
+
+
+def write_hook(config: dict[str, Any], dist_name: str, site: Path) -> str:
+    """Writes the import hook of an editable install (a copy of editable_hook.py that
+    installs its finder with ``config``) and the .pth that imports it into ``site``;
+    returns the hook's module name."""
+    hook = f"_godlpack_editable_{dist_name}"
     source = Path(editable_hook.__file__).read_text(encoding="utf-8")
     settings = repr(config).replace("'<site>'", "os.path.dirname(__file__)")
-    (staging / f"{hook}.py").write_text(f"{source}\n\ninstall({settings})\n", "utf-8")
-    (staging / f"{hook}.pth").write_text(f"import {hook}\n", encoding="utf-8")
-    return ext
+    (site / f"{hook}.py").write_text(f"{source}\n\ninstall({settings})\n", "utf-8")
+    (site / f"{hook}.pth").write_text(f"import {hook}\n", encoding="utf-8")
+    return hook
