@@ -229,7 +229,7 @@ func takeReleasedIDs(res *C.gd_ext_result, spare bool) {
 	id := atomic.SwapUint32(releasedHead, 0)
 	if spare && id != 0 {
 		next := releasedNext(id)
-		instances.chunks[id>>instanceChunkBits].Load()[id&(instanceChunkLen-1)] = nil // ours alone
+		*instanceSlot(uintptr(id)) = nil // ours alone
 		res.spare_id = C.uint32_t(id)
 		id = next
 	}
@@ -269,7 +269,7 @@ func emptyQueuedSlots() {
 func freeQueued(id uint32) {
 	for id != 0 {
 		next := releasedNext(id)
-		instances.chunks[id>>instanceChunkBits].Load()[id&(instanceChunkLen-1)] = nil
+		*instanceSlot(uintptr(id)) = nil
 		instances.free = append(instances.free, id)
 		id = next
 	}

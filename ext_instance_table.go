@@ -62,6 +62,11 @@ var instances struct {
 // where every release is releaseInstanceIDs.
 var emptyReleasedLocked func()
 
+// instanceSlot is id's slot, in a chunk that exists (id handed out).
+func instanceSlot(id uintptr) *unsafe.Pointer {
+	return &instances.chunks[id>>instanceChunkBits].Load()[id&(instanceChunkLen-1)]
+}
+
 // newInstanceID stores p (a bound class's *T, not nil) in a free slot and
 // returns its id; a MemoryError when every slot is in use.
 func newInstanceID(p unsafe.Pointer) (uintptr, error) {
@@ -95,7 +100,7 @@ func newInstanceID(p unsafe.Pointer) (uintptr, error) {
 func newInstanceIDFor(p unsafe.Pointer, r *extResult) (uintptr, error) {
 	if id := r.spare_id; id != 0 {
 		r.spare_id = 0
-		instances.chunks[id>>instanceChunkBits].Load()[id&(instanceChunkLen-1)] = p
+		*instanceSlot(uintptr(id)) = p
 		return uintptr(id), nil
 	}
 	return newInstanceID(p)
@@ -104,7 +109,7 @@ func newInstanceIDFor(p unsafe.Pointer, r *extResult) (uintptr, error) {
 // instanceValue is the pointer that id's slot holds (id made by newInstanceID and
 // not released).
 func instanceValue(id uintptr) unsafe.Pointer {
-	return atomic.LoadPointer(&instances.chunks[id>>instanceChunkBits].Load()[id&(instanceChunkLen-1)])
+	return atomic.LoadPointer(instanceSlot(id))
 }
 
 // releaseInstanceIDs empties the slots of ids (each made by newInstanceID,
@@ -113,7 +118,7 @@ func instanceValue(id uintptr) unsafe.Pointer {
 func releaseInstanceIDs(ids []uintptr) {
 	instances.mu.Lock()
 	for _, id := range ids {
-		instances.chunks[id>>instanceChunkBits].Load()[id&(instanceChunkLen-1)] = nil
+		*instanceSlot(id) = nil
 		instances.free = append(instances.free, uint32(id))
 	}
 	instances.mu.Unlock()
