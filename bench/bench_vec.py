@@ -31,7 +31,7 @@ elements) laid out C-contiguous, as the .T of a C-contiguous 2048x4096, as a per
 3-d tensor (a C-contiguous 32x256x1024 transposed (2, 0, 1)) and with both axes
 reversed ([::-1, ::-1], NumPy only: PyTorch has no negative strides), from NumPy and
 from PyTorch (torch.from_numpy of the same memory), through scale_ (x *= 1, in place),
-clip_, scale_shift (a new x*k + c, laid out in x's memory order as NumPy's and
+clip_, scale_shift (a new x*k + c in C memory, laid out in x's memory order as NumPy's and
 PyTorch's results are) and sum (vec.SumView in memory order: float32 lanes, the units in
 float64; NumPy's and PyTorch's float32 sums), one goroutine, PyTorch on one thread.
 Ratios: go on the layout / go on the C-contiguous input (goal <= 1.5) and go / the

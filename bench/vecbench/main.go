@@ -247,15 +247,15 @@ func scaleShiftLike(x godlpack.Tensor[float32], k, c float64) (*tensor.Tensor, e
 		return nil, err
 	}
 	shape, strides := src.Shape(), vec.StridesLike(src)
-	data := make([]float32, src.Len())
+	out, data, err := tensor.UninitializedStrided[float32](shape, strides)
+	if err != nil {
+		return nil, err
+	}
 	dst, err := vec.NewView(data, 0, shape, strides)
 	if err != nil {
 		return nil, err
 	}
-	if err := vec.ScaleShiftView(dst, src, float32(k), float32(c)); err != nil {
-		return nil, err
-	}
-	return tensor.FromSliceStrided(data, shape, strides)
+	return out, vec.ScaleShiftView(dst, src, float32(k), float32(c))
 }
 
 func sumAny(x godlpack.Tensor[float32]) (float64, error) {

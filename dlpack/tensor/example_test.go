@@ -239,3 +239,17 @@ func ExampleUninitialized() {
 	fmt.Println(t.Shape(), y)
 	// Output: [3] [3 5 7]
 }
+
+func ExampleUninitializedStrided() {
+	// A 2x3 result in the memory order of a transposed source (vec.StridesLike):
+	// its columns are contiguous.
+	t, y, _ := tensor.UninitializedStrided[float32]([]int64{2, 3}, []int64{1, 2})
+	defer t.Close()
+	for i := range y {
+		y[i] = float32(i) // memory order: (0, 0), (1, 0), (0, 1), ...
+	}
+	v, _ := tensor.As[float32](t)
+	row, _ := v.At(0, 2)
+	fmt.Println(t.Strides(), row)
+	// Output: [1 2] 4
+}

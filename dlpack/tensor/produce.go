@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/dlpack"
+	"github.com/godlpack/godlpack/internal/walkplan"
 )
 
 // New returns a zeroed tensor of shape in C memory, 256-byte aligned as DLPack
@@ -39,6 +41,48 @@ func Empty[T dlpack.Element](shape ...int64) (*Tensor, []T, error) {
 // are then not faulted in again; one such block at most.
 func Uninitialized[T dlpack.Element](shape ...int64) (*Tensor, []T, error) {
 	return withSlice[T](newC(dlpack.DTypeOf[T](), shape, false))
+}
+
+// UninitializedStrided is Uninitialized laid out by strides, a dense order of
+// shape's axes: each stride of an axis longer than one is the product of the
+// extents of the axes with smaller strides, as vec.StridesLike gives them. So a
+// result can keep its source's memory order (NumPy's order="K", the layout of
+// NumPy's and PyTorch's element-wise results), and an operation from a
+// transposed or permuted source into it walks both as one run. The slice holds
+// the elements in memory order, n of them: element (i, j, ...) is
+// s[i*strides[0] + j*strides[1] + ...].
+func UninitializedStrided[T dlpack.Element](shape, strides []int64) (*Tensor, []T, error) {
+	if len(strides) != len(shape) {
+		return nil, nil, shapeError(shape, itoa(len(strides))+" strides")
+	}
+	if !denseOrder(shape, strides) {
+		return nil, nil, shapeError(shape, "strides "+fmt.Sprint(strides)+
+			" are not a dense order of its axes (each the product of the extents of the axes with smaller strides: vec.StridesLike)")
+	}
+	t, s, err := withSlice[T](newC(dlpack.DTypeOf[T](), shape, false))
+	if err == nil {
+		copy(blockArrays(t.managed.ptr(), len(shape))[len(shape):], strides)
+	}
+	return t, s, err
+}
+
+// denseOrder reports whether strides lay shape out with no gap and no overlap:
+// the dense strides of their own order (walkplan.DenseStrides) on every axis
+// longer than one, where a stride is read (an axis of one has any stride, and
+// so has every axis of a tensor of no elements).
+func denseOrder(shape, strides []int64) bool {
+	if slices.Contains(shape, 0) {
+		return true
+	}
+	var buf [dlpack.MaxNDim]int64
+	dense := buf[:len(shape)]
+	walkplan.DenseStrides(shape, strides, dense)
+	for i, d := range shape {
+		if d > 1 && strides[i] != dense[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // withSlice is Empty's and Uninitialized's tensor t with its elements as a []T,

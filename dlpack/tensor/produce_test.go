@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -517,4 +518,53 @@ func TestUninitializedAllocatesOnlyTheTensor(t *testing.T) {
 		t.Fatalf("Empty(2, 0): %v (nil: %v), %v", e, e == nil, err)
 	}
 	y.Close()
+}
+
+// UninitializedStrided lays a result out in any dense order of its axes (a
+// transposed source's, from vec.StridesLike): its strides are the tensor's, its
+// slice is the memory in that order, and strides with a gap, an overlap, a
+// negative step or the wrong count are refused with what is wrong, no block made.
+func TestUninitializedStridedKeepsADenseOrder(t *testing.T) {
+	noLeaks(t)
+	x, s, err := tensor.UninitializedStrided[float32]([]int64{3, 4}, []int64{1, 3}) // a .T's layout
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if len(s) != 12 || !slices.Equal(x.Strides(), []int64{1, 3}) || !slices.Equal(x.Shape(), []int64{3, 4}) {
+		t.Fatalf("len(s) %d, shape %v, strides %v; want 12, [3 4], [1 3]", len(s), x.Shape(), x.Strides())
+	}
+	for i := range s {
+		s[i] = float32(i)
+	}
+	v, _ := tensor.As[float32](x)
+	if got, _ := v.At(2, 1); got != 2+1*3 {
+		t.Fatalf("At(2, 1) = %v, want s[5] = 5", got)
+	}
+	// An axis of one may have any stride; an empty shape has no elements to lay out.
+	for _, c := range []struct{ shape, strides []int64 }{
+		{[]int64{2, 1, 3}, []int64{1, 99, 2}},
+		{[]int64{2, 0}, []int64{0, 0}},
+		{nil, nil},
+	} {
+		y, _, err := tensor.UninitializedStrided[int8](c.shape, c.strides)
+		if err != nil {
+			t.Fatalf("%v %v: %v", c.shape, c.strides, err)
+		}
+		y.Close()
+	}
+	for _, c := range []struct {
+		strides []int64
+		want    string
+	}{
+		{[]int64{8, 1}, "not a dense order"},  // a gap
+		{[]int64{1, 1}, "not a dense order"},  // an overlap
+		{[]int64{-4, 1}, "not a dense order"}, // reversed
+		{[]int64{4}, "1 strides"},
+	} {
+		_, _, err := tensor.UninitializedStrided[float32]([]int64{3, 4}, c.strides)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("strides %v: %v, want an error naming %q", c.strides, err, c.want)
+		}
+	}
 }

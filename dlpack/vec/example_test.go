@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/godlpack/godlpack/dlpack/tensor"
 	"github.com/godlpack/godlpack/dlpack/vec"
 )
 
@@ -92,4 +93,23 @@ func ExampleCastScaleShiftPlanes() {
 	}
 	fmt.Println(out)
 	// Output: [0 1 0 1 1 -1 -1 1 2 1 0 4]
+}
+
+// A new x*k + c in its source's memory order (NumPy's order="K"): the result of a
+// transposed 3x2 source is transposed too, in C memory that a function can return
+// as it is (an extension's *tensor.Tensor), and both walk as one run.
+func ExampleStridesLike() {
+	x := []float32{1, 2, 3, 4, 5, 6} // a C-contiguous 2x3, read as its .T
+	src, _ := vec.NewView(x, 0, []int64{3, 2}, []int64{1, 3})
+	shape, strides := src.Shape(), vec.StridesLike(src)
+	out, data, err := tensor.UninitializedStrided[float32](shape, strides)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer out.Close()
+	dst, _ := vec.NewView(data, 0, shape, strides)
+	err = vec.ScaleShiftView(dst, src, 10, 1)
+	fmt.Println(strides, data, err)
+	// Output: [1 3] [11 21 31 41 51 61] <nil>
 }

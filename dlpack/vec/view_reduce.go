@@ -42,6 +42,7 @@ func SumView[T Float](v View[T]) (float64, error) {
 // an operation from v into it walks both as one run, where one into a
 // C-contiguous array gathers v's transposed lines a tile at a time (several
 // times slower). Positive strides: a reversed axis of v is not reversed in it.
+// tensor.UninitializedStrided makes a result in C memory with them.
 func StridesLike[T any](v View[T]) []int64 {
 	shape, strides := v.Shape(), v.Strides()
 	out := make([]int64, len(shape))
