@@ -96,6 +96,12 @@ type param struct {
 	// arg reads it with no call, where the converter's call was a nanosecond or two
 	// of a 4x4 clip_'s body.
 	word uintptr
+	// defStr: where C keeps a string parameter's default (ext_call.c passes those
+	// bytes, def_s, whenever the argument is left out), for which the converter
+	// returns defGo, the Go string they were made from, instead of copying them
+	// (an allocation a call); nil where there is none.
+	defStr *byte
+	defGo  string
 }
 
 func newFunction(name string, n int, names []string) *Function {
@@ -379,7 +385,12 @@ func converter[A any](f *Function, i int) func(*extArg) (A, error) {
 		c = func(a *extArg) (bool, error) { return a.i != 0, nil }
 	case string:
 		p.kind = extStr
-		c = func(a *extArg) (string, error) { return argString(a), nil }
+		c = func(a *extArg) (string, error) {
+			if p.defStr != nil && (*byte)(unsafe.Pointer(a.s)) == p.defStr {
+				return p.defGo, nil
+			}
+			return argString(a), nil
+		}
 	case tensorParam:
 		p.kind = extTensor
 		dts, ok := dtypesOf(v.elementType())

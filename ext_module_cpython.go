@@ -158,6 +158,7 @@ func (f *Function) cTable() *cExtFunc {
 				cp.def_i = 1
 			case v.Kind() == reflect.String:
 				cp.def_s, cp.def_slen = (*C.char)(cBytes(v.String())), C.Py_ssize_t(v.Len())
+				p.defStr, p.defGo = (*byte)(unsafe.Pointer(cp.def_s)), v.String()
 			}
 		}
 	}
