@@ -543,8 +543,8 @@ func TestASliceResultIsAnArrayInAFramework(t *testing.T) {
 
 // A str parameter left out is handed over as its default's bytes, which C keeps
 // (def_s, recorded as defStr): the converter returns the Go default itself for
-// them, no copy (an allocation a call in a Python build, ~20 ns of Opts(3,
-// scale=2.0) in bench_crossings), and still reads any other bytes, even equal ones.
+// them, no copy (GoStringN's allocation a call in a Python build), and still
+// reads any other bytes, even equal ones.
 func TestAStringDefaultIsNotCopied(t *testing.T) {
 	f := newTypedFunction("opts", 1, []string{"name"})
 	conv := converter[string](f, 0)

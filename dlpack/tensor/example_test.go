@@ -249,7 +249,7 @@ func ExampleUninitializedStrided() {
 		y[i] = float32(i) // memory order: (0, 0), (1, 0), (0, 1), ...
 	}
 	v, _ := tensor.As[float32](t)
-	row, _ := v.At(0, 2)
-	fmt.Println(t.Strides(), row)
+	e02, _ := v.At(0, 2) // memory element 0*1 + 2*2
+	fmt.Println(t.Strides(), e02)
 	// Output: [1 2] 4
 }
