@@ -250,3 +250,47 @@ func sameSums[T Float](t *testing.T) {
 		}
 	})
 }
+
+// dotShort, the Dot and Norm2 of fewer than 16 elements, has the bits of
+// dotLeaf's 16 lanes (each product fma'd onto +0, the lanes summed by lanes):
+// every length, both types, signed zeros, products that underflow to -0,
+// infinities and NaNs.
+func TestDotShortIsTheLanesTree(t *testing.T) {
+	lanesDot := func(a, b []float64) float64 {
+		var acc [16]float64
+		for i := range a {
+			acc[i] = math.FMA(a[i], b[i], 0)
+		}
+		return lanes(&acc)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	special := []float64{0, math.Copysign(0, -1), 1e-200, -1e-200, math.Inf(1), math.Inf(-1), math.NaN()}
+	for n := range 16 {
+		for k := range 500 {
+			a, b := make([]float64, n), make([]float64, n)
+			for i := range a {
+				a[i], b[i] = rng.NormFloat64()*1e3, rng.NormFloat64()
+				if rng.IntN(4) == 0 {
+					a[i] = special[rng.IntN(len(special))]
+				}
+				if k%50 == 0 { // every product -0 or tiny
+					a[i], b[i] = -1e-200*float64(i+1), 1e-200
+				}
+			}
+			want := lanesDot(a, b)
+			if got := dotShort(a, b); math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("float64, n %d: %v (%#x), lanes %v (%#x); a %v b %v", n, got, math.Float64bits(got), want, math.Float64bits(want), a, b)
+			}
+			a32, b32 := make([]float32, n), make([]float32, n)
+			w32, w64 := make([]float64, n), make([]float64, n)
+			for i := range a {
+				a32[i], b32[i] = float32(a[i]), float32(b[i])
+				w32[i], w64[i] = float64(a32[i]), float64(b32[i])
+			}
+			want = lanesDot(w32, w64)
+			if got := dotShort(a32, b32); math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("float32, n %d: %v, lanes %v; a %v b %v", n, got, want, a32, b32)
+			}
+		}
+	}
+}
