@@ -208,12 +208,12 @@ func Sqrt[T Float](dst, a []T) error {
 	case []float32:
 		s := any(a).([]float32)
 		for i := sqrtF32(d, s); i < len(d); i++ {
-			d[i] = float32(math.Sqrt(float64(s[i]))) // exact: float64 has 2*24+2 bits
+			d[i] = float32(sqrt(float64(s[i]))) // exact: float64 has 2*24+2 bits
 		}
 	case []float64:
 		s := any(a).([]float64)
 		for i := sqrtF64(d, s); i < len(d); i++ {
-			d[i] = math.Sqrt(s[i])
+			d[i] = sqrt(s[i])
 		}
 	}
 	return nil
@@ -311,3 +311,10 @@ func maximum[T Number](a, b T) T {
 	}
 	return b
 }
+
+// sqrt is math.Sqrt for vec's generic functions. Go 1.26 and 1.27 compile an
+// instantiation in the package that uses it, from vec's export data, and there
+// a call to math.Sqrt became a call, not the one SQRTSD, unless vec itself calls
+// math.Sqrt outside a generic body, as here: a row's Norm2 made two calls for
+// one instruction, and Sqrt's tails one an element (TestSqrtIsOneInstruction).
+func sqrt(x float64) float64 { return math.Sqrt(x) }

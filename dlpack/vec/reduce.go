@@ -234,7 +234,7 @@ func dotProduct[T Float](a, b []T, i int) float64 { return float64(a[i])*float64
 // Norm2 is the L2 norm of s, sqrt(Dot(s, s)), as NumPy's linalg.norm: no
 // rescaling, so float64 squares past 1e154 overflow to +Inf (float32 ones,
 // squared in float64, do not).
-func Norm2[T Float](s []T) float64 { return math.Sqrt(dot(s, s)) }
+func Norm2[T Float](s []T) float64 { return sqrt(dot(s, s)) }
 
 // SumInt is the sum of integers s in int64, wrapping around modulo 2**64 as
 // NumPy's sum does: NumPy sums int8..int64 arrays in int64 and uint8..uint64
