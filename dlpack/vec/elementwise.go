@@ -312,9 +312,10 @@ func maximum[T Number](a, b T) T {
 	return b
 }
 
-// sqrt is math.Sqrt for vec's generic functions. Go 1.26 and 1.27 compile an
-// instantiation in the package that uses it, from vec's export data, and there
-// a call to math.Sqrt became a call, not the one SQRTSD, unless vec itself calls
-// math.Sqrt outside a generic body, as here: a row's Norm2 made two calls for
-// one instruction, and Sqrt's tails one an element (TestSqrtIsOneInstruction).
+// sqrt is math.Sqrt for vec's generic functions. Go (1.26 and 1.27 alike)
+// compiles a generic function's instantiation in the package that uses it, and
+// there math.Sqrt stayed a call, not the one square-root instruction, while vec
+// called it only from generic bodies; this non-generic caller makes it the
+// instruction everywhere (TestSqrtIsOneInstruction). Before it, a row's Norm2
+// made two calls for that instruction, and Sqrt's tails one an element.
 func sqrt(x float64) float64 { return math.Sqrt(x) }

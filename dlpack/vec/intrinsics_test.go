@@ -13,7 +13,7 @@ import (
 // package that uses it, and there math.Sqrt stayed a call while vec called it
 // only from generic bodies (elementwise.go's sqrt). This test binary cannot
 // show it (its instantiations are compiled in package vec), so it builds
-// testdata/sqrtuser with the go command that runs it and reads that machine code.
+// testdata/sqrtuser with the go command on PATH and reads that machine code.
 func TestSqrtIsOneInstruction(t *testing.T) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {

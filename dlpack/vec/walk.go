@@ -306,8 +306,9 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // for a 3-d x), in that order: row norms, row sums. Where the lines' elements
 // are further apart than the lines are (a transposed matrix's rows are its
 // memory's columns), up to tileLines lines at a time are gathered together in
-// the memory's order, a cache line of each read once, not one a element (so
-// fn may not write x's memory: a line is read up to a tile before fn gets it).
+// the memory's order, a cache line of each read once, not one a element; so
+// are all the lines of a strided x of at most chunk elements (so fn may not
+// write x's memory: a line is read up to a tile before fn gets it).
 // A 0-d x is one line of one element. fn may not keep line after it returns (a
 // pooled buffer, as Map's).
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
@@ -386,9 +387,16 @@ func tileable(rows, n, step, next int) bool {
 // matrixLines calls fn with each of rows lines of n elements of data, the
 // first from off, step apart within a line and next apart from one to the
 // next, and their indexes i0, i0+1, ...: a line at a time, or (tiled) a tile
-// of lines gathered together in the memory's order.
+// of lines gathered together in the memory's order. A strided matrix of at
+// most chunk elements is one tile whatever its order: gathered a line a call,
+// a 4x4 [:, ::2]'s four lines cost more in calls and buffer lookups than its
+// row norms (BenchmarkSmallNorms4x4Step2).
 func matrixLines[T any](data []T, buf *walkBuf[T], off, i0, rows, n, step, next int, fn func(i int, line []T) error) error {
-	if !tileable(rows, n, step, next) {
+	b, ld := rows, n // a small strided matrix: one tile of every line, gathered by one call
+	switch {
+	case tileable(rows, n, step, next):
+		b, _, ld = tileShape(rows, n, int(unsafe.Sizeof(data[0])), true)
+	case step == 1 || n == 0 || rows*n > chunk:
 		for r := range rows {
 			if err := fn(i0+r, lineOf(data, buf, off+r*next, step, n)); err != nil {
 				return err
@@ -396,7 +404,6 @@ func matrixLines[T any](data []T, buf *walkBuf[T], off, i0, rows, n, step, next 
 		}
 		return nil
 	}
-	b, _, ld := tileShape(rows, n, int(unsafe.Sizeof(data[0])), true)
 	tile := buf.get(b * ld)
 	for r := 0; r < rows; r += b {
 		b := min(b, rows-r)
