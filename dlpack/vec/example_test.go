@@ -113,3 +113,17 @@ func ExampleStridesLike() {
 	fmt.Println(strides, data, err)
 	// Output: [1 3] [11 21 31 41 51 61] <nil>
 }
+
+// The L2 norm of each row of a strided view (a [:, ::2] of a 2x4 matrix): Lines
+// hands fn each row whole, its elements gathered where they are not adjacent.
+func ExampleLines() {
+	x := []float32{3, 0, 4, 0, 6, 0, 8, 0}
+	v, _ := vec.NewView(x, 0, []int64{2, 2}, []int64{4, 2})
+	norms := make([]float64, 2)
+	err := vec.Lines(v, func(i int, row []float32) error {
+		norms[i] = vec.Norm2(row)
+		return nil
+	})
+	fmt.Println(norms, err)
+	// Output: [5 10] <nil>
+}

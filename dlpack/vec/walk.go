@@ -305,10 +305,10 @@ func Map2[D, A, B any](dst View[D], a View[A], b View[B], op func(d []D, a []A, 
 // its index i among the lines in C order (x[i // shape[-2], i % shape[-2], :]
 // for a 3-d x), in that order: row norms, row sums. Where the lines' elements
 // are further apart than the lines are (a transposed matrix's rows are its
-// memory's columns), up to tileLines lines at a time are gathered together in
-// the memory's order, a cache line of each read once, not one a element; so
-// are all the lines of a strided x of at most chunk elements (so fn may not
-// write x's memory: a line is read up to a tile before fn gets it).
+// memory's columns), up to 64 lines at a time (tileLines) are gathered together
+// in the memory's order, a cache line of each read once, not one a element; so
+// are all the lines of a strided x of at most 1024 elements (chunk), in one go
+// (so fn may not write x's memory: a line is read up to a tile before fn gets it).
 // A 0-d x is one line of one element. fn may not keep line after it returns (a
 // pooled buffer, as Map's).
 func Lines[T any](x View[T], fn func(i int, line []T) error) error {
