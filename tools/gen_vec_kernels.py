@@ -640,42 +640,45 @@ def step2_rows_kernel(name: str, t: str, sfx: str, levels, spec) -> str:
     for lvl, v, w, u in levels:
         if lvl != "useAVX512":
             continue
+        out += ["\tswitch level {", "\tcase useAVX512:"]
         ubits, keep = ("uint16", "0x5555") if w == 16 else ("uint8", "0x55")
         mask = f"Mask{bits}x{w}"
         pre = [x.replace("{V}", v).replace("{U}", u) for x in setup]
         e = expr.replace("{V}", v).replace("{U}", u)
         out += [
-            f"\tif level != useAVX512 || n < 1 || 2*n-1 > {w} || len(data) < {w} {{",
-            "\t\treturn 0",
-            "\t}",
-            *["\t" + x for x in pre],
-            f"\tlast, line := len(data)-{w}, {ubits}(1<<(2*n-1)-1)&{keep}",
-            "\t// at is the window of the line at s: its array and mask.",
-            f"\tat := func(s int) (*[{w}]{t}, archsimd.{mask}) {{",
-            "\t\tws := min(s, last)",
-            f"\t\treturn (*[{w}]{t})(data[ws : ws+{w}]),",
-            f"\t\t\tarchsimd.{mask}FromBits(line << (s - ws))",
-            "\t}",
-            "\tr, s := 0, off",
-            "\tfor ; r+4 <= rows; r, s = r+4, s+4*next {",
-            "\t\tp0, m0 := at(s)",
-            "\t\tp1, m1 := at(s + next)",
-            "\t\tp2, m2 := at(s + 2*next)",
-            "\t\tp3, m3 := at(s + 3*next)",
+            f"\t\tif n < 1 || 2*n-1 > {w} || len(data) < {w} {{",
+            "\t\t\treturn 0",
+            "\t\t}",
+            *["\t\t" + x for x in pre],
+            f"\t\tlast, line := len(data)-{w}, {ubits}(1<<(2*n-1)-1)&{keep}",
+            "\t\t// at is the window of the line at s: its array and mask.",
+            f"\t\tat := func(s int) (*[{w}]{t}, archsimd.{mask}) {{",
+            "\t\t\tws := min(s, last)",
+            f"\t\t\treturn (*[{w}]{t})(data[ws : ws+{w}]),",
+            f"\t\t\t\tarchsimd.{mask}FromBits(line << (s - ws))",
+            "\t\t}",
+            "\t\tr, s := 0, off",
+            "\t\tfor ; r+4 <= rows; r, s = r+4, s+4*next {",
+            "\t\t\tp0, m0 := at(s)",
+            "\t\t\tp1, m1 := at(s + next)",
+            "\t\t\tp2, m2 := at(s + 2*next)",
+            "\t\t\tp3, m3 := at(s + 3*next)",
         ]
         for j in range(4):
-            out.append(f"\t\tx{j} := load{v}Array(p{j})")
+            out.append(f"\t\t\tx{j} := load{v}Array(p{j})")
         for j in range(4):
             ej = e.replace("x.", f"x{j}.").replace("(x", f"(x{j}").replace(" x,", f" x{j},")
-            out.append(f"\t\tstore{v}ArrayMasked({ej}, p{j}, m{j})")
+            out.append(f"\t\t\tstore{v}ArrayMasked({ej}, p{j}, m{j})")
         out += [
+            "\t\t}",
+            "\t\tfor ; r < rows; r, s = r+1, s+next {",
+            "\t\t\tp, m := at(s)",
+            f"\t\t\tx := load{v}Array(p)",
+            f"\t\t\tstore{v}ArrayMasked({e}, p, m)",
+            "\t\t}",
+            "\t\treturn rows",
             "\t}",
-            "\tfor ; r < rows; r, s = r+1, s+next {",
-            "\t\tp, m := at(s)",
-            f"\t\tx := load{v}Array(p)",
-            f"\t\tstore{v}ArrayMasked({e}, p, m)",
-            "\t}",
-            "\treturn rows",
+            "\treturn 0",
         ]
     out += ["}", ""]
     return "\n".join(out)
@@ -1069,6 +1072,45 @@ def dispatcher(name: str, ops: str, types: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
+# level_simd.go's rule: no function holds both a 512-bit value and AVX2 code.
+_SWITCH_512 = "\tswitch level {\n\tcase useAVX512:\n"
+
+
+def _avx512_apart(kernels: str) -> str:
+    """kernels with each function's AVX-512 case moved into {name}AVX512, a function
+    of its own that the case calls: the function's preamble (the lines before its
+    switch), the case's body, and unless that ends in a return, its epilogue (the lines
+    after the switch)."""
+    out = []
+    for fn in re.split(r"(?m)(?<=^}\n)", kernels):  # a function a piece, at its end
+        head = re.search(r"(?m)^func (\w+)(\[.*?\])?\((.*?)\) (.*)\{$", fn)
+        if head is None or _SWITCH_512 not in fn:
+            out.append(fn)
+            continue
+        name, tparams, params, results = head.groups()
+        args = ", ".join(p.split()[0] for p in params.split(", "))
+        start, body = fn[: head.end() + 1], fn[head.end() + 1 :]
+        preamble, rest = body.split(_SWITCH_512, 1)
+        end = re.search(r"(?m)^\t(case |}$)", rest).start()
+        case, after = rest[:end], rest[end:]
+        close = after.index("\n\t}\n") + len("\n\t}\n") if after.startswith("\tcase") else 3
+        own = "".join(ln[1:] + "\n" for ln in case.splitlines())
+        last = own.rstrip("\n").splitlines()[-1]
+        tail = "" if last.startswith("\treturn") else after[close:].rsplit("}", 1)[0]
+        call = f"\t\treturn {name}AVX512({args})\n"
+        out.append(start + preamble + _SWITCH_512 + call + after)
+        out.append(
+            f"\n// {name}AVX512 is {name}'s AVX-512 case, a function of its own: one that\n"
+            "// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).\n"
+            f"//\n//go:noinline\nfunc {name}AVX512{tparams or ''}({params}) {results}{{\n"
+            + preamble
+            + own
+            + tail
+            + "}\n"
+        )
+    return "".join(out)
+
+
 def _with_clear_upper(kernels: str) -> str:
     """kernels (generated functions, each its vector code in a switch on level, then one
     return) with clearUpper() between each switch and its return (level_simd.go says why)."""
@@ -1122,7 +1164,7 @@ def generate() -> dict[Path, str]:
     dispatchers.append(int_reduce_dispatchers(sum_types, extreme_types))
     float_types = [(t, sfx) for t, sfx, _ in TYPES]
     dispatchers += [step2_dispatchers(n, float_types) for n in FUSED_STEP2]
-    kernels = "\n".join([*(_with_clear_upper(p) for p in parts), math_consts()])
+    kernels = "\n".join([*(_avx512_apart(_with_clear_upper(p)) for p in parts), math_consts()])
     return {
         OUT: kernels,
         OUT_NOSIMD: "\n".join(stubs),

@@ -26,17 +26,7 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 	var tail [16]float32 // (cleared here, before any vector instruction)
 	last := n            // where the lanes in tail go
 	if level == useAVX512 {
-		kv, cv := archsimd.BroadcastFloat32x16(k), archsimd.BroadcastFloat32x16(c)
-		for i := 0; i < n; i += 16 {
-			m := min(n-i, 16)
-			x := bytesOf(src, off, p, i, m, step).ExtendToUint32().AsInt32x16().ConvertToFloat32()
-			if y := x.MulAdd(kv, cv); m == 16 {
-				storeFloat32x16(y, dst[i:i+16])
-			} else { // through the stack: a masked store to a short slice fails checkptr
-				storeFloat32x16Array(y, &tail)
-				last = i
-			}
-		}
+		last = castScaleShiftU8F32AVX512(dst, src, off, step, p, k, c, &tail)
 	} else {
 		kv, cv := archsimd.BroadcastFloat32x8(k), archsimd.BroadcastFloat32x8(c)
 		for i := 0; i < n; i += 8 {
@@ -53,6 +43,27 @@ func castScaleShiftU8F32(dst []float32, src []uint8, off, step int, k, c float32
 	clearUpper()
 	copy(dst[last:], tail[:n-last])
 	return n
+}
+
+// castScaleShiftU8F32AVX512 is castScaleShiftU8F32's AVX-512 loop, a function of
+// its own (level_simd.go says why): the lanes of a last partial vector go to
+// tail, and it returns where they go in dst (len(dst): none).
+//
+//go:noinline
+func castScaleShiftU8F32AVX512(dst []float32, src []uint8, off, step int, p unsafe.Pointer, k, c float32, tail *[16]float32) int {
+	n, last := len(dst), len(dst)
+	kv, cv := archsimd.BroadcastFloat32x16(k), archsimd.BroadcastFloat32x16(c)
+	for i := 0; i < n; i += 16 {
+		m := min(n-i, 16)
+		x := bytesOf(src, off, p, i, m, step).ExtendToUint32().AsInt32x16().ConvertToFloat32()
+		if y := x.MulAdd(kv, cv); m == 16 {
+			storeFloat32x16(y, dst[i:i+16])
+		} else { // through the stack: a masked store to a short slice fails checkptr
+			storeFloat32x16Array(y, tail)
+			last = i
+		}
+	}
+	return last
 }
 
 // bytesOf is the line's bytes i..i+m-1 (m <= 16) as a vector, the line's

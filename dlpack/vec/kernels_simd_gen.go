@@ -15,41 +15,7 @@ func scaleF32(dst, a []float32, k float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat32x16(k)
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			r := x.Mul(kv)
-			x = loadFloat32x16(a[len(dst)-16:])
-			last = x.Mul(kv)
-			x = loadFloat32x16(a[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Mul(kv), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				storeFloat32x16(x.Mul(kv), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				storeFloat32x16(x.Mul(kv), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			storeFloat32x16(x.Mul(kv), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return scaleF32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
@@ -61,46 +27,57 @@ func scaleF32(dst, a []float32, k float32) int {
 	return i
 }
 
+// scaleF32AVX512 is scaleF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleF32AVX512(dst, a []float32, k float32) int {
+	i := 0
+	kv := archsimd.BroadcastFloat32x16(k)
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		r := x.Mul(kv)
+		x = loadFloat32x16(a[len(dst)-16:])
+		last = x.Mul(kv)
+		x = loadFloat32x16(a[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Mul(kv), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			storeFloat32x16(x.Mul(kv), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			storeFloat32x16(x.Mul(kv), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		storeFloat32x16(x.Mul(kv), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // scaleF64: dst = a * k for the whole vectors of dst (the other slices are as long).
 func scaleF64(dst, a []float64, k float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat64x8(k)
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			r := x.Mul(kv)
-			x = loadFloat64x8(a[len(dst)-8:])
-			last = x.Mul(kv)
-			x = loadFloat64x8(a[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Mul(kv), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				storeFloat64x8(x.Mul(kv), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				storeFloat64x8(x.Mul(kv), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			storeFloat64x8(x.Mul(kv), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return scaleF64AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		for ; i+4 <= len(dst); i += 4 {
@@ -112,46 +89,57 @@ func scaleF64(dst, a []float64, k float64) int {
 	return i
 }
 
+// scaleF64AVX512 is scaleF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleF64AVX512(dst, a []float64, k float64) int {
+	i := 0
+	kv := archsimd.BroadcastFloat64x8(k)
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		r := x.Mul(kv)
+		x = loadFloat64x8(a[len(dst)-8:])
+		last = x.Mul(kv)
+		x = loadFloat64x8(a[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Mul(kv), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			storeFloat64x8(x.Mul(kv), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			storeFloat64x8(x.Mul(kv), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		storeFloat64x8(x.Mul(kv), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addScalarF32: dst = a + k for the whole vectors of dst (the other slices are as long).
 func addScalarF32(dst, a []float32, k float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat32x16(k)
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			r := x.Add(kv)
-			x = loadFloat32x16(a[len(dst)-16:])
-			last = x.Add(kv)
-			x = loadFloat32x16(a[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Add(kv), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				storeFloat32x16(x.Add(kv), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				storeFloat32x16(x.Add(kv), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Add(kv), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Add(kv), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			storeFloat32x16(x.Add(kv), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return addScalarF32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
@@ -163,46 +151,57 @@ func addScalarF32(dst, a []float32, k float32) int {
 	return i
 }
 
+// addScalarF32AVX512 is addScalarF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addScalarF32AVX512(dst, a []float32, k float32) int {
+	i := 0
+	kv := archsimd.BroadcastFloat32x16(k)
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		r := x.Add(kv)
+		x = loadFloat32x16(a[len(dst)-16:])
+		last = x.Add(kv)
+		x = loadFloat32x16(a[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Add(kv), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			storeFloat32x16(x.Add(kv), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			storeFloat32x16(x.Add(kv), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Add(kv), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Add(kv), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		storeFloat32x16(x.Add(kv), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addScalarF64: dst = a + k for the whole vectors of dst (the other slices are as long).
 func addScalarF64(dst, a []float64, k float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat64x8(k)
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			r := x.Add(kv)
-			x = loadFloat64x8(a[len(dst)-8:])
-			last = x.Add(kv)
-			x = loadFloat64x8(a[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Add(kv), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				storeFloat64x8(x.Add(kv), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				storeFloat64x8(x.Add(kv), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Add(kv), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Add(kv), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			storeFloat64x8(x.Add(kv), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return addScalarF64AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		for ; i+4 <= len(dst); i += 4 {
@@ -214,46 +213,57 @@ func addScalarF64(dst, a []float64, k float64) int {
 	return i
 }
 
+// addScalarF64AVX512 is addScalarF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addScalarF64AVX512(dst, a []float64, k float64) int {
+	i := 0
+	kv := archsimd.BroadcastFloat64x8(k)
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		r := x.Add(kv)
+		x = loadFloat64x8(a[len(dst)-8:])
+		last = x.Add(kv)
+		x = loadFloat64x8(a[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Add(kv), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			storeFloat64x8(x.Add(kv), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			storeFloat64x8(x.Add(kv), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Add(kv), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Add(kv), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		storeFloat64x8(x.Add(kv), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // divScalarF32: dst = a / k for the whole vectors of dst (the other slices are as long).
 func divScalarF32(dst, a []float32, k float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat32x16(k)
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			r := x.Div(kv)
-			x = loadFloat32x16(a[len(dst)-16:])
-			last = x.Div(kv)
-			x = loadFloat32x16(a[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Div(kv), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				storeFloat32x16(x.Div(kv), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				storeFloat32x16(x.Div(kv), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Div(kv), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Div(kv), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			storeFloat32x16(x.Div(kv), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return divScalarF32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
@@ -265,46 +275,57 @@ func divScalarF32(dst, a []float32, k float32) int {
 	return i
 }
 
+// divScalarF32AVX512 is divScalarF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func divScalarF32AVX512(dst, a []float32, k float32) int {
+	i := 0
+	kv := archsimd.BroadcastFloat32x16(k)
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		r := x.Div(kv)
+		x = loadFloat32x16(a[len(dst)-16:])
+		last = x.Div(kv)
+		x = loadFloat32x16(a[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Div(kv), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			storeFloat32x16(x.Div(kv), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			storeFloat32x16(x.Div(kv), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Div(kv), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Div(kv), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		storeFloat32x16(x.Div(kv), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // divScalarF64: dst = a / k for the whole vectors of dst (the other slices are as long).
 func divScalarF64(dst, a []float64, k float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat64x8(k)
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			r := x.Div(kv)
-			x = loadFloat64x8(a[len(dst)-8:])
-			last = x.Div(kv)
-			x = loadFloat64x8(a[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Div(kv), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				storeFloat64x8(x.Div(kv), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				storeFloat64x8(x.Div(kv), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Div(kv), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Div(kv), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			storeFloat64x8(x.Div(kv), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return divScalarF64AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		for ; i+4 <= len(dst); i += 4 {
@@ -316,47 +337,57 @@ func divScalarF64(dst, a []float64, k float64) int {
 	return i
 }
 
+// divScalarF64AVX512 is divScalarF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func divScalarF64AVX512(dst, a []float64, k float64) int {
+	i := 0
+	kv := archsimd.BroadcastFloat64x8(k)
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		r := x.Div(kv)
+		x = loadFloat64x8(a[len(dst)-8:])
+		last = x.Div(kv)
+		x = loadFloat64x8(a[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Div(kv), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			storeFloat64x8(x.Div(kv), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			storeFloat64x8(x.Div(kv), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Div(kv), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Div(kv), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		storeFloat64x8(x.Div(kv), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // scaleShiftF32: dst = fma(a, k, c) for the whole vectors of dst (the other slices are as long).
 func scaleShiftF32(dst, a []float32, k, c float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat32x16(k)
-		cv := archsimd.BroadcastFloat32x16(c)
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			r := x.MulAdd(kv, cv)
-			x = loadFloat32x16(a[len(dst)-16:])
-			last = x.MulAdd(kv, cv)
-			x = loadFloat32x16(a[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.MulAdd(kv, cv), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				storeFloat32x16(x.MulAdd(kv, cv), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				storeFloat32x16(x.MulAdd(kv, cv), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				storeFloat32x16(x.MulAdd(kv, cv), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				storeFloat32x16(x.MulAdd(kv, cv), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			storeFloat32x16(x.MulAdd(kv, cv), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return scaleShiftF32AVX512(dst, a, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
@@ -369,47 +400,58 @@ func scaleShiftF32(dst, a []float32, k, c float32) int {
 	return i
 }
 
+// scaleShiftF32AVX512 is scaleShiftF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleShiftF32AVX512(dst, a []float32, k, c float32) int {
+	i := 0
+	kv := archsimd.BroadcastFloat32x16(k)
+	cv := archsimd.BroadcastFloat32x16(c)
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		r := x.MulAdd(kv, cv)
+		x = loadFloat32x16(a[len(dst)-16:])
+		last = x.MulAdd(kv, cv)
+		x = loadFloat32x16(a[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.MulAdd(kv, cv), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			storeFloat32x16(x.MulAdd(kv, cv), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			storeFloat32x16(x.MulAdd(kv, cv), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			storeFloat32x16(x.MulAdd(kv, cv), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			storeFloat32x16(x.MulAdd(kv, cv), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		storeFloat32x16(x.MulAdd(kv, cv), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // scaleShiftF64: dst = fma(a, k, c) for the whole vectors of dst (the other slices are as long).
 func scaleShiftF64(dst, a []float64, k, c float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat64x8(k)
-		cv := archsimd.BroadcastFloat64x8(c)
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			r := x.MulAdd(kv, cv)
-			x = loadFloat64x8(a[len(dst)-8:])
-			last = x.MulAdd(kv, cv)
-			x = loadFloat64x8(a[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.MulAdd(kv, cv), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				storeFloat64x8(x.MulAdd(kv, cv), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				storeFloat64x8(x.MulAdd(kv, cv), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				storeFloat64x8(x.MulAdd(kv, cv), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				storeFloat64x8(x.MulAdd(kv, cv), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			storeFloat64x8(x.MulAdd(kv, cv), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return scaleShiftF64AVX512(dst, a, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
@@ -422,47 +464,58 @@ func scaleShiftF64(dst, a []float64, k, c float64) int {
 	return i
 }
 
+// scaleShiftF64AVX512 is scaleShiftF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleShiftF64AVX512(dst, a []float64, k, c float64) int {
+	i := 0
+	kv := archsimd.BroadcastFloat64x8(k)
+	cv := archsimd.BroadcastFloat64x8(c)
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		r := x.MulAdd(kv, cv)
+		x = loadFloat64x8(a[len(dst)-8:])
+		last = x.MulAdd(kv, cv)
+		x = loadFloat64x8(a[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.MulAdd(kv, cv), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			storeFloat64x8(x.MulAdd(kv, cv), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			storeFloat64x8(x.MulAdd(kv, cv), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			storeFloat64x8(x.MulAdd(kv, cv), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			storeFloat64x8(x.MulAdd(kv, cv), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		storeFloat64x8(x.MulAdd(kv, cv), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // clipF32: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
 func clipF32(dst, a []float32, k, c float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat32x16(k)
-		cv := archsimd.BroadcastFloat32x16(c)
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
-			x = loadFloat32x16(a[len(dst)-16:])
-			last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
-			x = loadFloat32x16(a[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return clipF32AVX512(dst, a, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
@@ -475,47 +528,58 @@ func clipF32(dst, a []float32, k, c float32) int {
 	return i
 }
 
+// clipF32AVX512 is clipF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipF32AVX512(dst, a []float32, k, c float32) int {
+	i := 0
+	kv := archsimd.BroadcastFloat32x16(k)
+	cv := archsimd.BroadcastFloat32x16(c)
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+		x = loadFloat32x16(a[len(dst)-16:])
+		last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+		x = loadFloat32x16(a[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // clipF64: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
 func clipF64(dst, a []float64, k, c float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat64x8(k)
-		cv := archsimd.BroadcastFloat64x8(c)
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
-			x = loadFloat64x8(a[len(dst)-8:])
-			last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
-			x = loadFloat64x8(a[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return clipF64AVX512(dst, a, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
@@ -528,46 +592,58 @@ func clipF64(dst, a []float64, k, c float64) int {
 	return i
 }
 
+// clipF64AVX512 is clipF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipF64AVX512(dst, a []float64, k, c float64) int {
+	i := 0
+	kv := archsimd.BroadcastFloat64x8(k)
+	cv := archsimd.BroadcastFloat64x8(c)
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+		x = loadFloat64x8(a[len(dst)-8:])
+		last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+		x = loadFloat64x8(a[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // absF32: dst = |a| for the whole vectors of dst (the other slices are as long).
 func absF32(dst, a []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		mv := archsimd.BroadcastUint32x16(^uint32(1 << 31))
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			r := x.AsUint32x16().And(mv).AsFloat32x16()
-			x = loadFloat32x16(a[len(dst)-16:])
-			last = x.AsUint32x16().And(mv).AsFloat32x16()
-			x = loadFloat32x16(a[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return absF32AVX512(dst, a)
 	case useAVX2:
 		mv := archsimd.BroadcastUint32x8(^uint32(1 << 31))
 		for ; i+8 <= len(dst); i += 8 {
@@ -579,46 +655,57 @@ func absF32(dst, a []float32) int {
 	return i
 }
 
+// absF32AVX512 is absF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func absF32AVX512(dst, a []float32) int {
+	i := 0
+	mv := archsimd.BroadcastUint32x16(^uint32(1 << 31))
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		r := x.AsUint32x16().And(mv).AsFloat32x16()
+		x = loadFloat32x16(a[len(dst)-16:])
+		last = x.AsUint32x16().And(mv).AsFloat32x16()
+		x = loadFloat32x16(a[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		storeFloat32x16(x.AsUint32x16().And(mv).AsFloat32x16(), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // absF64: dst = |a| for the whole vectors of dst (the other slices are as long).
 func absF64(dst, a []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		mv := archsimd.BroadcastUint64x8(^uint64(1 << 63))
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			r := x.AsUint64x8().And(mv).AsFloat64x8()
-			x = loadFloat64x8(a[len(dst)-8:])
-			last = x.AsUint64x8().And(mv).AsFloat64x8()
-			x = loadFloat64x8(a[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return absF64AVX512(dst, a)
 	case useAVX2:
 		mv := archsimd.BroadcastUint64x4(^uint64(1 << 63))
 		for ; i+4 <= len(dst); i += 4 {
@@ -630,45 +717,57 @@ func absF64(dst, a []float64) int {
 	return i
 }
 
+// absF64AVX512 is absF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func absF64AVX512(dst, a []float64) int {
+	i := 0
+	mv := archsimd.BroadcastUint64x8(^uint64(1 << 63))
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		r := x.AsUint64x8().And(mv).AsFloat64x8()
+		x = loadFloat64x8(a[len(dst)-8:])
+		last = x.AsUint64x8().And(mv).AsFloat64x8()
+		x = loadFloat64x8(a[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		storeFloat64x8(x.AsUint64x8().And(mv).AsFloat64x8(), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // sqrtF32: dst = sqrt(a) for the whole vectors of dst (the other slices are as long).
 func sqrtF32(dst, a []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			r := x.Sqrt()
-			x = loadFloat32x16(a[len(dst)-16:])
-			last = x.Sqrt()
-			x = loadFloat32x16(a[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Sqrt(), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				storeFloat32x16(x.Sqrt(), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				storeFloat32x16(x.Sqrt(), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Sqrt(), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Sqrt(), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			storeFloat32x16(x.Sqrt(), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return sqrtF32AVX512(dst, a)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
@@ -679,45 +778,56 @@ func sqrtF32(dst, a []float32) int {
 	return i
 }
 
+// sqrtF32AVX512 is sqrtF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sqrtF32AVX512(dst, a []float32) int {
+	i := 0
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		r := x.Sqrt()
+		x = loadFloat32x16(a[len(dst)-16:])
+		last = x.Sqrt()
+		x = loadFloat32x16(a[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Sqrt(), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			storeFloat32x16(x.Sqrt(), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			storeFloat32x16(x.Sqrt(), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Sqrt(), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Sqrt(), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		storeFloat32x16(x.Sqrt(), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // sqrtF64: dst = sqrt(a) for the whole vectors of dst (the other slices are as long).
 func sqrtF64(dst, a []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			r := x.Sqrt()
-			x = loadFloat64x8(a[len(dst)-8:])
-			last = x.Sqrt()
-			x = loadFloat64x8(a[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Sqrt(), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				storeFloat64x8(x.Sqrt(), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				storeFloat64x8(x.Sqrt(), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Sqrt(), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Sqrt(), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			storeFloat64x8(x.Sqrt(), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return sqrtF64AVX512(dst, a)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
@@ -728,53 +838,56 @@ func sqrtF64(dst, a []float64) int {
 	return i
 }
 
+// sqrtF64AVX512 is sqrtF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sqrtF64AVX512(dst, a []float64) int {
+	i := 0
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		r := x.Sqrt()
+		x = loadFloat64x8(a[len(dst)-8:])
+		last = x.Sqrt()
+		x = loadFloat64x8(a[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Sqrt(), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			storeFloat64x8(x.Sqrt(), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			storeFloat64x8(x.Sqrt(), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Sqrt(), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Sqrt(), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		storeFloat64x8(x.Sqrt(), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addF32: dst = a + b for the whole vectors of dst (the other slices are as long).
 func addF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			y := loadFloat32x16(b[:16])
-			r := x.Add(y)
-			x = loadFloat32x16(a[len(dst)-16:])
-			y = loadFloat32x16(b[len(dst)-16:])
-			last = x.Add(y)
-			x = loadFloat32x16(a[h : h+16])
-			y = loadFloat32x16(b[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Add(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				y := loadFloat32x16(b[j : j+16])
-				storeFloat32x16(x.Add(y), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				y = loadFloat32x16(b[j+q : j+q+16])
-				storeFloat32x16(x.Add(y), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				y = loadFloat32x16(b[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Add(y), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				y = loadFloat32x16(b[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Add(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			y := loadFloat32x16(b[i : i+16])
-			storeFloat32x16(x.Add(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return addF32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
@@ -786,53 +899,64 @@ func addF32(dst, a, b []float32) int {
 	return i
 }
 
+// addF32AVX512 is addF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addF32AVX512(dst, a, b []float32) int {
+	i := 0
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		y := loadFloat32x16(b[:16])
+		r := x.Add(y)
+		x = loadFloat32x16(a[len(dst)-16:])
+		y = loadFloat32x16(b[len(dst)-16:])
+		last = x.Add(y)
+		x = loadFloat32x16(a[h : h+16])
+		y = loadFloat32x16(b[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Add(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			y := loadFloat32x16(b[j : j+16])
+			storeFloat32x16(x.Add(y), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			y = loadFloat32x16(b[j+q : j+q+16])
+			storeFloat32x16(x.Add(y), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			y = loadFloat32x16(b[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Add(y), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			y = loadFloat32x16(b[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Add(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		y := loadFloat32x16(b[i : i+16])
+		storeFloat32x16(x.Add(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addF64: dst = a + b for the whole vectors of dst (the other slices are as long).
 func addF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			y := loadFloat64x8(b[:8])
-			r := x.Add(y)
-			x = loadFloat64x8(a[len(dst)-8:])
-			y = loadFloat64x8(b[len(dst)-8:])
-			last = x.Add(y)
-			x = loadFloat64x8(a[h : h+8])
-			y = loadFloat64x8(b[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Add(y), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				y := loadFloat64x8(b[j : j+8])
-				storeFloat64x8(x.Add(y), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				y = loadFloat64x8(b[j+q : j+q+8])
-				storeFloat64x8(x.Add(y), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				y = loadFloat64x8(b[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Add(y), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				y = loadFloat64x8(b[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Add(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			y := loadFloat64x8(b[i : i+8])
-			storeFloat64x8(x.Add(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return addF64AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
@@ -844,53 +968,64 @@ func addF64(dst, a, b []float64) int {
 	return i
 }
 
+// addF64AVX512 is addF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addF64AVX512(dst, a, b []float64) int {
+	i := 0
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		y := loadFloat64x8(b[:8])
+		r := x.Add(y)
+		x = loadFloat64x8(a[len(dst)-8:])
+		y = loadFloat64x8(b[len(dst)-8:])
+		last = x.Add(y)
+		x = loadFloat64x8(a[h : h+8])
+		y = loadFloat64x8(b[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Add(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			y := loadFloat64x8(b[j : j+8])
+			storeFloat64x8(x.Add(y), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			y = loadFloat64x8(b[j+q : j+q+8])
+			storeFloat64x8(x.Add(y), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			y = loadFloat64x8(b[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Add(y), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			y = loadFloat64x8(b[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Add(y), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		y := loadFloat64x8(b[i : i+8])
+		storeFloat64x8(x.Add(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // subF32: dst = a - b for the whole vectors of dst (the other slices are as long).
 func subF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			y := loadFloat32x16(b[:16])
-			r := x.Sub(y)
-			x = loadFloat32x16(a[len(dst)-16:])
-			y = loadFloat32x16(b[len(dst)-16:])
-			last = x.Sub(y)
-			x = loadFloat32x16(a[h : h+16])
-			y = loadFloat32x16(b[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Sub(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				y := loadFloat32x16(b[j : j+16])
-				storeFloat32x16(x.Sub(y), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				y = loadFloat32x16(b[j+q : j+q+16])
-				storeFloat32x16(x.Sub(y), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				y = loadFloat32x16(b[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Sub(y), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				y = loadFloat32x16(b[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Sub(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			y := loadFloat32x16(b[i : i+16])
-			storeFloat32x16(x.Sub(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return subF32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
@@ -902,53 +1037,64 @@ func subF32(dst, a, b []float32) int {
 	return i
 }
 
+// subF32AVX512 is subF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func subF32AVX512(dst, a, b []float32) int {
+	i := 0
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		y := loadFloat32x16(b[:16])
+		r := x.Sub(y)
+		x = loadFloat32x16(a[len(dst)-16:])
+		y = loadFloat32x16(b[len(dst)-16:])
+		last = x.Sub(y)
+		x = loadFloat32x16(a[h : h+16])
+		y = loadFloat32x16(b[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Sub(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			y := loadFloat32x16(b[j : j+16])
+			storeFloat32x16(x.Sub(y), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			y = loadFloat32x16(b[j+q : j+q+16])
+			storeFloat32x16(x.Sub(y), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			y = loadFloat32x16(b[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Sub(y), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			y = loadFloat32x16(b[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Sub(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		y := loadFloat32x16(b[i : i+16])
+		storeFloat32x16(x.Sub(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // subF64: dst = a - b for the whole vectors of dst (the other slices are as long).
 func subF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			y := loadFloat64x8(b[:8])
-			r := x.Sub(y)
-			x = loadFloat64x8(a[len(dst)-8:])
-			y = loadFloat64x8(b[len(dst)-8:])
-			last = x.Sub(y)
-			x = loadFloat64x8(a[h : h+8])
-			y = loadFloat64x8(b[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Sub(y), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				y := loadFloat64x8(b[j : j+8])
-				storeFloat64x8(x.Sub(y), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				y = loadFloat64x8(b[j+q : j+q+8])
-				storeFloat64x8(x.Sub(y), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				y = loadFloat64x8(b[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Sub(y), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				y = loadFloat64x8(b[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Sub(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			y := loadFloat64x8(b[i : i+8])
-			storeFloat64x8(x.Sub(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return subF64AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
@@ -960,53 +1106,64 @@ func subF64(dst, a, b []float64) int {
 	return i
 }
 
+// subF64AVX512 is subF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func subF64AVX512(dst, a, b []float64) int {
+	i := 0
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		y := loadFloat64x8(b[:8])
+		r := x.Sub(y)
+		x = loadFloat64x8(a[len(dst)-8:])
+		y = loadFloat64x8(b[len(dst)-8:])
+		last = x.Sub(y)
+		x = loadFloat64x8(a[h : h+8])
+		y = loadFloat64x8(b[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Sub(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			y := loadFloat64x8(b[j : j+8])
+			storeFloat64x8(x.Sub(y), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			y = loadFloat64x8(b[j+q : j+q+8])
+			storeFloat64x8(x.Sub(y), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			y = loadFloat64x8(b[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Sub(y), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			y = loadFloat64x8(b[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Sub(y), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		y := loadFloat64x8(b[i : i+8])
+		storeFloat64x8(x.Sub(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // mulF32: dst = a * b for the whole vectors of dst (the other slices are as long).
 func mulF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			y := loadFloat32x16(b[:16])
-			r := x.Mul(y)
-			x = loadFloat32x16(a[len(dst)-16:])
-			y = loadFloat32x16(b[len(dst)-16:])
-			last = x.Mul(y)
-			x = loadFloat32x16(a[h : h+16])
-			y = loadFloat32x16(b[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Mul(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				y := loadFloat32x16(b[j : j+16])
-				storeFloat32x16(x.Mul(y), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				y = loadFloat32x16(b[j+q : j+q+16])
-				storeFloat32x16(x.Mul(y), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				y = loadFloat32x16(b[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Mul(y), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				y = loadFloat32x16(b[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Mul(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			y := loadFloat32x16(b[i : i+16])
-			storeFloat32x16(x.Mul(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return mulF32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
@@ -1018,53 +1175,64 @@ func mulF32(dst, a, b []float32) int {
 	return i
 }
 
+// mulF32AVX512 is mulF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func mulF32AVX512(dst, a, b []float32) int {
+	i := 0
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		y := loadFloat32x16(b[:16])
+		r := x.Mul(y)
+		x = loadFloat32x16(a[len(dst)-16:])
+		y = loadFloat32x16(b[len(dst)-16:])
+		last = x.Mul(y)
+		x = loadFloat32x16(a[h : h+16])
+		y = loadFloat32x16(b[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Mul(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			y := loadFloat32x16(b[j : j+16])
+			storeFloat32x16(x.Mul(y), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			y = loadFloat32x16(b[j+q : j+q+16])
+			storeFloat32x16(x.Mul(y), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			y = loadFloat32x16(b[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Mul(y), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			y = loadFloat32x16(b[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Mul(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		y := loadFloat32x16(b[i : i+16])
+		storeFloat32x16(x.Mul(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // mulF64: dst = a * b for the whole vectors of dst (the other slices are as long).
 func mulF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			y := loadFloat64x8(b[:8])
-			r := x.Mul(y)
-			x = loadFloat64x8(a[len(dst)-8:])
-			y = loadFloat64x8(b[len(dst)-8:])
-			last = x.Mul(y)
-			x = loadFloat64x8(a[h : h+8])
-			y = loadFloat64x8(b[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Mul(y), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				y := loadFloat64x8(b[j : j+8])
-				storeFloat64x8(x.Mul(y), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				y = loadFloat64x8(b[j+q : j+q+8])
-				storeFloat64x8(x.Mul(y), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				y = loadFloat64x8(b[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Mul(y), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				y = loadFloat64x8(b[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Mul(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			y := loadFloat64x8(b[i : i+8])
-			storeFloat64x8(x.Mul(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return mulF64AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
@@ -1076,53 +1244,64 @@ func mulF64(dst, a, b []float64) int {
 	return i
 }
 
+// mulF64AVX512 is mulF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func mulF64AVX512(dst, a, b []float64) int {
+	i := 0
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		y := loadFloat64x8(b[:8])
+		r := x.Mul(y)
+		x = loadFloat64x8(a[len(dst)-8:])
+		y = loadFloat64x8(b[len(dst)-8:])
+		last = x.Mul(y)
+		x = loadFloat64x8(a[h : h+8])
+		y = loadFloat64x8(b[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Mul(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			y := loadFloat64x8(b[j : j+8])
+			storeFloat64x8(x.Mul(y), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			y = loadFloat64x8(b[j+q : j+q+8])
+			storeFloat64x8(x.Mul(y), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			y = loadFloat64x8(b[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Mul(y), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			y = loadFloat64x8(b[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Mul(y), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		y := loadFloat64x8(b[i : i+8])
+		storeFloat64x8(x.Mul(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // divF32: dst = a / b for the whole vectors of dst (the other slices are as long).
 func divF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			y := loadFloat32x16(b[:16])
-			r := x.Div(y)
-			x = loadFloat32x16(a[len(dst)-16:])
-			y = loadFloat32x16(b[len(dst)-16:])
-			last = x.Div(y)
-			x = loadFloat32x16(a[h : h+16])
-			y = loadFloat32x16(b[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Div(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				y := loadFloat32x16(b[j : j+16])
-				storeFloat32x16(x.Div(y), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				y = loadFloat32x16(b[j+q : j+q+16])
-				storeFloat32x16(x.Div(y), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				y = loadFloat32x16(b[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Div(y), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				y = loadFloat32x16(b[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Div(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			y := loadFloat32x16(b[i : i+16])
-			storeFloat32x16(x.Div(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return divF32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
@@ -1134,53 +1313,64 @@ func divF32(dst, a, b []float32) int {
 	return i
 }
 
+// divF32AVX512 is divF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func divF32AVX512(dst, a, b []float32) int {
+	i := 0
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		y := loadFloat32x16(b[:16])
+		r := x.Div(y)
+		x = loadFloat32x16(a[len(dst)-16:])
+		y = loadFloat32x16(b[len(dst)-16:])
+		last = x.Div(y)
+		x = loadFloat32x16(a[h : h+16])
+		y = loadFloat32x16(b[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Div(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			y := loadFloat32x16(b[j : j+16])
+			storeFloat32x16(x.Div(y), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			y = loadFloat32x16(b[j+q : j+q+16])
+			storeFloat32x16(x.Div(y), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			y = loadFloat32x16(b[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Div(y), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			y = loadFloat32x16(b[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Div(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		y := loadFloat32x16(b[i : i+16])
+		storeFloat32x16(x.Div(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // divF64: dst = a / b for the whole vectors of dst (the other slices are as long).
 func divF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			y := loadFloat64x8(b[:8])
-			r := x.Div(y)
-			x = loadFloat64x8(a[len(dst)-8:])
-			y = loadFloat64x8(b[len(dst)-8:])
-			last = x.Div(y)
-			x = loadFloat64x8(a[h : h+8])
-			y = loadFloat64x8(b[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Div(y), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				y := loadFloat64x8(b[j : j+8])
-				storeFloat64x8(x.Div(y), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				y = loadFloat64x8(b[j+q : j+q+8])
-				storeFloat64x8(x.Div(y), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				y = loadFloat64x8(b[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Div(y), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				y = loadFloat64x8(b[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Div(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			y := loadFloat64x8(b[i : i+8])
-			storeFloat64x8(x.Div(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return divF64AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
@@ -1192,53 +1382,64 @@ func divF64(dst, a, b []float64) int {
 	return i
 }
 
+// divF64AVX512 is divF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func divF64AVX512(dst, a, b []float64) int {
+	i := 0
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		y := loadFloat64x8(b[:8])
+		r := x.Div(y)
+		x = loadFloat64x8(a[len(dst)-8:])
+		y = loadFloat64x8(b[len(dst)-8:])
+		last = x.Div(y)
+		x = loadFloat64x8(a[h : h+8])
+		y = loadFloat64x8(b[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Div(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			y := loadFloat64x8(b[j : j+8])
+			storeFloat64x8(x.Div(y), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			y = loadFloat64x8(b[j+q : j+q+8])
+			storeFloat64x8(x.Div(y), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			y = loadFloat64x8(b[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Div(y), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			y = loadFloat64x8(b[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Div(y), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		y := loadFloat64x8(b[i : i+8])
+		storeFloat64x8(x.Div(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // minimumF32: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
 func minimumF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			y := loadFloat32x16(b[:16])
-			r := x.Min(y).Merge(x, x.Equal(x))
-			x = loadFloat32x16(a[len(dst)-16:])
-			y = loadFloat32x16(b[len(dst)-16:])
-			last = x.Min(y).Merge(x, x.Equal(x))
-			x = loadFloat32x16(a[h : h+16])
-			y = loadFloat32x16(b[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				y := loadFloat32x16(b[j : j+16])
-				storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				y = loadFloat32x16(b[j+q : j+q+16])
-				storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				y = loadFloat32x16(b[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				y = loadFloat32x16(b[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			y := loadFloat32x16(b[i : i+16])
-			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return minimumF32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
@@ -1250,53 +1451,64 @@ func minimumF32(dst, a, b []float32) int {
 	return i
 }
 
+// minimumF32AVX512 is minimumF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func minimumF32AVX512(dst, a, b []float32) int {
+	i := 0
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		y := loadFloat32x16(b[:16])
+		r := x.Min(y).Merge(x, x.Equal(x))
+		x = loadFloat32x16(a[len(dst)-16:])
+		y = loadFloat32x16(b[len(dst)-16:])
+		last = x.Min(y).Merge(x, x.Equal(x))
+		x = loadFloat32x16(a[h : h+16])
+		y = loadFloat32x16(b[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			y := loadFloat32x16(b[j : j+16])
+			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			y = loadFloat32x16(b[j+q : j+q+16])
+			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			y = loadFloat32x16(b[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			y = loadFloat32x16(b[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		y := loadFloat32x16(b[i : i+16])
+		storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // minimumF64: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
 func minimumF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			y := loadFloat64x8(b[:8])
-			r := x.Min(y).Merge(x, x.Equal(x))
-			x = loadFloat64x8(a[len(dst)-8:])
-			y = loadFloat64x8(b[len(dst)-8:])
-			last = x.Min(y).Merge(x, x.Equal(x))
-			x = loadFloat64x8(a[h : h+8])
-			y = loadFloat64x8(b[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				y := loadFloat64x8(b[j : j+8])
-				storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				y = loadFloat64x8(b[j+q : j+q+8])
-				storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				y = loadFloat64x8(b[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				y = loadFloat64x8(b[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			y := loadFloat64x8(b[i : i+8])
-			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return minimumF64AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
@@ -1308,53 +1520,64 @@ func minimumF64(dst, a, b []float64) int {
 	return i
 }
 
+// minimumF64AVX512 is minimumF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func minimumF64AVX512(dst, a, b []float64) int {
+	i := 0
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		y := loadFloat64x8(b[:8])
+		r := x.Min(y).Merge(x, x.Equal(x))
+		x = loadFloat64x8(a[len(dst)-8:])
+		y = loadFloat64x8(b[len(dst)-8:])
+		last = x.Min(y).Merge(x, x.Equal(x))
+		x = loadFloat64x8(a[h : h+8])
+		y = loadFloat64x8(b[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			y := loadFloat64x8(b[j : j+8])
+			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			y = loadFloat64x8(b[j+q : j+q+8])
+			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			y = loadFloat64x8(b[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			y = loadFloat64x8(b[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		y := loadFloat64x8(b[i : i+8])
+		storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // maximumF32: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
 func maximumF32(dst, a, b []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			y := loadFloat32x16(b[:16])
-			r := x.Max(y).Merge(x, x.Equal(x))
-			x = loadFloat32x16(a[len(dst)-16:])
-			y = loadFloat32x16(b[len(dst)-16:])
-			last = x.Max(y).Merge(x, x.Equal(x))
-			x = loadFloat32x16(a[h : h+16])
-			y = loadFloat32x16(b[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				y := loadFloat32x16(b[j : j+16])
-				storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				y = loadFloat32x16(b[j+q : j+q+16])
-				storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				y = loadFloat32x16(b[j+2*q : j+2*q+16])
-				storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				y = loadFloat32x16(b[j+3*q : j+3*q+16])
-				storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			y := loadFloat32x16(b[i : i+16])
-			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return maximumF32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
@@ -1366,53 +1589,64 @@ func maximumF32(dst, a, b []float32) int {
 	return i
 }
 
+// maximumF32AVX512 is maximumF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func maximumF32AVX512(dst, a, b []float32) int {
+	i := 0
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		y := loadFloat32x16(b[:16])
+		r := x.Max(y).Merge(x, x.Equal(x))
+		x = loadFloat32x16(a[len(dst)-16:])
+		y = loadFloat32x16(b[len(dst)-16:])
+		last = x.Max(y).Merge(x, x.Equal(x))
+		x = loadFloat32x16(a[h : h+16])
+		y = loadFloat32x16(b[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			y := loadFloat32x16(b[j : j+16])
+			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			y = loadFloat32x16(b[j+q : j+q+16])
+			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			y = loadFloat32x16(b[j+2*q : j+2*q+16])
+			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			y = loadFloat32x16(b[j+3*q : j+3*q+16])
+			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		y := loadFloat32x16(b[i : i+16])
+		storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // maximumF64: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
 func maximumF64(dst, a, b []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			y := loadFloat64x8(b[:8])
-			r := x.Max(y).Merge(x, x.Equal(x))
-			x = loadFloat64x8(a[len(dst)-8:])
-			y = loadFloat64x8(b[len(dst)-8:])
-			last = x.Max(y).Merge(x, x.Equal(x))
-			x = loadFloat64x8(a[h : h+8])
-			y = loadFloat64x8(b[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				y := loadFloat64x8(b[j : j+8])
-				storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				y = loadFloat64x8(b[j+q : j+q+8])
-				storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				y = loadFloat64x8(b[j+2*q : j+2*q+8])
-				storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				y = loadFloat64x8(b[j+3*q : j+3*q+8])
-				storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			y := loadFloat64x8(b[i : i+8])
-			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return maximumF64AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
@@ -1424,61 +1658,64 @@ func maximumF64(dst, a, b []float64) int {
 	return i
 }
 
+// maximumF64AVX512 is maximumF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func maximumF64AVX512(dst, a, b []float64) int {
+	i := 0
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		y := loadFloat64x8(b[:8])
+		r := x.Max(y).Merge(x, x.Equal(x))
+		x = loadFloat64x8(a[len(dst)-8:])
+		y = loadFloat64x8(b[len(dst)-8:])
+		last = x.Max(y).Merge(x, x.Equal(x))
+		x = loadFloat64x8(a[h : h+8])
+		y = loadFloat64x8(b[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			y := loadFloat64x8(b[j : j+8])
+			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			y = loadFloat64x8(b[j+q : j+q+8])
+			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			y = loadFloat64x8(b[j+2*q : j+2*q+8])
+			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			y = loadFloat64x8(b[j+3*q : j+3*q+8])
+			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		y := loadFloat64x8(b[i : i+8])
+		storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // mulAddF32: dst = fma(a, b, c) for the whole vectors of dst (the other slices are as long).
 func mulAddF32(dst, a, b, c []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadFloat32x16(a[:16])
-			y := loadFloat32x16(b[:16])
-			z := loadFloat32x16(c[:16])
-			r := x.MulAdd(y, z)
-			x = loadFloat32x16(a[len(dst)-16:])
-			y = loadFloat32x16(b[len(dst)-16:])
-			z = loadFloat32x16(c[len(dst)-16:])
-			last = x.MulAdd(y, z)
-			x = loadFloat32x16(a[h : h+16])
-			y = loadFloat32x16(b[h : h+16])
-			z = loadFloat32x16(c[h : h+16])
-			storeFloat32x16(r, dst[:16])
-			storeFloat32x16(x.MulAdd(y, z), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) && apart(dst, c) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadFloat32x16(a[j : j+16])
-				y := loadFloat32x16(b[j : j+16])
-				z := loadFloat32x16(c[j : j+16])
-				storeFloat32x16(x.MulAdd(y, z), dst[j:j+16])
-				x = loadFloat32x16(a[j+q : j+q+16])
-				y = loadFloat32x16(b[j+q : j+q+16])
-				z = loadFloat32x16(c[j+q : j+q+16])
-				storeFloat32x16(x.MulAdd(y, z), dst[j+q:j+q+16])
-				x = loadFloat32x16(a[j+2*q : j+2*q+16])
-				y = loadFloat32x16(b[j+2*q : j+2*q+16])
-				z = loadFloat32x16(c[j+2*q : j+2*q+16])
-				storeFloat32x16(x.MulAdd(y, z), dst[j+2*q:j+2*q+16])
-				x = loadFloat32x16(a[j+3*q : j+3*q+16])
-				y = loadFloat32x16(b[j+3*q : j+3*q+16])
-				z = loadFloat32x16(c[j+3*q : j+3*q+16])
-				storeFloat32x16(x.MulAdd(y, z), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			y := loadFloat32x16(b[i : i+16])
-			z := loadFloat32x16(c[i : i+16])
-			storeFloat32x16(x.MulAdd(y, z), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeFloat32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return mulAddF32AVX512(dst, a, b, c)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
@@ -1491,61 +1728,72 @@ func mulAddF32(dst, a, b, c []float32) int {
 	return i
 }
 
+// mulAddF32AVX512 is mulAddF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func mulAddF32AVX512(dst, a, b, c []float32) int {
+	i := 0
+	var last archsimd.Float32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadFloat32x16(a[:16])
+		y := loadFloat32x16(b[:16])
+		z := loadFloat32x16(c[:16])
+		r := x.MulAdd(y, z)
+		x = loadFloat32x16(a[len(dst)-16:])
+		y = loadFloat32x16(b[len(dst)-16:])
+		z = loadFloat32x16(c[len(dst)-16:])
+		last = x.MulAdd(y, z)
+		x = loadFloat32x16(a[h : h+16])
+		y = loadFloat32x16(b[h : h+16])
+		z = loadFloat32x16(c[h : h+16])
+		storeFloat32x16(r, dst[:16])
+		storeFloat32x16(x.MulAdd(y, z), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) && apart(dst, c) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadFloat32x16(a[j : j+16])
+			y := loadFloat32x16(b[j : j+16])
+			z := loadFloat32x16(c[j : j+16])
+			storeFloat32x16(x.MulAdd(y, z), dst[j:j+16])
+			x = loadFloat32x16(a[j+q : j+q+16])
+			y = loadFloat32x16(b[j+q : j+q+16])
+			z = loadFloat32x16(c[j+q : j+q+16])
+			storeFloat32x16(x.MulAdd(y, z), dst[j+q:j+q+16])
+			x = loadFloat32x16(a[j+2*q : j+2*q+16])
+			y = loadFloat32x16(b[j+2*q : j+2*q+16])
+			z = loadFloat32x16(c[j+2*q : j+2*q+16])
+			storeFloat32x16(x.MulAdd(y, z), dst[j+2*q:j+2*q+16])
+			x = loadFloat32x16(a[j+3*q : j+3*q+16])
+			y = loadFloat32x16(b[j+3*q : j+3*q+16])
+			z = loadFloat32x16(c[j+3*q : j+3*q+16])
+			storeFloat32x16(x.MulAdd(y, z), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		y := loadFloat32x16(b[i : i+16])
+		z := loadFloat32x16(c[i : i+16])
+		storeFloat32x16(x.MulAdd(y, z), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeFloat32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // mulAddF64: dst = fma(a, b, c) for the whole vectors of dst (the other slices are as long).
 func mulAddF64(dst, a, b, c []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Float64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadFloat64x8(a[:8])
-			y := loadFloat64x8(b[:8])
-			z := loadFloat64x8(c[:8])
-			r := x.MulAdd(y, z)
-			x = loadFloat64x8(a[len(dst)-8:])
-			y = loadFloat64x8(b[len(dst)-8:])
-			z = loadFloat64x8(c[len(dst)-8:])
-			last = x.MulAdd(y, z)
-			x = loadFloat64x8(a[h : h+8])
-			y = loadFloat64x8(b[h : h+8])
-			z = loadFloat64x8(c[h : h+8])
-			storeFloat64x8(r, dst[:8])
-			storeFloat64x8(x.MulAdd(y, z), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) && apart(dst, c) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadFloat64x8(a[j : j+8])
-				y := loadFloat64x8(b[j : j+8])
-				z := loadFloat64x8(c[j : j+8])
-				storeFloat64x8(x.MulAdd(y, z), dst[j:j+8])
-				x = loadFloat64x8(a[j+q : j+q+8])
-				y = loadFloat64x8(b[j+q : j+q+8])
-				z = loadFloat64x8(c[j+q : j+q+8])
-				storeFloat64x8(x.MulAdd(y, z), dst[j+q:j+q+8])
-				x = loadFloat64x8(a[j+2*q : j+2*q+8])
-				y = loadFloat64x8(b[j+2*q : j+2*q+8])
-				z = loadFloat64x8(c[j+2*q : j+2*q+8])
-				storeFloat64x8(x.MulAdd(y, z), dst[j+2*q:j+2*q+8])
-				x = loadFloat64x8(a[j+3*q : j+3*q+8])
-				y = loadFloat64x8(b[j+3*q : j+3*q+8])
-				z = loadFloat64x8(c[j+3*q : j+3*q+8])
-				storeFloat64x8(x.MulAdd(y, z), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			y := loadFloat64x8(b[i : i+8])
-			z := loadFloat64x8(c[i : i+8])
-			storeFloat64x8(x.MulAdd(y, z), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeFloat64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return mulAddF64AVX512(dst, a, b, c)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
@@ -1558,6 +1806,66 @@ func mulAddF64(dst, a, b, c []float64) int {
 	return i
 }
 
+// mulAddF64AVX512 is mulAddF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func mulAddF64AVX512(dst, a, b, c []float64) int {
+	i := 0
+	var last archsimd.Float64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadFloat64x8(a[:8])
+		y := loadFloat64x8(b[:8])
+		z := loadFloat64x8(c[:8])
+		r := x.MulAdd(y, z)
+		x = loadFloat64x8(a[len(dst)-8:])
+		y = loadFloat64x8(b[len(dst)-8:])
+		z = loadFloat64x8(c[len(dst)-8:])
+		last = x.MulAdd(y, z)
+		x = loadFloat64x8(a[h : h+8])
+		y = loadFloat64x8(b[h : h+8])
+		z = loadFloat64x8(c[h : h+8])
+		storeFloat64x8(r, dst[:8])
+		storeFloat64x8(x.MulAdd(y, z), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) && apart(dst, c) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadFloat64x8(a[j : j+8])
+			y := loadFloat64x8(b[j : j+8])
+			z := loadFloat64x8(c[j : j+8])
+			storeFloat64x8(x.MulAdd(y, z), dst[j:j+8])
+			x = loadFloat64x8(a[j+q : j+q+8])
+			y = loadFloat64x8(b[j+q : j+q+8])
+			z = loadFloat64x8(c[j+q : j+q+8])
+			storeFloat64x8(x.MulAdd(y, z), dst[j+q:j+q+8])
+			x = loadFloat64x8(a[j+2*q : j+2*q+8])
+			y = loadFloat64x8(b[j+2*q : j+2*q+8])
+			z = loadFloat64x8(c[j+2*q : j+2*q+8])
+			storeFloat64x8(x.MulAdd(y, z), dst[j+2*q:j+2*q+8])
+			x = loadFloat64x8(a[j+3*q : j+3*q+8])
+			y = loadFloat64x8(b[j+3*q : j+3*q+8])
+			z = loadFloat64x8(c[j+3*q : j+3*q+8])
+			storeFloat64x8(x.MulAdd(y, z), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		y := loadFloat64x8(b[i : i+8])
+		z := loadFloat64x8(c[i : i+8])
+		storeFloat64x8(x.MulAdd(y, z), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeFloat64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // clipF32InStep2: dst = clip(a, k, c) in place on the line of n elements of data at off,
 // off+2, ..., for its whole vectors (the elements between untouched); it returns
 // how many elements it did.
@@ -1565,16 +1873,7 @@ func clipF32InStep2(data []float32, off, n int, k, c float32) int {
 	i, s := 0, off
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat32x16(k)
-		cv := archsimd.BroadcastFloat32x16(c)
-		keep := archsimd.Mask32x16FromBits(0x5555)
-		keepOdd := archsimd.Mask32x16FromBits(0xaaaa)
-		for ; i+16 <= n && s+31 <= len(data); i, s = i+16, s+32 {
-			x := loadFloat32x16(data[s : s+16])
-			y := loadFloat32x16(data[s+15 : s+31])
-			storeFloat32x16ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[16]float32)(data[s:s+16]), keep)
-			storeFloat32x16ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[16]float32)(data[s+15:s+31]), keepOdd)
-		}
+		return clipF32InStep2AVX512(data, off, n, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
@@ -1591,21 +1890,33 @@ func clipF32InStep2(data []float32, off, n int, k, c float32) int {
 	return i
 }
 
+// clipF32InStep2AVX512 is clipF32InStep2's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipF32InStep2AVX512(data []float32, off, n int, k, c float32) int {
+	i, s := 0, off
+	kv := archsimd.BroadcastFloat32x16(k)
+	cv := archsimd.BroadcastFloat32x16(c)
+	keep := archsimd.Mask32x16FromBits(0x5555)
+	keepOdd := archsimd.Mask32x16FromBits(0xaaaa)
+	for ; i+16 <= n && s+31 <= len(data); i, s = i+16, s+32 {
+		x := loadFloat32x16(data[s : s+16])
+		y := loadFloat32x16(data[s+15 : s+31])
+		storeFloat32x16ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[16]float32)(data[s:s+16]), keep)
+		storeFloat32x16ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[16]float32)(data[s+15:s+31]), keepOdd)
+	}
+	clearUpper()
+	return i
+}
+
 // clipF32FromStep2: dst = clip(a, k, c) for the whole vectors of dst, a's elements at off,
 // off+2, ...; it returns how many it did.
 func clipF32FromStep2(dst, a []float32, off int, k, c float32) int {
 	i, s := 0, off
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat32x16(k)
-		cv := archsimd.BroadcastFloat32x16(c)
-		idx := loadUint32x16Array(&step2Pick32x16)
-		for ; i+16 <= len(dst) && s+31 <= len(a); i, s = i+16, s+32 {
-			p := loadFloat32x16(a[s : s+16])
-			q := loadFloat32x16(a[s+15 : s+31])
-			x := p.ConcatPermute(q, idx)
-			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+16])
-		}
+		return clipF32FromStep2AVX512(dst, a, off, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
@@ -1621,12 +1932,44 @@ func clipF32FromStep2(dst, a []float32, off int, k, c float32) int {
 	return i
 }
 
+// clipF32FromStep2AVX512 is clipF32FromStep2's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipF32FromStep2AVX512(dst, a []float32, off int, k, c float32) int {
+	i, s := 0, off
+	kv := archsimd.BroadcastFloat32x16(k)
+	cv := archsimd.BroadcastFloat32x16(c)
+	idx := loadUint32x16Array(&step2Pick32x16)
+	for ; i+16 <= len(dst) && s+31 <= len(a); i, s = i+16, s+32 {
+		p := loadFloat32x16(a[s : s+16])
+		q := loadFloat32x16(a[s+15 : s+31])
+		x := p.ConcatPermute(q, idx)
+		storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+16])
+	}
+	clearUpper()
+	return i
+}
+
 // clipF32InStep2Rows: dst = clip(a, k, c) in place on rows lines of n elements of data,
 // at off, off+2, ... for the first and next apart, each a masked operation on
 // one vector; it returns how many lines it did (all, or 0: lines too long for a
 // vector, data shorter than one, or no AVX-512).
 func clipF32InStep2Rows(data []float32, off, rows, n, next int, k, c float32) int {
-	if level != useAVX512 || n < 1 || 2*n-1 > 16 || len(data) < 16 {
+	switch level {
+	case useAVX512:
+		return clipF32InStep2RowsAVX512(data, off, rows, n, next, k, c)
+	}
+	clearUpper()
+	return 0
+}
+
+// clipF32InStep2RowsAVX512 is clipF32InStep2Rows's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipF32InStep2RowsAVX512(data []float32, off, rows, n, next int, k, c float32) int {
+	if n < 1 || 2*n-1 > 16 || len(data) < 16 {
 		return 0
 	}
 	kv := archsimd.BroadcastFloat32x16(k)
@@ -1658,7 +2001,6 @@ func clipF32InStep2Rows(data []float32, off, rows, n, next int, k, c float32) in
 		x := loadFloat32x16Array(p)
 		storeFloat32x16ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), p, m)
 	}
-	clearUpper()
 	return rows
 }
 
@@ -1669,16 +2011,7 @@ func clipF64InStep2(data []float64, off, n int, k, c float64) int {
 	i, s := 0, off
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat64x8(k)
-		cv := archsimd.BroadcastFloat64x8(c)
-		keep := archsimd.Mask64x8FromBits(0x55)
-		keepOdd := archsimd.Mask64x8FromBits(0xaa)
-		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
-			x := loadFloat64x8(data[s : s+8])
-			y := loadFloat64x8(data[s+7 : s+15])
-			storeFloat64x8ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[8]float64)(data[s:s+8]), keep)
-			storeFloat64x8ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[8]float64)(data[s+7:s+15]), keepOdd)
-		}
+		return clipF64InStep2AVX512(data, off, n, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
@@ -1695,21 +2028,33 @@ func clipF64InStep2(data []float64, off, n int, k, c float64) int {
 	return i
 }
 
+// clipF64InStep2AVX512 is clipF64InStep2's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipF64InStep2AVX512(data []float64, off, n int, k, c float64) int {
+	i, s := 0, off
+	kv := archsimd.BroadcastFloat64x8(k)
+	cv := archsimd.BroadcastFloat64x8(c)
+	keep := archsimd.Mask64x8FromBits(0x55)
+	keepOdd := archsimd.Mask64x8FromBits(0xaa)
+	for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
+		x := loadFloat64x8(data[s : s+8])
+		y := loadFloat64x8(data[s+7 : s+15])
+		storeFloat64x8ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[8]float64)(data[s:s+8]), keep)
+		storeFloat64x8ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[8]float64)(data[s+7:s+15]), keepOdd)
+	}
+	clearUpper()
+	return i
+}
+
 // clipF64FromStep2: dst = clip(a, k, c) for the whole vectors of dst, a's elements at off,
 // off+2, ...; it returns how many it did.
 func clipF64FromStep2(dst, a []float64, off int, k, c float64) int {
 	i, s := 0, off
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat64x8(k)
-		cv := archsimd.BroadcastFloat64x8(c)
-		idx := loadUint64x8Array(&step2Pick64x8)
-		for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
-			p := loadFloat64x8(a[s : s+8])
-			q := loadFloat64x8(a[s+7 : s+15])
-			x := p.ConcatPermute(q, idx)
-			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
-		}
+		return clipF64FromStep2AVX512(dst, a, off, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
@@ -1725,12 +2070,44 @@ func clipF64FromStep2(dst, a []float64, off int, k, c float64) int {
 	return i
 }
 
+// clipF64FromStep2AVX512 is clipF64FromStep2's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipF64FromStep2AVX512(dst, a []float64, off int, k, c float64) int {
+	i, s := 0, off
+	kv := archsimd.BroadcastFloat64x8(k)
+	cv := archsimd.BroadcastFloat64x8(c)
+	idx := loadUint64x8Array(&step2Pick64x8)
+	for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
+		p := loadFloat64x8(a[s : s+8])
+		q := loadFloat64x8(a[s+7 : s+15])
+		x := p.ConcatPermute(q, idx)
+		storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
+	}
+	clearUpper()
+	return i
+}
+
 // clipF64InStep2Rows: dst = clip(a, k, c) in place on rows lines of n elements of data,
 // at off, off+2, ... for the first and next apart, each a masked operation on
 // one vector; it returns how many lines it did (all, or 0: lines too long for a
 // vector, data shorter than one, or no AVX-512).
 func clipF64InStep2Rows(data []float64, off, rows, n, next int, k, c float64) int {
-	if level != useAVX512 || n < 1 || 2*n-1 > 8 || len(data) < 8 {
+	switch level {
+	case useAVX512:
+		return clipF64InStep2RowsAVX512(data, off, rows, n, next, k, c)
+	}
+	clearUpper()
+	return 0
+}
+
+// clipF64InStep2RowsAVX512 is clipF64InStep2Rows's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipF64InStep2RowsAVX512(data []float64, off, rows, n, next int, k, c float64) int {
+	if n < 1 || 2*n-1 > 8 || len(data) < 8 {
 		return 0
 	}
 	kv := archsimd.BroadcastFloat64x8(k)
@@ -1762,7 +2139,6 @@ func clipF64InStep2Rows(data []float64, off, rows, n, next int, k, c float64) in
 		x := loadFloat64x8Array(p)
 		storeFloat64x8ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), p, m)
 	}
-	clearUpper()
 	return rows
 }
 
@@ -1773,16 +2149,7 @@ func scaleShiftF32InStep2(data []float32, off, n int, k, c float32) int {
 	i, s := 0, off
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat32x16(k)
-		cv := archsimd.BroadcastFloat32x16(c)
-		keep := archsimd.Mask32x16FromBits(0x5555)
-		keepOdd := archsimd.Mask32x16FromBits(0xaaaa)
-		for ; i+16 <= n && s+31 <= len(data); i, s = i+16, s+32 {
-			x := loadFloat32x16(data[s : s+16])
-			y := loadFloat32x16(data[s+15 : s+31])
-			storeFloat32x16ArrayMasked(x.MulAdd(kv, cv), (*[16]float32)(data[s:s+16]), keep)
-			storeFloat32x16ArrayMasked(y.MulAdd(kv, cv), (*[16]float32)(data[s+15:s+31]), keepOdd)
-		}
+		return scaleShiftF32InStep2AVX512(data, off, n, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
@@ -1799,21 +2166,33 @@ func scaleShiftF32InStep2(data []float32, off, n int, k, c float32) int {
 	return i
 }
 
+// scaleShiftF32InStep2AVX512 is scaleShiftF32InStep2's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleShiftF32InStep2AVX512(data []float32, off, n int, k, c float32) int {
+	i, s := 0, off
+	kv := archsimd.BroadcastFloat32x16(k)
+	cv := archsimd.BroadcastFloat32x16(c)
+	keep := archsimd.Mask32x16FromBits(0x5555)
+	keepOdd := archsimd.Mask32x16FromBits(0xaaaa)
+	for ; i+16 <= n && s+31 <= len(data); i, s = i+16, s+32 {
+		x := loadFloat32x16(data[s : s+16])
+		y := loadFloat32x16(data[s+15 : s+31])
+		storeFloat32x16ArrayMasked(x.MulAdd(kv, cv), (*[16]float32)(data[s:s+16]), keep)
+		storeFloat32x16ArrayMasked(y.MulAdd(kv, cv), (*[16]float32)(data[s+15:s+31]), keepOdd)
+	}
+	clearUpper()
+	return i
+}
+
 // scaleShiftF32FromStep2: dst = fma(a, k, c) for the whole vectors of dst, a's elements at off,
 // off+2, ...; it returns how many it did.
 func scaleShiftF32FromStep2(dst, a []float32, off int, k, c float32) int {
 	i, s := 0, off
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat32x16(k)
-		cv := archsimd.BroadcastFloat32x16(c)
-		idx := loadUint32x16Array(&step2Pick32x16)
-		for ; i+16 <= len(dst) && s+31 <= len(a); i, s = i+16, s+32 {
-			p := loadFloat32x16(a[s : s+16])
-			q := loadFloat32x16(a[s+15 : s+31])
-			x := p.ConcatPermute(q, idx)
-			storeFloat32x16(x.MulAdd(kv, cv), dst[i:i+16])
-		}
+		return scaleShiftF32FromStep2AVX512(dst, a, off, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
@@ -1829,12 +2208,44 @@ func scaleShiftF32FromStep2(dst, a []float32, off int, k, c float32) int {
 	return i
 }
 
+// scaleShiftF32FromStep2AVX512 is scaleShiftF32FromStep2's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleShiftF32FromStep2AVX512(dst, a []float32, off int, k, c float32) int {
+	i, s := 0, off
+	kv := archsimd.BroadcastFloat32x16(k)
+	cv := archsimd.BroadcastFloat32x16(c)
+	idx := loadUint32x16Array(&step2Pick32x16)
+	for ; i+16 <= len(dst) && s+31 <= len(a); i, s = i+16, s+32 {
+		p := loadFloat32x16(a[s : s+16])
+		q := loadFloat32x16(a[s+15 : s+31])
+		x := p.ConcatPermute(q, idx)
+		storeFloat32x16(x.MulAdd(kv, cv), dst[i:i+16])
+	}
+	clearUpper()
+	return i
+}
+
 // scaleShiftF32InStep2Rows: dst = fma(a, k, c) in place on rows lines of n elements of data,
 // at off, off+2, ... for the first and next apart, each a masked operation on
 // one vector; it returns how many lines it did (all, or 0: lines too long for a
 // vector, data shorter than one, or no AVX-512).
 func scaleShiftF32InStep2Rows(data []float32, off, rows, n, next int, k, c float32) int {
-	if level != useAVX512 || n < 1 || 2*n-1 > 16 || len(data) < 16 {
+	switch level {
+	case useAVX512:
+		return scaleShiftF32InStep2RowsAVX512(data, off, rows, n, next, k, c)
+	}
+	clearUpper()
+	return 0
+}
+
+// scaleShiftF32InStep2RowsAVX512 is scaleShiftF32InStep2Rows's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleShiftF32InStep2RowsAVX512(data []float32, off, rows, n, next int, k, c float32) int {
+	if n < 1 || 2*n-1 > 16 || len(data) < 16 {
 		return 0
 	}
 	kv := archsimd.BroadcastFloat32x16(k)
@@ -1866,7 +2277,6 @@ func scaleShiftF32InStep2Rows(data []float32, off, rows, n, next int, k, c float
 		x := loadFloat32x16Array(p)
 		storeFloat32x16ArrayMasked(x.MulAdd(kv, cv), p, m)
 	}
-	clearUpper()
 	return rows
 }
 
@@ -1877,16 +2287,7 @@ func scaleShiftF64InStep2(data []float64, off, n int, k, c float64) int {
 	i, s := 0, off
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat64x8(k)
-		cv := archsimd.BroadcastFloat64x8(c)
-		keep := archsimd.Mask64x8FromBits(0x55)
-		keepOdd := archsimd.Mask64x8FromBits(0xaa)
-		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
-			x := loadFloat64x8(data[s : s+8])
-			y := loadFloat64x8(data[s+7 : s+15])
-			storeFloat64x8ArrayMasked(x.MulAdd(kv, cv), (*[8]float64)(data[s:s+8]), keep)
-			storeFloat64x8ArrayMasked(y.MulAdd(kv, cv), (*[8]float64)(data[s+7:s+15]), keepOdd)
-		}
+		return scaleShiftF64InStep2AVX512(data, off, n, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
@@ -1903,21 +2304,33 @@ func scaleShiftF64InStep2(data []float64, off, n int, k, c float64) int {
 	return i
 }
 
+// scaleShiftF64InStep2AVX512 is scaleShiftF64InStep2's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleShiftF64InStep2AVX512(data []float64, off, n int, k, c float64) int {
+	i, s := 0, off
+	kv := archsimd.BroadcastFloat64x8(k)
+	cv := archsimd.BroadcastFloat64x8(c)
+	keep := archsimd.Mask64x8FromBits(0x55)
+	keepOdd := archsimd.Mask64x8FromBits(0xaa)
+	for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
+		x := loadFloat64x8(data[s : s+8])
+		y := loadFloat64x8(data[s+7 : s+15])
+		storeFloat64x8ArrayMasked(x.MulAdd(kv, cv), (*[8]float64)(data[s:s+8]), keep)
+		storeFloat64x8ArrayMasked(y.MulAdd(kv, cv), (*[8]float64)(data[s+7:s+15]), keepOdd)
+	}
+	clearUpper()
+	return i
+}
+
 // scaleShiftF64FromStep2: dst = fma(a, k, c) for the whole vectors of dst, a's elements at off,
 // off+2, ...; it returns how many it did.
 func scaleShiftF64FromStep2(dst, a []float64, off int, k, c float64) int {
 	i, s := 0, off
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastFloat64x8(k)
-		cv := archsimd.BroadcastFloat64x8(c)
-		idx := loadUint64x8Array(&step2Pick64x8)
-		for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
-			p := loadFloat64x8(a[s : s+8])
-			q := loadFloat64x8(a[s+7 : s+15])
-			x := p.ConcatPermute(q, idx)
-			storeFloat64x8(x.MulAdd(kv, cv), dst[i:i+8])
-		}
+		return scaleShiftF64FromStep2AVX512(dst, a, off, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
@@ -1933,12 +2346,44 @@ func scaleShiftF64FromStep2(dst, a []float64, off int, k, c float64) int {
 	return i
 }
 
+// scaleShiftF64FromStep2AVX512 is scaleShiftF64FromStep2's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleShiftF64FromStep2AVX512(dst, a []float64, off int, k, c float64) int {
+	i, s := 0, off
+	kv := archsimd.BroadcastFloat64x8(k)
+	cv := archsimd.BroadcastFloat64x8(c)
+	idx := loadUint64x8Array(&step2Pick64x8)
+	for ; i+8 <= len(dst) && s+15 <= len(a); i, s = i+8, s+16 {
+		p := loadFloat64x8(a[s : s+8])
+		q := loadFloat64x8(a[s+7 : s+15])
+		x := p.ConcatPermute(q, idx)
+		storeFloat64x8(x.MulAdd(kv, cv), dst[i:i+8])
+	}
+	clearUpper()
+	return i
+}
+
 // scaleShiftF64InStep2Rows: dst = fma(a, k, c) in place on rows lines of n elements of data,
 // at off, off+2, ... for the first and next apart, each a masked operation on
 // one vector; it returns how many lines it did (all, or 0: lines too long for a
 // vector, data shorter than one, or no AVX-512).
 func scaleShiftF64InStep2Rows(data []float64, off, rows, n, next int, k, c float64) int {
-	if level != useAVX512 || n < 1 || 2*n-1 > 8 || len(data) < 8 {
+	switch level {
+	case useAVX512:
+		return scaleShiftF64InStep2RowsAVX512(data, off, rows, n, next, k, c)
+	}
+	clearUpper()
+	return 0
+}
+
+// scaleShiftF64InStep2RowsAVX512 is scaleShiftF64InStep2Rows's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleShiftF64InStep2RowsAVX512(data []float64, off, rows, n, next int, k, c float64) int {
+	if n < 1 || 2*n-1 > 8 || len(data) < 8 {
 		return 0
 	}
 	kv := archsimd.BroadcastFloat64x8(k)
@@ -1970,7 +2415,6 @@ func scaleShiftF64InStep2Rows(data []float64, off, rows, n, next int, k, c float
 		x := loadFloat64x8Array(p)
 		storeFloat64x8ArrayMasked(x.MulAdd(kv, cv), p, m)
 	}
-	clearUpper()
 	return rows
 }
 
@@ -1980,43 +2424,7 @@ func expF32(dst, a []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		expLov := loadFloat32x16(mathConstsFloat32x16[0])
-		expHiv := loadFloat32x16(mathConstsFloat32x16[1])
-		log2ev := loadFloat32x16(mathConstsFloat32x16[2])
-		negLn2Hiv := loadFloat32x16(mathConstsFloat32x16[3])
-		negLn2Lov := loadFloat32x16(mathConstsFloat32x16[4])
-		expMagicv := loadFloat32x16(mathConstsFloat32x16[5])
-		roundv := loadFloat32x16(mathConstsFloat32x16[6])
-		half := loadFloat32x16(mathConstsFloat32x16[7])
-		ep0 := loadFloat32x16(mathConstsFloat32x16[8])
-		ep1 := loadFloat32x16(mathConstsFloat32x16[9])
-		ep2 := loadFloat32x16(mathConstsFloat32x16[10])
-		ep3 := loadFloat32x16(mathConstsFloat32x16[11])
-		ep4 := loadFloat32x16(mathConstsFloat32x16[12])
-		ep5 := loadFloat32x16(mathConstsFloat32x16[13])
-		ep6 := loadFloat32x16(mathConstsFloat32x16[14])
-		ep7 := loadFloat32x16(mathConstsFloat32x16[15])
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
-			k := x.Mul(log2ev).Add(roundv).Sub(roundv)
-			r := k.MulAdd(negLn2Hiv, x)
-			r = k.MulAdd(negLn2Lov, r)
-			p := ep7
-			p = p.MulAdd(r, ep6)
-			p = p.MulAdd(r, ep5)
-			p = p.MulAdd(r, ep4)
-			p = p.MulAdd(r, ep3)
-			p = p.MulAdd(r, ep2)
-			p = p.MulAdd(r, ep1)
-			p = p.MulAdd(r, ep0)
-			k1 := k.Mul(half).Add(roundv).Sub(roundv)
-			k2 := k.Sub(k1)
-			s1 := k1.Add(expMagicv).AsUint32x16().ShiftAllLeft(23).AsFloat32x16()
-			s2 := k2.Add(expMagicv).AsUint32x16().ShiftAllLeft(23).AsFloat32x16()
-			x = p.Mul(s1).Mul(s2)
-			storeFloat32x16(x, dst[i:i+16])
-		}
+		return expF32AVX512(dst, a)
 	case useAVX2:
 		expLov := loadFloat32x8(mathConstsFloat32x8[0])
 		expHiv := loadFloat32x8(mathConstsFloat32x8[1])
@@ -2060,61 +2468,60 @@ func expF32(dst, a []float32) int {
 	return i
 }
 
+// expF32AVX512 is expF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func expF32AVX512(dst, a []float32) int {
+	i := 0
+	expLov := loadFloat32x16(mathConstsFloat32x16[0])
+	expHiv := loadFloat32x16(mathConstsFloat32x16[1])
+	log2ev := loadFloat32x16(mathConstsFloat32x16[2])
+	negLn2Hiv := loadFloat32x16(mathConstsFloat32x16[3])
+	negLn2Lov := loadFloat32x16(mathConstsFloat32x16[4])
+	expMagicv := loadFloat32x16(mathConstsFloat32x16[5])
+	roundv := loadFloat32x16(mathConstsFloat32x16[6])
+	half := loadFloat32x16(mathConstsFloat32x16[7])
+	ep0 := loadFloat32x16(mathConstsFloat32x16[8])
+	ep1 := loadFloat32x16(mathConstsFloat32x16[9])
+	ep2 := loadFloat32x16(mathConstsFloat32x16[10])
+	ep3 := loadFloat32x16(mathConstsFloat32x16[11])
+	ep4 := loadFloat32x16(mathConstsFloat32x16[12])
+	ep5 := loadFloat32x16(mathConstsFloat32x16[13])
+	ep6 := loadFloat32x16(mathConstsFloat32x16[14])
+	ep7 := loadFloat32x16(mathConstsFloat32x16[15])
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
+		k := x.Mul(log2ev).Add(roundv).Sub(roundv)
+		r := k.MulAdd(negLn2Hiv, x)
+		r = k.MulAdd(negLn2Lov, r)
+		p := ep7
+		p = p.MulAdd(r, ep6)
+		p = p.MulAdd(r, ep5)
+		p = p.MulAdd(r, ep4)
+		p = p.MulAdd(r, ep3)
+		p = p.MulAdd(r, ep2)
+		p = p.MulAdd(r, ep1)
+		p = p.MulAdd(r, ep0)
+		k1 := k.Mul(half).Add(roundv).Sub(roundv)
+		k2 := k.Sub(k1)
+		s1 := k1.Add(expMagicv).AsUint32x16().ShiftAllLeft(23).AsFloat32x16()
+		s2 := k2.Add(expMagicv).AsUint32x16().ShiftAllLeft(23).AsFloat32x16()
+		x = p.Mul(s1).Mul(s2)
+		storeFloat32x16(x, dst[i:i+16])
+	}
+	clearUpper()
+	return i
+}
+
 // expF64: dst = e**a (explog.go's expOneF64, lane by lane) for the whole
 // vectors of dst (a is as long).
 func expF64(dst, a []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		expLov := loadFloat64x8(mathConstsFloat64x8[0])
-		expHiv := loadFloat64x8(mathConstsFloat64x8[1])
-		log2ev := loadFloat64x8(mathConstsFloat64x8[2])
-		negLn2Hiv := loadFloat64x8(mathConstsFloat64x8[3])
-		negLn2Lov := loadFloat64x8(mathConstsFloat64x8[4])
-		expMagicv := loadFloat64x8(mathConstsFloat64x8[5])
-		roundv := loadFloat64x8(mathConstsFloat64x8[6])
-		half := loadFloat64x8(mathConstsFloat64x8[7])
-		ep0 := loadFloat64x8(mathConstsFloat64x8[8])
-		ep1 := loadFloat64x8(mathConstsFloat64x8[9])
-		ep2 := loadFloat64x8(mathConstsFloat64x8[10])
-		ep3 := loadFloat64x8(mathConstsFloat64x8[11])
-		ep4 := loadFloat64x8(mathConstsFloat64x8[12])
-		ep5 := loadFloat64x8(mathConstsFloat64x8[13])
-		ep6 := loadFloat64x8(mathConstsFloat64x8[14])
-		ep7 := loadFloat64x8(mathConstsFloat64x8[15])
-		ep8 := loadFloat64x8(mathConstsFloat64x8[16])
-		ep9 := loadFloat64x8(mathConstsFloat64x8[17])
-		ep10 := loadFloat64x8(mathConstsFloat64x8[18])
-		ep11 := loadFloat64x8(mathConstsFloat64x8[19])
-		ep12 := loadFloat64x8(mathConstsFloat64x8[20])
-		ep13 := loadFloat64x8(mathConstsFloat64x8[21])
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
-			k := x.Mul(log2ev).Add(roundv).Sub(roundv)
-			r := k.MulAdd(negLn2Hiv, x)
-			r = k.MulAdd(negLn2Lov, r)
-			p := ep13
-			p = p.MulAdd(r, ep12)
-			p = p.MulAdd(r, ep11)
-			p = p.MulAdd(r, ep10)
-			p = p.MulAdd(r, ep9)
-			p = p.MulAdd(r, ep8)
-			p = p.MulAdd(r, ep7)
-			p = p.MulAdd(r, ep6)
-			p = p.MulAdd(r, ep5)
-			p = p.MulAdd(r, ep4)
-			p = p.MulAdd(r, ep3)
-			p = p.MulAdd(r, ep2)
-			p = p.MulAdd(r, ep1)
-			p = p.MulAdd(r, ep0)
-			k1 := k.Mul(half).Add(roundv).Sub(roundv)
-			k2 := k.Sub(k1)
-			s1 := k1.Add(expMagicv).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()
-			s2 := k2.Add(expMagicv).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()
-			x = p.Mul(s1).Mul(s2)
-			storeFloat64x8(x, dst[i:i+8])
-		}
+		return expF64AVX512(dst, a)
 	case useAVX2:
 		expLov := loadFloat64x4(mathConstsFloat64x4[0])
 		expHiv := loadFloat64x4(mathConstsFloat64x4[1])
@@ -2170,64 +2577,72 @@ func expF64(dst, a []float64) int {
 	return i
 }
 
+// expF64AVX512 is expF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func expF64AVX512(dst, a []float64) int {
+	i := 0
+	expLov := loadFloat64x8(mathConstsFloat64x8[0])
+	expHiv := loadFloat64x8(mathConstsFloat64x8[1])
+	log2ev := loadFloat64x8(mathConstsFloat64x8[2])
+	negLn2Hiv := loadFloat64x8(mathConstsFloat64x8[3])
+	negLn2Lov := loadFloat64x8(mathConstsFloat64x8[4])
+	expMagicv := loadFloat64x8(mathConstsFloat64x8[5])
+	roundv := loadFloat64x8(mathConstsFloat64x8[6])
+	half := loadFloat64x8(mathConstsFloat64x8[7])
+	ep0 := loadFloat64x8(mathConstsFloat64x8[8])
+	ep1 := loadFloat64x8(mathConstsFloat64x8[9])
+	ep2 := loadFloat64x8(mathConstsFloat64x8[10])
+	ep3 := loadFloat64x8(mathConstsFloat64x8[11])
+	ep4 := loadFloat64x8(mathConstsFloat64x8[12])
+	ep5 := loadFloat64x8(mathConstsFloat64x8[13])
+	ep6 := loadFloat64x8(mathConstsFloat64x8[14])
+	ep7 := loadFloat64x8(mathConstsFloat64x8[15])
+	ep8 := loadFloat64x8(mathConstsFloat64x8[16])
+	ep9 := loadFloat64x8(mathConstsFloat64x8[17])
+	ep10 := loadFloat64x8(mathConstsFloat64x8[18])
+	ep11 := loadFloat64x8(mathConstsFloat64x8[19])
+	ep12 := loadFloat64x8(mathConstsFloat64x8[20])
+	ep13 := loadFloat64x8(mathConstsFloat64x8[21])
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		x = x.Max(expLov).Min(expHiv).Merge(x, x.Equal(x))
+		k := x.Mul(log2ev).Add(roundv).Sub(roundv)
+		r := k.MulAdd(negLn2Hiv, x)
+		r = k.MulAdd(negLn2Lov, r)
+		p := ep13
+		p = p.MulAdd(r, ep12)
+		p = p.MulAdd(r, ep11)
+		p = p.MulAdd(r, ep10)
+		p = p.MulAdd(r, ep9)
+		p = p.MulAdd(r, ep8)
+		p = p.MulAdd(r, ep7)
+		p = p.MulAdd(r, ep6)
+		p = p.MulAdd(r, ep5)
+		p = p.MulAdd(r, ep4)
+		p = p.MulAdd(r, ep3)
+		p = p.MulAdd(r, ep2)
+		p = p.MulAdd(r, ep1)
+		p = p.MulAdd(r, ep0)
+		k1 := k.Mul(half).Add(roundv).Sub(roundv)
+		k2 := k.Sub(k1)
+		s1 := k1.Add(expMagicv).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()
+		s2 := k2.Add(expMagicv).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()
+		x = p.Mul(s1).Mul(s2)
+		storeFloat64x8(x, dst[i:i+8])
+	}
+	clearUpper()
+	return i
+}
+
 // logF32: dst = ln(a) (explog.go's logOneF32, lane by lane) for the whole
 // vectors of dst (a is as long).
 func logF32(dst, a []float32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		logMinNormalv := loadFloat32x16(mathConstsFloat32x16[16])
-		logSubv := loadFloat32x16(mathConstsFloat32x16[17])
-		logSubExpv := loadFloat32x16(mathConstsFloat32x16[18])
-		logBiasv := loadFloat32x16(mathConstsFloat32x16[19])
-		sqrt2v := loadFloat32x16(mathConstsFloat32x16[20])
-		twoTo23v := loadFloat32x16(mathConstsFloat32x16[21])
-		ln2Hiv := loadFloat32x16(mathConstsFloat32x16[22])
-		ln2Lov := loadFloat32x16(mathConstsFloat32x16[23])
-		half := loadFloat32x16(mathConstsFloat32x16[7])
-		onev := loadFloat32x16(mathConstsFloat32x16[24])
-		twov := loadFloat32x16(mathConstsFloat32x16[25])
-		zerov := loadFloat32x16(mathConstsFloat32x16[26])
-		infv := loadFloat32x16(mathConstsFloat32x16[27])
-		ninfv := loadFloat32x16(mathConstsFloat32x16[28])
-		nanv := loadFloat32x16(mathConstsFloat32x16[29])
-		mantMask := archsimd.BroadcastUint32x16(uint32(1)<<23 - 1)
-		mantBits := archsimd.BroadcastUint32x16(23)
-		oneBits := onev.AsUint32x16()
-		magicBits := twoTo23v.AsUint32x16()
-		lp0 := loadFloat32x16(mathConstsFloat32x16[30])
-		lp1 := loadFloat32x16(mathConstsFloat32x16[31])
-		lp2 := loadFloat32x16(mathConstsFloat32x16[32])
-		lp3 := loadFloat32x16(mathConstsFloat32x16[33])
-		lp4 := loadFloat32x16(mathConstsFloat32x16[34])
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadFloat32x16(a[i : i+16])
-			sub := x.Less(logMinNormalv)
-			xs := x.Mul(logSubv).Merge(x, sub)
-			bias := logSubExpv.Merge(logBiasv, sub)
-			bits := xs.AsUint32x16()
-			e := bits.ShiftRight(mantBits).Or(magicBits).AsFloat32x16().Sub(twoTo23v).Sub(bias)
-			m := bits.And(mantMask).Or(oneBits).AsFloat32x16()
-			big := m.Greater(sqrt2v)
-			m = m.Mul(half).Merge(m, big)
-			e = e.Add(onev).Merge(e, big)
-			f := m.Sub(onev)
-			s := f.Div(twov.Add(f))
-			z := s.Mul(s)
-			q := lp4
-			q = q.MulAdd(z, lp3)
-			q = q.MulAdd(z, lp2)
-			q = q.MulAdd(z, lp1)
-			q = q.MulAdd(z, lp0)
-			rz := q.Mul(z)
-			hfsq := f.Mul(half).Mul(f)
-			lo := e.MulAdd(ln2Lov, s.Mul(hfsq.Add(rz)))
-			res := e.MulAdd(ln2Hiv, f.Sub(hfsq.Sub(lo)))
-			res = res.Merge(x, x.Less(infv))
-			res = ninfv.Merge(res, x.Equal(zerov))
-			x = nanv.Merge(res, x.Less(zerov))
-			storeFloat32x16(x, dst[i:i+16])
-		}
+		return logF32AVX512(dst, a)
 	case useAVX2:
 		logMinNormalv := loadFloat32x8(mathConstsFloat32x8[16])
 		logSubv := loadFloat32x8(mathConstsFloat32x8[17])
@@ -2286,74 +2701,75 @@ func logF32(dst, a []float32) int {
 	return i
 }
 
+// logF32AVX512 is logF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func logF32AVX512(dst, a []float32) int {
+	i := 0
+	logMinNormalv := loadFloat32x16(mathConstsFloat32x16[16])
+	logSubv := loadFloat32x16(mathConstsFloat32x16[17])
+	logSubExpv := loadFloat32x16(mathConstsFloat32x16[18])
+	logBiasv := loadFloat32x16(mathConstsFloat32x16[19])
+	sqrt2v := loadFloat32x16(mathConstsFloat32x16[20])
+	twoTo23v := loadFloat32x16(mathConstsFloat32x16[21])
+	ln2Hiv := loadFloat32x16(mathConstsFloat32x16[22])
+	ln2Lov := loadFloat32x16(mathConstsFloat32x16[23])
+	half := loadFloat32x16(mathConstsFloat32x16[7])
+	onev := loadFloat32x16(mathConstsFloat32x16[24])
+	twov := loadFloat32x16(mathConstsFloat32x16[25])
+	zerov := loadFloat32x16(mathConstsFloat32x16[26])
+	infv := loadFloat32x16(mathConstsFloat32x16[27])
+	ninfv := loadFloat32x16(mathConstsFloat32x16[28])
+	nanv := loadFloat32x16(mathConstsFloat32x16[29])
+	mantMask := archsimd.BroadcastUint32x16(uint32(1)<<23 - 1)
+	mantBits := archsimd.BroadcastUint32x16(23)
+	oneBits := onev.AsUint32x16()
+	magicBits := twoTo23v.AsUint32x16()
+	lp0 := loadFloat32x16(mathConstsFloat32x16[30])
+	lp1 := loadFloat32x16(mathConstsFloat32x16[31])
+	lp2 := loadFloat32x16(mathConstsFloat32x16[32])
+	lp3 := loadFloat32x16(mathConstsFloat32x16[33])
+	lp4 := loadFloat32x16(mathConstsFloat32x16[34])
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadFloat32x16(a[i : i+16])
+		sub := x.Less(logMinNormalv)
+		xs := x.Mul(logSubv).Merge(x, sub)
+		bias := logSubExpv.Merge(logBiasv, sub)
+		bits := xs.AsUint32x16()
+		e := bits.ShiftRight(mantBits).Or(magicBits).AsFloat32x16().Sub(twoTo23v).Sub(bias)
+		m := bits.And(mantMask).Or(oneBits).AsFloat32x16()
+		big := m.Greater(sqrt2v)
+		m = m.Mul(half).Merge(m, big)
+		e = e.Add(onev).Merge(e, big)
+		f := m.Sub(onev)
+		s := f.Div(twov.Add(f))
+		z := s.Mul(s)
+		q := lp4
+		q = q.MulAdd(z, lp3)
+		q = q.MulAdd(z, lp2)
+		q = q.MulAdd(z, lp1)
+		q = q.MulAdd(z, lp0)
+		rz := q.Mul(z)
+		hfsq := f.Mul(half).Mul(f)
+		lo := e.MulAdd(ln2Lov, s.Mul(hfsq.Add(rz)))
+		res := e.MulAdd(ln2Hiv, f.Sub(hfsq.Sub(lo)))
+		res = res.Merge(x, x.Less(infv))
+		res = ninfv.Merge(res, x.Equal(zerov))
+		x = nanv.Merge(res, x.Less(zerov))
+		storeFloat32x16(x, dst[i:i+16])
+	}
+	clearUpper()
+	return i
+}
+
 // logF64: dst = ln(a) (explog.go's logOneF64, lane by lane) for the whole
 // vectors of dst (a is as long).
 func logF64(dst, a []float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		logMinNormalv := loadFloat64x8(mathConstsFloat64x8[22])
-		logSubv := loadFloat64x8(mathConstsFloat64x8[23])
-		logSubExpv := loadFloat64x8(mathConstsFloat64x8[24])
-		logBiasv := loadFloat64x8(mathConstsFloat64x8[25])
-		sqrt2v := loadFloat64x8(mathConstsFloat64x8[26])
-		twoTo52v := loadFloat64x8(mathConstsFloat64x8[27])
-		ln2Hiv := loadFloat64x8(mathConstsFloat64x8[28])
-		ln2Lov := loadFloat64x8(mathConstsFloat64x8[29])
-		half := loadFloat64x8(mathConstsFloat64x8[7])
-		onev := loadFloat64x8(mathConstsFloat64x8[30])
-		twov := loadFloat64x8(mathConstsFloat64x8[31])
-		zerov := loadFloat64x8(mathConstsFloat64x8[32])
-		infv := loadFloat64x8(mathConstsFloat64x8[33])
-		ninfv := loadFloat64x8(mathConstsFloat64x8[34])
-		nanv := loadFloat64x8(mathConstsFloat64x8[35])
-		mantMask := archsimd.BroadcastUint64x8(uint64(1)<<52 - 1)
-		mantBits := archsimd.BroadcastUint64x8(52)
-		oneBits := onev.AsUint64x8()
-		magicBits := twoTo52v.AsUint64x8()
-		lp0 := loadFloat64x8(mathConstsFloat64x8[36])
-		lp1 := loadFloat64x8(mathConstsFloat64x8[37])
-		lp2 := loadFloat64x8(mathConstsFloat64x8[38])
-		lp3 := loadFloat64x8(mathConstsFloat64x8[39])
-		lp4 := loadFloat64x8(mathConstsFloat64x8[40])
-		lp5 := loadFloat64x8(mathConstsFloat64x8[41])
-		lp6 := loadFloat64x8(mathConstsFloat64x8[42])
-		lp7 := loadFloat64x8(mathConstsFloat64x8[43])
-		lp8 := loadFloat64x8(mathConstsFloat64x8[44])
-		lp9 := loadFloat64x8(mathConstsFloat64x8[45])
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadFloat64x8(a[i : i+8])
-			sub := x.Less(logMinNormalv)
-			xs := x.Mul(logSubv).Merge(x, sub)
-			bias := logSubExpv.Merge(logBiasv, sub)
-			bits := xs.AsUint64x8()
-			e := bits.ShiftRight(mantBits).Or(magicBits).AsFloat64x8().Sub(twoTo52v).Sub(bias)
-			m := bits.And(mantMask).Or(oneBits).AsFloat64x8()
-			big := m.Greater(sqrt2v)
-			m = m.Mul(half).Merge(m, big)
-			e = e.Add(onev).Merge(e, big)
-			f := m.Sub(onev)
-			s := f.Div(twov.Add(f))
-			z := s.Mul(s)
-			q := lp9
-			q = q.MulAdd(z, lp8)
-			q = q.MulAdd(z, lp7)
-			q = q.MulAdd(z, lp6)
-			q = q.MulAdd(z, lp5)
-			q = q.MulAdd(z, lp4)
-			q = q.MulAdd(z, lp3)
-			q = q.MulAdd(z, lp2)
-			q = q.MulAdd(z, lp1)
-			q = q.MulAdd(z, lp0)
-			rz := q.Mul(z)
-			hfsq := f.Mul(half).Mul(f)
-			lo := e.MulAdd(ln2Lov, s.Mul(hfsq.Add(rz)))
-			res := e.MulAdd(ln2Hiv, f.Sub(hfsq.Sub(lo)))
-			res = res.Merge(x, x.Less(infv))
-			res = ninfv.Merge(res, x.Equal(zerov))
-			x = nanv.Merge(res, x.Less(zerov))
-			storeFloat64x8(x, dst[i:i+8])
-		}
+		return logF64AVX512(dst, a)
 	case useAVX2:
 		logMinNormalv := loadFloat64x4(mathConstsFloat64x4[22])
 		logSubv := loadFloat64x4(mathConstsFloat64x4[23])
@@ -2422,53 +2838,84 @@ func logF64(dst, a []float64) int {
 	return i
 }
 
+// logF64AVX512 is logF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func logF64AVX512(dst, a []float64) int {
+	i := 0
+	logMinNormalv := loadFloat64x8(mathConstsFloat64x8[22])
+	logSubv := loadFloat64x8(mathConstsFloat64x8[23])
+	logSubExpv := loadFloat64x8(mathConstsFloat64x8[24])
+	logBiasv := loadFloat64x8(mathConstsFloat64x8[25])
+	sqrt2v := loadFloat64x8(mathConstsFloat64x8[26])
+	twoTo52v := loadFloat64x8(mathConstsFloat64x8[27])
+	ln2Hiv := loadFloat64x8(mathConstsFloat64x8[28])
+	ln2Lov := loadFloat64x8(mathConstsFloat64x8[29])
+	half := loadFloat64x8(mathConstsFloat64x8[7])
+	onev := loadFloat64x8(mathConstsFloat64x8[30])
+	twov := loadFloat64x8(mathConstsFloat64x8[31])
+	zerov := loadFloat64x8(mathConstsFloat64x8[32])
+	infv := loadFloat64x8(mathConstsFloat64x8[33])
+	ninfv := loadFloat64x8(mathConstsFloat64x8[34])
+	nanv := loadFloat64x8(mathConstsFloat64x8[35])
+	mantMask := archsimd.BroadcastUint64x8(uint64(1)<<52 - 1)
+	mantBits := archsimd.BroadcastUint64x8(52)
+	oneBits := onev.AsUint64x8()
+	magicBits := twoTo52v.AsUint64x8()
+	lp0 := loadFloat64x8(mathConstsFloat64x8[36])
+	lp1 := loadFloat64x8(mathConstsFloat64x8[37])
+	lp2 := loadFloat64x8(mathConstsFloat64x8[38])
+	lp3 := loadFloat64x8(mathConstsFloat64x8[39])
+	lp4 := loadFloat64x8(mathConstsFloat64x8[40])
+	lp5 := loadFloat64x8(mathConstsFloat64x8[41])
+	lp6 := loadFloat64x8(mathConstsFloat64x8[42])
+	lp7 := loadFloat64x8(mathConstsFloat64x8[43])
+	lp8 := loadFloat64x8(mathConstsFloat64x8[44])
+	lp9 := loadFloat64x8(mathConstsFloat64x8[45])
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadFloat64x8(a[i : i+8])
+		sub := x.Less(logMinNormalv)
+		xs := x.Mul(logSubv).Merge(x, sub)
+		bias := logSubExpv.Merge(logBiasv, sub)
+		bits := xs.AsUint64x8()
+		e := bits.ShiftRight(mantBits).Or(magicBits).AsFloat64x8().Sub(twoTo52v).Sub(bias)
+		m := bits.And(mantMask).Or(oneBits).AsFloat64x8()
+		big := m.Greater(sqrt2v)
+		m = m.Mul(half).Merge(m, big)
+		e = e.Add(onev).Merge(e, big)
+		f := m.Sub(onev)
+		s := f.Div(twov.Add(f))
+		z := s.Mul(s)
+		q := lp9
+		q = q.MulAdd(z, lp8)
+		q = q.MulAdd(z, lp7)
+		q = q.MulAdd(z, lp6)
+		q = q.MulAdd(z, lp5)
+		q = q.MulAdd(z, lp4)
+		q = q.MulAdd(z, lp3)
+		q = q.MulAdd(z, lp2)
+		q = q.MulAdd(z, lp1)
+		q = q.MulAdd(z, lp0)
+		rz := q.Mul(z)
+		hfsq := f.Mul(half).Mul(f)
+		lo := e.MulAdd(ln2Lov, s.Mul(hfsq.Add(rz)))
+		res := e.MulAdd(ln2Hiv, f.Sub(hfsq.Sub(lo)))
+		res = res.Merge(x, x.Less(infv))
+		res = ninfv.Merge(res, x.Equal(zerov))
+		x = nanv.Merge(res, x.Less(zerov))
+		storeFloat64x8(x, dst[i:i+8])
+	}
+	clearUpper()
+	return i
+}
+
 // addI8: dst = a + b for the whole vectors of dst (the other slices are as long).
 func addI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadInt8x64(a[:64])
-			y := loadInt8x64(b[:64])
-			r := x.Add(y)
-			x = loadInt8x64(a[len(dst)-64:])
-			y = loadInt8x64(b[len(dst)-64:])
-			last = x.Add(y)
-			x = loadInt8x64(a[h : h+64])
-			y = loadInt8x64(b[h : h+64])
-			storeInt8x64(r, dst[:64])
-			storeInt8x64(x.Add(y), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadInt8x64(a[j : j+64])
-				y := loadInt8x64(b[j : j+64])
-				storeInt8x64(x.Add(y), dst[j:j+64])
-				x = loadInt8x64(a[j+q : j+q+64])
-				y = loadInt8x64(b[j+q : j+q+64])
-				storeInt8x64(x.Add(y), dst[j+q:j+q+64])
-				x = loadInt8x64(a[j+2*q : j+2*q+64])
-				y = loadInt8x64(b[j+2*q : j+2*q+64])
-				storeInt8x64(x.Add(y), dst[j+2*q:j+2*q+64])
-				x = loadInt8x64(a[j+3*q : j+3*q+64])
-				y = loadInt8x64(b[j+3*q : j+3*q+64])
-				storeInt8x64(x.Add(y), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadInt8x64(a[i : i+64])
-			y := loadInt8x64(b[i : i+64])
-			storeInt8x64(x.Add(y), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeInt8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return addI8AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt8x32(a[i : i+32])
@@ -2480,53 +2927,64 @@ func addI8(dst, a, b []int8) int {
 	return i
 }
 
+// addI8AVX512 is addI8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addI8AVX512(dst, a, b []int8) int {
+	i := 0
+	var last archsimd.Int8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadInt8x64(a[:64])
+		y := loadInt8x64(b[:64])
+		r := x.Add(y)
+		x = loadInt8x64(a[len(dst)-64:])
+		y = loadInt8x64(b[len(dst)-64:])
+		last = x.Add(y)
+		x = loadInt8x64(a[h : h+64])
+		y = loadInt8x64(b[h : h+64])
+		storeInt8x64(r, dst[:64])
+		storeInt8x64(x.Add(y), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadInt8x64(a[j : j+64])
+			y := loadInt8x64(b[j : j+64])
+			storeInt8x64(x.Add(y), dst[j:j+64])
+			x = loadInt8x64(a[j+q : j+q+64])
+			y = loadInt8x64(b[j+q : j+q+64])
+			storeInt8x64(x.Add(y), dst[j+q:j+q+64])
+			x = loadInt8x64(a[j+2*q : j+2*q+64])
+			y = loadInt8x64(b[j+2*q : j+2*q+64])
+			storeInt8x64(x.Add(y), dst[j+2*q:j+2*q+64])
+			x = loadInt8x64(a[j+3*q : j+3*q+64])
+			y = loadInt8x64(b[j+3*q : j+3*q+64])
+			storeInt8x64(x.Add(y), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadInt8x64(a[i : i+64])
+		y := loadInt8x64(b[i : i+64])
+		storeInt8x64(x.Add(y), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeInt8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addU8: dst = a + b for the whole vectors of dst (the other slices are as long).
 func addU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadUint8x64(a[:64])
-			y := loadUint8x64(b[:64])
-			r := x.Add(y)
-			x = loadUint8x64(a[len(dst)-64:])
-			y = loadUint8x64(b[len(dst)-64:])
-			last = x.Add(y)
-			x = loadUint8x64(a[h : h+64])
-			y = loadUint8x64(b[h : h+64])
-			storeUint8x64(r, dst[:64])
-			storeUint8x64(x.Add(y), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadUint8x64(a[j : j+64])
-				y := loadUint8x64(b[j : j+64])
-				storeUint8x64(x.Add(y), dst[j:j+64])
-				x = loadUint8x64(a[j+q : j+q+64])
-				y = loadUint8x64(b[j+q : j+q+64])
-				storeUint8x64(x.Add(y), dst[j+q:j+q+64])
-				x = loadUint8x64(a[j+2*q : j+2*q+64])
-				y = loadUint8x64(b[j+2*q : j+2*q+64])
-				storeUint8x64(x.Add(y), dst[j+2*q:j+2*q+64])
-				x = loadUint8x64(a[j+3*q : j+3*q+64])
-				y = loadUint8x64(b[j+3*q : j+3*q+64])
-				storeUint8x64(x.Add(y), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadUint8x64(a[i : i+64])
-			y := loadUint8x64(b[i : i+64])
-			storeUint8x64(x.Add(y), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeUint8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return addU8AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint8x32(a[i : i+32])
@@ -2538,53 +2996,64 @@ func addU8(dst, a, b []uint8) int {
 	return i
 }
 
+// addU8AVX512 is addU8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addU8AVX512(dst, a, b []uint8) int {
+	i := 0
+	var last archsimd.Uint8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadUint8x64(a[:64])
+		y := loadUint8x64(b[:64])
+		r := x.Add(y)
+		x = loadUint8x64(a[len(dst)-64:])
+		y = loadUint8x64(b[len(dst)-64:])
+		last = x.Add(y)
+		x = loadUint8x64(a[h : h+64])
+		y = loadUint8x64(b[h : h+64])
+		storeUint8x64(r, dst[:64])
+		storeUint8x64(x.Add(y), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadUint8x64(a[j : j+64])
+			y := loadUint8x64(b[j : j+64])
+			storeUint8x64(x.Add(y), dst[j:j+64])
+			x = loadUint8x64(a[j+q : j+q+64])
+			y = loadUint8x64(b[j+q : j+q+64])
+			storeUint8x64(x.Add(y), dst[j+q:j+q+64])
+			x = loadUint8x64(a[j+2*q : j+2*q+64])
+			y = loadUint8x64(b[j+2*q : j+2*q+64])
+			storeUint8x64(x.Add(y), dst[j+2*q:j+2*q+64])
+			x = loadUint8x64(a[j+3*q : j+3*q+64])
+			y = loadUint8x64(b[j+3*q : j+3*q+64])
+			storeUint8x64(x.Add(y), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadUint8x64(a[i : i+64])
+		y := loadUint8x64(b[i : i+64])
+		storeUint8x64(x.Add(y), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeUint8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addI16: dst = a + b for the whole vectors of dst (the other slices are as long).
 func addI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadInt16x32(a[:32])
-			y := loadInt16x32(b[:32])
-			r := x.Add(y)
-			x = loadInt16x32(a[len(dst)-32:])
-			y = loadInt16x32(b[len(dst)-32:])
-			last = x.Add(y)
-			x = loadInt16x32(a[h : h+32])
-			y = loadInt16x32(b[h : h+32])
-			storeInt16x32(r, dst[:32])
-			storeInt16x32(x.Add(y), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadInt16x32(a[j : j+32])
-				y := loadInt16x32(b[j : j+32])
-				storeInt16x32(x.Add(y), dst[j:j+32])
-				x = loadInt16x32(a[j+q : j+q+32])
-				y = loadInt16x32(b[j+q : j+q+32])
-				storeInt16x32(x.Add(y), dst[j+q:j+q+32])
-				x = loadInt16x32(a[j+2*q : j+2*q+32])
-				y = loadInt16x32(b[j+2*q : j+2*q+32])
-				storeInt16x32(x.Add(y), dst[j+2*q:j+2*q+32])
-				x = loadInt16x32(a[j+3*q : j+3*q+32])
-				y = loadInt16x32(b[j+3*q : j+3*q+32])
-				storeInt16x32(x.Add(y), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadInt16x32(a[i : i+32])
-			y := loadInt16x32(b[i : i+32])
-			storeInt16x32(x.Add(y), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeInt16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return addI16AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
@@ -2596,53 +3065,64 @@ func addI16(dst, a, b []int16) int {
 	return i
 }
 
+// addI16AVX512 is addI16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addI16AVX512(dst, a, b []int16) int {
+	i := 0
+	var last archsimd.Int16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadInt16x32(a[:32])
+		y := loadInt16x32(b[:32])
+		r := x.Add(y)
+		x = loadInt16x32(a[len(dst)-32:])
+		y = loadInt16x32(b[len(dst)-32:])
+		last = x.Add(y)
+		x = loadInt16x32(a[h : h+32])
+		y = loadInt16x32(b[h : h+32])
+		storeInt16x32(r, dst[:32])
+		storeInt16x32(x.Add(y), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadInt16x32(a[j : j+32])
+			y := loadInt16x32(b[j : j+32])
+			storeInt16x32(x.Add(y), dst[j:j+32])
+			x = loadInt16x32(a[j+q : j+q+32])
+			y = loadInt16x32(b[j+q : j+q+32])
+			storeInt16x32(x.Add(y), dst[j+q:j+q+32])
+			x = loadInt16x32(a[j+2*q : j+2*q+32])
+			y = loadInt16x32(b[j+2*q : j+2*q+32])
+			storeInt16x32(x.Add(y), dst[j+2*q:j+2*q+32])
+			x = loadInt16x32(a[j+3*q : j+3*q+32])
+			y = loadInt16x32(b[j+3*q : j+3*q+32])
+			storeInt16x32(x.Add(y), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadInt16x32(a[i : i+32])
+		y := loadInt16x32(b[i : i+32])
+		storeInt16x32(x.Add(y), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeInt16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addU16: dst = a + b for the whole vectors of dst (the other slices are as long).
 func addU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadUint16x32(a[:32])
-			y := loadUint16x32(b[:32])
-			r := x.Add(y)
-			x = loadUint16x32(a[len(dst)-32:])
-			y = loadUint16x32(b[len(dst)-32:])
-			last = x.Add(y)
-			x = loadUint16x32(a[h : h+32])
-			y = loadUint16x32(b[h : h+32])
-			storeUint16x32(r, dst[:32])
-			storeUint16x32(x.Add(y), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadUint16x32(a[j : j+32])
-				y := loadUint16x32(b[j : j+32])
-				storeUint16x32(x.Add(y), dst[j:j+32])
-				x = loadUint16x32(a[j+q : j+q+32])
-				y = loadUint16x32(b[j+q : j+q+32])
-				storeUint16x32(x.Add(y), dst[j+q:j+q+32])
-				x = loadUint16x32(a[j+2*q : j+2*q+32])
-				y = loadUint16x32(b[j+2*q : j+2*q+32])
-				storeUint16x32(x.Add(y), dst[j+2*q:j+2*q+32])
-				x = loadUint16x32(a[j+3*q : j+3*q+32])
-				y = loadUint16x32(b[j+3*q : j+3*q+32])
-				storeUint16x32(x.Add(y), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadUint16x32(a[i : i+32])
-			y := loadUint16x32(b[i : i+32])
-			storeUint16x32(x.Add(y), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeUint16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return addU16AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
@@ -2654,53 +3134,64 @@ func addU16(dst, a, b []uint16) int {
 	return i
 }
 
+// addU16AVX512 is addU16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addU16AVX512(dst, a, b []uint16) int {
+	i := 0
+	var last archsimd.Uint16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadUint16x32(a[:32])
+		y := loadUint16x32(b[:32])
+		r := x.Add(y)
+		x = loadUint16x32(a[len(dst)-32:])
+		y = loadUint16x32(b[len(dst)-32:])
+		last = x.Add(y)
+		x = loadUint16x32(a[h : h+32])
+		y = loadUint16x32(b[h : h+32])
+		storeUint16x32(r, dst[:32])
+		storeUint16x32(x.Add(y), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadUint16x32(a[j : j+32])
+			y := loadUint16x32(b[j : j+32])
+			storeUint16x32(x.Add(y), dst[j:j+32])
+			x = loadUint16x32(a[j+q : j+q+32])
+			y = loadUint16x32(b[j+q : j+q+32])
+			storeUint16x32(x.Add(y), dst[j+q:j+q+32])
+			x = loadUint16x32(a[j+2*q : j+2*q+32])
+			y = loadUint16x32(b[j+2*q : j+2*q+32])
+			storeUint16x32(x.Add(y), dst[j+2*q:j+2*q+32])
+			x = loadUint16x32(a[j+3*q : j+3*q+32])
+			y = loadUint16x32(b[j+3*q : j+3*q+32])
+			storeUint16x32(x.Add(y), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadUint16x32(a[i : i+32])
+		y := loadUint16x32(b[i : i+32])
+		storeUint16x32(x.Add(y), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeUint16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addI32: dst = a + b for the whole vectors of dst (the other slices are as long).
 func addI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadInt32x16(a[:16])
-			y := loadInt32x16(b[:16])
-			r := x.Add(y)
-			x = loadInt32x16(a[len(dst)-16:])
-			y = loadInt32x16(b[len(dst)-16:])
-			last = x.Add(y)
-			x = loadInt32x16(a[h : h+16])
-			y = loadInt32x16(b[h : h+16])
-			storeInt32x16(r, dst[:16])
-			storeInt32x16(x.Add(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadInt32x16(a[j : j+16])
-				y := loadInt32x16(b[j : j+16])
-				storeInt32x16(x.Add(y), dst[j:j+16])
-				x = loadInt32x16(a[j+q : j+q+16])
-				y = loadInt32x16(b[j+q : j+q+16])
-				storeInt32x16(x.Add(y), dst[j+q:j+q+16])
-				x = loadInt32x16(a[j+2*q : j+2*q+16])
-				y = loadInt32x16(b[j+2*q : j+2*q+16])
-				storeInt32x16(x.Add(y), dst[j+2*q:j+2*q+16])
-				x = loadInt32x16(a[j+3*q : j+3*q+16])
-				y = loadInt32x16(b[j+3*q : j+3*q+16])
-				storeInt32x16(x.Add(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadInt32x16(a[i : i+16])
-			y := loadInt32x16(b[i : i+16])
-			storeInt32x16(x.Add(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeInt32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return addI32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
@@ -2712,53 +3203,64 @@ func addI32(dst, a, b []int32) int {
 	return i
 }
 
+// addI32AVX512 is addI32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addI32AVX512(dst, a, b []int32) int {
+	i := 0
+	var last archsimd.Int32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadInt32x16(a[:16])
+		y := loadInt32x16(b[:16])
+		r := x.Add(y)
+		x = loadInt32x16(a[len(dst)-16:])
+		y = loadInt32x16(b[len(dst)-16:])
+		last = x.Add(y)
+		x = loadInt32x16(a[h : h+16])
+		y = loadInt32x16(b[h : h+16])
+		storeInt32x16(r, dst[:16])
+		storeInt32x16(x.Add(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadInt32x16(a[j : j+16])
+			y := loadInt32x16(b[j : j+16])
+			storeInt32x16(x.Add(y), dst[j:j+16])
+			x = loadInt32x16(a[j+q : j+q+16])
+			y = loadInt32x16(b[j+q : j+q+16])
+			storeInt32x16(x.Add(y), dst[j+q:j+q+16])
+			x = loadInt32x16(a[j+2*q : j+2*q+16])
+			y = loadInt32x16(b[j+2*q : j+2*q+16])
+			storeInt32x16(x.Add(y), dst[j+2*q:j+2*q+16])
+			x = loadInt32x16(a[j+3*q : j+3*q+16])
+			y = loadInt32x16(b[j+3*q : j+3*q+16])
+			storeInt32x16(x.Add(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadInt32x16(a[i : i+16])
+		y := loadInt32x16(b[i : i+16])
+		storeInt32x16(x.Add(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeInt32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addU32: dst = a + b for the whole vectors of dst (the other slices are as long).
 func addU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadUint32x16(a[:16])
-			y := loadUint32x16(b[:16])
-			r := x.Add(y)
-			x = loadUint32x16(a[len(dst)-16:])
-			y = loadUint32x16(b[len(dst)-16:])
-			last = x.Add(y)
-			x = loadUint32x16(a[h : h+16])
-			y = loadUint32x16(b[h : h+16])
-			storeUint32x16(r, dst[:16])
-			storeUint32x16(x.Add(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadUint32x16(a[j : j+16])
-				y := loadUint32x16(b[j : j+16])
-				storeUint32x16(x.Add(y), dst[j:j+16])
-				x = loadUint32x16(a[j+q : j+q+16])
-				y = loadUint32x16(b[j+q : j+q+16])
-				storeUint32x16(x.Add(y), dst[j+q:j+q+16])
-				x = loadUint32x16(a[j+2*q : j+2*q+16])
-				y = loadUint32x16(b[j+2*q : j+2*q+16])
-				storeUint32x16(x.Add(y), dst[j+2*q:j+2*q+16])
-				x = loadUint32x16(a[j+3*q : j+3*q+16])
-				y = loadUint32x16(b[j+3*q : j+3*q+16])
-				storeUint32x16(x.Add(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadUint32x16(a[i : i+16])
-			y := loadUint32x16(b[i : i+16])
-			storeUint32x16(x.Add(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeUint32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return addU32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
@@ -2770,53 +3272,64 @@ func addU32(dst, a, b []uint32) int {
 	return i
 }
 
+// addU32AVX512 is addU32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addU32AVX512(dst, a, b []uint32) int {
+	i := 0
+	var last archsimd.Uint32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadUint32x16(a[:16])
+		y := loadUint32x16(b[:16])
+		r := x.Add(y)
+		x = loadUint32x16(a[len(dst)-16:])
+		y = loadUint32x16(b[len(dst)-16:])
+		last = x.Add(y)
+		x = loadUint32x16(a[h : h+16])
+		y = loadUint32x16(b[h : h+16])
+		storeUint32x16(r, dst[:16])
+		storeUint32x16(x.Add(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadUint32x16(a[j : j+16])
+			y := loadUint32x16(b[j : j+16])
+			storeUint32x16(x.Add(y), dst[j:j+16])
+			x = loadUint32x16(a[j+q : j+q+16])
+			y = loadUint32x16(b[j+q : j+q+16])
+			storeUint32x16(x.Add(y), dst[j+q:j+q+16])
+			x = loadUint32x16(a[j+2*q : j+2*q+16])
+			y = loadUint32x16(b[j+2*q : j+2*q+16])
+			storeUint32x16(x.Add(y), dst[j+2*q:j+2*q+16])
+			x = loadUint32x16(a[j+3*q : j+3*q+16])
+			y = loadUint32x16(b[j+3*q : j+3*q+16])
+			storeUint32x16(x.Add(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadUint32x16(a[i : i+16])
+		y := loadUint32x16(b[i : i+16])
+		storeUint32x16(x.Add(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeUint32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addI64: dst = a + b for the whole vectors of dst (the other slices are as long).
 func addI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadInt64x8(a[:8])
-			y := loadInt64x8(b[:8])
-			r := x.Add(y)
-			x = loadInt64x8(a[len(dst)-8:])
-			y = loadInt64x8(b[len(dst)-8:])
-			last = x.Add(y)
-			x = loadInt64x8(a[h : h+8])
-			y = loadInt64x8(b[h : h+8])
-			storeInt64x8(r, dst[:8])
-			storeInt64x8(x.Add(y), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadInt64x8(a[j : j+8])
-				y := loadInt64x8(b[j : j+8])
-				storeInt64x8(x.Add(y), dst[j:j+8])
-				x = loadInt64x8(a[j+q : j+q+8])
-				y = loadInt64x8(b[j+q : j+q+8])
-				storeInt64x8(x.Add(y), dst[j+q:j+q+8])
-				x = loadInt64x8(a[j+2*q : j+2*q+8])
-				y = loadInt64x8(b[j+2*q : j+2*q+8])
-				storeInt64x8(x.Add(y), dst[j+2*q:j+2*q+8])
-				x = loadInt64x8(a[j+3*q : j+3*q+8])
-				y = loadInt64x8(b[j+3*q : j+3*q+8])
-				storeInt64x8(x.Add(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadInt64x8(a[i : i+8])
-			y := loadInt64x8(b[i : i+8])
-			storeInt64x8(x.Add(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeInt64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return addI64AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadInt64x4(a[i : i+4])
@@ -2828,53 +3341,64 @@ func addI64(dst, a, b []int64) int {
 	return i
 }
 
+// addI64AVX512 is addI64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addI64AVX512(dst, a, b []int64) int {
+	i := 0
+	var last archsimd.Int64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadInt64x8(a[:8])
+		y := loadInt64x8(b[:8])
+		r := x.Add(y)
+		x = loadInt64x8(a[len(dst)-8:])
+		y = loadInt64x8(b[len(dst)-8:])
+		last = x.Add(y)
+		x = loadInt64x8(a[h : h+8])
+		y = loadInt64x8(b[h : h+8])
+		storeInt64x8(r, dst[:8])
+		storeInt64x8(x.Add(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadInt64x8(a[j : j+8])
+			y := loadInt64x8(b[j : j+8])
+			storeInt64x8(x.Add(y), dst[j:j+8])
+			x = loadInt64x8(a[j+q : j+q+8])
+			y = loadInt64x8(b[j+q : j+q+8])
+			storeInt64x8(x.Add(y), dst[j+q:j+q+8])
+			x = loadInt64x8(a[j+2*q : j+2*q+8])
+			y = loadInt64x8(b[j+2*q : j+2*q+8])
+			storeInt64x8(x.Add(y), dst[j+2*q:j+2*q+8])
+			x = loadInt64x8(a[j+3*q : j+3*q+8])
+			y = loadInt64x8(b[j+3*q : j+3*q+8])
+			storeInt64x8(x.Add(y), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadInt64x8(a[i : i+8])
+		y := loadInt64x8(b[i : i+8])
+		storeInt64x8(x.Add(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeInt64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addU64: dst = a + b for the whole vectors of dst (the other slices are as long).
 func addU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadUint64x8(a[:8])
-			y := loadUint64x8(b[:8])
-			r := x.Add(y)
-			x = loadUint64x8(a[len(dst)-8:])
-			y = loadUint64x8(b[len(dst)-8:])
-			last = x.Add(y)
-			x = loadUint64x8(a[h : h+8])
-			y = loadUint64x8(b[h : h+8])
-			storeUint64x8(r, dst[:8])
-			storeUint64x8(x.Add(y), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadUint64x8(a[j : j+8])
-				y := loadUint64x8(b[j : j+8])
-				storeUint64x8(x.Add(y), dst[j:j+8])
-				x = loadUint64x8(a[j+q : j+q+8])
-				y = loadUint64x8(b[j+q : j+q+8])
-				storeUint64x8(x.Add(y), dst[j+q:j+q+8])
-				x = loadUint64x8(a[j+2*q : j+2*q+8])
-				y = loadUint64x8(b[j+2*q : j+2*q+8])
-				storeUint64x8(x.Add(y), dst[j+2*q:j+2*q+8])
-				x = loadUint64x8(a[j+3*q : j+3*q+8])
-				y = loadUint64x8(b[j+3*q : j+3*q+8])
-				storeUint64x8(x.Add(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadUint64x8(a[i : i+8])
-			y := loadUint64x8(b[i : i+8])
-			storeUint64x8(x.Add(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeUint64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return addU64AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadUint64x4(a[i : i+4])
@@ -2886,53 +3410,64 @@ func addU64(dst, a, b []uint64) int {
 	return i
 }
 
+// addU64AVX512 is addU64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addU64AVX512(dst, a, b []uint64) int {
+	i := 0
+	var last archsimd.Uint64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadUint64x8(a[:8])
+		y := loadUint64x8(b[:8])
+		r := x.Add(y)
+		x = loadUint64x8(a[len(dst)-8:])
+		y = loadUint64x8(b[len(dst)-8:])
+		last = x.Add(y)
+		x = loadUint64x8(a[h : h+8])
+		y = loadUint64x8(b[h : h+8])
+		storeUint64x8(r, dst[:8])
+		storeUint64x8(x.Add(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadUint64x8(a[j : j+8])
+			y := loadUint64x8(b[j : j+8])
+			storeUint64x8(x.Add(y), dst[j:j+8])
+			x = loadUint64x8(a[j+q : j+q+8])
+			y = loadUint64x8(b[j+q : j+q+8])
+			storeUint64x8(x.Add(y), dst[j+q:j+q+8])
+			x = loadUint64x8(a[j+2*q : j+2*q+8])
+			y = loadUint64x8(b[j+2*q : j+2*q+8])
+			storeUint64x8(x.Add(y), dst[j+2*q:j+2*q+8])
+			x = loadUint64x8(a[j+3*q : j+3*q+8])
+			y = loadUint64x8(b[j+3*q : j+3*q+8])
+			storeUint64x8(x.Add(y), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadUint64x8(a[i : i+8])
+		y := loadUint64x8(b[i : i+8])
+		storeUint64x8(x.Add(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeUint64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // subI8: dst = a - b for the whole vectors of dst (the other slices are as long).
 func subI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadInt8x64(a[:64])
-			y := loadInt8x64(b[:64])
-			r := x.Sub(y)
-			x = loadInt8x64(a[len(dst)-64:])
-			y = loadInt8x64(b[len(dst)-64:])
-			last = x.Sub(y)
-			x = loadInt8x64(a[h : h+64])
-			y = loadInt8x64(b[h : h+64])
-			storeInt8x64(r, dst[:64])
-			storeInt8x64(x.Sub(y), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadInt8x64(a[j : j+64])
-				y := loadInt8x64(b[j : j+64])
-				storeInt8x64(x.Sub(y), dst[j:j+64])
-				x = loadInt8x64(a[j+q : j+q+64])
-				y = loadInt8x64(b[j+q : j+q+64])
-				storeInt8x64(x.Sub(y), dst[j+q:j+q+64])
-				x = loadInt8x64(a[j+2*q : j+2*q+64])
-				y = loadInt8x64(b[j+2*q : j+2*q+64])
-				storeInt8x64(x.Sub(y), dst[j+2*q:j+2*q+64])
-				x = loadInt8x64(a[j+3*q : j+3*q+64])
-				y = loadInt8x64(b[j+3*q : j+3*q+64])
-				storeInt8x64(x.Sub(y), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadInt8x64(a[i : i+64])
-			y := loadInt8x64(b[i : i+64])
-			storeInt8x64(x.Sub(y), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeInt8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return subI8AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt8x32(a[i : i+32])
@@ -2944,53 +3479,64 @@ func subI8(dst, a, b []int8) int {
 	return i
 }
 
+// subI8AVX512 is subI8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func subI8AVX512(dst, a, b []int8) int {
+	i := 0
+	var last archsimd.Int8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadInt8x64(a[:64])
+		y := loadInt8x64(b[:64])
+		r := x.Sub(y)
+		x = loadInt8x64(a[len(dst)-64:])
+		y = loadInt8x64(b[len(dst)-64:])
+		last = x.Sub(y)
+		x = loadInt8x64(a[h : h+64])
+		y = loadInt8x64(b[h : h+64])
+		storeInt8x64(r, dst[:64])
+		storeInt8x64(x.Sub(y), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadInt8x64(a[j : j+64])
+			y := loadInt8x64(b[j : j+64])
+			storeInt8x64(x.Sub(y), dst[j:j+64])
+			x = loadInt8x64(a[j+q : j+q+64])
+			y = loadInt8x64(b[j+q : j+q+64])
+			storeInt8x64(x.Sub(y), dst[j+q:j+q+64])
+			x = loadInt8x64(a[j+2*q : j+2*q+64])
+			y = loadInt8x64(b[j+2*q : j+2*q+64])
+			storeInt8x64(x.Sub(y), dst[j+2*q:j+2*q+64])
+			x = loadInt8x64(a[j+3*q : j+3*q+64])
+			y = loadInt8x64(b[j+3*q : j+3*q+64])
+			storeInt8x64(x.Sub(y), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadInt8x64(a[i : i+64])
+		y := loadInt8x64(b[i : i+64])
+		storeInt8x64(x.Sub(y), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeInt8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // subU8: dst = a - b for the whole vectors of dst (the other slices are as long).
 func subU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadUint8x64(a[:64])
-			y := loadUint8x64(b[:64])
-			r := x.Sub(y)
-			x = loadUint8x64(a[len(dst)-64:])
-			y = loadUint8x64(b[len(dst)-64:])
-			last = x.Sub(y)
-			x = loadUint8x64(a[h : h+64])
-			y = loadUint8x64(b[h : h+64])
-			storeUint8x64(r, dst[:64])
-			storeUint8x64(x.Sub(y), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadUint8x64(a[j : j+64])
-				y := loadUint8x64(b[j : j+64])
-				storeUint8x64(x.Sub(y), dst[j:j+64])
-				x = loadUint8x64(a[j+q : j+q+64])
-				y = loadUint8x64(b[j+q : j+q+64])
-				storeUint8x64(x.Sub(y), dst[j+q:j+q+64])
-				x = loadUint8x64(a[j+2*q : j+2*q+64])
-				y = loadUint8x64(b[j+2*q : j+2*q+64])
-				storeUint8x64(x.Sub(y), dst[j+2*q:j+2*q+64])
-				x = loadUint8x64(a[j+3*q : j+3*q+64])
-				y = loadUint8x64(b[j+3*q : j+3*q+64])
-				storeUint8x64(x.Sub(y), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadUint8x64(a[i : i+64])
-			y := loadUint8x64(b[i : i+64])
-			storeUint8x64(x.Sub(y), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeUint8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return subU8AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint8x32(a[i : i+32])
@@ -3002,53 +3548,64 @@ func subU8(dst, a, b []uint8) int {
 	return i
 }
 
+// subU8AVX512 is subU8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func subU8AVX512(dst, a, b []uint8) int {
+	i := 0
+	var last archsimd.Uint8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadUint8x64(a[:64])
+		y := loadUint8x64(b[:64])
+		r := x.Sub(y)
+		x = loadUint8x64(a[len(dst)-64:])
+		y = loadUint8x64(b[len(dst)-64:])
+		last = x.Sub(y)
+		x = loadUint8x64(a[h : h+64])
+		y = loadUint8x64(b[h : h+64])
+		storeUint8x64(r, dst[:64])
+		storeUint8x64(x.Sub(y), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadUint8x64(a[j : j+64])
+			y := loadUint8x64(b[j : j+64])
+			storeUint8x64(x.Sub(y), dst[j:j+64])
+			x = loadUint8x64(a[j+q : j+q+64])
+			y = loadUint8x64(b[j+q : j+q+64])
+			storeUint8x64(x.Sub(y), dst[j+q:j+q+64])
+			x = loadUint8x64(a[j+2*q : j+2*q+64])
+			y = loadUint8x64(b[j+2*q : j+2*q+64])
+			storeUint8x64(x.Sub(y), dst[j+2*q:j+2*q+64])
+			x = loadUint8x64(a[j+3*q : j+3*q+64])
+			y = loadUint8x64(b[j+3*q : j+3*q+64])
+			storeUint8x64(x.Sub(y), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadUint8x64(a[i : i+64])
+		y := loadUint8x64(b[i : i+64])
+		storeUint8x64(x.Sub(y), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeUint8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // subI16: dst = a - b for the whole vectors of dst (the other slices are as long).
 func subI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadInt16x32(a[:32])
-			y := loadInt16x32(b[:32])
-			r := x.Sub(y)
-			x = loadInt16x32(a[len(dst)-32:])
-			y = loadInt16x32(b[len(dst)-32:])
-			last = x.Sub(y)
-			x = loadInt16x32(a[h : h+32])
-			y = loadInt16x32(b[h : h+32])
-			storeInt16x32(r, dst[:32])
-			storeInt16x32(x.Sub(y), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadInt16x32(a[j : j+32])
-				y := loadInt16x32(b[j : j+32])
-				storeInt16x32(x.Sub(y), dst[j:j+32])
-				x = loadInt16x32(a[j+q : j+q+32])
-				y = loadInt16x32(b[j+q : j+q+32])
-				storeInt16x32(x.Sub(y), dst[j+q:j+q+32])
-				x = loadInt16x32(a[j+2*q : j+2*q+32])
-				y = loadInt16x32(b[j+2*q : j+2*q+32])
-				storeInt16x32(x.Sub(y), dst[j+2*q:j+2*q+32])
-				x = loadInt16x32(a[j+3*q : j+3*q+32])
-				y = loadInt16x32(b[j+3*q : j+3*q+32])
-				storeInt16x32(x.Sub(y), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadInt16x32(a[i : i+32])
-			y := loadInt16x32(b[i : i+32])
-			storeInt16x32(x.Sub(y), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeInt16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return subI16AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
@@ -3060,53 +3617,64 @@ func subI16(dst, a, b []int16) int {
 	return i
 }
 
+// subI16AVX512 is subI16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func subI16AVX512(dst, a, b []int16) int {
+	i := 0
+	var last archsimd.Int16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadInt16x32(a[:32])
+		y := loadInt16x32(b[:32])
+		r := x.Sub(y)
+		x = loadInt16x32(a[len(dst)-32:])
+		y = loadInt16x32(b[len(dst)-32:])
+		last = x.Sub(y)
+		x = loadInt16x32(a[h : h+32])
+		y = loadInt16x32(b[h : h+32])
+		storeInt16x32(r, dst[:32])
+		storeInt16x32(x.Sub(y), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadInt16x32(a[j : j+32])
+			y := loadInt16x32(b[j : j+32])
+			storeInt16x32(x.Sub(y), dst[j:j+32])
+			x = loadInt16x32(a[j+q : j+q+32])
+			y = loadInt16x32(b[j+q : j+q+32])
+			storeInt16x32(x.Sub(y), dst[j+q:j+q+32])
+			x = loadInt16x32(a[j+2*q : j+2*q+32])
+			y = loadInt16x32(b[j+2*q : j+2*q+32])
+			storeInt16x32(x.Sub(y), dst[j+2*q:j+2*q+32])
+			x = loadInt16x32(a[j+3*q : j+3*q+32])
+			y = loadInt16x32(b[j+3*q : j+3*q+32])
+			storeInt16x32(x.Sub(y), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadInt16x32(a[i : i+32])
+		y := loadInt16x32(b[i : i+32])
+		storeInt16x32(x.Sub(y), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeInt16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // subU16: dst = a - b for the whole vectors of dst (the other slices are as long).
 func subU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadUint16x32(a[:32])
-			y := loadUint16x32(b[:32])
-			r := x.Sub(y)
-			x = loadUint16x32(a[len(dst)-32:])
-			y = loadUint16x32(b[len(dst)-32:])
-			last = x.Sub(y)
-			x = loadUint16x32(a[h : h+32])
-			y = loadUint16x32(b[h : h+32])
-			storeUint16x32(r, dst[:32])
-			storeUint16x32(x.Sub(y), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadUint16x32(a[j : j+32])
-				y := loadUint16x32(b[j : j+32])
-				storeUint16x32(x.Sub(y), dst[j:j+32])
-				x = loadUint16x32(a[j+q : j+q+32])
-				y = loadUint16x32(b[j+q : j+q+32])
-				storeUint16x32(x.Sub(y), dst[j+q:j+q+32])
-				x = loadUint16x32(a[j+2*q : j+2*q+32])
-				y = loadUint16x32(b[j+2*q : j+2*q+32])
-				storeUint16x32(x.Sub(y), dst[j+2*q:j+2*q+32])
-				x = loadUint16x32(a[j+3*q : j+3*q+32])
-				y = loadUint16x32(b[j+3*q : j+3*q+32])
-				storeUint16x32(x.Sub(y), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadUint16x32(a[i : i+32])
-			y := loadUint16x32(b[i : i+32])
-			storeUint16x32(x.Sub(y), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeUint16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return subU16AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
@@ -3118,53 +3686,64 @@ func subU16(dst, a, b []uint16) int {
 	return i
 }
 
+// subU16AVX512 is subU16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func subU16AVX512(dst, a, b []uint16) int {
+	i := 0
+	var last archsimd.Uint16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadUint16x32(a[:32])
+		y := loadUint16x32(b[:32])
+		r := x.Sub(y)
+		x = loadUint16x32(a[len(dst)-32:])
+		y = loadUint16x32(b[len(dst)-32:])
+		last = x.Sub(y)
+		x = loadUint16x32(a[h : h+32])
+		y = loadUint16x32(b[h : h+32])
+		storeUint16x32(r, dst[:32])
+		storeUint16x32(x.Sub(y), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadUint16x32(a[j : j+32])
+			y := loadUint16x32(b[j : j+32])
+			storeUint16x32(x.Sub(y), dst[j:j+32])
+			x = loadUint16x32(a[j+q : j+q+32])
+			y = loadUint16x32(b[j+q : j+q+32])
+			storeUint16x32(x.Sub(y), dst[j+q:j+q+32])
+			x = loadUint16x32(a[j+2*q : j+2*q+32])
+			y = loadUint16x32(b[j+2*q : j+2*q+32])
+			storeUint16x32(x.Sub(y), dst[j+2*q:j+2*q+32])
+			x = loadUint16x32(a[j+3*q : j+3*q+32])
+			y = loadUint16x32(b[j+3*q : j+3*q+32])
+			storeUint16x32(x.Sub(y), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadUint16x32(a[i : i+32])
+		y := loadUint16x32(b[i : i+32])
+		storeUint16x32(x.Sub(y), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeUint16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // subI32: dst = a - b for the whole vectors of dst (the other slices are as long).
 func subI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadInt32x16(a[:16])
-			y := loadInt32x16(b[:16])
-			r := x.Sub(y)
-			x = loadInt32x16(a[len(dst)-16:])
-			y = loadInt32x16(b[len(dst)-16:])
-			last = x.Sub(y)
-			x = loadInt32x16(a[h : h+16])
-			y = loadInt32x16(b[h : h+16])
-			storeInt32x16(r, dst[:16])
-			storeInt32x16(x.Sub(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadInt32x16(a[j : j+16])
-				y := loadInt32x16(b[j : j+16])
-				storeInt32x16(x.Sub(y), dst[j:j+16])
-				x = loadInt32x16(a[j+q : j+q+16])
-				y = loadInt32x16(b[j+q : j+q+16])
-				storeInt32x16(x.Sub(y), dst[j+q:j+q+16])
-				x = loadInt32x16(a[j+2*q : j+2*q+16])
-				y = loadInt32x16(b[j+2*q : j+2*q+16])
-				storeInt32x16(x.Sub(y), dst[j+2*q:j+2*q+16])
-				x = loadInt32x16(a[j+3*q : j+3*q+16])
-				y = loadInt32x16(b[j+3*q : j+3*q+16])
-				storeInt32x16(x.Sub(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadInt32x16(a[i : i+16])
-			y := loadInt32x16(b[i : i+16])
-			storeInt32x16(x.Sub(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeInt32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return subI32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
@@ -3176,53 +3755,64 @@ func subI32(dst, a, b []int32) int {
 	return i
 }
 
+// subI32AVX512 is subI32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func subI32AVX512(dst, a, b []int32) int {
+	i := 0
+	var last archsimd.Int32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadInt32x16(a[:16])
+		y := loadInt32x16(b[:16])
+		r := x.Sub(y)
+		x = loadInt32x16(a[len(dst)-16:])
+		y = loadInt32x16(b[len(dst)-16:])
+		last = x.Sub(y)
+		x = loadInt32x16(a[h : h+16])
+		y = loadInt32x16(b[h : h+16])
+		storeInt32x16(r, dst[:16])
+		storeInt32x16(x.Sub(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadInt32x16(a[j : j+16])
+			y := loadInt32x16(b[j : j+16])
+			storeInt32x16(x.Sub(y), dst[j:j+16])
+			x = loadInt32x16(a[j+q : j+q+16])
+			y = loadInt32x16(b[j+q : j+q+16])
+			storeInt32x16(x.Sub(y), dst[j+q:j+q+16])
+			x = loadInt32x16(a[j+2*q : j+2*q+16])
+			y = loadInt32x16(b[j+2*q : j+2*q+16])
+			storeInt32x16(x.Sub(y), dst[j+2*q:j+2*q+16])
+			x = loadInt32x16(a[j+3*q : j+3*q+16])
+			y = loadInt32x16(b[j+3*q : j+3*q+16])
+			storeInt32x16(x.Sub(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadInt32x16(a[i : i+16])
+		y := loadInt32x16(b[i : i+16])
+		storeInt32x16(x.Sub(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeInt32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // subU32: dst = a - b for the whole vectors of dst (the other slices are as long).
 func subU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadUint32x16(a[:16])
-			y := loadUint32x16(b[:16])
-			r := x.Sub(y)
-			x = loadUint32x16(a[len(dst)-16:])
-			y = loadUint32x16(b[len(dst)-16:])
-			last = x.Sub(y)
-			x = loadUint32x16(a[h : h+16])
-			y = loadUint32x16(b[h : h+16])
-			storeUint32x16(r, dst[:16])
-			storeUint32x16(x.Sub(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadUint32x16(a[j : j+16])
-				y := loadUint32x16(b[j : j+16])
-				storeUint32x16(x.Sub(y), dst[j:j+16])
-				x = loadUint32x16(a[j+q : j+q+16])
-				y = loadUint32x16(b[j+q : j+q+16])
-				storeUint32x16(x.Sub(y), dst[j+q:j+q+16])
-				x = loadUint32x16(a[j+2*q : j+2*q+16])
-				y = loadUint32x16(b[j+2*q : j+2*q+16])
-				storeUint32x16(x.Sub(y), dst[j+2*q:j+2*q+16])
-				x = loadUint32x16(a[j+3*q : j+3*q+16])
-				y = loadUint32x16(b[j+3*q : j+3*q+16])
-				storeUint32x16(x.Sub(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadUint32x16(a[i : i+16])
-			y := loadUint32x16(b[i : i+16])
-			storeUint32x16(x.Sub(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeUint32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return subU32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
@@ -3234,53 +3824,64 @@ func subU32(dst, a, b []uint32) int {
 	return i
 }
 
+// subU32AVX512 is subU32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func subU32AVX512(dst, a, b []uint32) int {
+	i := 0
+	var last archsimd.Uint32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadUint32x16(a[:16])
+		y := loadUint32x16(b[:16])
+		r := x.Sub(y)
+		x = loadUint32x16(a[len(dst)-16:])
+		y = loadUint32x16(b[len(dst)-16:])
+		last = x.Sub(y)
+		x = loadUint32x16(a[h : h+16])
+		y = loadUint32x16(b[h : h+16])
+		storeUint32x16(r, dst[:16])
+		storeUint32x16(x.Sub(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadUint32x16(a[j : j+16])
+			y := loadUint32x16(b[j : j+16])
+			storeUint32x16(x.Sub(y), dst[j:j+16])
+			x = loadUint32x16(a[j+q : j+q+16])
+			y = loadUint32x16(b[j+q : j+q+16])
+			storeUint32x16(x.Sub(y), dst[j+q:j+q+16])
+			x = loadUint32x16(a[j+2*q : j+2*q+16])
+			y = loadUint32x16(b[j+2*q : j+2*q+16])
+			storeUint32x16(x.Sub(y), dst[j+2*q:j+2*q+16])
+			x = loadUint32x16(a[j+3*q : j+3*q+16])
+			y = loadUint32x16(b[j+3*q : j+3*q+16])
+			storeUint32x16(x.Sub(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadUint32x16(a[i : i+16])
+		y := loadUint32x16(b[i : i+16])
+		storeUint32x16(x.Sub(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeUint32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // subI64: dst = a - b for the whole vectors of dst (the other slices are as long).
 func subI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadInt64x8(a[:8])
-			y := loadInt64x8(b[:8])
-			r := x.Sub(y)
-			x = loadInt64x8(a[len(dst)-8:])
-			y = loadInt64x8(b[len(dst)-8:])
-			last = x.Sub(y)
-			x = loadInt64x8(a[h : h+8])
-			y = loadInt64x8(b[h : h+8])
-			storeInt64x8(r, dst[:8])
-			storeInt64x8(x.Sub(y), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadInt64x8(a[j : j+8])
-				y := loadInt64x8(b[j : j+8])
-				storeInt64x8(x.Sub(y), dst[j:j+8])
-				x = loadInt64x8(a[j+q : j+q+8])
-				y = loadInt64x8(b[j+q : j+q+8])
-				storeInt64x8(x.Sub(y), dst[j+q:j+q+8])
-				x = loadInt64x8(a[j+2*q : j+2*q+8])
-				y = loadInt64x8(b[j+2*q : j+2*q+8])
-				storeInt64x8(x.Sub(y), dst[j+2*q:j+2*q+8])
-				x = loadInt64x8(a[j+3*q : j+3*q+8])
-				y = loadInt64x8(b[j+3*q : j+3*q+8])
-				storeInt64x8(x.Sub(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadInt64x8(a[i : i+8])
-			y := loadInt64x8(b[i : i+8])
-			storeInt64x8(x.Sub(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeInt64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return subI64AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadInt64x4(a[i : i+4])
@@ -3292,53 +3893,64 @@ func subI64(dst, a, b []int64) int {
 	return i
 }
 
+// subI64AVX512 is subI64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func subI64AVX512(dst, a, b []int64) int {
+	i := 0
+	var last archsimd.Int64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadInt64x8(a[:8])
+		y := loadInt64x8(b[:8])
+		r := x.Sub(y)
+		x = loadInt64x8(a[len(dst)-8:])
+		y = loadInt64x8(b[len(dst)-8:])
+		last = x.Sub(y)
+		x = loadInt64x8(a[h : h+8])
+		y = loadInt64x8(b[h : h+8])
+		storeInt64x8(r, dst[:8])
+		storeInt64x8(x.Sub(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadInt64x8(a[j : j+8])
+			y := loadInt64x8(b[j : j+8])
+			storeInt64x8(x.Sub(y), dst[j:j+8])
+			x = loadInt64x8(a[j+q : j+q+8])
+			y = loadInt64x8(b[j+q : j+q+8])
+			storeInt64x8(x.Sub(y), dst[j+q:j+q+8])
+			x = loadInt64x8(a[j+2*q : j+2*q+8])
+			y = loadInt64x8(b[j+2*q : j+2*q+8])
+			storeInt64x8(x.Sub(y), dst[j+2*q:j+2*q+8])
+			x = loadInt64x8(a[j+3*q : j+3*q+8])
+			y = loadInt64x8(b[j+3*q : j+3*q+8])
+			storeInt64x8(x.Sub(y), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadInt64x8(a[i : i+8])
+		y := loadInt64x8(b[i : i+8])
+		storeInt64x8(x.Sub(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeInt64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // subU64: dst = a - b for the whole vectors of dst (the other slices are as long).
 func subU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadUint64x8(a[:8])
-			y := loadUint64x8(b[:8])
-			r := x.Sub(y)
-			x = loadUint64x8(a[len(dst)-8:])
-			y = loadUint64x8(b[len(dst)-8:])
-			last = x.Sub(y)
-			x = loadUint64x8(a[h : h+8])
-			y = loadUint64x8(b[h : h+8])
-			storeUint64x8(r, dst[:8])
-			storeUint64x8(x.Sub(y), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadUint64x8(a[j : j+8])
-				y := loadUint64x8(b[j : j+8])
-				storeUint64x8(x.Sub(y), dst[j:j+8])
-				x = loadUint64x8(a[j+q : j+q+8])
-				y = loadUint64x8(b[j+q : j+q+8])
-				storeUint64x8(x.Sub(y), dst[j+q:j+q+8])
-				x = loadUint64x8(a[j+2*q : j+2*q+8])
-				y = loadUint64x8(b[j+2*q : j+2*q+8])
-				storeUint64x8(x.Sub(y), dst[j+2*q:j+2*q+8])
-				x = loadUint64x8(a[j+3*q : j+3*q+8])
-				y = loadUint64x8(b[j+3*q : j+3*q+8])
-				storeUint64x8(x.Sub(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadUint64x8(a[i : i+8])
-			y := loadUint64x8(b[i : i+8])
-			storeUint64x8(x.Sub(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeUint64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return subU64AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadUint64x4(a[i : i+4])
@@ -3350,53 +3962,64 @@ func subU64(dst, a, b []uint64) int {
 	return i
 }
 
+// subU64AVX512 is subU64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func subU64AVX512(dst, a, b []uint64) int {
+	i := 0
+	var last archsimd.Uint64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadUint64x8(a[:8])
+		y := loadUint64x8(b[:8])
+		r := x.Sub(y)
+		x = loadUint64x8(a[len(dst)-8:])
+		y = loadUint64x8(b[len(dst)-8:])
+		last = x.Sub(y)
+		x = loadUint64x8(a[h : h+8])
+		y = loadUint64x8(b[h : h+8])
+		storeUint64x8(r, dst[:8])
+		storeUint64x8(x.Sub(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadUint64x8(a[j : j+8])
+			y := loadUint64x8(b[j : j+8])
+			storeUint64x8(x.Sub(y), dst[j:j+8])
+			x = loadUint64x8(a[j+q : j+q+8])
+			y = loadUint64x8(b[j+q : j+q+8])
+			storeUint64x8(x.Sub(y), dst[j+q:j+q+8])
+			x = loadUint64x8(a[j+2*q : j+2*q+8])
+			y = loadUint64x8(b[j+2*q : j+2*q+8])
+			storeUint64x8(x.Sub(y), dst[j+2*q:j+2*q+8])
+			x = loadUint64x8(a[j+3*q : j+3*q+8])
+			y = loadUint64x8(b[j+3*q : j+3*q+8])
+			storeUint64x8(x.Sub(y), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadUint64x8(a[i : i+8])
+		y := loadUint64x8(b[i : i+8])
+		storeUint64x8(x.Sub(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeUint64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // mulI16: dst = a * b for the whole vectors of dst (the other slices are as long).
 func mulI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadInt16x32(a[:32])
-			y := loadInt16x32(b[:32])
-			r := x.Mul(y)
-			x = loadInt16x32(a[len(dst)-32:])
-			y = loadInt16x32(b[len(dst)-32:])
-			last = x.Mul(y)
-			x = loadInt16x32(a[h : h+32])
-			y = loadInt16x32(b[h : h+32])
-			storeInt16x32(r, dst[:32])
-			storeInt16x32(x.Mul(y), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadInt16x32(a[j : j+32])
-				y := loadInt16x32(b[j : j+32])
-				storeInt16x32(x.Mul(y), dst[j:j+32])
-				x = loadInt16x32(a[j+q : j+q+32])
-				y = loadInt16x32(b[j+q : j+q+32])
-				storeInt16x32(x.Mul(y), dst[j+q:j+q+32])
-				x = loadInt16x32(a[j+2*q : j+2*q+32])
-				y = loadInt16x32(b[j+2*q : j+2*q+32])
-				storeInt16x32(x.Mul(y), dst[j+2*q:j+2*q+32])
-				x = loadInt16x32(a[j+3*q : j+3*q+32])
-				y = loadInt16x32(b[j+3*q : j+3*q+32])
-				storeInt16x32(x.Mul(y), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadInt16x32(a[i : i+32])
-			y := loadInt16x32(b[i : i+32])
-			storeInt16x32(x.Mul(y), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeInt16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return mulI16AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
@@ -3408,53 +4031,64 @@ func mulI16(dst, a, b []int16) int {
 	return i
 }
 
+// mulI16AVX512 is mulI16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func mulI16AVX512(dst, a, b []int16) int {
+	i := 0
+	var last archsimd.Int16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadInt16x32(a[:32])
+		y := loadInt16x32(b[:32])
+		r := x.Mul(y)
+		x = loadInt16x32(a[len(dst)-32:])
+		y = loadInt16x32(b[len(dst)-32:])
+		last = x.Mul(y)
+		x = loadInt16x32(a[h : h+32])
+		y = loadInt16x32(b[h : h+32])
+		storeInt16x32(r, dst[:32])
+		storeInt16x32(x.Mul(y), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadInt16x32(a[j : j+32])
+			y := loadInt16x32(b[j : j+32])
+			storeInt16x32(x.Mul(y), dst[j:j+32])
+			x = loadInt16x32(a[j+q : j+q+32])
+			y = loadInt16x32(b[j+q : j+q+32])
+			storeInt16x32(x.Mul(y), dst[j+q:j+q+32])
+			x = loadInt16x32(a[j+2*q : j+2*q+32])
+			y = loadInt16x32(b[j+2*q : j+2*q+32])
+			storeInt16x32(x.Mul(y), dst[j+2*q:j+2*q+32])
+			x = loadInt16x32(a[j+3*q : j+3*q+32])
+			y = loadInt16x32(b[j+3*q : j+3*q+32])
+			storeInt16x32(x.Mul(y), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadInt16x32(a[i : i+32])
+		y := loadInt16x32(b[i : i+32])
+		storeInt16x32(x.Mul(y), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeInt16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // mulU16: dst = a * b for the whole vectors of dst (the other slices are as long).
 func mulU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadUint16x32(a[:32])
-			y := loadUint16x32(b[:32])
-			r := x.Mul(y)
-			x = loadUint16x32(a[len(dst)-32:])
-			y = loadUint16x32(b[len(dst)-32:])
-			last = x.Mul(y)
-			x = loadUint16x32(a[h : h+32])
-			y = loadUint16x32(b[h : h+32])
-			storeUint16x32(r, dst[:32])
-			storeUint16x32(x.Mul(y), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadUint16x32(a[j : j+32])
-				y := loadUint16x32(b[j : j+32])
-				storeUint16x32(x.Mul(y), dst[j:j+32])
-				x = loadUint16x32(a[j+q : j+q+32])
-				y = loadUint16x32(b[j+q : j+q+32])
-				storeUint16x32(x.Mul(y), dst[j+q:j+q+32])
-				x = loadUint16x32(a[j+2*q : j+2*q+32])
-				y = loadUint16x32(b[j+2*q : j+2*q+32])
-				storeUint16x32(x.Mul(y), dst[j+2*q:j+2*q+32])
-				x = loadUint16x32(a[j+3*q : j+3*q+32])
-				y = loadUint16x32(b[j+3*q : j+3*q+32])
-				storeUint16x32(x.Mul(y), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadUint16x32(a[i : i+32])
-			y := loadUint16x32(b[i : i+32])
-			storeUint16x32(x.Mul(y), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeUint16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return mulU16AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
@@ -3466,53 +4100,64 @@ func mulU16(dst, a, b []uint16) int {
 	return i
 }
 
+// mulU16AVX512 is mulU16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func mulU16AVX512(dst, a, b []uint16) int {
+	i := 0
+	var last archsimd.Uint16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadUint16x32(a[:32])
+		y := loadUint16x32(b[:32])
+		r := x.Mul(y)
+		x = loadUint16x32(a[len(dst)-32:])
+		y = loadUint16x32(b[len(dst)-32:])
+		last = x.Mul(y)
+		x = loadUint16x32(a[h : h+32])
+		y = loadUint16x32(b[h : h+32])
+		storeUint16x32(r, dst[:32])
+		storeUint16x32(x.Mul(y), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadUint16x32(a[j : j+32])
+			y := loadUint16x32(b[j : j+32])
+			storeUint16x32(x.Mul(y), dst[j:j+32])
+			x = loadUint16x32(a[j+q : j+q+32])
+			y = loadUint16x32(b[j+q : j+q+32])
+			storeUint16x32(x.Mul(y), dst[j+q:j+q+32])
+			x = loadUint16x32(a[j+2*q : j+2*q+32])
+			y = loadUint16x32(b[j+2*q : j+2*q+32])
+			storeUint16x32(x.Mul(y), dst[j+2*q:j+2*q+32])
+			x = loadUint16x32(a[j+3*q : j+3*q+32])
+			y = loadUint16x32(b[j+3*q : j+3*q+32])
+			storeUint16x32(x.Mul(y), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadUint16x32(a[i : i+32])
+		y := loadUint16x32(b[i : i+32])
+		storeUint16x32(x.Mul(y), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeUint16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // mulI32: dst = a * b for the whole vectors of dst (the other slices are as long).
 func mulI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadInt32x16(a[:16])
-			y := loadInt32x16(b[:16])
-			r := x.Mul(y)
-			x = loadInt32x16(a[len(dst)-16:])
-			y = loadInt32x16(b[len(dst)-16:])
-			last = x.Mul(y)
-			x = loadInt32x16(a[h : h+16])
-			y = loadInt32x16(b[h : h+16])
-			storeInt32x16(r, dst[:16])
-			storeInt32x16(x.Mul(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadInt32x16(a[j : j+16])
-				y := loadInt32x16(b[j : j+16])
-				storeInt32x16(x.Mul(y), dst[j:j+16])
-				x = loadInt32x16(a[j+q : j+q+16])
-				y = loadInt32x16(b[j+q : j+q+16])
-				storeInt32x16(x.Mul(y), dst[j+q:j+q+16])
-				x = loadInt32x16(a[j+2*q : j+2*q+16])
-				y = loadInt32x16(b[j+2*q : j+2*q+16])
-				storeInt32x16(x.Mul(y), dst[j+2*q:j+2*q+16])
-				x = loadInt32x16(a[j+3*q : j+3*q+16])
-				y = loadInt32x16(b[j+3*q : j+3*q+16])
-				storeInt32x16(x.Mul(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadInt32x16(a[i : i+16])
-			y := loadInt32x16(b[i : i+16])
-			storeInt32x16(x.Mul(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeInt32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return mulI32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
@@ -3524,53 +4169,64 @@ func mulI32(dst, a, b []int32) int {
 	return i
 }
 
+// mulI32AVX512 is mulI32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func mulI32AVX512(dst, a, b []int32) int {
+	i := 0
+	var last archsimd.Int32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadInt32x16(a[:16])
+		y := loadInt32x16(b[:16])
+		r := x.Mul(y)
+		x = loadInt32x16(a[len(dst)-16:])
+		y = loadInt32x16(b[len(dst)-16:])
+		last = x.Mul(y)
+		x = loadInt32x16(a[h : h+16])
+		y = loadInt32x16(b[h : h+16])
+		storeInt32x16(r, dst[:16])
+		storeInt32x16(x.Mul(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadInt32x16(a[j : j+16])
+			y := loadInt32x16(b[j : j+16])
+			storeInt32x16(x.Mul(y), dst[j:j+16])
+			x = loadInt32x16(a[j+q : j+q+16])
+			y = loadInt32x16(b[j+q : j+q+16])
+			storeInt32x16(x.Mul(y), dst[j+q:j+q+16])
+			x = loadInt32x16(a[j+2*q : j+2*q+16])
+			y = loadInt32x16(b[j+2*q : j+2*q+16])
+			storeInt32x16(x.Mul(y), dst[j+2*q:j+2*q+16])
+			x = loadInt32x16(a[j+3*q : j+3*q+16])
+			y = loadInt32x16(b[j+3*q : j+3*q+16])
+			storeInt32x16(x.Mul(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadInt32x16(a[i : i+16])
+		y := loadInt32x16(b[i : i+16])
+		storeInt32x16(x.Mul(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeInt32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // mulU32: dst = a * b for the whole vectors of dst (the other slices are as long).
 func mulU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadUint32x16(a[:16])
-			y := loadUint32x16(b[:16])
-			r := x.Mul(y)
-			x = loadUint32x16(a[len(dst)-16:])
-			y = loadUint32x16(b[len(dst)-16:])
-			last = x.Mul(y)
-			x = loadUint32x16(a[h : h+16])
-			y = loadUint32x16(b[h : h+16])
-			storeUint32x16(r, dst[:16])
-			storeUint32x16(x.Mul(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadUint32x16(a[j : j+16])
-				y := loadUint32x16(b[j : j+16])
-				storeUint32x16(x.Mul(y), dst[j:j+16])
-				x = loadUint32x16(a[j+q : j+q+16])
-				y = loadUint32x16(b[j+q : j+q+16])
-				storeUint32x16(x.Mul(y), dst[j+q:j+q+16])
-				x = loadUint32x16(a[j+2*q : j+2*q+16])
-				y = loadUint32x16(b[j+2*q : j+2*q+16])
-				storeUint32x16(x.Mul(y), dst[j+2*q:j+2*q+16])
-				x = loadUint32x16(a[j+3*q : j+3*q+16])
-				y = loadUint32x16(b[j+3*q : j+3*q+16])
-				storeUint32x16(x.Mul(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadUint32x16(a[i : i+16])
-			y := loadUint32x16(b[i : i+16])
-			storeUint32x16(x.Mul(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeUint32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return mulU32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
@@ -3582,53 +4238,116 @@ func mulU32(dst, a, b []uint32) int {
 	return i
 }
 
+// mulU32AVX512 is mulU32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func mulU32AVX512(dst, a, b []uint32) int {
+	i := 0
+	var last archsimd.Uint32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadUint32x16(a[:16])
+		y := loadUint32x16(b[:16])
+		r := x.Mul(y)
+		x = loadUint32x16(a[len(dst)-16:])
+		y = loadUint32x16(b[len(dst)-16:])
+		last = x.Mul(y)
+		x = loadUint32x16(a[h : h+16])
+		y = loadUint32x16(b[h : h+16])
+		storeUint32x16(r, dst[:16])
+		storeUint32x16(x.Mul(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadUint32x16(a[j : j+16])
+			y := loadUint32x16(b[j : j+16])
+			storeUint32x16(x.Mul(y), dst[j:j+16])
+			x = loadUint32x16(a[j+q : j+q+16])
+			y = loadUint32x16(b[j+q : j+q+16])
+			storeUint32x16(x.Mul(y), dst[j+q:j+q+16])
+			x = loadUint32x16(a[j+2*q : j+2*q+16])
+			y = loadUint32x16(b[j+2*q : j+2*q+16])
+			storeUint32x16(x.Mul(y), dst[j+2*q:j+2*q+16])
+			x = loadUint32x16(a[j+3*q : j+3*q+16])
+			y = loadUint32x16(b[j+3*q : j+3*q+16])
+			storeUint32x16(x.Mul(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadUint32x16(a[i : i+16])
+		y := loadUint32x16(b[i : i+16])
+		storeUint32x16(x.Mul(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeUint32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // mulI64: dst = a * b for the whole vectors of dst (the other slices are as long).
 func mulI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadInt64x8(a[:8])
-			y := loadInt64x8(b[:8])
-			r := x.Mul(y)
-			x = loadInt64x8(a[len(dst)-8:])
-			y = loadInt64x8(b[len(dst)-8:])
-			last = x.Mul(y)
-			x = loadInt64x8(a[h : h+8])
-			y = loadInt64x8(b[h : h+8])
-			storeInt64x8(r, dst[:8])
-			storeInt64x8(x.Mul(y), dst[h:h+8])
-			i, shifted = h+8, true
+		return mulI64AVX512(dst, a, b)
+	}
+	clearUpper()
+	return i
+}
+
+// mulI64AVX512 is mulI64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func mulI64AVX512(dst, a, b []int64) int {
+	i := 0
+	var last archsimd.Int64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadInt64x8(a[:8])
+		y := loadInt64x8(b[:8])
+		r := x.Mul(y)
+		x = loadInt64x8(a[len(dst)-8:])
+		y = loadInt64x8(b[len(dst)-8:])
+		last = x.Mul(y)
+		x = loadInt64x8(a[h : h+8])
+		y = loadInt64x8(b[h : h+8])
+		storeInt64x8(r, dst[:8])
+		storeInt64x8(x.Mul(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadInt64x8(a[j : j+8])
+			y := loadInt64x8(b[j : j+8])
+			storeInt64x8(x.Mul(y), dst[j:j+8])
+			x = loadInt64x8(a[j+q : j+q+8])
+			y = loadInt64x8(b[j+q : j+q+8])
+			storeInt64x8(x.Mul(y), dst[j+q:j+q+8])
+			x = loadInt64x8(a[j+2*q : j+2*q+8])
+			y = loadInt64x8(b[j+2*q : j+2*q+8])
+			storeInt64x8(x.Mul(y), dst[j+2*q:j+2*q+8])
+			x = loadInt64x8(a[j+3*q : j+3*q+8])
+			y = loadInt64x8(b[j+3*q : j+3*q+8])
+			storeInt64x8(x.Mul(y), dst[j+3*q:j+3*q+8])
 		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadInt64x8(a[j : j+8])
-				y := loadInt64x8(b[j : j+8])
-				storeInt64x8(x.Mul(y), dst[j:j+8])
-				x = loadInt64x8(a[j+q : j+q+8])
-				y = loadInt64x8(b[j+q : j+q+8])
-				storeInt64x8(x.Mul(y), dst[j+q:j+q+8])
-				x = loadInt64x8(a[j+2*q : j+2*q+8])
-				y = loadInt64x8(b[j+2*q : j+2*q+8])
-				storeInt64x8(x.Mul(y), dst[j+2*q:j+2*q+8])
-				x = loadInt64x8(a[j+3*q : j+3*q+8])
-				y = loadInt64x8(b[j+3*q : j+3*q+8])
-				storeInt64x8(x.Mul(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadInt64x8(a[i : i+8])
-			y := loadInt64x8(b[i : i+8])
-			storeInt64x8(x.Mul(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeInt64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadInt64x8(a[i : i+8])
+		y := loadInt64x8(b[i : i+8])
+		storeInt64x8(x.Mul(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeInt64x8(last, dst[len(dst)-8:])
+		i = len(dst)
 	}
 	clearUpper()
 	return i
@@ -3639,48 +4358,59 @@ func mulU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadUint64x8(a[:8])
-			y := loadUint64x8(b[:8])
-			r := x.Mul(y)
-			x = loadUint64x8(a[len(dst)-8:])
-			y = loadUint64x8(b[len(dst)-8:])
-			last = x.Mul(y)
-			x = loadUint64x8(a[h : h+8])
-			y = loadUint64x8(b[h : h+8])
-			storeUint64x8(r, dst[:8])
-			storeUint64x8(x.Mul(y), dst[h:h+8])
-			i, shifted = h+8, true
+		return mulU64AVX512(dst, a, b)
+	}
+	clearUpper()
+	return i
+}
+
+// mulU64AVX512 is mulU64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func mulU64AVX512(dst, a, b []uint64) int {
+	i := 0
+	var last archsimd.Uint64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadUint64x8(a[:8])
+		y := loadUint64x8(b[:8])
+		r := x.Mul(y)
+		x = loadUint64x8(a[len(dst)-8:])
+		y = loadUint64x8(b[len(dst)-8:])
+		last = x.Mul(y)
+		x = loadUint64x8(a[h : h+8])
+		y = loadUint64x8(b[h : h+8])
+		storeUint64x8(r, dst[:8])
+		storeUint64x8(x.Mul(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadUint64x8(a[j : j+8])
+			y := loadUint64x8(b[j : j+8])
+			storeUint64x8(x.Mul(y), dst[j:j+8])
+			x = loadUint64x8(a[j+q : j+q+8])
+			y = loadUint64x8(b[j+q : j+q+8])
+			storeUint64x8(x.Mul(y), dst[j+q:j+q+8])
+			x = loadUint64x8(a[j+2*q : j+2*q+8])
+			y = loadUint64x8(b[j+2*q : j+2*q+8])
+			storeUint64x8(x.Mul(y), dst[j+2*q:j+2*q+8])
+			x = loadUint64x8(a[j+3*q : j+3*q+8])
+			y = loadUint64x8(b[j+3*q : j+3*q+8])
+			storeUint64x8(x.Mul(y), dst[j+3*q:j+3*q+8])
 		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadUint64x8(a[j : j+8])
-				y := loadUint64x8(b[j : j+8])
-				storeUint64x8(x.Mul(y), dst[j:j+8])
-				x = loadUint64x8(a[j+q : j+q+8])
-				y = loadUint64x8(b[j+q : j+q+8])
-				storeUint64x8(x.Mul(y), dst[j+q:j+q+8])
-				x = loadUint64x8(a[j+2*q : j+2*q+8])
-				y = loadUint64x8(b[j+2*q : j+2*q+8])
-				storeUint64x8(x.Mul(y), dst[j+2*q:j+2*q+8])
-				x = loadUint64x8(a[j+3*q : j+3*q+8])
-				y = loadUint64x8(b[j+3*q : j+3*q+8])
-				storeUint64x8(x.Mul(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadUint64x8(a[i : i+8])
-			y := loadUint64x8(b[i : i+8])
-			storeUint64x8(x.Mul(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeUint64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadUint64x8(a[i : i+8])
+		y := loadUint64x8(b[i : i+8])
+		storeUint64x8(x.Mul(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeUint64x8(last, dst[len(dst)-8:])
+		i = len(dst)
 	}
 	clearUpper()
 	return i
@@ -3691,48 +4421,7 @@ func minimumI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadInt8x64(a[:64])
-			y := loadInt8x64(b[:64])
-			r := x.Min(y)
-			x = loadInt8x64(a[len(dst)-64:])
-			y = loadInt8x64(b[len(dst)-64:])
-			last = x.Min(y)
-			x = loadInt8x64(a[h : h+64])
-			y = loadInt8x64(b[h : h+64])
-			storeInt8x64(r, dst[:64])
-			storeInt8x64(x.Min(y), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadInt8x64(a[j : j+64])
-				y := loadInt8x64(b[j : j+64])
-				storeInt8x64(x.Min(y), dst[j:j+64])
-				x = loadInt8x64(a[j+q : j+q+64])
-				y = loadInt8x64(b[j+q : j+q+64])
-				storeInt8x64(x.Min(y), dst[j+q:j+q+64])
-				x = loadInt8x64(a[j+2*q : j+2*q+64])
-				y = loadInt8x64(b[j+2*q : j+2*q+64])
-				storeInt8x64(x.Min(y), dst[j+2*q:j+2*q+64])
-				x = loadInt8x64(a[j+3*q : j+3*q+64])
-				y = loadInt8x64(b[j+3*q : j+3*q+64])
-				storeInt8x64(x.Min(y), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadInt8x64(a[i : i+64])
-			y := loadInt8x64(b[i : i+64])
-			storeInt8x64(x.Min(y), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeInt8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return minimumI8AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt8x32(a[i : i+32])
@@ -3744,53 +4433,64 @@ func minimumI8(dst, a, b []int8) int {
 	return i
 }
 
+// minimumI8AVX512 is minimumI8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func minimumI8AVX512(dst, a, b []int8) int {
+	i := 0
+	var last archsimd.Int8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadInt8x64(a[:64])
+		y := loadInt8x64(b[:64])
+		r := x.Min(y)
+		x = loadInt8x64(a[len(dst)-64:])
+		y = loadInt8x64(b[len(dst)-64:])
+		last = x.Min(y)
+		x = loadInt8x64(a[h : h+64])
+		y = loadInt8x64(b[h : h+64])
+		storeInt8x64(r, dst[:64])
+		storeInt8x64(x.Min(y), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadInt8x64(a[j : j+64])
+			y := loadInt8x64(b[j : j+64])
+			storeInt8x64(x.Min(y), dst[j:j+64])
+			x = loadInt8x64(a[j+q : j+q+64])
+			y = loadInt8x64(b[j+q : j+q+64])
+			storeInt8x64(x.Min(y), dst[j+q:j+q+64])
+			x = loadInt8x64(a[j+2*q : j+2*q+64])
+			y = loadInt8x64(b[j+2*q : j+2*q+64])
+			storeInt8x64(x.Min(y), dst[j+2*q:j+2*q+64])
+			x = loadInt8x64(a[j+3*q : j+3*q+64])
+			y = loadInt8x64(b[j+3*q : j+3*q+64])
+			storeInt8x64(x.Min(y), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadInt8x64(a[i : i+64])
+		y := loadInt8x64(b[i : i+64])
+		storeInt8x64(x.Min(y), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeInt8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // minimumU8: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
 func minimumU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadUint8x64(a[:64])
-			y := loadUint8x64(b[:64])
-			r := x.Min(y)
-			x = loadUint8x64(a[len(dst)-64:])
-			y = loadUint8x64(b[len(dst)-64:])
-			last = x.Min(y)
-			x = loadUint8x64(a[h : h+64])
-			y = loadUint8x64(b[h : h+64])
-			storeUint8x64(r, dst[:64])
-			storeUint8x64(x.Min(y), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadUint8x64(a[j : j+64])
-				y := loadUint8x64(b[j : j+64])
-				storeUint8x64(x.Min(y), dst[j:j+64])
-				x = loadUint8x64(a[j+q : j+q+64])
-				y = loadUint8x64(b[j+q : j+q+64])
-				storeUint8x64(x.Min(y), dst[j+q:j+q+64])
-				x = loadUint8x64(a[j+2*q : j+2*q+64])
-				y = loadUint8x64(b[j+2*q : j+2*q+64])
-				storeUint8x64(x.Min(y), dst[j+2*q:j+2*q+64])
-				x = loadUint8x64(a[j+3*q : j+3*q+64])
-				y = loadUint8x64(b[j+3*q : j+3*q+64])
-				storeUint8x64(x.Min(y), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadUint8x64(a[i : i+64])
-			y := loadUint8x64(b[i : i+64])
-			storeUint8x64(x.Min(y), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeUint8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return minimumU8AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint8x32(a[i : i+32])
@@ -3802,53 +4502,64 @@ func minimumU8(dst, a, b []uint8) int {
 	return i
 }
 
+// minimumU8AVX512 is minimumU8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func minimumU8AVX512(dst, a, b []uint8) int {
+	i := 0
+	var last archsimd.Uint8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadUint8x64(a[:64])
+		y := loadUint8x64(b[:64])
+		r := x.Min(y)
+		x = loadUint8x64(a[len(dst)-64:])
+		y = loadUint8x64(b[len(dst)-64:])
+		last = x.Min(y)
+		x = loadUint8x64(a[h : h+64])
+		y = loadUint8x64(b[h : h+64])
+		storeUint8x64(r, dst[:64])
+		storeUint8x64(x.Min(y), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadUint8x64(a[j : j+64])
+			y := loadUint8x64(b[j : j+64])
+			storeUint8x64(x.Min(y), dst[j:j+64])
+			x = loadUint8x64(a[j+q : j+q+64])
+			y = loadUint8x64(b[j+q : j+q+64])
+			storeUint8x64(x.Min(y), dst[j+q:j+q+64])
+			x = loadUint8x64(a[j+2*q : j+2*q+64])
+			y = loadUint8x64(b[j+2*q : j+2*q+64])
+			storeUint8x64(x.Min(y), dst[j+2*q:j+2*q+64])
+			x = loadUint8x64(a[j+3*q : j+3*q+64])
+			y = loadUint8x64(b[j+3*q : j+3*q+64])
+			storeUint8x64(x.Min(y), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadUint8x64(a[i : i+64])
+		y := loadUint8x64(b[i : i+64])
+		storeUint8x64(x.Min(y), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeUint8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // minimumI16: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
 func minimumI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadInt16x32(a[:32])
-			y := loadInt16x32(b[:32])
-			r := x.Min(y)
-			x = loadInt16x32(a[len(dst)-32:])
-			y = loadInt16x32(b[len(dst)-32:])
-			last = x.Min(y)
-			x = loadInt16x32(a[h : h+32])
-			y = loadInt16x32(b[h : h+32])
-			storeInt16x32(r, dst[:32])
-			storeInt16x32(x.Min(y), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadInt16x32(a[j : j+32])
-				y := loadInt16x32(b[j : j+32])
-				storeInt16x32(x.Min(y), dst[j:j+32])
-				x = loadInt16x32(a[j+q : j+q+32])
-				y = loadInt16x32(b[j+q : j+q+32])
-				storeInt16x32(x.Min(y), dst[j+q:j+q+32])
-				x = loadInt16x32(a[j+2*q : j+2*q+32])
-				y = loadInt16x32(b[j+2*q : j+2*q+32])
-				storeInt16x32(x.Min(y), dst[j+2*q:j+2*q+32])
-				x = loadInt16x32(a[j+3*q : j+3*q+32])
-				y = loadInt16x32(b[j+3*q : j+3*q+32])
-				storeInt16x32(x.Min(y), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadInt16x32(a[i : i+32])
-			y := loadInt16x32(b[i : i+32])
-			storeInt16x32(x.Min(y), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeInt16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return minimumI16AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
@@ -3860,53 +4571,64 @@ func minimumI16(dst, a, b []int16) int {
 	return i
 }
 
+// minimumI16AVX512 is minimumI16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func minimumI16AVX512(dst, a, b []int16) int {
+	i := 0
+	var last archsimd.Int16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadInt16x32(a[:32])
+		y := loadInt16x32(b[:32])
+		r := x.Min(y)
+		x = loadInt16x32(a[len(dst)-32:])
+		y = loadInt16x32(b[len(dst)-32:])
+		last = x.Min(y)
+		x = loadInt16x32(a[h : h+32])
+		y = loadInt16x32(b[h : h+32])
+		storeInt16x32(r, dst[:32])
+		storeInt16x32(x.Min(y), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadInt16x32(a[j : j+32])
+			y := loadInt16x32(b[j : j+32])
+			storeInt16x32(x.Min(y), dst[j:j+32])
+			x = loadInt16x32(a[j+q : j+q+32])
+			y = loadInt16x32(b[j+q : j+q+32])
+			storeInt16x32(x.Min(y), dst[j+q:j+q+32])
+			x = loadInt16x32(a[j+2*q : j+2*q+32])
+			y = loadInt16x32(b[j+2*q : j+2*q+32])
+			storeInt16x32(x.Min(y), dst[j+2*q:j+2*q+32])
+			x = loadInt16x32(a[j+3*q : j+3*q+32])
+			y = loadInt16x32(b[j+3*q : j+3*q+32])
+			storeInt16x32(x.Min(y), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadInt16x32(a[i : i+32])
+		y := loadInt16x32(b[i : i+32])
+		storeInt16x32(x.Min(y), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeInt16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // minimumU16: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
 func minimumU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadUint16x32(a[:32])
-			y := loadUint16x32(b[:32])
-			r := x.Min(y)
-			x = loadUint16x32(a[len(dst)-32:])
-			y = loadUint16x32(b[len(dst)-32:])
-			last = x.Min(y)
-			x = loadUint16x32(a[h : h+32])
-			y = loadUint16x32(b[h : h+32])
-			storeUint16x32(r, dst[:32])
-			storeUint16x32(x.Min(y), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadUint16x32(a[j : j+32])
-				y := loadUint16x32(b[j : j+32])
-				storeUint16x32(x.Min(y), dst[j:j+32])
-				x = loadUint16x32(a[j+q : j+q+32])
-				y = loadUint16x32(b[j+q : j+q+32])
-				storeUint16x32(x.Min(y), dst[j+q:j+q+32])
-				x = loadUint16x32(a[j+2*q : j+2*q+32])
-				y = loadUint16x32(b[j+2*q : j+2*q+32])
-				storeUint16x32(x.Min(y), dst[j+2*q:j+2*q+32])
-				x = loadUint16x32(a[j+3*q : j+3*q+32])
-				y = loadUint16x32(b[j+3*q : j+3*q+32])
-				storeUint16x32(x.Min(y), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadUint16x32(a[i : i+32])
-			y := loadUint16x32(b[i : i+32])
-			storeUint16x32(x.Min(y), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeUint16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return minimumU16AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
@@ -3918,53 +4640,64 @@ func minimumU16(dst, a, b []uint16) int {
 	return i
 }
 
+// minimumU16AVX512 is minimumU16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func minimumU16AVX512(dst, a, b []uint16) int {
+	i := 0
+	var last archsimd.Uint16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadUint16x32(a[:32])
+		y := loadUint16x32(b[:32])
+		r := x.Min(y)
+		x = loadUint16x32(a[len(dst)-32:])
+		y = loadUint16x32(b[len(dst)-32:])
+		last = x.Min(y)
+		x = loadUint16x32(a[h : h+32])
+		y = loadUint16x32(b[h : h+32])
+		storeUint16x32(r, dst[:32])
+		storeUint16x32(x.Min(y), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadUint16x32(a[j : j+32])
+			y := loadUint16x32(b[j : j+32])
+			storeUint16x32(x.Min(y), dst[j:j+32])
+			x = loadUint16x32(a[j+q : j+q+32])
+			y = loadUint16x32(b[j+q : j+q+32])
+			storeUint16x32(x.Min(y), dst[j+q:j+q+32])
+			x = loadUint16x32(a[j+2*q : j+2*q+32])
+			y = loadUint16x32(b[j+2*q : j+2*q+32])
+			storeUint16x32(x.Min(y), dst[j+2*q:j+2*q+32])
+			x = loadUint16x32(a[j+3*q : j+3*q+32])
+			y = loadUint16x32(b[j+3*q : j+3*q+32])
+			storeUint16x32(x.Min(y), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadUint16x32(a[i : i+32])
+		y := loadUint16x32(b[i : i+32])
+		storeUint16x32(x.Min(y), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeUint16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // minimumI32: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
 func minimumI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadInt32x16(a[:16])
-			y := loadInt32x16(b[:16])
-			r := x.Min(y)
-			x = loadInt32x16(a[len(dst)-16:])
-			y = loadInt32x16(b[len(dst)-16:])
-			last = x.Min(y)
-			x = loadInt32x16(a[h : h+16])
-			y = loadInt32x16(b[h : h+16])
-			storeInt32x16(r, dst[:16])
-			storeInt32x16(x.Min(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadInt32x16(a[j : j+16])
-				y := loadInt32x16(b[j : j+16])
-				storeInt32x16(x.Min(y), dst[j:j+16])
-				x = loadInt32x16(a[j+q : j+q+16])
-				y = loadInt32x16(b[j+q : j+q+16])
-				storeInt32x16(x.Min(y), dst[j+q:j+q+16])
-				x = loadInt32x16(a[j+2*q : j+2*q+16])
-				y = loadInt32x16(b[j+2*q : j+2*q+16])
-				storeInt32x16(x.Min(y), dst[j+2*q:j+2*q+16])
-				x = loadInt32x16(a[j+3*q : j+3*q+16])
-				y = loadInt32x16(b[j+3*q : j+3*q+16])
-				storeInt32x16(x.Min(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadInt32x16(a[i : i+16])
-			y := loadInt32x16(b[i : i+16])
-			storeInt32x16(x.Min(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeInt32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return minimumI32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
@@ -3976,53 +4709,64 @@ func minimumI32(dst, a, b []int32) int {
 	return i
 }
 
+// minimumI32AVX512 is minimumI32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func minimumI32AVX512(dst, a, b []int32) int {
+	i := 0
+	var last archsimd.Int32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadInt32x16(a[:16])
+		y := loadInt32x16(b[:16])
+		r := x.Min(y)
+		x = loadInt32x16(a[len(dst)-16:])
+		y = loadInt32x16(b[len(dst)-16:])
+		last = x.Min(y)
+		x = loadInt32x16(a[h : h+16])
+		y = loadInt32x16(b[h : h+16])
+		storeInt32x16(r, dst[:16])
+		storeInt32x16(x.Min(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadInt32x16(a[j : j+16])
+			y := loadInt32x16(b[j : j+16])
+			storeInt32x16(x.Min(y), dst[j:j+16])
+			x = loadInt32x16(a[j+q : j+q+16])
+			y = loadInt32x16(b[j+q : j+q+16])
+			storeInt32x16(x.Min(y), dst[j+q:j+q+16])
+			x = loadInt32x16(a[j+2*q : j+2*q+16])
+			y = loadInt32x16(b[j+2*q : j+2*q+16])
+			storeInt32x16(x.Min(y), dst[j+2*q:j+2*q+16])
+			x = loadInt32x16(a[j+3*q : j+3*q+16])
+			y = loadInt32x16(b[j+3*q : j+3*q+16])
+			storeInt32x16(x.Min(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadInt32x16(a[i : i+16])
+		y := loadInt32x16(b[i : i+16])
+		storeInt32x16(x.Min(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeInt32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // minimumU32: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
 func minimumU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadUint32x16(a[:16])
-			y := loadUint32x16(b[:16])
-			r := x.Min(y)
-			x = loadUint32x16(a[len(dst)-16:])
-			y = loadUint32x16(b[len(dst)-16:])
-			last = x.Min(y)
-			x = loadUint32x16(a[h : h+16])
-			y = loadUint32x16(b[h : h+16])
-			storeUint32x16(r, dst[:16])
-			storeUint32x16(x.Min(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadUint32x16(a[j : j+16])
-				y := loadUint32x16(b[j : j+16])
-				storeUint32x16(x.Min(y), dst[j:j+16])
-				x = loadUint32x16(a[j+q : j+q+16])
-				y = loadUint32x16(b[j+q : j+q+16])
-				storeUint32x16(x.Min(y), dst[j+q:j+q+16])
-				x = loadUint32x16(a[j+2*q : j+2*q+16])
-				y = loadUint32x16(b[j+2*q : j+2*q+16])
-				storeUint32x16(x.Min(y), dst[j+2*q:j+2*q+16])
-				x = loadUint32x16(a[j+3*q : j+3*q+16])
-				y = loadUint32x16(b[j+3*q : j+3*q+16])
-				storeUint32x16(x.Min(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadUint32x16(a[i : i+16])
-			y := loadUint32x16(b[i : i+16])
-			storeUint32x16(x.Min(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeUint32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return minimumU32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
@@ -4034,53 +4778,116 @@ func minimumU32(dst, a, b []uint32) int {
 	return i
 }
 
+// minimumU32AVX512 is minimumU32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func minimumU32AVX512(dst, a, b []uint32) int {
+	i := 0
+	var last archsimd.Uint32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadUint32x16(a[:16])
+		y := loadUint32x16(b[:16])
+		r := x.Min(y)
+		x = loadUint32x16(a[len(dst)-16:])
+		y = loadUint32x16(b[len(dst)-16:])
+		last = x.Min(y)
+		x = loadUint32x16(a[h : h+16])
+		y = loadUint32x16(b[h : h+16])
+		storeUint32x16(r, dst[:16])
+		storeUint32x16(x.Min(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadUint32x16(a[j : j+16])
+			y := loadUint32x16(b[j : j+16])
+			storeUint32x16(x.Min(y), dst[j:j+16])
+			x = loadUint32x16(a[j+q : j+q+16])
+			y = loadUint32x16(b[j+q : j+q+16])
+			storeUint32x16(x.Min(y), dst[j+q:j+q+16])
+			x = loadUint32x16(a[j+2*q : j+2*q+16])
+			y = loadUint32x16(b[j+2*q : j+2*q+16])
+			storeUint32x16(x.Min(y), dst[j+2*q:j+2*q+16])
+			x = loadUint32x16(a[j+3*q : j+3*q+16])
+			y = loadUint32x16(b[j+3*q : j+3*q+16])
+			storeUint32x16(x.Min(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadUint32x16(a[i : i+16])
+		y := loadUint32x16(b[i : i+16])
+		storeUint32x16(x.Min(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeUint32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // minimumI64: dst = min(a, b) for the whole vectors of dst (the other slices are as long).
 func minimumI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadInt64x8(a[:8])
-			y := loadInt64x8(b[:8])
-			r := x.Min(y)
-			x = loadInt64x8(a[len(dst)-8:])
-			y = loadInt64x8(b[len(dst)-8:])
-			last = x.Min(y)
-			x = loadInt64x8(a[h : h+8])
-			y = loadInt64x8(b[h : h+8])
-			storeInt64x8(r, dst[:8])
-			storeInt64x8(x.Min(y), dst[h:h+8])
-			i, shifted = h+8, true
+		return minimumI64AVX512(dst, a, b)
+	}
+	clearUpper()
+	return i
+}
+
+// minimumI64AVX512 is minimumI64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func minimumI64AVX512(dst, a, b []int64) int {
+	i := 0
+	var last archsimd.Int64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadInt64x8(a[:8])
+		y := loadInt64x8(b[:8])
+		r := x.Min(y)
+		x = loadInt64x8(a[len(dst)-8:])
+		y = loadInt64x8(b[len(dst)-8:])
+		last = x.Min(y)
+		x = loadInt64x8(a[h : h+8])
+		y = loadInt64x8(b[h : h+8])
+		storeInt64x8(r, dst[:8])
+		storeInt64x8(x.Min(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadInt64x8(a[j : j+8])
+			y := loadInt64x8(b[j : j+8])
+			storeInt64x8(x.Min(y), dst[j:j+8])
+			x = loadInt64x8(a[j+q : j+q+8])
+			y = loadInt64x8(b[j+q : j+q+8])
+			storeInt64x8(x.Min(y), dst[j+q:j+q+8])
+			x = loadInt64x8(a[j+2*q : j+2*q+8])
+			y = loadInt64x8(b[j+2*q : j+2*q+8])
+			storeInt64x8(x.Min(y), dst[j+2*q:j+2*q+8])
+			x = loadInt64x8(a[j+3*q : j+3*q+8])
+			y = loadInt64x8(b[j+3*q : j+3*q+8])
+			storeInt64x8(x.Min(y), dst[j+3*q:j+3*q+8])
 		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadInt64x8(a[j : j+8])
-				y := loadInt64x8(b[j : j+8])
-				storeInt64x8(x.Min(y), dst[j:j+8])
-				x = loadInt64x8(a[j+q : j+q+8])
-				y = loadInt64x8(b[j+q : j+q+8])
-				storeInt64x8(x.Min(y), dst[j+q:j+q+8])
-				x = loadInt64x8(a[j+2*q : j+2*q+8])
-				y = loadInt64x8(b[j+2*q : j+2*q+8])
-				storeInt64x8(x.Min(y), dst[j+2*q:j+2*q+8])
-				x = loadInt64x8(a[j+3*q : j+3*q+8])
-				y = loadInt64x8(b[j+3*q : j+3*q+8])
-				storeInt64x8(x.Min(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadInt64x8(a[i : i+8])
-			y := loadInt64x8(b[i : i+8])
-			storeInt64x8(x.Min(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeInt64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadInt64x8(a[i : i+8])
+		y := loadInt64x8(b[i : i+8])
+		storeInt64x8(x.Min(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeInt64x8(last, dst[len(dst)-8:])
+		i = len(dst)
 	}
 	clearUpper()
 	return i
@@ -4091,48 +4898,59 @@ func minimumU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadUint64x8(a[:8])
-			y := loadUint64x8(b[:8])
-			r := x.Min(y)
-			x = loadUint64x8(a[len(dst)-8:])
-			y = loadUint64x8(b[len(dst)-8:])
-			last = x.Min(y)
-			x = loadUint64x8(a[h : h+8])
-			y = loadUint64x8(b[h : h+8])
-			storeUint64x8(r, dst[:8])
-			storeUint64x8(x.Min(y), dst[h:h+8])
-			i, shifted = h+8, true
+		return minimumU64AVX512(dst, a, b)
+	}
+	clearUpper()
+	return i
+}
+
+// minimumU64AVX512 is minimumU64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func minimumU64AVX512(dst, a, b []uint64) int {
+	i := 0
+	var last archsimd.Uint64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadUint64x8(a[:8])
+		y := loadUint64x8(b[:8])
+		r := x.Min(y)
+		x = loadUint64x8(a[len(dst)-8:])
+		y = loadUint64x8(b[len(dst)-8:])
+		last = x.Min(y)
+		x = loadUint64x8(a[h : h+8])
+		y = loadUint64x8(b[h : h+8])
+		storeUint64x8(r, dst[:8])
+		storeUint64x8(x.Min(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadUint64x8(a[j : j+8])
+			y := loadUint64x8(b[j : j+8])
+			storeUint64x8(x.Min(y), dst[j:j+8])
+			x = loadUint64x8(a[j+q : j+q+8])
+			y = loadUint64x8(b[j+q : j+q+8])
+			storeUint64x8(x.Min(y), dst[j+q:j+q+8])
+			x = loadUint64x8(a[j+2*q : j+2*q+8])
+			y = loadUint64x8(b[j+2*q : j+2*q+8])
+			storeUint64x8(x.Min(y), dst[j+2*q:j+2*q+8])
+			x = loadUint64x8(a[j+3*q : j+3*q+8])
+			y = loadUint64x8(b[j+3*q : j+3*q+8])
+			storeUint64x8(x.Min(y), dst[j+3*q:j+3*q+8])
 		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadUint64x8(a[j : j+8])
-				y := loadUint64x8(b[j : j+8])
-				storeUint64x8(x.Min(y), dst[j:j+8])
-				x = loadUint64x8(a[j+q : j+q+8])
-				y = loadUint64x8(b[j+q : j+q+8])
-				storeUint64x8(x.Min(y), dst[j+q:j+q+8])
-				x = loadUint64x8(a[j+2*q : j+2*q+8])
-				y = loadUint64x8(b[j+2*q : j+2*q+8])
-				storeUint64x8(x.Min(y), dst[j+2*q:j+2*q+8])
-				x = loadUint64x8(a[j+3*q : j+3*q+8])
-				y = loadUint64x8(b[j+3*q : j+3*q+8])
-				storeUint64x8(x.Min(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadUint64x8(a[i : i+8])
-			y := loadUint64x8(b[i : i+8])
-			storeUint64x8(x.Min(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeUint64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadUint64x8(a[i : i+8])
+		y := loadUint64x8(b[i : i+8])
+		storeUint64x8(x.Min(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeUint64x8(last, dst[len(dst)-8:])
+		i = len(dst)
 	}
 	clearUpper()
 	return i
@@ -4143,48 +4961,7 @@ func maximumI8(dst, a, b []int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadInt8x64(a[:64])
-			y := loadInt8x64(b[:64])
-			r := x.Max(y)
-			x = loadInt8x64(a[len(dst)-64:])
-			y = loadInt8x64(b[len(dst)-64:])
-			last = x.Max(y)
-			x = loadInt8x64(a[h : h+64])
-			y = loadInt8x64(b[h : h+64])
-			storeInt8x64(r, dst[:64])
-			storeInt8x64(x.Max(y), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadInt8x64(a[j : j+64])
-				y := loadInt8x64(b[j : j+64])
-				storeInt8x64(x.Max(y), dst[j:j+64])
-				x = loadInt8x64(a[j+q : j+q+64])
-				y = loadInt8x64(b[j+q : j+q+64])
-				storeInt8x64(x.Max(y), dst[j+q:j+q+64])
-				x = loadInt8x64(a[j+2*q : j+2*q+64])
-				y = loadInt8x64(b[j+2*q : j+2*q+64])
-				storeInt8x64(x.Max(y), dst[j+2*q:j+2*q+64])
-				x = loadInt8x64(a[j+3*q : j+3*q+64])
-				y = loadInt8x64(b[j+3*q : j+3*q+64])
-				storeInt8x64(x.Max(y), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadInt8x64(a[i : i+64])
-			y := loadInt8x64(b[i : i+64])
-			storeInt8x64(x.Max(y), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeInt8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return maximumI8AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt8x32(a[i : i+32])
@@ -4196,53 +4973,64 @@ func maximumI8(dst, a, b []int8) int {
 	return i
 }
 
+// maximumI8AVX512 is maximumI8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func maximumI8AVX512(dst, a, b []int8) int {
+	i := 0
+	var last archsimd.Int8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadInt8x64(a[:64])
+		y := loadInt8x64(b[:64])
+		r := x.Max(y)
+		x = loadInt8x64(a[len(dst)-64:])
+		y = loadInt8x64(b[len(dst)-64:])
+		last = x.Max(y)
+		x = loadInt8x64(a[h : h+64])
+		y = loadInt8x64(b[h : h+64])
+		storeInt8x64(r, dst[:64])
+		storeInt8x64(x.Max(y), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadInt8x64(a[j : j+64])
+			y := loadInt8x64(b[j : j+64])
+			storeInt8x64(x.Max(y), dst[j:j+64])
+			x = loadInt8x64(a[j+q : j+q+64])
+			y = loadInt8x64(b[j+q : j+q+64])
+			storeInt8x64(x.Max(y), dst[j+q:j+q+64])
+			x = loadInt8x64(a[j+2*q : j+2*q+64])
+			y = loadInt8x64(b[j+2*q : j+2*q+64])
+			storeInt8x64(x.Max(y), dst[j+2*q:j+2*q+64])
+			x = loadInt8x64(a[j+3*q : j+3*q+64])
+			y = loadInt8x64(b[j+3*q : j+3*q+64])
+			storeInt8x64(x.Max(y), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadInt8x64(a[i : i+64])
+		y := loadInt8x64(b[i : i+64])
+		storeInt8x64(x.Max(y), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeInt8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // maximumU8: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
 func maximumU8(dst, a, b []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadUint8x64(a[:64])
-			y := loadUint8x64(b[:64])
-			r := x.Max(y)
-			x = loadUint8x64(a[len(dst)-64:])
-			y = loadUint8x64(b[len(dst)-64:])
-			last = x.Max(y)
-			x = loadUint8x64(a[h : h+64])
-			y = loadUint8x64(b[h : h+64])
-			storeUint8x64(r, dst[:64])
-			storeUint8x64(x.Max(y), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadUint8x64(a[j : j+64])
-				y := loadUint8x64(b[j : j+64])
-				storeUint8x64(x.Max(y), dst[j:j+64])
-				x = loadUint8x64(a[j+q : j+q+64])
-				y = loadUint8x64(b[j+q : j+q+64])
-				storeUint8x64(x.Max(y), dst[j+q:j+q+64])
-				x = loadUint8x64(a[j+2*q : j+2*q+64])
-				y = loadUint8x64(b[j+2*q : j+2*q+64])
-				storeUint8x64(x.Max(y), dst[j+2*q:j+2*q+64])
-				x = loadUint8x64(a[j+3*q : j+3*q+64])
-				y = loadUint8x64(b[j+3*q : j+3*q+64])
-				storeUint8x64(x.Max(y), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadUint8x64(a[i : i+64])
-			y := loadUint8x64(b[i : i+64])
-			storeUint8x64(x.Max(y), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeUint8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return maximumU8AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint8x32(a[i : i+32])
@@ -4254,53 +5042,64 @@ func maximumU8(dst, a, b []uint8) int {
 	return i
 }
 
+// maximumU8AVX512 is maximumU8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func maximumU8AVX512(dst, a, b []uint8) int {
+	i := 0
+	var last archsimd.Uint8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadUint8x64(a[:64])
+		y := loadUint8x64(b[:64])
+		r := x.Max(y)
+		x = loadUint8x64(a[len(dst)-64:])
+		y = loadUint8x64(b[len(dst)-64:])
+		last = x.Max(y)
+		x = loadUint8x64(a[h : h+64])
+		y = loadUint8x64(b[h : h+64])
+		storeUint8x64(r, dst[:64])
+		storeUint8x64(x.Max(y), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadUint8x64(a[j : j+64])
+			y := loadUint8x64(b[j : j+64])
+			storeUint8x64(x.Max(y), dst[j:j+64])
+			x = loadUint8x64(a[j+q : j+q+64])
+			y = loadUint8x64(b[j+q : j+q+64])
+			storeUint8x64(x.Max(y), dst[j+q:j+q+64])
+			x = loadUint8x64(a[j+2*q : j+2*q+64])
+			y = loadUint8x64(b[j+2*q : j+2*q+64])
+			storeUint8x64(x.Max(y), dst[j+2*q:j+2*q+64])
+			x = loadUint8x64(a[j+3*q : j+3*q+64])
+			y = loadUint8x64(b[j+3*q : j+3*q+64])
+			storeUint8x64(x.Max(y), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadUint8x64(a[i : i+64])
+		y := loadUint8x64(b[i : i+64])
+		storeUint8x64(x.Max(y), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeUint8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // maximumI16: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
 func maximumI16(dst, a, b []int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadInt16x32(a[:32])
-			y := loadInt16x32(b[:32])
-			r := x.Max(y)
-			x = loadInt16x32(a[len(dst)-32:])
-			y = loadInt16x32(b[len(dst)-32:])
-			last = x.Max(y)
-			x = loadInt16x32(a[h : h+32])
-			y = loadInt16x32(b[h : h+32])
-			storeInt16x32(r, dst[:32])
-			storeInt16x32(x.Max(y), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadInt16x32(a[j : j+32])
-				y := loadInt16x32(b[j : j+32])
-				storeInt16x32(x.Max(y), dst[j:j+32])
-				x = loadInt16x32(a[j+q : j+q+32])
-				y = loadInt16x32(b[j+q : j+q+32])
-				storeInt16x32(x.Max(y), dst[j+q:j+q+32])
-				x = loadInt16x32(a[j+2*q : j+2*q+32])
-				y = loadInt16x32(b[j+2*q : j+2*q+32])
-				storeInt16x32(x.Max(y), dst[j+2*q:j+2*q+32])
-				x = loadInt16x32(a[j+3*q : j+3*q+32])
-				y = loadInt16x32(b[j+3*q : j+3*q+32])
-				storeInt16x32(x.Max(y), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadInt16x32(a[i : i+32])
-			y := loadInt16x32(b[i : i+32])
-			storeInt16x32(x.Max(y), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeInt16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return maximumI16AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
@@ -4312,53 +5111,64 @@ func maximumI16(dst, a, b []int16) int {
 	return i
 }
 
+// maximumI16AVX512 is maximumI16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func maximumI16AVX512(dst, a, b []int16) int {
+	i := 0
+	var last archsimd.Int16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadInt16x32(a[:32])
+		y := loadInt16x32(b[:32])
+		r := x.Max(y)
+		x = loadInt16x32(a[len(dst)-32:])
+		y = loadInt16x32(b[len(dst)-32:])
+		last = x.Max(y)
+		x = loadInt16x32(a[h : h+32])
+		y = loadInt16x32(b[h : h+32])
+		storeInt16x32(r, dst[:32])
+		storeInt16x32(x.Max(y), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadInt16x32(a[j : j+32])
+			y := loadInt16x32(b[j : j+32])
+			storeInt16x32(x.Max(y), dst[j:j+32])
+			x = loadInt16x32(a[j+q : j+q+32])
+			y = loadInt16x32(b[j+q : j+q+32])
+			storeInt16x32(x.Max(y), dst[j+q:j+q+32])
+			x = loadInt16x32(a[j+2*q : j+2*q+32])
+			y = loadInt16x32(b[j+2*q : j+2*q+32])
+			storeInt16x32(x.Max(y), dst[j+2*q:j+2*q+32])
+			x = loadInt16x32(a[j+3*q : j+3*q+32])
+			y = loadInt16x32(b[j+3*q : j+3*q+32])
+			storeInt16x32(x.Max(y), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadInt16x32(a[i : i+32])
+		y := loadInt16x32(b[i : i+32])
+		storeInt16x32(x.Max(y), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeInt16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // maximumU16: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
 func maximumU16(dst, a, b []uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadUint16x32(a[:32])
-			y := loadUint16x32(b[:32])
-			r := x.Max(y)
-			x = loadUint16x32(a[len(dst)-32:])
-			y = loadUint16x32(b[len(dst)-32:])
-			last = x.Max(y)
-			x = loadUint16x32(a[h : h+32])
-			y = loadUint16x32(b[h : h+32])
-			storeUint16x32(r, dst[:32])
-			storeUint16x32(x.Max(y), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadUint16x32(a[j : j+32])
-				y := loadUint16x32(b[j : j+32])
-				storeUint16x32(x.Max(y), dst[j:j+32])
-				x = loadUint16x32(a[j+q : j+q+32])
-				y = loadUint16x32(b[j+q : j+q+32])
-				storeUint16x32(x.Max(y), dst[j+q:j+q+32])
-				x = loadUint16x32(a[j+2*q : j+2*q+32])
-				y = loadUint16x32(b[j+2*q : j+2*q+32])
-				storeUint16x32(x.Max(y), dst[j+2*q:j+2*q+32])
-				x = loadUint16x32(a[j+3*q : j+3*q+32])
-				y = loadUint16x32(b[j+3*q : j+3*q+32])
-				storeUint16x32(x.Max(y), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadUint16x32(a[i : i+32])
-			y := loadUint16x32(b[i : i+32])
-			storeUint16x32(x.Max(y), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeUint16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return maximumU16AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
@@ -4370,53 +5180,64 @@ func maximumU16(dst, a, b []uint16) int {
 	return i
 }
 
+// maximumU16AVX512 is maximumU16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func maximumU16AVX512(dst, a, b []uint16) int {
+	i := 0
+	var last archsimd.Uint16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadUint16x32(a[:32])
+		y := loadUint16x32(b[:32])
+		r := x.Max(y)
+		x = loadUint16x32(a[len(dst)-32:])
+		y = loadUint16x32(b[len(dst)-32:])
+		last = x.Max(y)
+		x = loadUint16x32(a[h : h+32])
+		y = loadUint16x32(b[h : h+32])
+		storeUint16x32(r, dst[:32])
+		storeUint16x32(x.Max(y), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadUint16x32(a[j : j+32])
+			y := loadUint16x32(b[j : j+32])
+			storeUint16x32(x.Max(y), dst[j:j+32])
+			x = loadUint16x32(a[j+q : j+q+32])
+			y = loadUint16x32(b[j+q : j+q+32])
+			storeUint16x32(x.Max(y), dst[j+q:j+q+32])
+			x = loadUint16x32(a[j+2*q : j+2*q+32])
+			y = loadUint16x32(b[j+2*q : j+2*q+32])
+			storeUint16x32(x.Max(y), dst[j+2*q:j+2*q+32])
+			x = loadUint16x32(a[j+3*q : j+3*q+32])
+			y = loadUint16x32(b[j+3*q : j+3*q+32])
+			storeUint16x32(x.Max(y), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadUint16x32(a[i : i+32])
+		y := loadUint16x32(b[i : i+32])
+		storeUint16x32(x.Max(y), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeUint16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // maximumI32: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
 func maximumI32(dst, a, b []int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadInt32x16(a[:16])
-			y := loadInt32x16(b[:16])
-			r := x.Max(y)
-			x = loadInt32x16(a[len(dst)-16:])
-			y = loadInt32x16(b[len(dst)-16:])
-			last = x.Max(y)
-			x = loadInt32x16(a[h : h+16])
-			y = loadInt32x16(b[h : h+16])
-			storeInt32x16(r, dst[:16])
-			storeInt32x16(x.Max(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadInt32x16(a[j : j+16])
-				y := loadInt32x16(b[j : j+16])
-				storeInt32x16(x.Max(y), dst[j:j+16])
-				x = loadInt32x16(a[j+q : j+q+16])
-				y = loadInt32x16(b[j+q : j+q+16])
-				storeInt32x16(x.Max(y), dst[j+q:j+q+16])
-				x = loadInt32x16(a[j+2*q : j+2*q+16])
-				y = loadInt32x16(b[j+2*q : j+2*q+16])
-				storeInt32x16(x.Max(y), dst[j+2*q:j+2*q+16])
-				x = loadInt32x16(a[j+3*q : j+3*q+16])
-				y = loadInt32x16(b[j+3*q : j+3*q+16])
-				storeInt32x16(x.Max(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadInt32x16(a[i : i+16])
-			y := loadInt32x16(b[i : i+16])
-			storeInt32x16(x.Max(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeInt32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return maximumI32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
@@ -4428,53 +5249,64 @@ func maximumI32(dst, a, b []int32) int {
 	return i
 }
 
+// maximumI32AVX512 is maximumI32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func maximumI32AVX512(dst, a, b []int32) int {
+	i := 0
+	var last archsimd.Int32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadInt32x16(a[:16])
+		y := loadInt32x16(b[:16])
+		r := x.Max(y)
+		x = loadInt32x16(a[len(dst)-16:])
+		y = loadInt32x16(b[len(dst)-16:])
+		last = x.Max(y)
+		x = loadInt32x16(a[h : h+16])
+		y = loadInt32x16(b[h : h+16])
+		storeInt32x16(r, dst[:16])
+		storeInt32x16(x.Max(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadInt32x16(a[j : j+16])
+			y := loadInt32x16(b[j : j+16])
+			storeInt32x16(x.Max(y), dst[j:j+16])
+			x = loadInt32x16(a[j+q : j+q+16])
+			y = loadInt32x16(b[j+q : j+q+16])
+			storeInt32x16(x.Max(y), dst[j+q:j+q+16])
+			x = loadInt32x16(a[j+2*q : j+2*q+16])
+			y = loadInt32x16(b[j+2*q : j+2*q+16])
+			storeInt32x16(x.Max(y), dst[j+2*q:j+2*q+16])
+			x = loadInt32x16(a[j+3*q : j+3*q+16])
+			y = loadInt32x16(b[j+3*q : j+3*q+16])
+			storeInt32x16(x.Max(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadInt32x16(a[i : i+16])
+		y := loadInt32x16(b[i : i+16])
+		storeInt32x16(x.Max(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeInt32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // maximumU32: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
 func maximumU32(dst, a, b []uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadUint32x16(a[:16])
-			y := loadUint32x16(b[:16])
-			r := x.Max(y)
-			x = loadUint32x16(a[len(dst)-16:])
-			y = loadUint32x16(b[len(dst)-16:])
-			last = x.Max(y)
-			x = loadUint32x16(a[h : h+16])
-			y = loadUint32x16(b[h : h+16])
-			storeUint32x16(r, dst[:16])
-			storeUint32x16(x.Max(y), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadUint32x16(a[j : j+16])
-				y := loadUint32x16(b[j : j+16])
-				storeUint32x16(x.Max(y), dst[j:j+16])
-				x = loadUint32x16(a[j+q : j+q+16])
-				y = loadUint32x16(b[j+q : j+q+16])
-				storeUint32x16(x.Max(y), dst[j+q:j+q+16])
-				x = loadUint32x16(a[j+2*q : j+2*q+16])
-				y = loadUint32x16(b[j+2*q : j+2*q+16])
-				storeUint32x16(x.Max(y), dst[j+2*q:j+2*q+16])
-				x = loadUint32x16(a[j+3*q : j+3*q+16])
-				y = loadUint32x16(b[j+3*q : j+3*q+16])
-				storeUint32x16(x.Max(y), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadUint32x16(a[i : i+16])
-			y := loadUint32x16(b[i : i+16])
-			storeUint32x16(x.Max(y), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeUint32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return maximumU32AVX512(dst, a, b)
 	case useAVX2:
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
@@ -4486,53 +5318,116 @@ func maximumU32(dst, a, b []uint32) int {
 	return i
 }
 
+// maximumU32AVX512 is maximumU32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func maximumU32AVX512(dst, a, b []uint32) int {
+	i := 0
+	var last archsimd.Uint32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadUint32x16(a[:16])
+		y := loadUint32x16(b[:16])
+		r := x.Max(y)
+		x = loadUint32x16(a[len(dst)-16:])
+		y = loadUint32x16(b[len(dst)-16:])
+		last = x.Max(y)
+		x = loadUint32x16(a[h : h+16])
+		y = loadUint32x16(b[h : h+16])
+		storeUint32x16(r, dst[:16])
+		storeUint32x16(x.Max(y), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadUint32x16(a[j : j+16])
+			y := loadUint32x16(b[j : j+16])
+			storeUint32x16(x.Max(y), dst[j:j+16])
+			x = loadUint32x16(a[j+q : j+q+16])
+			y = loadUint32x16(b[j+q : j+q+16])
+			storeUint32x16(x.Max(y), dst[j+q:j+q+16])
+			x = loadUint32x16(a[j+2*q : j+2*q+16])
+			y = loadUint32x16(b[j+2*q : j+2*q+16])
+			storeUint32x16(x.Max(y), dst[j+2*q:j+2*q+16])
+			x = loadUint32x16(a[j+3*q : j+3*q+16])
+			y = loadUint32x16(b[j+3*q : j+3*q+16])
+			storeUint32x16(x.Max(y), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadUint32x16(a[i : i+16])
+		y := loadUint32x16(b[i : i+16])
+		storeUint32x16(x.Max(y), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeUint32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // maximumI64: dst = max(a, b) for the whole vectors of dst (the other slices are as long).
 func maximumI64(dst, a, b []int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Int64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadInt64x8(a[:8])
-			y := loadInt64x8(b[:8])
-			r := x.Max(y)
-			x = loadInt64x8(a[len(dst)-8:])
-			y = loadInt64x8(b[len(dst)-8:])
-			last = x.Max(y)
-			x = loadInt64x8(a[h : h+8])
-			y = loadInt64x8(b[h : h+8])
-			storeInt64x8(r, dst[:8])
-			storeInt64x8(x.Max(y), dst[h:h+8])
-			i, shifted = h+8, true
+		return maximumI64AVX512(dst, a, b)
+	}
+	clearUpper()
+	return i
+}
+
+// maximumI64AVX512 is maximumI64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func maximumI64AVX512(dst, a, b []int64) int {
+	i := 0
+	var last archsimd.Int64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadInt64x8(a[:8])
+		y := loadInt64x8(b[:8])
+		r := x.Max(y)
+		x = loadInt64x8(a[len(dst)-8:])
+		y = loadInt64x8(b[len(dst)-8:])
+		last = x.Max(y)
+		x = loadInt64x8(a[h : h+8])
+		y = loadInt64x8(b[h : h+8])
+		storeInt64x8(r, dst[:8])
+		storeInt64x8(x.Max(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadInt64x8(a[j : j+8])
+			y := loadInt64x8(b[j : j+8])
+			storeInt64x8(x.Max(y), dst[j:j+8])
+			x = loadInt64x8(a[j+q : j+q+8])
+			y = loadInt64x8(b[j+q : j+q+8])
+			storeInt64x8(x.Max(y), dst[j+q:j+q+8])
+			x = loadInt64x8(a[j+2*q : j+2*q+8])
+			y = loadInt64x8(b[j+2*q : j+2*q+8])
+			storeInt64x8(x.Max(y), dst[j+2*q:j+2*q+8])
+			x = loadInt64x8(a[j+3*q : j+3*q+8])
+			y = loadInt64x8(b[j+3*q : j+3*q+8])
+			storeInt64x8(x.Max(y), dst[j+3*q:j+3*q+8])
 		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadInt64x8(a[j : j+8])
-				y := loadInt64x8(b[j : j+8])
-				storeInt64x8(x.Max(y), dst[j:j+8])
-				x = loadInt64x8(a[j+q : j+q+8])
-				y = loadInt64x8(b[j+q : j+q+8])
-				storeInt64x8(x.Max(y), dst[j+q:j+q+8])
-				x = loadInt64x8(a[j+2*q : j+2*q+8])
-				y = loadInt64x8(b[j+2*q : j+2*q+8])
-				storeInt64x8(x.Max(y), dst[j+2*q:j+2*q+8])
-				x = loadInt64x8(a[j+3*q : j+3*q+8])
-				y = loadInt64x8(b[j+3*q : j+3*q+8])
-				storeInt64x8(x.Max(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadInt64x8(a[i : i+8])
-			y := loadInt64x8(b[i : i+8])
-			storeInt64x8(x.Max(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeInt64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadInt64x8(a[i : i+8])
+		y := loadInt64x8(b[i : i+8])
+		storeInt64x8(x.Max(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeInt64x8(last, dst[len(dst)-8:])
+		i = len(dst)
 	}
 	clearUpper()
 	return i
@@ -4543,48 +5438,59 @@ func maximumU64(dst, a, b []uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var last archsimd.Uint64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadUint64x8(a[:8])
-			y := loadUint64x8(b[:8])
-			r := x.Max(y)
-			x = loadUint64x8(a[len(dst)-8:])
-			y = loadUint64x8(b[len(dst)-8:])
-			last = x.Max(y)
-			x = loadUint64x8(a[h : h+8])
-			y = loadUint64x8(b[h : h+8])
-			storeUint64x8(r, dst[:8])
-			storeUint64x8(x.Max(y), dst[h:h+8])
-			i, shifted = h+8, true
+		return maximumU64AVX512(dst, a, b)
+	}
+	clearUpper()
+	return i
+}
+
+// maximumU64AVX512 is maximumU64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func maximumU64AVX512(dst, a, b []uint64) int {
+	i := 0
+	var last archsimd.Uint64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadUint64x8(a[:8])
+		y := loadUint64x8(b[:8])
+		r := x.Max(y)
+		x = loadUint64x8(a[len(dst)-8:])
+		y = loadUint64x8(b[len(dst)-8:])
+		last = x.Max(y)
+		x = loadUint64x8(a[h : h+8])
+		y = loadUint64x8(b[h : h+8])
+		storeUint64x8(r, dst[:8])
+		storeUint64x8(x.Max(y), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadUint64x8(a[j : j+8])
+			y := loadUint64x8(b[j : j+8])
+			storeUint64x8(x.Max(y), dst[j:j+8])
+			x = loadUint64x8(a[j+q : j+q+8])
+			y = loadUint64x8(b[j+q : j+q+8])
+			storeUint64x8(x.Max(y), dst[j+q:j+q+8])
+			x = loadUint64x8(a[j+2*q : j+2*q+8])
+			y = loadUint64x8(b[j+2*q : j+2*q+8])
+			storeUint64x8(x.Max(y), dst[j+2*q:j+2*q+8])
+			x = loadUint64x8(a[j+3*q : j+3*q+8])
+			y = loadUint64x8(b[j+3*q : j+3*q+8])
+			storeUint64x8(x.Max(y), dst[j+3*q:j+3*q+8])
 		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadUint64x8(a[j : j+8])
-				y := loadUint64x8(b[j : j+8])
-				storeUint64x8(x.Max(y), dst[j:j+8])
-				x = loadUint64x8(a[j+q : j+q+8])
-				y = loadUint64x8(b[j+q : j+q+8])
-				storeUint64x8(x.Max(y), dst[j+q:j+q+8])
-				x = loadUint64x8(a[j+2*q : j+2*q+8])
-				y = loadUint64x8(b[j+2*q : j+2*q+8])
-				storeUint64x8(x.Max(y), dst[j+2*q:j+2*q+8])
-				x = loadUint64x8(a[j+3*q : j+3*q+8])
-				y = loadUint64x8(b[j+3*q : j+3*q+8])
-				storeUint64x8(x.Max(y), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadUint64x8(a[i : i+8])
-			y := loadUint64x8(b[i : i+8])
-			storeUint64x8(x.Max(y), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeUint64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadUint64x8(a[i : i+8])
+		y := loadUint64x8(b[i : i+8])
+		storeUint64x8(x.Max(y), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeUint64x8(last, dst[len(dst)-8:])
+		i = len(dst)
 	}
 	clearUpper()
 	return i
@@ -4595,41 +5501,7 @@ func addScalarI8(dst, a []int8, k int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt8x64(k)
-		var last archsimd.Int8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadInt8x64(a[:64])
-			r := x.Add(kv)
-			x = loadInt8x64(a[len(dst)-64:])
-			last = x.Add(kv)
-			x = loadInt8x64(a[h : h+64])
-			storeInt8x64(r, dst[:64])
-			storeInt8x64(x.Add(kv), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadInt8x64(a[j : j+64])
-				storeInt8x64(x.Add(kv), dst[j:j+64])
-				x = loadInt8x64(a[j+q : j+q+64])
-				storeInt8x64(x.Add(kv), dst[j+q:j+q+64])
-				x = loadInt8x64(a[j+2*q : j+2*q+64])
-				storeInt8x64(x.Add(kv), dst[j+2*q:j+2*q+64])
-				x = loadInt8x64(a[j+3*q : j+3*q+64])
-				storeInt8x64(x.Add(kv), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadInt8x64(a[i : i+64])
-			storeInt8x64(x.Add(kv), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeInt8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return addScalarI8AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt8x32(k)
 		for ; i+32 <= len(dst); i += 32 {
@@ -4641,46 +5513,57 @@ func addScalarI8(dst, a []int8, k int8) int {
 	return i
 }
 
+// addScalarI8AVX512 is addScalarI8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addScalarI8AVX512(dst, a []int8, k int8) int {
+	i := 0
+	kv := archsimd.BroadcastInt8x64(k)
+	var last archsimd.Int8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadInt8x64(a[:64])
+		r := x.Add(kv)
+		x = loadInt8x64(a[len(dst)-64:])
+		last = x.Add(kv)
+		x = loadInt8x64(a[h : h+64])
+		storeInt8x64(r, dst[:64])
+		storeInt8x64(x.Add(kv), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadInt8x64(a[j : j+64])
+			storeInt8x64(x.Add(kv), dst[j:j+64])
+			x = loadInt8x64(a[j+q : j+q+64])
+			storeInt8x64(x.Add(kv), dst[j+q:j+q+64])
+			x = loadInt8x64(a[j+2*q : j+2*q+64])
+			storeInt8x64(x.Add(kv), dst[j+2*q:j+2*q+64])
+			x = loadInt8x64(a[j+3*q : j+3*q+64])
+			storeInt8x64(x.Add(kv), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadInt8x64(a[i : i+64])
+		storeInt8x64(x.Add(kv), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeInt8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addScalarU8: dst = a + k for the whole vectors of dst (the other slices are as long).
 func addScalarU8(dst, a []uint8, k uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint8x64(k)
-		var last archsimd.Uint8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadUint8x64(a[:64])
-			r := x.Add(kv)
-			x = loadUint8x64(a[len(dst)-64:])
-			last = x.Add(kv)
-			x = loadUint8x64(a[h : h+64])
-			storeUint8x64(r, dst[:64])
-			storeUint8x64(x.Add(kv), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadUint8x64(a[j : j+64])
-				storeUint8x64(x.Add(kv), dst[j:j+64])
-				x = loadUint8x64(a[j+q : j+q+64])
-				storeUint8x64(x.Add(kv), dst[j+q:j+q+64])
-				x = loadUint8x64(a[j+2*q : j+2*q+64])
-				storeUint8x64(x.Add(kv), dst[j+2*q:j+2*q+64])
-				x = loadUint8x64(a[j+3*q : j+3*q+64])
-				storeUint8x64(x.Add(kv), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadUint8x64(a[i : i+64])
-			storeUint8x64(x.Add(kv), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeUint8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return addScalarU8AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint8x32(k)
 		for ; i+32 <= len(dst); i += 32 {
@@ -4692,46 +5575,57 @@ func addScalarU8(dst, a []uint8, k uint8) int {
 	return i
 }
 
+// addScalarU8AVX512 is addScalarU8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addScalarU8AVX512(dst, a []uint8, k uint8) int {
+	i := 0
+	kv := archsimd.BroadcastUint8x64(k)
+	var last archsimd.Uint8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadUint8x64(a[:64])
+		r := x.Add(kv)
+		x = loadUint8x64(a[len(dst)-64:])
+		last = x.Add(kv)
+		x = loadUint8x64(a[h : h+64])
+		storeUint8x64(r, dst[:64])
+		storeUint8x64(x.Add(kv), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadUint8x64(a[j : j+64])
+			storeUint8x64(x.Add(kv), dst[j:j+64])
+			x = loadUint8x64(a[j+q : j+q+64])
+			storeUint8x64(x.Add(kv), dst[j+q:j+q+64])
+			x = loadUint8x64(a[j+2*q : j+2*q+64])
+			storeUint8x64(x.Add(kv), dst[j+2*q:j+2*q+64])
+			x = loadUint8x64(a[j+3*q : j+3*q+64])
+			storeUint8x64(x.Add(kv), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadUint8x64(a[i : i+64])
+		storeUint8x64(x.Add(kv), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeUint8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addScalarI16: dst = a + k for the whole vectors of dst (the other slices are as long).
 func addScalarI16(dst, a []int16, k int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt16x32(k)
-		var last archsimd.Int16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadInt16x32(a[:32])
-			r := x.Add(kv)
-			x = loadInt16x32(a[len(dst)-32:])
-			last = x.Add(kv)
-			x = loadInt16x32(a[h : h+32])
-			storeInt16x32(r, dst[:32])
-			storeInt16x32(x.Add(kv), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadInt16x32(a[j : j+32])
-				storeInt16x32(x.Add(kv), dst[j:j+32])
-				x = loadInt16x32(a[j+q : j+q+32])
-				storeInt16x32(x.Add(kv), dst[j+q:j+q+32])
-				x = loadInt16x32(a[j+2*q : j+2*q+32])
-				storeInt16x32(x.Add(kv), dst[j+2*q:j+2*q+32])
-				x = loadInt16x32(a[j+3*q : j+3*q+32])
-				storeInt16x32(x.Add(kv), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadInt16x32(a[i : i+32])
-			storeInt16x32(x.Add(kv), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeInt16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return addScalarI16AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
 		for ; i+16 <= len(dst); i += 16 {
@@ -4743,46 +5637,57 @@ func addScalarI16(dst, a []int16, k int16) int {
 	return i
 }
 
+// addScalarI16AVX512 is addScalarI16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addScalarI16AVX512(dst, a []int16, k int16) int {
+	i := 0
+	kv := archsimd.BroadcastInt16x32(k)
+	var last archsimd.Int16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadInt16x32(a[:32])
+		r := x.Add(kv)
+		x = loadInt16x32(a[len(dst)-32:])
+		last = x.Add(kv)
+		x = loadInt16x32(a[h : h+32])
+		storeInt16x32(r, dst[:32])
+		storeInt16x32(x.Add(kv), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadInt16x32(a[j : j+32])
+			storeInt16x32(x.Add(kv), dst[j:j+32])
+			x = loadInt16x32(a[j+q : j+q+32])
+			storeInt16x32(x.Add(kv), dst[j+q:j+q+32])
+			x = loadInt16x32(a[j+2*q : j+2*q+32])
+			storeInt16x32(x.Add(kv), dst[j+2*q:j+2*q+32])
+			x = loadInt16x32(a[j+3*q : j+3*q+32])
+			storeInt16x32(x.Add(kv), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadInt16x32(a[i : i+32])
+		storeInt16x32(x.Add(kv), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeInt16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addScalarU16: dst = a + k for the whole vectors of dst (the other slices are as long).
 func addScalarU16(dst, a []uint16, k uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint16x32(k)
-		var last archsimd.Uint16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadUint16x32(a[:32])
-			r := x.Add(kv)
-			x = loadUint16x32(a[len(dst)-32:])
-			last = x.Add(kv)
-			x = loadUint16x32(a[h : h+32])
-			storeUint16x32(r, dst[:32])
-			storeUint16x32(x.Add(kv), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadUint16x32(a[j : j+32])
-				storeUint16x32(x.Add(kv), dst[j:j+32])
-				x = loadUint16x32(a[j+q : j+q+32])
-				storeUint16x32(x.Add(kv), dst[j+q:j+q+32])
-				x = loadUint16x32(a[j+2*q : j+2*q+32])
-				storeUint16x32(x.Add(kv), dst[j+2*q:j+2*q+32])
-				x = loadUint16x32(a[j+3*q : j+3*q+32])
-				storeUint16x32(x.Add(kv), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadUint16x32(a[i : i+32])
-			storeUint16x32(x.Add(kv), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeUint16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return addScalarU16AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
 		for ; i+16 <= len(dst); i += 16 {
@@ -4794,46 +5699,57 @@ func addScalarU16(dst, a []uint16, k uint16) int {
 	return i
 }
 
+// addScalarU16AVX512 is addScalarU16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addScalarU16AVX512(dst, a []uint16, k uint16) int {
+	i := 0
+	kv := archsimd.BroadcastUint16x32(k)
+	var last archsimd.Uint16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadUint16x32(a[:32])
+		r := x.Add(kv)
+		x = loadUint16x32(a[len(dst)-32:])
+		last = x.Add(kv)
+		x = loadUint16x32(a[h : h+32])
+		storeUint16x32(r, dst[:32])
+		storeUint16x32(x.Add(kv), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadUint16x32(a[j : j+32])
+			storeUint16x32(x.Add(kv), dst[j:j+32])
+			x = loadUint16x32(a[j+q : j+q+32])
+			storeUint16x32(x.Add(kv), dst[j+q:j+q+32])
+			x = loadUint16x32(a[j+2*q : j+2*q+32])
+			storeUint16x32(x.Add(kv), dst[j+2*q:j+2*q+32])
+			x = loadUint16x32(a[j+3*q : j+3*q+32])
+			storeUint16x32(x.Add(kv), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadUint16x32(a[i : i+32])
+		storeUint16x32(x.Add(kv), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeUint16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addScalarI32: dst = a + k for the whole vectors of dst (the other slices are as long).
 func addScalarI32(dst, a []int32, k int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt32x16(k)
-		var last archsimd.Int32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadInt32x16(a[:16])
-			r := x.Add(kv)
-			x = loadInt32x16(a[len(dst)-16:])
-			last = x.Add(kv)
-			x = loadInt32x16(a[h : h+16])
-			storeInt32x16(r, dst[:16])
-			storeInt32x16(x.Add(kv), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadInt32x16(a[j : j+16])
-				storeInt32x16(x.Add(kv), dst[j:j+16])
-				x = loadInt32x16(a[j+q : j+q+16])
-				storeInt32x16(x.Add(kv), dst[j+q:j+q+16])
-				x = loadInt32x16(a[j+2*q : j+2*q+16])
-				storeInt32x16(x.Add(kv), dst[j+2*q:j+2*q+16])
-				x = loadInt32x16(a[j+3*q : j+3*q+16])
-				storeInt32x16(x.Add(kv), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadInt32x16(a[i : i+16])
-			storeInt32x16(x.Add(kv), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeInt32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return addScalarI32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
@@ -4845,46 +5761,57 @@ func addScalarI32(dst, a []int32, k int32) int {
 	return i
 }
 
+// addScalarI32AVX512 is addScalarI32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addScalarI32AVX512(dst, a []int32, k int32) int {
+	i := 0
+	kv := archsimd.BroadcastInt32x16(k)
+	var last archsimd.Int32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadInt32x16(a[:16])
+		r := x.Add(kv)
+		x = loadInt32x16(a[len(dst)-16:])
+		last = x.Add(kv)
+		x = loadInt32x16(a[h : h+16])
+		storeInt32x16(r, dst[:16])
+		storeInt32x16(x.Add(kv), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadInt32x16(a[j : j+16])
+			storeInt32x16(x.Add(kv), dst[j:j+16])
+			x = loadInt32x16(a[j+q : j+q+16])
+			storeInt32x16(x.Add(kv), dst[j+q:j+q+16])
+			x = loadInt32x16(a[j+2*q : j+2*q+16])
+			storeInt32x16(x.Add(kv), dst[j+2*q:j+2*q+16])
+			x = loadInt32x16(a[j+3*q : j+3*q+16])
+			storeInt32x16(x.Add(kv), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadInt32x16(a[i : i+16])
+		storeInt32x16(x.Add(kv), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeInt32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addScalarU32: dst = a + k for the whole vectors of dst (the other slices are as long).
 func addScalarU32(dst, a []uint32, k uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint32x16(k)
-		var last archsimd.Uint32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadUint32x16(a[:16])
-			r := x.Add(kv)
-			x = loadUint32x16(a[len(dst)-16:])
-			last = x.Add(kv)
-			x = loadUint32x16(a[h : h+16])
-			storeUint32x16(r, dst[:16])
-			storeUint32x16(x.Add(kv), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadUint32x16(a[j : j+16])
-				storeUint32x16(x.Add(kv), dst[j:j+16])
-				x = loadUint32x16(a[j+q : j+q+16])
-				storeUint32x16(x.Add(kv), dst[j+q:j+q+16])
-				x = loadUint32x16(a[j+2*q : j+2*q+16])
-				storeUint32x16(x.Add(kv), dst[j+2*q:j+2*q+16])
-				x = loadUint32x16(a[j+3*q : j+3*q+16])
-				storeUint32x16(x.Add(kv), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadUint32x16(a[i : i+16])
-			storeUint32x16(x.Add(kv), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeUint32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return addScalarU32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
@@ -4896,46 +5823,57 @@ func addScalarU32(dst, a []uint32, k uint32) int {
 	return i
 }
 
+// addScalarU32AVX512 is addScalarU32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addScalarU32AVX512(dst, a []uint32, k uint32) int {
+	i := 0
+	kv := archsimd.BroadcastUint32x16(k)
+	var last archsimd.Uint32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadUint32x16(a[:16])
+		r := x.Add(kv)
+		x = loadUint32x16(a[len(dst)-16:])
+		last = x.Add(kv)
+		x = loadUint32x16(a[h : h+16])
+		storeUint32x16(r, dst[:16])
+		storeUint32x16(x.Add(kv), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadUint32x16(a[j : j+16])
+			storeUint32x16(x.Add(kv), dst[j:j+16])
+			x = loadUint32x16(a[j+q : j+q+16])
+			storeUint32x16(x.Add(kv), dst[j+q:j+q+16])
+			x = loadUint32x16(a[j+2*q : j+2*q+16])
+			storeUint32x16(x.Add(kv), dst[j+2*q:j+2*q+16])
+			x = loadUint32x16(a[j+3*q : j+3*q+16])
+			storeUint32x16(x.Add(kv), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadUint32x16(a[i : i+16])
+		storeUint32x16(x.Add(kv), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeUint32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addScalarI64: dst = a + k for the whole vectors of dst (the other slices are as long).
 func addScalarI64(dst, a []int64, k int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt64x8(k)
-		var last archsimd.Int64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadInt64x8(a[:8])
-			r := x.Add(kv)
-			x = loadInt64x8(a[len(dst)-8:])
-			last = x.Add(kv)
-			x = loadInt64x8(a[h : h+8])
-			storeInt64x8(r, dst[:8])
-			storeInt64x8(x.Add(kv), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadInt64x8(a[j : j+8])
-				storeInt64x8(x.Add(kv), dst[j:j+8])
-				x = loadInt64x8(a[j+q : j+q+8])
-				storeInt64x8(x.Add(kv), dst[j+q:j+q+8])
-				x = loadInt64x8(a[j+2*q : j+2*q+8])
-				storeInt64x8(x.Add(kv), dst[j+2*q:j+2*q+8])
-				x = loadInt64x8(a[j+3*q : j+3*q+8])
-				storeInt64x8(x.Add(kv), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadInt64x8(a[i : i+8])
-			storeInt64x8(x.Add(kv), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeInt64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return addScalarI64AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt64x4(k)
 		for ; i+4 <= len(dst); i += 4 {
@@ -4947,46 +5885,57 @@ func addScalarI64(dst, a []int64, k int64) int {
 	return i
 }
 
+// addScalarI64AVX512 is addScalarI64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addScalarI64AVX512(dst, a []int64, k int64) int {
+	i := 0
+	kv := archsimd.BroadcastInt64x8(k)
+	var last archsimd.Int64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadInt64x8(a[:8])
+		r := x.Add(kv)
+		x = loadInt64x8(a[len(dst)-8:])
+		last = x.Add(kv)
+		x = loadInt64x8(a[h : h+8])
+		storeInt64x8(r, dst[:8])
+		storeInt64x8(x.Add(kv), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadInt64x8(a[j : j+8])
+			storeInt64x8(x.Add(kv), dst[j:j+8])
+			x = loadInt64x8(a[j+q : j+q+8])
+			storeInt64x8(x.Add(kv), dst[j+q:j+q+8])
+			x = loadInt64x8(a[j+2*q : j+2*q+8])
+			storeInt64x8(x.Add(kv), dst[j+2*q:j+2*q+8])
+			x = loadInt64x8(a[j+3*q : j+3*q+8])
+			storeInt64x8(x.Add(kv), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadInt64x8(a[i : i+8])
+		storeInt64x8(x.Add(kv), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeInt64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // addScalarU64: dst = a + k for the whole vectors of dst (the other slices are as long).
 func addScalarU64(dst, a []uint64, k uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint64x8(k)
-		var last archsimd.Uint64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadUint64x8(a[:8])
-			r := x.Add(kv)
-			x = loadUint64x8(a[len(dst)-8:])
-			last = x.Add(kv)
-			x = loadUint64x8(a[h : h+8])
-			storeUint64x8(r, dst[:8])
-			storeUint64x8(x.Add(kv), dst[h:h+8])
-			i, shifted = h+8, true
-		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadUint64x8(a[j : j+8])
-				storeUint64x8(x.Add(kv), dst[j:j+8])
-				x = loadUint64x8(a[j+q : j+q+8])
-				storeUint64x8(x.Add(kv), dst[j+q:j+q+8])
-				x = loadUint64x8(a[j+2*q : j+2*q+8])
-				storeUint64x8(x.Add(kv), dst[j+2*q:j+2*q+8])
-				x = loadUint64x8(a[j+3*q : j+3*q+8])
-				storeUint64x8(x.Add(kv), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadUint64x8(a[i : i+8])
-			storeUint64x8(x.Add(kv), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeUint64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		return addScalarU64AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint64x4(k)
 		for ; i+4 <= len(dst); i += 4 {
@@ -4998,46 +5947,57 @@ func addScalarU64(dst, a []uint64, k uint64) int {
 	return i
 }
 
+// addScalarU64AVX512 is addScalarU64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func addScalarU64AVX512(dst, a []uint64, k uint64) int {
+	i := 0
+	kv := archsimd.BroadcastUint64x8(k)
+	var last archsimd.Uint64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadUint64x8(a[:8])
+		r := x.Add(kv)
+		x = loadUint64x8(a[len(dst)-8:])
+		last = x.Add(kv)
+		x = loadUint64x8(a[h : h+8])
+		storeUint64x8(r, dst[:8])
+		storeUint64x8(x.Add(kv), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadUint64x8(a[j : j+8])
+			storeUint64x8(x.Add(kv), dst[j:j+8])
+			x = loadUint64x8(a[j+q : j+q+8])
+			storeUint64x8(x.Add(kv), dst[j+q:j+q+8])
+			x = loadUint64x8(a[j+2*q : j+2*q+8])
+			storeUint64x8(x.Add(kv), dst[j+2*q:j+2*q+8])
+			x = loadUint64x8(a[j+3*q : j+3*q+8])
+			storeUint64x8(x.Add(kv), dst[j+3*q:j+3*q+8])
+		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadUint64x8(a[i : i+8])
+		storeUint64x8(x.Add(kv), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeUint64x8(last, dst[len(dst)-8:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // scaleI16: dst = a * k for the whole vectors of dst (the other slices are as long).
 func scaleI16(dst, a []int16, k int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt16x32(k)
-		var last archsimd.Int16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadInt16x32(a[:32])
-			r := x.Mul(kv)
-			x = loadInt16x32(a[len(dst)-32:])
-			last = x.Mul(kv)
-			x = loadInt16x32(a[h : h+32])
-			storeInt16x32(r, dst[:32])
-			storeInt16x32(x.Mul(kv), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadInt16x32(a[j : j+32])
-				storeInt16x32(x.Mul(kv), dst[j:j+32])
-				x = loadInt16x32(a[j+q : j+q+32])
-				storeInt16x32(x.Mul(kv), dst[j+q:j+q+32])
-				x = loadInt16x32(a[j+2*q : j+2*q+32])
-				storeInt16x32(x.Mul(kv), dst[j+2*q:j+2*q+32])
-				x = loadInt16x32(a[j+3*q : j+3*q+32])
-				storeInt16x32(x.Mul(kv), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadInt16x32(a[i : i+32])
-			storeInt16x32(x.Mul(kv), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeInt16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return scaleI16AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
 		for ; i+16 <= len(dst); i += 16 {
@@ -5049,46 +6009,57 @@ func scaleI16(dst, a []int16, k int16) int {
 	return i
 }
 
+// scaleI16AVX512 is scaleI16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleI16AVX512(dst, a []int16, k int16) int {
+	i := 0
+	kv := archsimd.BroadcastInt16x32(k)
+	var last archsimd.Int16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadInt16x32(a[:32])
+		r := x.Mul(kv)
+		x = loadInt16x32(a[len(dst)-32:])
+		last = x.Mul(kv)
+		x = loadInt16x32(a[h : h+32])
+		storeInt16x32(r, dst[:32])
+		storeInt16x32(x.Mul(kv), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadInt16x32(a[j : j+32])
+			storeInt16x32(x.Mul(kv), dst[j:j+32])
+			x = loadInt16x32(a[j+q : j+q+32])
+			storeInt16x32(x.Mul(kv), dst[j+q:j+q+32])
+			x = loadInt16x32(a[j+2*q : j+2*q+32])
+			storeInt16x32(x.Mul(kv), dst[j+2*q:j+2*q+32])
+			x = loadInt16x32(a[j+3*q : j+3*q+32])
+			storeInt16x32(x.Mul(kv), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadInt16x32(a[i : i+32])
+		storeInt16x32(x.Mul(kv), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeInt16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // scaleU16: dst = a * k for the whole vectors of dst (the other slices are as long).
 func scaleU16(dst, a []uint16, k uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint16x32(k)
-		var last archsimd.Uint16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadUint16x32(a[:32])
-			r := x.Mul(kv)
-			x = loadUint16x32(a[len(dst)-32:])
-			last = x.Mul(kv)
-			x = loadUint16x32(a[h : h+32])
-			storeUint16x32(r, dst[:32])
-			storeUint16x32(x.Mul(kv), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadUint16x32(a[j : j+32])
-				storeUint16x32(x.Mul(kv), dst[j:j+32])
-				x = loadUint16x32(a[j+q : j+q+32])
-				storeUint16x32(x.Mul(kv), dst[j+q:j+q+32])
-				x = loadUint16x32(a[j+2*q : j+2*q+32])
-				storeUint16x32(x.Mul(kv), dst[j+2*q:j+2*q+32])
-				x = loadUint16x32(a[j+3*q : j+3*q+32])
-				storeUint16x32(x.Mul(kv), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadUint16x32(a[i : i+32])
-			storeUint16x32(x.Mul(kv), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeUint16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return scaleU16AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
 		for ; i+16 <= len(dst); i += 16 {
@@ -5100,46 +6071,57 @@ func scaleU16(dst, a []uint16, k uint16) int {
 	return i
 }
 
+// scaleU16AVX512 is scaleU16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleU16AVX512(dst, a []uint16, k uint16) int {
+	i := 0
+	kv := archsimd.BroadcastUint16x32(k)
+	var last archsimd.Uint16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadUint16x32(a[:32])
+		r := x.Mul(kv)
+		x = loadUint16x32(a[len(dst)-32:])
+		last = x.Mul(kv)
+		x = loadUint16x32(a[h : h+32])
+		storeUint16x32(r, dst[:32])
+		storeUint16x32(x.Mul(kv), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadUint16x32(a[j : j+32])
+			storeUint16x32(x.Mul(kv), dst[j:j+32])
+			x = loadUint16x32(a[j+q : j+q+32])
+			storeUint16x32(x.Mul(kv), dst[j+q:j+q+32])
+			x = loadUint16x32(a[j+2*q : j+2*q+32])
+			storeUint16x32(x.Mul(kv), dst[j+2*q:j+2*q+32])
+			x = loadUint16x32(a[j+3*q : j+3*q+32])
+			storeUint16x32(x.Mul(kv), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadUint16x32(a[i : i+32])
+		storeUint16x32(x.Mul(kv), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeUint16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // scaleI32: dst = a * k for the whole vectors of dst (the other slices are as long).
 func scaleI32(dst, a []int32, k int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt32x16(k)
-		var last archsimd.Int32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadInt32x16(a[:16])
-			r := x.Mul(kv)
-			x = loadInt32x16(a[len(dst)-16:])
-			last = x.Mul(kv)
-			x = loadInt32x16(a[h : h+16])
-			storeInt32x16(r, dst[:16])
-			storeInt32x16(x.Mul(kv), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadInt32x16(a[j : j+16])
-				storeInt32x16(x.Mul(kv), dst[j:j+16])
-				x = loadInt32x16(a[j+q : j+q+16])
-				storeInt32x16(x.Mul(kv), dst[j+q:j+q+16])
-				x = loadInt32x16(a[j+2*q : j+2*q+16])
-				storeInt32x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
-				x = loadInt32x16(a[j+3*q : j+3*q+16])
-				storeInt32x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadInt32x16(a[i : i+16])
-			storeInt32x16(x.Mul(kv), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeInt32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return scaleI32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
@@ -5151,46 +6133,57 @@ func scaleI32(dst, a []int32, k int32) int {
 	return i
 }
 
+// scaleI32AVX512 is scaleI32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleI32AVX512(dst, a []int32, k int32) int {
+	i := 0
+	kv := archsimd.BroadcastInt32x16(k)
+	var last archsimd.Int32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadInt32x16(a[:16])
+		r := x.Mul(kv)
+		x = loadInt32x16(a[len(dst)-16:])
+		last = x.Mul(kv)
+		x = loadInt32x16(a[h : h+16])
+		storeInt32x16(r, dst[:16])
+		storeInt32x16(x.Mul(kv), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadInt32x16(a[j : j+16])
+			storeInt32x16(x.Mul(kv), dst[j:j+16])
+			x = loadInt32x16(a[j+q : j+q+16])
+			storeInt32x16(x.Mul(kv), dst[j+q:j+q+16])
+			x = loadInt32x16(a[j+2*q : j+2*q+16])
+			storeInt32x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
+			x = loadInt32x16(a[j+3*q : j+3*q+16])
+			storeInt32x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadInt32x16(a[i : i+16])
+		storeInt32x16(x.Mul(kv), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeInt32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // scaleU32: dst = a * k for the whole vectors of dst (the other slices are as long).
 func scaleU32(dst, a []uint32, k uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint32x16(k)
-		var last archsimd.Uint32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadUint32x16(a[:16])
-			r := x.Mul(kv)
-			x = loadUint32x16(a[len(dst)-16:])
-			last = x.Mul(kv)
-			x = loadUint32x16(a[h : h+16])
-			storeUint32x16(r, dst[:16])
-			storeUint32x16(x.Mul(kv), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadUint32x16(a[j : j+16])
-				storeUint32x16(x.Mul(kv), dst[j:j+16])
-				x = loadUint32x16(a[j+q : j+q+16])
-				storeUint32x16(x.Mul(kv), dst[j+q:j+q+16])
-				x = loadUint32x16(a[j+2*q : j+2*q+16])
-				storeUint32x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
-				x = loadUint32x16(a[j+3*q : j+3*q+16])
-				storeUint32x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadUint32x16(a[i : i+16])
-			storeUint32x16(x.Mul(kv), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeUint32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return scaleU32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
 		for ; i+8 <= len(dst); i += 8 {
@@ -5202,46 +6195,102 @@ func scaleU32(dst, a []uint32, k uint32) int {
 	return i
 }
 
+// scaleU32AVX512 is scaleU32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleU32AVX512(dst, a []uint32, k uint32) int {
+	i := 0
+	kv := archsimd.BroadcastUint32x16(k)
+	var last archsimd.Uint32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadUint32x16(a[:16])
+		r := x.Mul(kv)
+		x = loadUint32x16(a[len(dst)-16:])
+		last = x.Mul(kv)
+		x = loadUint32x16(a[h : h+16])
+		storeUint32x16(r, dst[:16])
+		storeUint32x16(x.Mul(kv), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadUint32x16(a[j : j+16])
+			storeUint32x16(x.Mul(kv), dst[j:j+16])
+			x = loadUint32x16(a[j+q : j+q+16])
+			storeUint32x16(x.Mul(kv), dst[j+q:j+q+16])
+			x = loadUint32x16(a[j+2*q : j+2*q+16])
+			storeUint32x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
+			x = loadUint32x16(a[j+3*q : j+3*q+16])
+			storeUint32x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadUint32x16(a[i : i+16])
+		storeUint32x16(x.Mul(kv), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeUint32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // scaleI64: dst = a * k for the whole vectors of dst (the other slices are as long).
 func scaleI64(dst, a []int64, k int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt64x8(k)
-		var last archsimd.Int64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadInt64x8(a[:8])
-			r := x.Mul(kv)
-			x = loadInt64x8(a[len(dst)-8:])
-			last = x.Mul(kv)
-			x = loadInt64x8(a[h : h+8])
-			storeInt64x8(r, dst[:8])
-			storeInt64x8(x.Mul(kv), dst[h:h+8])
-			i, shifted = h+8, true
+		return scaleI64AVX512(dst, a, k)
+	}
+	clearUpper()
+	return i
+}
+
+// scaleI64AVX512 is scaleI64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleI64AVX512(dst, a []int64, k int64) int {
+	i := 0
+	kv := archsimd.BroadcastInt64x8(k)
+	var last archsimd.Int64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadInt64x8(a[:8])
+		r := x.Mul(kv)
+		x = loadInt64x8(a[len(dst)-8:])
+		last = x.Mul(kv)
+		x = loadInt64x8(a[h : h+8])
+		storeInt64x8(r, dst[:8])
+		storeInt64x8(x.Mul(kv), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadInt64x8(a[j : j+8])
+			storeInt64x8(x.Mul(kv), dst[j:j+8])
+			x = loadInt64x8(a[j+q : j+q+8])
+			storeInt64x8(x.Mul(kv), dst[j+q:j+q+8])
+			x = loadInt64x8(a[j+2*q : j+2*q+8])
+			storeInt64x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
+			x = loadInt64x8(a[j+3*q : j+3*q+8])
+			storeInt64x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
 		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadInt64x8(a[j : j+8])
-				storeInt64x8(x.Mul(kv), dst[j:j+8])
-				x = loadInt64x8(a[j+q : j+q+8])
-				storeInt64x8(x.Mul(kv), dst[j+q:j+q+8])
-				x = loadInt64x8(a[j+2*q : j+2*q+8])
-				storeInt64x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
-				x = loadInt64x8(a[j+3*q : j+3*q+8])
-				storeInt64x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadInt64x8(a[i : i+8])
-			storeInt64x8(x.Mul(kv), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeInt64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadInt64x8(a[i : i+8])
+		storeInt64x8(x.Mul(kv), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeInt64x8(last, dst[len(dst)-8:])
+		i = len(dst)
 	}
 	clearUpper()
 	return i
@@ -5252,41 +6301,52 @@ func scaleU64(dst, a []uint64, k uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint64x8(k)
-		var last archsimd.Uint64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadUint64x8(a[:8])
-			r := x.Mul(kv)
-			x = loadUint64x8(a[len(dst)-8:])
-			last = x.Mul(kv)
-			x = loadUint64x8(a[h : h+8])
-			storeUint64x8(r, dst[:8])
-			storeUint64x8(x.Mul(kv), dst[h:h+8])
-			i, shifted = h+8, true
+		return scaleU64AVX512(dst, a, k)
+	}
+	clearUpper()
+	return i
+}
+
+// scaleU64AVX512 is scaleU64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scaleU64AVX512(dst, a []uint64, k uint64) int {
+	i := 0
+	kv := archsimd.BroadcastUint64x8(k)
+	var last archsimd.Uint64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadUint64x8(a[:8])
+		r := x.Mul(kv)
+		x = loadUint64x8(a[len(dst)-8:])
+		last = x.Mul(kv)
+		x = loadUint64x8(a[h : h+8])
+		storeUint64x8(r, dst[:8])
+		storeUint64x8(x.Mul(kv), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadUint64x8(a[j : j+8])
+			storeUint64x8(x.Mul(kv), dst[j:j+8])
+			x = loadUint64x8(a[j+q : j+q+8])
+			storeUint64x8(x.Mul(kv), dst[j+q:j+q+8])
+			x = loadUint64x8(a[j+2*q : j+2*q+8])
+			storeUint64x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
+			x = loadUint64x8(a[j+3*q : j+3*q+8])
+			storeUint64x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
 		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadUint64x8(a[j : j+8])
-				storeUint64x8(x.Mul(kv), dst[j:j+8])
-				x = loadUint64x8(a[j+q : j+q+8])
-				storeUint64x8(x.Mul(kv), dst[j+q:j+q+8])
-				x = loadUint64x8(a[j+2*q : j+2*q+8])
-				storeUint64x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
-				x = loadUint64x8(a[j+3*q : j+3*q+8])
-				storeUint64x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadUint64x8(a[i : i+8])
-			storeUint64x8(x.Mul(kv), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeUint64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadUint64x8(a[i : i+8])
+		storeUint64x8(x.Mul(kv), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeUint64x8(last, dst[len(dst)-8:])
+		i = len(dst)
 	}
 	clearUpper()
 	return i
@@ -5297,42 +6357,7 @@ func clipI8(dst, a []int8, k, c int8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt8x64(k)
-		cv := archsimd.BroadcastInt8x64(c)
-		var last archsimd.Int8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadInt8x64(a[:64])
-			r := x.Max(kv).Min(cv)
-			x = loadInt8x64(a[len(dst)-64:])
-			last = x.Max(kv).Min(cv)
-			x = loadInt8x64(a[h : h+64])
-			storeInt8x64(r, dst[:64])
-			storeInt8x64(x.Max(kv).Min(cv), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadInt8x64(a[j : j+64])
-				storeInt8x64(x.Max(kv).Min(cv), dst[j:j+64])
-				x = loadInt8x64(a[j+q : j+q+64])
-				storeInt8x64(x.Max(kv).Min(cv), dst[j+q:j+q+64])
-				x = loadInt8x64(a[j+2*q : j+2*q+64])
-				storeInt8x64(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+64])
-				x = loadInt8x64(a[j+3*q : j+3*q+64])
-				storeInt8x64(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadInt8x64(a[i : i+64])
-			storeInt8x64(x.Max(kv).Min(cv), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeInt8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return clipI8AVX512(dst, a, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastInt8x32(k)
 		cv := archsimd.BroadcastInt8x32(c)
@@ -5345,47 +6370,58 @@ func clipI8(dst, a []int8, k, c int8) int {
 	return i
 }
 
+// clipI8AVX512 is clipI8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipI8AVX512(dst, a []int8, k, c int8) int {
+	i := 0
+	kv := archsimd.BroadcastInt8x64(k)
+	cv := archsimd.BroadcastInt8x64(c)
+	var last archsimd.Int8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadInt8x64(a[:64])
+		r := x.Max(kv).Min(cv)
+		x = loadInt8x64(a[len(dst)-64:])
+		last = x.Max(kv).Min(cv)
+		x = loadInt8x64(a[h : h+64])
+		storeInt8x64(r, dst[:64])
+		storeInt8x64(x.Max(kv).Min(cv), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadInt8x64(a[j : j+64])
+			storeInt8x64(x.Max(kv).Min(cv), dst[j:j+64])
+			x = loadInt8x64(a[j+q : j+q+64])
+			storeInt8x64(x.Max(kv).Min(cv), dst[j+q:j+q+64])
+			x = loadInt8x64(a[j+2*q : j+2*q+64])
+			storeInt8x64(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+64])
+			x = loadInt8x64(a[j+3*q : j+3*q+64])
+			storeInt8x64(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadInt8x64(a[i : i+64])
+		storeInt8x64(x.Max(kv).Min(cv), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeInt8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // clipU8: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
 func clipU8(dst, a []uint8, k, c uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint8x64(k)
-		cv := archsimd.BroadcastUint8x64(c)
-		var last archsimd.Uint8x64 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
-			x := loadUint8x64(a[:64])
-			r := x.Max(kv).Min(cv)
-			x = loadUint8x64(a[len(dst)-64:])
-			last = x.Max(kv).Min(cv)
-			x = loadUint8x64(a[h : h+64])
-			storeUint8x64(r, dst[:64])
-			storeUint8x64(x.Max(kv).Min(cv), dst[h:h+64])
-			i, shifted = h+64, true
-		}
-		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
-			q := n / 4 / 64 * 64
-			for j := i; j < i+q; j += 64 {
-				x := loadUint8x64(a[j : j+64])
-				storeUint8x64(x.Max(kv).Min(cv), dst[j:j+64])
-				x = loadUint8x64(a[j+q : j+q+64])
-				storeUint8x64(x.Max(kv).Min(cv), dst[j+q:j+q+64])
-				x = loadUint8x64(a[j+2*q : j+2*q+64])
-				storeUint8x64(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+64])
-				x = loadUint8x64(a[j+3*q : j+3*q+64])
-				storeUint8x64(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+64])
-			}
-			i += 4 * q
-		}
-		for ; i+64 <= len(dst); i += 64 {
-			x := loadUint8x64(a[i : i+64])
-			storeUint8x64(x.Max(kv).Min(cv), dst[i:i+64])
-		}
-		if shifted && i < len(dst) {
-			storeUint8x64(last, dst[len(dst)-64:])
-			i = len(dst)
-		}
+		return clipU8AVX512(dst, a, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastUint8x32(k)
 		cv := archsimd.BroadcastUint8x32(c)
@@ -5398,47 +6434,58 @@ func clipU8(dst, a []uint8, k, c uint8) int {
 	return i
 }
 
+// clipU8AVX512 is clipU8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipU8AVX512(dst, a []uint8, k, c uint8) int {
+	i := 0
+	kv := archsimd.BroadcastUint8x64(k)
+	cv := archsimd.BroadcastUint8x64(c)
+	var last archsimd.Uint8x64 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*64 {
+		x := loadUint8x64(a[:64])
+		r := x.Max(kv).Min(cv)
+		x = loadUint8x64(a[len(dst)-64:])
+		last = x.Max(kv).Min(cv)
+		x = loadUint8x64(a[h : h+64])
+		storeUint8x64(r, dst[:64])
+		storeUint8x64(x.Max(kv).Min(cv), dst[h:h+64])
+		i, shifted = h+64, true
+	}
+	if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+		q := n / 4 / 64 * 64
+		for j := i; j < i+q; j += 64 {
+			x := loadUint8x64(a[j : j+64])
+			storeUint8x64(x.Max(kv).Min(cv), dst[j:j+64])
+			x = loadUint8x64(a[j+q : j+q+64])
+			storeUint8x64(x.Max(kv).Min(cv), dst[j+q:j+q+64])
+			x = loadUint8x64(a[j+2*q : j+2*q+64])
+			storeUint8x64(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+64])
+			x = loadUint8x64(a[j+3*q : j+3*q+64])
+			storeUint8x64(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+64])
+		}
+		i += 4 * q
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		x := loadUint8x64(a[i : i+64])
+		storeUint8x64(x.Max(kv).Min(cv), dst[i:i+64])
+	}
+	if shifted && i < len(dst) {
+		storeUint8x64(last, dst[len(dst)-64:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // clipI16: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
 func clipI16(dst, a []int16, k, c int16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt16x32(k)
-		cv := archsimd.BroadcastInt16x32(c)
-		var last archsimd.Int16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadInt16x32(a[:32])
-			r := x.Max(kv).Min(cv)
-			x = loadInt16x32(a[len(dst)-32:])
-			last = x.Max(kv).Min(cv)
-			x = loadInt16x32(a[h : h+32])
-			storeInt16x32(r, dst[:32])
-			storeInt16x32(x.Max(kv).Min(cv), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadInt16x32(a[j : j+32])
-				storeInt16x32(x.Max(kv).Min(cv), dst[j:j+32])
-				x = loadInt16x32(a[j+q : j+q+32])
-				storeInt16x32(x.Max(kv).Min(cv), dst[j+q:j+q+32])
-				x = loadInt16x32(a[j+2*q : j+2*q+32])
-				storeInt16x32(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+32])
-				x = loadInt16x32(a[j+3*q : j+3*q+32])
-				storeInt16x32(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadInt16x32(a[i : i+32])
-			storeInt16x32(x.Max(kv).Min(cv), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeInt16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return clipI16AVX512(dst, a, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
 		cv := archsimd.BroadcastInt16x16(c)
@@ -5451,47 +6498,58 @@ func clipI16(dst, a []int16, k, c int16) int {
 	return i
 }
 
+// clipI16AVX512 is clipI16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipI16AVX512(dst, a []int16, k, c int16) int {
+	i := 0
+	kv := archsimd.BroadcastInt16x32(k)
+	cv := archsimd.BroadcastInt16x32(c)
+	var last archsimd.Int16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadInt16x32(a[:32])
+		r := x.Max(kv).Min(cv)
+		x = loadInt16x32(a[len(dst)-32:])
+		last = x.Max(kv).Min(cv)
+		x = loadInt16x32(a[h : h+32])
+		storeInt16x32(r, dst[:32])
+		storeInt16x32(x.Max(kv).Min(cv), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadInt16x32(a[j : j+32])
+			storeInt16x32(x.Max(kv).Min(cv), dst[j:j+32])
+			x = loadInt16x32(a[j+q : j+q+32])
+			storeInt16x32(x.Max(kv).Min(cv), dst[j+q:j+q+32])
+			x = loadInt16x32(a[j+2*q : j+2*q+32])
+			storeInt16x32(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+32])
+			x = loadInt16x32(a[j+3*q : j+3*q+32])
+			storeInt16x32(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadInt16x32(a[i : i+32])
+		storeInt16x32(x.Max(kv).Min(cv), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeInt16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // clipU16: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
 func clipU16(dst, a []uint16, k, c uint16) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint16x32(k)
-		cv := archsimd.BroadcastUint16x32(c)
-		var last archsimd.Uint16x32 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
-			x := loadUint16x32(a[:32])
-			r := x.Max(kv).Min(cv)
-			x = loadUint16x32(a[len(dst)-32:])
-			last = x.Max(kv).Min(cv)
-			x = loadUint16x32(a[h : h+32])
-			storeUint16x32(r, dst[:32])
-			storeUint16x32(x.Max(kv).Min(cv), dst[h:h+32])
-			i, shifted = h+32, true
-		}
-		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
-			q := n / 4 / 32 * 32
-			for j := i; j < i+q; j += 32 {
-				x := loadUint16x32(a[j : j+32])
-				storeUint16x32(x.Max(kv).Min(cv), dst[j:j+32])
-				x = loadUint16x32(a[j+q : j+q+32])
-				storeUint16x32(x.Max(kv).Min(cv), dst[j+q:j+q+32])
-				x = loadUint16x32(a[j+2*q : j+2*q+32])
-				storeUint16x32(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+32])
-				x = loadUint16x32(a[j+3*q : j+3*q+32])
-				storeUint16x32(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+32])
-			}
-			i += 4 * q
-		}
-		for ; i+32 <= len(dst); i += 32 {
-			x := loadUint16x32(a[i : i+32])
-			storeUint16x32(x.Max(kv).Min(cv), dst[i:i+32])
-		}
-		if shifted && i < len(dst) {
-			storeUint16x32(last, dst[len(dst)-32:])
-			i = len(dst)
-		}
+		return clipU16AVX512(dst, a, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
 		cv := archsimd.BroadcastUint16x16(c)
@@ -5504,47 +6562,58 @@ func clipU16(dst, a []uint16, k, c uint16) int {
 	return i
 }
 
+// clipU16AVX512 is clipU16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipU16AVX512(dst, a []uint16, k, c uint16) int {
+	i := 0
+	kv := archsimd.BroadcastUint16x32(k)
+	cv := archsimd.BroadcastUint16x32(c)
+	var last archsimd.Uint16x32 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*32 {
+		x := loadUint16x32(a[:32])
+		r := x.Max(kv).Min(cv)
+		x = loadUint16x32(a[len(dst)-32:])
+		last = x.Max(kv).Min(cv)
+		x = loadUint16x32(a[h : h+32])
+		storeUint16x32(r, dst[:32])
+		storeUint16x32(x.Max(kv).Min(cv), dst[h:h+32])
+		i, shifted = h+32, true
+	}
+	if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+		q := n / 4 / 32 * 32
+		for j := i; j < i+q; j += 32 {
+			x := loadUint16x32(a[j : j+32])
+			storeUint16x32(x.Max(kv).Min(cv), dst[j:j+32])
+			x = loadUint16x32(a[j+q : j+q+32])
+			storeUint16x32(x.Max(kv).Min(cv), dst[j+q:j+q+32])
+			x = loadUint16x32(a[j+2*q : j+2*q+32])
+			storeUint16x32(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+32])
+			x = loadUint16x32(a[j+3*q : j+3*q+32])
+			storeUint16x32(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+32])
+		}
+		i += 4 * q
+	}
+	for ; i+32 <= len(dst); i += 32 {
+		x := loadUint16x32(a[i : i+32])
+		storeUint16x32(x.Max(kv).Min(cv), dst[i:i+32])
+	}
+	if shifted && i < len(dst) {
+		storeUint16x32(last, dst[len(dst)-32:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // clipI32: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
 func clipI32(dst, a []int32, k, c int32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt32x16(k)
-		cv := archsimd.BroadcastInt32x16(c)
-		var last archsimd.Int32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadInt32x16(a[:16])
-			r := x.Max(kv).Min(cv)
-			x = loadInt32x16(a[len(dst)-16:])
-			last = x.Max(kv).Min(cv)
-			x = loadInt32x16(a[h : h+16])
-			storeInt32x16(r, dst[:16])
-			storeInt32x16(x.Max(kv).Min(cv), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadInt32x16(a[j : j+16])
-				storeInt32x16(x.Max(kv).Min(cv), dst[j:j+16])
-				x = loadInt32x16(a[j+q : j+q+16])
-				storeInt32x16(x.Max(kv).Min(cv), dst[j+q:j+q+16])
-				x = loadInt32x16(a[j+2*q : j+2*q+16])
-				storeInt32x16(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+16])
-				x = loadInt32x16(a[j+3*q : j+3*q+16])
-				storeInt32x16(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadInt32x16(a[i : i+16])
-			storeInt32x16(x.Max(kv).Min(cv), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeInt32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return clipI32AVX512(dst, a, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
 		cv := archsimd.BroadcastInt32x8(c)
@@ -5557,47 +6626,58 @@ func clipI32(dst, a []int32, k, c int32) int {
 	return i
 }
 
+// clipI32AVX512 is clipI32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipI32AVX512(dst, a []int32, k, c int32) int {
+	i := 0
+	kv := archsimd.BroadcastInt32x16(k)
+	cv := archsimd.BroadcastInt32x16(c)
+	var last archsimd.Int32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadInt32x16(a[:16])
+		r := x.Max(kv).Min(cv)
+		x = loadInt32x16(a[len(dst)-16:])
+		last = x.Max(kv).Min(cv)
+		x = loadInt32x16(a[h : h+16])
+		storeInt32x16(r, dst[:16])
+		storeInt32x16(x.Max(kv).Min(cv), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadInt32x16(a[j : j+16])
+			storeInt32x16(x.Max(kv).Min(cv), dst[j:j+16])
+			x = loadInt32x16(a[j+q : j+q+16])
+			storeInt32x16(x.Max(kv).Min(cv), dst[j+q:j+q+16])
+			x = loadInt32x16(a[j+2*q : j+2*q+16])
+			storeInt32x16(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+16])
+			x = loadInt32x16(a[j+3*q : j+3*q+16])
+			storeInt32x16(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadInt32x16(a[i : i+16])
+		storeInt32x16(x.Max(kv).Min(cv), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeInt32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // clipU32: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
 func clipU32(dst, a []uint32, k, c uint32) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint32x16(k)
-		cv := archsimd.BroadcastUint32x16(c)
-		var last archsimd.Uint32x16 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
-			x := loadUint32x16(a[:16])
-			r := x.Max(kv).Min(cv)
-			x = loadUint32x16(a[len(dst)-16:])
-			last = x.Max(kv).Min(cv)
-			x = loadUint32x16(a[h : h+16])
-			storeUint32x16(r, dst[:16])
-			storeUint32x16(x.Max(kv).Min(cv), dst[h:h+16])
-			i, shifted = h+16, true
-		}
-		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
-			q := n / 4 / 16 * 16
-			for j := i; j < i+q; j += 16 {
-				x := loadUint32x16(a[j : j+16])
-				storeUint32x16(x.Max(kv).Min(cv), dst[j:j+16])
-				x = loadUint32x16(a[j+q : j+q+16])
-				storeUint32x16(x.Max(kv).Min(cv), dst[j+q:j+q+16])
-				x = loadUint32x16(a[j+2*q : j+2*q+16])
-				storeUint32x16(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+16])
-				x = loadUint32x16(a[j+3*q : j+3*q+16])
-				storeUint32x16(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+16])
-			}
-			i += 4 * q
-		}
-		for ; i+16 <= len(dst); i += 16 {
-			x := loadUint32x16(a[i : i+16])
-			storeUint32x16(x.Max(kv).Min(cv), dst[i:i+16])
-		}
-		if shifted && i < len(dst) {
-			storeUint32x16(last, dst[len(dst)-16:])
-			i = len(dst)
-		}
+		return clipU32AVX512(dst, a, k, c)
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
 		cv := archsimd.BroadcastUint32x8(c)
@@ -5610,47 +6690,104 @@ func clipU32(dst, a []uint32, k, c uint32) int {
 	return i
 }
 
+// clipU32AVX512 is clipU32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipU32AVX512(dst, a []uint32, k, c uint32) int {
+	i := 0
+	kv := archsimd.BroadcastUint32x16(k)
+	cv := archsimd.BroadcastUint32x16(c)
+	var last archsimd.Uint32x16 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
+		x := loadUint32x16(a[:16])
+		r := x.Max(kv).Min(cv)
+		x = loadUint32x16(a[len(dst)-16:])
+		last = x.Max(kv).Min(cv)
+		x = loadUint32x16(a[h : h+16])
+		storeUint32x16(r, dst[:16])
+		storeUint32x16(x.Max(kv).Min(cv), dst[h:h+16])
+		i, shifted = h+16, true
+	}
+	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+		q := n / 4 / 16 * 16
+		for j := i; j < i+q; j += 16 {
+			x := loadUint32x16(a[j : j+16])
+			storeUint32x16(x.Max(kv).Min(cv), dst[j:j+16])
+			x = loadUint32x16(a[j+q : j+q+16])
+			storeUint32x16(x.Max(kv).Min(cv), dst[j+q:j+q+16])
+			x = loadUint32x16(a[j+2*q : j+2*q+16])
+			storeUint32x16(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+16])
+			x = loadUint32x16(a[j+3*q : j+3*q+16])
+			storeUint32x16(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+16])
+		}
+		i += 4 * q
+	}
+	for ; i+16 <= len(dst); i += 16 {
+		x := loadUint32x16(a[i : i+16])
+		storeUint32x16(x.Max(kv).Min(cv), dst[i:i+16])
+	}
+	if shifted && i < len(dst) {
+		storeUint32x16(last, dst[len(dst)-16:])
+		i = len(dst)
+	}
+	clearUpper()
+	return i
+}
+
 // clipI64: dst = clip(a, k, c) for the whole vectors of dst (the other slices are as long).
 func clipI64(dst, a []int64, k, c int64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastInt64x8(k)
-		cv := archsimd.BroadcastInt64x8(c)
-		var last archsimd.Int64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadInt64x8(a[:8])
-			r := x.Max(kv).Min(cv)
-			x = loadInt64x8(a[len(dst)-8:])
-			last = x.Max(kv).Min(cv)
-			x = loadInt64x8(a[h : h+8])
-			storeInt64x8(r, dst[:8])
-			storeInt64x8(x.Max(kv).Min(cv), dst[h:h+8])
-			i, shifted = h+8, true
+		return clipI64AVX512(dst, a, k, c)
+	}
+	clearUpper()
+	return i
+}
+
+// clipI64AVX512 is clipI64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipI64AVX512(dst, a []int64, k, c int64) int {
+	i := 0
+	kv := archsimd.BroadcastInt64x8(k)
+	cv := archsimd.BroadcastInt64x8(c)
+	var last archsimd.Int64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadInt64x8(a[:8])
+		r := x.Max(kv).Min(cv)
+		x = loadInt64x8(a[len(dst)-8:])
+		last = x.Max(kv).Min(cv)
+		x = loadInt64x8(a[h : h+8])
+		storeInt64x8(r, dst[:8])
+		storeInt64x8(x.Max(kv).Min(cv), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadInt64x8(a[j : j+8])
+			storeInt64x8(x.Max(kv).Min(cv), dst[j:j+8])
+			x = loadInt64x8(a[j+q : j+q+8])
+			storeInt64x8(x.Max(kv).Min(cv), dst[j+q:j+q+8])
+			x = loadInt64x8(a[j+2*q : j+2*q+8])
+			storeInt64x8(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+8])
+			x = loadInt64x8(a[j+3*q : j+3*q+8])
+			storeInt64x8(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+8])
 		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadInt64x8(a[j : j+8])
-				storeInt64x8(x.Max(kv).Min(cv), dst[j:j+8])
-				x = loadInt64x8(a[j+q : j+q+8])
-				storeInt64x8(x.Max(kv).Min(cv), dst[j+q:j+q+8])
-				x = loadInt64x8(a[j+2*q : j+2*q+8])
-				storeInt64x8(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+8])
-				x = loadInt64x8(a[j+3*q : j+3*q+8])
-				storeInt64x8(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadInt64x8(a[i : i+8])
-			storeInt64x8(x.Max(kv).Min(cv), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeInt64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadInt64x8(a[i : i+8])
+		storeInt64x8(x.Max(kv).Min(cv), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeInt64x8(last, dst[len(dst)-8:])
+		i = len(dst)
 	}
 	clearUpper()
 	return i
@@ -5661,42 +6798,53 @@ func clipU64(dst, a []uint64, k, c uint64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		kv := archsimd.BroadcastUint64x8(k)
-		cv := archsimd.BroadcastUint64x8(c)
-		var last archsimd.Uint64x8 // dst's last vector, where shifted
-		shifted := false
-		if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
-			x := loadUint64x8(a[:8])
-			r := x.Max(kv).Min(cv)
-			x = loadUint64x8(a[len(dst)-8:])
-			last = x.Max(kv).Min(cv)
-			x = loadUint64x8(a[h : h+8])
-			storeUint64x8(r, dst[:8])
-			storeUint64x8(x.Max(kv).Min(cv), dst[h:h+8])
-			i, shifted = h+8, true
+		return clipU64AVX512(dst, a, k, c)
+	}
+	clearUpper()
+	return i
+}
+
+// clipU64AVX512 is clipU64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func clipU64AVX512(dst, a []uint64, k, c uint64) int {
+	i := 0
+	kv := archsimd.BroadcastUint64x8(k)
+	cv := archsimd.BroadcastUint64x8(c)
+	var last archsimd.Uint64x8 // dst's last vector, where shifted
+	shifted := false
+	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
+		x := loadUint64x8(a[:8])
+		r := x.Max(kv).Min(cv)
+		x = loadUint64x8(a[len(dst)-8:])
+		last = x.Max(kv).Min(cv)
+		x = loadUint64x8(a[h : h+8])
+		storeUint64x8(r, dst[:8])
+		storeUint64x8(x.Max(kv).Min(cv), dst[h:h+8])
+		i, shifted = h+8, true
+	}
+	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+		q := n / 4 / 8 * 8
+		for j := i; j < i+q; j += 8 {
+			x := loadUint64x8(a[j : j+8])
+			storeUint64x8(x.Max(kv).Min(cv), dst[j:j+8])
+			x = loadUint64x8(a[j+q : j+q+8])
+			storeUint64x8(x.Max(kv).Min(cv), dst[j+q:j+q+8])
+			x = loadUint64x8(a[j+2*q : j+2*q+8])
+			storeUint64x8(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+8])
+			x = loadUint64x8(a[j+3*q : j+3*q+8])
+			storeUint64x8(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+8])
 		}
-		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
-			q := n / 4 / 8 * 8
-			for j := i; j < i+q; j += 8 {
-				x := loadUint64x8(a[j : j+8])
-				storeUint64x8(x.Max(kv).Min(cv), dst[j:j+8])
-				x = loadUint64x8(a[j+q : j+q+8])
-				storeUint64x8(x.Max(kv).Min(cv), dst[j+q:j+q+8])
-				x = loadUint64x8(a[j+2*q : j+2*q+8])
-				storeUint64x8(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+8])
-				x = loadUint64x8(a[j+3*q : j+3*q+8])
-				storeUint64x8(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+8])
-			}
-			i += 4 * q
-		}
-		for ; i+8 <= len(dst); i += 8 {
-			x := loadUint64x8(a[i : i+8])
-			storeUint64x8(x.Max(kv).Min(cv), dst[i:i+8])
-		}
-		if shifted && i < len(dst) {
-			storeUint64x8(last, dst[len(dst)-8:])
-			i = len(dst)
-		}
+		i += 4 * q
+	}
+	for ; i+8 <= len(dst); i += 8 {
+		x := loadUint64x8(a[i : i+8])
+		storeUint64x8(x.Max(kv).Min(cv), dst[i:i+8])
+	}
+	if shifted && i < len(dst) {
+		storeUint64x8(last, dst[len(dst)-8:])
+		i = len(dst)
 	}
 	clearUpper()
 	return i
@@ -5708,19 +6856,7 @@ func sumIntI8(s []int8) (int64, int) {
 	i, sum := 0, int64(0)
 	switch level {
 	case useAVX512:
-		bias := archsimd.BroadcastUint8x64(0x80)
-		var zero archsimd.Uint8x64
-		var acc0 archsimd.Uint64x8
-		for ; i+64 <= len(s); i += 64 {
-			x := loadInt8x64(s[i : i+64])
-			acc0 = acc0.Add(sumOf8AbsDiffUint8x64(x.AsUint8x64().Xor(bias), zero))
-		}
-		var l [8]uint64
-		storeUint64x8(acc0, l[:])
-		for _, v := range &l {
-			sum += int64(v)
-		}
-		sum -= 128 * int64(i)
+		return sumIntI8AVX512(s)
 	case useAVX2:
 		bias := archsimd.BroadcastUint8x32(0x80)
 		var zero archsimd.Uint8x32
@@ -5740,26 +6876,35 @@ func sumIntI8(s []int8) (int64, int) {
 	return sum, i
 }
 
+// sumIntI8AVX512 is sumIntI8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumIntI8AVX512(s []int8) (int64, int) {
+	i, sum := 0, int64(0)
+	bias := archsimd.BroadcastUint8x64(0x80)
+	var zero archsimd.Uint8x64
+	var acc0 archsimd.Uint64x8
+	for ; i+64 <= len(s); i += 64 {
+		x := loadInt8x64(s[i : i+64])
+		acc0 = acc0.Add(sumOf8AbsDiffUint8x64(x.AsUint8x64().Xor(bias), zero))
+	}
+	var l [8]uint64
+	storeUint64x8(acc0, l[:])
+	for _, v := range &l {
+		sum += int64(v)
+	}
+	sum -= 128 * int64(i)
+	clearUpper()
+	return sum, i
+}
+
 // extremeIntI8 is the smallest (largest when isMax) of the whole vectors of
 // s, and how many elements they hold (0: none, and no result).
 func extremeIntI8(s []int8, isMax bool) (int8, int) {
 	switch level {
 	case useAVX512:
-		if len(s) < 64 {
-			return 0, 0
-		}
-		acc, i := loadInt8x64(s[:64]), 64
-		for ; i+64 <= len(s); i += 64 {
-			x := loadInt8x64(s[i : i+64])
-			if isMax {
-				acc = acc.Max(x)
-			} else {
-				acc = acc.Min(x)
-			}
-		}
-		var l [64]int8
-		storeInt8x64(acc, l[:])
-		return fold(l[:], isMax), i
+		return extremeIntI8AVX512(s, isMax)
 	case useAVX2:
 		if len(s) < 32 {
 			return 0, 0
@@ -5781,23 +6926,35 @@ func extremeIntI8(s []int8, isMax bool) (int8, int) {
 	return 0, 0
 }
 
+// extremeIntI8AVX512 is extremeIntI8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func extremeIntI8AVX512(s []int8, isMax bool) (int8, int) {
+	if len(s) < 64 {
+		return 0, 0
+	}
+	acc, i := loadInt8x64(s[:64]), 64
+	for ; i+64 <= len(s); i += 64 {
+		x := loadInt8x64(s[i : i+64])
+		if isMax {
+			acc = acc.Max(x)
+		} else {
+			acc = acc.Min(x)
+		}
+	}
+	var l [64]int8
+	storeInt8x64(acc, l[:])
+	return fold(l[:], isMax), i
+}
+
 // sumIntU8 is the sum, wrapping in 64 bits, of the whole vectors of s, and
 // how many elements they hold.
 func sumIntU8(s []uint8) (int64, int) {
 	i, sum := 0, int64(0)
 	switch level {
 	case useAVX512:
-		var zero archsimd.Uint8x64
-		var acc0 archsimd.Uint64x8
-		for ; i+64 <= len(s); i += 64 {
-			x := loadUint8x64(s[i : i+64])
-			acc0 = acc0.Add(sumOf8AbsDiffUint8x64(x, zero))
-		}
-		var l [8]uint64
-		storeUint64x8(acc0, l[:])
-		for _, v := range &l {
-			sum += int64(v)
-		}
+		return sumIntU8AVX512(s)
 	case useAVX2:
 		var zero archsimd.Uint8x32
 		var acc0 archsimd.Uint64x4
@@ -5815,26 +6972,33 @@ func sumIntU8(s []uint8) (int64, int) {
 	return sum, i
 }
 
+// sumIntU8AVX512 is sumIntU8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumIntU8AVX512(s []uint8) (int64, int) {
+	i, sum := 0, int64(0)
+	var zero archsimd.Uint8x64
+	var acc0 archsimd.Uint64x8
+	for ; i+64 <= len(s); i += 64 {
+		x := loadUint8x64(s[i : i+64])
+		acc0 = acc0.Add(sumOf8AbsDiffUint8x64(x, zero))
+	}
+	var l [8]uint64
+	storeUint64x8(acc0, l[:])
+	for _, v := range &l {
+		sum += int64(v)
+	}
+	clearUpper()
+	return sum, i
+}
+
 // extremeIntU8 is the smallest (largest when isMax) of the whole vectors of
 // s, and how many elements they hold (0: none, and no result).
 func extremeIntU8(s []uint8, isMax bool) (uint8, int) {
 	switch level {
 	case useAVX512:
-		if len(s) < 64 {
-			return 0, 0
-		}
-		acc, i := loadUint8x64(s[:64]), 64
-		for ; i+64 <= len(s); i += 64 {
-			x := loadUint8x64(s[i : i+64])
-			if isMax {
-				acc = acc.Max(x)
-			} else {
-				acc = acc.Min(x)
-			}
-		}
-		var l [64]uint8
-		storeUint8x64(acc, l[:])
-		return fold(l[:], isMax), i
+		return extremeIntU8AVX512(s, isMax)
 	case useAVX2:
 		if len(s) < 32 {
 			return 0, 0
@@ -5856,25 +7020,35 @@ func extremeIntU8(s []uint8, isMax bool) (uint8, int) {
 	return 0, 0
 }
 
+// extremeIntU8AVX512 is extremeIntU8's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func extremeIntU8AVX512(s []uint8, isMax bool) (uint8, int) {
+	if len(s) < 64 {
+		return 0, 0
+	}
+	acc, i := loadUint8x64(s[:64]), 64
+	for ; i+64 <= len(s); i += 64 {
+		x := loadUint8x64(s[i : i+64])
+		if isMax {
+			acc = acc.Max(x)
+		} else {
+			acc = acc.Min(x)
+		}
+	}
+	var l [64]uint8
+	storeUint8x64(acc, l[:])
+	return fold(l[:], isMax), i
+}
+
 // sumIntI16 is the sum, wrapping in 64 bits, of the whole vectors of s, and
 // how many elements they hold.
 func sumIntI16(s []int16) (int64, int) {
 	i, sum := 0, int64(0)
 	switch level {
 	case useAVX512:
-		var acc0 archsimd.Int64x8
-		var acc1 archsimd.Int64x8
-		for ; i+16 <= len(s); i += 16 {
-			x := loadInt16x16(s[i : i+16])
-			acc0 = acc0.Add(x.GetLo().ExtendToInt64())
-			acc1 = acc1.Add(x.GetHi().ExtendToInt64())
-		}
-		acc0 = acc0.Add(acc1)
-		var l [8]int64
-		storeInt64x8(acc0, l[:])
-		for _, v := range &l {
-			sum += int64(v)
-		}
+		return sumIntI16AVX512(s)
 	case useAVX2:
 		var acc0 archsimd.Int64x4
 		var acc1 archsimd.Int64x4
@@ -5894,26 +7068,35 @@ func sumIntI16(s []int16) (int64, int) {
 	return sum, i
 }
 
+// sumIntI16AVX512 is sumIntI16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumIntI16AVX512(s []int16) (int64, int) {
+	i, sum := 0, int64(0)
+	var acc0 archsimd.Int64x8
+	var acc1 archsimd.Int64x8
+	for ; i+16 <= len(s); i += 16 {
+		x := loadInt16x16(s[i : i+16])
+		acc0 = acc0.Add(x.GetLo().ExtendToInt64())
+		acc1 = acc1.Add(x.GetHi().ExtendToInt64())
+	}
+	acc0 = acc0.Add(acc1)
+	var l [8]int64
+	storeInt64x8(acc0, l[:])
+	for _, v := range &l {
+		sum += int64(v)
+	}
+	clearUpper()
+	return sum, i
+}
+
 // extremeIntI16 is the smallest (largest when isMax) of the whole vectors of
 // s, and how many elements they hold (0: none, and no result).
 func extremeIntI16(s []int16, isMax bool) (int16, int) {
 	switch level {
 	case useAVX512:
-		if len(s) < 32 {
-			return 0, 0
-		}
-		acc, i := loadInt16x32(s[:32]), 32
-		for ; i+32 <= len(s); i += 32 {
-			x := loadInt16x32(s[i : i+32])
-			if isMax {
-				acc = acc.Max(x)
-			} else {
-				acc = acc.Min(x)
-			}
-		}
-		var l [32]int16
-		storeInt16x32(acc, l[:])
-		return fold(l[:], isMax), i
+		return extremeIntI16AVX512(s, isMax)
 	case useAVX2:
 		if len(s) < 16 {
 			return 0, 0
@@ -5935,25 +7118,35 @@ func extremeIntI16(s []int16, isMax bool) (int16, int) {
 	return 0, 0
 }
 
+// extremeIntI16AVX512 is extremeIntI16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func extremeIntI16AVX512(s []int16, isMax bool) (int16, int) {
+	if len(s) < 32 {
+		return 0, 0
+	}
+	acc, i := loadInt16x32(s[:32]), 32
+	for ; i+32 <= len(s); i += 32 {
+		x := loadInt16x32(s[i : i+32])
+		if isMax {
+			acc = acc.Max(x)
+		} else {
+			acc = acc.Min(x)
+		}
+	}
+	var l [32]int16
+	storeInt16x32(acc, l[:])
+	return fold(l[:], isMax), i
+}
+
 // sumIntU16 is the sum, wrapping in 64 bits, of the whole vectors of s, and
 // how many elements they hold.
 func sumIntU16(s []uint16) (int64, int) {
 	i, sum := 0, int64(0)
 	switch level {
 	case useAVX512:
-		var acc0 archsimd.Uint64x8
-		var acc1 archsimd.Uint64x8
-		for ; i+16 <= len(s); i += 16 {
-			x := loadUint16x16(s[i : i+16])
-			acc0 = acc0.Add(x.GetLo().ExtendToUint64())
-			acc1 = acc1.Add(x.GetHi().ExtendToUint64())
-		}
-		acc0 = acc0.Add(acc1)
-		var l [8]uint64
-		storeUint64x8(acc0, l[:])
-		for _, v := range &l {
-			sum += int64(v)
-		}
+		return sumIntU16AVX512(s)
 	case useAVX2:
 		var acc0 archsimd.Uint64x4
 		var acc1 archsimd.Uint64x4
@@ -5973,26 +7166,35 @@ func sumIntU16(s []uint16) (int64, int) {
 	return sum, i
 }
 
+// sumIntU16AVX512 is sumIntU16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumIntU16AVX512(s []uint16) (int64, int) {
+	i, sum := 0, int64(0)
+	var acc0 archsimd.Uint64x8
+	var acc1 archsimd.Uint64x8
+	for ; i+16 <= len(s); i += 16 {
+		x := loadUint16x16(s[i : i+16])
+		acc0 = acc0.Add(x.GetLo().ExtendToUint64())
+		acc1 = acc1.Add(x.GetHi().ExtendToUint64())
+	}
+	acc0 = acc0.Add(acc1)
+	var l [8]uint64
+	storeUint64x8(acc0, l[:])
+	for _, v := range &l {
+		sum += int64(v)
+	}
+	clearUpper()
+	return sum, i
+}
+
 // extremeIntU16 is the smallest (largest when isMax) of the whole vectors of
 // s, and how many elements they hold (0: none, and no result).
 func extremeIntU16(s []uint16, isMax bool) (uint16, int) {
 	switch level {
 	case useAVX512:
-		if len(s) < 32 {
-			return 0, 0
-		}
-		acc, i := loadUint16x32(s[:32]), 32
-		for ; i+32 <= len(s); i += 32 {
-			x := loadUint16x32(s[i : i+32])
-			if isMax {
-				acc = acc.Max(x)
-			} else {
-				acc = acc.Min(x)
-			}
-		}
-		var l [32]uint16
-		storeUint16x32(acc, l[:])
-		return fold(l[:], isMax), i
+		return extremeIntU16AVX512(s, isMax)
 	case useAVX2:
 		if len(s) < 16 {
 			return 0, 0
@@ -6014,25 +7216,35 @@ func extremeIntU16(s []uint16, isMax bool) (uint16, int) {
 	return 0, 0
 }
 
+// extremeIntU16AVX512 is extremeIntU16's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func extremeIntU16AVX512(s []uint16, isMax bool) (uint16, int) {
+	if len(s) < 32 {
+		return 0, 0
+	}
+	acc, i := loadUint16x32(s[:32]), 32
+	for ; i+32 <= len(s); i += 32 {
+		x := loadUint16x32(s[i : i+32])
+		if isMax {
+			acc = acc.Max(x)
+		} else {
+			acc = acc.Min(x)
+		}
+	}
+	var l [32]uint16
+	storeUint16x32(acc, l[:])
+	return fold(l[:], isMax), i
+}
+
 // sumIntI32 is the sum, wrapping in 64 bits, of the whole vectors of s, and
 // how many elements they hold.
 func sumIntI32(s []int32) (int64, int) {
 	i, sum := 0, int64(0)
 	switch level {
 	case useAVX512:
-		var acc0 archsimd.Int64x8
-		var acc1 archsimd.Int64x8
-		for ; i+16 <= len(s); i += 16 {
-			x := loadInt32x16(s[i : i+16])
-			acc0 = acc0.Add(x.GetLo().ExtendToInt64())
-			acc1 = acc1.Add(x.GetHi().ExtendToInt64())
-		}
-		acc0 = acc0.Add(acc1)
-		var l [8]int64
-		storeInt64x8(acc0, l[:])
-		for _, v := range &l {
-			sum += int64(v)
-		}
+		return sumIntI32AVX512(s)
 	case useAVX2:
 		var acc0 archsimd.Int64x4
 		var acc1 archsimd.Int64x4
@@ -6052,26 +7264,35 @@ func sumIntI32(s []int32) (int64, int) {
 	return sum, i
 }
 
+// sumIntI32AVX512 is sumIntI32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumIntI32AVX512(s []int32) (int64, int) {
+	i, sum := 0, int64(0)
+	var acc0 archsimd.Int64x8
+	var acc1 archsimd.Int64x8
+	for ; i+16 <= len(s); i += 16 {
+		x := loadInt32x16(s[i : i+16])
+		acc0 = acc0.Add(x.GetLo().ExtendToInt64())
+		acc1 = acc1.Add(x.GetHi().ExtendToInt64())
+	}
+	acc0 = acc0.Add(acc1)
+	var l [8]int64
+	storeInt64x8(acc0, l[:])
+	for _, v := range &l {
+		sum += int64(v)
+	}
+	clearUpper()
+	return sum, i
+}
+
 // extremeIntI32 is the smallest (largest when isMax) of the whole vectors of
 // s, and how many elements they hold (0: none, and no result).
 func extremeIntI32(s []int32, isMax bool) (int32, int) {
 	switch level {
 	case useAVX512:
-		if len(s) < 16 {
-			return 0, 0
-		}
-		acc, i := loadInt32x16(s[:16]), 16
-		for ; i+16 <= len(s); i += 16 {
-			x := loadInt32x16(s[i : i+16])
-			if isMax {
-				acc = acc.Max(x)
-			} else {
-				acc = acc.Min(x)
-			}
-		}
-		var l [16]int32
-		storeInt32x16(acc, l[:])
-		return fold(l[:], isMax), i
+		return extremeIntI32AVX512(s, isMax)
 	case useAVX2:
 		if len(s) < 8 {
 			return 0, 0
@@ -6093,25 +7314,35 @@ func extremeIntI32(s []int32, isMax bool) (int32, int) {
 	return 0, 0
 }
 
+// extremeIntI32AVX512 is extremeIntI32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func extremeIntI32AVX512(s []int32, isMax bool) (int32, int) {
+	if len(s) < 16 {
+		return 0, 0
+	}
+	acc, i := loadInt32x16(s[:16]), 16
+	for ; i+16 <= len(s); i += 16 {
+		x := loadInt32x16(s[i : i+16])
+		if isMax {
+			acc = acc.Max(x)
+		} else {
+			acc = acc.Min(x)
+		}
+	}
+	var l [16]int32
+	storeInt32x16(acc, l[:])
+	return fold(l[:], isMax), i
+}
+
 // sumIntU32 is the sum, wrapping in 64 bits, of the whole vectors of s, and
 // how many elements they hold.
 func sumIntU32(s []uint32) (int64, int) {
 	i, sum := 0, int64(0)
 	switch level {
 	case useAVX512:
-		var acc0 archsimd.Uint64x8
-		var acc1 archsimd.Uint64x8
-		for ; i+16 <= len(s); i += 16 {
-			x := loadUint32x16(s[i : i+16])
-			acc0 = acc0.Add(x.GetLo().ExtendToUint64())
-			acc1 = acc1.Add(x.GetHi().ExtendToUint64())
-		}
-		acc0 = acc0.Add(acc1)
-		var l [8]uint64
-		storeUint64x8(acc0, l[:])
-		for _, v := range &l {
-			sum += int64(v)
-		}
+		return sumIntU32AVX512(s)
 	case useAVX2:
 		var acc0 archsimd.Uint64x4
 		var acc1 archsimd.Uint64x4
@@ -6131,26 +7362,35 @@ func sumIntU32(s []uint32) (int64, int) {
 	return sum, i
 }
 
+// sumIntU32AVX512 is sumIntU32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumIntU32AVX512(s []uint32) (int64, int) {
+	i, sum := 0, int64(0)
+	var acc0 archsimd.Uint64x8
+	var acc1 archsimd.Uint64x8
+	for ; i+16 <= len(s); i += 16 {
+		x := loadUint32x16(s[i : i+16])
+		acc0 = acc0.Add(x.GetLo().ExtendToUint64())
+		acc1 = acc1.Add(x.GetHi().ExtendToUint64())
+	}
+	acc0 = acc0.Add(acc1)
+	var l [8]uint64
+	storeUint64x8(acc0, l[:])
+	for _, v := range &l {
+		sum += int64(v)
+	}
+	clearUpper()
+	return sum, i
+}
+
 // extremeIntU32 is the smallest (largest when isMax) of the whole vectors of
 // s, and how many elements they hold (0: none, and no result).
 func extremeIntU32(s []uint32, isMax bool) (uint32, int) {
 	switch level {
 	case useAVX512:
-		if len(s) < 16 {
-			return 0, 0
-		}
-		acc, i := loadUint32x16(s[:16]), 16
-		for ; i+16 <= len(s); i += 16 {
-			x := loadUint32x16(s[i : i+16])
-			if isMax {
-				acc = acc.Max(x)
-			} else {
-				acc = acc.Min(x)
-			}
-		}
-		var l [16]uint32
-		storeUint32x16(acc, l[:])
-		return fold(l[:], isMax), i
+		return extremeIntU32AVX512(s, isMax)
 	case useAVX2:
 		if len(s) < 8 {
 			return 0, 0
@@ -6172,22 +7412,35 @@ func extremeIntU32(s []uint32, isMax bool) (uint32, int) {
 	return 0, 0
 }
 
+// extremeIntU32AVX512 is extremeIntU32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func extremeIntU32AVX512(s []uint32, isMax bool) (uint32, int) {
+	if len(s) < 16 {
+		return 0, 0
+	}
+	acc, i := loadUint32x16(s[:16]), 16
+	for ; i+16 <= len(s); i += 16 {
+		x := loadUint32x16(s[i : i+16])
+		if isMax {
+			acc = acc.Max(x)
+		} else {
+			acc = acc.Min(x)
+		}
+	}
+	var l [16]uint32
+	storeUint32x16(acc, l[:])
+	return fold(l[:], isMax), i
+}
+
 // sumIntI64 is the sum, wrapping in 64 bits, of the whole vectors of s, and
 // how many elements they hold.
 func sumIntI64(s []int64) (int64, int) {
 	i, sum := 0, int64(0)
 	switch level {
 	case useAVX512:
-		var acc0 archsimd.Int64x8
-		for ; i+8 <= len(s); i += 8 {
-			x := loadInt64x8(s[i : i+8])
-			acc0 = acc0.Add(x)
-		}
-		var l [8]int64
-		storeInt64x8(acc0, l[:])
-		for _, v := range &l {
-			sum += int64(v)
-		}
+		return sumIntI64AVX512(s)
 	case useAVX2:
 		var acc0 archsimd.Int64x4
 		for ; i+4 <= len(s); i += 4 {
@@ -6204,29 +7457,57 @@ func sumIntI64(s []int64) (int64, int) {
 	return sum, i
 }
 
+// sumIntI64AVX512 is sumIntI64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumIntI64AVX512(s []int64) (int64, int) {
+	i, sum := 0, int64(0)
+	var acc0 archsimd.Int64x8
+	for ; i+8 <= len(s); i += 8 {
+		x := loadInt64x8(s[i : i+8])
+		acc0 = acc0.Add(x)
+	}
+	var l [8]int64
+	storeInt64x8(acc0, l[:])
+	for _, v := range &l {
+		sum += int64(v)
+	}
+	clearUpper()
+	return sum, i
+}
+
 // extremeIntI64 is the smallest (largest when isMax) of the whole vectors of
 // s, and how many elements they hold (0: none, and no result).
 func extremeIntI64(s []int64, isMax bool) (int64, int) {
 	switch level {
 	case useAVX512:
-		if len(s) < 8 {
-			return 0, 0
-		}
-		acc, i := loadInt64x8(s[:8]), 8
-		for ; i+8 <= len(s); i += 8 {
-			x := loadInt64x8(s[i : i+8])
-			if isMax {
-				acc = acc.Max(x)
-			} else {
-				acc = acc.Min(x)
-			}
-		}
-		var l [8]int64
-		storeInt64x8(acc, l[:])
-		return fold(l[:], isMax), i
+		return extremeIntI64AVX512(s, isMax)
 	}
 	clearUpper()
 	return 0, 0
+}
+
+// extremeIntI64AVX512 is extremeIntI64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func extremeIntI64AVX512(s []int64, isMax bool) (int64, int) {
+	if len(s) < 8 {
+		return 0, 0
+	}
+	acc, i := loadInt64x8(s[:8]), 8
+	for ; i+8 <= len(s); i += 8 {
+		x := loadInt64x8(s[i : i+8])
+		if isMax {
+			acc = acc.Max(x)
+		} else {
+			acc = acc.Min(x)
+		}
+	}
+	var l [8]int64
+	storeInt64x8(acc, l[:])
+	return fold(l[:], isMax), i
 }
 
 // sumIntU64 is the sum, wrapping in 64 bits, of the whole vectors of s, and
@@ -6235,16 +7516,7 @@ func sumIntU64(s []uint64) (int64, int) {
 	i, sum := 0, int64(0)
 	switch level {
 	case useAVX512:
-		var acc0 archsimd.Uint64x8
-		for ; i+8 <= len(s); i += 8 {
-			x := loadUint64x8(s[i : i+8])
-			acc0 = acc0.Add(x)
-		}
-		var l [8]uint64
-		storeUint64x8(acc0, l[:])
-		for _, v := range &l {
-			sum += int64(v)
-		}
+		return sumIntU64AVX512(s)
 	case useAVX2:
 		var acc0 archsimd.Uint64x4
 		for ; i+4 <= len(s); i += 4 {
@@ -6261,29 +7533,57 @@ func sumIntU64(s []uint64) (int64, int) {
 	return sum, i
 }
 
+// sumIntU64AVX512 is sumIntU64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumIntU64AVX512(s []uint64) (int64, int) {
+	i, sum := 0, int64(0)
+	var acc0 archsimd.Uint64x8
+	for ; i+8 <= len(s); i += 8 {
+		x := loadUint64x8(s[i : i+8])
+		acc0 = acc0.Add(x)
+	}
+	var l [8]uint64
+	storeUint64x8(acc0, l[:])
+	for _, v := range &l {
+		sum += int64(v)
+	}
+	clearUpper()
+	return sum, i
+}
+
 // extremeIntU64 is the smallest (largest when isMax) of the whole vectors of
 // s, and how many elements they hold (0: none, and no result).
 func extremeIntU64(s []uint64, isMax bool) (uint64, int) {
 	switch level {
 	case useAVX512:
-		if len(s) < 8 {
-			return 0, 0
-		}
-		acc, i := loadUint64x8(s[:8]), 8
-		for ; i+8 <= len(s); i += 8 {
-			x := loadUint64x8(s[i : i+8])
-			if isMax {
-				acc = acc.Max(x)
-			} else {
-				acc = acc.Min(x)
-			}
-		}
-		var l [8]uint64
-		storeUint64x8(acc, l[:])
-		return fold(l[:], isMax), i
+		return extremeIntU64AVX512(s, isMax)
 	}
 	clearUpper()
 	return 0, 0
+}
+
+// extremeIntU64AVX512 is extremeIntU64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func extremeIntU64AVX512(s []uint64, isMax bool) (uint64, int) {
+	if len(s) < 8 {
+		return 0, 0
+	}
+	acc, i := loadUint64x8(s[:8]), 8
+	for ; i+8 <= len(s); i += 8 {
+		x := loadUint64x8(s[i : i+8])
+		if isMax {
+			acc = acc.Max(x)
+		} else {
+			acc = acc.Min(x)
+		}
+	}
+	var l [8]uint64
+	storeUint64x8(acc, l[:])
+	return fold(l[:], isMax), i
 }
 
 // splat is each of xs in every one of n lanes: a row of mathConsts{V}.

@@ -14,14 +14,7 @@ func sumLanesF32(s []float32, acc *[16]float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var a0, a1 archsimd.Float64x8
-		for ; i+16 <= len(s); i += 16 {
-			v := loadFloat32x16(s[i : i+16])
-			a0 = a0.Add(v.GetLo().ConvertToFloat64())
-			a1 = a1.Add(v.GetHi().ConvertToFloat64())
-		}
-		storeFloat64x8(a0, acc[0:8])
-		storeFloat64x8(a1, acc[8:16])
+		return sumLanesF32AVX512(s, acc)
 	case useAVX2:
 		var a0, a1, a2, a3 archsimd.Float64x4
 		for ; i+16 <= len(s); i += 16 {
@@ -38,6 +31,24 @@ func sumLanesF32(s []float32, acc *[16]float64) int {
 	return i
 }
 
+// sumLanesF32AVX512 is sumLanesF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumLanesF32AVX512(s []float32, acc *[16]float64) int {
+	i := 0
+	var a0, a1 archsimd.Float64x8
+	for ; i+16 <= len(s); i += 16 {
+		v := loadFloat32x16(s[i : i+16])
+		a0 = a0.Add(v.GetLo().ConvertToFloat64())
+		a1 = a1.Add(v.GetHi().ConvertToFloat64())
+	}
+	storeFloat64x8(a0, acc[0:8])
+	storeFloat64x8(a1, acc[8:16])
+	clearUpper()
+	return i
+}
+
 // sumBlocksF32 sums s's whole 64-element groups into l in sumLeafF32's order:
 // each block's 64 float32 lanes added into its unit's at the block's end, each
 // unit's folded into l.acc at its end (f32Lanes.fold's tree), and returns how
@@ -49,44 +60,7 @@ func sumBlocksF32(s []float32, l *f32Lanes) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var a0, a1 archsimd.Float64x8
-		var q0, q1, q2, q3 archsimd.Float32x16
-		for len(s)-i >= 64 {
-			end := min(len(s), i+block32)
-			var p0, p1, p2, p3 archsimd.Float32x16
-			blk := s[i:end]
-			for len(blk) >= 64 { // blk's array: no bounds check a load
-				g := (*[64]float32)(blk)
-				p0 = p0.Add(loadFloat32x16(g[0:16]))
-				p1 = p1.Add(loadFloat32x16(g[16:32]))
-				p2 = p2.Add(loadFloat32x16(g[32:48]))
-				p3 = p3.Add(loadFloat32x16(g[48:64]))
-				blk = blk[64:]
-			}
-			i = end - len(blk)
-			if i%block32 != 0 { // the last block, partial: its rest is the caller's
-				storeFloat32x16(p0, l.part[0:16])
-				storeFloat32x16(p1, l.part[16:32])
-				storeFloat32x16(p2, l.part[32:48])
-				storeFloat32x16(p3, l.part[48:64])
-				break
-			}
-			q0, q1, q2, q3 = q0.Add(p0), q1.Add(p1), q2.Add(p2), q3.Add(p3)
-			if i%unit32 == 0 {
-				a0 = a0.Add(q0.GetLo().ConvertToFloat64().Add(q1.GetLo().ConvertToFloat64()).
-					Add(q2.GetLo().ConvertToFloat64().Add(q3.GetLo().ConvertToFloat64())))
-				a1 = a1.Add(q0.GetHi().ConvertToFloat64().Add(q1.GetHi().ConvertToFloat64()).
-					Add(q2.GetHi().ConvertToFloat64().Add(q3.GetHi().ConvertToFloat64())))
-				var zero archsimd.Float32x16
-				q0, q1, q2, q3 = zero, zero, zero, zero
-			}
-		}
-		storeFloat32x16(q0, l.mid[0:16])
-		storeFloat32x16(q1, l.mid[16:32])
-		storeFloat32x16(q2, l.mid[32:48])
-		storeFloat32x16(q3, l.mid[48:64])
-		storeFloat64x8(a0, l.acc[0:8])
-		storeFloat64x8(a1, l.acc[8:16])
+		return sumBlocksF32AVX512(s, l)
 	case useAVX2:
 		var a0, a1, a2, a3 archsimd.Float64x4
 		m := &l.mid
@@ -145,6 +119,54 @@ func sumBlocksF32(s []float32, l *f32Lanes) int {
 	return i
 }
 
+// sumBlocksF32AVX512 is sumBlocksF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumBlocksF32AVX512(s []float32, l *f32Lanes) int {
+	i := 0
+	var a0, a1 archsimd.Float64x8
+	var q0, q1, q2, q3 archsimd.Float32x16
+	for len(s)-i >= 64 {
+		end := min(len(s), i+block32)
+		var p0, p1, p2, p3 archsimd.Float32x16
+		blk := s[i:end]
+		for len(blk) >= 64 { // blk's array: no bounds check a load
+			g := (*[64]float32)(blk)
+			p0 = p0.Add(loadFloat32x16(g[0:16]))
+			p1 = p1.Add(loadFloat32x16(g[16:32]))
+			p2 = p2.Add(loadFloat32x16(g[32:48]))
+			p3 = p3.Add(loadFloat32x16(g[48:64]))
+			blk = blk[64:]
+		}
+		i = end - len(blk)
+		if i%block32 != 0 { // the last block, partial: its rest is the caller's
+			storeFloat32x16(p0, l.part[0:16])
+			storeFloat32x16(p1, l.part[16:32])
+			storeFloat32x16(p2, l.part[32:48])
+			storeFloat32x16(p3, l.part[48:64])
+			break
+		}
+		q0, q1, q2, q3 = q0.Add(p0), q1.Add(p1), q2.Add(p2), q3.Add(p3)
+		if i%unit32 == 0 {
+			a0 = a0.Add(q0.GetLo().ConvertToFloat64().Add(q1.GetLo().ConvertToFloat64()).
+				Add(q2.GetLo().ConvertToFloat64().Add(q3.GetLo().ConvertToFloat64())))
+			a1 = a1.Add(q0.GetHi().ConvertToFloat64().Add(q1.GetHi().ConvertToFloat64()).
+				Add(q2.GetHi().ConvertToFloat64().Add(q3.GetHi().ConvertToFloat64())))
+			var zero archsimd.Float32x16
+			q0, q1, q2, q3 = zero, zero, zero, zero
+		}
+	}
+	storeFloat32x16(q0, l.mid[0:16])
+	storeFloat32x16(q1, l.mid[16:32])
+	storeFloat32x16(q2, l.mid[32:48])
+	storeFloat32x16(q3, l.mid[48:64])
+	storeFloat64x8(a0, l.acc[0:8])
+	storeFloat64x8(a1, l.acc[8:16])
+	clearUpper()
+	return i
+}
+
 // fold4 is (w+x)+(y+z) of the four widened to float64: f32Lanes.fold's tree.
 func fold4(w, x, y, z archsimd.Float32x4) archsimd.Float64x4 {
 	return w.ConvertToFloat64().Add(x.ConvertToFloat64()).Add(y.ConvertToFloat64().Add(z.ConvertToFloat64()))
@@ -155,13 +177,7 @@ func sumLanesF64(s []float64, acc *[16]float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var a0, a1 archsimd.Float64x8
-		for ; i+16 <= len(s); i += 16 {
-			a0 = a0.Add(loadFloat64x8(s[i : i+8]))
-			a1 = a1.Add(loadFloat64x8(s[i+8 : i+16]))
-		}
-		storeFloat64x8(a0, acc[0:8])
-		storeFloat64x8(a1, acc[8:16])
+		return sumLanesF64AVX512(s, acc)
 	case useAVX2:
 		var a0, a1, a2, a3 archsimd.Float64x4
 		for ; i+16 <= len(s); i += 16 {
@@ -176,20 +192,29 @@ func sumLanesF64(s []float64, acc *[16]float64) int {
 	return i
 }
 
+// sumLanesF64AVX512 is sumLanesF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func sumLanesF64AVX512(s []float64, acc *[16]float64) int {
+	i := 0
+	var a0, a1 archsimd.Float64x8
+	for ; i+16 <= len(s); i += 16 {
+		a0 = a0.Add(loadFloat64x8(s[i : i+8]))
+		a1 = a1.Add(loadFloat64x8(s[i+8 : i+16]))
+	}
+	storeFloat64x8(a0, acc[0:8])
+	storeFloat64x8(a1, acc[8:16])
+	clearUpper()
+	return i
+}
+
 // dotLanesF32 adds each product, in float64, to its lane (FMA).
 func dotLanesF32(a, b []float32, acc *[16]float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var a0, a1 archsimd.Float64x8
-		for ; i+16 <= len(a); i += 16 {
-			v := loadFloat32x16(a[i : i+16])
-			w := loadFloat32x16(b[i : i+16])
-			a0 = v.GetLo().ConvertToFloat64().MulAdd(w.GetLo().ConvertToFloat64(), a0)
-			a1 = v.GetHi().ConvertToFloat64().MulAdd(w.GetHi().ConvertToFloat64(), a1)
-		}
-		storeFloat64x8(a0, acc[0:8])
-		storeFloat64x8(a1, acc[8:16])
+		return dotLanesF32AVX512(a, b, acc)
 	case useAVX2:
 		var a0, a1, a2, a3 archsimd.Float64x4
 		for ; i+16 <= len(a); i += 16 {
@@ -208,18 +233,31 @@ func dotLanesF32(a, b []float32, acc *[16]float64) int {
 	return i
 }
 
+// dotLanesF32AVX512 is dotLanesF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func dotLanesF32AVX512(a, b []float32, acc *[16]float64) int {
+	i := 0
+	var a0, a1 archsimd.Float64x8
+	for ; i+16 <= len(a); i += 16 {
+		v := loadFloat32x16(a[i : i+16])
+		w := loadFloat32x16(b[i : i+16])
+		a0 = v.GetLo().ConvertToFloat64().MulAdd(w.GetLo().ConvertToFloat64(), a0)
+		a1 = v.GetHi().ConvertToFloat64().MulAdd(w.GetHi().ConvertToFloat64(), a1)
+	}
+	storeFloat64x8(a0, acc[0:8])
+	storeFloat64x8(a1, acc[8:16])
+	clearUpper()
+	return i
+}
+
 // dotLanesF64 adds each product to its lane (FMA).
 func dotLanesF64(a, b []float64, acc *[16]float64) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		var a0, a1 archsimd.Float64x8
-		for ; i+16 <= len(a); i += 16 {
-			a0 = loadFloat64x8(a[i:i+8]).MulAdd(loadFloat64x8(b[i:i+8]), a0)
-			a1 = loadFloat64x8(a[i+8:i+16]).MulAdd(loadFloat64x8(b[i+8:i+16]), a1)
-		}
-		storeFloat64x8(a0, acc[0:8])
-		storeFloat64x8(a1, acc[8:16])
+		return dotLanesF64AVX512(a, b, acc)
 	case useAVX2:
 		var a0, a1, a2, a3 archsimd.Float64x4
 		for ; i+16 <= len(a); i += 16 {
@@ -230,6 +268,23 @@ func dotLanesF64(a, b []float64, acc *[16]float64) int {
 		}
 		store4(acc, a0, a1, a2, a3)
 	}
+	clearUpper()
+	return i
+}
+
+// dotLanesF64AVX512 is dotLanesF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func dotLanesF64AVX512(a, b []float64, acc *[16]float64) int {
+	i := 0
+	var a0, a1 archsimd.Float64x8
+	for ; i+16 <= len(a); i += 16 {
+		a0 = loadFloat64x8(a[i:i+8]).MulAdd(loadFloat64x8(b[i:i+8]), a0)
+		a1 = loadFloat64x8(a[i+8:i+16]).MulAdd(loadFloat64x8(b[i+8:i+16]), a1)
+	}
+	storeFloat64x8(a0, acc[0:8])
+	storeFloat64x8(a1, acc[8:16])
 	clearUpper()
 	return i
 }
@@ -251,21 +306,7 @@ func extremeLanesF32(s []float32, acc *[16]float32, isMax bool) (int, bool) {
 	i := 16
 	switch level {
 	case useAVX512:
-		a := loadFloat32x16Array(acc)
-		var nan archsimd.Mask32x16
-		for ; i+16 <= len(s); i += 16 {
-			v := loadFloat32x16(s[i : i+16])
-			nan = nan.Or(v.IsNaN())
-			if isMax {
-				a = a.Merge(v, a.Greater(v))
-			} else {
-				a = a.Merge(v, a.Less(v))
-			}
-		}
-		storeFloat32x16Array(a, acc)
-		sawNaN := nan.ToBits() != 0
-		clearUpper()
-		return i, sawNaN
+		return extremeLanesF32AVX512(s, acc, isMax)
 	case useAVX2:
 		lo := loadFloat32x8(acc[0:8])
 		hi := loadFloat32x8(acc[8:16])
@@ -289,29 +330,35 @@ func extremeLanesF32(s []float32, acc *[16]float32, isMax bool) (int, bool) {
 	return i, false
 }
 
+// extremeLanesF32AVX512 is extremeLanesF32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func extremeLanesF32AVX512(s []float32, acc *[16]float32, isMax bool) (int, bool) {
+	i := 16
+	a := loadFloat32x16Array(acc)
+	var nan archsimd.Mask32x16
+	for ; i+16 <= len(s); i += 16 {
+		v := loadFloat32x16(s[i : i+16])
+		nan = nan.Or(v.IsNaN())
+		if isMax {
+			a = a.Merge(v, a.Greater(v))
+		} else {
+			a = a.Merge(v, a.Less(v))
+		}
+	}
+	storeFloat32x16Array(a, acc)
+	sawNaN := nan.ToBits() != 0
+	clearUpper()
+	return i, sawNaN
+}
+
 // extremeLanesF64 is extremeLanesF32 for float64.
 func extremeLanesF64(s []float64, acc *[16]float64, isMax bool) (int, bool) {
 	i := 16
 	switch level {
 	case useAVX512:
-		lo := loadFloat64x8(acc[0:8])
-		hi := loadFloat64x8(acc[8:16])
-		var nan archsimd.Mask64x8
-		for ; i+16 <= len(s); i += 16 {
-			v := loadFloat64x8(s[i : i+8])
-			w := loadFloat64x8(s[i+8 : i+16])
-			nan = nan.Or(v.IsNaN()).Or(w.IsNaN())
-			if isMax {
-				lo, hi = lo.Merge(v, lo.Greater(v)), hi.Merge(w, hi.Greater(w))
-			} else {
-				lo, hi = lo.Merge(v, lo.Less(v)), hi.Merge(w, hi.Less(w))
-			}
-		}
-		storeFloat64x8(lo, acc[0:8])
-		storeFloat64x8(hi, acc[8:16])
-		sawNaN := nan.ToBits() != 0
-		clearUpper()
-		return i, sawNaN
+		return extremeLanesF64AVX512(s, acc, isMax)
 	case useAVX2:
 		var a [4]archsimd.Float64x4
 		for k := range a {
@@ -339,21 +386,58 @@ func extremeLanesF64(s []float64, acc *[16]float64, isMax bool) (int, bool) {
 	return i, false
 }
 
+// extremeLanesF64AVX512 is extremeLanesF64's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func extremeLanesF64AVX512(s []float64, acc *[16]float64, isMax bool) (int, bool) {
+	i := 16
+	lo := loadFloat64x8(acc[0:8])
+	hi := loadFloat64x8(acc[8:16])
+	var nan archsimd.Mask64x8
+	for ; i+16 <= len(s); i += 16 {
+		v := loadFloat64x8(s[i : i+8])
+		w := loadFloat64x8(s[i+8 : i+16])
+		nan = nan.Or(v.IsNaN()).Or(w.IsNaN())
+		if isMax {
+			lo, hi = lo.Merge(v, lo.Greater(v)), hi.Merge(w, hi.Greater(w))
+		} else {
+			lo, hi = lo.Merge(v, lo.Less(v)), hi.Merge(w, hi.Less(w))
+		}
+	}
+	storeFloat64x8(lo, acc[0:8])
+	storeFloat64x8(hi, acc[8:16])
+	sawNaN := nan.ToBits() != 0
+	clearUpper()
+	return i, sawNaN
+}
+
 // castU8F32 converts the whole 16-byte groups of src (as long as dst) to
 // float32 (exact).
 func castU8F32(dst []float32, src []uint8) int {
 	i := 0
 	switch level {
 	case useAVX512:
-		for ; i+16 <= len(dst); i += 16 {
-			v := loadUint8x16(src[i : i+16]).ExtendToUint32().AsInt32x16()
-			storeFloat32x16(v.ConvertToFloat32(), dst[i:i+16])
-		}
+		return castU8F32AVX512(dst, src)
 	case useAVX2:
 		for ; i+16 <= len(dst); i += 8 { // 16 bytes loaded, the low 8 converted
 			v := loadUint8x16(src[i : i+16]).ExtendLo8ToUint32().AsInt32x8()
 			storeFloat32x8(v.ConvertToFloat32(), dst[i:i+8])
 		}
+	}
+	clearUpper()
+	return i
+}
+
+// castU8F32AVX512 is castU8F32's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func castU8F32AVX512(dst []float32, src []uint8) int {
+	i := 0
+	for ; i+16 <= len(dst); i += 16 {
+		v := loadUint8x16(src[i : i+16]).ExtendToUint32().AsInt32x16()
+		storeFloat32x16(v.ConvertToFloat32(), dst[i:i+16])
 	}
 	clearUpper()
 	return i

@@ -71,12 +71,7 @@ func gatherStep2[T any](buf, data []T, off int) int {
 	i, s := 0, off*w // lanes of dst and of src: s = off*w + 2*i
 	switch level {
 	case useAVX512:
-		idx := loadUint32x16Array(&gather16[w-1])
-		for ; i+16 <= len(dst) && s+32 <= len(src); i, s = i+16, s+32 {
-			a := loadFloat32x16(src[s : s+16])
-			b := loadFloat32x16(src[s+16 : s+32])
-			storeFloat32x16(a.ConcatPermute(b, idx), dst[i:i+16])
-		}
+		return gatherStep2AVX512(buf, data, off)
 	case useAVX2:
 		order := loadUint32x8Array(&pairOrder8)
 		for ; i+8 <= len(dst) && s+16 <= len(src); i, s = i+8, s+16 {
@@ -90,6 +85,27 @@ func gatherStep2[T any](buf, data []T, off int) int {
 			}
 			storeFloat32x8(p.Permute(order), dst[i:i+8])
 		}
+	}
+	clearUpper()
+	return i / w
+}
+
+// gatherStep2AVX512 is gatherStep2's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func gatherStep2AVX512[T any](buf, data []T, off int) int {
+	dst, w := lanes32(buf)
+	src, _ := lanes32(data)
+	if dst == nil || src == nil {
+		return 0
+	}
+	i, s := 0, off*w // lanes of dst and of src: s = off*w + 2*i
+	idx := loadUint32x16Array(&gather16[w-1])
+	for ; i+16 <= len(dst) && s+32 <= len(src); i, s = i+16, s+32 {
+		a := loadFloat32x16(src[s : s+16])
+		b := loadFloat32x16(src[s+16 : s+32])
+		storeFloat32x16(a.ConcatPermute(b, idx), dst[i:i+16])
 	}
 	clearUpper()
 	return i / w
@@ -111,15 +127,31 @@ func gatherReverse[T any](buf, data []T, off int) int {
 	i, end := 0, (off+1)*w // lanes of dst; lanes of src up to data's element off
 	switch level {
 	case useAVX512:
-		idx := loadUint32x16Array(&reverse16[w-1])
-		for ; i+16 <= len(dst) && end-i >= 16; i += 16 {
-			storeFloat32x16(loadFloat32x16(src[end-i-16:end-i]).Permute(idx), dst[i:i+16])
-		}
+		return gatherReverseAVX512(buf, data, off)
 	case useAVX2:
 		idx := loadUint32x8Array(&reverse8[w-1])
 		for ; i+8 <= len(dst) && end-i >= 8; i += 8 {
 			storeFloat32x8(loadFloat32x8(src[end-i-8:end-i]).Permute(idx), dst[i:i+8])
 		}
+	}
+	clearUpper()
+	return i / w
+}
+
+// gatherReverseAVX512 is gatherReverse's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func gatherReverseAVX512[T any](buf, data []T, off int) int {
+	dst, w := lanes32(buf)
+	src, _ := lanes32(data)
+	if dst == nil || src == nil {
+		return 0
+	}
+	i, end := 0, (off+1)*w // lanes of dst; lanes of src up to data's element off
+	idx := loadUint32x16Array(&reverse16[w-1])
+	for ; i+16 <= len(dst) && end-i >= 16; i += 16 {
+		storeFloat32x16(loadFloat32x16(src[end-i-16:end-i]).Permute(idx), dst[i:i+16])
 	}
 	clearUpper()
 	return i / w
@@ -139,14 +171,7 @@ func scatterStep2[T any](data []T, off int, buf []T) int {
 	i, s := 0, off*w
 	switch level {
 	case useAVX512:
-		lo := loadUint32x16Array(&spread16[w-1])
-		hi := lo.Add(archsimd.BroadcastUint32x16(8))
-		keep := archsimd.Mask32x16FromBits(keep16[w-1])
-		for ; i+16 <= len(src) && s+32 <= len(dst); i, s = i+16, s+32 {
-			v := loadFloat32x16(src[i : i+16])
-			storeFloat32x16ArrayMasked(v.Permute(lo), (*[16]float32)(dst[s:s+16]), keep)
-			storeFloat32x16ArrayMasked(v.Permute(hi), (*[16]float32)(dst[s+16:s+32]), keep)
-		}
+		return scatterStep2AVX512(data, off, buf)
 	case useAVX2:
 		lo := loadUint32x8Array(&spread8[w-1])
 		hi := lo.Add(archsimd.BroadcastUint32x8(4))
@@ -156,6 +181,29 @@ func scatterStep2[T any](data []T, off int, buf []T) int {
 			storeFloat32x8ArrayMasked(v.Permute(lo), (*[8]float32)(dst[s:s+8]), keep)
 			storeFloat32x8ArrayMasked(v.Permute(hi), (*[8]float32)(dst[s+8:s+16]), keep)
 		}
+	}
+	clearUpper()
+	return i / w
+}
+
+// scatterStep2AVX512 is scatterStep2's AVX-512 case, a function of its own: one that
+// holds a 512-bit value may not hold AVX2 code (level_simd.go says why).
+//
+//go:noinline
+func scatterStep2AVX512[T any](data []T, off int, buf []T) int {
+	src, w := lanes32(buf)
+	dst, _ := lanes32(data)
+	if dst == nil || src == nil {
+		return 0
+	}
+	i, s := 0, off*w
+	lo := loadUint32x16Array(&spread16[w-1])
+	hi := lo.Add(archsimd.BroadcastUint32x16(8))
+	keep := archsimd.Mask32x16FromBits(keep16[w-1])
+	for ; i+16 <= len(src) && s+32 <= len(dst); i, s = i+16, s+32 {
+		v := loadFloat32x16(src[i : i+16])
+		storeFloat32x16ArrayMasked(v.Permute(lo), (*[16]float32)(dst[s:s+16]), keep)
+		storeFloat32x16ArrayMasked(v.Permute(hi), (*[16]float32)(dst[s+16:s+32]), keep)
 	}
 	clearUpper()
 	return i / w
