@@ -338,8 +338,11 @@ KERNELS = {
     "sub": ("b", [], "x.Sub(y)", "dst = a - b"),
     "mul": ("b", [], "x.Mul(y)", "dst = a * b"),
     "div": ("b", [], "x.Div(y)", "dst = a / b"),
-    "minimum": ("b", [], "x.Min(y).Merge(x, x.Equal(x))", "dst = min(a, b)"),
-    "maximum": ("b", [], "x.Max(y).Merge(x, x.Equal(x))", "dst = max(a, b)"),
+    # a where a < b (a > b), else b (equal zeros, a NaN b), then a where a is NaN: a
+    # compare and blends, not Min and Max, whose operands the compiler may swap (they
+    # commute, but x86's give their second of equal zeros and of a NaN)
+    "minimum": ("b", [], "x.Merge(y, x.Less(y)).Merge(x, x.Equal(x))", "dst = min(a, b)"),
+    "maximum": ("b", [], "x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x))", "dst = max(a, b)"),
     "mulAdd": ("bc", [], "x.MulAdd(y, z)", "dst = fma(a, b, c)"),
 }
 
@@ -525,11 +528,12 @@ def math_kernel_func(name: str, t: str, sfx: str, levels) -> str:
 # second loaded one element early (from s+w-1), so that a line's last step needs no
 # element past its last one (a tensor's memory may end there). In place: the op
 # runs on every lane (the ones between too: an IEEE operation traps nothing) and
-# masked stores write the line's lanes only (even lanes of the first vector, odd of
-# the second), never the elements between, which another goroutine may own. From a
+# the line's lanes only are written (AVX-512: masked stores, the even lanes of the
+# first vector and the odd of the second; AVX2: lane by lane), never the elements
+# between, which another goroutine may own. From a
 # step-2 source into a contiguous dst: the two vectors permuted into one (p's even
 # lanes, q's odd), the op, one store. By (suffix, level): the setup of the masks
-# keep and keepOdd, of the permute, and the permute of p and q.
+# keep and keepOdd (AVX-512's), of the permute, and the permute of p and q.
 FUSED_STEP2 = ["clip", "scaleShift"]
 STEP2 = {
     ("F32", "useAVX512"): (
@@ -546,23 +550,62 @@ STEP2 = {
         "p.ConcatPermute(q, idx)",
     ),
     ("F32", "useAVX2"): (
-        [
-            "keep := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))",
-            "keepOdd := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))",
-        ],
+        [],
         ["order := loadUint32x8Array(&pairOrder8)"],
         "concatPermuteScalarsGroupedFloat32x8(p, 0, 2, 5, 7, q).Permute(order)",
     ),
     ("F64", "useAVX2"): (
-        [
-            "keep := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))",
-            "keepOdd := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))",
-        ],
+        [],
         ["order := loadUint32x8Array(&pairOrder8)"],
         "concatPermuteScalarsGroupedFloat32x8(p.AsFloat32x8(), 0, 1, 6, 7, q.AsFloat32x8())"
         ".Permute(order).AsFloat64x4()",
     ),
 }
+
+
+def step2_in_place_masked(t: str, v: str, w: int, e: str, setup: list[str]) -> list[str]:
+    """AVX-512's in-place step-2 loop: the op on both vectors, masked stores of the
+    line's lanes (keep: the even ones of the first, keepOdd: the odd of the second)."""
+    ey = e.replace("x.", "y.").replace("(x", "(y").replace(" x,", " y,")
+    return [
+        *["\t\t" + x for x in setup],
+        f"\t\tfor ; i+{w} <= n && s+{2 * w - 1} <= len(data); i, s = i+{w}, s+{2 * w} {{",
+        # both loads before the stores: the second load overlaps the first store's
+        # span, and a load from a masked store's bytes waits for it to retire
+        f"\t\t\tx := load{v}(data[s : s+{w}])",
+        f"\t\t\ty := load{v}(data[s+{w - 1} : s+{2 * w - 1}])",
+        f"\t\t\tstore{v}ArrayMasked({e}, (*[{w}]{t})(data[s:s+{w}]), keep)",
+        f"\t\t\tstore{v}ArrayMasked({ey}, (*[{w}]{t})(data[s+{w - 1}:s+{2 * w - 1}]), keepOdd)",
+        "\t\t}",
+    ]
+
+
+def step2_in_place_scalar_stores(
+    t: str, v: str, w: int, e: str, setup: list[str], compact: str
+) -> list[str]:
+    """AVX2's in-place step-2 loop: the line's elements compacted into one vector (as
+    FromStep2's), the op, and the result stored element by element, each lane taken
+    out as an integer (VPEXTRD/VPEXTRQ, then a plain move). AVX2's masked store
+    (VMASKMOVPS) is microcoded and slow on AMD's Zen (a 4096x1024 [:, ::2] clip 2.3x
+    g++'s scalar loop); a whole-vector store of a blend would write the elements
+    between, which another goroutine may own; and a float32 or float64 move (SSE), or
+    a stack array's clearing, would wait on the vector registers' upper halves."""
+    bits = int("".join(ch for ch in t if ch.isdigit()))
+    span, half = 2 * w - 1, w // 2
+    lanes = ", ".join(f"{('lo', 'hi')[j // half]}.GetElem({j % half})" for j in range(w))
+    evens = ", ".join(f"d[{2 * j}]" for j in range(w))
+    return [
+        *["\t\t" + x for x in setup],
+        f"\t\tfor ; i+{w} <= n && s+{span} <= len(data); i, s = i+{w}, s+{2 * w} {{",
+        f"\t\t\tp := load{v}(data[s : s+{w}])",
+        f"\t\t\tq := load{v}(data[s+{w - 1} : s+{span}])",
+        f"\t\t\tx := {compact}",
+        f"\t\t\tr := {e}.AsInt{bits}x{w}()",
+        "\t\t\tlo, hi := r.GetLo(), r.GetHi()",
+        f"\t\t\td := (*[{span}]int{bits})(unsafe.Pointer((*[{span}]{t})(data[s : s+{span}])))",
+        f"\t\t\t{evens} = {lanes}",
+        "\t\t}",
+    ]
 
 
 def step2_kernels(name: str, t: str, sfx: str, levels, spec) -> str:
@@ -588,20 +631,10 @@ def step2_kernels(name: str, t: str, sfx: str, levels, spec) -> str:
         pre = [s.replace("{V}", v).replace("{U}", u) for s in setup]
         e = expr.replace("{V}", v).replace("{U}", u)
         ins.append(f"\tcase {lvl}:")
-        ins += ["\t\t" + x for x in pre + keep]
-        ins.append(
-            f"\t\tfor ; i+{w} <= n && s+{2 * w - 1} <= len(data); i, s = i+{w}, s+{2 * w} {{"
-        )
-        # both loads before the stores: the second load overlaps the first store's
-        # span, and a load from a masked store's bytes waits for it to retire
-        ins.append(f"\t\t\tx := load{v}(data[s : s+{w}])")
-        ins.append(f"\t\t\ty := load{v}(data[s+{w - 1} : s+{2 * w - 1}])")
-        ins.append(f"\t\t\tstore{v}ArrayMasked({e}, (*[{w}]{t})(data[s:s+{w}]), keep)")
-        ey = e.replace("x.", "y.").replace("(x", "(y").replace(" x,", " y,")
-        ins.append(
-            f"\t\t\tstore{v}ArrayMasked({ey}, (*[{w}]{t})(data[s+{w - 1}:s+{2 * w - 1}]), keepOdd)"
-        )
-        ins.append("\t\t}")
+        if lvl == "useAVX2":
+            ins += step2_in_place_scalar_stores(t, v, w, e, pre + perm, compact)
+        else:
+            ins += step2_in_place_masked(t, v, w, e, pre + keep)
         frm.append(f"\tcase {lvl}:")
         frm += ["\t\t" + x for x in pre + perm]
         frm.append(
@@ -745,6 +778,7 @@ package vec
 import (
 	"math"
 	"simd/archsimd"
+	"unsafe"
 )
 """
 )
@@ -976,10 +1010,13 @@ def line_head(ops: str, v: str, w: int, e: str) -> list[str]:
     def reload(lo: str, hi: str) -> list[str]:
         return [ln.replace(":=", "=") for ln in loads(ops, v, lo, hi, "\t\t\t")]
 
+    # a vector narrower than a line (AVX2's) aligns to its own size, where no store
+    # straddles a line either: the head up to a line boundary would be two vectors
+    head = "lineHead(dst)" if vector_bits(v) == 512 else f"lineHead(dst) % {w}"
     return [
         f"\t\tvar last archsimd.{v} // dst's last vector, where shifted",
         "\t\tshifted := false",
-        f"\t\tif h := lineHead(dst); h > 0 && len(dst) >= alignFrom*{w} {{",
+        f"\t\tif h := {head}; h > 0 && len(dst) >= alignFrom*{w} {{",
         *loads(ops, v, "", str(w), "\t\t\t"),
         f"\t\t\tr := {e}",
         *reload(f"len(dst)-{w}", ""),
@@ -990,6 +1027,12 @@ def line_head(ops: str, v: str, w: int, e: str) -> list[str]:
         f"\t\t\ti, shifted = h+{w}, true",
         "\t\t}",
     ]
+
+
+def vector_bits(v: str) -> int:
+    """The width of archsimd vector type v ("Float32x8": 256)."""
+    bits, lanes = re.fullmatch(r"[A-Za-z]+(\d+)x(\d+)", v).groups()
+    return int(bits) * int(lanes)
 
 
 def line_tail(v: str, w: int) -> list[str]:
@@ -1042,15 +1085,13 @@ def kernel(name: str, t: str, sfx: str, levels, spec) -> str:
             sign = SIGNS.get(t, "")  # abs's mask: float types only
             lines.append("\t\t" + s.replace("{V}", v).replace("{U}", u).replace("{SIGN}", sign))
         e = expr.replace("{V}", v).replace("{U}", u)
-        if lvl == "useAVX512":
-            lines += line_head(ops, v, w, e)
-            lines += streams(ops, v, w, e, t)
+        lines += line_head(ops, v, w, e)
+        lines += streams(ops, v, w, e, t)
         lines.append(f"\t\tfor ; i+{w} <= len(dst); i += {w} {{")
         lines += loads(ops, v, "i", f"i+{w}", "\t\t\t")
         lines.append(f"\t\t\tstore{v}({e}, dst[i : i+{w}])")
         lines.append("\t\t}")
-        if lvl == "useAVX512":
-            lines += line_tail(v, w)
+        lines += line_tail(v, w)
     lines += ["\t}", "\treturn i", "}", ""]
     return "\n".join(lines)
 

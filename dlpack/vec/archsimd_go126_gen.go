@@ -122,10 +122,6 @@ func loadInt32x8Array(p *[8]int32) archsimd.Int32x8 {
 	return archsimd.LoadInt32x8(p)
 }
 
-func loadInt64x4Array(p *[4]int64) archsimd.Int64x4 {
-	return archsimd.LoadInt64x4(p)
-}
-
 func loadUint32x16Array(p *[16]uint32) archsimd.Uint32x16 {
 	return archsimd.LoadUint32x16(p)
 }
@@ -231,10 +227,6 @@ func storeFloat32x16ArrayMasked(x archsimd.Float32x16, p *[16]float32, m archsim
 }
 
 func storeFloat32x8ArrayMasked(x archsimd.Float32x8, p *[8]float32, m archsimd.Mask32x8) {
-	x.StoreMasked(p, m)
-}
-
-func storeFloat64x4ArrayMasked(x archsimd.Float64x4, p *[4]float64, m archsimd.Mask64x4) {
 	x.StoreMasked(p, m)
 }
 

@@ -92,7 +92,7 @@
 // a pool and gives back when it returns: op may not keep the slices it is
 // given. ClipView and ScaleShiftView are Map with Clip and ScaleShift that run
 // a float32 or float64 line at step 2 in one pass instead (in place: the op on
-// whole vectors, masked stores of the line's lanes only; into a contiguous dst:
+// whole vectors, stores of the line's lanes only; into a contiguous dst:
 // two loads permuted into one), the same bits, and in place rows of lines too
 // short for a vector four at a time, one masked vector each (AVX-512).
 // ClipTensor clips a tensor in place with no View where it is 1- or 2-d with

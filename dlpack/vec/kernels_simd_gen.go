@@ -8,6 +8,7 @@ package vec
 import (
 	"math"
 	"simd/archsimd"
+	"unsafe"
 )
 
 // scaleF32: dst = a * k for the whole vectors of dst (the other slices are as long).
@@ -18,9 +19,39 @@ func scaleF32(dst, a []float32, k float32) int {
 		return scaleF32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			r := x.Mul(kv)
+			x = loadFloat32x8(a[len(dst)-8:])
+			last = x.Mul(kv)
+			x = loadFloat32x8(a[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Mul(kv), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				storeFloat32x8(x.Mul(kv), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				storeFloat32x8(x.Mul(kv), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			storeFloat32x8(x.Mul(kv), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -80,9 +111,39 @@ func scaleF64(dst, a []float64, k float64) int {
 		return scaleF64AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			r := x.Mul(kv)
+			x = loadFloat64x4(a[len(dst)-4:])
+			last = x.Mul(kv)
+			x = loadFloat64x4(a[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Mul(kv), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				storeFloat64x4(x.Mul(kv), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				storeFloat64x4(x.Mul(kv), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Mul(kv), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Mul(kv), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			storeFloat64x4(x.Mul(kv), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -142,9 +203,39 @@ func addScalarF32(dst, a []float32, k float32) int {
 		return addScalarF32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			r := x.Add(kv)
+			x = loadFloat32x8(a[len(dst)-8:])
+			last = x.Add(kv)
+			x = loadFloat32x8(a[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Add(kv), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				storeFloat32x8(x.Add(kv), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				storeFloat32x8(x.Add(kv), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Add(kv), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Add(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			storeFloat32x8(x.Add(kv), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -204,9 +295,39 @@ func addScalarF64(dst, a []float64, k float64) int {
 		return addScalarF64AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			r := x.Add(kv)
+			x = loadFloat64x4(a[len(dst)-4:])
+			last = x.Add(kv)
+			x = loadFloat64x4(a[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Add(kv), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				storeFloat64x4(x.Add(kv), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				storeFloat64x4(x.Add(kv), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Add(kv), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Add(kv), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			storeFloat64x4(x.Add(kv), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -266,9 +387,39 @@ func divScalarF32(dst, a []float32, k float32) int {
 		return divScalarF32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			r := x.Div(kv)
+			x = loadFloat32x8(a[len(dst)-8:])
+			last = x.Div(kv)
+			x = loadFloat32x8(a[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Div(kv), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				storeFloat32x8(x.Div(kv), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				storeFloat32x8(x.Div(kv), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Div(kv), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Div(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			storeFloat32x8(x.Div(kv), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -328,9 +479,39 @@ func divScalarF64(dst, a []float64, k float64) int {
 		return divScalarF64AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			r := x.Div(kv)
+			x = loadFloat64x4(a[len(dst)-4:])
+			last = x.Div(kv)
+			x = loadFloat64x4(a[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Div(kv), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				storeFloat64x4(x.Div(kv), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				storeFloat64x4(x.Div(kv), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Div(kv), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Div(kv), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			storeFloat64x4(x.Div(kv), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -391,9 +572,39 @@ func scaleShiftF32(dst, a []float32, k, c float32) int {
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			r := x.MulAdd(kv, cv)
+			x = loadFloat32x8(a[len(dst)-8:])
+			last = x.MulAdd(kv, cv)
+			x = loadFloat32x8(a[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.MulAdd(kv, cv), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				storeFloat32x8(x.MulAdd(kv, cv), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				storeFloat32x8(x.MulAdd(kv, cv), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				storeFloat32x8(x.MulAdd(kv, cv), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				storeFloat32x8(x.MulAdd(kv, cv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			storeFloat32x8(x.MulAdd(kv, cv), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -455,9 +666,39 @@ func scaleShiftF64(dst, a []float64, k, c float64) int {
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			r := x.MulAdd(kv, cv)
+			x = loadFloat64x4(a[len(dst)-4:])
+			last = x.MulAdd(kv, cv)
+			x = loadFloat64x4(a[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.MulAdd(kv, cv), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				storeFloat64x4(x.MulAdd(kv, cv), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				storeFloat64x4(x.MulAdd(kv, cv), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				storeFloat64x4(x.MulAdd(kv, cv), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				storeFloat64x4(x.MulAdd(kv, cv), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			storeFloat64x4(x.MulAdd(kv, cv), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -519,9 +760,39 @@ func clipF32(dst, a []float32, k, c float32) int {
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			x = loadFloat32x8(a[len(dst)-8:])
+			last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			x = loadFloat32x8(a[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -583,9 +854,39 @@ func clipF64(dst, a []float64, k, c float64) int {
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			x = loadFloat64x4(a[len(dst)-4:])
+			last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			x = loadFloat64x4(a[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -646,9 +947,39 @@ func absF32(dst, a []float32) int {
 		return absF32AVX512(dst, a)
 	case useAVX2:
 		mv := archsimd.BroadcastUint32x8(^uint32(1 << 31))
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			r := x.AsUint32x8().And(mv).AsFloat32x8()
+			x = loadFloat32x8(a[len(dst)-8:])
+			last = x.AsUint32x8().And(mv).AsFloat32x8()
+			x = loadFloat32x8(a[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.AsUint32x8().And(mv).AsFloat32x8(), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				storeFloat32x8(x.AsUint32x8().And(mv).AsFloat32x8(), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				storeFloat32x8(x.AsUint32x8().And(mv).AsFloat32x8(), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				storeFloat32x8(x.AsUint32x8().And(mv).AsFloat32x8(), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				storeFloat32x8(x.AsUint32x8().And(mv).AsFloat32x8(), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			storeFloat32x8(x.AsUint32x8().And(mv).AsFloat32x8(), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -708,9 +1039,39 @@ func absF64(dst, a []float64) int {
 		return absF64AVX512(dst, a)
 	case useAVX2:
 		mv := archsimd.BroadcastUint64x4(^uint64(1 << 63))
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			r := x.AsUint64x4().And(mv).AsFloat64x4()
+			x = loadFloat64x4(a[len(dst)-4:])
+			last = x.AsUint64x4().And(mv).AsFloat64x4()
+			x = loadFloat64x4(a[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.AsUint64x4().And(mv).AsFloat64x4(), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				storeFloat64x4(x.AsUint64x4().And(mv).AsFloat64x4(), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				storeFloat64x4(x.AsUint64x4().And(mv).AsFloat64x4(), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				storeFloat64x4(x.AsUint64x4().And(mv).AsFloat64x4(), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				storeFloat64x4(x.AsUint64x4().And(mv).AsFloat64x4(), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			storeFloat64x4(x.AsUint64x4().And(mv).AsFloat64x4(), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -769,9 +1130,39 @@ func sqrtF32(dst, a []float32) int {
 	case useAVX512:
 		return sqrtF32AVX512(dst, a)
 	case useAVX2:
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			r := x.Sqrt()
+			x = loadFloat32x8(a[len(dst)-8:])
+			last = x.Sqrt()
+			x = loadFloat32x8(a[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Sqrt(), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				storeFloat32x8(x.Sqrt(), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				storeFloat32x8(x.Sqrt(), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Sqrt(), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Sqrt(), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			storeFloat32x8(x.Sqrt(), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -829,9 +1220,39 @@ func sqrtF64(dst, a []float64) int {
 	case useAVX512:
 		return sqrtF64AVX512(dst, a)
 	case useAVX2:
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			r := x.Sqrt()
+			x = loadFloat64x4(a[len(dst)-4:])
+			last = x.Sqrt()
+			x = loadFloat64x4(a[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Sqrt(), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				storeFloat64x4(x.Sqrt(), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				storeFloat64x4(x.Sqrt(), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Sqrt(), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Sqrt(), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			storeFloat64x4(x.Sqrt(), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -889,10 +1310,47 @@ func addF32(dst, a, b []float32) int {
 	case useAVX512:
 		return addF32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			y := loadFloat32x8(b[:8])
+			r := x.Add(y)
+			x = loadFloat32x8(a[len(dst)-8:])
+			y = loadFloat32x8(b[len(dst)-8:])
+			last = x.Add(y)
+			x = loadFloat32x8(a[h : h+8])
+			y = loadFloat32x8(b[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Add(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				y := loadFloat32x8(b[j : j+8])
+				storeFloat32x8(x.Add(y), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				y = loadFloat32x8(b[j+q : j+q+8])
+				storeFloat32x8(x.Add(y), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				y = loadFloat32x8(b[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Add(y), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				y = loadFloat32x8(b[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Add(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			y := loadFloat32x8(b[i : i+8])
 			storeFloat32x8(x.Add(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -958,10 +1416,47 @@ func addF64(dst, a, b []float64) int {
 	case useAVX512:
 		return addF64AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			y := loadFloat64x4(b[:4])
+			r := x.Add(y)
+			x = loadFloat64x4(a[len(dst)-4:])
+			y = loadFloat64x4(b[len(dst)-4:])
+			last = x.Add(y)
+			x = loadFloat64x4(a[h : h+4])
+			y = loadFloat64x4(b[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Add(y), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				y := loadFloat64x4(b[j : j+4])
+				storeFloat64x4(x.Add(y), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				y = loadFloat64x4(b[j+q : j+q+4])
+				storeFloat64x4(x.Add(y), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				y = loadFloat64x4(b[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Add(y), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				y = loadFloat64x4(b[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Add(y), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			y := loadFloat64x4(b[i : i+4])
 			storeFloat64x4(x.Add(y), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1027,10 +1522,47 @@ func subF32(dst, a, b []float32) int {
 	case useAVX512:
 		return subF32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			y := loadFloat32x8(b[:8])
+			r := x.Sub(y)
+			x = loadFloat32x8(a[len(dst)-8:])
+			y = loadFloat32x8(b[len(dst)-8:])
+			last = x.Sub(y)
+			x = loadFloat32x8(a[h : h+8])
+			y = loadFloat32x8(b[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Sub(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				y := loadFloat32x8(b[j : j+8])
+				storeFloat32x8(x.Sub(y), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				y = loadFloat32x8(b[j+q : j+q+8])
+				storeFloat32x8(x.Sub(y), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				y = loadFloat32x8(b[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Sub(y), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				y = loadFloat32x8(b[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Sub(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			y := loadFloat32x8(b[i : i+8])
 			storeFloat32x8(x.Sub(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1096,10 +1628,47 @@ func subF64(dst, a, b []float64) int {
 	case useAVX512:
 		return subF64AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			y := loadFloat64x4(b[:4])
+			r := x.Sub(y)
+			x = loadFloat64x4(a[len(dst)-4:])
+			y = loadFloat64x4(b[len(dst)-4:])
+			last = x.Sub(y)
+			x = loadFloat64x4(a[h : h+4])
+			y = loadFloat64x4(b[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Sub(y), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				y := loadFloat64x4(b[j : j+4])
+				storeFloat64x4(x.Sub(y), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				y = loadFloat64x4(b[j+q : j+q+4])
+				storeFloat64x4(x.Sub(y), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				y = loadFloat64x4(b[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Sub(y), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				y = loadFloat64x4(b[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Sub(y), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			y := loadFloat64x4(b[i : i+4])
 			storeFloat64x4(x.Sub(y), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1165,10 +1734,47 @@ func mulF32(dst, a, b []float32) int {
 	case useAVX512:
 		return mulF32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			y := loadFloat32x8(b[:8])
+			r := x.Mul(y)
+			x = loadFloat32x8(a[len(dst)-8:])
+			y = loadFloat32x8(b[len(dst)-8:])
+			last = x.Mul(y)
+			x = loadFloat32x8(a[h : h+8])
+			y = loadFloat32x8(b[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Mul(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				y := loadFloat32x8(b[j : j+8])
+				storeFloat32x8(x.Mul(y), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				y = loadFloat32x8(b[j+q : j+q+8])
+				storeFloat32x8(x.Mul(y), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				y = loadFloat32x8(b[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Mul(y), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				y = loadFloat32x8(b[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Mul(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			y := loadFloat32x8(b[i : i+8])
 			storeFloat32x8(x.Mul(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1234,10 +1840,47 @@ func mulF64(dst, a, b []float64) int {
 	case useAVX512:
 		return mulF64AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			y := loadFloat64x4(b[:4])
+			r := x.Mul(y)
+			x = loadFloat64x4(a[len(dst)-4:])
+			y = loadFloat64x4(b[len(dst)-4:])
+			last = x.Mul(y)
+			x = loadFloat64x4(a[h : h+4])
+			y = loadFloat64x4(b[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Mul(y), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				y := loadFloat64x4(b[j : j+4])
+				storeFloat64x4(x.Mul(y), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				y = loadFloat64x4(b[j+q : j+q+4])
+				storeFloat64x4(x.Mul(y), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				y = loadFloat64x4(b[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Mul(y), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				y = loadFloat64x4(b[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Mul(y), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			y := loadFloat64x4(b[i : i+4])
 			storeFloat64x4(x.Mul(y), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1303,10 +1946,47 @@ func divF32(dst, a, b []float32) int {
 	case useAVX512:
 		return divF32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			y := loadFloat32x8(b[:8])
+			r := x.Div(y)
+			x = loadFloat32x8(a[len(dst)-8:])
+			y = loadFloat32x8(b[len(dst)-8:])
+			last = x.Div(y)
+			x = loadFloat32x8(a[h : h+8])
+			y = loadFloat32x8(b[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Div(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				y := loadFloat32x8(b[j : j+8])
+				storeFloat32x8(x.Div(y), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				y = loadFloat32x8(b[j+q : j+q+8])
+				storeFloat32x8(x.Div(y), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				y = loadFloat32x8(b[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Div(y), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				y = loadFloat32x8(b[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Div(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			y := loadFloat32x8(b[i : i+8])
 			storeFloat32x8(x.Div(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1372,10 +2052,47 @@ func divF64(dst, a, b []float64) int {
 	case useAVX512:
 		return divF64AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			y := loadFloat64x4(b[:4])
+			r := x.Div(y)
+			x = loadFloat64x4(a[len(dst)-4:])
+			y = loadFloat64x4(b[len(dst)-4:])
+			last = x.Div(y)
+			x = loadFloat64x4(a[h : h+4])
+			y = loadFloat64x4(b[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Div(y), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				y := loadFloat64x4(b[j : j+4])
+				storeFloat64x4(x.Div(y), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				y = loadFloat64x4(b[j+q : j+q+4])
+				storeFloat64x4(x.Div(y), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				y = loadFloat64x4(b[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Div(y), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				y = loadFloat64x4(b[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Div(y), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			y := loadFloat64x4(b[i : i+4])
 			storeFloat64x4(x.Div(y), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1441,10 +2158,47 @@ func minimumF32(dst, a, b []float32) int {
 	case useAVX512:
 		return minimumF32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			y := loadFloat32x8(b[:8])
+			r := x.Merge(y, x.Less(y)).Merge(x, x.Equal(x))
+			x = loadFloat32x8(a[len(dst)-8:])
+			y = loadFloat32x8(b[len(dst)-8:])
+			last = x.Merge(y, x.Less(y)).Merge(x, x.Equal(x))
+			x = loadFloat32x8(a[h : h+8])
+			y = loadFloat32x8(b[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				y := loadFloat32x8(b[j : j+8])
+				storeFloat32x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				y = loadFloat32x8(b[j+q : j+q+8])
+				storeFloat32x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				y = loadFloat32x8(b[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				y = loadFloat32x8(b[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			y := loadFloat32x8(b[i : i+8])
-			storeFloat32x8(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+8])
+			storeFloat32x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1462,14 +2216,14 @@ func minimumF32AVX512(dst, a, b []float32) int {
 	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 		x := loadFloat32x16(a[:16])
 		y := loadFloat32x16(b[:16])
-		r := x.Min(y).Merge(x, x.Equal(x))
+		r := x.Merge(y, x.Less(y)).Merge(x, x.Equal(x))
 		x = loadFloat32x16(a[len(dst)-16:])
 		y = loadFloat32x16(b[len(dst)-16:])
-		last = x.Min(y).Merge(x, x.Equal(x))
+		last = x.Merge(y, x.Less(y)).Merge(x, x.Equal(x))
 		x = loadFloat32x16(a[h : h+16])
 		y = loadFloat32x16(b[h : h+16])
 		storeFloat32x16(r, dst[:16])
-		storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[h:h+16])
+		storeFloat32x16(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[h:h+16])
 		i, shifted = h+16, true
 	}
 	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
@@ -1477,23 +2231,23 @@ func minimumF32AVX512(dst, a, b []float32) int {
 		for j := i; j < i+q; j += 16 {
 			x := loadFloat32x16(a[j : j+16])
 			y := loadFloat32x16(b[j : j+16])
-			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j:j+16])
+			storeFloat32x16(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j:j+16])
 			x = loadFloat32x16(a[j+q : j+q+16])
 			y = loadFloat32x16(b[j+q : j+q+16])
-			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
+			storeFloat32x16(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
 			x = loadFloat32x16(a[j+2*q : j+2*q+16])
 			y = loadFloat32x16(b[j+2*q : j+2*q+16])
-			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
+			storeFloat32x16(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
 			x = loadFloat32x16(a[j+3*q : j+3*q+16])
 			y = loadFloat32x16(b[j+3*q : j+3*q+16])
-			storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
+			storeFloat32x16(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
 		}
 		i += 4 * q
 	}
 	for ; i+16 <= len(dst); i += 16 {
 		x := loadFloat32x16(a[i : i+16])
 		y := loadFloat32x16(b[i : i+16])
-		storeFloat32x16(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+16])
+		storeFloat32x16(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[i:i+16])
 	}
 	if shifted && i < len(dst) {
 		storeFloat32x16(last, dst[len(dst)-16:])
@@ -1510,10 +2264,47 @@ func minimumF64(dst, a, b []float64) int {
 	case useAVX512:
 		return minimumF64AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			y := loadFloat64x4(b[:4])
+			r := x.Merge(y, x.Less(y)).Merge(x, x.Equal(x))
+			x = loadFloat64x4(a[len(dst)-4:])
+			y = loadFloat64x4(b[len(dst)-4:])
+			last = x.Merge(y, x.Less(y)).Merge(x, x.Equal(x))
+			x = loadFloat64x4(a[h : h+4])
+			y = loadFloat64x4(b[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				y := loadFloat64x4(b[j : j+4])
+				storeFloat64x4(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				y = loadFloat64x4(b[j+q : j+q+4])
+				storeFloat64x4(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				y = loadFloat64x4(b[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				y = loadFloat64x4(b[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			y := loadFloat64x4(b[i : i+4])
-			storeFloat64x4(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+4])
+			storeFloat64x4(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1531,14 +2322,14 @@ func minimumF64AVX512(dst, a, b []float64) int {
 	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 		x := loadFloat64x8(a[:8])
 		y := loadFloat64x8(b[:8])
-		r := x.Min(y).Merge(x, x.Equal(x))
+		r := x.Merge(y, x.Less(y)).Merge(x, x.Equal(x))
 		x = loadFloat64x8(a[len(dst)-8:])
 		y = loadFloat64x8(b[len(dst)-8:])
-		last = x.Min(y).Merge(x, x.Equal(x))
+		last = x.Merge(y, x.Less(y)).Merge(x, x.Equal(x))
 		x = loadFloat64x8(a[h : h+8])
 		y = loadFloat64x8(b[h : h+8])
 		storeFloat64x8(r, dst[:8])
-		storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[h:h+8])
+		storeFloat64x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[h:h+8])
 		i, shifted = h+8, true
 	}
 	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
@@ -1546,23 +2337,23 @@ func minimumF64AVX512(dst, a, b []float64) int {
 		for j := i; j < i+q; j += 8 {
 			x := loadFloat64x8(a[j : j+8])
 			y := loadFloat64x8(b[j : j+8])
-			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j:j+8])
+			storeFloat64x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j:j+8])
 			x = loadFloat64x8(a[j+q : j+q+8])
 			y = loadFloat64x8(b[j+q : j+q+8])
-			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+			storeFloat64x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
 			x = loadFloat64x8(a[j+2*q : j+2*q+8])
 			y = loadFloat64x8(b[j+2*q : j+2*q+8])
-			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+			storeFloat64x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
 			x = loadFloat64x8(a[j+3*q : j+3*q+8])
 			y = loadFloat64x8(b[j+3*q : j+3*q+8])
-			storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+			storeFloat64x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
 		}
 		i += 4 * q
 	}
 	for ; i+8 <= len(dst); i += 8 {
 		x := loadFloat64x8(a[i : i+8])
 		y := loadFloat64x8(b[i : i+8])
-		storeFloat64x8(x.Min(y).Merge(x, x.Equal(x)), dst[i:i+8])
+		storeFloat64x8(x.Merge(y, x.Less(y)).Merge(x, x.Equal(x)), dst[i:i+8])
 	}
 	if shifted && i < len(dst) {
 		storeFloat64x8(last, dst[len(dst)-8:])
@@ -1579,10 +2370,47 @@ func maximumF32(dst, a, b []float32) int {
 	case useAVX512:
 		return maximumF32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			y := loadFloat32x8(b[:8])
+			r := x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x))
+			x = loadFloat32x8(a[len(dst)-8:])
+			y = loadFloat32x8(b[len(dst)-8:])
+			last = x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x))
+			x = loadFloat32x8(a[h : h+8])
+			y = loadFloat32x8(b[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				y := loadFloat32x8(b[j : j+8])
+				storeFloat32x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				y = loadFloat32x8(b[j+q : j+q+8])
+				storeFloat32x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				y = loadFloat32x8(b[j+2*q : j+2*q+8])
+				storeFloat32x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				y = loadFloat32x8(b[j+3*q : j+3*q+8])
+				storeFloat32x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			y := loadFloat32x8(b[i : i+8])
-			storeFloat32x8(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+8])
+			storeFloat32x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1600,14 +2428,14 @@ func maximumF32AVX512(dst, a, b []float32) int {
 	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 		x := loadFloat32x16(a[:16])
 		y := loadFloat32x16(b[:16])
-		r := x.Max(y).Merge(x, x.Equal(x))
+		r := x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x))
 		x = loadFloat32x16(a[len(dst)-16:])
 		y = loadFloat32x16(b[len(dst)-16:])
-		last = x.Max(y).Merge(x, x.Equal(x))
+		last = x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x))
 		x = loadFloat32x16(a[h : h+16])
 		y = loadFloat32x16(b[h : h+16])
 		storeFloat32x16(r, dst[:16])
-		storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[h:h+16])
+		storeFloat32x16(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[h:h+16])
 		i, shifted = h+16, true
 	}
 	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
@@ -1615,23 +2443,23 @@ func maximumF32AVX512(dst, a, b []float32) int {
 		for j := i; j < i+q; j += 16 {
 			x := loadFloat32x16(a[j : j+16])
 			y := loadFloat32x16(b[j : j+16])
-			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j:j+16])
+			storeFloat32x16(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j:j+16])
 			x = loadFloat32x16(a[j+q : j+q+16])
 			y = loadFloat32x16(b[j+q : j+q+16])
-			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
+			storeFloat32x16(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
 			x = loadFloat32x16(a[j+2*q : j+2*q+16])
 			y = loadFloat32x16(b[j+2*q : j+2*q+16])
-			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
+			storeFloat32x16(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
 			x = loadFloat32x16(a[j+3*q : j+3*q+16])
 			y = loadFloat32x16(b[j+3*q : j+3*q+16])
-			storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
+			storeFloat32x16(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
 		}
 		i += 4 * q
 	}
 	for ; i+16 <= len(dst); i += 16 {
 		x := loadFloat32x16(a[i : i+16])
 		y := loadFloat32x16(b[i : i+16])
-		storeFloat32x16(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+16])
+		storeFloat32x16(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[i:i+16])
 	}
 	if shifted && i < len(dst) {
 		storeFloat32x16(last, dst[len(dst)-16:])
@@ -1648,10 +2476,47 @@ func maximumF64(dst, a, b []float64) int {
 	case useAVX512:
 		return maximumF64AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			y := loadFloat64x4(b[:4])
+			r := x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x))
+			x = loadFloat64x4(a[len(dst)-4:])
+			y = loadFloat64x4(b[len(dst)-4:])
+			last = x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x))
+			x = loadFloat64x4(a[h : h+4])
+			y = loadFloat64x4(b[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				y := loadFloat64x4(b[j : j+4])
+				storeFloat64x4(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				y = loadFloat64x4(b[j+q : j+q+4])
+				storeFloat64x4(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				y = loadFloat64x4(b[j+2*q : j+2*q+4])
+				storeFloat64x4(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				y = loadFloat64x4(b[j+3*q : j+3*q+4])
+				storeFloat64x4(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			y := loadFloat64x4(b[i : i+4])
-			storeFloat64x4(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+4])
+			storeFloat64x4(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1669,14 +2534,14 @@ func maximumF64AVX512(dst, a, b []float64) int {
 	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 		x := loadFloat64x8(a[:8])
 		y := loadFloat64x8(b[:8])
-		r := x.Max(y).Merge(x, x.Equal(x))
+		r := x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x))
 		x = loadFloat64x8(a[len(dst)-8:])
 		y = loadFloat64x8(b[len(dst)-8:])
-		last = x.Max(y).Merge(x, x.Equal(x))
+		last = x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x))
 		x = loadFloat64x8(a[h : h+8])
 		y = loadFloat64x8(b[h : h+8])
 		storeFloat64x8(r, dst[:8])
-		storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[h:h+8])
+		storeFloat64x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[h:h+8])
 		i, shifted = h+8, true
 	}
 	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
@@ -1684,23 +2549,23 @@ func maximumF64AVX512(dst, a, b []float64) int {
 		for j := i; j < i+q; j += 8 {
 			x := loadFloat64x8(a[j : j+8])
 			y := loadFloat64x8(b[j : j+8])
-			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j:j+8])
+			storeFloat64x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j:j+8])
 			x = loadFloat64x8(a[j+q : j+q+8])
 			y = loadFloat64x8(b[j+q : j+q+8])
-			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+			storeFloat64x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
 			x = loadFloat64x8(a[j+2*q : j+2*q+8])
 			y = loadFloat64x8(b[j+2*q : j+2*q+8])
-			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+			storeFloat64x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
 			x = loadFloat64x8(a[j+3*q : j+3*q+8])
 			y = loadFloat64x8(b[j+3*q : j+3*q+8])
-			storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+			storeFloat64x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
 		}
 		i += 4 * q
 	}
 	for ; i+8 <= len(dst); i += 8 {
 		x := loadFloat64x8(a[i : i+8])
 		y := loadFloat64x8(b[i : i+8])
-		storeFloat64x8(x.Max(y).Merge(x, x.Equal(x)), dst[i:i+8])
+		storeFloat64x8(x.Merge(y, x.Greater(y)).Merge(x, x.Equal(x)), dst[i:i+8])
 	}
 	if shifted && i < len(dst) {
 		storeFloat64x8(last, dst[len(dst)-8:])
@@ -1717,11 +2582,55 @@ func mulAddF32(dst, a, b, c []float32) int {
 	case useAVX512:
 		return mulAddF32AVX512(dst, a, b, c)
 	case useAVX2:
+		var last archsimd.Float32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadFloat32x8(a[:8])
+			y := loadFloat32x8(b[:8])
+			z := loadFloat32x8(c[:8])
+			r := x.MulAdd(y, z)
+			x = loadFloat32x8(a[len(dst)-8:])
+			y = loadFloat32x8(b[len(dst)-8:])
+			z = loadFloat32x8(c[len(dst)-8:])
+			last = x.MulAdd(y, z)
+			x = loadFloat32x8(a[h : h+8])
+			y = loadFloat32x8(b[h : h+8])
+			z = loadFloat32x8(c[h : h+8])
+			storeFloat32x8(r, dst[:8])
+			storeFloat32x8(x.MulAdd(y, z), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) && apart(dst, c) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadFloat32x8(a[j : j+8])
+				y := loadFloat32x8(b[j : j+8])
+				z := loadFloat32x8(c[j : j+8])
+				storeFloat32x8(x.MulAdd(y, z), dst[j:j+8])
+				x = loadFloat32x8(a[j+q : j+q+8])
+				y = loadFloat32x8(b[j+q : j+q+8])
+				z = loadFloat32x8(c[j+q : j+q+8])
+				storeFloat32x8(x.MulAdd(y, z), dst[j+q:j+q+8])
+				x = loadFloat32x8(a[j+2*q : j+2*q+8])
+				y = loadFloat32x8(b[j+2*q : j+2*q+8])
+				z = loadFloat32x8(c[j+2*q : j+2*q+8])
+				storeFloat32x8(x.MulAdd(y, z), dst[j+2*q:j+2*q+8])
+				x = loadFloat32x8(a[j+3*q : j+3*q+8])
+				y = loadFloat32x8(b[j+3*q : j+3*q+8])
+				z = loadFloat32x8(c[j+3*q : j+3*q+8])
+				storeFloat32x8(x.MulAdd(y, z), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
 			y := loadFloat32x8(b[i : i+8])
 			z := loadFloat32x8(c[i : i+8])
 			storeFloat32x8(x.MulAdd(y, z), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeFloat32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1795,11 +2704,55 @@ func mulAddF64(dst, a, b, c []float64) int {
 	case useAVX512:
 		return mulAddF64AVX512(dst, a, b, c)
 	case useAVX2:
+		var last archsimd.Float64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadFloat64x4(a[:4])
+			y := loadFloat64x4(b[:4])
+			z := loadFloat64x4(c[:4])
+			r := x.MulAdd(y, z)
+			x = loadFloat64x4(a[len(dst)-4:])
+			y = loadFloat64x4(b[len(dst)-4:])
+			z = loadFloat64x4(c[len(dst)-4:])
+			last = x.MulAdd(y, z)
+			x = loadFloat64x4(a[h : h+4])
+			y = loadFloat64x4(b[h : h+4])
+			z = loadFloat64x4(c[h : h+4])
+			storeFloat64x4(r, dst[:4])
+			storeFloat64x4(x.MulAdd(y, z), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) && apart(dst, c) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadFloat64x4(a[j : j+4])
+				y := loadFloat64x4(b[j : j+4])
+				z := loadFloat64x4(c[j : j+4])
+				storeFloat64x4(x.MulAdd(y, z), dst[j:j+4])
+				x = loadFloat64x4(a[j+q : j+q+4])
+				y = loadFloat64x4(b[j+q : j+q+4])
+				z = loadFloat64x4(c[j+q : j+q+4])
+				storeFloat64x4(x.MulAdd(y, z), dst[j+q:j+q+4])
+				x = loadFloat64x4(a[j+2*q : j+2*q+4])
+				y = loadFloat64x4(b[j+2*q : j+2*q+4])
+				z = loadFloat64x4(c[j+2*q : j+2*q+4])
+				storeFloat64x4(x.MulAdd(y, z), dst[j+2*q:j+2*q+4])
+				x = loadFloat64x4(a[j+3*q : j+3*q+4])
+				y = loadFloat64x4(b[j+3*q : j+3*q+4])
+				z = loadFloat64x4(c[j+3*q : j+3*q+4])
+				storeFloat64x4(x.MulAdd(y, z), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
 			y := loadFloat64x4(b[i : i+4])
 			z := loadFloat64x4(c[i : i+4])
 			storeFloat64x4(x.MulAdd(y, z), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeFloat64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -1877,13 +2830,15 @@ func clipF32InStep2(data []float32, off, n int, k, c float32) int {
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
-		keep := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))
-		keepOdd := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))
+		order := loadUint32x8Array(&pairOrder8)
 		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
-			x := loadFloat32x8(data[s : s+8])
-			y := loadFloat32x8(data[s+7 : s+15])
-			storeFloat32x8ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[8]float32)(data[s:s+8]), keep)
-			storeFloat32x8ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[8]float32)(data[s+7:s+15]), keepOdd)
+			p := loadFloat32x8(data[s : s+8])
+			q := loadFloat32x8(data[s+7 : s+15])
+			x := concatPermuteScalarsGroupedFloat32x8(p, 0, 2, 5, 7, q).Permute(order)
+			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x)).AsInt32x8()
+			lo, hi := r.GetLo(), r.GetHi()
+			d := (*[15]int32)(unsafe.Pointer((*[15]float32)(data[s : s+15])))
+			d[0], d[2], d[4], d[6], d[8], d[10], d[12], d[14] = lo.GetElem(0), lo.GetElem(1), lo.GetElem(2), lo.GetElem(3), hi.GetElem(0), hi.GetElem(1), hi.GetElem(2), hi.GetElem(3)
 		}
 	}
 	clearUpper()
@@ -2015,13 +2970,15 @@ func clipF64InStep2(data []float64, off, n int, k, c float64) int {
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
-		keep := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))
-		keepOdd := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))
+		order := loadUint32x8Array(&pairOrder8)
 		for ; i+4 <= n && s+7 <= len(data); i, s = i+4, s+8 {
-			x := loadFloat64x4(data[s : s+4])
-			y := loadFloat64x4(data[s+3 : s+7])
-			storeFloat64x4ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[4]float64)(data[s:s+4]), keep)
-			storeFloat64x4ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[4]float64)(data[s+3:s+7]), keepOdd)
+			p := loadFloat64x4(data[s : s+4])
+			q := loadFloat64x4(data[s+3 : s+7])
+			x := concatPermuteScalarsGroupedFloat32x8(p.AsFloat32x8(), 0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()
+			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x)).AsInt64x4()
+			lo, hi := r.GetLo(), r.GetHi()
+			d := (*[7]int64)(unsafe.Pointer((*[7]float64)(data[s : s+7])))
+			d[0], d[2], d[4], d[6] = lo.GetElem(0), lo.GetElem(1), hi.GetElem(0), hi.GetElem(1)
 		}
 	}
 	clearUpper()
@@ -2153,13 +3110,15 @@ func scaleShiftF32InStep2(data []float32, off, n int, k, c float32) int {
 	case useAVX2:
 		kv := archsimd.BroadcastFloat32x8(k)
 		cv := archsimd.BroadcastFloat32x8(c)
-		keep := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(-1))
-		keepOdd := loadInt32x8Array(&keep8[0]).Equal(archsimd.BroadcastInt32x8(0))
+		order := loadUint32x8Array(&pairOrder8)
 		for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
-			x := loadFloat32x8(data[s : s+8])
-			y := loadFloat32x8(data[s+7 : s+15])
-			storeFloat32x8ArrayMasked(x.MulAdd(kv, cv), (*[8]float32)(data[s:s+8]), keep)
-			storeFloat32x8ArrayMasked(y.MulAdd(kv, cv), (*[8]float32)(data[s+7:s+15]), keepOdd)
+			p := loadFloat32x8(data[s : s+8])
+			q := loadFloat32x8(data[s+7 : s+15])
+			x := concatPermuteScalarsGroupedFloat32x8(p, 0, 2, 5, 7, q).Permute(order)
+			r := x.MulAdd(kv, cv).AsInt32x8()
+			lo, hi := r.GetLo(), r.GetHi()
+			d := (*[15]int32)(unsafe.Pointer((*[15]float32)(data[s : s+15])))
+			d[0], d[2], d[4], d[6], d[8], d[10], d[12], d[14] = lo.GetElem(0), lo.GetElem(1), lo.GetElem(2), lo.GetElem(3), hi.GetElem(0), hi.GetElem(1), hi.GetElem(2), hi.GetElem(3)
 		}
 	}
 	clearUpper()
@@ -2291,13 +3250,15 @@ func scaleShiftF64InStep2(data []float64, off, n int, k, c float64) int {
 	case useAVX2:
 		kv := archsimd.BroadcastFloat64x4(k)
 		cv := archsimd.BroadcastFloat64x4(c)
-		keep := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(-1))
-		keepOdd := loadInt64x4Array(&keep4x64).Equal(archsimd.BroadcastInt64x4(0))
+		order := loadUint32x8Array(&pairOrder8)
 		for ; i+4 <= n && s+7 <= len(data); i, s = i+4, s+8 {
-			x := loadFloat64x4(data[s : s+4])
-			y := loadFloat64x4(data[s+3 : s+7])
-			storeFloat64x4ArrayMasked(x.MulAdd(kv, cv), (*[4]float64)(data[s:s+4]), keep)
-			storeFloat64x4ArrayMasked(y.MulAdd(kv, cv), (*[4]float64)(data[s+3:s+7]), keepOdd)
+			p := loadFloat64x4(data[s : s+4])
+			q := loadFloat64x4(data[s+3 : s+7])
+			x := concatPermuteScalarsGroupedFloat32x8(p.AsFloat32x8(), 0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()
+			r := x.MulAdd(kv, cv).AsInt64x4()
+			lo, hi := r.GetLo(), r.GetHi()
+			d := (*[7]int64)(unsafe.Pointer((*[7]float64)(data[s : s+7])))
+			d[0], d[2], d[4], d[6] = lo.GetElem(0), lo.GetElem(1), hi.GetElem(0), hi.GetElem(1)
 		}
 	}
 	clearUpper()
@@ -2917,10 +3878,47 @@ func addI8(dst, a, b []int8) int {
 	case useAVX512:
 		return addI8AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadInt8x32(a[:32])
+			y := loadInt8x32(b[:32])
+			r := x.Add(y)
+			x = loadInt8x32(a[len(dst)-32:])
+			y = loadInt8x32(b[len(dst)-32:])
+			last = x.Add(y)
+			x = loadInt8x32(a[h : h+32])
+			y = loadInt8x32(b[h : h+32])
+			storeInt8x32(r, dst[:32])
+			storeInt8x32(x.Add(y), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt8x32(a[j : j+32])
+				y := loadInt8x32(b[j : j+32])
+				storeInt8x32(x.Add(y), dst[j:j+32])
+				x = loadInt8x32(a[j+q : j+q+32])
+				y = loadInt8x32(b[j+q : j+q+32])
+				storeInt8x32(x.Add(y), dst[j+q:j+q+32])
+				x = loadInt8x32(a[j+2*q : j+2*q+32])
+				y = loadInt8x32(b[j+2*q : j+2*q+32])
+				storeInt8x32(x.Add(y), dst[j+2*q:j+2*q+32])
+				x = loadInt8x32(a[j+3*q : j+3*q+32])
+				y = loadInt8x32(b[j+3*q : j+3*q+32])
+				storeInt8x32(x.Add(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt8x32(a[i : i+32])
 			y := loadInt8x32(b[i : i+32])
 			storeInt8x32(x.Add(y), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeInt8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -2986,10 +3984,47 @@ func addU8(dst, a, b []uint8) int {
 	case useAVX512:
 		return addU8AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadUint8x32(a[:32])
+			y := loadUint8x32(b[:32])
+			r := x.Add(y)
+			x = loadUint8x32(a[len(dst)-32:])
+			y = loadUint8x32(b[len(dst)-32:])
+			last = x.Add(y)
+			x = loadUint8x32(a[h : h+32])
+			y = loadUint8x32(b[h : h+32])
+			storeUint8x32(r, dst[:32])
+			storeUint8x32(x.Add(y), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint8x32(a[j : j+32])
+				y := loadUint8x32(b[j : j+32])
+				storeUint8x32(x.Add(y), dst[j:j+32])
+				x = loadUint8x32(a[j+q : j+q+32])
+				y = loadUint8x32(b[j+q : j+q+32])
+				storeUint8x32(x.Add(y), dst[j+q:j+q+32])
+				x = loadUint8x32(a[j+2*q : j+2*q+32])
+				y = loadUint8x32(b[j+2*q : j+2*q+32])
+				storeUint8x32(x.Add(y), dst[j+2*q:j+2*q+32])
+				x = loadUint8x32(a[j+3*q : j+3*q+32])
+				y = loadUint8x32(b[j+3*q : j+3*q+32])
+				storeUint8x32(x.Add(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint8x32(a[i : i+32])
 			y := loadUint8x32(b[i : i+32])
 			storeUint8x32(x.Add(y), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeUint8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3055,10 +4090,47 @@ func addI16(dst, a, b []int16) int {
 	case useAVX512:
 		return addI16AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadInt16x16(a[:16])
+			y := loadInt16x16(b[:16])
+			r := x.Add(y)
+			x = loadInt16x16(a[len(dst)-16:])
+			y = loadInt16x16(b[len(dst)-16:])
+			last = x.Add(y)
+			x = loadInt16x16(a[h : h+16])
+			y = loadInt16x16(b[h : h+16])
+			storeInt16x16(r, dst[:16])
+			storeInt16x16(x.Add(y), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt16x16(a[j : j+16])
+				y := loadInt16x16(b[j : j+16])
+				storeInt16x16(x.Add(y), dst[j:j+16])
+				x = loadInt16x16(a[j+q : j+q+16])
+				y = loadInt16x16(b[j+q : j+q+16])
+				storeInt16x16(x.Add(y), dst[j+q:j+q+16])
+				x = loadInt16x16(a[j+2*q : j+2*q+16])
+				y = loadInt16x16(b[j+2*q : j+2*q+16])
+				storeInt16x16(x.Add(y), dst[j+2*q:j+2*q+16])
+				x = loadInt16x16(a[j+3*q : j+3*q+16])
+				y = loadInt16x16(b[j+3*q : j+3*q+16])
+				storeInt16x16(x.Add(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
 			y := loadInt16x16(b[i : i+16])
 			storeInt16x16(x.Add(y), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeInt16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3124,10 +4196,47 @@ func addU16(dst, a, b []uint16) int {
 	case useAVX512:
 		return addU16AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadUint16x16(a[:16])
+			y := loadUint16x16(b[:16])
+			r := x.Add(y)
+			x = loadUint16x16(a[len(dst)-16:])
+			y = loadUint16x16(b[len(dst)-16:])
+			last = x.Add(y)
+			x = loadUint16x16(a[h : h+16])
+			y = loadUint16x16(b[h : h+16])
+			storeUint16x16(r, dst[:16])
+			storeUint16x16(x.Add(y), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint16x16(a[j : j+16])
+				y := loadUint16x16(b[j : j+16])
+				storeUint16x16(x.Add(y), dst[j:j+16])
+				x = loadUint16x16(a[j+q : j+q+16])
+				y = loadUint16x16(b[j+q : j+q+16])
+				storeUint16x16(x.Add(y), dst[j+q:j+q+16])
+				x = loadUint16x16(a[j+2*q : j+2*q+16])
+				y = loadUint16x16(b[j+2*q : j+2*q+16])
+				storeUint16x16(x.Add(y), dst[j+2*q:j+2*q+16])
+				x = loadUint16x16(a[j+3*q : j+3*q+16])
+				y = loadUint16x16(b[j+3*q : j+3*q+16])
+				storeUint16x16(x.Add(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
 			y := loadUint16x16(b[i : i+16])
 			storeUint16x16(x.Add(y), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeUint16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3193,10 +4302,47 @@ func addI32(dst, a, b []int32) int {
 	case useAVX512:
 		return addI32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadInt32x8(a[:8])
+			y := loadInt32x8(b[:8])
+			r := x.Add(y)
+			x = loadInt32x8(a[len(dst)-8:])
+			y = loadInt32x8(b[len(dst)-8:])
+			last = x.Add(y)
+			x = loadInt32x8(a[h : h+8])
+			y = loadInt32x8(b[h : h+8])
+			storeInt32x8(r, dst[:8])
+			storeInt32x8(x.Add(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt32x8(a[j : j+8])
+				y := loadInt32x8(b[j : j+8])
+				storeInt32x8(x.Add(y), dst[j:j+8])
+				x = loadInt32x8(a[j+q : j+q+8])
+				y = loadInt32x8(b[j+q : j+q+8])
+				storeInt32x8(x.Add(y), dst[j+q:j+q+8])
+				x = loadInt32x8(a[j+2*q : j+2*q+8])
+				y = loadInt32x8(b[j+2*q : j+2*q+8])
+				storeInt32x8(x.Add(y), dst[j+2*q:j+2*q+8])
+				x = loadInt32x8(a[j+3*q : j+3*q+8])
+				y = loadInt32x8(b[j+3*q : j+3*q+8])
+				storeInt32x8(x.Add(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
 			y := loadInt32x8(b[i : i+8])
 			storeInt32x8(x.Add(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeInt32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3262,10 +4408,47 @@ func addU32(dst, a, b []uint32) int {
 	case useAVX512:
 		return addU32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadUint32x8(a[:8])
+			y := loadUint32x8(b[:8])
+			r := x.Add(y)
+			x = loadUint32x8(a[len(dst)-8:])
+			y = loadUint32x8(b[len(dst)-8:])
+			last = x.Add(y)
+			x = loadUint32x8(a[h : h+8])
+			y = loadUint32x8(b[h : h+8])
+			storeUint32x8(r, dst[:8])
+			storeUint32x8(x.Add(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint32x8(a[j : j+8])
+				y := loadUint32x8(b[j : j+8])
+				storeUint32x8(x.Add(y), dst[j:j+8])
+				x = loadUint32x8(a[j+q : j+q+8])
+				y = loadUint32x8(b[j+q : j+q+8])
+				storeUint32x8(x.Add(y), dst[j+q:j+q+8])
+				x = loadUint32x8(a[j+2*q : j+2*q+8])
+				y = loadUint32x8(b[j+2*q : j+2*q+8])
+				storeUint32x8(x.Add(y), dst[j+2*q:j+2*q+8])
+				x = loadUint32x8(a[j+3*q : j+3*q+8])
+				y = loadUint32x8(b[j+3*q : j+3*q+8])
+				storeUint32x8(x.Add(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
 			y := loadUint32x8(b[i : i+8])
 			storeUint32x8(x.Add(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeUint32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3331,10 +4514,47 @@ func addI64(dst, a, b []int64) int {
 	case useAVX512:
 		return addI64AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadInt64x4(a[:4])
+			y := loadInt64x4(b[:4])
+			r := x.Add(y)
+			x = loadInt64x4(a[len(dst)-4:])
+			y = loadInt64x4(b[len(dst)-4:])
+			last = x.Add(y)
+			x = loadInt64x4(a[h : h+4])
+			y = loadInt64x4(b[h : h+4])
+			storeInt64x4(r, dst[:4])
+			storeInt64x4(x.Add(y), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadInt64x4(a[j : j+4])
+				y := loadInt64x4(b[j : j+4])
+				storeInt64x4(x.Add(y), dst[j:j+4])
+				x = loadInt64x4(a[j+q : j+q+4])
+				y = loadInt64x4(b[j+q : j+q+4])
+				storeInt64x4(x.Add(y), dst[j+q:j+q+4])
+				x = loadInt64x4(a[j+2*q : j+2*q+4])
+				y = loadInt64x4(b[j+2*q : j+2*q+4])
+				storeInt64x4(x.Add(y), dst[j+2*q:j+2*q+4])
+				x = loadInt64x4(a[j+3*q : j+3*q+4])
+				y = loadInt64x4(b[j+3*q : j+3*q+4])
+				storeInt64x4(x.Add(y), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadInt64x4(a[i : i+4])
 			y := loadInt64x4(b[i : i+4])
 			storeInt64x4(x.Add(y), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeInt64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3400,10 +4620,47 @@ func addU64(dst, a, b []uint64) int {
 	case useAVX512:
 		return addU64AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadUint64x4(a[:4])
+			y := loadUint64x4(b[:4])
+			r := x.Add(y)
+			x = loadUint64x4(a[len(dst)-4:])
+			y = loadUint64x4(b[len(dst)-4:])
+			last = x.Add(y)
+			x = loadUint64x4(a[h : h+4])
+			y = loadUint64x4(b[h : h+4])
+			storeUint64x4(r, dst[:4])
+			storeUint64x4(x.Add(y), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadUint64x4(a[j : j+4])
+				y := loadUint64x4(b[j : j+4])
+				storeUint64x4(x.Add(y), dst[j:j+4])
+				x = loadUint64x4(a[j+q : j+q+4])
+				y = loadUint64x4(b[j+q : j+q+4])
+				storeUint64x4(x.Add(y), dst[j+q:j+q+4])
+				x = loadUint64x4(a[j+2*q : j+2*q+4])
+				y = loadUint64x4(b[j+2*q : j+2*q+4])
+				storeUint64x4(x.Add(y), dst[j+2*q:j+2*q+4])
+				x = loadUint64x4(a[j+3*q : j+3*q+4])
+				y = loadUint64x4(b[j+3*q : j+3*q+4])
+				storeUint64x4(x.Add(y), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadUint64x4(a[i : i+4])
 			y := loadUint64x4(b[i : i+4])
 			storeUint64x4(x.Add(y), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeUint64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3469,10 +4726,47 @@ func subI8(dst, a, b []int8) int {
 	case useAVX512:
 		return subI8AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadInt8x32(a[:32])
+			y := loadInt8x32(b[:32])
+			r := x.Sub(y)
+			x = loadInt8x32(a[len(dst)-32:])
+			y = loadInt8x32(b[len(dst)-32:])
+			last = x.Sub(y)
+			x = loadInt8x32(a[h : h+32])
+			y = loadInt8x32(b[h : h+32])
+			storeInt8x32(r, dst[:32])
+			storeInt8x32(x.Sub(y), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt8x32(a[j : j+32])
+				y := loadInt8x32(b[j : j+32])
+				storeInt8x32(x.Sub(y), dst[j:j+32])
+				x = loadInt8x32(a[j+q : j+q+32])
+				y = loadInt8x32(b[j+q : j+q+32])
+				storeInt8x32(x.Sub(y), dst[j+q:j+q+32])
+				x = loadInt8x32(a[j+2*q : j+2*q+32])
+				y = loadInt8x32(b[j+2*q : j+2*q+32])
+				storeInt8x32(x.Sub(y), dst[j+2*q:j+2*q+32])
+				x = loadInt8x32(a[j+3*q : j+3*q+32])
+				y = loadInt8x32(b[j+3*q : j+3*q+32])
+				storeInt8x32(x.Sub(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt8x32(a[i : i+32])
 			y := loadInt8x32(b[i : i+32])
 			storeInt8x32(x.Sub(y), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeInt8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3538,10 +4832,47 @@ func subU8(dst, a, b []uint8) int {
 	case useAVX512:
 		return subU8AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadUint8x32(a[:32])
+			y := loadUint8x32(b[:32])
+			r := x.Sub(y)
+			x = loadUint8x32(a[len(dst)-32:])
+			y = loadUint8x32(b[len(dst)-32:])
+			last = x.Sub(y)
+			x = loadUint8x32(a[h : h+32])
+			y = loadUint8x32(b[h : h+32])
+			storeUint8x32(r, dst[:32])
+			storeUint8x32(x.Sub(y), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint8x32(a[j : j+32])
+				y := loadUint8x32(b[j : j+32])
+				storeUint8x32(x.Sub(y), dst[j:j+32])
+				x = loadUint8x32(a[j+q : j+q+32])
+				y = loadUint8x32(b[j+q : j+q+32])
+				storeUint8x32(x.Sub(y), dst[j+q:j+q+32])
+				x = loadUint8x32(a[j+2*q : j+2*q+32])
+				y = loadUint8x32(b[j+2*q : j+2*q+32])
+				storeUint8x32(x.Sub(y), dst[j+2*q:j+2*q+32])
+				x = loadUint8x32(a[j+3*q : j+3*q+32])
+				y = loadUint8x32(b[j+3*q : j+3*q+32])
+				storeUint8x32(x.Sub(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint8x32(a[i : i+32])
 			y := loadUint8x32(b[i : i+32])
 			storeUint8x32(x.Sub(y), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeUint8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3607,10 +4938,47 @@ func subI16(dst, a, b []int16) int {
 	case useAVX512:
 		return subI16AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadInt16x16(a[:16])
+			y := loadInt16x16(b[:16])
+			r := x.Sub(y)
+			x = loadInt16x16(a[len(dst)-16:])
+			y = loadInt16x16(b[len(dst)-16:])
+			last = x.Sub(y)
+			x = loadInt16x16(a[h : h+16])
+			y = loadInt16x16(b[h : h+16])
+			storeInt16x16(r, dst[:16])
+			storeInt16x16(x.Sub(y), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt16x16(a[j : j+16])
+				y := loadInt16x16(b[j : j+16])
+				storeInt16x16(x.Sub(y), dst[j:j+16])
+				x = loadInt16x16(a[j+q : j+q+16])
+				y = loadInt16x16(b[j+q : j+q+16])
+				storeInt16x16(x.Sub(y), dst[j+q:j+q+16])
+				x = loadInt16x16(a[j+2*q : j+2*q+16])
+				y = loadInt16x16(b[j+2*q : j+2*q+16])
+				storeInt16x16(x.Sub(y), dst[j+2*q:j+2*q+16])
+				x = loadInt16x16(a[j+3*q : j+3*q+16])
+				y = loadInt16x16(b[j+3*q : j+3*q+16])
+				storeInt16x16(x.Sub(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
 			y := loadInt16x16(b[i : i+16])
 			storeInt16x16(x.Sub(y), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeInt16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3676,10 +5044,47 @@ func subU16(dst, a, b []uint16) int {
 	case useAVX512:
 		return subU16AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadUint16x16(a[:16])
+			y := loadUint16x16(b[:16])
+			r := x.Sub(y)
+			x = loadUint16x16(a[len(dst)-16:])
+			y = loadUint16x16(b[len(dst)-16:])
+			last = x.Sub(y)
+			x = loadUint16x16(a[h : h+16])
+			y = loadUint16x16(b[h : h+16])
+			storeUint16x16(r, dst[:16])
+			storeUint16x16(x.Sub(y), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint16x16(a[j : j+16])
+				y := loadUint16x16(b[j : j+16])
+				storeUint16x16(x.Sub(y), dst[j:j+16])
+				x = loadUint16x16(a[j+q : j+q+16])
+				y = loadUint16x16(b[j+q : j+q+16])
+				storeUint16x16(x.Sub(y), dst[j+q:j+q+16])
+				x = loadUint16x16(a[j+2*q : j+2*q+16])
+				y = loadUint16x16(b[j+2*q : j+2*q+16])
+				storeUint16x16(x.Sub(y), dst[j+2*q:j+2*q+16])
+				x = loadUint16x16(a[j+3*q : j+3*q+16])
+				y = loadUint16x16(b[j+3*q : j+3*q+16])
+				storeUint16x16(x.Sub(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
 			y := loadUint16x16(b[i : i+16])
 			storeUint16x16(x.Sub(y), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeUint16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3745,10 +5150,47 @@ func subI32(dst, a, b []int32) int {
 	case useAVX512:
 		return subI32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadInt32x8(a[:8])
+			y := loadInt32x8(b[:8])
+			r := x.Sub(y)
+			x = loadInt32x8(a[len(dst)-8:])
+			y = loadInt32x8(b[len(dst)-8:])
+			last = x.Sub(y)
+			x = loadInt32x8(a[h : h+8])
+			y = loadInt32x8(b[h : h+8])
+			storeInt32x8(r, dst[:8])
+			storeInt32x8(x.Sub(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt32x8(a[j : j+8])
+				y := loadInt32x8(b[j : j+8])
+				storeInt32x8(x.Sub(y), dst[j:j+8])
+				x = loadInt32x8(a[j+q : j+q+8])
+				y = loadInt32x8(b[j+q : j+q+8])
+				storeInt32x8(x.Sub(y), dst[j+q:j+q+8])
+				x = loadInt32x8(a[j+2*q : j+2*q+8])
+				y = loadInt32x8(b[j+2*q : j+2*q+8])
+				storeInt32x8(x.Sub(y), dst[j+2*q:j+2*q+8])
+				x = loadInt32x8(a[j+3*q : j+3*q+8])
+				y = loadInt32x8(b[j+3*q : j+3*q+8])
+				storeInt32x8(x.Sub(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
 			y := loadInt32x8(b[i : i+8])
 			storeInt32x8(x.Sub(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeInt32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3814,10 +5256,47 @@ func subU32(dst, a, b []uint32) int {
 	case useAVX512:
 		return subU32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadUint32x8(a[:8])
+			y := loadUint32x8(b[:8])
+			r := x.Sub(y)
+			x = loadUint32x8(a[len(dst)-8:])
+			y = loadUint32x8(b[len(dst)-8:])
+			last = x.Sub(y)
+			x = loadUint32x8(a[h : h+8])
+			y = loadUint32x8(b[h : h+8])
+			storeUint32x8(r, dst[:8])
+			storeUint32x8(x.Sub(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint32x8(a[j : j+8])
+				y := loadUint32x8(b[j : j+8])
+				storeUint32x8(x.Sub(y), dst[j:j+8])
+				x = loadUint32x8(a[j+q : j+q+8])
+				y = loadUint32x8(b[j+q : j+q+8])
+				storeUint32x8(x.Sub(y), dst[j+q:j+q+8])
+				x = loadUint32x8(a[j+2*q : j+2*q+8])
+				y = loadUint32x8(b[j+2*q : j+2*q+8])
+				storeUint32x8(x.Sub(y), dst[j+2*q:j+2*q+8])
+				x = loadUint32x8(a[j+3*q : j+3*q+8])
+				y = loadUint32x8(b[j+3*q : j+3*q+8])
+				storeUint32x8(x.Sub(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
 			y := loadUint32x8(b[i : i+8])
 			storeUint32x8(x.Sub(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeUint32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3883,10 +5362,47 @@ func subI64(dst, a, b []int64) int {
 	case useAVX512:
 		return subI64AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadInt64x4(a[:4])
+			y := loadInt64x4(b[:4])
+			r := x.Sub(y)
+			x = loadInt64x4(a[len(dst)-4:])
+			y = loadInt64x4(b[len(dst)-4:])
+			last = x.Sub(y)
+			x = loadInt64x4(a[h : h+4])
+			y = loadInt64x4(b[h : h+4])
+			storeInt64x4(r, dst[:4])
+			storeInt64x4(x.Sub(y), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadInt64x4(a[j : j+4])
+				y := loadInt64x4(b[j : j+4])
+				storeInt64x4(x.Sub(y), dst[j:j+4])
+				x = loadInt64x4(a[j+q : j+q+4])
+				y = loadInt64x4(b[j+q : j+q+4])
+				storeInt64x4(x.Sub(y), dst[j+q:j+q+4])
+				x = loadInt64x4(a[j+2*q : j+2*q+4])
+				y = loadInt64x4(b[j+2*q : j+2*q+4])
+				storeInt64x4(x.Sub(y), dst[j+2*q:j+2*q+4])
+				x = loadInt64x4(a[j+3*q : j+3*q+4])
+				y = loadInt64x4(b[j+3*q : j+3*q+4])
+				storeInt64x4(x.Sub(y), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadInt64x4(a[i : i+4])
 			y := loadInt64x4(b[i : i+4])
 			storeInt64x4(x.Sub(y), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeInt64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -3952,10 +5468,47 @@ func subU64(dst, a, b []uint64) int {
 	case useAVX512:
 		return subU64AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadUint64x4(a[:4])
+			y := loadUint64x4(b[:4])
+			r := x.Sub(y)
+			x = loadUint64x4(a[len(dst)-4:])
+			y = loadUint64x4(b[len(dst)-4:])
+			last = x.Sub(y)
+			x = loadUint64x4(a[h : h+4])
+			y = loadUint64x4(b[h : h+4])
+			storeUint64x4(r, dst[:4])
+			storeUint64x4(x.Sub(y), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadUint64x4(a[j : j+4])
+				y := loadUint64x4(b[j : j+4])
+				storeUint64x4(x.Sub(y), dst[j:j+4])
+				x = loadUint64x4(a[j+q : j+q+4])
+				y = loadUint64x4(b[j+q : j+q+4])
+				storeUint64x4(x.Sub(y), dst[j+q:j+q+4])
+				x = loadUint64x4(a[j+2*q : j+2*q+4])
+				y = loadUint64x4(b[j+2*q : j+2*q+4])
+				storeUint64x4(x.Sub(y), dst[j+2*q:j+2*q+4])
+				x = loadUint64x4(a[j+3*q : j+3*q+4])
+				y = loadUint64x4(b[j+3*q : j+3*q+4])
+				storeUint64x4(x.Sub(y), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadUint64x4(a[i : i+4])
 			y := loadUint64x4(b[i : i+4])
 			storeUint64x4(x.Sub(y), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeUint64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4021,10 +5574,47 @@ func mulI16(dst, a, b []int16) int {
 	case useAVX512:
 		return mulI16AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadInt16x16(a[:16])
+			y := loadInt16x16(b[:16])
+			r := x.Mul(y)
+			x = loadInt16x16(a[len(dst)-16:])
+			y = loadInt16x16(b[len(dst)-16:])
+			last = x.Mul(y)
+			x = loadInt16x16(a[h : h+16])
+			y = loadInt16x16(b[h : h+16])
+			storeInt16x16(r, dst[:16])
+			storeInt16x16(x.Mul(y), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt16x16(a[j : j+16])
+				y := loadInt16x16(b[j : j+16])
+				storeInt16x16(x.Mul(y), dst[j:j+16])
+				x = loadInt16x16(a[j+q : j+q+16])
+				y = loadInt16x16(b[j+q : j+q+16])
+				storeInt16x16(x.Mul(y), dst[j+q:j+q+16])
+				x = loadInt16x16(a[j+2*q : j+2*q+16])
+				y = loadInt16x16(b[j+2*q : j+2*q+16])
+				storeInt16x16(x.Mul(y), dst[j+2*q:j+2*q+16])
+				x = loadInt16x16(a[j+3*q : j+3*q+16])
+				y = loadInt16x16(b[j+3*q : j+3*q+16])
+				storeInt16x16(x.Mul(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
 			y := loadInt16x16(b[i : i+16])
 			storeInt16x16(x.Mul(y), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeInt16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4090,10 +5680,47 @@ func mulU16(dst, a, b []uint16) int {
 	case useAVX512:
 		return mulU16AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadUint16x16(a[:16])
+			y := loadUint16x16(b[:16])
+			r := x.Mul(y)
+			x = loadUint16x16(a[len(dst)-16:])
+			y = loadUint16x16(b[len(dst)-16:])
+			last = x.Mul(y)
+			x = loadUint16x16(a[h : h+16])
+			y = loadUint16x16(b[h : h+16])
+			storeUint16x16(r, dst[:16])
+			storeUint16x16(x.Mul(y), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint16x16(a[j : j+16])
+				y := loadUint16x16(b[j : j+16])
+				storeUint16x16(x.Mul(y), dst[j:j+16])
+				x = loadUint16x16(a[j+q : j+q+16])
+				y = loadUint16x16(b[j+q : j+q+16])
+				storeUint16x16(x.Mul(y), dst[j+q:j+q+16])
+				x = loadUint16x16(a[j+2*q : j+2*q+16])
+				y = loadUint16x16(b[j+2*q : j+2*q+16])
+				storeUint16x16(x.Mul(y), dst[j+2*q:j+2*q+16])
+				x = loadUint16x16(a[j+3*q : j+3*q+16])
+				y = loadUint16x16(b[j+3*q : j+3*q+16])
+				storeUint16x16(x.Mul(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
 			y := loadUint16x16(b[i : i+16])
 			storeUint16x16(x.Mul(y), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeUint16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4159,10 +5786,47 @@ func mulI32(dst, a, b []int32) int {
 	case useAVX512:
 		return mulI32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadInt32x8(a[:8])
+			y := loadInt32x8(b[:8])
+			r := x.Mul(y)
+			x = loadInt32x8(a[len(dst)-8:])
+			y = loadInt32x8(b[len(dst)-8:])
+			last = x.Mul(y)
+			x = loadInt32x8(a[h : h+8])
+			y = loadInt32x8(b[h : h+8])
+			storeInt32x8(r, dst[:8])
+			storeInt32x8(x.Mul(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt32x8(a[j : j+8])
+				y := loadInt32x8(b[j : j+8])
+				storeInt32x8(x.Mul(y), dst[j:j+8])
+				x = loadInt32x8(a[j+q : j+q+8])
+				y = loadInt32x8(b[j+q : j+q+8])
+				storeInt32x8(x.Mul(y), dst[j+q:j+q+8])
+				x = loadInt32x8(a[j+2*q : j+2*q+8])
+				y = loadInt32x8(b[j+2*q : j+2*q+8])
+				storeInt32x8(x.Mul(y), dst[j+2*q:j+2*q+8])
+				x = loadInt32x8(a[j+3*q : j+3*q+8])
+				y = loadInt32x8(b[j+3*q : j+3*q+8])
+				storeInt32x8(x.Mul(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
 			y := loadInt32x8(b[i : i+8])
 			storeInt32x8(x.Mul(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeInt32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4228,10 +5892,47 @@ func mulU32(dst, a, b []uint32) int {
 	case useAVX512:
 		return mulU32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadUint32x8(a[:8])
+			y := loadUint32x8(b[:8])
+			r := x.Mul(y)
+			x = loadUint32x8(a[len(dst)-8:])
+			y = loadUint32x8(b[len(dst)-8:])
+			last = x.Mul(y)
+			x = loadUint32x8(a[h : h+8])
+			y = loadUint32x8(b[h : h+8])
+			storeUint32x8(r, dst[:8])
+			storeUint32x8(x.Mul(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint32x8(a[j : j+8])
+				y := loadUint32x8(b[j : j+8])
+				storeUint32x8(x.Mul(y), dst[j:j+8])
+				x = loadUint32x8(a[j+q : j+q+8])
+				y = loadUint32x8(b[j+q : j+q+8])
+				storeUint32x8(x.Mul(y), dst[j+q:j+q+8])
+				x = loadUint32x8(a[j+2*q : j+2*q+8])
+				y = loadUint32x8(b[j+2*q : j+2*q+8])
+				storeUint32x8(x.Mul(y), dst[j+2*q:j+2*q+8])
+				x = loadUint32x8(a[j+3*q : j+3*q+8])
+				y = loadUint32x8(b[j+3*q : j+3*q+8])
+				storeUint32x8(x.Mul(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
 			y := loadUint32x8(b[i : i+8])
 			storeUint32x8(x.Mul(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeUint32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4423,10 +6124,47 @@ func minimumI8(dst, a, b []int8) int {
 	case useAVX512:
 		return minimumI8AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadInt8x32(a[:32])
+			y := loadInt8x32(b[:32])
+			r := x.Min(y)
+			x = loadInt8x32(a[len(dst)-32:])
+			y = loadInt8x32(b[len(dst)-32:])
+			last = x.Min(y)
+			x = loadInt8x32(a[h : h+32])
+			y = loadInt8x32(b[h : h+32])
+			storeInt8x32(r, dst[:32])
+			storeInt8x32(x.Min(y), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt8x32(a[j : j+32])
+				y := loadInt8x32(b[j : j+32])
+				storeInt8x32(x.Min(y), dst[j:j+32])
+				x = loadInt8x32(a[j+q : j+q+32])
+				y = loadInt8x32(b[j+q : j+q+32])
+				storeInt8x32(x.Min(y), dst[j+q:j+q+32])
+				x = loadInt8x32(a[j+2*q : j+2*q+32])
+				y = loadInt8x32(b[j+2*q : j+2*q+32])
+				storeInt8x32(x.Min(y), dst[j+2*q:j+2*q+32])
+				x = loadInt8x32(a[j+3*q : j+3*q+32])
+				y = loadInt8x32(b[j+3*q : j+3*q+32])
+				storeInt8x32(x.Min(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt8x32(a[i : i+32])
 			y := loadInt8x32(b[i : i+32])
 			storeInt8x32(x.Min(y), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeInt8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4492,10 +6230,47 @@ func minimumU8(dst, a, b []uint8) int {
 	case useAVX512:
 		return minimumU8AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadUint8x32(a[:32])
+			y := loadUint8x32(b[:32])
+			r := x.Min(y)
+			x = loadUint8x32(a[len(dst)-32:])
+			y = loadUint8x32(b[len(dst)-32:])
+			last = x.Min(y)
+			x = loadUint8x32(a[h : h+32])
+			y = loadUint8x32(b[h : h+32])
+			storeUint8x32(r, dst[:32])
+			storeUint8x32(x.Min(y), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint8x32(a[j : j+32])
+				y := loadUint8x32(b[j : j+32])
+				storeUint8x32(x.Min(y), dst[j:j+32])
+				x = loadUint8x32(a[j+q : j+q+32])
+				y = loadUint8x32(b[j+q : j+q+32])
+				storeUint8x32(x.Min(y), dst[j+q:j+q+32])
+				x = loadUint8x32(a[j+2*q : j+2*q+32])
+				y = loadUint8x32(b[j+2*q : j+2*q+32])
+				storeUint8x32(x.Min(y), dst[j+2*q:j+2*q+32])
+				x = loadUint8x32(a[j+3*q : j+3*q+32])
+				y = loadUint8x32(b[j+3*q : j+3*q+32])
+				storeUint8x32(x.Min(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint8x32(a[i : i+32])
 			y := loadUint8x32(b[i : i+32])
 			storeUint8x32(x.Min(y), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeUint8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4561,10 +6336,47 @@ func minimumI16(dst, a, b []int16) int {
 	case useAVX512:
 		return minimumI16AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadInt16x16(a[:16])
+			y := loadInt16x16(b[:16])
+			r := x.Min(y)
+			x = loadInt16x16(a[len(dst)-16:])
+			y = loadInt16x16(b[len(dst)-16:])
+			last = x.Min(y)
+			x = loadInt16x16(a[h : h+16])
+			y = loadInt16x16(b[h : h+16])
+			storeInt16x16(r, dst[:16])
+			storeInt16x16(x.Min(y), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt16x16(a[j : j+16])
+				y := loadInt16x16(b[j : j+16])
+				storeInt16x16(x.Min(y), dst[j:j+16])
+				x = loadInt16x16(a[j+q : j+q+16])
+				y = loadInt16x16(b[j+q : j+q+16])
+				storeInt16x16(x.Min(y), dst[j+q:j+q+16])
+				x = loadInt16x16(a[j+2*q : j+2*q+16])
+				y = loadInt16x16(b[j+2*q : j+2*q+16])
+				storeInt16x16(x.Min(y), dst[j+2*q:j+2*q+16])
+				x = loadInt16x16(a[j+3*q : j+3*q+16])
+				y = loadInt16x16(b[j+3*q : j+3*q+16])
+				storeInt16x16(x.Min(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
 			y := loadInt16x16(b[i : i+16])
 			storeInt16x16(x.Min(y), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeInt16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4630,10 +6442,47 @@ func minimumU16(dst, a, b []uint16) int {
 	case useAVX512:
 		return minimumU16AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadUint16x16(a[:16])
+			y := loadUint16x16(b[:16])
+			r := x.Min(y)
+			x = loadUint16x16(a[len(dst)-16:])
+			y = loadUint16x16(b[len(dst)-16:])
+			last = x.Min(y)
+			x = loadUint16x16(a[h : h+16])
+			y = loadUint16x16(b[h : h+16])
+			storeUint16x16(r, dst[:16])
+			storeUint16x16(x.Min(y), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint16x16(a[j : j+16])
+				y := loadUint16x16(b[j : j+16])
+				storeUint16x16(x.Min(y), dst[j:j+16])
+				x = loadUint16x16(a[j+q : j+q+16])
+				y = loadUint16x16(b[j+q : j+q+16])
+				storeUint16x16(x.Min(y), dst[j+q:j+q+16])
+				x = loadUint16x16(a[j+2*q : j+2*q+16])
+				y = loadUint16x16(b[j+2*q : j+2*q+16])
+				storeUint16x16(x.Min(y), dst[j+2*q:j+2*q+16])
+				x = loadUint16x16(a[j+3*q : j+3*q+16])
+				y = loadUint16x16(b[j+3*q : j+3*q+16])
+				storeUint16x16(x.Min(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
 			y := loadUint16x16(b[i : i+16])
 			storeUint16x16(x.Min(y), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeUint16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4699,10 +6548,47 @@ func minimumI32(dst, a, b []int32) int {
 	case useAVX512:
 		return minimumI32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadInt32x8(a[:8])
+			y := loadInt32x8(b[:8])
+			r := x.Min(y)
+			x = loadInt32x8(a[len(dst)-8:])
+			y = loadInt32x8(b[len(dst)-8:])
+			last = x.Min(y)
+			x = loadInt32x8(a[h : h+8])
+			y = loadInt32x8(b[h : h+8])
+			storeInt32x8(r, dst[:8])
+			storeInt32x8(x.Min(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt32x8(a[j : j+8])
+				y := loadInt32x8(b[j : j+8])
+				storeInt32x8(x.Min(y), dst[j:j+8])
+				x = loadInt32x8(a[j+q : j+q+8])
+				y = loadInt32x8(b[j+q : j+q+8])
+				storeInt32x8(x.Min(y), dst[j+q:j+q+8])
+				x = loadInt32x8(a[j+2*q : j+2*q+8])
+				y = loadInt32x8(b[j+2*q : j+2*q+8])
+				storeInt32x8(x.Min(y), dst[j+2*q:j+2*q+8])
+				x = loadInt32x8(a[j+3*q : j+3*q+8])
+				y = loadInt32x8(b[j+3*q : j+3*q+8])
+				storeInt32x8(x.Min(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
 			y := loadInt32x8(b[i : i+8])
 			storeInt32x8(x.Min(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeInt32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4768,10 +6654,47 @@ func minimumU32(dst, a, b []uint32) int {
 	case useAVX512:
 		return minimumU32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadUint32x8(a[:8])
+			y := loadUint32x8(b[:8])
+			r := x.Min(y)
+			x = loadUint32x8(a[len(dst)-8:])
+			y = loadUint32x8(b[len(dst)-8:])
+			last = x.Min(y)
+			x = loadUint32x8(a[h : h+8])
+			y = loadUint32x8(b[h : h+8])
+			storeUint32x8(r, dst[:8])
+			storeUint32x8(x.Min(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint32x8(a[j : j+8])
+				y := loadUint32x8(b[j : j+8])
+				storeUint32x8(x.Min(y), dst[j:j+8])
+				x = loadUint32x8(a[j+q : j+q+8])
+				y = loadUint32x8(b[j+q : j+q+8])
+				storeUint32x8(x.Min(y), dst[j+q:j+q+8])
+				x = loadUint32x8(a[j+2*q : j+2*q+8])
+				y = loadUint32x8(b[j+2*q : j+2*q+8])
+				storeUint32x8(x.Min(y), dst[j+2*q:j+2*q+8])
+				x = loadUint32x8(a[j+3*q : j+3*q+8])
+				y = loadUint32x8(b[j+3*q : j+3*q+8])
+				storeUint32x8(x.Min(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
 			y := loadUint32x8(b[i : i+8])
 			storeUint32x8(x.Min(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeUint32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -4963,10 +6886,47 @@ func maximumI8(dst, a, b []int8) int {
 	case useAVX512:
 		return maximumI8AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadInt8x32(a[:32])
+			y := loadInt8x32(b[:32])
+			r := x.Max(y)
+			x = loadInt8x32(a[len(dst)-32:])
+			y = loadInt8x32(b[len(dst)-32:])
+			last = x.Max(y)
+			x = loadInt8x32(a[h : h+32])
+			y = loadInt8x32(b[h : h+32])
+			storeInt8x32(r, dst[:32])
+			storeInt8x32(x.Max(y), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt8x32(a[j : j+32])
+				y := loadInt8x32(b[j : j+32])
+				storeInt8x32(x.Max(y), dst[j:j+32])
+				x = loadInt8x32(a[j+q : j+q+32])
+				y = loadInt8x32(b[j+q : j+q+32])
+				storeInt8x32(x.Max(y), dst[j+q:j+q+32])
+				x = loadInt8x32(a[j+2*q : j+2*q+32])
+				y = loadInt8x32(b[j+2*q : j+2*q+32])
+				storeInt8x32(x.Max(y), dst[j+2*q:j+2*q+32])
+				x = loadInt8x32(a[j+3*q : j+3*q+32])
+				y = loadInt8x32(b[j+3*q : j+3*q+32])
+				storeInt8x32(x.Max(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt8x32(a[i : i+32])
 			y := loadInt8x32(b[i : i+32])
 			storeInt8x32(x.Max(y), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeInt8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5032,10 +6992,47 @@ func maximumU8(dst, a, b []uint8) int {
 	case useAVX512:
 		return maximumU8AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadUint8x32(a[:32])
+			y := loadUint8x32(b[:32])
+			r := x.Max(y)
+			x = loadUint8x32(a[len(dst)-32:])
+			y = loadUint8x32(b[len(dst)-32:])
+			last = x.Max(y)
+			x = loadUint8x32(a[h : h+32])
+			y = loadUint8x32(b[h : h+32])
+			storeUint8x32(r, dst[:32])
+			storeUint8x32(x.Max(y), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint8x32(a[j : j+32])
+				y := loadUint8x32(b[j : j+32])
+				storeUint8x32(x.Max(y), dst[j:j+32])
+				x = loadUint8x32(a[j+q : j+q+32])
+				y = loadUint8x32(b[j+q : j+q+32])
+				storeUint8x32(x.Max(y), dst[j+q:j+q+32])
+				x = loadUint8x32(a[j+2*q : j+2*q+32])
+				y = loadUint8x32(b[j+2*q : j+2*q+32])
+				storeUint8x32(x.Max(y), dst[j+2*q:j+2*q+32])
+				x = loadUint8x32(a[j+3*q : j+3*q+32])
+				y = loadUint8x32(b[j+3*q : j+3*q+32])
+				storeUint8x32(x.Max(y), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint8x32(a[i : i+32])
 			y := loadUint8x32(b[i : i+32])
 			storeUint8x32(x.Max(y), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeUint8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5101,10 +7098,47 @@ func maximumI16(dst, a, b []int16) int {
 	case useAVX512:
 		return maximumI16AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadInt16x16(a[:16])
+			y := loadInt16x16(b[:16])
+			r := x.Max(y)
+			x = loadInt16x16(a[len(dst)-16:])
+			y = loadInt16x16(b[len(dst)-16:])
+			last = x.Max(y)
+			x = loadInt16x16(a[h : h+16])
+			y = loadInt16x16(b[h : h+16])
+			storeInt16x16(r, dst[:16])
+			storeInt16x16(x.Max(y), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt16x16(a[j : j+16])
+				y := loadInt16x16(b[j : j+16])
+				storeInt16x16(x.Max(y), dst[j:j+16])
+				x = loadInt16x16(a[j+q : j+q+16])
+				y = loadInt16x16(b[j+q : j+q+16])
+				storeInt16x16(x.Max(y), dst[j+q:j+q+16])
+				x = loadInt16x16(a[j+2*q : j+2*q+16])
+				y = loadInt16x16(b[j+2*q : j+2*q+16])
+				storeInt16x16(x.Max(y), dst[j+2*q:j+2*q+16])
+				x = loadInt16x16(a[j+3*q : j+3*q+16])
+				y = loadInt16x16(b[j+3*q : j+3*q+16])
+				storeInt16x16(x.Max(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
 			y := loadInt16x16(b[i : i+16])
 			storeInt16x16(x.Max(y), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeInt16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5170,10 +7204,47 @@ func maximumU16(dst, a, b []uint16) int {
 	case useAVX512:
 		return maximumU16AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadUint16x16(a[:16])
+			y := loadUint16x16(b[:16])
+			r := x.Max(y)
+			x = loadUint16x16(a[len(dst)-16:])
+			y = loadUint16x16(b[len(dst)-16:])
+			last = x.Max(y)
+			x = loadUint16x16(a[h : h+16])
+			y = loadUint16x16(b[h : h+16])
+			storeUint16x16(r, dst[:16])
+			storeUint16x16(x.Max(y), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint16x16(a[j : j+16])
+				y := loadUint16x16(b[j : j+16])
+				storeUint16x16(x.Max(y), dst[j:j+16])
+				x = loadUint16x16(a[j+q : j+q+16])
+				y = loadUint16x16(b[j+q : j+q+16])
+				storeUint16x16(x.Max(y), dst[j+q:j+q+16])
+				x = loadUint16x16(a[j+2*q : j+2*q+16])
+				y = loadUint16x16(b[j+2*q : j+2*q+16])
+				storeUint16x16(x.Max(y), dst[j+2*q:j+2*q+16])
+				x = loadUint16x16(a[j+3*q : j+3*q+16])
+				y = loadUint16x16(b[j+3*q : j+3*q+16])
+				storeUint16x16(x.Max(y), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
 			y := loadUint16x16(b[i : i+16])
 			storeUint16x16(x.Max(y), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeUint16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5239,10 +7310,47 @@ func maximumI32(dst, a, b []int32) int {
 	case useAVX512:
 		return maximumI32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Int32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadInt32x8(a[:8])
+			y := loadInt32x8(b[:8])
+			r := x.Max(y)
+			x = loadInt32x8(a[len(dst)-8:])
+			y = loadInt32x8(b[len(dst)-8:])
+			last = x.Max(y)
+			x = loadInt32x8(a[h : h+8])
+			y = loadInt32x8(b[h : h+8])
+			storeInt32x8(r, dst[:8])
+			storeInt32x8(x.Max(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt32x8(a[j : j+8])
+				y := loadInt32x8(b[j : j+8])
+				storeInt32x8(x.Max(y), dst[j:j+8])
+				x = loadInt32x8(a[j+q : j+q+8])
+				y = loadInt32x8(b[j+q : j+q+8])
+				storeInt32x8(x.Max(y), dst[j+q:j+q+8])
+				x = loadInt32x8(a[j+2*q : j+2*q+8])
+				y = loadInt32x8(b[j+2*q : j+2*q+8])
+				storeInt32x8(x.Max(y), dst[j+2*q:j+2*q+8])
+				x = loadInt32x8(a[j+3*q : j+3*q+8])
+				y = loadInt32x8(b[j+3*q : j+3*q+8])
+				storeInt32x8(x.Max(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
 			y := loadInt32x8(b[i : i+8])
 			storeInt32x8(x.Max(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeInt32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5308,10 +7416,47 @@ func maximumU32(dst, a, b []uint32) int {
 	case useAVX512:
 		return maximumU32AVX512(dst, a, b)
 	case useAVX2:
+		var last archsimd.Uint32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadUint32x8(a[:8])
+			y := loadUint32x8(b[:8])
+			r := x.Max(y)
+			x = loadUint32x8(a[len(dst)-8:])
+			y = loadUint32x8(b[len(dst)-8:])
+			last = x.Max(y)
+			x = loadUint32x8(a[h : h+8])
+			y = loadUint32x8(b[h : h+8])
+			storeUint32x8(r, dst[:8])
+			storeUint32x8(x.Max(y), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) && apart(dst, b) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint32x8(a[j : j+8])
+				y := loadUint32x8(b[j : j+8])
+				storeUint32x8(x.Max(y), dst[j:j+8])
+				x = loadUint32x8(a[j+q : j+q+8])
+				y = loadUint32x8(b[j+q : j+q+8])
+				storeUint32x8(x.Max(y), dst[j+q:j+q+8])
+				x = loadUint32x8(a[j+2*q : j+2*q+8])
+				y = loadUint32x8(b[j+2*q : j+2*q+8])
+				storeUint32x8(x.Max(y), dst[j+2*q:j+2*q+8])
+				x = loadUint32x8(a[j+3*q : j+3*q+8])
+				y = loadUint32x8(b[j+3*q : j+3*q+8])
+				storeUint32x8(x.Max(y), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
 			y := loadUint32x8(b[i : i+8])
 			storeUint32x8(x.Max(y), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeUint32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5504,9 +7649,39 @@ func addScalarI8(dst, a []int8, k int8) int {
 		return addScalarI8AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt8x32(k)
+		var last archsimd.Int8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadInt8x32(a[:32])
+			r := x.Add(kv)
+			x = loadInt8x32(a[len(dst)-32:])
+			last = x.Add(kv)
+			x = loadInt8x32(a[h : h+32])
+			storeInt8x32(r, dst[:32])
+			storeInt8x32(x.Add(kv), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt8x32(a[j : j+32])
+				storeInt8x32(x.Add(kv), dst[j:j+32])
+				x = loadInt8x32(a[j+q : j+q+32])
+				storeInt8x32(x.Add(kv), dst[j+q:j+q+32])
+				x = loadInt8x32(a[j+2*q : j+2*q+32])
+				storeInt8x32(x.Add(kv), dst[j+2*q:j+2*q+32])
+				x = loadInt8x32(a[j+3*q : j+3*q+32])
+				storeInt8x32(x.Add(kv), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt8x32(a[i : i+32])
 			storeInt8x32(x.Add(kv), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeInt8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5566,9 +7741,39 @@ func addScalarU8(dst, a []uint8, k uint8) int {
 		return addScalarU8AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint8x32(k)
+		var last archsimd.Uint8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadUint8x32(a[:32])
+			r := x.Add(kv)
+			x = loadUint8x32(a[len(dst)-32:])
+			last = x.Add(kv)
+			x = loadUint8x32(a[h : h+32])
+			storeUint8x32(r, dst[:32])
+			storeUint8x32(x.Add(kv), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint8x32(a[j : j+32])
+				storeUint8x32(x.Add(kv), dst[j:j+32])
+				x = loadUint8x32(a[j+q : j+q+32])
+				storeUint8x32(x.Add(kv), dst[j+q:j+q+32])
+				x = loadUint8x32(a[j+2*q : j+2*q+32])
+				storeUint8x32(x.Add(kv), dst[j+2*q:j+2*q+32])
+				x = loadUint8x32(a[j+3*q : j+3*q+32])
+				storeUint8x32(x.Add(kv), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint8x32(a[i : i+32])
 			storeUint8x32(x.Add(kv), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeUint8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5628,9 +7833,39 @@ func addScalarI16(dst, a []int16, k int16) int {
 		return addScalarI16AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
+		var last archsimd.Int16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadInt16x16(a[:16])
+			r := x.Add(kv)
+			x = loadInt16x16(a[len(dst)-16:])
+			last = x.Add(kv)
+			x = loadInt16x16(a[h : h+16])
+			storeInt16x16(r, dst[:16])
+			storeInt16x16(x.Add(kv), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt16x16(a[j : j+16])
+				storeInt16x16(x.Add(kv), dst[j:j+16])
+				x = loadInt16x16(a[j+q : j+q+16])
+				storeInt16x16(x.Add(kv), dst[j+q:j+q+16])
+				x = loadInt16x16(a[j+2*q : j+2*q+16])
+				storeInt16x16(x.Add(kv), dst[j+2*q:j+2*q+16])
+				x = loadInt16x16(a[j+3*q : j+3*q+16])
+				storeInt16x16(x.Add(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
 			storeInt16x16(x.Add(kv), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeInt16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5690,9 +7925,39 @@ func addScalarU16(dst, a []uint16, k uint16) int {
 		return addScalarU16AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
+		var last archsimd.Uint16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadUint16x16(a[:16])
+			r := x.Add(kv)
+			x = loadUint16x16(a[len(dst)-16:])
+			last = x.Add(kv)
+			x = loadUint16x16(a[h : h+16])
+			storeUint16x16(r, dst[:16])
+			storeUint16x16(x.Add(kv), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint16x16(a[j : j+16])
+				storeUint16x16(x.Add(kv), dst[j:j+16])
+				x = loadUint16x16(a[j+q : j+q+16])
+				storeUint16x16(x.Add(kv), dst[j+q:j+q+16])
+				x = loadUint16x16(a[j+2*q : j+2*q+16])
+				storeUint16x16(x.Add(kv), dst[j+2*q:j+2*q+16])
+				x = loadUint16x16(a[j+3*q : j+3*q+16])
+				storeUint16x16(x.Add(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
 			storeUint16x16(x.Add(kv), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeUint16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5752,9 +8017,39 @@ func addScalarI32(dst, a []int32, k int32) int {
 		return addScalarI32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
+		var last archsimd.Int32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadInt32x8(a[:8])
+			r := x.Add(kv)
+			x = loadInt32x8(a[len(dst)-8:])
+			last = x.Add(kv)
+			x = loadInt32x8(a[h : h+8])
+			storeInt32x8(r, dst[:8])
+			storeInt32x8(x.Add(kv), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt32x8(a[j : j+8])
+				storeInt32x8(x.Add(kv), dst[j:j+8])
+				x = loadInt32x8(a[j+q : j+q+8])
+				storeInt32x8(x.Add(kv), dst[j+q:j+q+8])
+				x = loadInt32x8(a[j+2*q : j+2*q+8])
+				storeInt32x8(x.Add(kv), dst[j+2*q:j+2*q+8])
+				x = loadInt32x8(a[j+3*q : j+3*q+8])
+				storeInt32x8(x.Add(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
 			storeInt32x8(x.Add(kv), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeInt32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5814,9 +8109,39 @@ func addScalarU32(dst, a []uint32, k uint32) int {
 		return addScalarU32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
+		var last archsimd.Uint32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadUint32x8(a[:8])
+			r := x.Add(kv)
+			x = loadUint32x8(a[len(dst)-8:])
+			last = x.Add(kv)
+			x = loadUint32x8(a[h : h+8])
+			storeUint32x8(r, dst[:8])
+			storeUint32x8(x.Add(kv), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint32x8(a[j : j+8])
+				storeUint32x8(x.Add(kv), dst[j:j+8])
+				x = loadUint32x8(a[j+q : j+q+8])
+				storeUint32x8(x.Add(kv), dst[j+q:j+q+8])
+				x = loadUint32x8(a[j+2*q : j+2*q+8])
+				storeUint32x8(x.Add(kv), dst[j+2*q:j+2*q+8])
+				x = loadUint32x8(a[j+3*q : j+3*q+8])
+				storeUint32x8(x.Add(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
 			storeUint32x8(x.Add(kv), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeUint32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5876,9 +8201,39 @@ func addScalarI64(dst, a []int64, k int64) int {
 		return addScalarI64AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt64x4(k)
+		var last archsimd.Int64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadInt64x4(a[:4])
+			r := x.Add(kv)
+			x = loadInt64x4(a[len(dst)-4:])
+			last = x.Add(kv)
+			x = loadInt64x4(a[h : h+4])
+			storeInt64x4(r, dst[:4])
+			storeInt64x4(x.Add(kv), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadInt64x4(a[j : j+4])
+				storeInt64x4(x.Add(kv), dst[j:j+4])
+				x = loadInt64x4(a[j+q : j+q+4])
+				storeInt64x4(x.Add(kv), dst[j+q:j+q+4])
+				x = loadInt64x4(a[j+2*q : j+2*q+4])
+				storeInt64x4(x.Add(kv), dst[j+2*q:j+2*q+4])
+				x = loadInt64x4(a[j+3*q : j+3*q+4])
+				storeInt64x4(x.Add(kv), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadInt64x4(a[i : i+4])
 			storeInt64x4(x.Add(kv), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeInt64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -5938,9 +8293,39 @@ func addScalarU64(dst, a []uint64, k uint64) int {
 		return addScalarU64AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint64x4(k)
+		var last archsimd.Uint64x4 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
+			x := loadUint64x4(a[:4])
+			r := x.Add(kv)
+			x = loadUint64x4(a[len(dst)-4:])
+			last = x.Add(kv)
+			x = loadUint64x4(a[h : h+4])
+			storeUint64x4(r, dst[:4])
+			storeUint64x4(x.Add(kv), dst[h:h+4])
+			i, shifted = h+4, true
+		}
+		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
+			q := n / 4 / 4 * 4
+			for j := i; j < i+q; j += 4 {
+				x := loadUint64x4(a[j : j+4])
+				storeUint64x4(x.Add(kv), dst[j:j+4])
+				x = loadUint64x4(a[j+q : j+q+4])
+				storeUint64x4(x.Add(kv), dst[j+q:j+q+4])
+				x = loadUint64x4(a[j+2*q : j+2*q+4])
+				storeUint64x4(x.Add(kv), dst[j+2*q:j+2*q+4])
+				x = loadUint64x4(a[j+3*q : j+3*q+4])
+				storeUint64x4(x.Add(kv), dst[j+3*q:j+3*q+4])
+			}
+			i += 4 * q
+		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadUint64x4(a[i : i+4])
 			storeUint64x4(x.Add(kv), dst[i:i+4])
+		}
+		if shifted && i < len(dst) {
+			storeUint64x4(last, dst[len(dst)-4:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -6000,9 +8385,39 @@ func scaleI16(dst, a []int16, k int16) int {
 		return scaleI16AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
+		var last archsimd.Int16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadInt16x16(a[:16])
+			r := x.Mul(kv)
+			x = loadInt16x16(a[len(dst)-16:])
+			last = x.Mul(kv)
+			x = loadInt16x16(a[h : h+16])
+			storeInt16x16(r, dst[:16])
+			storeInt16x16(x.Mul(kv), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt16x16(a[j : j+16])
+				storeInt16x16(x.Mul(kv), dst[j:j+16])
+				x = loadInt16x16(a[j+q : j+q+16])
+				storeInt16x16(x.Mul(kv), dst[j+q:j+q+16])
+				x = loadInt16x16(a[j+2*q : j+2*q+16])
+				storeInt16x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
+				x = loadInt16x16(a[j+3*q : j+3*q+16])
+				storeInt16x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
 			storeInt16x16(x.Mul(kv), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeInt16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -6062,9 +8477,39 @@ func scaleU16(dst, a []uint16, k uint16) int {
 		return scaleU16AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
+		var last archsimd.Uint16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadUint16x16(a[:16])
+			r := x.Mul(kv)
+			x = loadUint16x16(a[len(dst)-16:])
+			last = x.Mul(kv)
+			x = loadUint16x16(a[h : h+16])
+			storeUint16x16(r, dst[:16])
+			storeUint16x16(x.Mul(kv), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint16x16(a[j : j+16])
+				storeUint16x16(x.Mul(kv), dst[j:j+16])
+				x = loadUint16x16(a[j+q : j+q+16])
+				storeUint16x16(x.Mul(kv), dst[j+q:j+q+16])
+				x = loadUint16x16(a[j+2*q : j+2*q+16])
+				storeUint16x16(x.Mul(kv), dst[j+2*q:j+2*q+16])
+				x = loadUint16x16(a[j+3*q : j+3*q+16])
+				storeUint16x16(x.Mul(kv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
 			storeUint16x16(x.Mul(kv), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeUint16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -6124,9 +8569,39 @@ func scaleI32(dst, a []int32, k int32) int {
 		return scaleI32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
+		var last archsimd.Int32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadInt32x8(a[:8])
+			r := x.Mul(kv)
+			x = loadInt32x8(a[len(dst)-8:])
+			last = x.Mul(kv)
+			x = loadInt32x8(a[h : h+8])
+			storeInt32x8(r, dst[:8])
+			storeInt32x8(x.Mul(kv), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt32x8(a[j : j+8])
+				storeInt32x8(x.Mul(kv), dst[j:j+8])
+				x = loadInt32x8(a[j+q : j+q+8])
+				storeInt32x8(x.Mul(kv), dst[j+q:j+q+8])
+				x = loadInt32x8(a[j+2*q : j+2*q+8])
+				storeInt32x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
+				x = loadInt32x8(a[j+3*q : j+3*q+8])
+				storeInt32x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
 			storeInt32x8(x.Mul(kv), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeInt32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -6186,9 +8661,39 @@ func scaleU32(dst, a []uint32, k uint32) int {
 		return scaleU32AVX512(dst, a, k)
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
+		var last archsimd.Uint32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadUint32x8(a[:8])
+			r := x.Mul(kv)
+			x = loadUint32x8(a[len(dst)-8:])
+			last = x.Mul(kv)
+			x = loadUint32x8(a[h : h+8])
+			storeUint32x8(r, dst[:8])
+			storeUint32x8(x.Mul(kv), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint32x8(a[j : j+8])
+				storeUint32x8(x.Mul(kv), dst[j:j+8])
+				x = loadUint32x8(a[j+q : j+q+8])
+				storeUint32x8(x.Mul(kv), dst[j+q:j+q+8])
+				x = loadUint32x8(a[j+2*q : j+2*q+8])
+				storeUint32x8(x.Mul(kv), dst[j+2*q:j+2*q+8])
+				x = loadUint32x8(a[j+3*q : j+3*q+8])
+				storeUint32x8(x.Mul(kv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
 			storeUint32x8(x.Mul(kv), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeUint32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -6361,9 +8866,39 @@ func clipI8(dst, a []int8, k, c int8) int {
 	case useAVX2:
 		kv := archsimd.BroadcastInt8x32(k)
 		cv := archsimd.BroadcastInt8x32(c)
+		var last archsimd.Int8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadInt8x32(a[:32])
+			r := x.Max(kv).Min(cv)
+			x = loadInt8x32(a[len(dst)-32:])
+			last = x.Max(kv).Min(cv)
+			x = loadInt8x32(a[h : h+32])
+			storeInt8x32(r, dst[:32])
+			storeInt8x32(x.Max(kv).Min(cv), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadInt8x32(a[j : j+32])
+				storeInt8x32(x.Max(kv).Min(cv), dst[j:j+32])
+				x = loadInt8x32(a[j+q : j+q+32])
+				storeInt8x32(x.Max(kv).Min(cv), dst[j+q:j+q+32])
+				x = loadInt8x32(a[j+2*q : j+2*q+32])
+				storeInt8x32(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+32])
+				x = loadInt8x32(a[j+3*q : j+3*q+32])
+				storeInt8x32(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadInt8x32(a[i : i+32])
 			storeInt8x32(x.Max(kv).Min(cv), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeInt8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -6425,9 +8960,39 @@ func clipU8(dst, a []uint8, k, c uint8) int {
 	case useAVX2:
 		kv := archsimd.BroadcastUint8x32(k)
 		cv := archsimd.BroadcastUint8x32(c)
+		var last archsimd.Uint8x32 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 32; h > 0 && len(dst) >= alignFrom*32 {
+			x := loadUint8x32(a[:32])
+			r := x.Max(kv).Min(cv)
+			x = loadUint8x32(a[len(dst)-32:])
+			last = x.Max(kv).Min(cv)
+			x = loadUint8x32(a[h : h+32])
+			storeUint8x32(r, dst[:32])
+			storeUint8x32(x.Max(kv).Min(cv), dst[h:h+32])
+			i, shifted = h+32, true
+		}
+		if n := len(dst) - i; n >= streamFrom/1 && apart(dst, a) {
+			q := n / 4 / 32 * 32
+			for j := i; j < i+q; j += 32 {
+				x := loadUint8x32(a[j : j+32])
+				storeUint8x32(x.Max(kv).Min(cv), dst[j:j+32])
+				x = loadUint8x32(a[j+q : j+q+32])
+				storeUint8x32(x.Max(kv).Min(cv), dst[j+q:j+q+32])
+				x = loadUint8x32(a[j+2*q : j+2*q+32])
+				storeUint8x32(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+32])
+				x = loadUint8x32(a[j+3*q : j+3*q+32])
+				storeUint8x32(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+32])
+			}
+			i += 4 * q
+		}
 		for ; i+32 <= len(dst); i += 32 {
 			x := loadUint8x32(a[i : i+32])
 			storeUint8x32(x.Max(kv).Min(cv), dst[i:i+32])
+		}
+		if shifted && i < len(dst) {
+			storeUint8x32(last, dst[len(dst)-32:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -6489,9 +9054,39 @@ func clipI16(dst, a []int16, k, c int16) int {
 	case useAVX2:
 		kv := archsimd.BroadcastInt16x16(k)
 		cv := archsimd.BroadcastInt16x16(c)
+		var last archsimd.Int16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadInt16x16(a[:16])
+			r := x.Max(kv).Min(cv)
+			x = loadInt16x16(a[len(dst)-16:])
+			last = x.Max(kv).Min(cv)
+			x = loadInt16x16(a[h : h+16])
+			storeInt16x16(r, dst[:16])
+			storeInt16x16(x.Max(kv).Min(cv), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadInt16x16(a[j : j+16])
+				storeInt16x16(x.Max(kv).Min(cv), dst[j:j+16])
+				x = loadInt16x16(a[j+q : j+q+16])
+				storeInt16x16(x.Max(kv).Min(cv), dst[j+q:j+q+16])
+				x = loadInt16x16(a[j+2*q : j+2*q+16])
+				storeInt16x16(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+16])
+				x = loadInt16x16(a[j+3*q : j+3*q+16])
+				storeInt16x16(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadInt16x16(a[i : i+16])
 			storeInt16x16(x.Max(kv).Min(cv), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeInt16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -6553,9 +9148,39 @@ func clipU16(dst, a []uint16, k, c uint16) int {
 	case useAVX2:
 		kv := archsimd.BroadcastUint16x16(k)
 		cv := archsimd.BroadcastUint16x16(c)
+		var last archsimd.Uint16x16 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 16; h > 0 && len(dst) >= alignFrom*16 {
+			x := loadUint16x16(a[:16])
+			r := x.Max(kv).Min(cv)
+			x = loadUint16x16(a[len(dst)-16:])
+			last = x.Max(kv).Min(cv)
+			x = loadUint16x16(a[h : h+16])
+			storeUint16x16(r, dst[:16])
+			storeUint16x16(x.Max(kv).Min(cv), dst[h:h+16])
+			i, shifted = h+16, true
+		}
+		if n := len(dst) - i; n >= streamFrom/2 && apart(dst, a) {
+			q := n / 4 / 16 * 16
+			for j := i; j < i+q; j += 16 {
+				x := loadUint16x16(a[j : j+16])
+				storeUint16x16(x.Max(kv).Min(cv), dst[j:j+16])
+				x = loadUint16x16(a[j+q : j+q+16])
+				storeUint16x16(x.Max(kv).Min(cv), dst[j+q:j+q+16])
+				x = loadUint16x16(a[j+2*q : j+2*q+16])
+				storeUint16x16(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+16])
+				x = loadUint16x16(a[j+3*q : j+3*q+16])
+				storeUint16x16(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+16])
+			}
+			i += 4 * q
+		}
 		for ; i+16 <= len(dst); i += 16 {
 			x := loadUint16x16(a[i : i+16])
 			storeUint16x16(x.Max(kv).Min(cv), dst[i:i+16])
+		}
+		if shifted && i < len(dst) {
+			storeUint16x16(last, dst[len(dst)-16:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -6617,9 +9242,39 @@ func clipI32(dst, a []int32, k, c int32) int {
 	case useAVX2:
 		kv := archsimd.BroadcastInt32x8(k)
 		cv := archsimd.BroadcastInt32x8(c)
+		var last archsimd.Int32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadInt32x8(a[:8])
+			r := x.Max(kv).Min(cv)
+			x = loadInt32x8(a[len(dst)-8:])
+			last = x.Max(kv).Min(cv)
+			x = loadInt32x8(a[h : h+8])
+			storeInt32x8(r, dst[:8])
+			storeInt32x8(x.Max(kv).Min(cv), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadInt32x8(a[j : j+8])
+				storeInt32x8(x.Max(kv).Min(cv), dst[j:j+8])
+				x = loadInt32x8(a[j+q : j+q+8])
+				storeInt32x8(x.Max(kv).Min(cv), dst[j+q:j+q+8])
+				x = loadInt32x8(a[j+2*q : j+2*q+8])
+				storeInt32x8(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+8])
+				x = loadInt32x8(a[j+3*q : j+3*q+8])
+				storeInt32x8(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadInt32x8(a[i : i+8])
 			storeInt32x8(x.Max(kv).Min(cv), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeInt32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()
@@ -6681,9 +9336,39 @@ func clipU32(dst, a []uint32, k, c uint32) int {
 	case useAVX2:
 		kv := archsimd.BroadcastUint32x8(k)
 		cv := archsimd.BroadcastUint32x8(c)
+		var last archsimd.Uint32x8 // dst's last vector, where shifted
+		shifted := false
+		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
+			x := loadUint32x8(a[:8])
+			r := x.Max(kv).Min(cv)
+			x = loadUint32x8(a[len(dst)-8:])
+			last = x.Max(kv).Min(cv)
+			x = loadUint32x8(a[h : h+8])
+			storeUint32x8(r, dst[:8])
+			storeUint32x8(x.Max(kv).Min(cv), dst[h:h+8])
+			i, shifted = h+8, true
+		}
+		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
+			q := n / 4 / 8 * 8
+			for j := i; j < i+q; j += 8 {
+				x := loadUint32x8(a[j : j+8])
+				storeUint32x8(x.Max(kv).Min(cv), dst[j:j+8])
+				x = loadUint32x8(a[j+q : j+q+8])
+				storeUint32x8(x.Max(kv).Min(cv), dst[j+q:j+q+8])
+				x = loadUint32x8(a[j+2*q : j+2*q+8])
+				storeUint32x8(x.Max(kv).Min(cv), dst[j+2*q:j+2*q+8])
+				x = loadUint32x8(a[j+3*q : j+3*q+8])
+				storeUint32x8(x.Max(kv).Min(cv), dst[j+3*q:j+3*q+8])
+			}
+			i += 4 * q
+		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadUint32x8(a[i : i+8])
 			storeUint32x8(x.Max(kv).Min(cv), dst[i:i+8])
+		}
+		if shifted && i < len(dst) {
+			storeUint32x8(last, dst[len(dst)-8:])
+			i = len(dst)
 		}
 	}
 	clearUpper()

@@ -211,9 +211,8 @@ func scatterStep2AVX512[T any](data []T, off int, buf []T) int {
 
 // The fused step-2 kernels' (kernels_simd_gen.go, fused.go) permutes: the even
 // lanes of p and the odd ones of q (loaded one element early), for 32- and
-// 64-bit elements; keep4x64 is an AVX2 float64x4's even lanes.
+// 64-bit elements.
 var (
 	step2Pick32x16 = [16]uint32{0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31}
 	step2Pick64x8  = [8]uint64{0, 2, 4, 6, 9, 11, 13, 15}
-	keep4x64       = [4]int64{-1, 0, -1, 0}
 )
