@@ -3,10 +3,6 @@
 package vec
 
 import (
-	"bufio"
-	"bytes"
-	"os"
-	"os/exec"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -29,19 +25,7 @@ import (
 // and follows each of package vec's functions that touch YMM or ZMM registers
 // through its jumps, from a clean state at its entry.
 func TestNoSSEWhileUpperHalvesInUse(t *testing.T) {
-	objdump, err := exec.LookPath("objdump")
-	if err != nil {
-		t.Skip("no objdump (binutils) to read the kernels' machine code")
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(objdump, "-d", "--no-show-raw-insn", self).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	funcs := readFuncs(out, "github.com/godlpack/godlpack/dlpack/vec.")
+	funcs := vecMachineCode(t)
 	checked := 0
 	for name, code := range funcs {
 		if !usesWideVectors(code) {
@@ -59,53 +43,10 @@ func TestNoSSEWhileUpperHalvesInUse(t *testing.T) {
 	}
 }
 
-type instr struct {
-	addr uint64
-	text string // mnemonic and operands, AT&T syntax
-}
-
-var instrLine = regexp.MustCompile(`^\s+([0-9a-f]+):\s+(.*)$`)
 var (
 	jumpTarget = regexp.MustCompile(`^(j\w+)\s+(?:0x)?([0-9a-f]+)\b`)
 	callTarget = regexp.MustCompile(`^call\s+(?:0x)?([0-9a-f]+)\b`)
 )
-
-// readFuncs is the code of the functions named with prefix (not the tests'
-// own, nor closures), by name. The names are the runtime's (FuncForPC: this
-// binary is the running one, and go test's lack the symbol table that
-// objdump would name them by).
-func readFuncs(objdump []byte, prefix string) map[string][]instr {
-	funcs := map[string][]instr{}
-	sc := bufio.NewScanner(bytes.NewReader(objdump))
-	sc.Buffer(nil, 1<<20)
-	var entry uintptr
-	var name string
-	for sc.Scan() {
-		m := instrLine.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		addr, _ := strconv.ParseUint(m[1], 16, 64)
-		f := runtime.FuncForPC(uintptr(addr))
-		if f == nil {
-			continue
-		}
-		// an inlined call's code is named by the inlined function, with the
-		// entry of the one it is inlined into
-		if f.Entry() != entry {
-			entry, name = f.Entry(), ""
-			n := runtime.FuncForPC(entry).Name()
-			if strings.HasPrefix(n, prefix) && !strings.Contains(n, ".func") &&
-				!strings.Contains(n, ".Test") && !strings.Contains(n, ".Benchmark") {
-				name = n
-			}
-		}
-		if name != "" {
-			funcs[name] = append(funcs[name], instr{addr, strings.TrimSpace(m[2])})
-		}
-	}
-	return funcs
-}
 
 func usesWideVectors(code []instr) bool {
 	for _, in := range code {
@@ -159,7 +100,7 @@ func sseWhileDirty(code []instr, funcs map[string][]instr) []instr {
 				bad = append(bad, in)
 			case dirty && mnemonic == "call" && !callsNoReturn(in.text) && !isSSEFreeLeaf(funcs[callee(in.text)]) && !reported[i]:
 				reported[i] = true // the callee's SSE code (copy's memmove) runs dirty
-				bad = append(bad, instr{in.addr, in.text + " (" + callee(in.text) + ")"})
+				bad = append(bad, instr{addr: in.addr, text: in.text + " (" + callee(in.text) + ")"})
 			}
 			if m := jumpTarget.FindStringSubmatch(in.text); m != nil {
 				target, _ := strconv.ParseUint(m[2], 16, 64)
