@@ -118,10 +118,6 @@ func loadFloat64x8Array(p *[8]float64) archsimd.Float64x8 {
 	return archsimd.LoadFloat64x8(p)
 }
 
-func loadInt32x8Array(p *[8]int32) archsimd.Int32x8 {
-	return archsimd.LoadInt32x8(p)
-}
-
 func loadUint32x16Array(p *[16]uint32) archsimd.Uint32x16 {
 	return archsimd.LoadUint32x16(p)
 }
@@ -223,10 +219,6 @@ func storeFloat32x8Array(x archsimd.Float32x8, p *[8]float32) {
 }
 
 func storeFloat32x16ArrayMasked(x archsimd.Float32x16, p *[16]float32, m archsimd.Mask32x16) {
-	x.StoreMasked(p, m)
-}
-
-func storeFloat32x8ArrayMasked(x archsimd.Float32x8, p *[8]float32, m archsimd.Mask32x8) {
 	x.StoreMasked(p, m)
 }
 

@@ -10,9 +10,9 @@ import (
 // The SIMD kernels of the walks' gathers and scatters at step 2 ([:, ::2], the
 // real parts of interleaved complex data), and of their gather at step -1: a line's 4- and 8-byte elements move
 // as 32-bit lanes (an 8-byte element is two), loaded two vectors at a time and
-// permuted into one (gather), or permuted out of one into two masked stores that
-// write the line's elements only, never the ones between them (scatter: another
-// goroutine may own those). Permutes, loads and stores move bits as they are,
+// permuted into one (gather), or, on AVX-512, permuted out of one into two masked
+// stores that write the line's elements only, never the ones between them
+// (scatter: another goroutine may own those). Permutes, loads and stores move bits as they are,
 // NaN payloads too, so every kernel set gives the same bytes. Each returns how
 // many elements it moved: whole vectors whose memory lies inside data; walk.go's
 // loops do the rest. Any other element size or step stays in those loops.
@@ -20,7 +20,7 @@ import (
 // The 32-bit lane indexes of the permutes, for elements of 1 and 2 lanes (w):
 // gather16 picks a step-2 element's lanes out of 32; spread16 sends 8 elements'
 // lanes to every other element's place in 16 lanes (its upper half's
-// indexes are these plus 8), spread8 the AVX2 one of 4 elements in 8 lanes.
+// indexes are these plus 8).
 var (
 	gather16 = [2][16]uint32{
 		{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30},
@@ -30,10 +30,8 @@ var (
 		{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7},
 		{0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7},
 	}
-	spread8 = [2][8]uint32{{0, 0, 1, 1, 2, 2, 3, 3}, {0, 1, 0, 1, 2, 3, 2, 3}}
-	// keep16 and keep8 are the lanes of the line's elements in a spread vector.
+	// keep16 is the lanes of the line's elements in a spread vector.
 	keep16 = [2]uint16{0x5555, 0x3333}
-	keep8  = [2][8]int32{{-1, 0, -1, 0, -1, 0, -1, 0}, {-1, -1, 0, 0, -1, -1, 0, 0}}
 	// reverse16 and reverse8 turn a vector's elements of w lanes end to end
 	// (gatherReverse).
 	reverse16 = [2][16]uint32{
@@ -158,32 +156,17 @@ func gatherReverseAVX512[T any](buf, data []T, off int) int {
 }
 
 // scatterStep2 is gatherStep2's inverse: buf's first elements into data at
-// off, off+2, ..., the elements between untouched; it returns how many.
+// off, off+2, ..., the elements between untouched; it returns how many. AVX2
+// has none of it: its masked store (VMASKMOVPS, the only store that leaves the
+// elements between alone) lost to scatterLine's scalar moves (Zen 4,
+// GODLPACK_VEC_KERNELS=avx2, 1024 elements in cache: float32 250-350 against
+// 180-260 ns, float64 370-630 against 175-240), as did each lane taken out
+// as an integer and stored (220-400, 370-780).
 func scatterStep2[T any](data []T, off int, buf []T) int {
-	if level == useGo {
+	if level != useAVX512 {
 		return 0
 	}
-	src, w := lanes32(buf)
-	dst, _ := lanes32(data)
-	if dst == nil || src == nil {
-		return 0
-	}
-	i, s := 0, off*w
-	switch level {
-	case useAVX512:
-		return scatterStep2AVX512(data, off, buf)
-	case useAVX2:
-		lo := loadUint32x8Array(&spread8[w-1])
-		hi := lo.Add(archsimd.BroadcastUint32x8(4))
-		keep := loadInt32x8Array(&keep8[w-1]).Equal(archsimd.BroadcastInt32x8(-1))
-		for ; i+8 <= len(src) && s+16 <= len(dst); i, s = i+8, s+16 {
-			v := loadFloat32x8(src[i : i+8])
-			storeFloat32x8ArrayMasked(v.Permute(lo), (*[8]float32)(dst[s:s+8]), keep)
-			storeFloat32x8ArrayMasked(v.Permute(hi), (*[8]float32)(dst[s+8:s+16]), keep)
-		}
-	}
-	clearUpper()
-	return i / w
+	return scatterStep2AVX512(data, off, buf)
 }
 
 // scatterStep2AVX512 is scatterStep2's AVX-512 case, a function of its own: one that
