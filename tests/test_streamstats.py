@@ -371,6 +371,48 @@ def test_clip_overloads(ss):
     assert msg.endswith("Invoked with types: str, int, int")
 
 
+def test_clip_gives_numpys_and_torchs_zero_signs(ss):
+    """A zero equal to a zero bound keeps its sign (np.clip and torch.clamp keep x where
+    it is not below lo nor above hi, and -0 < 0 is false), in every layout the kernels
+    walk (contiguous, transposed, step 2) and in the list overload; vec's clip took the
+    bound's zero there, from x86's MAXPS and MINPS."""
+    values = [0.0, -0.0, 1.0, -1.0, float("nan")]
+    bounds = [
+        (0.0, 0.0),
+        (-0.0, 0.0),
+        (0.0, -0.0),
+        (0.0, 1.0),
+        (-0.0, 1.0),
+        (-1.0, 0.0),
+        (-1.0, -0.0),
+    ]
+    for dtype in (np.float32, np.float64):
+        base = np.array([values[(i + i // 5) % 5] for i in range(40 * 24)], dtype).reshape(40, 24)
+        for lo, hi in bounds:
+            for view in (
+                lambda a: a,
+                lambda a: a.T,
+                lambda a: a[:, ::2],
+                lambda a: a[::-1, 1::2].T,
+            ):
+                x, want = base.copy(), base.copy()
+                ss.clip(view(x), lo, hi)
+                np.clip(view(want), lo, hi, out=view(want))
+                assert np.array_equal(x, want, equal_nan=True), (dtype, lo, hi)
+                assert np.array_equal(np.signbit(x), np.signbit(want)), (dtype, lo, hi)
+            t = torch.from_numpy(base.copy())
+            ss.clip(t.T, lo, hi)
+            assert np.array_equal(
+                np.signbit(t.numpy()),
+                np.signbit(torch.clamp(torch.from_numpy(base), lo, hi).numpy()),
+            )
+    for lo, hi in bounds:
+        got = ss.clip(values[:4], lo, hi)
+        assert [math.copysign(1, v) for v in got] == [
+            math.copysign(1, v) for v in np.clip(values[:4], lo, hi)
+        ]
+
+
 def test_eight_threads_one_and_separate_instances(ss):
     shared = ss.Histogram(16)
     own = [ss.Histogram(16) for _ in range(8)]

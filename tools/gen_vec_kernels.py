@@ -319,12 +319,13 @@ KERNELS = {
         "x.MulAdd(kv, cv)",
         "dst = fma(a, k, c)",
     ),
-    # max(x, lo) then min(., hi), x where x is NaN (Max and Min give their
-    # second operand then)
+    # clip()'s compares and blends: lo where x < lo, then hi where that > hi,
+    # so a zero equal to a zero bound and a NaN stay as they are (Max and Min
+    # would give their second operand, and the compiler may swap the operands)
     "clip": (
         "kc",
         ["kv := archsimd.Broadcast{V}(k)", "cv := archsimd.Broadcast{V}(c)"],
-        "x.Max(kv).Min(cv).Merge(x, x.Equal(x))",
+        "cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv))",
         "dst = clip(a, k, c)",
     ),
     "abs": (

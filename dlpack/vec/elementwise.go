@@ -137,8 +137,10 @@ func MulAdd[T Float](dst, a, b, c []T) error {
 	return nil
 }
 
-// Clip sets dst = min(max(a, lo), hi): lo where a < lo, hi where a > hi (hi
-// where lo > hi, as NumPy's clip), a NaN a stays NaN. A NaN bound is an error.
+// Clip sets dst = a clipped to [lo, hi]: lo where a < lo, hi where a > hi,
+// else a itself, as np.clip and torch.clamp give it (a zero of either sign
+// stays as it is at a zero bound: -0 < 0 is false), hi everywhere where lo >
+// hi, as NumPy's clip; a NaN a stays NaN. A NaN bound is an error.
 func Clip[T Number](dst, a []T, lo, hi T) error {
 	if err := sameLen(len(dst), len(a)); err != nil {
 		return err
@@ -153,18 +155,16 @@ func Clip[T Number](dst, a []T, lo, hi T) error {
 	return nil
 }
 
-// clip is Clip's rule for one element: the SIMD kernel's max, min and NaN
-// merge, element by element (x > lo ? x : lo, then r < hi ? r : hi).
+// clip is Clip's rule for one element, the SIMD kernel's compares and blends
+// element by element: x < lo ? lo : x, then r > hi ? hi : r (a NaN x fails
+// both compares and stays).
 func clip[T Number](x, lo, hi T) T {
-	r := lo
-	if x > lo {
-		r = x
+	r := x
+	if x < lo {
+		r = lo
 	}
-	if !(r < hi) {
+	if r > hi {
 		r = hi
-	}
-	if x != x {
-		r = x
 	}
 	return r
 }

@@ -23,7 +23,7 @@ func opCases[T Number]() []opCase[T] {
 		{name: "scale", run: func(d, a, _, _ []T, s [4]T) error { return Scale(d, a, s[0]) }},
 		{name: "add_scalar", run: func(d, a, _, _ []T, s [4]T) error { return AddScalar(d, a, s[1]) }},
 		{name: "div_scalar", run: func(d, a, _, _ []T, s [4]T) error { return DivScalar(d, a, s[0]) }},
-		{name: "clip", run: func(d, a, _, _ []T, s [4]T) error { return Clip(d, a, s[2], s[3]) }, zerosEqual: true},
+		{name: "clip", run: func(d, a, _, _ []T, s [4]T) error { return Clip(d, a, s[2], s[3]) }},
 		{name: "abs", run: func(d, a, _, _ []T, _ [4]T) error { return Abs(d, a) }},
 		{name: "add", run: func(d, a, b, _ []T, _ [4]T) error { return Add(d, a, b) }, binary: true},
 		{name: "sub", run: func(d, a, b, _ []T, _ [4]T) error { return Sub(d, a, b) }, binary: true},
@@ -269,4 +269,48 @@ func minMaxRule[T float32 | float64](t *testing.T) {
 			}
 		}
 	})
+}
+
+// Clip keeps an element that equals a bound, as np.clip and torch.clamp do: a
+// zero of the other sign than a zero bound stays as it is (lo where a < lo, hi
+// where a > hi, and -0 < 0 is false), on every kernel set and on the lines
+// past the kernels' vectors. The values are np.clip's (NumPy 2.4).
+func TestClipKeepsAZeroEqualToAZeroBound(t *testing.T) {
+	clipZeros[float32](t)
+	clipZeros[float64](t)
+}
+
+func clipZeros[T float32 | float64](t *testing.T) {
+	nz, nan := T(math.Copysign(0, -1)), T(math.NaN())
+	values := []T{0, nz, 1, -1, nan}
+	for _, c := range []struct {
+		lo, hi T
+		want   []T // np.clip of values
+	}{
+		{0, 0, []T{0, nz, 0, 0, nan}},
+		{nz, 0, []T{0, nz, 0, nz, nan}},
+		{0, nz, []T{0, nz, nz, 0, nan}},
+		{nz, nz, []T{0, nz, nz, nz, nan}},
+		{0, 1, []T{0, nz, 1, 0, nan}},
+		{nz, 1, []T{0, nz, 1, nz, nan}},
+		{-1, 0, []T{0, nz, 0, -1, nan}},
+		{-1, nz, []T{0, nz, nz, -1, nan}},
+	} {
+		var a []T
+		for i := range 69 { // every value in every lane, and a tail past the vectors
+			a = append(a, values[(i+i/5)%5])
+		}
+		dst := make([]T, len(a))
+		eachLevel(t, func(t *testing.T, _ int) {
+			if err := Clip(dst, a, c.lo, c.hi); err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range a {
+				want := c.want[(i+i/5)%5]
+				if !oneValue(dst[i], want) {
+					t.Errorf("%T Clip(%v, %v, %v) at %d: %v, want np.clip's %v", x, x, c.lo, c.hi, i, dst[i], want)
+				}
+			}
+		})
+	}
 }

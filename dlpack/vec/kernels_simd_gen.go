@@ -764,31 +764,31 @@ func clipF32(dst, a []float32, k, c float32) int {
 		shifted := false
 		if h := lineHead(dst) % 8; h > 0 && len(dst) >= alignFrom*8 {
 			x := loadFloat32x8(a[:8])
-			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			r := cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv))
 			x = loadFloat32x8(a[len(dst)-8:])
-			last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			last = cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv))
 			x = loadFloat32x8(a[h : h+8])
 			storeFloat32x8(r, dst[:8])
-			storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+8])
+			storeFloat32x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[h:h+8])
 			i, shifted = h+8, true
 		}
 		if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
 			q := n / 4 / 8 * 8
 			for j := i; j < i+q; j += 8 {
 				x := loadFloat32x8(a[j : j+8])
-				storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+8])
+				storeFloat32x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j:j+8])
 				x = loadFloat32x8(a[j+q : j+q+8])
-				storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+				storeFloat32x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+q:j+q+8])
 				x = loadFloat32x8(a[j+2*q : j+2*q+8])
-				storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+				storeFloat32x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+2*q:j+2*q+8])
 				x = loadFloat32x8(a[j+3*q : j+3*q+8])
-				storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+				storeFloat32x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+3*q:j+3*q+8])
 			}
 			i += 4 * q
 		}
 		for ; i+8 <= len(dst); i += 8 {
 			x := loadFloat32x8(a[i : i+8])
-			storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
+			storeFloat32x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[i:i+8])
 		}
 		if shifted && i < len(dst) {
 			storeFloat32x8(last, dst[len(dst)-8:])
@@ -811,31 +811,31 @@ func clipF32AVX512(dst, a []float32, k, c float32) int {
 	shifted := false
 	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*16 {
 		x := loadFloat32x16(a[:16])
-		r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+		r := cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv))
 		x = loadFloat32x16(a[len(dst)-16:])
-		last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+		last = cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv))
 		x = loadFloat32x16(a[h : h+16])
 		storeFloat32x16(r, dst[:16])
-		storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+16])
+		storeFloat32x16(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[h:h+16])
 		i, shifted = h+16, true
 	}
 	if n := len(dst) - i; n >= streamFrom/4 && apart(dst, a) {
 		q := n / 4 / 16 * 16
 		for j := i; j < i+q; j += 16 {
 			x := loadFloat32x16(a[j : j+16])
-			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+16])
+			storeFloat32x16(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j:j+16])
 			x = loadFloat32x16(a[j+q : j+q+16])
-			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+16])
+			storeFloat32x16(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+q:j+q+16])
 			x = loadFloat32x16(a[j+2*q : j+2*q+16])
-			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+16])
+			storeFloat32x16(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+2*q:j+2*q+16])
 			x = loadFloat32x16(a[j+3*q : j+3*q+16])
-			storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+16])
+			storeFloat32x16(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+3*q:j+3*q+16])
 		}
 		i += 4 * q
 	}
 	for ; i+16 <= len(dst); i += 16 {
 		x := loadFloat32x16(a[i : i+16])
-		storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+16])
+		storeFloat32x16(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[i:i+16])
 	}
 	if shifted && i < len(dst) {
 		storeFloat32x16(last, dst[len(dst)-16:])
@@ -858,31 +858,31 @@ func clipF64(dst, a []float64, k, c float64) int {
 		shifted := false
 		if h := lineHead(dst) % 4; h > 0 && len(dst) >= alignFrom*4 {
 			x := loadFloat64x4(a[:4])
-			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			r := cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv))
 			x = loadFloat64x4(a[len(dst)-4:])
-			last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+			last = cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv))
 			x = loadFloat64x4(a[h : h+4])
 			storeFloat64x4(r, dst[:4])
-			storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+4])
+			storeFloat64x4(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[h:h+4])
 			i, shifted = h+4, true
 		}
 		if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
 			q := n / 4 / 4 * 4
 			for j := i; j < i+q; j += 4 {
 				x := loadFloat64x4(a[j : j+4])
-				storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+4])
+				storeFloat64x4(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j:j+4])
 				x = loadFloat64x4(a[j+q : j+q+4])
-				storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+4])
+				storeFloat64x4(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+q:j+q+4])
 				x = loadFloat64x4(a[j+2*q : j+2*q+4])
-				storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+4])
+				storeFloat64x4(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+2*q:j+2*q+4])
 				x = loadFloat64x4(a[j+3*q : j+3*q+4])
-				storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+4])
+				storeFloat64x4(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+3*q:j+3*q+4])
 			}
 			i += 4 * q
 		}
 		for ; i+4 <= len(dst); i += 4 {
 			x := loadFloat64x4(a[i : i+4])
-			storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+4])
+			storeFloat64x4(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[i:i+4])
 		}
 		if shifted && i < len(dst) {
 			storeFloat64x4(last, dst[len(dst)-4:])
@@ -905,31 +905,31 @@ func clipF64AVX512(dst, a []float64, k, c float64) int {
 	shifted := false
 	if h := lineHead(dst); h > 0 && len(dst) >= alignFrom*8 {
 		x := loadFloat64x8(a[:8])
-		r := x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+		r := cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv))
 		x = loadFloat64x8(a[len(dst)-8:])
-		last = x.Max(kv).Min(cv).Merge(x, x.Equal(x))
+		last = cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv))
 		x = loadFloat64x8(a[h : h+8])
 		storeFloat64x8(r, dst[:8])
-		storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[h:h+8])
+		storeFloat64x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[h:h+8])
 		i, shifted = h+8, true
 	}
 	if n := len(dst) - i; n >= streamFrom/8 && apart(dst, a) {
 		q := n / 4 / 8 * 8
 		for j := i; j < i+q; j += 8 {
 			x := loadFloat64x8(a[j : j+8])
-			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j:j+8])
+			storeFloat64x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j:j+8])
 			x = loadFloat64x8(a[j+q : j+q+8])
-			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+q:j+q+8])
+			storeFloat64x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+q:j+q+8])
 			x = loadFloat64x8(a[j+2*q : j+2*q+8])
-			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+2*q:j+2*q+8])
+			storeFloat64x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+2*q:j+2*q+8])
 			x = loadFloat64x8(a[j+3*q : j+3*q+8])
-			storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[j+3*q:j+3*q+8])
+			storeFloat64x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[j+3*q:j+3*q+8])
 		}
 		i += 4 * q
 	}
 	for ; i+8 <= len(dst); i += 8 {
 		x := loadFloat64x8(a[i : i+8])
-		storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
+		storeFloat64x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[i:i+8])
 	}
 	if shifted && i < len(dst) {
 		storeFloat64x8(last, dst[len(dst)-8:])
@@ -2835,7 +2835,7 @@ func clipF32InStep2(data []float32, off, n int, k, c float32) int {
 			p := loadFloat32x8(data[s : s+8])
 			q := loadFloat32x8(data[s+7 : s+15])
 			x := concatPermuteScalarsGroupedFloat32x8(p, 0, 2, 5, 7, q).Permute(order)
-			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x)).AsInt32x8()
+			r := cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)).AsInt32x8()
 			lo, hi := r.GetLo(), r.GetHi()
 			d := (*[15]int32)(unsafe.Pointer((*[15]float32)(data[s : s+15])))
 			d[0], d[2], d[4], d[6], d[8], d[10], d[12], d[14] = lo.GetElem(0), lo.GetElem(1), lo.GetElem(2), lo.GetElem(3), hi.GetElem(0), hi.GetElem(1), hi.GetElem(2), hi.GetElem(3)
@@ -2858,8 +2858,8 @@ func clipF32InStep2AVX512(data []float32, off, n int, k, c float32) int {
 	for ; i+16 <= n && s+31 <= len(data); i, s = i+16, s+32 {
 		x := loadFloat32x16(data[s : s+16])
 		y := loadFloat32x16(data[s+15 : s+31])
-		storeFloat32x16ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[16]float32)(data[s:s+16]), keep)
-		storeFloat32x16ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[16]float32)(data[s+15:s+31]), keepOdd)
+		storeFloat32x16ArrayMasked(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), (*[16]float32)(data[s:s+16]), keep)
+		storeFloat32x16ArrayMasked(cv.Merge(kv.Merge(y, y.Less(kv)), kv.Merge(y, y.Less(kv)).Greater(cv)), (*[16]float32)(data[s+15:s+31]), keepOdd)
 	}
 	clearUpper()
 	return i
@@ -2880,7 +2880,7 @@ func clipF32FromStep2(dst, a []float32, off int, k, c float32) int {
 			p := loadFloat32x8(a[s : s+8])
 			q := loadFloat32x8(a[s+7 : s+15])
 			x := concatPermuteScalarsGroupedFloat32x8(p, 0, 2, 5, 7, q).Permute(order)
-			storeFloat32x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
+			storeFloat32x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[i:i+8])
 		}
 	}
 	clearUpper()
@@ -2900,7 +2900,7 @@ func clipF32FromStep2AVX512(dst, a []float32, off int, k, c float32) int {
 		p := loadFloat32x16(a[s : s+16])
 		q := loadFloat32x16(a[s+15 : s+31])
 		x := p.ConcatPermute(q, idx)
-		storeFloat32x16(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+16])
+		storeFloat32x16(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[i:i+16])
 	}
 	clearUpper()
 	return i
@@ -2946,15 +2946,15 @@ func clipF32InStep2RowsAVX512(data []float32, off, rows, n, next int, k, c float
 		x1 := loadFloat32x16Array(p1)
 		x2 := loadFloat32x16Array(p2)
 		x3 := loadFloat32x16Array(p3)
-		storeFloat32x16ArrayMasked(x0.Max(kv).Min(cv).Merge(x0, x0.Equal(x0)), p0, m0)
-		storeFloat32x16ArrayMasked(x1.Max(kv).Min(cv).Merge(x1, x1.Equal(x1)), p1, m1)
-		storeFloat32x16ArrayMasked(x2.Max(kv).Min(cv).Merge(x2, x2.Equal(x2)), p2, m2)
-		storeFloat32x16ArrayMasked(x3.Max(kv).Min(cv).Merge(x3, x3.Equal(x3)), p3, m3)
+		storeFloat32x16ArrayMasked(cv.Merge(kv.Merge(x0, x0.Less(kv)), kv.Merge(x0, x0.Less(kv)).Greater(cv)), p0, m0)
+		storeFloat32x16ArrayMasked(cv.Merge(kv.Merge(x1, x1.Less(kv)), kv.Merge(x1, x1.Less(kv)).Greater(cv)), p1, m1)
+		storeFloat32x16ArrayMasked(cv.Merge(kv.Merge(x2, x2.Less(kv)), kv.Merge(x2, x2.Less(kv)).Greater(cv)), p2, m2)
+		storeFloat32x16ArrayMasked(cv.Merge(kv.Merge(x3, x3.Less(kv)), kv.Merge(x3, x3.Less(kv)).Greater(cv)), p3, m3)
 	}
 	for ; r < rows; r, s = r+1, s+next {
 		p, m := at(s)
 		x := loadFloat32x16Array(p)
-		storeFloat32x16ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), p, m)
+		storeFloat32x16ArrayMasked(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), p, m)
 	}
 	return rows
 }
@@ -2975,7 +2975,7 @@ func clipF64InStep2(data []float64, off, n int, k, c float64) int {
 			p := loadFloat64x4(data[s : s+4])
 			q := loadFloat64x4(data[s+3 : s+7])
 			x := concatPermuteScalarsGroupedFloat32x8(p.AsFloat32x8(), 0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()
-			r := x.Max(kv).Min(cv).Merge(x, x.Equal(x)).AsInt64x4()
+			r := cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)).AsInt64x4()
 			lo, hi := r.GetLo(), r.GetHi()
 			d := (*[7]int64)(unsafe.Pointer((*[7]float64)(data[s : s+7])))
 			d[0], d[2], d[4], d[6] = lo.GetElem(0), lo.GetElem(1), hi.GetElem(0), hi.GetElem(1)
@@ -2998,8 +2998,8 @@ func clipF64InStep2AVX512(data []float64, off, n int, k, c float64) int {
 	for ; i+8 <= n && s+15 <= len(data); i, s = i+8, s+16 {
 		x := loadFloat64x8(data[s : s+8])
 		y := loadFloat64x8(data[s+7 : s+15])
-		storeFloat64x8ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), (*[8]float64)(data[s:s+8]), keep)
-		storeFloat64x8ArrayMasked(y.Max(kv).Min(cv).Merge(y, y.Equal(y)), (*[8]float64)(data[s+7:s+15]), keepOdd)
+		storeFloat64x8ArrayMasked(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), (*[8]float64)(data[s:s+8]), keep)
+		storeFloat64x8ArrayMasked(cv.Merge(kv.Merge(y, y.Less(kv)), kv.Merge(y, y.Less(kv)).Greater(cv)), (*[8]float64)(data[s+7:s+15]), keepOdd)
 	}
 	clearUpper()
 	return i
@@ -3020,7 +3020,7 @@ func clipF64FromStep2(dst, a []float64, off int, k, c float64) int {
 			p := loadFloat64x4(a[s : s+4])
 			q := loadFloat64x4(a[s+3 : s+7])
 			x := concatPermuteScalarsGroupedFloat32x8(p.AsFloat32x8(), 0, 1, 6, 7, q.AsFloat32x8()).Permute(order).AsFloat64x4()
-			storeFloat64x4(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+4])
+			storeFloat64x4(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[i:i+4])
 		}
 	}
 	clearUpper()
@@ -3040,7 +3040,7 @@ func clipF64FromStep2AVX512(dst, a []float64, off int, k, c float64) int {
 		p := loadFloat64x8(a[s : s+8])
 		q := loadFloat64x8(a[s+7 : s+15])
 		x := p.ConcatPermute(q, idx)
-		storeFloat64x8(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), dst[i:i+8])
+		storeFloat64x8(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), dst[i:i+8])
 	}
 	clearUpper()
 	return i
@@ -3086,15 +3086,15 @@ func clipF64InStep2RowsAVX512(data []float64, off, rows, n, next int, k, c float
 		x1 := loadFloat64x8Array(p1)
 		x2 := loadFloat64x8Array(p2)
 		x3 := loadFloat64x8Array(p3)
-		storeFloat64x8ArrayMasked(x0.Max(kv).Min(cv).Merge(x0, x0.Equal(x0)), p0, m0)
-		storeFloat64x8ArrayMasked(x1.Max(kv).Min(cv).Merge(x1, x1.Equal(x1)), p1, m1)
-		storeFloat64x8ArrayMasked(x2.Max(kv).Min(cv).Merge(x2, x2.Equal(x2)), p2, m2)
-		storeFloat64x8ArrayMasked(x3.Max(kv).Min(cv).Merge(x3, x3.Equal(x3)), p3, m3)
+		storeFloat64x8ArrayMasked(cv.Merge(kv.Merge(x0, x0.Less(kv)), kv.Merge(x0, x0.Less(kv)).Greater(cv)), p0, m0)
+		storeFloat64x8ArrayMasked(cv.Merge(kv.Merge(x1, x1.Less(kv)), kv.Merge(x1, x1.Less(kv)).Greater(cv)), p1, m1)
+		storeFloat64x8ArrayMasked(cv.Merge(kv.Merge(x2, x2.Less(kv)), kv.Merge(x2, x2.Less(kv)).Greater(cv)), p2, m2)
+		storeFloat64x8ArrayMasked(cv.Merge(kv.Merge(x3, x3.Less(kv)), kv.Merge(x3, x3.Less(kv)).Greater(cv)), p3, m3)
 	}
 	for ; r < rows; r, s = r+1, s+next {
 		p, m := at(s)
 		x := loadFloat64x8Array(p)
-		storeFloat64x8ArrayMasked(x.Max(kv).Min(cv).Merge(x, x.Equal(x)), p, m)
+		storeFloat64x8ArrayMasked(cv.Merge(kv.Merge(x, x.Less(kv)), kv.Merge(x, x.Less(kv)).Greater(cv)), p, m)
 	}
 	return rows
 }

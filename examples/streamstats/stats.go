@@ -163,8 +163,5 @@ func clipList(xs []float64, lo, hi float64) ([]float64, error) {
 		return nil, fmt.Errorf("clip(): lo must be <= hi, got lo=%v, hi=%v", lo, hi)
 	}
 	out := make([]float64, len(xs))
-	for i, e := range xs {
-		out[i] = min(max(e, lo), hi)
-	}
-	return out, nil
+	return out, vec.Clip(out, xs, lo, hi) // the tensor overload's rule, element for element
 }
