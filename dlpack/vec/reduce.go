@@ -57,8 +57,65 @@ func Sum[T Float](s []T) float64 {
 		}
 		return sumLeaf(s)
 	}
+	if s, ok := any(s).([]float32); ok && len(s) >= sideBySideFrom {
+		return sumSideBySideF32(s)
+	}
 	h := sumHalf(len(s), n)
 	return Sum(s[:h]) + Sum(s[h:])
+}
+
+// sideBySideFrom is the float32 elements (8 MiB) from which Sum reads 2 to 4
+// leaves side by side (sumLeavesF32): a core reads several streams from memory
+// faster than one (a 16-32 MiB sum ~1.25-1.35x faster on Zen 3, where one
+// stream left vec's sum behind PyTorch's); in cache the unit-by-unit turns
+// cost ~10% more than a leaf at a time.
+const sideBySideFrom = 2 << 20
+
+// sumSideBySideF32 is Sum of more than a leaf32 of float32s, the same tree,
+// its nodes of up to 4 leaves summed by sumLeavesF32.
+func sumSideBySideF32(s []float32) float64 {
+	if len(s) <= 4*leaf32 {
+		return sumLeavesF32(s)
+	}
+	h := sumHalf(len(s), leaf32)
+	return sumSideBySideF32(s[:h]) + sumSideBySideF32(s[h:])
+}
+
+// sumLeavesF32 is Sum of 2 to 4 float32 leaves (leaf32 < len(s) <= 4*leaf32),
+// the same bits: each leaf's sum, added in Sum's tree ((0+1)+(2+3), (0+1)+2 or
+// 0+1). The whole leaves are summed side by side, a unit of each in turn (a
+// turn of more than a unit lost the gain).
+func sumLeavesF32(s []float32) float64 {
+	var sums [4]float64
+	whole := len(s) / leaf32
+	var ls [4]f32Lanes
+	done := whole > 1
+	for u := 0; done && u < leaf32; u += unit32 {
+		for k := range whole {
+			at := k*leaf32 + u
+			done = done && sumBlocksF32(s[at:at+unit32], &ls[k]) == unit32
+		}
+	}
+	for k := range whole {
+		leaf := s[k*leaf32 : (k+1)*leaf32]
+		if r := lanes(&ls[k].acc); done && !math.IsInf(r, 0) && !math.IsNaN(r) {
+			sums[k] = r
+		} else { // no kernel, or lanes that overflowed: sumLeafF32's way
+			sums[k] = sumLeafF32(leaf)
+		}
+	}
+	n := whole
+	if len(s) > whole*leaf32 {
+		sums[n] = sumLeafF32(s[whole*leaf32:])
+		n++
+	}
+	switch n {
+	case 4:
+		return (sums[0] + sums[1]) + (sums[2] + sums[3])
+	case 3:
+		return (sums[0] + sums[1]) + sums[2]
+	}
+	return sums[0] + sums[1]
 }
 
 // sumLeafLen is the elements Sum adds without splitting them in two.

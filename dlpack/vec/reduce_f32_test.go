@@ -70,32 +70,71 @@ func refSumF32(s []float32) float64 {
 }
 
 // A float32 Sum gives the reference's bits on every kernel set, for lengths
-// around a 64-element group, a block, a unit and a leaf, from offsets that are not a
-// vector's: the kernels' whole blocks, the last block's groups and the Go
-// loop's rest meet where they should. Magnitudes 1e-20..1e20 of both signs, so
-// every addition rounds and a different order shows.
+// around a 64-element group, a block, a unit, a leaf and the 2 to 4 leaves
+// summed side by side (sumLeavesF32), from offsets that are not a vector's:
+// the kernels' whole blocks, the last block's groups and the Go loop's rest
+// meet where they should. Magnitudes 1e-20..1e20 of both signs, so every
+// addition rounds and a different order shows.
 func TestSumF32SameOnEveryKernelSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 32))
-	x := make([]float32, 3*leaf32+2*block32+77)
+	x := make([]float32, 9*leaf32+2*block32+77)
 	for i := range x {
 		x[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(41)-20)))
 	}
 	var lens []int
-	for _, n := range []int{0, 1, 15, 63, 64, 65, 127, 1000, block32, unit32, 3 * block32, leaf32, 2 * leaf32} {
+	for _, n := range []int{0, 1, 15, 63, 64, 65, 127, 1000, block32, unit32, 3 * block32, leaf32, 2 * leaf32, 3 * leaf32, 4 * leaf32, 5 * leaf32} {
 		lens = append(lens, n, n+1, n+63)
 		if n > 0 {
 			lens = append(lens, n-1)
 		}
 	}
 	lens = append(lens, len(x)-3)
+	// the third of four leaves side by side overflows float32: that one
+	// alone is summed again in float64 lanes
+	over := make([]float32, 4*leaf32)
+	copy(over, x)
+	for i := 2*leaf32 + 5; i < 2*leaf32+3*block32; i += 7 {
+		over[i] = math.MaxFloat32 * float32(1-rng.Float64()/4)
+	}
+	// leaves whose sums a different tree adds to other bits: -2**53, 0, 2**53,
+	// 1 give 0 as (0+1)+(2+3) and 1 as ((0+1)+2)+3; 2**53, 1, -2**53 give 0
+	// as (0+1)+2 and 1 as 0+(1+2)
+	trees := map[string][]float32{"4 leaves": make([]float32, 4*leaf32), "3 leaves": make([]float32, 3*leaf32)}
+	for i := range leaf32 {
+		for k, v := range []float32{-0x1p39, 0, 0x1p39, 0x1p-14} {
+			trees["4 leaves"][k*leaf32+i] = v
+		}
+		for k, v := range []float32{0x1p39, 0x1p-14, -0x1p39} {
+			trees["3 leaves"][k*leaf32+i] = v
+		}
+	}
 	eachLevel(t, func(t *testing.T, _ int) {
+		for name, s := range trees {
+			if got := sumSideBySideF32(s); got != 0 {
+				t.Errorf("%s side by side: %v, Sum's tree gives 0", name, got)
+			}
+		}
 		for _, n := range lens {
 			for _, off := range []int{0, 1, 3} {
 				s := x[off : off+n]
-				if got, want := Sum(s), refSumF32(s); math.Float64bits(got) != math.Float64bits(want) {
+				want := refSumF32(s)
+				if got := Sum(s); math.Float64bits(got) != math.Float64bits(want) {
 					t.Fatalf("n %d off %d: Sum %v, the reference %v", n, off, got, want)
 				}
+				if got := sumSideBySideF32(s); n > leaf32 && math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("n %d off %d: side by side %v, the reference %v", n, off, got, want)
+				}
 			}
+		}
+		if got, want := sumSideBySideF32(over), refSumF32(over); math.Float64bits(got) != math.Float64bits(want) || math.IsInf(got, 0) {
+			t.Fatalf("a leaf overflowing float32 side by side: %v, the reference %v", got, want)
+		}
+		big := make([]float32, sideBySideFrom+3*leaf32+5) // Sum takes the side-by-side way
+		for i := range big {
+			big[i] = x[i%len(x)]
+		}
+		if got, want := Sum(big), refSumF32(big); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%d elements: Sum %v, the reference %v", len(big), got, want)
 		}
 	})
 }

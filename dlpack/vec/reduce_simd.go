@@ -53,7 +53,8 @@ func sumLanesF32AVX512(s []float32, acc *[16]float64) int {
 // each block's 64 float32 lanes added into its unit's at the block's end, each
 // unit's folded into l.acc at its end (f32Lanes.fold's tree), and returns how
 // many elements it did, a partial block's lanes left in l.part, a partial
-// unit's in l.mid. AVX-512 holds the float32 lanes in four float32x16 (lanes
+// unit's in l.mid. s starts a unit of l's leaf: its first, or the one after
+// the units l holds (sumLeavesF32 passes a leaf a unit at a time). AVX-512 holds the float32 lanes in four float32x16 (lanes
 // 0-15, 16-31, 32-47, 48-63) and the unit's in four more, AVX2 in eight
 // float32x8 and the unit's in l.mid (sixteen would not fit its registers).
 func sumBlocksF32(s []float32, l *f32Lanes) int {
@@ -62,7 +63,7 @@ func sumBlocksF32(s []float32, l *f32Lanes) int {
 	case useAVX512:
 		return sumBlocksF32AVX512(s, l)
 	case useAVX2:
-		var a0, a1, a2, a3 archsimd.Float64x4
+		a0, a1, a2, a3 := loadFloat64x4(l.acc[0:4]), loadFloat64x4(l.acc[4:8]), loadFloat64x4(l.acc[8:12]), loadFloat64x4(l.acc[12:16])
 		m := &l.mid
 		for len(s)-i >= 64 {
 			end := min(len(s), i+block32)
@@ -125,7 +126,7 @@ func sumBlocksF32(s []float32, l *f32Lanes) int {
 //go:noinline
 func sumBlocksF32AVX512(s []float32, l *f32Lanes) int {
 	i := 0
-	var a0, a1 archsimd.Float64x8
+	a0, a1 := loadFloat64x8(l.acc[0:8]), loadFloat64x8(l.acc[8:16])
 	var q0, q1, q2, q3 archsimd.Float32x16
 	for len(s)-i >= 64 {
 		end := min(len(s), i+block32)
