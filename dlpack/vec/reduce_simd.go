@@ -54,9 +54,10 @@ func sumLanesF32AVX512(s []float32, acc *[16]float64) int {
 // unit's folded into l.acc at its end (f32Lanes.fold's tree), and returns how
 // many elements it did, a partial block's lanes left in l.part, a partial
 // unit's in l.mid. s starts a unit of l's leaf: its first, or the one after
-// the units l holds (sumLeavesF32 passes a leaf a unit at a time). AVX-512 holds the float32 lanes in four float32x16 (lanes
-// 0-15, 16-31, 32-47, 48-63) and the unit's in four more, AVX2 in eight
-// float32x8 and the unit's in l.mid (sixteen would not fit its registers).
+// the units l holds (sumLeavesF32 passes a leaf a unit at a time). AVX-512
+// holds the float32 lanes in four float32x16 (lanes 0-15, 16-31, 32-47,
+// 48-63) and the unit's in four more, AVX2 in eight float32x8 and the unit's
+// in l.mid (sixteen would not fit its registers).
 func sumBlocksF32(s []float32, l *f32Lanes) int {
 	i := 0
 	switch level {
